@@ -1,0 +1,118 @@
+# SPDX-License-Identifier: MIT
+# gcsim: one Makefile for the simulator, the hw harness, tests, benchmarks.
+#
+#   make            build everything this machine allows (CUDA=auto, RDMA=auto)
+#   make run        install missing packages, build, run the default scenario
+#   make test       install missing packages, build, run the whole suite (prove)
+#   make asan       the suite under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make bench      benchmarks (engine hold model, 1024/4096-GPU ring allreduce)
+#   make fuzz       build the libFuzzer harness for the scenario loader (clang)
+#   make clean
+
+BUILD    ?= build
+CC       ?= cc
+NVCC     ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+CUDA     ?= auto
+RDMA     ?= auto
+SCENARIO ?= scenarios/dgx-h100-allreduce.yaml
+
+PKGS     := glib-2.0 yaml-0.1 sqlite3
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+OPT      ?= -O2
+CFLAGS_W := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -Wstrict-prototypes -Wmissing-prototypes
+CFLAGS   += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) -g $(CFLAGS_W) -I. $(PKG_CFLAGS) $(SAN)
+LDLIBS   += $(PKG_LIBS) -lm -lpthread
+
+# ---- optional back-ends -------------------------------------------------
+ifeq ($(CUDA),auto)
+  CUDA := $(if $(NVCC),1,0)
+endif
+ifeq ($(RDMA),auto)
+  RDMA := $(if $(wildcard /usr/include/infiniband/verbs.h),1,0)
+endif
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+
+# ---- sources ---------------------------------------------------------------
+LIB_SRCS  := $(wildcard sim/core/*.c sim/sched/*.c sim/*.c sim/models/*.c sim/topologies/*.c validate/*.c hw/*.c)
+CLI_SRCS  := $(wildcard cli/*.c)
+TEST_SRCS := $(wildcard tests/*/test_*.c)
+BENCH_SRCS := $(wildcard bench/bench_*.c)
+CU_SRCS   := $(wildcard hw/kernels/*.cu)
+
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+CLI_OBJS  := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
+TEST_BINS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
+BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
+CU_OBJS   :=
+ifeq ($(CUDA),1)
+  CU_OBJS := $(CU_SRCS:%.cu=$(BUILD)/obj/%.o)
+  CFLAGS  += -DGC_HAVE_CUDA=1 -I$(CUDA_HOME)/include
+  LDLIBS  += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++
+endif
+ifeq ($(RDMA),1)
+  CFLAGS  += -DGC_HAVE_RDMA=1
+  LDLIBS  += -libverbs
+endif
+NVCCFLAGS ?= -O2 -std=c++17 -I. -arch=sm_90 -Xcompiler -Wall,-Wextra,-Werror
+
+LIB := $(BUILD)/libgcsim.a
+BIN := $(BUILD)/gcsim
+
+.PHONY: all run test asan bench fuzz deps clean check-tree
+all: $(BIN) $(TEST_BINS) $(BENCH_BINS)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/%.o: %.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJS) $(CU_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BIN): $(CLI_OBJS) $(LIB)
+	$(CC) $(CFLAGS) -o $@ $(CLI_OBJS) $(LIB) $(LDLIBS)
+
+$(BUILD)/tests/%: tests/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDLIBS)
+
+$(BUILD)/bench/%: bench/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+-include $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(TEST_BINS:=.d)
+
+deps:
+	@sh scripts/deps.sh
+
+run: deps
+	@$(MAKE) --no-print-directory $(BIN)
+	$(BIN) run $(SCENARIO)
+
+# The suite: every tests/*/test_* binary (GLib g_test, TAP) and every
+# tests/*/*.t script, driven by prove.
+test: deps
+	@$(MAKE) --no-print-directory all
+	GCSIM=$(abspath $(BIN)) BUILD=$(abspath $(BUILD)) prove -e '' $(TEST_BINS) $(sort $(wildcard tests/*/*.t)) :: --tap
+
+asan:
+	@$(MAKE) --no-print-directory test BUILD=build/asan OPT=-O1 \
+	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" CUDA=0
+
+bench: deps
+	@$(MAKE) --no-print-directory $(BIN) $(BENCH_BINS)
+	@sh bench/run.sh $(abspath $(BIN)) $(abspath $(BUILD))/bench
+
+fuzz: $(LIB)
+	clang $(filter-out -Werror,$(CFLAGS)) -fsanitize=fuzzer,address,undefined tests/fuzz/fuzz_scenario.c \
+	  $(LIB_SRCS:%.c=%.c) -o $(BUILD)/fuzz_scenario $(LDLIBS)
+	@echo "run: $(BUILD)/fuzz_scenario tests/fuzz/corpus/scenario"
+
+clean:
+	rm -rf build

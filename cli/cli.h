@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+/* gcsim subcommands; each returns the process exit status. */
+#ifndef CLI_H
+#define CLI_H
+
+#define GCSIM_VERSION "0.1.0"
+
+int cli_run(int argc, char **argv);
+int cli_models(int argc, char **argv);
+int cli_version(int argc, char **argv);
+int cli_hw(int argc, char **argv);
+int cli_validate(int argc, char **argv);
+
+/* Parse argv with a GOption group; on error print it and return 2, on
+ * --help print and return 0 via *done. */
+int cli_parse(int *argc, char ***argv, const char *params, const char *summary,
+	      const void *entries, int *done);
+
+#endif

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared option parsing for the gcsim subcommands. */
+#include <glib.h>
+#include <stdio.h>
+
+#include "cli.h"
+
+int cli_parse(int *argc, char ***argv, const char *params, const char *summary,
+	      const void *entries, int *done)
+{
+	*done = 0;
+	GOptionContext *ctx = g_option_context_new(params);
+	g_option_context_set_summary(ctx, summary);
+	g_option_context_add_main_entries(ctx, entries, NULL);
+	GError *err = NULL;
+	gboolean ok = g_option_context_parse(ctx, argc, argv, &err);
+	g_option_context_free(ctx);
+	if (!ok) {
+		fprintf(stderr, "gcsim: %s (see --help)\n", err->message);
+		g_error_free(err);
+		*done = 1;
+		return 2;
+	}
+	return 0;
+}
+
+int cli_version(int argc, char **argv)
+{
+	printf("gcsim %s\n", GCSIM_VERSION);
+	return 0;
+}

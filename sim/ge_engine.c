@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ge_engine: event heap, entity table and the run loop (see ge_engine.h).
+ *
+ * The queue is a 4-ary heap of distinct times with a FIFO of events per time
+ * (see ge_engine.h): popping yields (time, seq) order exactly.
+ */
+#include "ge_engine.h"
+
+#include <glib.h>
+#include <stdarg.h>
+#include <string.h>
+
+#define NIL UINT32_MAX
+
+void ge_engine_init(ge_engine *e, uint64_t seed)
+{
+	memset(e, 0, sizeof(*e));
+	e->seed = seed;
+	e->free_chunk = NIL;
+}
+
+void ge_engine_fini(ge_engine *e)
+{
+	g_free(e->chunks);
+	g_free(e->heap);
+	g_free(e->hkey);
+	g_free(e->ents);
+	g_free(e->errmsg);
+	memset(e, 0, sizeof(*e));
+}
+
+uint32_t ge_entity_add(ge_engine *e, const ge_entity_ops *ops, void *self)
+{
+	if (e->nents == e->capents) {
+		e->capents = e->capents ? e->capents * 2 : 16;
+		e->ents = g_renew(struct ge_entity, e->ents, e->capents);
+	}
+	uint32_t id = e->nents++;
+	e->ents[id].ops = ops;
+	e->ents[id].self = self;
+	gc_rng_seed(&e->ents[id].rng, e->seed, id);
+	return id;
+}
+
+/* Place (k, x) at heap index i, keeping the open bucket's index current. */
+static inline void put(ge_engine *e, uint64_t i, ge_key k, ge_hent x)
+{
+	e->hkey[i] = k;
+	e->heap[i] = x;
+	if (k == e->open_key)
+		e->open_pos = i;
+}
+
+static void sift_up(ge_engine *e, uint64_t i)
+{
+	ge_key k = e->hkey[i];
+	ge_hent x = e->heap[i];
+	while (i > 0) {
+		uint64_t parent = (i - 1) >> 2;
+		if (k >= e->hkey[parent])
+			break;
+		put(e, i, e->hkey[parent], e->heap[parent]);
+		i = parent;
+	}
+	put(e, i, k, x);
+}
+
+/* Remove the root: move the hole down along the smallest children to a
+ * leaf, then sift the last entry up from there (Floyd's bottom-up variant:
+ * the last entry usually belongs near the bottom, so this saves most of the
+ * comparisons against it). */
+static void heap_pop(ge_engine *e)
+{
+	ge_key *hk = e->hkey;
+	uint64_t n = --e->nheap;
+	if (n == 0)
+		return;
+	uint64_t i = 0;
+	for (;;) {
+		uint64_t c = 4 * i + 1;
+		if (c >= n)
+			break;
+		uint64_t best = c;
+		ge_key bk = hk[c];
+		uint64_t end = c + 4 < n ? c + 4 : n;
+		for (uint64_t k = c + 1; k < end; k++) {
+			bool lt = hk[k] < bk;
+			best = lt ? k : best;
+			bk = lt ? hk[k] : bk;
+		}
+		put(e, i, bk, e->heap[best]);
+		i = best;
+	}
+	put(e, i, hk[n], e->heap[n]);
+	sift_up(e, i);
+}
+
+static uint32_t chunk_new(ge_engine *e)
+{
+	uint32_t c = e->free_chunk;
+	if (c != NIL) {
+		e->free_chunk = e->chunks[c].next;
+	} else {
+		if (e->nchunks == e->capchunks) {
+			e->capchunks = e->capchunks ? e->capchunks * 2 : 256;
+			e->chunks = g_renew(ge_chunk, e->chunks, e->capchunks);
+		}
+		c = e->nchunks++;
+	}
+	e->chunks[c].next = NIL;
+	e->chunks[c].head = e->chunks[c].n = 0;
+	return c;
+}
+
+static inline void chunk_free(ge_engine *e, uint32_t c)
+{
+	e->chunks[c].next = e->free_chunk;
+	e->free_chunk = c;
+}
+
+void ge_schedule(ge_engine *e, ge_time t, uint32_t entity, uint32_t kind, uint64_t arg)
+{
+	g_assert(t >= e->now);
+	ge_hent *b = NULL;
+	if (e->open_valid && e->open_t == t)
+		b = &e->heap[e->open_pos];
+	if (!b) {
+		if (e->nheap == e->capheap) {
+			e->capheap = e->capheap ? e->capheap * 2 : 256;
+			e->heap = g_renew(ge_hent, e->heap, e->capheap);
+			e->hkey = g_renew(ge_key, e->hkey, e->capheap);
+		}
+		uint32_t c = chunk_new(e);
+		e->open_valid = true;
+		e->open_t = t;
+		e->open_key = ge_key_make(t, e->seq);
+		e->hkey[e->nheap] = e->open_key;
+		e->heap[e->nheap] = (ge_hent){.first = c, .last = c};
+		sift_up(e, e->nheap++);
+		b = &e->heap[e->open_pos];
+	}
+	ge_chunk *ch = &e->chunks[b->last];
+	if (ch->n == GE_CHUNK) {
+		uint32_t c = chunk_new(e);
+		e->chunks[b->last].next = c;
+		b->last = c;
+		ch = &e->chunks[c];
+	}
+	ch->ev[ch->n++] = (ge_payload){.entity = entity, .kind = kind, .arg = arg, .seq = e->seq++};
+	if (++e->npending > e->heap_peak)
+		e->heap_peak = e->npending;
+}
+
+bool ge_pop(ge_engine *e, ge_event *out)
+{
+	if (e->nheap == 0)
+		return false;
+	ge_hent *b = &e->heap[0];
+	uint32_t c = b->first;
+	ge_chunk *ch = &e->chunks[c];
+	const ge_payload *pl = &ch->ev[ch->head++];
+	*out = (ge_event){.t = ge_key_time(e->hkey[0]), .seq = pl->seq, .entity = pl->entity, .kind = pl->kind, .arg = pl->arg};
+	e->npending--;
+	if (ch->head == ch->n) {
+		if (c == b->last) {
+			chunk_free(e, c);
+			if (e->open_valid && e->open_key == e->hkey[0]) {
+				e->open_valid = false;
+				e->open_key = 0;
+			}
+			heap_pop(e);
+		} else {
+			b->first = ch->next;
+			chunk_free(e, c);
+		}
+	}
+	return true;
+}
+
+gc_status ge_fail(ge_engine *e, gc_status st, const char *fmt, ...)
+{
+	if (!e->errmsg) {
+		va_list ap;
+		va_start(ap, fmt);
+		e->errmsg = g_strdup_vprintf(fmt, ap);
+		va_end(ap);
+	}
+	e->stop = true;
+	return st;
+}
+
+static gc_status check_all(ge_engine *e, ge_time prev)
+{
+	if (e->now < prev)
+		return ge_fail(e, GC_ERR_INTERNAL, "check: time went backwards (%lld ps after %lld ps)",
+			       (long long)e->now, (long long)prev);
+	for (uint32_t i = 0; i < e->nents; i++) {
+		if (!e->ents[i].ops->check)
+			continue;
+		char *msg = NULL;
+		gc_status st = e->ents[i].ops->check(e, e->ents[i].self, &msg);
+		if (st != GC_OK) {
+			ge_fail(e, st, "check: %s: %s at t=%lld ps", e->ents[i].ops->name,
+				msg ? msg : "invariant violated", (long long)e->now);
+			g_free(msg);
+			return st;
+		}
+	}
+	return GC_OK;
+}
+
+gc_status ge_run(ge_engine *e, ge_time until)
+{
+	gc_status st = GC_OK;
+	for (uint32_t i = 0; i < e->nents && st == GC_OK; i++)
+		if (e->ents[i].ops->init)
+			st = e->ents[i].ops->init(e, e->ents[i].self);
+	ge_event ev;
+	while (st == GC_OK && !e->stop && e->nheap > 0) {
+		if (ge_key_time(e->hkey[0]) > until)
+			break;
+		ge_pop(e, &ev);
+		ge_time prev = e->now;
+		e->now = ev.t;
+		e->events_handled++;
+		struct ge_entity *ent = &e->ents[ev.entity];
+		st = ent->ops->handle(e, ent->self, &ev);
+		if (st == GC_OK && e->check)
+			st = check_all(e, prev);
+	}
+	for (uint32_t i = 0; i < e->nents; i++) {
+		if (!e->ents[i].ops->finalize)
+			continue;
+		gc_status fst = e->ents[i].ops->finalize(e, e->ents[i].self);
+		if (st == GC_OK)
+			st = fst;
+	}
+	if (st != GC_OK && !e->errmsg)
+		e->errmsg = g_strdup(gc_status_str(st));
+	return st;
+}

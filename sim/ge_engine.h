@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ge_engine: the discrete-event engine.
+ *
+ * Time is int64 picoseconds. Events are plain values drawn from a pool
+ * (storage grows geometrically and is reused through a free list, so
+ * scheduling never allocates in steady state). Events are ordered by
+ * (time, seq), where seq is a global insertion counter, so ties are broken by
+ * scheduling order and every run is deterministic.
+ *
+ * Entities are registered with an ops table {init, handle, finalize, stats};
+ * each event names the entity whose handle() receives it. Handlers must not
+ * allocate on the hot path. Each entity owns a random stream seeded from
+ * (scenario seed, entity id), so adding an entity never perturbs another's
+ * stream.
+ *
+ * Check mode (ge_engine.check = true) verifies after every event that time
+ * never decreases and runs every entity's optional check() hook, which
+ * asserts that entity's own invariants (bytes conserved, each step completed
+ * once, ...); the first failure stops the run with GC_ERR_INTERNAL.
+ *
+ * Stale events: an entity that reschedules something (a flow whose rate
+ * changed) keeps a version number in the event payload and ignores events
+ * whose version is old; this is cheaper than deleting from the heap.
+ */
+#ifndef GE_ENGINE_H
+#define GE_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/gc_rng.h"
+#include "core/gc_status.h"
+
+typedef int64_t ge_time;
+#define GE_TIME_MAX INT64_MAX
+
+typedef struct ge_event {
+	ge_time t;
+	uint64_t seq;
+	uint32_t entity; /* receiving entity id */
+	uint32_t kind;	 /* entity-defined */
+	uint64_t arg;	 /* entity-defined payload */
+} ge_event;
+
+typedef struct ge_engine ge_engine;
+
+typedef struct ge_entity_ops {
+	const char *name;
+	gc_status (*init)(ge_engine *e, void *self);
+	/* handle one event; a non-OK status stops the run */
+	gc_status (*handle)(ge_engine *e, void *self, const ge_event *ev);
+	gc_status (*finalize)(ge_engine *e, void *self);
+	/* append human-readable statistics to a GString (may be NULL) */
+	void (*stats)(const ge_engine *e, const void *self, void *gstring_out);
+	/* check mode: verify invariants; on failure set *errmsg (g_free) */
+	gc_status (*check)(const ge_engine *e, const void *self, char **errmsg);
+} ge_entity_ops;
+
+struct ge_entity {
+	const ge_entity_ops *ops;
+	void *self;
+	gc_rng rng;
+};
+
+/* Simultaneous events are common (lockstep collectives start thousands of
+ * transfers at one instant), so the queue is a 4-ary min-heap of *buckets*:
+ * a bucket is a FIFO of events with one time, stored in chunks of GE_CHUNK.
+ * A new event joins the most recently opened bucket when it has the same
+ * time and is still open, and otherwise opens a bucket. Buckets are ordered
+ * by (time, seq of their first event), and every event of a bucket precedes
+ * (in seq) every event of any bucket opened later, so popping yields exactly
+ * (time, seq) order while heap work is paid once per bucket. */
+typedef struct ge_payload {
+	uint32_t entity;
+	uint32_t kind;
+	uint64_t arg;
+	uint64_t seq;
+} ge_payload;
+
+#define GE_CHUNK 8
+typedef struct ge_chunk {
+	uint32_t next; /* next chunk of the same bucket, or free-list link */
+	uint16_t head, n;
+	ge_payload ev[GE_CHUNK];
+} ge_chunk;
+
+/* Heap entry = one bucket: the ordering key (time, seq of its first event)
+ * packed into one 128-bit unsigned integer so that a comparison is a single
+ * wide compare, and the bucket's chunks. Keys and chunks live in parallel
+ * arrays so that the four sibling keys compared at each level of a sift
+ * share one cache line. */
+typedef unsigned __int128 ge_key;
+typedef struct ge_hent {
+	uint32_t first, last; /* chunks of this bucket */
+} ge_hent;
+
+static inline ge_key ge_key_make(ge_time t, uint64_t seq)
+{
+	return ((ge_key)((uint64_t)t ^ UINT64_C(0x8000000000000000)) << 64) | seq;
+}
+static inline ge_time ge_key_time(ge_key k) { return (ge_time)((uint64_t)(k >> 64) ^ UINT64_C(0x8000000000000000)); }
+static inline uint64_t ge_key_seq(ge_key k) { return (uint64_t)k; }
+
+struct ge_engine {
+	ge_time now;
+	uint64_t seq;
+	uint64_t events_handled;
+	uint64_t seed;
+	bool check;
+	bool stop;		 /* set by a handler to end the run early */
+	uint64_t npending;	 /* events scheduled and not yet popped */
+	uint64_t heap_peak;	 /* peak of npending */
+	ge_chunk *chunks;	 /* chunk pool with a free list */
+	uint32_t nchunks, capchunks, free_chunk;
+	ge_key *hkey;		 /* 4-ary min-heap of buckets: keys */
+	ge_hent *heap;		 /* and their chunks, same index */
+	uint64_t nheap, capheap;
+	ge_key open_key;	 /* the open bucket: its key and heap index, */
+	ge_time open_t;		 /* tracked through every sift; valid while */
+	uint64_t open_pos;	 /* open_valid */
+	bool open_valid;
+	struct ge_entity *ents;
+	uint32_t nents, capents;
+	char *errmsg;		 /* first error, g_free'd by ge_engine_free */
+};
+
+void ge_engine_init(ge_engine *e, uint64_t seed);
+void ge_engine_fini(ge_engine *e);
+
+/* Register an entity; returns its id. Its RNG is seeded from (seed, id). */
+uint32_t ge_entity_add(ge_engine *e, const ge_entity_ops *ops, void *self);
+static inline gc_rng *ge_entity_rng(ge_engine *e, uint32_t id) { return &e->ents[id].rng; }
+
+/* Schedule an event at absolute time t (>= now). */
+void ge_schedule(ge_engine *e, ge_time t, uint32_t entity, uint32_t kind, uint64_t arg);
+
+/* Pop the earliest event into *ev; false if none. */
+bool ge_pop(ge_engine *e, ge_event *ev);
+
+/* Run init hooks, then events until the queue is empty, a handler stops the
+ * run or returns an error, or time would pass `until`; then finalize hooks.
+ * Returns the first error (its message in e->errmsg). */
+gc_status ge_run(ge_engine *e, ge_time until);
+
+/* Record an error message (first one wins) and return st. */
+gc_status ge_fail(ge_engine *e, gc_status st, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ge_trace: streaming Chrome/Perfetto trace writer (JSON "traceEvents").
+ *
+ * Events are written as they happen, so a trace can hold millions of events
+ * in constant memory. Tracks are (pid, tid) pairs named once with metadata
+ * events; times are converted from picoseconds to the format's microseconds
+ * with six decimals (exact to the picosecond). The writer is all-or-nothing
+ * at the file level: it writes to FILE.tmp and renames on successful close.
+ */
+#ifndef GE_TRACE_H
+#define GE_TRACE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/gc_status.h"
+
+typedef struct ge_trace {
+	FILE *f;
+	char *path, *tmp_path;
+	uint64_t nevents;
+	int first;
+	int64_t offset_ps; /* added to every timestamp (sequential sub-runs) */
+} ge_trace;
+
+gc_status ge_trace_open(ge_trace *t, const char *path, char **errmsg);
+/* Finish the JSON and rename into place; on failure removes the temp file. */
+gc_status ge_trace_close(ge_trace *t, char **errmsg);
+/* Abandon the trace (error path): remove the temp file. */
+void ge_trace_abort(ge_trace *t);
+
+void ge_trace_name_process(ge_trace *t, int pid, const char *name);
+void ge_trace_name_thread(ge_trace *t, int pid, int tid, const char *name);
+/* A complete slice [start, start+dur) on track (pid, tid). `args` is a JSON
+ * object body without braces (e.g. "\"bytes\":1024") or NULL. */
+void ge_trace_slice(ge_trace *t, int pid, int tid, const char *name, int64_t start_ps,
+		    int64_t dur_ps, const char *args);
+/* A counter sample on process pid. */
+void ge_trace_counter(ge_trace *t, int pid, const char *name, int64_t t_ps, double value);
+
+#endif

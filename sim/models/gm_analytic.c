@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gm_analytic: closed-form time of a collective schedule on a topology.
+ *
+ * The same inputs as the event-driven simulator (generator parameters and
+ * topology), no events. Pipelined alpha-beta formulas in the style of
+ * Hockney and NCCL's own tuning model:
+ *
+ *   ring (allreduce K = 2(n-1) steps per loop, allgather and reduce-scatter
+ *   K = n-1): per channel the data runs in L loops of per-rank chunks of c
+ *   bytes, each step moving m slices of s = c/m bytes. With tau = s / beta the
+ *   time of one slice on the channel's bottleneck and alpha the mean one-way
+ *   latency of the ring's hops,
+ *       T = launch + L K max(m tau, tau + alpha) + [m tau > tau + alpha] alpha
+ *   i.e. a step is bandwidth-bound when its slices cover the hop latency and
+ *   latency-bound otherwise; with one slice per step this is exactly
+ *   2(n-1)(alpha + S/(n beta)) for allreduce.
+ *
+ *   tree (NCCL double binary tree + intra-node chain): with depth d hops from
+ *   the farthest leaf to the root (chain length - 1 plus the inter-node tree
+ *   height), up and down pipelines overlap, and the busiest NIC of an
+ *   interior node carries three slices (two children, one parent) per slice
+ *   reduced,
+ *       T = launch + 2 d (tau_1 + alpha) + (M - 1) max(tau_chain, 3 tau_net)
+ *   where M is the number of slices per channel.
+ *
+ *   sendrecv: T = launch + alpha + M tau.
+ *
+ * beta per channel is the link bandwidth divided by the number of channels
+ * whose first hop shares that link (found from the schedule itself: the first
+ * sending step of each strand names its peer).
+ */
+#include <glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "gm_coll.h"
+
+typedef struct hopinfo {
+	double beta;  /* worst per-channel bandwidth */
+	double alpha; /* mean hop latency, ps */
+} hopinfo;
+
+/* First peer a strand sends to, or -1. */
+static int first_send_peer(const gs_gen *g, int rank, int ch)
+{
+	uint64_t len = g->ops->strand_len(g, rank, ch);
+	gs_step st[4];
+	uint32_t n = len < 4 ? (uint32_t)len : 4;
+	if (n == 0)
+		return -1;
+	g->ops->fill(g, rank, ch, 0, n, st);
+	for (uint32_t i = 0; i < n; i++)
+		if (st[i].send_peer >= 0)
+			return st[i].send_peer;
+	return -1;
+}
+
+/* Per-channel bottleneck bandwidth and mean latency of each strand's first
+ * hop, over all strands. */
+static hopinfo first_hops(const gt_topo *topo, const gs_gen *g, gm_net *net)
+{
+	uint32_t *users = g_new0(uint32_t, net->nlinks);
+	int nr = g->p.nranks, ns = g->nstrands;
+	int *peer = g_new(int, (size_t)nr * ns);
+	uint32_t route[GM_MAX_HOPS];
+	for (int r = 0; r < nr; r++)
+		for (int c = 0; c < ns; c++) {
+			int p = peer[r * ns + c] = first_send_peer(g, r, c);
+			if (p < 0)
+				continue;
+			int h = gt_topo_route(topo, r, p, route);
+			for (int k = 0; k < h; k++)
+				users[route[k]]++;
+		}
+	hopinfo hi = {INFINITY, 0};
+	double lat_sum = 0;
+	uint64_t nhops = 0;
+	for (int r = 0; r < nr; r++)
+		for (int c = 0; c < ns; c++) {
+			int p = peer[r * ns + c];
+			if (p < 0)
+				continue;
+			int h = gt_topo_route(topo, r, p, route);
+			for (int k = 0; k < h; k++)
+				hi.beta = fmin(hi.beta, net->links[route[k]].bw_Bps / users[route[k]]);
+			lat_sum += (double)gm_net_route_latency(net, route, h);
+			nhops++;
+		}
+	hi.alpha = nhops ? lat_sum / (double)nhops : 0;
+	g_free(users);
+	g_free(peer);
+	return hi;
+}
+
+static uint64_t ceil_div(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : 0; }
+
+gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll_opts *o,
+			   gm_coll_result *res, char **errmsg)
+{
+	memset(res, 0, sizeof(*res));
+	const gs_params *p = &gen->p;
+	if (p->nranks != topo->ngpus) {
+		*errmsg = g_strdup_printf("schedule for %d ranks on a topology of %d GPUs", p->nranks,
+					  topo->ngpus);
+		return GC_ERR_INPUT;
+	}
+	ge_engine eng;
+	ge_engine_init(&eng, o->seed);
+	gm_net net;
+	gm_net_init(&net, &eng, NULL, NULL);
+	gt_topo_instantiate(topo, &net);
+
+	int n = p->nranks;
+	uint64_t elem = gs_dtype_size(p->dtype);
+	uint64_t per_rank; /* bytes each rank contributes along one ring */
+	switch (p->coll) {
+	case GS_COLL_ALLGATHER:
+	case GS_COLL_REDUCESCATTER:
+		per_rank = p->bytes / (uint64_t)n;
+		break;
+	default:
+		per_rank = p->bytes;
+	}
+	uint64_t C = (uint64_t)p->nchannels;
+	double t = (double)topo->launch_ps;
+	double alpha = 0, beta = INFINITY;
+	if (n > 1 && p->bytes > 0) {
+		hopinfo hi = first_hops(topo, gen, &net);
+		alpha = hi.alpha;
+		beta = hi.beta;
+	}
+	if (n > 1 && p->bytes > 0 && p->algo == GS_ALGO_RING && p->coll != GS_COLL_SENDRECV) {
+		uint64_t K = p->coll == GS_COLL_ALLREDUCE ? 2 * (uint64_t)(n - 1) : (uint64_t)(n - 1);
+		/* data of one channel, as the rank-chunks of one ring */
+		uint64_t Dc = p->coll == GS_COLL_ALLREDUCE ? ceil_div(per_rank, C)
+							   : ceil_div(per_rank, C) * (uint64_t)n;
+		uint64_t c = ceil_div(Dc, (uint64_t)n);
+		c = ceil_div(c, elem) * elem;
+		if (c > p->chunk_bytes)
+			c = p->chunk_bytes;
+		uint64_t L = ceil_div(Dc, (uint64_t)n * c);
+		uint64_t m = ceil_div(c, p->slice_bytes);
+		double tau = (double)c / (double)m / beta * 1e12;
+		double step = fmax((double)m * tau, tau + alpha);
+		t += (double)(L * K) * step + ((double)m * tau > tau + alpha ? alpha : 0);
+	} else if (n > 1 && p->bytes > 0 && p->algo == GS_ALGO_TREE) {
+		int rpn = p->ranks_per_node > 0 ? p->ranks_per_node : n;
+		int nodes = n / rpn;
+		int depth = (rpn - 1) + (nodes > 1 ? (int)ceil(log2((double)nodes)) : 0);
+		uint64_t Dc = ceil_div(per_rank, C);
+		uint64_t M = ceil_div(Dc, p->slice_bytes);
+		double s = (double)ceil_div(Dc, M);
+		double tau_chain = s / beta * 1e12;
+		double tau = tau_chain;
+		if (nodes > 1 && topo->kind == GT_DGX) {
+			/* the busiest NIC of an interior node moves three slices per
+			 * slice reduced; the trees of a channel pair share NICs */
+			double nic_share = fmin(topo->nic.bw_Bps, topo->pcie.bw_Bps) *
+					   (double)topo->gpus_per_node / (double)C;
+			tau = fmax(tau_chain, 3.0 * s / nic_share * 1e12);
+		}
+		t += 2.0 * depth * (tau_chain + alpha) + (double)(M - 1) * tau;
+	} else if (n > 1 && p->bytes > 0) { /* sendrecv */
+		uint64_t Dc = ceil_div(per_rank, C);
+		uint64_t M = ceil_div(Dc, p->slice_bytes);
+		t += alpha + (double)M * ((double)Dc / (double)M / beta * 1e12);
+	}
+	res->time_ps = (int64_t)ceil(t);
+	res->total_ps = res->time_ps * o->iters;
+	gm_net_fini(&net);
+	ge_engine_fini(&eng);
+	return GC_OK;
+}

@@ -1,0 +1,526 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gm_coll: event-driven execution of a schedule over the flow network (see
+ * gm_coll.h for how steps map onto the models).
+ *
+ * Per strand the executor keeps a cursor and a window of WIN steps fetched
+ * from the generator. Per connection it keeps the credit in use (bytes sent
+ * and not yet consumed by the receiver) and a FIFO of message sizes with
+ * three counters: sent, delivered, consumed (consumed <= delivered <= sent).
+ * A strand that cannot proceed parks itself on the connection it waits for;
+ * whoever changes that connection wakes it through a FIFO ready queue, so
+ * there is no recursion and the order of wake-ups is deterministic.
+ */
+#include "gm_coll.h"
+
+#include <glib.h>
+#include <string.h>
+
+#define WIN 32
+#define NONE UINT32_MAX
+
+enum { EV_LAUNCH = 1, EV_DELIVER = 2 };
+enum { S_IDLE, S_WAIT_RECV, S_WAIT_CREDIT, S_SENDING, S_DONE };
+
+typedef struct strand {
+	uint64_t pos, len;
+	uint64_t win_first;
+	uint32_t win_n;
+	uint32_t rank, ch;
+	uint8_t state, recvd, queued;
+	uint32_t send_conn, recv_conn; /* cached last connections */
+	int64_t step_start;
+} strand;
+
+typedef struct conn {
+	uint32_t src, dst, ch;
+	uint32_t waiting_send, waiting_recv;
+	uint64_t inflight;
+	union { /* FIFO of message sizes: inline while qmask < 4 */
+		uint64_t inl[4];
+		uint64_t *heap;
+	} q;
+	uint64_t qmask;
+	uint64_t nsent, ndelivered, nconsumed;
+	uint32_t route[GM_MAX_HOPS];
+	int nhops;
+	int64_t lat_ps;
+} conn;
+
+typedef struct rankst {
+	uint32_t strands_done;
+	int iter;
+	int64_t finish;
+} rankst;
+
+/* op properties, looked up once per step on the hot path */
+enum { OPF_RECV = 1, OPF_SEND = 2 };
+
+typedef struct sim {
+	uint8_t opf[GS_OP__COUNT];
+	ge_engine eng;
+	gm_net net;
+	uint32_t ent;
+	const gt_topo *topo;
+	const gs_gen *gen;
+	const gm_coll_opts *o;
+	int nranks, nstr;
+	uint32_t nstrands;
+	strand *strands;
+	gs_step *winbuf;
+	rankst *ranks;
+	conn *conns;
+	uint32_t nconns, capconns;
+	uint64_t *hkeys; /* open addressing, key+1 (0 = empty) */
+	uint32_t *hvals;
+	uint64_t hcap;
+	uint32_t *ready;
+	uint32_t rhead, rcount;
+	uint32_t ranks_done;
+	uint64_t steps_done, messages;
+	int64_t end_time;
+	gc_status err;
+} sim;
+
+static inline uint64_t *cq(conn *c) { return c->qmask < 4 ? c->q.inl : c->q.heap; }
+static inline const uint64_t *cq_c(const conn *c) { return c->qmask < 4 ? c->q.inl : c->q.heap; }
+
+static inline uint64_t conn_key(uint32_t src, uint32_t dst, uint32_t ch)
+{
+	return ((uint64_t)src << 40) | ((uint64_t)dst << 16) | ch;
+}
+
+static inline uint64_t hash64(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= UINT64_C(0xff51afd7ed558ccd);
+	k ^= k >> 33;
+	return k;
+}
+
+static void hash_grow(sim *m)
+{
+	uint64_t oldcap = m->hcap;
+	uint64_t *ok = m->hkeys;
+	uint32_t *ov = m->hvals;
+	m->hcap = oldcap ? oldcap * 2 : 1024;
+	m->hkeys = g_new0(uint64_t, m->hcap);
+	m->hvals = g_new(uint32_t, m->hcap);
+	for (uint64_t i = 0; i < oldcap; i++) {
+		if (!ok[i])
+			continue;
+		uint64_t h = hash64(ok[i]) & (m->hcap - 1);
+		while (m->hkeys[h])
+			h = (h + 1) & (m->hcap - 1);
+		m->hkeys[h] = ok[i];
+		m->hvals[h] = ov[i];
+	}
+	g_free(ok);
+	g_free(ov);
+}
+
+static uint32_t conn_get(sim *m, uint32_t src, uint32_t dst, uint32_t ch)
+{
+	uint64_t key = conn_key(src, dst, ch) + 1;
+	if (m->hcap) {
+		uint64_t h = hash64(key) & (m->hcap - 1);
+		while (m->hkeys[h]) {
+			if (m->hkeys[h] == key)
+				return m->hvals[h];
+			h = (h + 1) & (m->hcap - 1);
+		}
+	}
+	if ((uint64_t)(m->nconns + 1) * 2 > m->hcap)
+		hash_grow(m);
+	if (m->nconns == m->capconns) {
+		m->capconns = m->capconns ? m->capconns * 2 : 256;
+		m->conns = g_renew(conn, m->conns, m->capconns);
+	}
+	uint32_t id = m->nconns++;
+	conn *c = &m->conns[id];
+	memset(c, 0, sizeof(*c));
+	c->src = src;
+	c->dst = dst;
+	c->ch = ch;
+	c->waiting_send = c->waiting_recv = NONE;
+	c->qmask = 3;
+	c->nhops = gt_topo_route(m->topo, (int)src, (int)dst, c->route);
+	c->lat_ps = gm_net_route_latency(&m->net, c->route, c->nhops);
+	uint64_t h = hash64(key) & (m->hcap - 1);
+	while (m->hkeys[h])
+		h = (h + 1) & (m->hcap - 1);
+	m->hkeys[h] = key;
+	m->hvals[h] = id;
+	return id;
+}
+
+static void conn_push(conn *c, uint64_t bytes)
+{
+	if (c->nsent - c->nconsumed == c->qmask + 1) {
+		uint64_t oldn = c->qmask + 1;
+		uint64_t *nq = g_new(uint64_t, oldn * 2);
+		for (uint64_t i = c->nconsumed; i < c->nsent; i++)
+			nq[i & (oldn * 2 - 1)] = cq(c)[i & c->qmask];
+		if (c->qmask >= 4)
+			g_free(c->q.heap);
+		c->q.heap = nq;
+		c->qmask = oldn * 2 - 1;
+	}
+	cq(c)[c->nsent++ & c->qmask] = bytes;
+}
+
+static void wake(sim *m, uint32_t sid)
+{
+	strand *s = &m->strands[sid];
+	if (s->queued)
+		return;
+	s->queued = 1;
+	m->ready[(m->rhead + m->rcount++) % m->nstrands] = sid;
+}
+
+static const gs_step *cur_step(sim *m, strand *s, uint32_t sid)
+{
+	uint64_t off = s->pos - s->win_first;
+	if (s->pos < s->win_first || off >= s->win_n) {
+		uint64_t left = s->len - s->pos;
+		s->win_first = s->pos;
+		s->win_n = left < WIN ? (uint32_t)left : WIN;
+		m->gen->ops->fill(m->gen, (int)s->rank, (int)s->ch, s->pos, s->win_n,
+				  &m->winbuf[(uint64_t)sid * WIN]);
+		off = 0;
+	}
+	return &m->winbuf[(uint64_t)sid * WIN + off];
+}
+
+static void trace_step(sim *m, strand *s, const gs_step *st)
+{
+	ge_trace *tr = m->o->trace;
+	if (!tr || !tr->f)
+		return;
+	char args[96];
+	int peer = st->send_peer >= 0 ? st->send_peer : st->recv_peer;
+	snprintf(args, sizeof(args), "\"bytes\":%llu,\"peer\":%d,\"step\":%llu",
+		 (unsigned long long)st->bytes, peer, (unsigned long long)s->pos);
+	ge_trace_slice(tr, (int)s->rank + 1, (int)s->ch, gs_op_name((gs_op)st->op), s->step_start,
+		       m->eng.now - s->step_start, args);
+}
+
+static void rank_iteration_done(sim *m, uint32_t rank)
+{
+	rankst *r = &m->ranks[rank];
+	r->strands_done = 0;
+	if (++r->iter < m->o->iters) {
+		for (int c = 0; c < m->nstr; c++) {
+			uint32_t sid = rank * (uint32_t)m->nstr + (uint32_t)c;
+			strand *s = &m->strands[sid];
+			s->pos = 0;
+			s->win_n = 0;
+			s->state = S_IDLE;
+			s->step_start = m->eng.now;
+			wake(m, sid);
+		}
+		return;
+	}
+	r->finish = m->eng.now;
+	m->ranks_done++;
+	if (m->eng.now > m->end_time)
+		m->end_time = m->eng.now;
+}
+
+static void step_complete(sim *m, strand *s, const gs_step *st)
+{
+	trace_step(m, s, st);
+	s->pos++;
+	s->recvd = 0;
+	s->state = S_IDLE;
+	s->step_start = m->eng.now;
+	m->steps_done++;
+}
+
+/* Run a strand until it blocks or finishes. */
+static void strand_run(sim *m, uint32_t sid)
+{
+	strand *s = &m->strands[sid];
+	if (s->state == S_DONE || s->state == S_SENDING)
+		return;
+	while (s->pos < s->len) {
+		const gs_step *st = cur_step(m, s, sid);
+		gs_op op = (gs_op)st->op;
+		uint8_t f = st->op < GS_OP__COUNT ? m->opf[st->op] : 0;
+		if ((f & OPF_RECV) && !s->recvd) {
+			conn *c = &m->conns[s->recv_conn];
+			if (c->src != (uint32_t)st->recv_peer) {
+				s->recv_conn = conn_get(m, (uint32_t)st->recv_peer, s->rank, s->ch);
+				c = &m->conns[s->recv_conn];
+			}
+			if (c->ndelivered == c->nconsumed) {
+				c->waiting_recv = sid;
+				s->state = S_WAIT_RECV;
+				return;
+			}
+			uint64_t got = cq(c)[c->nconsumed & c->qmask];
+			if (got != st->bytes) {
+				m->err = ge_fail(&m->eng, GC_ERR_INPUT,
+						 "rank %u channel %u step %llu: %s of %llu bytes matched a "
+						 "message of %llu bytes from rank %u",
+						 s->rank, s->ch, (unsigned long long)s->pos, gs_op_name(op),
+						 (unsigned long long)st->bytes, (unsigned long long)got, c->src);
+				return;
+			}
+			c->nconsumed++;
+			c->inflight -= got;
+			if (c->waiting_send != NONE) {
+				wake(m, c->waiting_send);
+				c->waiting_send = NONE;
+			}
+			s->recvd = 1;
+		}
+		if (f & OPF_SEND) {
+			conn *c = &m->conns[s->send_conn];
+			if (c->dst != (uint32_t)st->send_peer) {
+				s->send_conn = conn_get(m, s->rank, (uint32_t)st->send_peer, s->ch);
+				c = &m->conns[s->send_conn];
+			}
+			if (c->inflight > 0 && c->inflight + st->bytes > m->o->buffer_bytes) {
+				c->waiting_send = sid;
+				s->state = S_WAIT_CREDIT;
+				return;
+			}
+			c->inflight += st->bytes;
+			conn_push(c, st->bytes);
+			m->messages++;
+			if (st->bytes > 0) {
+				s->state = S_SENDING;
+				gm_net_start(&m->net, c->route, c->nhops, (double)st->bytes, sid);
+				return;
+			}
+			/* an empty message still travels the route latency */
+			ge_schedule(&m->eng, m->eng.now + c->lat_ps, m->ent, EV_DELIVER,
+				    (uint64_t)(c - m->conns));
+		}
+		step_complete(m, s, st);
+	}
+	s->state = S_DONE;
+	rankst *r = &m->ranks[s->rank];
+	if (++r->strands_done == (uint32_t)m->nstr)
+		rank_iteration_done(m, s->rank);
+}
+
+static void drain(sim *m)
+{
+	while (m->rcount > 0 && m->err == GC_OK) {
+		uint32_t sid = m->ready[m->rhead];
+		m->rhead = (m->rhead + 1) % m->nstrands;
+		m->rcount--;
+		m->strands[sid].queued = 0;
+		strand_run(m, sid);
+	}
+}
+
+static void deliver(sim *m, conn *c)
+{
+	c->ndelivered++;
+	if (c->waiting_recv != NONE) {
+		wake(m, c->waiting_recv);
+		c->waiting_recv = NONE;
+	}
+}
+
+/* Net callback: the flow of strand `tag` has left the bottleneck. */
+static void on_flow_done(void *ctx, uint64_t tag, ge_time now)
+{
+	sim *m = ctx;
+	uint32_t sid = (uint32_t)tag;
+	strand *s = &m->strands[sid];
+	conn *c = &m->conns[s->send_conn];
+	if (c->lat_ps == 0)
+		deliver(m, c);
+	else
+		ge_schedule(&m->eng, now + c->lat_ps, m->ent, EV_DELIVER, (uint64_t)(c - m->conns));
+	const gs_step *st = cur_step(m, s, sid);
+	step_complete(m, s, st);
+	wake(m, sid);
+	drain(m);
+}
+
+static gc_status coll_handle(ge_engine *e, void *self, const ge_event *ev)
+{
+	sim *m = self;
+	if (ev->kind == EV_LAUNCH) {
+		uint32_t rank = (uint32_t)ev->arg;
+		for (int c = 0; c < m->nstr; c++) {
+			uint32_t sid = rank * (uint32_t)m->nstr + (uint32_t)c;
+			m->strands[sid].step_start = e->now;
+			wake(m, sid);
+		}
+	} else {
+		deliver(m, &m->conns[ev->arg]);
+	}
+	drain(m);
+	return m->err;
+}
+
+static gc_status coll_check(const ge_engine *e, const void *self, char **errmsg)
+{
+	const sim *m = self;
+	for (uint32_t i = 0; i < m->nconns; i++) {
+		const conn *c = &m->conns[i];
+		uint64_t sum = 0;
+		for (uint64_t k = c->nconsumed; k < c->nsent; k++)
+			sum += cq_c(c)[k & c->qmask];
+		if (!(c->nconsumed <= c->ndelivered && c->ndelivered <= c->nsent) || sum != c->inflight) {
+			*errmsg = g_strdup_printf("connection %u->%u ch %u: sent %llu delivered %llu consumed "
+						  "%llu, credit %llu for %llu unconsumed bytes",
+						  c->src, c->dst, c->ch, (unsigned long long)c->nsent,
+						  (unsigned long long)c->ndelivered,
+						  (unsigned long long)c->nconsumed,
+						  (unsigned long long)c->inflight, (unsigned long long)sum);
+			return GC_ERR_INTERNAL;
+		}
+	}
+	for (uint32_t i = 0; i < m->nstrands; i++)
+		if (m->strands[i].pos > m->strands[i].len) {
+			*errmsg = g_strdup_printf("strand %u ran past its end", i);
+			return GC_ERR_INTERNAL;
+		}
+	return GC_OK;
+}
+
+static const ge_entity_ops coll_ops = {
+	.name = "collective",
+	.handle = coll_handle,
+	.check = coll_check,
+};
+
+static gc_status deadlock_report(sim *m, char **errmsg)
+{
+	GString *g = g_string_new("deadlock: the schedule cannot complete;");
+	int shown = 0;
+	for (uint32_t i = 0; i < m->nstrands && shown < 4; i++) {
+		strand *s = &m->strands[i];
+		if (s->state == S_DONE)
+			continue;
+		const gs_step *st = cur_step(m, s, i);
+		const char *why = s->state == S_WAIT_RECV	? "waits for a message from rank"
+				  : s->state == S_WAIT_CREDIT ? "waits for buffer space at rank"
+							      : "is stuck with peer";
+		int peer = s->state == S_WAIT_RECV ? st->recv_peer : st->send_peer;
+		g_string_append_printf(g, " rank %u channel %u step %llu (%s) %s %d;", s->rank, s->ch,
+				       (unsigned long long)s->pos, gs_op_name((gs_op)st->op), why, peer);
+		shown++;
+	}
+	g_string_truncate(g, g->len - 1);
+	*errmsg = g_string_free(g, FALSE);
+	return GC_ERR_DEADLOCK;
+}
+
+gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll_opts *o,
+			   bool want_links, gm_coll_result *res, char **errmsg)
+{
+	memset(res, 0, sizeof(*res));
+	if (gen->p.nranks != topo->ngpus) {
+		*errmsg = g_strdup_printf("schedule for %d ranks on a topology of %d GPUs",
+					  gen->p.nranks, topo->ngpus);
+		return GC_ERR_INPUT;
+	}
+	sim *m = g_new0(sim, 1);
+	ge_engine_init(&m->eng, o->seed);
+	m->eng.check = o->check;
+	m->topo = topo;
+	m->gen = gen;
+	m->o = o;
+	m->nranks = gen->p.nranks;
+	m->nstr = gen->nstrands;
+	m->nstrands = (uint32_t)m->nranks * (uint32_t)m->nstr;
+	for (int k = 0; k < GS_OP__COUNT; k++)
+		m->opf[k] = (uint8_t)((gs_op_recvs((gs_op)k) ? OPF_RECV : 0) |
+				      (gs_op_sends((gs_op)k) ? OPF_SEND : 0));
+	gm_net_init(&m->net, &m->eng, on_flow_done, m);
+	if (o->trace && o->trace_links) {
+		m->net.trace = o->trace;
+		m->net.trace_pid = 0;
+		ge_trace_name_process(o->trace, 0, "links (utilization)");
+	}
+	m->ent = ge_entity_add(&m->eng, &coll_ops, m);
+	gt_topo_instantiate(topo, &m->net);
+	m->strands = g_new0(strand, m->nstrands);
+	m->winbuf = g_new(gs_step, (uint64_t)m->nstrands * WIN);
+	m->ranks = g_new0(rankst, m->nranks);
+	m->ready = g_new(uint32_t, m->nstrands);
+	for (int r = 0; r < m->nranks; r++) {
+		if (o->trace) {
+			char name[32];
+			snprintf(name, sizeof(name), "rank %d", r);
+			ge_trace_name_process(o->trace, r + 1, name);
+			for (int c = 0; c < m->nstr; c++) {
+				snprintf(name, sizeof(name), "channel %d", c);
+				ge_trace_name_thread(o->trace, r + 1, c, name);
+			}
+		}
+		for (int c = 0; c < m->nstr; c++) {
+			strand *s = &m->strands[(uint32_t)r * (uint32_t)m->nstr + (uint32_t)c];
+			s->rank = (uint32_t)r;
+			s->ch = (uint32_t)c;
+			s->len = gen->ops->strand_len(gen, r, c);
+			s->send_conn = s->recv_conn = 0;
+		}
+		ge_schedule(&m->eng, topo->launch_ps, m->ent, EV_LAUNCH, (uint64_t)r);
+	}
+	/* connection 0 is a sentinel no step ever matches, so the cached
+	 * connection ids of every strand are valid from the start */
+	m->conns = g_new0(conn, 1);
+	m->capconns = 1;
+	m->nconns = 1;
+	m->conns[0].src = m->conns[0].dst = NONE;
+	m->conns[0].waiting_send = m->conns[0].waiting_recv = NONE;
+	m->conns[0].qmask = 3;
+
+	gc_status st = ge_run(&m->eng, GE_TIME_MAX);
+	if (st != GC_OK) {
+		*errmsg = g_strdup(m->eng.errmsg);
+	} else if (m->ranks_done < (uint32_t)m->nranks) {
+		st = deadlock_report(m, errmsg);
+	} else if (m->steps_done != gs_gen_total_steps(gen) * (uint64_t)o->iters) {
+		st = GC_ERR_INTERNAL;
+		*errmsg = g_strdup_printf("executed %llu steps, schedule has %llu x %d",
+					  (unsigned long long)m->steps_done,
+					  (unsigned long long)gs_gen_total_steps(gen), o->iters);
+	}
+	if (st == GC_OK) {
+		gm_net_finish_stats(&m->net, m->end_time);
+		res->total_ps = m->end_time;
+		res->time_ps = m->end_time / o->iters;
+		res->events = m->eng.events_handled;
+		res->steps = m->steps_done;
+		res->messages = m->messages;
+		res->heap_peak = m->eng.heap_peak;
+		res->flow_recomputes = m->net.recomputes;
+		if (want_links) {
+			res->nlinks = m->net.nlinks;
+			res->links = g_new(gm_link_stat, m->net.nlinks);
+			for (uint32_t i = 0; i < m->net.nlinks; i++) {
+				gm_link *l = &m->net.links[i];
+				gm_link_stat *ls = &res->links[i];
+				memcpy(ls->name, l->name, sizeof(ls->name));
+				ls->bw_Bps = l->bw_Bps;
+				ls->bytes = l->bytes;
+				ls->busy_ps = l->busy_ps;
+				ls->max_flows = l->max_flows;
+			}
+		}
+	}
+	for (uint32_t i = 0; i < m->nconns; i++)
+		if (m->conns[i].qmask >= 4)
+			g_free(m->conns[i].q.heap);
+	g_free(m->conns);
+	g_free(m->hkeys);
+	g_free(m->hvals);
+	g_free(m->ready);
+	g_free(m->ranks);
+	g_free(m->winbuf);
+	g_free(m->strands);
+	gm_net_fini(&m->net);
+	ge_engine_fini(&m->eng);
+	g_free(m);
+	return st;
+}

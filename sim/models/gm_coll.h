@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gm_coll: times a schedule (sim/sched) on a topology with the event engine.
+ *
+ * Mapping of schedule steps onto the models:
+ *  - each rank's kernel starts after the topology's launch latency; strands
+ *    (channels) run concurrently, steps of a strand in order;
+ *  - the receive part of a step waits until the matching message has been
+ *    delivered, then consumes it, returning its bytes to the sender's credit
+ *    (each connection (src, dst, channel) has a receive buffer of
+ *    `buffer_bytes`; a send waits until its message fits, NCCL's slot/credit
+ *    flow control);
+ *  - the send part starts a flow over the route between the two GPUs; the
+ *    step completes when the flow's last byte has left the bottleneck, and
+ *    the message is delivered one route latency later;
+ *  - reductions and copies are fused with data movement (NCCL performs them
+ *    in the same SM loop that moves the data) and add no time of their own.
+ * Streaming: steps are fetched from the generator in small windows per
+ * strand, so memory is O(ranks x channels), not O(steps).
+ */
+#ifndef GM_COLL_H
+#define GM_COLL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../ge_trace.h"
+#include "../sched/gs_sched.h"
+#include "../topologies/gt_topo.h"
+#include "gm_net.h"
+
+typedef struct gm_coll_opts {
+	uint64_t buffer_bytes; /* receive buffer per connection */
+	int iters;	       /* back-to-back operations; time reported per op */
+	uint64_t seed;
+	bool check;	       /* engine check mode */
+	ge_trace *trace;       /* optional */
+	int trace_links;       /* also trace link utilization */
+} gm_coll_opts;
+
+typedef struct gm_link_stat {
+	char name[GM_LINK_NAME];
+	double bw_Bps;
+	double bytes;
+	int64_t busy_ps;
+	uint32_t max_flows;
+} gm_link_stat;
+
+typedef struct gm_coll_result {
+	int64_t time_ps;  /* per operation */
+	int64_t total_ps; /* all iterations */
+	uint64_t events;
+	uint64_t steps;
+	uint64_t messages;
+	uint64_t heap_peak;
+	uint64_t flow_recomputes;
+	gm_link_stat *links; /* nlinks entries, g_free; NULL unless want_links */
+	uint32_t nlinks;
+} gm_coll_result;
+
+gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll_opts *o,
+			   bool want_links, gm_coll_result *res, char **errmsg);
+
+/* Closed-form estimate of the same schedule on the same topology (no events):
+ * see gm_analytic.c for the formulas. */
+gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll_opts *o,
+			   gm_coll_result *res, char **errmsg);
+
+#endif

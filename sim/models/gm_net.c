@@ -1,0 +1,415 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gm_net: max-min fair flow sharing over links (see gm_net.h).
+ *
+ * Progressive filling on one component: every link starts with its whole
+ * bandwidth and the count of its unfixed flows; repeatedly the link with the
+ * smallest fair share (capacity left / unfixed flows) fixes all its unfixed
+ * flows at that share, which is then subtracted from the other links those
+ * flows cross. This is the classic water-filling algorithm (Bertsekas and
+ * Gallager, Data Networks, 6.5.2); the result is unique.
+ */
+#include "gm_net.h"
+
+#include <glib.h>
+#include <math.h>
+#include <string.h>
+
+enum { EV_FLOW_DONE = 1 };
+
+const char *gm_link_kind_name(gm_link_kind k)
+{
+	switch (k) {
+	case GM_LINK_NVLINK: return "nvlink";
+	case GM_LINK_PCIE: return "pcie";
+	case GM_LINK_NIC: return "nic";
+	default: return "link";
+	}
+}
+
+static gc_status net_handle(ge_engine *e, void *self, const ge_event *ev);
+static gc_status net_check(const ge_engine *e, const void *self, char **errmsg);
+
+static const ge_entity_ops net_ops = {
+	.name = "net",
+	.handle = net_handle,
+	.check = net_check,
+};
+
+void gm_net_init(gm_net *n, ge_engine *eng, gm_net_done_fn on_done, void *ctx)
+{
+	memset(n, 0, sizeof(*n));
+	n->eng = eng;
+	n->on_done = on_done;
+	n->ctx = ctx;
+	n->ent_id = ge_entity_add(eng, &net_ops, n);
+}
+
+void gm_net_fini(gm_net *n)
+{
+	for (uint32_t i = 0; i < n->nlinks; i++)
+		if (n->links[i].capflows > 2)
+			g_free(n->links[i].fl.heap);
+	g_free(n->links);
+	g_free(n->flows);
+	g_free(n->free_ids);
+	g_free(n->comp_links);
+	g_free(n->comp_flows);
+	memset(n, 0, sizeof(*n));
+}
+
+uint32_t gm_net_add_link(gm_net *n, const char *name, gm_link_kind kind, double bw_Bps,
+			 int64_t lat_ps)
+{
+	g_assert(bw_Bps > 0 && lat_ps >= 0);
+	if (n->nlinks == n->caplinks) {
+		n->caplinks = n->caplinks ? n->caplinks * 2 : 64;
+		n->links = g_renew(gm_link, n->links, n->caplinks);
+	}
+	gm_link *l = &n->links[n->nlinks];
+	memset(l, 0, sizeof(*l));
+	l->bw_Bps = bw_Bps;
+	l->lat_ps = lat_ps;
+	l->kind = (uint8_t)kind;
+	g_strlcpy(l->name, name, sizeof(l->name));
+	return n->nlinks++;
+}
+
+int64_t gm_net_route_latency(const gm_net *n, const uint32_t *route, int nhops)
+{
+	int64_t lat = 0;
+	for (int h = 0; h < nhops; h++)
+		lat += n->links[route[h]].lat_ps;
+	return lat;
+}
+
+int64_t gm_net_estimate_ps(const gm_net *n, const uint32_t *route, int nhops, double bytes)
+{
+	double bw = INFINITY;
+	for (int h = 0; h < nhops; h++)
+		bw = fmin(bw, n->links[route[h]].bw_Bps);
+	int64_t t = gm_net_route_latency(n, route, nhops);
+	if (bytes > 0)
+		t += (int64_t)ceil(bytes / bw * 1e12);
+	return t;
+}
+
+static void link_add_flow(gm_net *n, uint32_t lid, uint32_t fid, int hop)
+{
+	gm_link *l = &n->links[lid];
+	if (l->capflows < 2) {
+		l->capflows = 2;
+	} else if (l->nflows == l->capflows) {
+		uint32_t *nf = g_new(uint32_t, l->capflows * 2);
+		memcpy(nf, gm_link_flows(l), l->nflows * sizeof(uint32_t));
+		if (l->capflows > 2)
+			g_free(l->fl.heap);
+		l->capflows *= 2;
+		l->fl.heap = nf;
+	}
+	if (l->nflows == 0)
+		l->busy_since = n->eng->now;
+	n->flows[fid].slot[hop] = l->nflows;
+	gm_link_flows(l)[l->nflows++] = fid;
+	if (l->nflows > l->max_flows)
+		l->max_flows = l->nflows;
+}
+
+static void link_remove_flow(gm_net *n, uint32_t lid, uint32_t fid, int hop)
+{
+	gm_link *l = &n->links[lid];
+	uint32_t s = n->flows[fid].slot[hop];
+	uint32_t *lf = gm_link_flows(l);
+	g_assert(s < l->nflows && lf[s] == fid);
+	uint32_t moved = lf[--l->nflows];
+	if (moved != fid) {
+		lf[s] = moved;
+		gm_flow *mf = &n->flows[moved];
+		for (int h = 0; h < mf->nhops; h++)
+			if (mf->links[h] == lid) {
+				mf->slot[h] = s;
+				break;
+			}
+	}
+	if (l->nflows == 0)
+		l->busy_ps += n->eng->now - l->busy_since;
+}
+
+static void comp_push_link(gm_net *n, uint32_t lid)
+{
+	if (n->ncomp_links == n->capcomp_links) {
+		n->capcomp_links = n->capcomp_links ? n->capcomp_links * 2 : 64;
+		n->comp_links = g_renew(uint32_t, n->comp_links, n->capcomp_links);
+	}
+	n->comp_links[n->ncomp_links++] = lid;
+	n->links[lid].mark = n->epoch;
+}
+
+static void comp_push_flow(gm_net *n, uint32_t fid)
+{
+	if (n->ncomp_flows == n->capcomp_flows) {
+		n->capcomp_flows = n->capcomp_flows ? n->capcomp_flows * 2 : 64;
+		n->comp_flows = g_renew(uint32_t, n->comp_flows, n->capcomp_flows);
+	}
+	n->comp_flows[n->ncomp_flows++] = fid;
+	n->flows[fid].mark = n->epoch;
+}
+
+/* Collect the component reachable from the given seed links. */
+static void collect(gm_net *n, const uint32_t *seeds, int nseeds)
+{
+	n->epoch++;
+	if (n->epoch == 0) { /* wrapped: clear marks */
+		for (uint32_t i = 0; i < n->nlinks; i++)
+			n->links[i].mark = 0;
+		for (uint32_t i = 0; i < n->capflows; i++)
+			n->flows[i].mark = 0;
+		n->epoch = 1;
+	}
+	n->ncomp_links = n->ncomp_flows = 0;
+	for (int i = 0; i < nseeds; i++)
+		if (n->links[seeds[i]].mark != n->epoch)
+			comp_push_link(n, seeds[i]);
+	for (uint32_t li = 0; li < n->ncomp_links; li++) {
+		gm_link *l = &n->links[n->comp_links[li]];
+		for (uint32_t k = 0; k < l->nflows; k++) {
+			uint32_t fid = gm_link_flows(l)[k];
+			if (n->flows[fid].mark == n->epoch)
+				continue;
+			comp_push_flow(n, fid);
+			gm_flow *f = &n->flows[fid];
+			for (int h = 0; h < f->nhops; h++)
+				if (n->links[f->links[h]].mark != n->epoch)
+					comp_push_link(n, f->links[h]);
+		}
+	}
+	n->comp_flow_visits += n->ncomp_flows;
+}
+
+static void schedule_done(gm_net *n, uint32_t fid)
+{
+	gm_flow *f = &n->flows[fid];
+	f->version++;
+	/* round up to whole picoseconds (a cast truncates; add one if it did) */
+	double dt = f->remaining / f->rate * 1e12;
+	int64_t idt = (int64_t)dt;
+	int64_t t = n->eng->now + idt + ((double)idt < dt);
+	ge_schedule(n->eng, t, n->ent_id, EV_FLOW_DONE, ((uint64_t)fid << 32) | f->version);
+}
+
+/* Progressive filling over the collected component; reschedules the
+ * completion of every flow whose rate changed. */
+static void solve(gm_net *n)
+{
+	int64_t now = n->eng->now;
+	n->recomputes++;
+	for (uint32_t i = 0; i < n->ncomp_links; i++) {
+		gm_link *l = &n->links[n->comp_links[i]];
+		l->cap_left = l->bw_Bps;
+		l->unfixed = l->nflows;
+	}
+	for (uint32_t i = 0; i < n->ncomp_flows; i++)
+		n->flows[n->comp_flows[i]].fixed = 0;
+	uint32_t left = n->ncomp_flows;
+	while (left > 0) {
+		gm_link *best = NULL;
+		double best_share = INFINITY;
+		for (uint32_t i = 0; i < n->ncomp_links; i++) {
+			gm_link *l = &n->links[n->comp_links[i]];
+			if (l->unfixed == 0)
+				continue;
+			double share = l->cap_left / l->unfixed;
+			if (share < best_share) {
+				best_share = share;
+				best = l;
+			}
+		}
+		g_assert(best);
+		/* rounding may leave a saturated link a hair below zero */
+		if (best_share < best->bw_Bps * 1e-12)
+			best_share = best->bw_Bps * 1e-12;
+		for (uint32_t k = 0; k < best->nflows; k++) {
+			gm_flow *f = &n->flows[gm_link_flows(best)[k]];
+			if (f->fixed)
+				continue;
+			f->fixed = 1;
+			left--;
+			/* settle the bytes moved at the old rate, then change it */
+			double new_rate = best_share;
+			if (new_rate != f->rate) {
+				f->remaining -= f->rate * (double)(now - f->last_t) * 1e-12;
+				if (f->remaining < 0)
+					f->remaining = 0;
+				f->last_t = now;
+				f->rate = new_rate;
+				schedule_done(n, (uint32_t)(f - n->flows));
+			}
+			for (int h = 0; h < f->nhops; h++) {
+				gm_link *hl = &n->links[f->links[h]];
+				hl->cap_left -= new_rate;
+				hl->unfixed--;
+			}
+		}
+	}
+	if (n->trace && n->trace->f) {
+		for (uint32_t i = 0; i < n->ncomp_links; i++) {
+			gm_link *l = &n->links[n->comp_links[i]];
+			double used = 0;
+			for (uint32_t k = 0; k < l->nflows; k++)
+				used += n->flows[gm_link_flows(l)[k]].rate;
+			ge_trace_counter(n->trace, n->trace_pid, l->name, now, used / l->bw_Bps);
+		}
+	}
+}
+
+uint32_t gm_net_start(gm_net *n, const uint32_t *route, int nhops, double bytes, uint64_t tag)
+{
+	g_assert(nhops >= 1 && nhops <= GM_MAX_HOPS && bytes > 0);
+	uint32_t fid;
+	if (n->nfree > 0) {
+		fid = n->free_ids[--n->nfree];
+	} else {
+		uint32_t old = n->capflows;
+		n->capflows = old ? old * 2 : 256;
+		n->flows = g_renew(gm_flow, n->flows, n->capflows);
+		memset(n->flows + old, 0, (n->capflows - old) * sizeof(gm_flow));
+		n->free_ids = g_renew(uint32_t, n->free_ids, n->capflows);
+		for (uint32_t i = n->capflows; i > old + 1; i--)
+			n->free_ids[n->nfree++] = i - 1;
+		fid = old;
+	}
+	gm_flow *f = &n->flows[fid];
+	/* every field is set here (mark and version survive reuse: stale
+	 * events of the previous user of this slot must stay stale) */
+	f->nhops = (uint8_t)nhops;
+	f->active = 1;
+	f->fixed = 0;
+	f->bytes = f->remaining = bytes;
+	f->rate = 0;
+	f->last_t = n->eng->now;
+	f->tag = tag;
+	for (int h = 0; h < nhops; h++) {
+		f->links[h] = route[h];
+		link_add_flow(n, route[h], fid, h);
+	}
+	n->nactive++;
+	n->flows_started++;
+	n->bytes_started += bytes;
+	/* fast path: alone on every link of its route, the flow is a component
+	 * by itself and gets the route's bottleneck bandwidth */
+	bool alone = true;
+	double bw = INFINITY;
+	for (int h = 0; h < nhops && alone; h++) {
+		const gm_link *l = &n->links[route[h]];
+		alone = l->nflows == 1;
+		bw = l->bw_Bps < bw ? l->bw_Bps : bw;
+	}
+	if (alone && !(n->trace && n->trace->f)) {
+		f->rate = bw;
+		schedule_done(n, fid);
+		return fid;
+	}
+	collect(n, route, nhops);
+	solve(n);
+	return fid;
+}
+
+static gc_status net_handle(ge_engine *e, void *self, const ge_event *ev)
+{
+	gm_net *n = self;
+	uint32_t fid = (uint32_t)(ev->arg >> 32);
+	uint32_t ver = (uint32_t)ev->arg;
+	gm_flow *f = &n->flows[fid];
+	if (!f->active || f->version != ver)
+		return GC_OK; /* superseded by a rate change */
+	uint32_t route[GM_MAX_HOPS];
+	int nhops = f->nhops;
+	memcpy(route, f->links, sizeof(route));
+	for (int h = 0; h < nhops; h++) {
+		link_remove_flow(n, route[h], fid, h);
+		n->links[route[h]].bytes += f->bytes;
+	}
+	f->active = 0;
+	f->remaining = 0;
+	n->nactive--;
+	n->bytes_done += f->bytes;
+	uint64_t tag = f->tag;
+	n->free_ids[n->nfree++] = fid;
+	/* fast path: the flow was alone on its route, nobody's rate changes */
+	bool empty = true;
+	for (int h = 0; h < nhops && empty; h++)
+		empty = n->links[route[h]].nflows == 0;
+	if (empty && !(n->trace && n->trace->f)) {
+		n->on_done(n->ctx, tag, e->now);
+		return GC_OK;
+	}
+	collect(n, route, nhops);
+	if (n->ncomp_flows > 0)
+		solve(n);
+	else if (n->trace && n->trace->f)
+		for (int h = 0; h < nhops; h++)
+			ge_trace_counter(n->trace, n->trace_pid, n->links[route[h]].name, e->now, 0);
+	n->on_done(n->ctx, tag, e->now);
+	return GC_OK;
+}
+
+void gm_net_finish_stats(gm_net *n, int64_t t)
+{
+	for (uint32_t i = 0; i < n->nlinks; i++)
+		if (n->links[i].nflows > 0) {
+			n->links[i].busy_ps += t - n->links[i].busy_since;
+			n->links[i].busy_since = t;
+		}
+}
+
+gc_status gm_net_check(const gm_net *n, char **errmsg)
+{
+	double outstanding = 0;
+	uint32_t active = 0;
+	for (uint32_t fid = 0; fid < n->capflows; fid++) {
+		const gm_flow *f = &n->flows[fid];
+		if (!f->active)
+			continue;
+		active++;
+		double rem = f->remaining - f->rate * (double)(n->eng->now - f->last_t) * 1e-12;
+		if (!(f->rate > 0) || rem < -1e-6 * f->bytes - 1e-6 || rem > f->bytes) {
+			*errmsg = g_strdup_printf("flow %u: rate %g B/s, remaining %g B", fid, f->rate, rem);
+			return GC_ERR_INTERNAL;
+		}
+		outstanding += f->bytes;
+		for (int h = 0; h < f->nhops; h++) {
+			const gm_link *l = &n->links[f->links[h]];
+			if (f->slot[h] >= l->nflows || gm_link_flows_c(l)[f->slot[h]] != fid) {
+				*errmsg = g_strdup_printf("flow %u not listed on link %s", fid, l->name);
+				return GC_ERR_INTERNAL;
+			}
+		}
+	}
+	if (active != n->nactive) {
+		*errmsg = g_strdup_printf("%u active flows, counter says %u", active, n->nactive);
+		return GC_ERR_INTERNAL;
+	}
+	for (uint32_t i = 0; i < n->nlinks; i++) {
+		const gm_link *l = &n->links[i];
+		double sum = 0;
+		for (uint32_t k = 0; k < l->nflows; k++)
+			sum += n->flows[gm_link_flows_c(l)[k]].rate;
+		if (sum > l->bw_Bps * (1 + 1e-9)) {
+			*errmsg = g_strdup_printf("link %s oversubscribed: %g of %g B/s", l->name, sum,
+						  l->bw_Bps);
+			return GC_ERR_INTERNAL;
+		}
+	}
+	double err = fabs(n->bytes_started - n->bytes_done - outstanding);
+	if (err > 1e-6 * n->bytes_started + 1) {
+		*errmsg = g_strdup_printf("bytes not conserved: started %.0f, done %.0f, in flight %.0f",
+					  n->bytes_started, n->bytes_done, outstanding);
+		return GC_ERR_INTERNAL;
+	}
+	return GC_OK;
+}
+
+static gc_status net_check(const ge_engine *e, const void *self, char **errmsg)
+{
+	return gm_net_check(self, errmsg);
+}

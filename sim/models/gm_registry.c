@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/* gm_registry: the model table (see gm_registry.h). Order is display order. */
+#include "gm_registry.h"
+
+#include <string.h>
+
+static const gm_model_info models[] = {
+	{"engine", "engine",
+	 "discrete events in integer picoseconds, ordered by (time, seq); per-entity RNG streams",
+	 "ROSS-style entity/event design; deterministic tie-breaking", "seed, sim.check"},
+	{"flow", "fidelity",
+	 "flow-level: concurrent transfers share links by max-min fairness, recomputed per "
+	 "start/end on the affected component",
+	 "Bertsekas & Gallager, Data Networks, 6.5.2 (progressive filling)", "sim.fidelity"},
+	{"analytical", "fidelity",
+	 "closed-form pipelined alpha-beta time of the same schedule, no events",
+	 "Hockney alpha-beta; NCCL tuning.cc latency x steps + bytes / bw", "sim.fidelity"},
+	{"link", "link",
+	 "one direction of a channel: bandwidth per direction and one-way latency (full duplex = two links)",
+	 "Hockney T = alpha + beta m", "topology.link.bandwidth, topology.link.latency"},
+	{"gpu", "device",
+	 "a GPU runs one kernel per collective: starts after the launch latency, one strand per "
+	 "channel, reductions fused with data movement",
+	 "NCCL kernel structure (one CTA per channel); base latency from NCCL tuning.cc",
+	 "topology.launch_latency"},
+	{"nvswitch", "link",
+	 "NVSwitch node: each GPU's NVLink port (bandwidth per direction, per-message latency) into a "
+	 "non-blocking crossbar",
+	 "p2pBandwidthLatencyTest 8xH100 374 GB/s; NCCL hwLat NVLink Simple 3.4 us",
+	 "topology.nvlink.bandwidth, topology.nvlink.latency"},
+	{"pcie", "link", "PCIe path from a GPU to its NIC (GPUDirect RDMA through the PCIe switch)",
+	 "H200 PCIe Gen5 52 GB/s measured (Azure ND H200 v5)",
+	 "topology.pcie.bandwidth, topology.pcie.latency"},
+	{"nic", "link",
+	 "one NIC per GPU into a non-blocking network: line rate per direction, per-message latency",
+	 "ConnectX-7 400 Gb/s; NCCL hwLat NET Simple 14 us",
+	 "topology.nic.bandwidth, topology.nic.latency"},
+	{"flat", "topology", "N GPUs on one non-blocking switch (link.latency = one-way GPU-to-GPU)",
+	 "alpha-beta model of a single-switch cluster", "topology.gpus, topology.link.*"},
+	{"dgx-h100", "topology",
+	 "DGX H100 nodes: 8 GPUs on NVSwitch, one 400 Gb/s NIC per GPU, non-blocking network",
+	 "NVIDIA DGX H100 user guide; defaults in shared/reference/", "topology.preset, topology.nodes"},
+	{"ring", "algorithm",
+	 "NCCL ring: per channel a ring, loops of per-rank chunks, steps of slices; allreduce "
+	 "2(n-1) steps, allgather and reduce-scatter n-1",
+	 "NVIDIA/nccl src/device/all_reduce.h (runRing); Patarasuk & Yuan 2009",
+	 "collective.channels, collective.chunk, collective.slice"},
+	{"tree", "algorithm",
+	 "NCCL double binary tree: chain inside each node, two complementary binary trees across "
+	 "nodes, up (reduce) and down (broadcast) pipelined",
+	 "Sanders, Speck & Traeff 2009; NVIDIA/nccl src/graph/trees.cc",
+	 "collective.channels, collective.slice"},
+	{"sendrecv", "algorithm", "each rank sends to rank+1 and receives from rank-1 (nccl-tests sendrecv_perf)",
+	 "NVIDIA/nccl-tests src/sendrecv.cu", "collective.slice"},
+	{"credits", "link",
+	 "per-connection receive buffer: a send waits until its message fits (NCCL slots)",
+	 "NCCL Simple buffer 4 MiB in 8 slots", "collective.buffer"},
+};
+
+size_t gm_registry_count(void)
+{
+	return sizeof(models) / sizeof(models[0]);
+}
+
+const gm_model_info *gm_registry_at(size_t i)
+{
+	return i < gm_registry_count() ? &models[i] : NULL;
+}
+
+const gm_model_info *gm_registry_find(const char *name)
+{
+	for (size_t i = 0; i < gm_registry_count(); i++)
+		if (strcmp(models[i].name, name) == 0)
+			return &models[i];
+	return NULL;
+}

@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: MIT */
+/* gm_run: scenario execution and nccl-tests-style reporting (see gm_run.h). */
+#include "gm_run.h"
+
+#include <glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "../core/gc_units.h"
+#include "gm_scenario.h"
+
+#define GCSIM_VERSION "0.1.0"
+
+static gs_coll coll_of(const char *s)
+{
+	if (!strcmp(s, "allgather"))
+		return GS_COLL_ALLGATHER;
+	if (!strcmp(s, "reducescatter"))
+		return GS_COLL_REDUCESCATTER;
+	if (!strcmp(s, "sendrecv"))
+		return GS_COLL_SENDRECV;
+	return GS_COLL_ALLREDUCE;
+}
+
+static gs_dtype dtype_of(const char *s)
+{
+	if (!strcmp(s, "int32"))
+		return GS_DT_I32;
+	if (!strcmp(s, "double"))
+		return GS_DT_F64;
+	if (!strcmp(s, "uint8"))
+		return GS_DT_U8;
+	return GS_DT_F32;
+}
+
+static gc_status collective_from_config(const gc_config *cfg, const gt_topo *t, gs_params *p,
+					char **errmsg)
+{
+	memset(p, 0, sizeof(*p));
+	p->coll = coll_of(gc_config_str(cfg, "collective.op"));
+	p->algo = strcmp(gc_config_str(cfg, "collective.algo"), "tree") == 0 ? GS_ALGO_TREE : GS_ALGO_RING;
+	p->dtype = dtype_of(gc_config_str(cfg, "collective.dtype"));
+	p->nranks = t->ngpus;
+	int64_t ch = gc_config_int(cfg, "collective.channels");
+	p->nchannels = ch > 0 ? (int)ch : t->default_channels;
+	p->chunk_bytes = gc_config_bytes(cfg, "collective.chunk");
+	p->slice_bytes = gc_config_bytes(cfg, "collective.slice");
+	p->ranks_per_node = t->gpus_per_node;
+	if (p->algo == GS_ALGO_TREE && p->coll != GS_COLL_ALLREDUCE)
+		return gc_config_error(cfg, "collective.algo", errmsg,
+				       "tree is implemented for allreduce only, not %s", gs_coll_name(p->coll));
+	if (p->slice_bytes > p->chunk_bytes)
+		return gc_config_error(cfg, "collective.slice", errmsg,
+				       "slice (%llu B) must not exceed collective.chunk (%llu B)",
+				       (unsigned long long)p->slice_bytes,
+				       (unsigned long long)p->chunk_bytes);
+	size_t n;
+	const uint64_t *sizes = gc_config_bytes_list(cfg, "collective.sizes", &n);
+	for (size_t i = 0; i < n; i++)
+		if (sizes[i] < gs_dtype_size(p->dtype))
+			return gc_config_error(cfg, "collective.sizes", errmsg,
+					       "size %llu B is smaller than one %s element",
+					       (unsigned long long)sizes[i], gs_dtype_name(p->dtype));
+	return GC_OK;
+}
+
+static uint64_t count_of(const gs_params *p)
+{
+	uint64_t c = p->bytes / gs_dtype_size(p->dtype);
+	if (p->coll == GS_COLL_ALLGATHER || p->coll == GS_COLL_REDUCESCATTER)
+		c /= (uint64_t)p->nranks;
+	return c;
+}
+
+void gm_run_free(gm_run *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->npts; i++) {
+		g_free(r->pts[i].r.links);
+		if (r->cmp)
+			g_free(r->cmp[i].r.links);
+	}
+	g_free(r->pts);
+	g_free(r->cmp);
+	g_free(r->path);
+	if (r->cfg)
+		gc_config_free(r->cfg);
+	g_free(r);
+}
+
+/* Time every size with parameters `base`; fills pts[0..n). */
+static gc_status run_sizes(const gm_run *r, const gs_params *base, const uint64_t *sizes, size_t n,
+			   gm_coll_opts *co, bool links, gm_point *pts, ge_trace *trace,
+			   char **errmsg)
+{
+	gc_status st = GC_OK;
+	ge_trace *saved = co->trace;
+	co->trace = trace && trace->f ? trace : NULL;
+	for (size_t i = 0; i < n && st == GC_OK; i++) {
+		gs_params p = *base;
+		p.bytes = sizes[i];
+		gs_gen *gen = NULL;
+		st = gs_gen_create(&p, &gen, errmsg);
+		if (st != GC_OK)
+			break;
+		gm_point *pt = &pts[i];
+		if (r->analytical)
+			st = gm_coll_analytic(&r->topo, gen, co, &pt->r, errmsg);
+		else
+			st = gm_coll_simulate(&r->topo, gen, co, links, &pt->r, errmsg);
+		if (st == GC_OK) {
+			pt->bytes = gen->p.bytes;
+			pt->count = count_of(&gen->p);
+			pt->time_us = (double)pt->r.time_ps * 1e-6;
+			double secs = (double)pt->r.time_ps * 1e-12;
+			pt->algbw_GBps = secs > 0 ? (double)pt->bytes / secs * 1e-9 : 0;
+			pt->busbw_GBps = pt->algbw_GBps * gs_busbw_factor(p.coll, p.nranks);
+			if (co->trace)
+				co->trace->offset_ps += pt->r.total_ps;
+		} else {
+			char *m = *errmsg;
+			*errmsg = g_strdup_printf("%s: size %llu B: %s", r->path, (unsigned long long)sizes[i], m);
+			g_free(m);
+		}
+		gs_gen_free(gen);
+	}
+	co->trace = saved;
+	return st;
+}
+
+gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, char **errmsg)
+{
+	*out = NULL;
+	gm_run *r = g_new0(gm_run, 1);
+	r->path = g_strdup(path);
+	gc_status st = gm_scenario_load(path, o->sets, &r->cfg, errmsg);
+	if (st == GC_OK)
+		st = gt_topo_from_config(r->cfg, &r->topo, errmsg);
+	if (st == GC_OK)
+		st = collective_from_config(r->cfg, &r->topo, &r->base, errmsg);
+	if (st != GC_OK) {
+		gm_run_free(r);
+		return st;
+	}
+	r->analytical = strcmp(gc_config_str(r->cfg, "sim.fidelity"), "analytical") == 0;
+	gm_coll_opts co = {
+		.buffer_bytes = gc_config_bytes(r->cfg, "collective.buffer"),
+		.iters = (int)gc_config_int(r->cfg, "collective.iters"),
+		.seed = (uint64_t)gc_config_int(r->cfg, "seed"),
+		.check = gc_config_bool(r->cfg, "sim.check"),
+	};
+	ge_trace trace = {0};
+	if (o->trace_path && !r->analytical) {
+		st = ge_trace_open(&trace, o->trace_path, errmsg);
+		if (st != GC_OK) {
+			gm_run_free(r);
+			return st;
+		}
+		co.trace = &trace;
+		co.trace_links = 1;
+	}
+	size_t n;
+	const uint64_t *sizes = gc_config_bytes_list(r->cfg, "collective.sizes", &n);
+	r->pts = g_new0(gm_point, n);
+	r->npts = n; /* zeroed points: freeing is safe whatever happens below */
+	gs_params q = r->base;
+	const char *cmp = gc_config_str(r->cfg, "collective.compare");
+	if (strcmp(cmp, "none") != 0) {
+		q.algo = strcmp(cmp, "tree") == 0 ? GS_ALGO_TREE : GS_ALGO_RING;
+		if (q.algo == r->base.algo)
+			st = gc_config_error(r->cfg, "collective.compare", errmsg,
+					     "compares %s with itself; name the other algorithm", cmp);
+		else if (q.algo == GS_ALGO_TREE && q.coll != GS_COLL_ALLREDUCE)
+			st = gc_config_error(r->cfg, "collective.compare", errmsg,
+					     "tree is implemented for allreduce only");
+		r->compare = true;
+		r->compare_algo = q.algo;
+		r->cmp = g_new0(gm_point, n);
+	}
+	if (st == GC_OK)
+		st = run_sizes(r, &r->base, sizes, n, &co, o->links, r->pts, &trace, errmsg);
+	if (st == GC_OK && r->compare)
+		st = run_sizes(r, &q, sizes, n, &co, false, r->cmp, NULL, errmsg);
+	if (co.trace) {
+		if (st == GC_OK)
+			st = ge_trace_close(&trace, errmsg);
+		else
+			ge_trace_abort(&trace);
+	}
+	if (st != GC_OK) {
+		gm_run_free(r);
+		return st;
+	}
+	*out = r;
+	return GC_OK;
+}
+
+/* nccl-tests time column: width 7, fewer decimals as the value grows. */
+static void fmt_time(GString *g, double us)
+{
+	if (us >= 10000.0)
+		g_string_append_printf(g, "%10.0f", us);
+	else if (us >= 100.0)
+		g_string_append_printf(g, "%10.1f", us);
+	else
+		g_string_append_printf(g, "%10.2f", us);
+}
+
+void gm_run_format_table(const gm_run *r, void *gstring_out)
+{
+	GString *g = gstring_out;
+	const gs_params *p = &r->base;
+	char desc[256], b1[32], b2[32], b3[32];
+	gt_topo_describe(&r->topo, desc, sizeof(desc));
+	const char *name = gc_config_str(r->cfg, "name");
+	g_string_append_printf(g, "# gcsim %s  scenario: %s%s%s%s\n", GCSIM_VERSION, r->path,
+			       name[0] ? " (" : "", name, name[0] ? ")" : "");
+	g_string_append_printf(g, "# topology  : %s\n", desc);
+	g_string_append_printf(g, "# collective: %s, algo %s, %d ranks, %d channel%s, chunk %s, slice %s, "
+			       "buffer %s\n",
+			       gs_coll_name(p->coll), gs_algo_name(p->algo), p->nranks, p->nchannels,
+			       p->nchannels == 1 ? "" : "s",
+			       gc_fmt_bytes(p->chunk_bytes, b1, sizeof(b1)),
+			       gc_fmt_bytes(p->slice_bytes, b2, sizeof(b2)),
+			       gc_fmt_bytes(gc_config_bytes(r->cfg, "collective.buffer"), b3, sizeof(b3)));
+	g_string_append_printf(g, "# model     : %s, launch %s, iters %lld, seed %lld\n",
+			       r->analytical ? "analytical (closed form)" : "flow (max-min fair sharing)",
+			       gc_fmt_time_ps(r->topo.launch_ps, b1, sizeof(b1)),
+			       (long long)gc_config_int(r->cfg, "collective.iters"),
+			       (long long)gc_config_int(r->cfg, "seed"));
+	g_string_append(g, "#\n");
+	g_string_append(g, "#       size         count      type   redop    root       time    algbw    busbw\n");
+	g_string_append(g, "#        (B)    (elements)                                 (us)   (GB/s)   (GB/s)\n");
+	double sum = 0;
+	for (size_t i = 0; i < r->npts; i++) {
+		const gm_point *pt = &r->pts[i];
+		g_string_append_printf(g, "%12llu  %12llu  %8s  %6s  %6d", (unsigned long long)pt->bytes,
+				       (unsigned long long)pt->count, gs_dtype_name(p->dtype),
+				       gc_config_str(r->cfg, "collective.redop"), -1);
+		fmt_time(g, pt->time_us);
+		g_string_append_printf(g, " %8.2f %8.2f\n", pt->algbw_GBps, pt->busbw_GBps);
+		sum += pt->busbw_GBps;
+	}
+	g_string_append_printf(g, "# Avg bus bandwidth    : %g\n", r->npts ? sum / (double)r->npts : 0.0);
+}
+
+void gm_run_format_compare(const gm_run *r, void *gstring_out)
+{
+	GString *g = gstring_out;
+	if (!r->compare)
+		return;
+	const char *a = gs_algo_name(r->base.algo), *b = gs_algo_name(r->compare_algo);
+	g_string_append_printf(g, "#\n# compare: %s vs %s\n", a, b);
+	g_string_append_printf(g, "#       size   %8s(us)   %8s(us)   faster   ratio\n", a, b);
+	for (size_t i = 0; i < r->npts; i++) {
+		double ta = r->pts[i].time_us, tb = r->cmp[i].time_us;
+		g_string_append_printf(g, "# %10llu %14.2f %14.2f   %6s  %6.2fx\n",
+				       (unsigned long long)r->pts[i].bytes, ta, tb, ta <= tb ? a : b,
+				       ta <= tb ? tb / ta : ta / tb);
+	}
+	int changes = 0;
+	for (size_t i = 1; i < r->npts; i++) {
+		bool fa = r->pts[i - 1].time_us <= r->cmp[i - 1].time_us;
+		bool fb = r->pts[i].time_us <= r->cmp[i].time_us;
+		if (fa == fb)
+			continue;
+		changes++;
+		g_string_append_printf(g, "# crossover: %s is faster up to %llu B, %s from %llu B\n",
+				       fa ? a : b, (unsigned long long)r->pts[i - 1].bytes, fb ? a : b,
+				       (unsigned long long)r->pts[i].bytes);
+	}
+	if (changes == 0 && r->npts > 0)
+		g_string_append_printf(g, "# crossover: none in this range; %s is faster at every size\n",
+				       r->pts[0].time_us <= r->cmp[0].time_us ? a : b);
+}
+
+void gm_run_format_csv(const gm_run *r, void *gstring_out)
+{
+	GString *g = gstring_out;
+	g_string_append(g, "size_bytes,count,type,redop,root,time_us,algbw_GBps,busbw_GBps\n");
+	for (size_t i = 0; i < r->npts; i++) {
+		const gm_point *pt = &r->pts[i];
+		g_string_append_printf(g, "%llu,%llu,%s,%s,-1,%.6f,%.6f,%.6f\n", (unsigned long long)pt->bytes,
+				       (unsigned long long)pt->count, gs_dtype_name(r->base.dtype),
+				       gc_config_str(r->cfg, "collective.redop"), pt->time_us,
+				       pt->algbw_GBps, pt->busbw_GBps);
+	}
+}
+
+static int cmp_link(const void *a, const void *b)
+{
+	const gm_link_stat *x = a, *y = b;
+	double ux = x->bytes / x->bw_Bps, uy = y->bytes / y->bw_Bps;
+	if (ux != uy)
+		return ux > uy ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+void gm_run_format_links(const gm_run *r, size_t max_rows, void *gstring_out)
+{
+	GString *g = gstring_out;
+	for (size_t i = 0; i < r->npts; i++) {
+		const gm_point *pt = &r->pts[i];
+		if (!pt->r.links)
+			continue;
+		gm_link_stat *ls = g_memdup2(pt->r.links, sizeof(gm_link_stat) * pt->r.nlinks);
+		qsort(ls, pt->r.nlinks, sizeof(*ls), cmp_link);
+		double t = (double)pt->r.total_ps;
+		g_string_append_printf(g, "#\n# links at size %llu B, busiest first (util = bytes / (bandwidth x time)):\n",
+				       (unsigned long long)pt->bytes);
+		g_string_append(g, "#   link                                bytes      busy     util  max-flows\n");
+		size_t shown = 0, idle = 0;
+		for (uint32_t k = 0; k < pt->r.nlinks; k++) {
+			if (ls[k].bytes == 0) {
+				idle++;
+				continue;
+			}
+			if (shown == max_rows)
+				continue;
+			double busy = t > 0 ? (double)ls[k].busy_ps / t : 0;
+			double util = t > 0 ? ls[k].bytes / (ls[k].bw_Bps * t * 1e-12) : 0;
+			g_string_append_printf(g, "#   %-28s %14.0f   %6.1f%%  %6.1f%%  %9u\n", ls[k].name,
+					       ls[k].bytes, 100 * busy, 100 * util, ls[k].max_flows);
+			shown++;
+		}
+		size_t used = pt->r.nlinks - idle;
+		if (used > shown)
+			g_string_append_printf(g, "#   ... %zu more links carried traffic\n", used - shown);
+		g_string_append_printf(g, "#   %zu of %u links carried no traffic\n", idle, pt->r.nlinks);
+		g_free(ls);
+	}
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gm_run: one scenario, end to end: load and check the YAML, build the
+ * topology and, for each message size, the collective's schedule; time it
+ * with the chosen fidelity; report in nccl-tests form.
+ *
+ * Nothing is written until every size has been simulated: a failure leaves
+ * no partial table, trace or results file behind.
+ */
+#ifndef GM_RUN_H
+#define GM_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../core/gc_config.h"
+#include "../sched/gs_sched.h"
+#include "../topologies/gt_topo.h"
+#include "gm_coll.h"
+
+typedef struct gm_run_opts {
+	const char *const *sets; /* --set KEY=VALUE, NULL-terminated (may be NULL) */
+	const char *trace_path;	 /* Chrome/Perfetto trace, or NULL */
+	bool links;		 /* keep per-link statistics */
+} gm_run_opts;
+
+typedef struct gm_point {
+	uint64_t bytes; /* effective nccl-tests size */
+	uint64_t count; /* elements, nccl-tests "count" */
+	double time_us;
+	double algbw_GBps, busbw_GBps;
+	gm_coll_result r;
+} gm_point;
+
+typedef struct gm_run {
+	gc_config *cfg;
+	char *path;
+	gt_topo topo;
+	gs_params base; /* collective parameters; bytes set per point */
+	bool analytical;
+	gm_point *pts;
+	size_t npts;
+	/* collective.compare: the same sizes with another algorithm */
+	bool compare;
+	gs_algo compare_algo;
+	gm_point *cmp;
+} gm_run;
+
+gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, char **errmsg);
+void gm_run_free(gm_run *r);
+
+/* nccl-tests-style table with a header block and "# Avg bus bandwidth". */
+void gm_run_format_table(const gm_run *r, void *gstring_out);
+/* With collective.compare: per size both times, the faster algorithm, and
+ * the crossover sizes where the faster one changes. */
+void gm_run_format_compare(const gm_run *r, void *gstring_out);
+/* size_bytes,count,type,redop,root,time_us,algbw_GBps,busbw_GBps */
+void gm_run_format_csv(const gm_run *r, void *gstring_out);
+/* Per size: the busiest links (bytes carried, busy fraction, utilization). */
+void gm_run_format_links(const gm_run *r, size_t max_rows, void *gstring_out);
+
+#endif

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gm_scenario: scenario schema tables and loading.
+ *
+ * Defaults carry their source (shared/reference/README.md unless noted).
+ */
+#include "gm_scenario.h"
+
+#include <glib.h>
+
+#include "../topologies/gt_topo.h"
+
+static const gc_param doc_params[] = {
+	{"schema_version", GC_P_INT, NULL, NULL, 1, 1,
+	 "scenario format version; this gcsim reads version 1", NULL},
+	{"name", GC_P_STRING, "", NULL, 1, 0, "short name shown in output headers", NULL},
+	{"description", GC_P_STRING, "", NULL, 1, 0, "free text", NULL},
+	{"seed", GC_P_INT, "1", NULL, 0, 9007199254740991.0,
+	 "seed of every per-entity random stream (same seed, same output)", NULL},
+};
+
+static const gc_param coll_params[] = {
+	{"collective.op", GC_P_ENUM, "allreduce", "allreduce|allgather|reducescatter|sendrecv", 1, 0,
+	 "the collective to time", NULL},
+	{"collective.algo", GC_P_ENUM, "ring", "ring|tree", 1, 0,
+	 "algorithm: ring, or NCCL-style double binary tree (allreduce only)", NULL},
+	{"collective.sizes", GC_P_BYTES_LIST, "32MiB", NULL, 1, 1.8446744073709552e19,
+	 "message sizes, nccl-tests 'size' semantics", "nccl-tests default -b 32M -e 32M"},
+	{"collective.dtype", GC_P_ENUM, "float", "float|int32|double|uint8", 1, 0,
+	 "element type", "nccl-tests default -d float"},
+	{"collective.redop", GC_P_ENUM, "sum", "sum", 1, 0, "reduction operator", NULL},
+	{"collective.channels", GC_P_INT, "0", NULL, 0, 256,
+	 "channels (concurrent rings/trees); 0 = the topology's default", NULL},
+	{"collective.chunk", GC_P_BYTES, "2MiB", NULL, 4, 1099511627776.0,
+	 "per-rank chunk of one pipeline loop",
+	 "NCCL Simple ring allreduce chunk (shared/reference/README.md)"},
+	{"collective.slice", GC_P_BYTES, "1MiB", NULL, 4, 1099511627776.0,
+	 "one message of the pipeline", "NCCL Simple slice (shared/reference/README.md)"},
+	{"collective.buffer", GC_P_BYTES, "4MiB", NULL, 4, 1099511627776.0,
+	 "receive buffer per connection (credits); a send waits for space",
+	 "NCCL Simple buffer 4 MiB in 8 slots (shared/reference/README.md)"},
+	{"collective.compare", GC_P_ENUM, "none", "none|ring|tree", 1, 0,
+	 "also time this algorithm at every size and print which is faster and the crossover", NULL},
+	{"collective.iters", GC_P_INT, "1", NULL, 1, 1000000,
+	 "back-to-back repetitions timed (the reported time is per operation)", NULL},
+};
+
+static const gc_param sim_params[] = {
+	{"sim.fidelity", GC_P_ENUM, "flow", "flow|analytical", 1, 0,
+	 "flow: event-driven max-min fair sharing; analytical: closed form", NULL},
+	{"sim.check", GC_P_BOOL, "false", NULL, 1, 0,
+	 "assert engine invariants after every event", NULL},
+};
+
+gc_config *gm_scenario_config_new(void)
+{
+	gc_config *cfg = gc_config_new();
+	gc_config_add_params(cfg, doc_params, G_N_ELEMENTS(doc_params));
+	gt_topo_register_params(cfg);
+	gc_config_add_params(cfg, coll_params, G_N_ELEMENTS(coll_params));
+	gc_config_add_params(cfg, sim_params, G_N_ELEMENTS(sim_params));
+	return cfg;
+}
+
+static gc_status finish(gc_config *cfg, gc_config **out, char **errmsg)
+{
+	gc_status st = gc_config_require(cfg, "schema_version", errmsg);
+	if (st == GC_OK)
+		st = gt_topo_check(cfg, errmsg);
+	if (st != GC_OK) {
+		gc_config_free(cfg);
+		return st;
+	}
+	*out = cfg;
+	return GC_OK;
+}
+
+gc_status gm_scenario_load(const char *path, const char *const *sets, gc_config **out,
+			   char **errmsg)
+{
+	gc_config *cfg = gm_scenario_config_new();
+	gc_status st = gc_config_load_file(cfg, path, errmsg);
+	for (size_t i = 0; st == GC_OK && sets && sets[i]; i++)
+		st = gc_config_set(cfg, sets[i], errmsg);
+	if (st != GC_OK) {
+		gc_config_free(cfg);
+		return st;
+	}
+	return finish(cfg, out, errmsg);
+}
+
+gc_status gm_scenario_load_string(const char *name, const char *text, size_t len,
+				  gc_config **out, char **errmsg)
+{
+	gc_config *cfg = gm_scenario_config_new();
+	gc_status st = gc_config_load_string(cfg, name, text, len, errmsg);
+	if (st != GC_OK) {
+		gc_config_free(cfg);
+		return st;
+	}
+	return finish(cfg, out, errmsg);
+}

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gs_sched: the schedule IR, the contract between collective algorithms and
+ * the three executors (CPU reference, simulator, GPU interpreter).
+ *
+ * A schedule is plain fixed-width data: for each rank r and each strand
+ * (channel) c in [0, nchannels), an ordered array of steps. Strands of one
+ * rank run concurrently; steps of one strand run strictly in order (a step
+ * starts when the previous step of its strand has completed) -- this is
+ * NCCL's execution model, where each channel runs its primitives in order,
+ * and it replaces general per-step dependency edges: any cross-strand or
+ * cross-rank ordering is expressed by messages.
+ *
+ * Messages: a step with a send part sends `bytes` to send_peer on the same
+ * channel; a step with a receive part consumes the next message on the
+ * connection (recv_peer -> this rank, same channel). Messages on one
+ * connection (src, dst, channel) are matched in FIFO order and the matched
+ * sizes must be equal.
+ *
+ * Buffers: every rank owns three byte buffers, INPUT, OUTPUT and SCRATCH, of
+ * the sizes given in gs_sched.buf_bytes (the same on every rank). A step's
+ * local operand is (src_buf, src_off) and its result location is
+ * (dst_buf, dst_off); offsets and bytes are multiples of the element size.
+ *
+ * Op semantics (R = received message, L = local src operand, op = reduction):
+ *   SEND                   send L
+ *   RECV                   dst := R
+ *   RECV_REDUCE_SEND       send (R op L)
+ *   RECV_COPY_SEND         dst := R; send R
+ *   RECV_REDUCE_COPY       dst := R op L
+ *   RECV_REDUCE_COPY_SEND  dst := R op L; send (R op L)
+ *   COPY                   dst := L
+ * No pointers: a schedule can be hashed, dumped as golden text, stored and
+ * copied to a GPU as is.
+ */
+#ifndef GS_SCHED_H
+#define GS_SCHED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/gc_status.h"
+
+typedef enum gs_op {
+	GS_OP_NOP = 0,
+	GS_OP_SEND,
+	GS_OP_RECV,
+	GS_OP_RECV_REDUCE_SEND,
+	GS_OP_RECV_COPY_SEND,
+	GS_OP_RECV_REDUCE_COPY,
+	GS_OP_RECV_REDUCE_COPY_SEND,
+	GS_OP_COPY,
+	GS_OP__COUNT
+} gs_op;
+
+enum gs_buf { GS_BUF_INPUT = 0, GS_BUF_OUTPUT = 1, GS_BUF_SCRATCH = 2, GS_BUF__COUNT };
+
+/* Properties of an op, for executors. */
+bool gs_op_sends(gs_op op);
+bool gs_op_recvs(gs_op op);
+bool gs_op_reduces(gs_op op);  /* uses L as a reduction operand */
+bool gs_op_reads_src(gs_op op); /* reads L (SEND, *_REDUCE_*, COPY) */
+bool gs_op_writes_dst(gs_op op);
+const char *gs_op_name(gs_op op); /* "SEND", "RECV_REDUCE_SEND", ... */
+
+typedef struct gs_step {
+	uint8_t op;	    /* gs_op */
+	uint8_t src_buf;    /* enum gs_buf */
+	uint8_t dst_buf;    /* enum gs_buf */
+	uint8_t flags;	    /* reserved, 0 */
+	int32_t send_peer;  /* rank, or -1 when the op does not send */
+	int32_t recv_peer;  /* rank, or -1 when the op does not receive */
+	uint32_t reserved;  /* 0 */
+	uint64_t src_off;
+	uint64_t dst_off;
+	uint64_t bytes;
+} gs_step;
+
+typedef enum gs_coll {
+	GS_COLL_ALLREDUCE = 0,
+	GS_COLL_ALLGATHER,
+	GS_COLL_REDUCESCATTER,
+	GS_COLL_SENDRECV,
+	GS_COLL__COUNT
+} gs_coll;
+
+typedef enum gs_algo { GS_ALGO_RING = 0, GS_ALGO_TREE, GS_ALGO__COUNT } gs_algo;
+
+typedef enum gs_dtype { GS_DT_F32 = 0, GS_DT_I32, GS_DT_F64, GS_DT_U8, GS_DT__COUNT } gs_dtype;
+
+const char *gs_coll_name(gs_coll c);   /* "allreduce", "allgather", "reducescatter", "sendrecv" */
+const char *gs_algo_name(gs_algo a);   /* "ring", "tree" */
+const char *gs_dtype_name(gs_dtype t); /* nccl-tests spelling: "float", "int32", "double", "uint8" */
+size_t gs_dtype_size(gs_dtype t);
+/* nccl-tests bus-bandwidth factor: allreduce 2(n-1)/n; allgather and
+ * reducescatter (n-1)/n; sendrecv 1. */
+double gs_busbw_factor(gs_coll c, int nranks);
+
+typedef struct gs_params {
+	gs_coll coll;
+	gs_algo algo;
+	gs_dtype dtype;
+	int nranks;		/* >= 1 */
+	uint64_t bytes;		/* nccl-tests "size": per-rank buffer for allreduce and
+				   sendrecv; total buffer for allgather and reducescatter */
+	int nchannels;		/* logical channels (>= 1); a generator may use more strands */
+	uint64_t chunk_bytes;	/* per-rank chunk of one loop (NCCL: 2 MiB, Simple) */
+	uint64_t slice_bytes;	/* one message (NCCL: 1 MiB, Simple); <= chunk_bytes */
+	int ranks_per_node;	/* ranks sharing a node (tree: chain length); divides nranks */
+} gs_params;
+
+/* Streaming generator: steps of any strand can be produced on demand, so an
+ * executor never needs the whole schedule in memory. */
+typedef struct gs_gen gs_gen;
+typedef struct gs_gen_ops {
+	/* number of steps in strand (rank, ch) */
+	uint64_t (*strand_len)(const gs_gen *g, int rank, int ch);
+	/* write steps [first, first + n) of strand (rank, ch) into out */
+	void (*fill)(const gs_gen *g, int rank, int ch, uint64_t first, uint32_t n, gs_step *out);
+	void (*destroy)(gs_gen *g);
+} gs_gen_ops;
+
+struct gs_gen {
+	const gs_gen_ops *ops;
+	gs_params p;			/* normalized copy (effective bytes, defaults) */
+	int nstrands;			/* strands per rank (IR channels) */
+	uint64_t buf_bytes[GS_BUF__COUNT]; /* per-rank buffer sizes */
+	void *priv;			/* generator state */
+};
+
+/* Create the generator for p. Errors (GC_ERR_INPUT) set *errmsg (g_free). */
+gc_status gs_gen_create(const gs_params *p, gs_gen **out, char **errmsg);
+void gs_gen_free(gs_gen *g);
+uint64_t gs_gen_total_steps(const gs_gen *g);
+
+/* A materialized schedule. */
+typedef struct gs_sched {
+	gs_params p;
+	int nranks;
+	int nstrands;
+	uint64_t buf_bytes[GS_BUF__COUNT];
+	uint64_t *strand_off; /* nranks*nstrands + 1 prefix offsets into steps */
+	gs_step *steps;
+} gs_sched;
+
+gs_sched *gs_sched_materialize(const gs_gen *g);
+void gs_sched_free(gs_sched *s);
+static inline const gs_step *gs_sched_strand(const gs_sched *s, int rank, int ch, uint64_t *len)
+{
+	uint64_t i = (uint64_t)rank * (uint64_t)s->nstrands + (uint64_t)ch;
+	*len = s->strand_off[i + 1] - s->strand_off[i];
+	return s->steps + s->strand_off[i];
+}
+/* Golden text dump, one line per step: "r<rank> c<ch> #<i> OP send=.. recv=.. src=BUF+off dst=BUF+off bytes=..". */
+void gs_sched_dump(const gs_sched *s, void *gstring_out);
+
+/* Validator: op fields, peers, buffer bounds, element alignment, FIFO
+ * send/recv matching with equal sizes, no deadlock with unlimited buffering,
+ * and (for reducing collectives) that every output element combines every
+ * rank's input exactly once. GC_OK or GC_ERR_INPUT/GC_ERR_DEADLOCK with a
+ * message naming the first offending step. */
+gc_status gs_sched_validate(const gs_sched *s, char **errmsg);
+
+/* CPU reference executor: fills every rank's INPUT with deterministic data
+ * derived from (rank, element index), executes the schedule moving real
+ * bytes, and compares every element of every rank's OUTPUT with the expected
+ * collective result. GC_OK or GC_ERR_INPUT with the first mismatch. */
+gc_status gs_refexec_run(const gs_sched *s, char **errmsg);
+
+#endif

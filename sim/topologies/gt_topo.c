@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gt_topo: flat and DGX-style topologies (see gt_topo.h), their parameter
+ * table and presets.
+ *
+ * Defaults and their sources (shared/reference/):
+ *  - NVLink per GPU per direction 374 GB/s: the unidirectional peer-to-peer
+ *    copy bandwidth measured with p2pBandwidthLatencyTest on 8xH100-SXM
+ *    (microbench_published.csv, 371-377 GB/s). It is the data rate one GPU
+ *    achieves through its 18 NVLink4 links (450 GB/s raw) after link-protocol
+ *    overhead; it is a point-to-point measurement, not a collective one.
+ *  - NVLink per-message latency 3.4 us: NCCL's per-hop latency for the Simple
+ *    protocol on NVLink (tuning.cc hwLat, ring), i.e. the fence + flag
+ *    handshake of one Simple step, which dominates the wire latency.
+ *  - NIC 400 Gb/s per GPU (ConnectX-7, one per GPU on DGX H100).
+ *  - Network per-message latency 14 us: NCCL's per-hop network latency for the
+ *    Simple protocol (tuning.cc hwLat NET, Simple): the GPU -> proxy thread ->
+ *    verbs post -> wire -> remote completion -> flag path of one step.
+ *  - PCIe Gen5 x16 52 GB/s measured (ND H200 v5 host<->device); its latency
+ *    is part of the network latency above.
+ *  - Kernel launch and collective setup 8.4 us: NCCL's base latency for Ring
+ *    and Tree with the Simple protocol (tuning.cc baseLat).
+ *  - Flat cluster link: 400 Gb/s and 2.8 us, the 64 B end-to-end InfiniBand
+ *    latency through one leaf switch (DeepSeek ISCA'25, Table 5).
+ */
+#include "gt_topo.h"
+
+#include <glib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/gc_units.h"
+
+#define BW_MAX 1e16
+#define LAT_MAX 1e15 /* 1000 s in ps */
+
+static const gc_param topo_params[] = {
+	{"topology.kind", GC_P_ENUM, "flat", "flat|dgx", 1, 0,
+	 "flat: GPUs on one non-blocking switch; dgx: NVSwitch nodes + one NIC per GPU", NULL},
+	{"topology.preset", GC_P_ENUM, "none", "none|dgx-h100", 1, 0,
+	 "named hardware preset supplying defaults (dgx-h100: DGX H100 nodes)", NULL},
+	{"topology.gpus", GC_P_INT, NULL, NULL, 1, 1048576,
+	 "number of GPUs (flat); for dgx, nodes x gpus_per_node", NULL},
+	{"topology.nodes", GC_P_INT, "1", NULL, 1, 131072, "number of nodes (dgx)", NULL},
+	{"topology.gpus_per_node", GC_P_INT, "8", NULL, 1, 64, "GPUs per node (dgx)",
+	 "DGX H100: 8 GPUs"},
+	{"topology.launch_latency", GC_P_TIME, "8.4us", NULL, 0, LAT_MAX,
+	 "kernel launch and collective setup before the first step",
+	 "NCCL tuning.cc base latency, Ring/Tree Simple (shared/reference/README.md)"},
+	{"topology.link.bandwidth", GC_P_BW, "400Gbps", NULL, 1, BW_MAX,
+	 "flat: each GPU's bandwidth per direction", "ConnectX-7 400 Gb/s"},
+	{"topology.link.latency", GC_P_TIME, "2.8us", NULL, 0, LAT_MAX,
+	 "flat: one-way GPU-to-GPU latency",
+	 "IB 64 B end-to-end same leaf, DeepSeek ISCA'25 (microbench_published.csv)"},
+	{"topology.nvlink.bandwidth", GC_P_BW, "374GB/s", NULL, 1, BW_MAX,
+	 "dgx: NVLink bandwidth per GPU per direction",
+	 "8xH100 p2pBandwidthLatencyTest unidirectional (microbench_published.csv)"},
+	{"topology.nvlink.latency", GC_P_TIME, "3.4us", NULL, 0, LAT_MAX,
+	 "dgx: per-message latency GPU to GPU through NVSwitch",
+	 "NCCL tuning.cc hwLat NVLink Ring Simple (shared/reference/README.md)"},
+	{"topology.nic.bandwidth", GC_P_BW, "400Gbps", NULL, 1, BW_MAX,
+	 "dgx: NIC line rate per direction (one NIC per GPU)", "ConnectX-7 400 Gb/s"},
+	{"topology.nic.latency", GC_P_TIME, "14us", NULL, 0, LAT_MAX,
+	 "dgx: per-message latency GPU to GPU across the network",
+	 "NCCL tuning.cc hwLat NET Simple (shared/reference/README.md)"},
+	{"topology.pcie.bandwidth", GC_P_BW, "52GB/s", NULL, 1, BW_MAX,
+	 "dgx: GPU<->NIC PCIe bandwidth per direction",
+	 "H200 PCIe Gen5 measured 52 GB/s (microbench_published.csv)"},
+	{"topology.pcie.latency", GC_P_TIME, "0us", NULL, 0, LAT_MAX,
+	 "dgx: GPU<->NIC PCIe latency (already part of nic.latency by default)", NULL},
+};
+
+void gt_topo_register_params(gc_config *cfg)
+{
+	gc_config_add_params(cfg, topo_params, G_N_ELEMENTS(topo_params));
+}
+
+static const char *const flat_only[] = {"topology.link.bandwidth", "topology.link.latency", NULL};
+static const char *const dgx_only[] = {
+	"topology.nodes",	  "topology.gpus_per_node", "topology.nvlink.bandwidth",
+	"topology.nvlink.latency", "topology.nic.bandwidth", "topology.nic.latency",
+	"topology.pcie.bandwidth", "topology.pcie.latency",  NULL};
+
+gc_status gt_topo_check(gc_config *cfg, char **errmsg)
+{
+	const char *preset = gc_config_str(cfg, "topology.preset");
+	if (strcmp(preset, "dgx-h100") == 0) {
+		const char *o = "preset dgx-h100";
+		if (gc_config_is_set(cfg, "topology.kind") &&
+		    strcmp(gc_config_str(cfg, "topology.kind"), "dgx") != 0)
+			return gc_config_error(cfg, "topology.kind", errmsg,
+					       "preset dgx-h100 describes kind dgx, not '%s'",
+					       gc_config_str(cfg, "topology.kind"));
+		gc_config_set_default(cfg, "topology.kind", "dgx", o);
+		gc_config_set_default(cfg, "topology.gpus_per_node", "8", o);
+		gc_config_set_default(cfg, "topology.nvlink.bandwidth", "374GB/s", o);
+		gc_config_set_default(cfg, "topology.nvlink.latency", "3.4us", o);
+		gc_config_set_default(cfg, "topology.nic.bandwidth", "400Gbps", o);
+		gc_config_set_default(cfg, "topology.nic.latency", "14us", o);
+		gc_config_set_default(cfg, "topology.pcie.bandwidth", "52GB/s", o);
+	}
+	bool flat = strcmp(gc_config_str(cfg, "topology.kind"), "flat") == 0;
+	const char *const *wrong = flat ? dgx_only : flat_only;
+	for (int i = 0; wrong[i]; i++)
+		if (gc_config_is_set(cfg, wrong[i]))
+			return gc_config_error(cfg, wrong[i], errmsg,
+					       "does not apply to topology kind %s", flat ? "flat" : "dgx");
+	if (flat)
+		return gc_config_require(cfg, "topology.gpus", errmsg);
+	int64_t total = gc_config_int(cfg, "topology.nodes") * gc_config_int(cfg, "topology.gpus_per_node");
+	if (total > 1048576)
+		return gc_config_error(cfg, "topology.nodes", errmsg,
+				       "nodes x gpus_per_node = %lld exceeds 1048576 GPUs", (long long)total);
+	if (gc_config_is_set(cfg, "topology.gpus") && gc_config_int(cfg, "topology.gpus") != total)
+		return gc_config_error(cfg, "topology.gpus", errmsg,
+				       "is %lld but nodes x gpus_per_node = %lld; give one or make them agree",
+				       (long long)gc_config_int(cfg, "topology.gpus"), (long long)total);
+	return GC_OK;
+}
+
+static gt_link_spec spec(const gc_config *cfg, const char *prefix)
+{
+	char k1[64], k2[64];
+	snprintf(k1, sizeof(k1), "%s.bandwidth", prefix);
+	snprintf(k2, sizeof(k2), "%s.latency", prefix);
+	return (gt_link_spec){gc_config_bw(cfg, k1), gc_config_time(cfg, k2)};
+}
+
+gc_status gt_topo_from_config(const gc_config *cfg, gt_topo *t, char **errmsg)
+{
+	memset(t, 0, sizeof(*t));
+	const char *preset = gc_config_str(cfg, "topology.preset");
+	if (strcmp(preset, "none") != 0)
+		g_strlcpy(t->preset, preset, sizeof(t->preset));
+	t->launch_ps = gc_config_time(cfg, "topology.launch_latency");
+	if (strcmp(gc_config_str(cfg, "topology.kind"), "flat") == 0) {
+		gc_status st = gc_config_require(cfg, "topology.gpus", errmsg);
+		if (st != GC_OK)
+			return st;
+		t->kind = GT_FLAT;
+		t->ngpus = (int)gc_config_int(cfg, "topology.gpus");
+		t->nodes = t->ngpus;
+		t->gpus_per_node = 1;
+		t->link = spec(cfg, "topology.link");
+		t->default_channels = 1;
+	} else {
+		t->kind = GT_DGX;
+		t->nodes = (int)gc_config_int(cfg, "topology.nodes");
+		t->gpus_per_node = (int)gc_config_int(cfg, "topology.gpus_per_node");
+		t->ngpus = t->nodes * t->gpus_per_node;
+		t->nvlink = spec(cfg, "topology.nvlink");
+		t->nic = spec(cfg, "topology.nic");
+		t->pcie = spec(cfg, "topology.pcie");
+		/* two channels per NIC: rings and trees then leave each node
+		 * through every NIC (NCCL builds as many channels as it needs to
+		 * cover all NICs, typically 2 per NIC on DGX H100) */
+		t->default_channels = 2 * t->gpus_per_node;
+	}
+	return GC_OK;
+}
+
+enum { DGX_NVL_UP, DGX_NVL_DOWN, DGX_PCIE_UP, DGX_PCIE_DOWN, DGX_NIC_TX, DGX_NIC_RX, DGX_NLINKS };
+
+void gt_topo_instantiate(const gt_topo *t, gm_net *net)
+{
+	g_assert(net->nlinks == 0);
+	char name[GM_LINK_NAME];
+	for (int g = 0; g < t->ngpus; g++) {
+		if (t->kind == GT_FLAT) {
+			snprintf(name, sizeof(name), "gpu%d.up", g);
+			gm_net_add_link(net, name, GM_LINK_GENERIC, t->link.bw_Bps, t->link.lat_ps);
+			snprintf(name, sizeof(name), "gpu%d.down", g);
+			gm_net_add_link(net, name, GM_LINK_GENERIC, t->link.bw_Bps, 0);
+			continue;
+		}
+		int node = g / t->gpus_per_node, loc = g % t->gpus_per_node;
+		snprintf(name, sizeof(name), "n%d.gpu%d.nvlink.tx", node, loc);
+		gm_net_add_link(net, name, GM_LINK_NVLINK, t->nvlink.bw_Bps, t->nvlink.lat_ps);
+		snprintf(name, sizeof(name), "n%d.gpu%d.nvlink.rx", node, loc);
+		gm_net_add_link(net, name, GM_LINK_NVLINK, t->nvlink.bw_Bps, 0);
+		snprintf(name, sizeof(name), "n%d.gpu%d.pcie.up", node, loc);
+		gm_net_add_link(net, name, GM_LINK_PCIE, t->pcie.bw_Bps, t->pcie.lat_ps);
+		snprintf(name, sizeof(name), "n%d.gpu%d.pcie.down", node, loc);
+		gm_net_add_link(net, name, GM_LINK_PCIE, t->pcie.bw_Bps, 0);
+		snprintf(name, sizeof(name), "n%d.nic%d.tx", node, loc);
+		gm_net_add_link(net, name, GM_LINK_NIC, t->nic.bw_Bps, t->nic.lat_ps);
+		snprintf(name, sizeof(name), "n%d.nic%d.rx", node, loc);
+		gm_net_add_link(net, name, GM_LINK_NIC, t->nic.bw_Bps, 0);
+	}
+}
+
+int gt_topo_node_of(const gt_topo *t, int gpu)
+{
+	return gpu / t->gpus_per_node;
+}
+
+int gt_topo_route(const gt_topo *t, int src, int dst, uint32_t *route)
+{
+	g_assert(src != dst && src >= 0 && dst >= 0 && src < t->ngpus && dst < t->ngpus);
+	if (t->kind == GT_FLAT) {
+		route[0] = (uint32_t)(2 * src);
+		route[1] = (uint32_t)(2 * dst + 1);
+		return 2;
+	}
+	uint32_t s = (uint32_t)src * DGX_NLINKS, d = (uint32_t)dst * DGX_NLINKS;
+	if (gt_topo_node_of(t, src) == gt_topo_node_of(t, dst)) {
+		route[0] = s + DGX_NVL_UP;
+		route[1] = d + DGX_NVL_DOWN;
+		return 2;
+	}
+	route[0] = s + DGX_PCIE_UP;
+	route[1] = s + DGX_NIC_TX;
+	route[2] = d + DGX_NIC_RX;
+	route[3] = d + DGX_PCIE_DOWN;
+	return 4;
+}
+
+void gt_topo_describe(const gt_topo *t, char *buf, size_t n)
+{
+	char b1[32], b2[32], b3[32], b4[32];
+	if (t->kind == GT_FLAT) {
+		snprintf(buf, n, "flat: %d GPUs on one non-blocking switch, %s per direction, %s one-way",
+			 t->ngpus, gc_fmt_bw_Bps(t->link.bw_Bps, b1, sizeof(b1)),
+			 gc_fmt_time_ps(t->link.lat_ps, b2, sizeof(b2)));
+		return;
+	}
+	snprintf(buf, n, "%s: %d node%s x %d GPUs; NVLink %s/GPU (%s), NIC %s/GPU (%s)",
+		 t->preset[0] ? t->preset : "dgx", t->nodes, t->nodes == 1 ? "" : "s", t->gpus_per_node,
+		 gc_fmt_bw_Bps(t->nvlink.bw_Bps, b1, sizeof(b1)),
+		 gc_fmt_time_ps(t->nvlink.lat_ps, b2, sizeof(b2)),
+		 gc_fmt_bw_Bps(t->nic.bw_Bps, b3, sizeof(b3)),
+		 gc_fmt_time_ps(t->nic.lat_ps, b4, sizeof(b4)));
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gt_topo: cluster topologies as link graphs with fixed routes.
+ *
+ * Kinds:
+ *  - flat: N GPUs on one non-blocking switch. Each GPU has an up link (GPU to
+ *    switch) and a down link (switch to GPU) of `topology.link.bandwidth`;
+ *    the whole one-way GPU-to-GPU latency `topology.link.latency` is charged
+ *    on the up link. Route(i, j) = up(i), down(j).
+ *  - dgx: nodes of `gpus_per_node` GPUs. Inside a node every GPU reaches an
+ *    NVSwitch fabric (modelled as a non-blocking crossbar) through its NVLink
+ *    port of `nvlink.bandwidth` per direction; route = nvl_up(i), nvl_down(j).
+ *    Across nodes, GPUDirect RDMA through the GPU's own NIC (one NIC per GPU,
+ *    on the GPU's PCIe switch) into a non-blocking network:
+ *    route = pcie_up(i), nic_tx(i), nic_rx(j), pcie_down(j).
+ *
+ * A topology is a description (parsed once from the scenario); each simulation
+ * instantiates its links into a fresh gm_net with gt_topo_instantiate, in a
+ * fixed order so that link ids are arithmetic and routes need no tables.
+ */
+#ifndef GT_TOPO_H
+#define GT_TOPO_H
+
+#include <stdint.h>
+
+#include "../core/gc_config.h"
+#include "../models/gm_net.h"
+
+typedef enum gt_kind { GT_FLAT = 0, GT_DGX } gt_kind;
+
+typedef struct gt_link_spec {
+	double bw_Bps;
+	int64_t lat_ps;
+} gt_link_spec;
+
+typedef struct gt_topo {
+	gt_kind kind;
+	char preset[32]; /* "" when none */
+	int ngpus;
+	int nodes;
+	int gpus_per_node;
+	int64_t launch_ps;
+	int default_channels;
+	gt_link_spec link;   /* flat */
+	gt_link_spec nvlink; /* dgx */
+	gt_link_spec pcie;   /* dgx */
+	gt_link_spec nic;    /* dgx */
+} gt_topo;
+
+/* Register the topology parameter table. */
+void gt_topo_register_params(gc_config *cfg);
+/* Apply preset defaults and check cross-key constraints. */
+gc_status gt_topo_check(gc_config *cfg, char **errmsg);
+/* Read a checked configuration into a description. */
+gc_status gt_topo_from_config(const gc_config *cfg, gt_topo *t, char **errmsg);
+
+/* Add this topology's links to net (link ids start at the net's current
+ * count, which must be 0). */
+void gt_topo_instantiate(const gt_topo *t, gm_net *net);
+/* Route from GPU src to GPU dst (src != dst) as link ids; returns hops. */
+int gt_topo_route(const gt_topo *t, int src, int dst, uint32_t *route);
+int gt_topo_node_of(const gt_topo *t, int gpu);
+/* One line describing the topology, e.g. "dgx-h100: 1 node x 8 GPUs, ...". */
+void gt_topo_describe(const gt_topo *t, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,17 @@
+#!/bin/sh
+# The include rule of docs/ARCHITECTURE.md: core <- sched <- engine <- models.
+cd "$(dirname "$0")/../.."
+n=0
+fail=0
+check() { # name, files, forbidden-include-regex
+	n=$((n + 1))
+	bad=$(grep -HnE "#include \"$3" $2 2>/dev/null || true)
+	if [ -z "$bad" ]; then echo "ok $n - $1"; else echo "not ok $n - $1"; echo "$bad" | sed 's/^/# /'; fail=1; fi
+}
+echo "1..5"
+check "sim/core includes nothing above it" "sim/core/*.[ch]" '(\.\./|sim/)?(sched|models|topologies|ge_)'
+check "sim/sched includes only core" "sim/sched/*.[ch]" '(\.\./)?(models|topologies|ge_|\.\./ge_)'
+check "the engine includes only core" "sim/ge_*.[ch]" '(models|topologies|sched)/'
+check "hw never includes the engine or models" "hw/*.[ch] hw/kernels/*" '(\.\./)*(sim/)?(ge_|models/|topologies/)'
+check "validate never includes engine internals" "validate/*.[ch]" '(\.\./)*(sim/)?(ge_|models/gm_net|models/gm_coll)'
+exit $fail

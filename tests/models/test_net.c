@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Flow network tests: one uncontended transfer agrees with the closed form,
+ * fair sharing and its re-computation, the textbook max-min example, and the
+ * check-mode invariants along the way.
+ */
+#include <glib.h>
+#include <math.h>
+
+#include "sim/models/gm_net.h"
+
+typedef struct done_log {
+	uint64_t tag[16];
+	ge_time t[16];
+	int n;
+} done_log;
+
+static void on_done(void *ctx, uint64_t tag, ge_time now)
+{
+	done_log *d = ctx;
+	d->tag[d->n] = tag;
+	d->t[d->n] = now;
+	d->n++;
+}
+
+typedef struct start_ev {
+	ge_time t;
+	uint32_t route[GM_MAX_HOPS];
+	int nhops;
+	double bytes;
+} start_ev;
+
+/* A tiny entity that starts flows at given times. */
+typedef struct starter {
+	gm_net *net;
+	const start_ev *evs;
+	int n;
+	uint32_t id;
+} starter;
+
+static gc_status st_init(ge_engine *e, void *self)
+{
+	starter *s = self;
+	for (int i = 0; i < s->n; i++)
+		ge_schedule(e, s->evs[i].t, s->id, 0, (uint64_t)i);
+	return GC_OK;
+}
+
+static gc_status st_handle(ge_engine *e, void *self, const ge_event *ev)
+{
+	starter *s = self;
+	const start_ev *x = &s->evs[ev->arg];
+	gm_net_start(s->net, x->route, x->nhops, x->bytes, ev->arg);
+	return GC_OK;
+}
+
+static const ge_entity_ops starter_ops = {.name = "starter", .init = st_init, .handle = st_handle};
+
+/* Links: bandwidths in B/s. Runs with check mode on. */
+static void run(const double *bw, int nlinks, const start_ev *evs, int n, done_log *d, gm_net *keep)
+{
+	ge_engine e;
+	ge_engine_init(&e, 1);
+	e.check = true;
+	gm_net net;
+	gm_net_init(&net, &e, on_done, d);
+	for (int i = 0; i < nlinks; i++)
+		gm_net_add_link(&net, "l", GM_LINK_GENERIC, bw[i], 1000 * (i + 1));
+	starter s = {.net = &net, .evs = evs, .n = n};
+	s.id = ge_entity_add(&e, &starter_ops, &s);
+	gc_status st = ge_run(&e, GE_TIME_MAX);
+	if (st != GC_OK)
+		g_test_message("run failed: %s", e.errmsg);
+	g_assert_cmpint(st, ==, GC_OK);
+	g_assert_cmpuint(net.nactive, ==, 0);
+	g_assert_cmpfloat(fabs(net.bytes_done - net.bytes_started), <, 1e-6);
+	if (keep) {
+		keep->recomputes = net.recomputes;
+		keep->comp_flow_visits = net.comp_flow_visits;
+	}
+	gm_net_fini(&net);
+	ge_engine_fini(&e);
+}
+
+static void test_uncontended_matches_closed_form(void)
+{
+	double bw[2] = {50e9, 25e9};
+	start_ev ev[1] = {{.t = 0, .route = {0, 1}, .nhops = 2, .bytes = 1 << 20}};
+	done_log d = {0};
+	run(bw, 2, ev, 1, &d, NULL);
+	g_assert_cmpint(d.n, ==, 1);
+	/* closed form without the latency: bytes / min bandwidth */
+	ge_engine e;
+	ge_engine_init(&e, 1);
+	gm_net net;
+	gm_net_init(&net, &e, on_done, NULL);
+	gm_net_add_link(&net, "a", GM_LINK_GENERIC, 50e9, 1000);
+	gm_net_add_link(&net, "b", GM_LINK_GENERIC, 25e9, 2000);
+	uint32_t route[2] = {0, 1};
+	int64_t est = gm_net_estimate_ps(&net, route, 2, 1 << 20);
+	int64_t lat = gm_net_route_latency(&net, route, 2);
+	g_assert_cmpint(lat, ==, 3000);
+	g_assert_cmpint(d.t[0], ==, est - lat);
+	g_assert_cmpint(d.t[0], ==, (int64_t)ceil((1 << 20) / 25e9 * 1e12));
+	gm_net_fini(&net);
+	ge_engine_fini(&e);
+}
+
+static void test_fair_share_and_speedup(void)
+{
+	/* one link of 1e9 B/s = 1 B/ns. A: 1000 B at t=0; B: 3000 B at t=0.
+	 * Both at 0.5 B/ns until A ends at 2000 ns (B has 2000 B left), then B
+	 * alone at 1 B/ns ends at 4000 ns. */
+	double bw[1] = {1e9};
+	start_ev ev[2] = {{.t = 0, .route = {0}, .nhops = 1, .bytes = 1000},
+			  {.t = 0, .route = {0}, .nhops = 1, .bytes = 3000}};
+	done_log d = {0};
+	run(bw, 1, ev, 2, &d, NULL);
+	g_assert_cmpint(d.n, ==, 2);
+	g_assert_cmpuint(d.tag[0], ==, 0);
+	g_assert_cmpint(d.t[0], ==, 2000000);
+	g_assert_cmpuint(d.tag[1], ==, 1);
+	g_assert_cmpint(d.t[1], ==, 4000000);
+}
+
+static void test_late_arrival(void)
+{
+	/* A: 2000 B at t=0 alone at 1 B/ns; B: 500 B arrives at 1000 ns: both at
+	 * 0.5 until B ends at 2000 ns (A has 500 B left), A ends at 2500 ns. */
+	double bw[1] = {1e9};
+	start_ev ev[2] = {{.t = 0, .route = {0}, .nhops = 1, .bytes = 2000},
+			  {.t = 1000000, .route = {0}, .nhops = 1, .bytes = 500}};
+	done_log d = {0};
+	run(bw, 1, ev, 2, &d, NULL);
+	g_assert_cmpuint(d.tag[0], ==, 1);
+	g_assert_cmpint(d.t[0], ==, 2000000);
+	g_assert_cmpuint(d.tag[1], ==, 0);
+	g_assert_cmpint(d.t[1], ==, 2500000);
+}
+
+static void test_max_min_textbook(void)
+{
+	/* L0 1 B/ns shared by f0 and f1; L1 2 B/ns shared by f1 and f2.
+	 * Max-min: f0 = f1 = 0.5 (L0 bottleneck), f2 = 1.5 (rest of L1).
+	 * Bytes: f0 500 -> ends 1000 ns; f1 500 -> ends 1000 ns; f2 3000:
+	 * 1.5 B/ns for 1000 ns = 1500, then alone at 2 B/ns: 750 ns more. */
+	double bw[2] = {1e9, 2e9};
+	start_ev ev[3] = {{.t = 0, .route = {0}, .nhops = 1, .bytes = 500},
+			  {.t = 0, .route = {0, 1}, .nhops = 2, .bytes = 500},
+			  {.t = 0, .route = {1}, .nhops = 1, .bytes = 3000}};
+	done_log d = {0};
+	run(bw, 2, ev, 3, &d, NULL);
+	g_assert_cmpint(d.n, ==, 3);
+	g_assert_cmpint(d.t[0], ==, 1000000);
+	g_assert_cmpint(d.t[1], ==, 1000000);
+	g_assert_cmpuint(d.tag[2], ==, 2);
+	g_assert_cmpint(d.t[2], ==, 1750000);
+}
+
+static void test_disjoint_components_are_local(void)
+{
+	/* 8 flows on 8 disjoint links: every flow is alone on its route, so no
+	 * start or end needs a component search (the fast path of gm_net). */
+	double bw[8];
+	start_ev ev[8];
+	for (int i = 0; i < 8; i++) {
+		bw[i] = 1e9;
+		ev[i] = (start_ev){.t = 0, .route = {(uint32_t)i}, .nhops = 1, .bytes = 100.0 * (i + 1)};
+	}
+	done_log d = {0};
+	gm_net keep = {0};
+	run(bw, 8, ev, 8, &d, &keep);
+	g_assert_cmpint(d.n, ==, 8);
+	g_assert_cmpuint(keep.comp_flow_visits, ==, 0);
+	g_assert_cmpuint(keep.recomputes, ==, 0);
+	for (int i = 0; i < 8; i++)
+		g_assert_cmpint(d.t[i], ==, 100000 * (i + 1));
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/net/uncontended-closed-form", test_uncontended_matches_closed_form);
+	g_test_add_func("/net/fair-share", test_fair_share_and_speedup);
+	g_test_add_func("/net/late-arrival", test_late_arrival);
+	g_test_add_func("/net/max-min", test_max_min_textbook);
+	g_test_add_func("/net/local-components", test_disjoint_components_are_local);
+	return g_test_run();
+}
