@@ -1,0 +1,420 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gcsim hw: run the CUDA/RDMA microbenchmarks and the schedule interpreter
+ * on this machine's GPUs, store measurements, fit calibration parameters.
+ *
+ * Every failure prints one line and returns a distinct status: 3 when no
+ * usable GPU (or no CUDA in this build), 2 for bad input, 4 for i/o. A
+ * command that fails before measuring writes no file.
+ */
+#include <glib.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "hw/gh_bench.h"
+#include "hw/gh_calib.h"
+#include "hw/gh_device.h"
+#include "hw/gh_verbs.h"
+#include "sim/core/gc_results.h"
+#include "sim/core/gc_units.h"
+#include "validate/gv_validate.h"
+
+static int exit_of(gc_status st)
+{
+	switch (st) {
+	case GC_OK: return 0;
+	case GC_ERR_INPUT: return 2;
+	case GC_ERR_NODEV: return 3;
+	case GC_ERR_IO: return 4;
+	case GC_ERR_UNSUPPORTED: return 3;
+	default: return 1;
+	}
+}
+
+static int fail(const char *sub, gc_status st, const char *msg)
+{
+	fprintf(stderr, "gcsim hw %s: %s\n", sub, msg);
+	return exit_of(st);
+}
+
+static char *command_line(int argc, char **argv)
+{
+	GString *g = g_string_new("gcsim hw");
+	for (int i = 0; i < argc; i++)
+		g_string_append_printf(g, " %s", argv[i]);
+	return g_string_free(g, FALSE);
+}
+
+static gc_status describe_dev(int dev, char *buf, size_t n, char *why)
+{
+	gh_dev_info d;
+	gc_status st = gh_cuda_dev_info(dev, &d, why);
+	if (st == GC_OK)
+		gh_device_describe(&d, buf, n);
+	return st;
+}
+
+/* Stores pts as one 'hw' run in a results file and/or a CSV. */
+static int save_points(const char *sub, const char *db, const char *csv, const gc_run_info *info,
+		       GArray *pts)
+{
+	char *err = NULL;
+	gc_status st = GC_OK;
+	if (db) {
+		gc_results *r = NULL;
+		int64_t id = 0;
+		st = gc_results_open(db, true, &r, &err);
+		if (st == GC_OK)
+			st = gc_results_begin(r, &err);
+		if (st == GC_OK)
+			st = gc_results_insert_run(r, info, &id, &err);
+		for (guint i = 0; st == GC_OK && i < pts->len; i++)
+			st = gc_results_insert_point(r, id, &g_array_index(pts, gc_result_point, i), &err);
+		if (st == GC_OK)
+			st = gc_results_commit(r, &err);
+		gc_results_close(r);
+	}
+	if (st == GC_OK && csv) {
+		FILE *f = fopen(csv, "w");
+		st = f ? gc_results_write_csv(f, info, (gc_result_point *)(void *)pts->data, pts->len)
+		       : GC_ERR_IO;
+		if (f && fclose(f) != 0)
+			st = GC_ERR_IO;
+		if (st != GC_OK)
+			err = g_strdup_printf("%s: cannot write", csv);
+	}
+	int rc = st == GC_OK ? 0 : fail(sub, st, err);
+	g_free(err);
+	return rc;
+}
+
+static void print_points(GArray *pts)
+{
+	printf("# %-14s %-10s %6s %14s %12s %12s %12s %10s %10s\n", "path", "algo", "ranks", "size",
+	       "median_us", "min_us", "p99_us", "algbw", "busbw");
+	for (guint i = 0; i < pts->len; i++) {
+		gc_result_point *p = &g_array_index(pts, gc_result_point, i);
+		printf("  %-14s %-10s %6d %14" G_GUINT64_FORMAT " %12.3f %12.3f %12.3f %10.2f %10.2f\n",
+		       p->collective, p->algo, p->nranks, p->size_bytes, p->median_us, p->min_us,
+		       p->p99_us, isfinite(p->algbw_GBps) ? p->algbw_GBps : 0.0,
+		       isfinite(p->busbw_GBps) ? p->busbw_GBps : 0.0);
+	}
+}
+
+static int hw_info(int argc, char **argv)
+{
+	GOptionEntry entries[] = {{NULL, 0, 0, 0, NULL, NULL, NULL}};
+	int done, rc = cli_parse(&argc, &argv, "",
+				 "Describe this machine's GPUs (name, SMs, memory, PCIe link, P2P peers,\n"
+				 "driver and runtime) and RDMA devices. Exit 3 when no GPU is usable.",
+				 entries, &done);
+	if (done)
+		return rc;
+	char why[GH_WHY];
+	GString *g = g_string_new(NULL);
+	gc_status st = gh_device_report(g, why);
+	if (st != GC_OK) {
+		g_string_free(g, TRUE);
+		return fail("info", st, why);
+	}
+	int nrdma = 0;
+	if (gh_verbs_probe(g, &nrdma, why) != GC_OK)
+		g_string_append_printf(g, "RDMA: %s\n", why);
+	fwrite(g->str, 1, g->len, stdout);
+	g_string_free(g, TRUE);
+	return fflush(stdout) == 0 ? 0 : 4;
+}
+
+static int hw_bench(int argc, char **argv)
+{
+	char *out = NULL, *csv = NULL;
+	gboolean quick = FALSE;
+	gint dev = 0;
+	GOptionEntry entries[] = {
+		{"out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "append the measurements to a results SQLite file", "FILE"},
+		{"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "also write them as CSV", "FILE"},
+		{"quick", 'q', 0, G_OPTION_ARG_NONE, &quick, "fewer sizes and iterations", NULL},
+		{"device", 'd', 0, G_OPTION_ARG_INT, &dev, "GPU index (default 0)", "N"},
+		{NULL, 0, 0, 0, NULL, NULL, NULL},
+	};
+	char *cmd = command_line(argc, argv);
+	int done, rc = cli_parse(&argc, &argv, "",
+				 "Run the microbenchmarks: kernel launch, cudaMemcpy H2D/D2H/D2D from 8 B\n"
+				 "to 1 GiB, copy-engine vs SM HBM copy, host-pinned flag ping-pong, the\n"
+				 "CPU-proxy round trip and, with two GPUs, P2P copies.",
+				 entries, &done);
+	char why[GH_WHY] = "";
+	GArray *pts = g_array_new(FALSE, FALSE, sizeof(gc_result_point));
+	if (done)
+		goto out;
+	int ndev = 0;
+	char desc[512];
+	gc_status st = gh_cuda_probe(&ndev, why);
+	if (st == GC_OK && (dev < 0 || dev >= ndev)) {
+		snprintf(why, sizeof(why), "--device %d: this machine has %d GPU(s)", dev, ndev);
+		st = GC_ERR_INPUT;
+	}
+	if (st == GC_OK)
+		st = describe_dev(dev, desc, sizeof(desc), why);
+	gh_bench_opts o;
+	gh_bench_opts_default(&o, quick);
+	o.dev = dev;
+	if (st == GC_OK)
+		st = gh_bench_micro(&o, pts, why);
+	if (st != GC_OK) {
+		rc = fail("bench", st, why);
+		goto out;
+	}
+	print_points(pts);
+	gc_run_info info = {.kind = "hw", .label = quick ? "bench-quick" : "bench", .device = desc,
+			    .command = cmd};
+	rc = save_points("bench", out, csv, &info, pts);
+out:
+	g_array_free(pts, TRUE);
+	g_free(out);
+	g_free(csv);
+	g_free(cmd);
+	return rc;
+}
+
+static gc_status parse_enum(const char *v, const char *const *names, int n, int *out)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(v, names[i])) {
+			*out = i;
+			return GC_OK;
+		}
+	return GC_ERR_INPUT;
+}
+
+static int hw_interp(int argc, char **argv)
+{
+	char *op = NULL, *algo = NULL, *sizes = NULL, *dtype = NULL, *out = NULL, *csv = NULL;
+	gint ranks = 4, channels = 1, dev = 0, iters = 20;
+	GOptionEntry entries[] = {
+		{"ranks", 'n', 0, G_OPTION_ARG_INT, &ranks, "virtual ranks on one GPU (default 4)", "N"},
+		{"op", 0, 0, G_OPTION_ARG_STRING, &op, "allreduce (default), allgather, reducescatter", "OP"},
+		{"algo", 0, 0, G_OPTION_ARG_STRING, &algo, "ring (default) or tree", "ALGO"},
+		{"sizes", 0, 0, G_OPTION_ARG_STRING, &sizes, "comma-separated sizes (default 1KiB,64KiB,1MiB,16MiB)", "LIST"},
+		{"dtype", 0, 0, G_OPTION_ARG_STRING, &dtype, "float (default), int32, double", "T"},
+		{"channels", 'c', 0, G_OPTION_ARG_INT, &channels, "channels (default 1)", "N"},
+		{"iters", 0, 0, G_OPTION_ARG_INT, &iters, "timed iterations (default 20)", "N"},
+		{"device", 'd', 0, G_OPTION_ARG_INT, &dev, "GPU index (default 0)", "N"},
+		{"out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "append to a results SQLite file", "FILE"},
+		{"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "also write CSV", "FILE"},
+		{NULL, 0, 0, 0, NULL, NULL, NULL},
+	};
+	char *cmd = command_line(argc, argv);
+	int done, rc = cli_parse(&argc, &argv, "",
+				 "Run a collective's schedule on one GPU with N virtual ranks (own buffers,\n"
+				 "own mailboxes), check every output element, and time it.",
+				 entries, &done);
+	GArray *pts = g_array_new(FALSE, FALSE, sizeof(gc_result_point));
+	char why[GH_WHY] = "";
+	char **sz = NULL;
+	if (done)
+		goto out;
+	static const char *const colls[] = {"allreduce", "allgather", "reducescatter"};
+	static const char *const algos[] = {"ring", "tree"};
+	static const char *const dts[] = {"float", "int32", "double"};
+	static const gs_dtype dtv[] = {GS_DT_F32, GS_DT_I32, GS_DT_F64};
+	int c = 0, a = 0, t = 0;
+	gc_status st = GC_OK;
+	if (op && parse_enum(op, colls, 3, &c) != GC_OK)
+		snprintf(why, sizeof(why), "--op: expected allreduce, allgather or reducescatter, got '%s'", op), st = GC_ERR_INPUT;
+	else if (algo && parse_enum(algo, algos, 2, &a) != GC_OK)
+		snprintf(why, sizeof(why), "--algo: expected ring or tree, got '%s'", algo), st = GC_ERR_INPUT;
+	else if (dtype && parse_enum(dtype, dts, 3, &t) != GC_OK)
+		snprintf(why, sizeof(why), "--dtype: expected float, int32 or double, got '%s'", dtype), st = GC_ERR_INPUT;
+	else if (ranks < 1 || ranks > 1024 || channels < 1 || channels > 64 || iters < 1 || iters > 10000)
+		snprintf(why, sizeof(why), "--ranks 1..1024, --channels 1..64, --iters 1..10000"), st = GC_ERR_INPUT;
+	sz = g_strsplit(sizes ? sizes : "1KiB,64KiB,1MiB,16MiB", ",", -1);
+	uint64_t list[64];
+	int nsz = 0;
+	for (char **s = sz; st == GC_OK && *s; s++) {
+		const char *w = NULL;
+		if (nsz == 64 || gc_parse_bytes(g_strstrip(*s), &list[nsz++], &w) != GC_OK) {
+			snprintf(why, sizeof(why), "--sizes: '%s': %s", *s, w ? w : "at most 64 sizes");
+			st = GC_ERR_INPUT;
+		}
+	}
+	int ndev = 0;
+	char desc[512] = "";
+	if (st == GC_OK)
+		st = gh_cuda_probe(&ndev, why);
+	if (st == GC_OK && (dev < 0 || dev >= ndev)) {
+		snprintf(why, sizeof(why), "--device %d: this machine has %d GPU(s)", dev, ndev);
+		st = GC_ERR_INPUT;
+	}
+	if (st == GC_OK)
+		st = describe_dev(dev, desc, sizeof(desc), why);
+	gh_bench_opts o;
+	gh_bench_opts_default(&o, false);
+	o.dev = dev;
+	o.iters = iters;
+	for (int i = 0; st == GC_OK && i < nsz; i++) {
+		gs_params p = {.coll = (gs_coll)c, .algo = (gs_algo)a, .dtype = dtv[t], .nranks = ranks,
+			       .bytes = list[i], .nchannels = channels, .chunk_bytes = 2u << 20,
+			       .slice_bytes = 1u << 20, .ranks_per_node = ranks};
+		st = gh_bench_interp(&o, &p, pts, why);
+	}
+	if (st != GC_OK) {
+		rc = fail("interp", st, why);
+		goto out;
+	}
+	print_points(pts);
+	printf("# all outputs equal the expected %s result\n", colls[c]);
+	gc_run_info info = {.kind = "hw", .label = "interp", .device = desc, .command = cmd};
+	rc = save_points("interp", out, csv, &info, pts);
+out:
+	g_strfreev(sz);
+	g_array_free(pts, TRUE);
+	g_free(op);
+	g_free(algo);
+	g_free(sizes);
+	g_free(dtype);
+	g_free(out);
+	g_free(csv);
+	g_free(cmd);
+	return rc;
+}
+
+/* Provenance of a recording: the newest run of a results file or a CSV's header. */
+static void recording_run(const char *path, gc_run_row *run)
+{
+	char *err = NULL;
+	gc_result_point *p = NULL;
+	size_t n = 0;
+	gc_results *r = NULL;
+	int64_t id;
+	memset(run, 0, sizeof(*run));
+	if (gc_results_open(path, false, &r, &err) == GC_OK &&
+	    gc_results_last_run(r, NULL, &id, NULL) == GC_OK)
+		gc_results_get_run(r, id, run, NULL);
+	else if (gc_results_read_csv(path, run, &p, &n, NULL) != GC_OK)
+		memset(run, 0, sizeof(*run));
+	gc_results_close(r);
+	g_free(p);
+	g_free(err);
+}
+
+static int hw_calibrate(int argc, char **argv)
+{
+	char *name = NULL, *from = NULL, *dir = NULL;
+	gboolean quick = FALSE;
+	GOptionEntry entries[] = {
+		{"name", 'n', 0, G_OPTION_ARG_STRING, &name, "calibration name (file NAME.yaml)", "NAME"},
+		{"from", 'f', 0, G_OPTION_ARG_FILENAME, &from,
+		 "fit a recorded results file or points CSV instead of measuring", "FILE"},
+		{"dir", 0, 0, G_OPTION_ARG_FILENAME, &dir, "output folder (default scenarios/calibration)", "DIR"},
+		{"quick", 'q', 0, G_OPTION_ARG_NONE, &quick, "quick measurement when not --from", NULL},
+		{NULL, 0, 0, 0, NULL, NULL, NULL},
+	};
+	char *cmd = command_line(argc, argv);
+	int done, rc = cli_parse(&argc, &argv, "",
+				 "Fit model parameters (launch latency, per-path alpha and bandwidth,\n"
+				 "flag and proxy round trips, the virtual-rank link model) to measurements\n"
+				 "and write DIR/NAME.yaml with provenance comments.",
+				 entries, &done);
+	GArray *pts = g_array_new(FALSE, FALSE, sizeof(gc_result_point));
+	GString *yaml = g_string_new(NULL);
+	char why[GH_WHY] = "", *err = NULL, *path = NULL, desc[512] = "", now[32];
+	gc_run_row run;
+	memset(&run, 0, sizeof(run));
+	gc_status st = GC_OK;
+	if (done)
+		goto out;
+	if (!name || !*name || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != strlen(name) || name[0] == '.') {
+		rc = fail("calibrate", GC_ERR_INPUT, "--name: expected letters, digits, '-', '_' or '.' (see --help)");
+		goto out;
+	}
+	if (from) {
+		gc_result_point *p = NULL;
+		size_t n = 0;
+		st = gv_load_points(from, &p, &n, &err);
+		if (st != GC_OK) {
+			rc = fail("calibrate", st, err);
+			goto out;
+		}
+		g_array_append_vals(pts, p, (guint)n);
+		g_free(p);
+		recording_run(from, &run);
+	} else {
+		int ndev = 0;
+		st = gh_cuda_probe(&ndev, why);
+		if (st == GC_OK)
+			st = describe_dev(0, desc, sizeof(desc), why);
+		gh_bench_opts o;
+		gh_bench_opts_default(&o, quick);
+		if (st == GC_OK)
+			st = gh_bench_micro(&o, pts, why);
+		if (st != GC_OK) {
+			rc = fail("calibrate", st, why);
+			goto out;
+		}
+	}
+	gh_calib_prov prov = {.name = name,
+			      .device = from ? run.device : desc,
+			      .created = from && run.created ? run.created : gc_results_now_iso(now, sizeof(now)),
+			      .command = from && run.command ? run.command : cmd,
+			      .source = from ? from : "measured by this command"};
+	int np = 0;
+	st = gh_calib_yaml((gc_result_point *)(void *)pts->data, pts->len, &prov, yaml, &np, &err);
+	if (st != GC_OK) {
+		rc = fail("calibrate", st, err);
+		goto out;
+	}
+	path = g_strdup_printf("%s/%s.yaml", dir ? dir : "scenarios/calibration", name);
+	GError *ge = NULL;
+	if (!g_file_set_contents(path, yaml->str, (gssize)yaml->len, &ge)) {
+		char *m = g_strdup_printf("%s: cannot write: %s", path, ge->message);
+		g_error_free(ge);
+		rc = fail("calibrate", GC_ERR_IO, m);
+		g_free(m);
+		goto out;
+	}
+	fwrite(yaml->str, 1, yaml->len, stdout);
+	printf("# wrote %d parameters to %s\n", np, path);
+	rc = 0;
+out:
+	gc_run_row_clear(&run);
+	g_string_free(yaml, TRUE);
+	g_array_free(pts, TRUE);
+	g_free(err);
+	g_free(path);
+	g_free(name);
+	g_free(from);
+	g_free(dir);
+	g_free(cmd);
+	return rc;
+}
+
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+	const char *summary;
+} subs[] = {
+	{"info", hw_info, "describe the GPUs and RDMA devices"},
+	{"bench", hw_bench, "run the microbenchmarks, store the measurements"},
+	{"interp", hw_interp, "run a collective's schedule on the GPU with virtual ranks"},
+	{"calibrate", hw_calibrate, "fit model parameters into scenarios/calibration/NAME.yaml"},
+};
+
+int cli_hw(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		FILE *f = argc < 2 ? stderr : stdout;
+		fprintf(f, "Usage: gcsim hw SUBCOMMAND [OPTIONS]\n\nSubcommands:\n");
+		for (size_t i = 0; i < G_N_ELEMENTS(subs); i++)
+			fprintf(f, "  %-10s %s\n", subs[i].name, subs[i].summary);
+		fprintf(f, "\nExit status: 3 no usable GPU or a build without CUDA, 2 bad input, 4 i/o.\n");
+		return argc < 2 ? 2 : 0;
+	}
+	for (size_t i = 0; i < G_N_ELEMENTS(subs); i++)
+		if (!strcmp(argv[1], subs[i].name))
+			return subs[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "gcsim hw: unknown subcommand '%s' (info, bench, interp, calibrate)\n", argv[1]);
+	return 2;
+}

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gcsim validate: predictions against measurements, point by point, with
+ * tolerance bands kept as data; and the nccl-tests log importer.
+ *
+ * Exit status: 0 when the verdict passes, 1 when it fails, 2 bad input,
+ * 4 i/o. Nothing is written unless the comparison or import succeeded.
+ */
+#include <glib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "sim/core/gc_results.h"
+#include "validate/gv_validate.h"
+
+static int exit_of(gc_status st)
+{
+	return st == GC_ERR_INPUT ? 2 : st == GC_ERR_IO ? 4 : 1;
+}
+
+static int fail(gc_status st, const char *msg)
+{
+	fprintf(stderr, "gcsim validate: %s\n", msg);
+	return exit_of(st);
+}
+
+static gc_status parse_pct(const char *opt, const char *v, double *out, char **err)
+{
+	char *e;
+	double x = strtod(v, &e);
+	if (e == v || (*e && strcmp(e, "%") != 0) || !(x >= 0) || x > 1000) {
+		*err = g_strdup_printf("%s: expected a percentage like 5%%, got '%s'", opt, v);
+		return GC_ERR_INPUT;
+	}
+	*out = x;
+	return GC_OK;
+}
+
+static int import_log(const char *log, const char *db, const char *coll, int nranks,
+		      const char *label, const char *cmd)
+{
+	gc_result_point *pts = NULL;
+	size_t n = 0;
+	char *err = NULL;
+	gc_results *r = NULL;
+	int64_t id = 0;
+	gc_status st = gv_nccltests_parse(log, coll, nranks, &pts, &n, &err);
+	if (st == GC_OK)
+		st = gc_results_open(db, true, &r, &err);
+	if (st == GC_OK)
+		st = gc_results_begin(r, &err);
+	gc_run_info info = {.kind = "import", .label = label ? label : log, .scenario = log,
+			    .command = cmd};
+	if (st == GC_OK)
+		st = gc_results_insert_run(r, &info, &id, &err);
+	for (size_t i = 0; st == GC_OK && i < n; i++)
+		st = gc_results_insert_point(r, id, &pts[i], &err);
+	if (st == GC_OK)
+		st = gc_results_commit(r, &err);
+	gc_results_close(r);
+	int rc = 0;
+	if (st != GC_OK)
+		rc = fail(st, err);
+	else
+		printf("imported %zu %s points (%d ranks) from %s into %s as run %lld\n", n,
+		       pts[0].collective, pts[0].nranks, log, db, (long long)id);
+	g_free(pts);
+	g_free(err);
+	return rc;
+}
+
+int cli_validate(int argc, char **argv)
+{
+	char *meas = NULL, *pred = NULL, *tol = NULL, *maxtol = NULL, *bands = NULL, *csv = NULL;
+	char *nccl = NULL, *out = NULL, *coll = NULL, *label = NULL;
+	gint nranks = 0;
+	GOptionEntry entries[] = {
+		{"measured", 'm', 0, G_OPTION_ARG_FILENAME, &meas, "measurements: results SQLite, points CSV or reference CSV", "FILE"},
+		{"predicted", 'p', 0, G_OPTION_ARG_FILENAME, &pred, "predictions, same formats", "FILE"},
+		{"tolerance", 't', 0, G_OPTION_ARG_STRING, &tol, "median |error| allowed (default 5%)", "PCT"},
+		{"max-tolerance", 0, 0, G_OPTION_ARG_STRING, &maxtol, "largest |error| allowed (default 15%)", "PCT"},
+		{"bands", 'b', 0, G_OPTION_ARG_FILENAME, &bands, "tolerance bands CSV 'band,max_error_pct' (default: pass at --tolerance, warn at --max-tolerance)", "FILE"},
+		{"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "also write the per-point report as CSV", "FILE"},
+		{"import-nccl-tests", 0, 0, G_OPTION_ARG_FILENAME, &nccl, "import an nccl-tests log into --out", "LOG"},
+		{"out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "results SQLite file for --import-nccl-tests", "FILE"},
+		{"collective", 0, 0, G_OPTION_ARG_STRING, &coll, "collective of the imported log (default: from the log)", "NAME"},
+		{"nranks", 0, 0, G_OPTION_ARG_INT, &nranks, "ranks of the imported log (default: its '#  Rank' lines)", "N"},
+		{"label", 0, 0, G_OPTION_ARG_STRING, &label, "label of the imported run", "TEXT"},
+		{NULL, 0, 0, 0, NULL, NULL, NULL},
+	};
+	GString *cmdline = g_string_new("gcsim");
+	for (int i = 0; i < argc; i++)
+		g_string_append_printf(cmdline, " %s", argv[i]);
+	int done, rc = cli_parse(&argc, &argv, "",
+				 "Compare predicted with measured times point by point (matched on\n"
+				 "collective, algo, ranks and size): error %, a band per point, and a\n"
+				 "verdict on the median and largest error. Or import an nccl-tests log.",
+				 entries, &done);
+	char *err = NULL;
+	gc_result_point *m = NULL, *p = NULL;
+	gv_band *b = NULL;
+	size_t nm = 0, np = 0, nb = 0;
+	gv_report rep;
+	memset(&rep, 0, sizeof(rep));
+	GString *g = g_string_new(NULL);
+	if (done)
+		goto out;
+	if (nccl) {
+		if (!out) {
+			rc = fail(GC_ERR_INPUT, "--import-nccl-tests needs --out FILE");
+			goto out;
+		}
+		rc = import_log(nccl, out, coll, nranks, label, cmdline->str);
+		goto out;
+	}
+	if (!meas || !pred) {
+		rc = fail(GC_ERR_INPUT, "expected --measured FILE and --predicted FILE (see --help)");
+		goto out;
+	}
+	double t = 5, mt = 15;
+	gc_status st = GC_OK;
+	if (tol)
+		st = parse_pct("--tolerance", tol, &t, &err);
+	if (st == GC_OK && maxtol)
+		st = parse_pct("--max-tolerance", maxtol, &mt, &err);
+	if (st == GC_OK && bands)
+		st = gv_bands_load(bands, &b, &nb, &err);
+	else if (st == GC_OK) {
+		b = g_new0(gv_band, 2);
+		g_strlcpy(b[0].name, "pass", sizeof(b[0].name));
+		b[0].limit_pct = t;
+		g_strlcpy(b[1].name, "warn", sizeof(b[1].name));
+		b[1].limit_pct = mt;
+		nb = 2;
+	}
+	if (st == GC_OK)
+		st = gv_load_points(meas, &m, &nm, &err);
+	if (st == GC_OK)
+		st = gv_load_points(pred, &p, &np, &err);
+	if (st == GC_OK)
+		st = gv_compare(m, nm, p, np, b, nb, t, mt, &rep, &err);
+	if (st != GC_OK) {
+		rc = fail(st, err);
+		goto out;
+	}
+	if (csv) {
+		GString *c = g_string_new(NULL);
+		gv_report_csv(&rep, c);
+		GError *ge = NULL;
+		if (!g_file_set_contents(csv, c->str, (gssize)c->len, &ge)) {
+			char *msg = g_strdup_printf("%s: cannot write: %s", csv, ge->message);
+			g_error_free(ge);
+			rc = fail(GC_ERR_IO, msg);
+			g_free(msg);
+			g_string_free(c, TRUE);
+			goto out;
+		}
+		g_string_free(c, TRUE);
+	}
+	gv_report_table(&rep, g);
+	fwrite(g->str, 1, g->len, stdout);
+	rc = rep.pass ? 0 : 1;
+out:
+	gv_report_clear(&rep);
+	g_string_free(g, TRUE);
+	g_string_free(cmdline, TRUE);
+	g_free(m);
+	g_free(p);
+	g_free(b);
+	g_free(err);
+	g_free(meas);
+	g_free(pred);
+	g_free(tol);
+	g_free(maxtol);
+	g_free(bands);
+	g_free(csv);
+	g_free(nccl);
+	g_free(out);
+	g_free(coll);
+	g_free(label);
+	return rc;
+}

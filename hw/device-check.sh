@@ -1,0 +1,59 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Every GPU check and calibration measurement of gcsim, on the GPU machine,
+# in under 8 minutes. Results go to the folder $1 (default $OUT):
+#   info.txt, bench.csv (microbenchmarks), interp-*.csv (schedule interpreter,
+#   outputs checked), calib.yaml, log.txt, status.txt (one line per step).
+# The CSVs are gcsim points CSVs: `gcsim hw calibrate --from bench.csv` and
+# `gcsim validate --measured ...` read them on the dev machine.
+#
+# Binary: build/gcsim built on the dev machine (carry `build` to the GPU
+# machine); it needs glibc only besides what it links statically when built
+# with `hw/device-check.sh --prepare` (static GLib, libyaml, SQLite,
+# cudart_static; RDMA off). Without a runnable binary the step fails clearly.
+set -eu
+if [ "${1:-}" = "--prepare" ]; then
+	# Dev machine: a GPU-machine binary with everything but glibc static.
+	make -j8 BUILD=build/portable RDMA=0 build/portable/libgcsim.a build/portable/obj/cli/main.o \
+		build/portable/obj/cli/cli_common.o build/portable/obj/cli/cmd_hw.o \
+		build/portable/obj/cli/cmd_run.o build/portable/obj/cli/cmd_models.o \
+		build/portable/obj/cli/cmd_validate.o
+	cc -o build/gcsim-portable build/portable/obj/cli/*.o build/portable/libgcsim.a \
+		-Wl,-Bstatic -lglib-2.0 -lpcre2-8 -lyaml -lsqlite3 -lz -Wl,-Bdynamic \
+		-L/usr/local/cuda/lib64 -lcudart_static -Wl,-Bstatic -lstdc++ -Wl,-Bdynamic -static-libgcc \
+		-lm -lpthread -ldl -lrt
+	echo "built build/gcsim-portable: carry it (path build/gcsim-portable) to the GPU machine"
+	exit 0
+fi
+DEST=${1:-${OUT:?give a result folder as \$1 or set OUT}}
+mkdir -p "$DEST"
+LOG="$DEST/log.txt"
+: >"$LOG"
+G=""
+for c in build/gcsim-portable build/gcsim; do
+	if [ -x "$c" ] && "$c" version >/dev/null 2>>"$LOG"; then G=$c; break; fi
+done
+[ -n "$G" ] || { echo "device-check: no runnable gcsim binary (run hw/device-check.sh --prepare on the dev machine and carry build/gcsim-portable)" | tee "$DEST/status.txt"; exit 4; }
+step() { # step NAME SECONDS CMD... : run with a timeout, log, record status
+	name=$1; secs=$2; shift 2
+	echo "== $name: $*" >>"$LOG"
+	t0=$(date +%s)
+	if timeout "$secs" "$@" >>"$LOG" 2>&1; then rc=0; else rc=$?; fi
+	echo "$name rc=$rc $(( $(date +%s) - t0 ))s" | tee -a "$DEST/status.txt"
+}
+{ uname -a; nvidia-smi 2>&1 || true; } >>"$LOG"
+step info 30 sh -c "$G hw info >'$DEST/info.txt'"
+step bench 240 "$G" hw bench --csv "$DEST/bench.csv"
+# Fitting set: ring allreduce at 4 ranks. Held aside: tree, allgather,
+# reduce-scatter, other rank counts.
+S=4KiB,64KiB,1MiB,8MiB,64MiB
+step interp-ring4 60 "$G" hw interp --ranks 4 --algo ring --op allreduce --sizes $S --csv "$DEST/interp-ring4.csv"
+step interp-ring8 60 "$G" hw interp --ranks 8 --algo ring --op allreduce --sizes $S --csv "$DEST/interp-ring8.csv"
+step interp-tree4 60 "$G" hw interp --ranks 4 --algo tree --op allreduce --sizes $S --csv "$DEST/interp-tree4.csv"
+step interp-ag4 40 "$G" hw interp --ranks 4 --op allgather --sizes $S --csv "$DEST/interp-ag4.csv"
+step interp-rs4 40 "$G" hw interp --ranks 4 --op reducescatter --sizes $S --csv "$DEST/interp-rs4.csv"
+if [ -f "$DEST/bench.csv" ] && [ -f "$DEST/interp-ring4.csv" ]; then
+	{ cat "$DEST/bench.csv"; grep -v '^#' "$DEST/interp-ring4.csv" | tail -n +2; } >"$DEST/calib-input.csv"
+	step calibrate 20 "$G" hw calibrate --name device --from "$DEST/calib-input.csv" --dir "$DEST"
+fi
+echo "done; results in $DEST" | tee -a "$LOG"

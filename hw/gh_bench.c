@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gh_bench: microbenchmark sweeps and interpreter runs (see gh_bench.h).
+ */
+#include "gh_bench.h"
+
+#include <glib.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gh_interp.h"
+#include "gh_stats.h"
+
+void gh_bench_opts_default(gh_bench_opts *o, bool quick)
+{
+	memset(o, 0, sizeof(*o));
+	o->quick = quick;
+	o->warmup = quick ? 2 : 5;
+	o->iters = quick ? 10 : 50;
+}
+
+void gh_bench_point(gc_result_point *pt, const char *path, const char *algo, uint64_t bytes,
+		    double *samples, int n)
+{
+	gh_summary s;
+	gh_stats_summarize(samples, (size_t)n, &s);
+	gc_result_point_init(pt);
+	g_strlcpy(pt->collective, path, sizeof(pt->collective));
+	g_strlcpy(pt->algo, algo ? algo : "", sizeof(pt->algo));
+	pt->nranks = 1;
+	pt->size_bytes = bytes;
+	pt->count = bytes;
+	pt->time_us = s.median;
+	pt->min_us = s.min;
+	pt->median_us = s.median;
+	pt->p99_us = s.p99;
+	pt->iters = n;
+	if (bytes > 0) {
+		pt->algbw_GBps = gh_stats_algbw_GBps(bytes, s.median);
+		pt->busbw_GBps = pt->algbw_GBps;
+	}
+}
+
+/* Fewer iterations for large transfers keep the suite inside its budget. */
+static int iters_for(const gh_bench_opts *o, uint64_t bytes)
+{
+	if (bytes >= (256u << 20))
+		return o->iters < 5 ? o->iters : 5;
+	if (bytes >= (16u << 20))
+		return o->iters < 20 ? o->iters : 20;
+	return o->iters;
+}
+
+gc_status gh_bench_micro(const gh_bench_opts *o, void *pts_out, char *why)
+{
+	GArray *pts = pts_out;
+	int n = o->iters > 1000 ? 1000 : o->iters;
+	double *s = g_new(double, 1000);
+	gc_result_point pt;
+	gc_status st = GC_OK;
+	uint64_t sizes[32];
+
+	for (int pipe = 0; pipe < 2 && st == GC_OK; pipe++) {
+		st = gh_cuda_launch_latency(o->dev, pipe, 64, o->warmup, n, s, why);
+		if (st == GC_OK) {
+			gh_bench_point(&pt, "launch", pipe ? "pipelined" : "isolated", 0, s, n);
+			g_array_append_val(pts, pt);
+		}
+	}
+	size_t ns = gh_stats_size_sweep(8, o->quick ? (64u << 20) : (1u << 30), o->quick ? 16 : 4,
+					sizes, G_N_ELEMENTS(sizes));
+	static const char *const dir_name[] = {"memcpy_h2d", "memcpy_d2h", "memcpy_d2d"};
+	for (int d = 0; d < 3 && st == GC_OK; d++)
+		for (size_t i = 0; i < ns && st == GC_OK; i++) {
+			int k = iters_for(o, sizes[i]);
+			st = gh_cuda_memcpy(o->dev, (gh_copy_dir)d, sizes[i], o->warmup, k, s, why);
+			if (st == GC_OK) {
+				gh_bench_point(&pt, dir_name[d], "ce", sizes[i], s, k);
+				g_array_append_val(pts, pt);
+			}
+		}
+	ns = gh_stats_size_sweep(1u << 20, o->quick ? (256u << 20) : (1u << 30), 4, sizes,
+				 G_N_ELEMENTS(sizes));
+	for (int sm = 0; sm < 2 && st == GC_OK; sm++)
+		for (size_t i = 0; i < ns && st == GC_OK; i++) {
+			int k = iters_for(o, sizes[i]);
+			st = gh_cuda_hbm_copy(o->dev, sm, sizes[i], o->warmup, k, s, why);
+			if (st == GC_OK) {
+				gh_bench_point(&pt, "hbm_copy", sm ? "sm" : "ce", sizes[i], s, k);
+				/* A copy reads and writes every byte: report HBM traffic. */
+				pt.busbw_GBps = 2 * pt.algbw_GBps;
+				g_array_append_val(pts, pt);
+			}
+		}
+	if (st == GC_OK) {
+		st = gh_cuda_flag_pingpong(o->dev, 16, o->warmup, n, s, why);
+		if (st == GC_OK) {
+			gh_bench_point(&pt, "flag_pingpong", "pinned", 8, s, n);
+			g_array_append_val(pts, pt);
+		}
+	}
+	if (st == GC_OK) {
+		st = gh_cuda_proxy_rtt(o->dev, 16, o->warmup, n, s, why);
+		if (st == GC_OK) {
+			gh_bench_point(&pt, "proxy_rtt", "fifo", 24, s, n);
+			g_array_append_val(pts, pt);
+		}
+	}
+	int ndev = 0;
+	char why2[GH_WHY];
+	if (st == GC_OK && gh_cuda_probe(&ndev, why2) == GC_OK && ndev >= 2) {
+		ns = gh_stats_size_sweep(8, o->quick ? (64u << 20) : (1u << 30), o->quick ? 16 : 4, sizes,
+					 G_N_ELEMENTS(sizes));
+		for (size_t i = 0; i < ns && st == GC_OK; i++) {
+			int k = iters_for(o, sizes[i]);
+			gc_status p = gh_cuda_p2p_copy(0, 1, sizes[i], o->warmup, k, s, why2);
+			if (p == GC_ERR_UNSUPPORTED)
+				break; /* no peer access: nothing to measure */
+			st = p;
+			if (st == GC_OK) {
+				gh_bench_point(&pt, "p2p_copy", "ce", sizes[i], s, k);
+				pt.nranks = 2;
+				g_array_append_val(pts, pt);
+			} else {
+				memcpy(why, why2, GH_WHY);
+			}
+		}
+	}
+	g_free(s);
+	return st;
+}
+
+gc_status gh_bench_interp(const gh_bench_opts *o, const gs_params *p, void *pts_out, char *why)
+{
+	GArray *pts = pts_out;
+	gs_gen *g = NULL;
+	gs_sched *s = NULL;
+	gh_interp_plan plan;
+	memset(&plan, 0, sizeof(plan));
+	char *err = NULL;
+	void *in = NULL, *out = NULL;
+	double *t = NULL;
+	gc_status st = gs_gen_create(p, &g, &err);
+	if (st == GC_OK) {
+		s = gs_sched_materialize(g);
+		st = gs_sched_validate(s, &err);
+	}
+	if (st == GC_OK)
+		st = gh_interp_plan_build(s, &plan, &err);
+	if (st == GC_OK) {
+		in = g_malloc(plan.buf_bytes[GS_BUF_INPUT] * (uint64_t)plan.nranks + 1);
+		out = g_malloc0(plan.buf_bytes[GS_BUF_OUTPUT] * (uint64_t)plan.nranks + 1);
+		t = g_new(double, o->iters > 0 ? o->iters : 1);
+		gh_interp_fill_inputs(&plan, in);
+		st = gh_cuda_interp_run(o->dev, &plan, in, out, o->warmup, o->iters, t, why);
+		if (st == GC_OK)
+			st = gh_interp_check(&plan, out, &err);
+	}
+	if (st == GC_OK) {
+		gc_result_point pt;
+		gh_bench_point(&pt, gs_coll_name(p->coll), gs_algo_name(p->algo), g->p.bytes, t,
+			       o->iters);
+		pt.nranks = p->nranks;
+		g_strlcpy(pt.dtype, gs_dtype_name(p->dtype), sizeof(pt.dtype));
+		pt.count = g->p.bytes / gs_dtype_size(p->dtype);
+		pt.busbw_GBps = gh_stats_busbw_GBps(p->coll, p->nranks, g->p.bytes, pt.time_us);
+		g_array_append_val(pts, pt);
+	} else if (err) {
+		snprintf(why, GH_WHY, "%s %s, %d ranks: %s", gs_algo_name(p->algo),
+			 gs_coll_name(p->coll), p->nranks, err);
+	}
+	g_free(err);
+	g_free(in);
+	g_free(out);
+	g_free(t);
+	gh_interp_plan_clear(&plan);
+	if (s)
+		gs_sched_free(s);
+	if (g)
+		gs_gen_free(g);
+	return st;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gh_bench: the measurement suite behind `gcsim hw bench` and `gcsim hw
+ * interp`. Each measurement becomes one gc_result_point whose `collective`
+ * names the path measured:
+ *   launch (algo isolated|pipelined), memcpy_h2d|memcpy_d2h|memcpy_d2d,
+ *   hbm_copy (algo ce|sm), flag_pingpong, proxy_rtt, p2p_copy,
+ *   and collectives run by the schedule interpreter (allreduce, ... with
+ *   algo ring|tree, nranks = virtual ranks).
+ * time_us is the median; min/median/p99 and iters are kept alongside, and
+ * algbw/busbw follow nccl-tests (busbw factor 1 for the microbenchmarks).
+ * Points are appended to a GArray only after a measurement succeeded, so a
+ * failure leaves the points gathered so far and one line in `why`.
+ */
+#ifndef GH_BENCH_H
+#define GH_BENCH_H
+
+#include <stdbool.h>
+
+#include "gh_cuda.h"
+#include "sim/core/gc_results.h"
+#include "sim/sched/gs_sched.h"
+
+typedef struct gh_bench_opts {
+	int dev;
+	bool quick; /* fewer sizes and iterations: the whole suite in well under a minute */
+	int warmup, iters;
+} gh_bench_opts;
+
+void gh_bench_opts_default(gh_bench_opts *o, bool quick);
+
+/* Fills pt from samples (sorts them) for a path measured at `bytes`. */
+void gh_bench_point(gc_result_point *pt, const char *path, const char *algo, uint64_t bytes,
+		    double *samples, int n);
+
+/* Runs every microbenchmark; appends gc_result_point rows to pts (a GArray *). */
+gc_status gh_bench_micro(const gh_bench_opts *o, void *pts, char *why);
+
+/* Generates, validates and packs the schedule of p, runs it on the GPU,
+ * checks the outputs against the expected result, and appends one point. */
+gc_status gh_bench_interp(const gh_bench_opts *o, const gs_params *p, void *pts, char *why);
+
+#endif

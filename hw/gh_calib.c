@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gh_calib: least-squares calibration (see gh_calib.h).
+ */
+#include "gh_calib.h"
+
+#include <glib.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gh_stats.h"
+
+gc_status gh_calib_fit_line(const double *x, const double *y, const double *w, size_t n, double *a,
+			    double *b)
+{
+	double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+	for (size_t i = 0; i < n; i++) {
+		sw += w[i];
+		sx += w[i] * x[i];
+		sy += w[i] * y[i];
+		sxx += w[i] * x[i] * x[i];
+		sxy += w[i] * x[i] * y[i];
+	}
+	double det = sw * sxx - sx * sx;
+	if (n < 2 || !(fabs(det) > 1e-300 * (sw * sxx + 1e-300)))
+		return GC_ERR_INPUT;
+	*b = (sw * sxy - sx * sy) / det;
+	*a = (sy - *b * sx) / sw;
+	return (*b > 0 && isfinite(*a)) ? GC_OK : GC_ERR_INPUT;
+}
+
+static bool match(const gc_result_point *p, const char *path, const char *algo)
+{
+	return !strcmp(p->collective, path) && (!algo || !strcmp(p->algo, algo));
+}
+
+static gc_status fit_xy(const double *x, const double *y, size_t n, gh_fit *out)
+{
+	double *w = g_new(double, n ? n : 1);
+	for (size_t i = 0; i < n; i++)
+		w[i] = 1.0 / (y[i] * y[i]);
+	double a, b;
+	gc_status st = gh_calib_fit_line(x, y, w, n, &a, &b);
+	g_free(w);
+	if (st != GC_OK)
+		return st;
+	out->alpha_us = a;
+	out->beta_GBps = 1.0 / b / 1e3; /* b is us per byte: 1/b B/us = 1e-3/b GB/s */
+	out->n = n;
+	out->max_rel_err = 0;
+	for (size_t i = 0; i < n; i++) {
+		double e = fabs(a + b * x[i] - y[i]) / y[i];
+		if (e > out->max_rel_err)
+			out->max_rel_err = e;
+	}
+	return GC_OK;
+}
+
+gc_status gh_calib_fit_path(const gc_result_point *pts, size_t n, const char *path,
+			    const char *algo, gh_fit *out)
+{
+	double *x = g_new(double, n + 1), *y = g_new(double, n + 1);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (match(&pts[i], path, algo) && pts[i].size_bytes > 0 && pts[i].time_us > 0) {
+			x[k] = (double)pts[i].size_bytes;
+			y[k++] = pts[i].time_us;
+		}
+	gc_status st = fit_xy(x, y, k, out);
+	g_free(x);
+	g_free(y);
+	return st;
+}
+
+gc_status gh_calib_fit_ring(const gc_result_point *pts, size_t n, int ranks, gh_fit *out,
+			    int *ranks_used)
+{
+	if (ranks <= 0) {
+		/* The rank count with the most ring allreduce points. */
+		GHashTable *cnt = g_hash_table_new(g_direct_hash, g_direct_equal);
+		int best = 0, best_n = 0;
+		for (size_t i = 0; i < n; i++)
+			if (match(&pts[i], "allreduce", "ring") && pts[i].nranks >= 2) {
+				gpointer key = GINT_TO_POINTER(pts[i].nranks);
+				int c = GPOINTER_TO_INT(g_hash_table_lookup(cnt, key)) + 1;
+				g_hash_table_insert(cnt, key, GINT_TO_POINTER(c));
+				if (c > best_n || (c == best_n && pts[i].nranks < best)) {
+					best_n = c;
+					best = pts[i].nranks;
+				}
+			}
+		g_hash_table_destroy(cnt);
+		ranks = best;
+	}
+	*ranks_used = ranks;
+	if (ranks < 2)
+		return GC_ERR_INPUT;
+	double *x = g_new(double, n + 1), *y = g_new(double, n + 1);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (match(&pts[i], "allreduce", "ring") && pts[i].nranks == ranks &&
+		    pts[i].size_bytes > 0 && pts[i].time_us > 0) {
+			x[k] = (double)pts[i].size_bytes / ranks;
+			y[k++] = pts[i].time_us / (2.0 * (ranks - 1));
+		}
+	gc_status st = fit_xy(x, y, k, out);
+	g_free(x);
+	g_free(y);
+	return st;
+}
+
+double gh_calib_scalar(const gc_result_point *pts, size_t n, const char *path, const char *algo)
+{
+	double *v = g_new(double, n + 1);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (match(&pts[i], path, algo) && isfinite(pts[i].time_us))
+			v[k++] = pts[i].time_us;
+	gh_summary s;
+	gh_stats_summarize(v, k, &s);
+	g_free(v);
+	return s.median;
+}
+
+static void prov_line(GString *g, const char *key, const char *v)
+{
+	g_string_append_printf(g, "# %-8s %s\n", key, v ? v : "unknown");
+}
+
+gc_status gh_calib_yaml(const gc_result_point *pts, size_t n, const gh_calib_prov *prov,
+			void *gstring_out, int *nparams, char **errmsg)
+{
+	static const struct {
+		const char *path, *algo, *key;
+	} paths[] = {
+		{"memcpy_h2d", NULL, "memcpy_h2d"}, {"memcpy_d2h", NULL, "memcpy_d2h"},
+		{"memcpy_d2d", NULL, "memcpy_d2d"}, {"hbm_copy", "ce", "hbm_copy_ce"},
+		{"hbm_copy", "sm", "hbm_copy_sm"},  {"p2p_copy", NULL, "p2p_copy"},
+	};
+	static const struct {
+		const char *path, *algo, *key, *help;
+	} scalars[] = {
+		{"launch", "isolated", "launch_latency", "launch + synchronize of an empty kernel"},
+		{"launch", "pipelined", "launch_pipelined", "per launch, back to back"},
+		{"flag_pingpong", NULL, "flag_roundtrip", "GPU->CPU->GPU flags in pinned memory"},
+		{"proxy_rtt", NULL, "proxy_roundtrip", "kernel -> host FIFO -> CPU proxy -> kernel"},
+	};
+	GString *g = g_string_new(NULL);
+	*nparams = 0;
+	g_string_append(g, "# SPDX-License-Identifier: MIT\n");
+	g_string_append_printf(g, "# Calibration '%s', fitted by gcsim hw calibrate.\n",
+			       prov->name);
+	prov_line(g, "device:", prov->device);
+	prov_line(g, "date:", prov->created);
+	prov_line(g, "command:", prov->command);
+	prov_line(g, "source:", prov->source);
+	g_string_append(g, "# Paths: T = alpha + bytes / bandwidth, weighted least squares on relative\n"
+			   "# error; max_error is the worst point of the fit.\n");
+	g_string_append_printf(g, "calibration:\n  name: %s\n", prov->name);
+	GString *sc = g_string_new(NULL);
+	for (size_t i = 0; i < G_N_ELEMENTS(scalars); i++) {
+		double v = gh_calib_scalar(pts, n, scalars[i].path, scalars[i].algo);
+		if (!isfinite(v))
+			continue;
+		g_string_append_printf(sc, "    %s: %.4gus  # %s\n", scalars[i].key, v, scalars[i].help);
+		(*nparams)++;
+	}
+	if (sc->len)
+		g_string_append_printf(g, "  control:\n%s", sc->str);
+	g_string_free(sc, TRUE);
+	GString *ps = g_string_new(NULL);
+	for (size_t i = 0; i < G_N_ELEMENTS(paths); i++) {
+		gh_fit f;
+		if (gh_calib_fit_path(pts, n, paths[i].path, paths[i].algo, &f) != GC_OK)
+			continue;
+		g_string_append_printf(ps,
+				       "    %s: {alpha: %.4gus, bandwidth: %.4gGB/s}  # %zu points, "
+				       "max_error %.1f%%\n",
+				       paths[i].key, f.alpha_us, f.beta_GBps, f.n, 100 * f.max_rel_err);
+		*nparams += 2;
+	}
+	if (ps->len)
+		g_string_append_printf(g, "  paths:\n%s", ps->str);
+	g_string_free(ps, TRUE);
+	gh_fit f;
+	int ranks = 0;
+	if (gh_calib_fit_ring(pts, n, 0, &f, &ranks) == GC_OK) {
+		g_string_append_printf(g,
+				       "  virtual_rank_link:  # ring allreduce, %d ranks on one GPU, "
+				       "T = 2(n-1)(alpha + (S/n)/bandwidth)\n"
+				       "    alpha: %.4gus\n    bandwidth: %.4gGB/s  # %zu points, "
+				       "max_error %.1f%%\n",
+				       ranks, f.alpha_us, f.beta_GBps, f.n, 100 * f.max_rel_err);
+		*nparams += 2;
+	}
+	gc_status st = GC_OK;
+	if (*nparams == 0) {
+		*errmsg = g_strdup("no calibration parameter could be fitted: the measurements hold no "
+				   "launch, memcpy, hbm_copy, flag, proxy or ring allreduce points");
+		st = GC_ERR_INPUT;
+	} else {
+		g_string_append_len((GString *)gstring_out, g->str, (gssize)g->len);
+	}
+	g_string_free(g, TRUE);
+	return st;
+}

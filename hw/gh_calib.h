@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gh_calib: fitting model parameters to recorded measurements, and writing
+ * them as scenarios/calibration/NAME.yaml with provenance comments.
+ *
+ * Per path (one `collective`/`algo` pair of gh_bench points with sizes > 0)
+ * the Hockney model T = alpha + bytes / beta is fitted by weighted least
+ * squares with weights 1/T^2, i.e. minimizing the sum of squared *relative*
+ * errors, so 8-byte latencies and 1-GiB bandwidths both count. The
+ * virtual-rank link model comes from ring-allreduce interpreter points at
+ * one rank count n: T = 2(n-1) * (alpha + (S/n) / beta), fitted the same
+ * way on x = S/n, y = T / (2(n-1)). Scalars (launch latency, ping-pong,
+ * proxy round trip) are the median over their points. Fitting reads only
+ * the points, so it works on a recording from another machine.
+ */
+#ifndef GH_CALIB_H
+#define GH_CALIB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/core/gc_results.h"
+
+typedef struct gh_fit {
+	double alpha_us;  /* intercept */
+	double beta_GBps; /* asymptotic bandwidth, 1e9 B/s */
+	size_t n;	  /* points used */
+	double max_rel_err; /* largest |model - measured| / measured over those points */
+} gh_fit;
+
+/* Weighted least squares of y = a + b*x with weights w; GC_ERR_INPUT when
+ * fewer than 2 distinct x or a non-positive slope. */
+gc_status gh_calib_fit_line(const double *x, const double *y, const double *w, size_t n, double *a,
+			    double *b);
+/* Fits T = alpha + bytes/beta to the points of (path, algo) (algo NULL: any). */
+gc_status gh_calib_fit_path(const gc_result_point *pts, size_t n, const char *path,
+			    const char *algo, gh_fit *out);
+/* Ring link model from allreduce/ring points with nranks == ranks (0: the
+ * rank count with the most points). */
+gc_status gh_calib_fit_ring(const gc_result_point *pts, size_t n, int ranks, gh_fit *out,
+			    int *ranks_used);
+/* Median time of the points of (path, algo); NaN when there are none. */
+double gh_calib_scalar(const gc_result_point *pts, size_t n, const char *path, const char *algo);
+
+typedef struct gh_calib_prov {
+	const char *name, *device, *created, *command, *source;
+} gh_calib_prov;
+
+/* Fits everything the points allow and appends the YAML to out (GString *).
+ * GC_ERR_INPUT when not even one parameter can be fitted. *nparams receives
+ * the number of fitted parameters. */
+gc_status gh_calib_yaml(const gc_result_point *pts, size_t n, const gh_calib_prov *prov,
+			void *gstring_out, int *nparams, char **errmsg);
+
+#endif

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gh_cuda: the thin C interface between the hw harness and the CUDA code.
+ *
+ * With GC_HAVE_CUDA the functions are implemented by the .cu files in hw/kernels; without
+ * it, hw/gh_cuda_stub.c implements every one of them by returning
+ * GC_ERR_NODEV with the reason "gcsim was built without CUDA (nvcc not found
+ * at build time)". No CUDA type crosses this interface, so the rest of hw/
+ * compiles with a plain C compiler.
+ *
+ * Conventions: every function returns a gc_status; on failure `why` (size
+ * GH_WHY bytes) holds one line naming the cause. Timings are microseconds,
+ * one sample per timed iteration, after `warmup` untimed iterations.
+ */
+#ifndef GH_CUDA_H
+#define GH_CUDA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/core/gc_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+
+#define GH_WHY 256
+
+typedef struct gh_dev_info {
+	int index;
+	char name[256];
+	char pci_bus_id[32]; /* "0000:1b:00.0" */
+	int cc_major, cc_minor;
+	int sm_count;
+	uint64_t mem_bytes;
+	int mem_bus_bits;
+	int mem_clock_khz;
+	int l2_bytes;
+	int driver_version;  /* e.g. 12040 for 12.4 */
+	int runtime_version; /* of the linked runtime */
+	int npeers;	     /* other devices with peer access */
+	int peers[16];
+} gh_dev_info;
+
+/* Number of usable devices. No driver, no device, or a build without CUDA:
+ * GC_ERR_NODEV with one line saying which. */
+gc_status gh_cuda_probe(int *ndev, char *why);
+gc_status gh_cuda_dev_info(int dev, gh_dev_info *out, char *why);
+
+typedef enum gh_copy_dir { GH_COPY_H2D = 0, GH_COPY_D2H, GH_COPY_D2D } gh_copy_dir;
+
+/* Empty-kernel launch. pipelined: `batch` back-to-back launches per sample,
+ * sample = elapsed / batch (what nccl-tests' small sizes see); otherwise
+ * launch + synchronize per sample (isolated latency). */
+gc_status gh_cuda_launch_latency(int dev, bool pipelined, int batch, int warmup, int iters,
+				 double *us, char *why);
+/* cudaMemcpyAsync with pinned host memory, timed with CUDA events. */
+gc_status gh_cuda_memcpy(int dev, gh_copy_dir dir, uint64_t bytes, int warmup, int iters,
+			 double *us, char *why);
+/* Device-to-device copy of `bytes` by the copy engine (sm == false) or by a
+ * vectorized SM copy kernel using every SM (sm == true). */
+gc_status gh_cuda_hbm_copy(int dev, bool sm, uint64_t bytes, int warmup, int iters, double *us,
+			   char *why);
+/* Flag ping-pong through host-pinned memory: the kernel raises a flag the
+ * CPU polls, the CPU answers through a second flag the kernel polls. One
+ * sample = one round trip (kernel clock, averaged over `batch` trips). */
+gc_status gh_cuda_flag_pingpong(int dev, int batch, int warmup, int iters, double *us, char *why);
+/* CPU-proxy round trip: the kernel posts a request {seq, bytes, peer} into a
+ * host-pinned FIFO; a CPU pthread polls the FIFO, handles the request and
+ * posts a completion the kernel polls. One sample = one request's round
+ * trip (kernel clock, averaged over `batch` requests). */
+gc_status gh_cuda_proxy_rtt(int dev, int batch, int warmup, int iters, double *us, char *why);
+/* cudaMemcpyPeerAsync from dev_src to dev_dst with peer access enabled. */
+gc_status gh_cuda_p2p_copy(int dev_src, int dev_dst, uint64_t bytes, int warmup, int iters,
+			   double *us, char *why);
+
+/* The schedule interpreter's device-side input, built by gh_interp.c. */
+struct gh_interp_plan;
+/* Runs the plan on one device: copies inputs (nranks consecutive INPUT
+ * buffers) in, runs warmup + iters launches (mailboxes reset before each),
+ * copies every rank's OUTPUT out (nranks consecutive buffers). */
+gc_status gh_cuda_interp_run(int dev, const struct gh_interp_plan *plan, const void *inputs,
+			     void *outputs, int warmup, int iters, double *us, char *why);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gh_interp: packing a schedule for the GPU interpreter and the expected
+ * output of each collective under the input convention (see gh_interp.h).
+ */
+#include "gh_interp.h"
+
+#include <glib.h>
+#include <string.h>
+
+static uint32_t step_props(gs_op op)
+{
+	return (gs_op_sends(op) ? GH_P_SEND : 0) | (gs_op_recvs(op) ? GH_P_RECV : 0) |
+	       (gs_op_reduces(op) ? GH_P_REDUCE : 0) | (gs_op_reads_src(op) ? GH_P_READS : 0) |
+	       (gs_op_writes_dst(op) ? GH_P_WRITES : 0);
+}
+
+static uint64_t align256(uint64_t x)
+{
+	return (x + 255) & ~(uint64_t)255;
+}
+
+static int64_t conn_key(const gs_sched *s, int src, int dst, int ch)
+{
+	return ((int64_t)src * s->nranks + dst) * s->nstrands + ch;
+}
+
+gc_status gh_interp_plan_build(const gs_sched *s, gh_interp_plan *plan, char **errmsg)
+{
+	memset(plan, 0, sizeof(*plan));
+	gs_dtype dt = s->p.dtype;
+	if (dt != GS_DT_F32 && dt != GS_DT_I32 && dt != GS_DT_F64) {
+		*errmsg = g_strdup_printf("the interpreter reduces float, int32 and double, not %s",
+					  gs_dtype_name(dt));
+		return GC_ERR_UNSUPPORTED;
+	}
+	plan->p = s->p;
+	plan->nranks = s->nranks;
+	plan->nstrands = s->nstrands;
+	plan->elem = gs_dtype_size(dt);
+	uint64_t nstr = (uint64_t)s->nranks * (uint64_t)s->nstrands;
+	plan->nsteps = s->strand_off[nstr];
+	plan->steps = s->steps;
+	plan->strand_off = g_memdup2(s->strand_off, (nstr + 1) * sizeof(uint64_t));
+	plan->aux = g_new0(gh_step_aux, plan->nsteps ? plan->nsteps : 1);
+	uint64_t off = 0;
+	for (int b = 0; b < GS_BUF__COUNT; b++) {
+		plan->buf_bytes[b] = s->buf_bytes[b];
+		plan->buf_off[b] = off;
+		off = align256(off + s->buf_bytes[b]);
+	}
+	plan->rank_stride = off ? off : 256;
+
+	GHashTable *conns = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+	GArray *src = g_array_new(FALSE, FALSE, sizeof(int32_t));
+	GArray *dst = g_array_new(FALSE, FALSE, sizeof(int32_t));
+	GArray *chs = g_array_new(FALSE, FALSE, sizeof(int32_t));
+	gc_status st = GC_OK;
+	/* Pass 1 numbers the connections in send order; pass 2 resolves receives. */
+	for (int pass = 0; pass < 2 && st == GC_OK; pass++) {
+		for (int r = 0; r < s->nranks && st == GC_OK; r++) {
+			for (int c = 0; c < s->nstrands && st == GC_OK; c++) {
+				uint64_t len, base = s->strand_off[(uint64_t)r * s->nstrands + c];
+				const gs_step *steps = gs_sched_strand(s, r, c, &len);
+				for (uint64_t i = 0; i < len; i++) {
+					const gs_step *stp = &steps[i];
+					gh_step_aux *ax = &plan->aux[base + i];
+					if (stp->op >= GS_OP__COUNT) {
+						*errmsg = g_strdup_printf("r%d c%d #%" G_GUINT64_FORMAT
+									  ": unknown op %u",
+									  r, c, i, stp->op);
+						st = GC_ERR_INPUT;
+						break;
+					}
+					gs_op op = (gs_op)stp->op;
+					if (stp->bytes > plan->max_msg_bytes)
+						plan->max_msg_bytes = stp->bytes;
+					if (pass == 0) {
+						ax->props = step_props(op);
+						ax->send_conn = ax->recv_conn = -1;
+						if (!gs_op_sends(op))
+							continue;
+						int64_t k = conn_key(s, r, stp->send_peer, c);
+						if (!g_hash_table_contains(conns, &k)) {
+							int32_t idx = (int32_t)src->len, sr = r,
+								ds = stp->send_peer, cc = c;
+							g_hash_table_insert(conns, g_memdup2(&k, sizeof(k)),
+									    GINT_TO_POINTER(idx + 1));
+							g_array_append_val(src, sr);
+							g_array_append_val(dst, ds);
+							g_array_append_val(chs, cc);
+						}
+						ax->send_conn = GPOINTER_TO_INT(g_hash_table_lookup(conns, &k)) - 1;
+					} else if (gs_op_recvs(op)) {
+						int64_t k = conn_key(s, stp->recv_peer, r, c);
+						gpointer v = g_hash_table_lookup(conns, &k);
+						if (!v) {
+							*errmsg = g_strdup_printf(
+								"r%d c%d #%" G_GUINT64_FORMAT ": %s from r%d "
+								"on channel %d, but r%d never sends there",
+								r, c, i, gs_op_name(op), stp->recv_peer, c,
+								stp->recv_peer);
+							st = GC_ERR_INPUT;
+							break;
+						}
+						ax->recv_conn = GPOINTER_TO_INT(v) - 1;
+					}
+				}
+			}
+		}
+	}
+	g_hash_table_destroy(conns);
+	plan->nconns = (int)src->len;
+	plan->conn_src = (int32_t *)(void *)g_array_free(src, FALSE);
+	plan->conn_dst = (int32_t *)(void *)g_array_free(dst, FALSE);
+	plan->conn_ch = (int32_t *)(void *)g_array_free(chs, FALSE);
+	if (st != GC_OK)
+		gh_interp_plan_clear(plan);
+	return st;
+}
+
+void gh_interp_plan_clear(gh_interp_plan *plan)
+{
+	g_free(plan->strand_off);
+	g_free(plan->aux);
+	g_free(plan->conn_src);
+	g_free(plan->conn_dst);
+	g_free(plan->conn_ch);
+	memset(plan, 0, sizeof(*plan));
+}
+
+double gh_interp_input_value(int rank, uint64_t i)
+{
+	return (double)((int64_t)(((uint64_t)rank * 131u + i * 7u) % 23u) - 11);
+}
+
+static void put(gs_dtype dt, void *buf, uint64_t i, double v)
+{
+	switch (dt) {
+	case GS_DT_F32: ((float *)buf)[i] = (float)v; break;
+	case GS_DT_I32: ((int32_t *)buf)[i] = (int32_t)v; break;
+	default: ((double *)buf)[i] = v; break;
+	}
+}
+
+void gh_interp_fill_inputs(const gh_interp_plan *plan, void *inputs)
+{
+	uint64_t n = plan->buf_bytes[GS_BUF_INPUT] / plan->elem;
+	for (int r = 0; r < plan->nranks; r++) {
+		char *b = (char *)inputs + (uint64_t)r * plan->buf_bytes[GS_BUF_INPUT];
+		for (uint64_t i = 0; i < n; i++)
+			put(plan->p.dtype, b, i, gh_interp_input_value(r, i));
+	}
+}
+
+gc_status gh_interp_expected(const gh_interp_plan *plan, void *expected, char **errmsg)
+{
+	int n = plan->nranks;
+	uint64_t in_n = plan->buf_bytes[GS_BUF_INPUT] / plan->elem;
+	uint64_t out_n = plan->buf_bytes[GS_BUF_OUTPUT] / plan->elem;
+	gs_coll c = plan->p.coll;
+	for (int r = 0; r < n; r++) {
+		char *o = (char *)expected + (uint64_t)r * plan->buf_bytes[GS_BUF_OUTPUT];
+		for (uint64_t i = 0; i < out_n; i++) {
+			double v = 0;
+			if (n == 1) {
+				v = gh_interp_input_value(r, i);
+			} else if (c == GS_COLL_ALLREDUCE) {
+				for (int k = 0; k < n; k++)
+					v += gh_interp_input_value(k, i);
+			} else if (c == GS_COLL_ALLGATHER) {
+				v = gh_interp_input_value((int)(i / in_n), i % in_n);
+			} else if (c == GS_COLL_REDUCESCATTER) {
+				for (int k = 0; k < n; k++)
+					v += gh_interp_input_value(k, (uint64_t)r * out_n + i);
+			} else {
+				*errmsg = g_strdup_printf("no expected result defined for %s",
+							  gs_coll_name(c));
+				return GC_ERR_UNSUPPORTED;
+			}
+			put(plan->p.dtype, o, i, v);
+		}
+	}
+	return GC_OK;
+}
+
+gc_status gh_interp_check(const gh_interp_plan *plan, const void *outputs, char **errmsg)
+{
+	uint64_t ob = plan->buf_bytes[GS_BUF_OUTPUT];
+	void *exp = g_malloc((size_t)(ob * (uint64_t)plan->nranks) + 1);
+	gc_status st = gh_interp_expected(plan, exp, errmsg);
+	for (int r = 0; st == GC_OK && r < plan->nranks; r++) {
+		const char *a = (const char *)outputs + (uint64_t)r * ob;
+		const char *e = (const char *)exp + (uint64_t)r * ob;
+		if (memcmp(a, e, ob) == 0)
+			continue;
+		uint64_t i = 0;
+		while (memcmp(a + i * plan->elem, e + i * plan->elem, plan->elem) == 0)
+			i++;
+		double got = plan->p.dtype == GS_DT_F32	  ? ((const float *)a)[i]
+			     : plan->p.dtype == GS_DT_I32 ? ((const int32_t *)a)[i]
+							  : ((const double *)a)[i];
+		double want = plan->p.dtype == GS_DT_F32   ? ((const float *)e)[i]
+			      : plan->p.dtype == GS_DT_I32 ? ((const int32_t *)e)[i]
+							   : ((const double *)e)[i];
+		*errmsg = g_strdup_printf("rank %d OUTPUT element %" G_GUINT64_FORMAT
+					  ": got %g, expected %g",
+					  r, i, got, want);
+		st = GC_ERR_INPUT;
+	}
+	g_free(exp);
+	return st;
+}

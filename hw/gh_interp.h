@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gh_interp: host side of the GPU schedule interpreter -- packing a
+ * materialized schedule for the device and computing the expected result.
+ *
+ * Device layout (what gh_cuda_interp_run copies as is):
+ *   steps       the gs_sched.steps array, unchanged
+ *   strand_off  nranks*nstrands + 1 prefix offsets (strand i = rank*nstrands+ch)
+ *   aux         one gh_step_aux per step: the mailbox of its send part and of
+ *               its receive part (index into the connection table) and the op's
+ *               properties as bits, so the kernel needs no op tables
+ *   arena       rank r's buffer b starts at r*rank_stride + buf_off[b]; every
+ *               buffer start is 256-byte aligned
+ * A connection is one (src, dst, channel) triple that some step sends on;
+ * every step that receives from src on channel ch at rank dst refers to the
+ * same index, so the two ends of a message meet in the same mailbox.
+ *
+ * Input convention: element i of rank r's INPUT is gh_interp_input_value(r, i),
+ * a small integer, so float sums over up to 2^16 ranks are exact and the
+ * comparison can demand bit equality.
+ */
+#ifndef GH_INTERP_H
+#define GH_INTERP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/sched/gs_sched.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GH_P_SEND 1u
+#define GH_P_RECV 2u
+#define GH_P_REDUCE 4u
+#define GH_P_READS 8u
+#define GH_P_WRITES 16u
+
+typedef struct gh_step_aux {
+	int32_t send_conn; /* -1 when the step does not send */
+	int32_t recv_conn; /* -1 when the step does not receive */
+	uint32_t props;	   /* GH_P_* */
+	uint32_t pad;
+} gh_step_aux;
+
+typedef struct gh_interp_plan {
+	gs_params p;
+	int nranks, nstrands;
+	size_t elem;
+	uint64_t nsteps;
+	const gs_step *steps;  /* borrowed from the schedule */
+	uint64_t *strand_off;  /* owned copy */
+	gh_step_aux *aux;      /* owned, nsteps */
+	int nconns;
+	int32_t *conn_src, *conn_dst, *conn_ch; /* owned, nconns each */
+	uint64_t buf_bytes[GS_BUF__COUNT];
+	uint64_t buf_off[GS_BUF__COUNT];
+	uint64_t rank_stride;
+	uint64_t max_msg_bytes; /* largest single step */
+} gh_interp_plan;
+
+/* GC_ERR_UNSUPPORTED for a dtype the kernel cannot reduce (float, int32 and
+ * double are supported); GC_ERR_INPUT for an unmatched receive. */
+gc_status gh_interp_plan_build(const gs_sched *s, gh_interp_plan *plan, char **errmsg);
+void gh_interp_plan_clear(gh_interp_plan *plan);
+
+double gh_interp_input_value(int rank, uint64_t i);
+/* inputs: nranks consecutive INPUT buffers of buf_bytes[INPUT] bytes. */
+void gh_interp_fill_inputs(const gh_interp_plan *plan, void *inputs);
+/* expected: nranks consecutive OUTPUT buffers. GC_ERR_UNSUPPORTED for a
+ * collective whose result is not defined here (sendrecv). */
+gc_status gh_interp_expected(const gh_interp_plan *plan, void *expected, char **errmsg);
+/* Compares outputs with the expected result; the message names the first
+ * mismatching rank and element. */
+gc_status gh_interp_check(const gh_interp_plan *plan, const void *outputs, char **errmsg);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,590 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gc_results: SQLite results store and its CSV interchange form.
+ *
+ * Prepared statements are compiled once at open and reset after each use.
+ * Writes happen only inside an explicit transaction (begin/commit) so a
+ * batch is all-or-nothing; the file is in WAL mode so a reader (a report)
+ * can run while a sweep writes. Text columns are bound with SQLITE_STATIC:
+ * the caller's strings outlive the sqlite3_step call that reads them.
+ */
+#include "gc_results.h"
+
+#include <errno.h>
+#include <glib.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct gc_results {
+	sqlite3 *db;
+	char *path;
+	bool in_tx;
+	sqlite3_stmt *ins_run, *ins_point, *ins_param;
+};
+
+static const char schema_sql[] =
+	"CREATE TABLE IF NOT EXISTS runs("
+	" id INTEGER PRIMARY KEY,"
+	" kind TEXT NOT NULL CHECK (kind IN ('sim','hw','import')),"
+	" label TEXT, scenario TEXT, config TEXT, device TEXT,"
+	" created TEXT NOT NULL, command TEXT);"
+	"CREATE TABLE IF NOT EXISTS points("
+	" run_id INTEGER NOT NULL REFERENCES runs(id),"
+	" collective TEXT NOT NULL, algo TEXT, dtype TEXT, nranks INTEGER,"
+	" size_bytes INTEGER NOT NULL, count INTEGER, time_us REAL,"
+	" algbw_GBps REAL, busbw_GBps REAL, min_us REAL, median_us REAL, p99_us REAL,"
+	" iters INTEGER);"
+	"CREATE INDEX IF NOT EXISTS points_run ON points(run_id);"
+	"CREATE TABLE IF NOT EXISTS params("
+	" run_id INTEGER NOT NULL REFERENCES runs(id),"
+	" key TEXT NOT NULL, value REAL, unit TEXT);";
+
+static gc_status db_err(gc_results *r, char **errmsg, const char *what)
+{
+	if (errmsg)
+		*errmsg = g_strdup_printf("%s: %s: %s", r->path, what, sqlite3_errmsg(r->db));
+	return GC_ERR_IO;
+}
+
+char *gc_results_now_iso(char *buf, size_t n)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return buf;
+}
+
+void gc_result_point_init(gc_result_point *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->time_us = p->algbw_GBps = p->busbw_GBps = NAN;
+	p->min_us = p->median_us = p->p99_us = NAN;
+}
+
+void gc_run_row_clear(gc_run_row *r)
+{
+	g_free(r->kind);
+	g_free(r->label);
+	g_free(r->scenario);
+	g_free(r->config);
+	g_free(r->device);
+	g_free(r->created);
+	g_free(r->command);
+	memset(r, 0, sizeof(*r));
+}
+
+gc_status gc_results_open(const char *path, bool create, gc_results **out, char **errmsg)
+{
+	*out = NULL;
+	gc_results *r = g_new0(gc_results, 1);
+	r->path = g_strdup(path);
+	int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+	if (sqlite3_open_v2(path, &r->db, flags, NULL) != SQLITE_OK) {
+		gc_status st = db_err(r, errmsg, "cannot open results file");
+		gc_results_close(r);
+		return st;
+	}
+	sqlite3_busy_timeout(r->db, 5000);
+	sqlite3_stmt *st = NULL;
+	int version = -1;
+	if (sqlite3_prepare_v2(r->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		gc_status s = db_err(r, errmsg, "not a results file");
+		gc_results_close(r);
+		return s;
+	}
+	version = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (version != 0 && version != GC_RESULTS_SCHEMA) {
+		if (errmsg)
+			*errmsg = g_strdup_printf("%s: results schema version %d, this gcsim reads %d",
+						  path, version, GC_RESULTS_SCHEMA);
+		gc_results_close(r);
+		return GC_ERR_IO;
+	}
+	char *sql = g_strdup_printf("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; BEGIN; %s "
+				    "PRAGMA user_version=%d; COMMIT;",
+				    schema_sql, GC_RESULTS_SCHEMA);
+	int rc = sqlite3_exec(r->db, sql, NULL, NULL, NULL);
+	g_free(sql);
+	if (rc != SQLITE_OK) {
+		gc_status s = db_err(r, errmsg, "cannot set up the schema");
+		sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
+		gc_results_close(r);
+		return s;
+	}
+	if (sqlite3_prepare_v2(r->db,
+			       "INSERT INTO runs(kind,label,scenario,config,device,created,command)"
+			       " VALUES(?,?,?,?,?,?,?)",
+			       -1, &r->ins_run, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(r->db,
+			       "INSERT INTO points(run_id,collective,algo,dtype,nranks,size_bytes,count,"
+			       "time_us,algbw_GBps,busbw_GBps,min_us,median_us,p99_us,iters)"
+			       " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+			       -1, &r->ins_point, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(r->db, "INSERT INTO params(run_id,key,value,unit) VALUES(?,?,?,?)", -1,
+			       &r->ins_param, NULL) != SQLITE_OK) {
+		gc_status s = db_err(r, errmsg, "cannot prepare statements");
+		gc_results_close(r);
+		return s;
+	}
+	*out = r;
+	return GC_OK;
+}
+
+void gc_results_close(gc_results *r)
+{
+	if (!r)
+		return;
+	if (r->in_tx)
+		gc_results_rollback(r);
+	sqlite3_finalize(r->ins_run);
+	sqlite3_finalize(r->ins_point);
+	sqlite3_finalize(r->ins_param);
+	sqlite3_close(r->db);
+	g_free(r->path);
+	g_free(r);
+}
+
+const char *gc_results_path(const gc_results *r)
+{
+	return r->path;
+}
+
+gc_status gc_results_begin(gc_results *r, char **errmsg)
+{
+	if (r->in_tx)
+		return GC_OK;
+	if (sqlite3_exec(r->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		return db_err(r, errmsg, "cannot begin a transaction");
+	r->in_tx = true;
+	return GC_OK;
+}
+
+gc_status gc_results_commit(gc_results *r, char **errmsg)
+{
+	if (!r->in_tx)
+		return GC_OK;
+	if (sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		gc_status s = db_err(r, errmsg, "cannot commit");
+		gc_results_rollback(r);
+		return s;
+	}
+	r->in_tx = false;
+	return GC_OK;
+}
+
+void gc_results_rollback(gc_results *r)
+{
+	if (r->in_tx)
+		sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
+	r->in_tx = false;
+}
+
+static void bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static void bind_real(sqlite3_stmt *s, int i, double v)
+{
+	if (isfinite(v))
+		sqlite3_bind_double(s, i, v);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static gc_status step_done(gc_results *r, sqlite3_stmt *s, char **errmsg, const char *what)
+{
+	int rc = sqlite3_step(s);
+	gc_status st = rc == SQLITE_DONE ? GC_OK : db_err(r, errmsg, what);
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return st;
+}
+
+static gc_status need_tx(gc_results *r, char **errmsg)
+{
+	if (r->in_tx)
+		return GC_OK;
+	if (errmsg)
+		*errmsg = g_strdup_printf("%s: write outside a transaction", r->path);
+	return GC_ERR_INTERNAL;
+}
+
+gc_status gc_results_insert_run(gc_results *r, const gc_run_info *info, int64_t *run_id,
+				char **errmsg)
+{
+	gc_status st = need_tx(r, errmsg);
+	if (st != GC_OK)
+		return st;
+	char now[32];
+	sqlite3_stmt *s = r->ins_run;
+	bind_text(s, 1, info->kind ? info->kind : "sim");
+	bind_text(s, 2, info->label);
+	bind_text(s, 3, info->scenario);
+	bind_text(s, 4, info->config);
+	bind_text(s, 5, info->device);
+	bind_text(s, 6, info->created ? info->created : gc_results_now_iso(now, sizeof(now)));
+	bind_text(s, 7, info->command);
+	st = step_done(r, s, errmsg, "cannot insert a run");
+	if (st == GC_OK)
+		*run_id = sqlite3_last_insert_rowid(r->db);
+	return st;
+}
+
+gc_status gc_results_insert_point(gc_results *r, int64_t run_id, const gc_result_point *p,
+				  char **errmsg)
+{
+	gc_status st = need_tx(r, errmsg);
+	if (st != GC_OK)
+		return st;
+	sqlite3_stmt *s = r->ins_point;
+	sqlite3_bind_int64(s, 1, run_id);
+	bind_text(s, 2, p->collective);
+	bind_text(s, 3, p->algo[0] ? p->algo : NULL);
+	bind_text(s, 4, p->dtype[0] ? p->dtype : NULL);
+	sqlite3_bind_int(s, 5, p->nranks);
+	sqlite3_bind_int64(s, 6, (sqlite3_int64)p->size_bytes);
+	sqlite3_bind_int64(s, 7, (sqlite3_int64)p->count);
+	bind_real(s, 8, p->time_us);
+	bind_real(s, 9, p->algbw_GBps);
+	bind_real(s, 10, p->busbw_GBps);
+	bind_real(s, 11, p->min_us);
+	bind_real(s, 12, p->median_us);
+	bind_real(s, 13, p->p99_us);
+	sqlite3_bind_int64(s, 14, p->iters);
+	return step_done(r, s, errmsg, "cannot insert a point");
+}
+
+gc_status gc_results_insert_param(gc_results *r, int64_t run_id, const char *key, double value,
+				  const char *unit, char **errmsg)
+{
+	gc_status st = need_tx(r, errmsg);
+	if (st != GC_OK)
+		return st;
+	sqlite3_stmt *s = r->ins_param;
+	sqlite3_bind_int64(s, 1, run_id);
+	bind_text(s, 2, key);
+	bind_real(s, 3, value);
+	bind_text(s, 4, unit);
+	return step_done(r, s, errmsg, "cannot insert a parameter");
+}
+
+static char *col_dup(sqlite3_stmt *s, int i)
+{
+	const unsigned char *t = sqlite3_column_text(s, i);
+	return t ? g_strdup((const char *)t) : NULL;
+}
+
+static double col_real(sqlite3_stmt *s, int i)
+{
+	return sqlite3_column_type(s, i) == SQLITE_NULL ? NAN : sqlite3_column_double(s, i);
+}
+
+static void col_copy(sqlite3_stmt *s, int i, char *dst, size_t n)
+{
+	const unsigned char *t = sqlite3_column_text(s, i);
+	g_strlcpy(dst, t ? (const char *)t : "", n);
+}
+
+gc_status gc_results_last_run(gc_results *r, const char *kind, int64_t *run_id, char **errmsg)
+{
+	sqlite3_stmt *s = NULL;
+	const char *sql = kind ? "SELECT max(id) FROM runs WHERE kind=?" : "SELECT max(id) FROM runs";
+	if (sqlite3_prepare_v2(r->db, sql, -1, &s, NULL) != SQLITE_OK)
+		return db_err(r, errmsg, "cannot query runs");
+	if (kind)
+		sqlite3_bind_text(s, 1, kind, -1, SQLITE_STATIC);
+	gc_status st = GC_OK;
+	if (sqlite3_step(s) != SQLITE_ROW || sqlite3_column_type(s, 0) == SQLITE_NULL) {
+		if (errmsg)
+			*errmsg = g_strdup_printf("%s: no %s%srun recorded", r->path, kind ? kind : "",
+						  kind ? " " : "");
+		st = GC_ERR_INPUT;
+	} else {
+		*run_id = sqlite3_column_int64(s, 0);
+	}
+	sqlite3_finalize(s);
+	return st;
+}
+
+gc_status gc_results_get_run(gc_results *r, int64_t run_id, gc_run_row *out, char **errmsg)
+{
+	memset(out, 0, sizeof(*out));
+	sqlite3_stmt *s = NULL;
+	if (sqlite3_prepare_v2(r->db,
+			       "SELECT id,kind,label,scenario,config,device,created,command FROM runs "
+			       "WHERE id=?",
+			       -1, &s, NULL) != SQLITE_OK)
+		return db_err(r, errmsg, "cannot query runs");
+	sqlite3_bind_int64(s, 1, run_id);
+	gc_status st = GC_OK;
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		out->id = sqlite3_column_int64(s, 0);
+		out->kind = col_dup(s, 1);
+		out->label = col_dup(s, 2);
+		out->scenario = col_dup(s, 3);
+		out->config = col_dup(s, 4);
+		out->device = col_dup(s, 5);
+		out->created = col_dup(s, 6);
+		out->command = col_dup(s, 7);
+	} else {
+		if (errmsg)
+			*errmsg = g_strdup_printf("%s: no run with id %lld", r->path, (long long)run_id);
+		st = GC_ERR_INPUT;
+	}
+	sqlite3_finalize(s);
+	return st;
+}
+
+gc_status gc_results_get_points(gc_results *r, int64_t run_id, gc_result_point **pts, size_t *n,
+				char **errmsg)
+{
+	*pts = NULL;
+	*n = 0;
+	sqlite3_stmt *s = NULL;
+	const char *sql = run_id > 0
+				  ? "SELECT collective,algo,dtype,nranks,size_bytes,count,time_us,algbw_GBps,"
+				    "busbw_GBps,min_us,median_us,p99_us,iters FROM points WHERE run_id=? "
+				    "ORDER BY rowid"
+				  : "SELECT collective,algo,dtype,nranks,size_bytes,count,time_us,algbw_GBps,"
+				    "busbw_GBps,min_us,median_us,p99_us,iters FROM points ORDER BY rowid";
+	if (sqlite3_prepare_v2(r->db, sql, -1, &s, NULL) != SQLITE_OK)
+		return db_err(r, errmsg, "cannot query points");
+	if (run_id > 0)
+		sqlite3_bind_int64(s, 1, run_id);
+	GArray *a = g_array_new(FALSE, FALSE, sizeof(gc_result_point));
+	int rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		gc_result_point p;
+		gc_result_point_init(&p);
+		col_copy(s, 0, p.collective, sizeof(p.collective));
+		col_copy(s, 1, p.algo, sizeof(p.algo));
+		col_copy(s, 2, p.dtype, sizeof(p.dtype));
+		p.nranks = sqlite3_column_int(s, 3);
+		p.size_bytes = (uint64_t)sqlite3_column_int64(s, 4);
+		p.count = (uint64_t)sqlite3_column_int64(s, 5);
+		p.time_us = col_real(s, 6);
+		p.algbw_GBps = col_real(s, 7);
+		p.busbw_GBps = col_real(s, 8);
+		p.min_us = col_real(s, 9);
+		p.median_us = col_real(s, 10);
+		p.p99_us = col_real(s, 11);
+		p.iters = sqlite3_column_int64(s, 12);
+		g_array_append_val(a, p);
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		g_array_free(a, TRUE);
+		return db_err(r, errmsg, "cannot read points");
+	}
+	*n = a->len;
+	*pts = (gc_result_point *)(void *)g_array_free(a, FALSE);
+	return GC_OK;
+}
+
+gc_status gc_results_get_params(gc_results *r, int64_t run_id, gc_param_row **rows, size_t *n,
+				char **errmsg)
+{
+	*rows = NULL;
+	*n = 0;
+	sqlite3_stmt *s = NULL;
+	if (sqlite3_prepare_v2(r->db, "SELECT key,value,unit FROM params WHERE run_id=? ORDER BY rowid",
+			       -1, &s, NULL) != SQLITE_OK)
+		return db_err(r, errmsg, "cannot query params");
+	sqlite3_bind_int64(s, 1, run_id);
+	GArray *a = g_array_new(FALSE, TRUE, sizeof(gc_param_row));
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		gc_param_row p;
+		col_copy(s, 0, p.key, sizeof(p.key));
+		p.value = col_real(s, 1);
+		col_copy(s, 2, p.unit, sizeof(p.unit));
+		g_array_append_val(a, p);
+	}
+	sqlite3_finalize(s);
+	*n = a->len;
+	*rows = (gc_param_row *)(void *)g_array_free(a, FALSE);
+	return GC_OK;
+}
+
+/* ---- CSV interchange ---------------------------------------------------- */
+
+const char gc_results_csv_header[] = "collective,algo,dtype,nranks,size_bytes,count,time_us,"
+				     "algbw_GBps,busbw_GBps,min_us,median_us,p99_us,iters";
+
+static void csv_real(GString *g, double v)
+{
+	if (isfinite(v))
+		g_string_append_printf(g, ",%.9g", v);
+	else
+		g_string_append_c(g, ',');
+}
+
+/* Metadata values are single-line; newlines would end the comment. */
+static void meta_line(GString *g, const char *key, const char *v)
+{
+	if (!v)
+		return;
+	g_string_append_printf(g, "# %s: ", key);
+	for (const char *c = v; *c; c++)
+		g_string_append_c(g, (*c == '\n' || *c == '\r') ? ' ' : *c);
+	g_string_append_c(g, '\n');
+}
+
+gc_status gc_results_write_csv(FILE *f, const gc_run_info *info, const gc_result_point *pts,
+			       size_t n)
+{
+	GString *g = g_string_new(NULL);
+	if (info) {
+		meta_line(g, "kind", info->kind);
+		meta_line(g, "label", info->label);
+		meta_line(g, "scenario", info->scenario);
+		meta_line(g, "device", info->device);
+		meta_line(g, "created", info->created);
+		meta_line(g, "command", info->command);
+	}
+	g_string_append_printf(g, "%s\n", gc_results_csv_header);
+	for (size_t i = 0; i < n; i++) {
+		const gc_result_point *p = &pts[i];
+		g_string_append_printf(g, "%s,%s,%s,%d,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT,
+				       p->collective, p->algo, p->dtype, p->nranks, p->size_bytes,
+				       p->count);
+		csv_real(g, p->time_us);
+		csv_real(g, p->algbw_GBps);
+		csv_real(g, p->busbw_GBps);
+		csv_real(g, p->min_us);
+		csv_real(g, p->median_us);
+		csv_real(g, p->p99_us);
+		g_string_append_printf(g, ",%" G_GINT64_FORMAT "\n", p->iters);
+	}
+	size_t w = fwrite(g->str, 1, g->len, f);
+	gc_status st = (w == g->len && fflush(f) == 0) ? GC_OK : GC_ERR_IO;
+	g_string_free(g, TRUE);
+	return st;
+}
+
+static bool parse_real_field(const char *s, double *out)
+{
+	if (!*s) {
+		*out = NAN;
+		return true;
+	}
+	char *end;
+	errno = 0;
+	*out = strtod(s, &end);
+	return !errno && *end == '\0' && isfinite(*out);
+}
+
+static bool parse_u64_field(const char *s, uint64_t *out)
+{
+	if (!*s || *s == '-')
+		return false;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	*out = v;
+	return !errno && *end == '\0';
+}
+
+gc_status gc_results_read_csv(const char *path, gc_run_row *run, gc_result_point **pts, size_t *n,
+			      char **errmsg)
+{
+	*pts = NULL;
+	*n = 0;
+	memset(run, 0, sizeof(*run));
+	char *text = NULL;
+	GError *gerr = NULL;
+	if (!g_file_get_contents(path, &text, NULL, &gerr)) {
+		*errmsg = g_strdup_printf("%s: cannot read: %s", path, gerr->message);
+		g_error_free(gerr);
+		return GC_ERR_IO;
+	}
+	char **lines = g_strsplit(text, "\n", -1);
+	g_free(text);
+	GArray *a = g_array_new(FALSE, FALSE, sizeof(gc_result_point));
+	gc_status st = GC_OK;
+	bool header = false;
+	for (int ln = 0; lines[ln]; ln++) {
+		char *l = g_strstrip(lines[ln]);
+		if (!*l)
+			continue;
+		if (l[0] == '#') {
+			char *c = strchr(l, ':');
+			if (!c)
+				continue;
+			*c = '\0';
+			char *k = g_strstrip(l + 1), *v = g_strstrip(c + 1);
+			char **slot = !strcmp(k, "kind")       ? &run->kind
+				      : !strcmp(k, "label")    ? &run->label
+				      : !strcmp(k, "scenario") ? &run->scenario
+				      : !strcmp(k, "device")   ? &run->device
+				      : !strcmp(k, "created")  ? &run->created
+				      : !strcmp(k, "command")  ? &run->command
+							       : NULL;
+			if (slot) {
+				g_free(*slot);
+				*slot = g_strdup(v);
+			}
+			continue;
+		}
+		if (!header) {
+			if (strcmp(l, gc_results_csv_header) != 0) {
+				*errmsg = g_strdup_printf("%s:%d: expected the header '%s'", path, ln + 1,
+							  gc_results_csv_header);
+				st = GC_ERR_INPUT;
+				break;
+			}
+			header = true;
+			continue;
+		}
+		char **f = g_strsplit(l, ",", -1);
+		gc_result_point p;
+		gc_result_point_init(&p);
+		uint64_t nr = 0, it = 0;
+		bool ok = g_strv_length(f) == 13 && strlen(f[0]) < sizeof(p.collective) && f[0][0] &&
+			  strlen(f[1]) < sizeof(p.algo) && strlen(f[2]) < sizeof(p.dtype) &&
+			  parse_u64_field(f[3], &nr) && nr < 1u << 30 &&
+			  parse_u64_field(f[4], &p.size_bytes) && parse_u64_field(f[5], &p.count) &&
+			  parse_real_field(f[6], &p.time_us) && parse_real_field(f[7], &p.algbw_GBps) &&
+			  parse_real_field(f[8], &p.busbw_GBps) && parse_real_field(f[9], &p.min_us) &&
+			  parse_real_field(f[10], &p.median_us) && parse_real_field(f[11], &p.p99_us) &&
+			  parse_u64_field(f[12], &it);
+		if (ok) {
+			g_strlcpy(p.collective, f[0], sizeof(p.collective));
+			g_strlcpy(p.algo, f[1], sizeof(p.algo));
+			g_strlcpy(p.dtype, f[2], sizeof(p.dtype));
+			p.nranks = (int)nr;
+			p.iters = (int64_t)it;
+			g_array_append_val(a, p);
+		}
+		g_strfreev(f);
+		if (!ok) {
+			*errmsg = g_strdup_printf("%s:%d: expected 13 fields: %s", path, ln + 1,
+						  gc_results_csv_header);
+			st = GC_ERR_INPUT;
+			break;
+		}
+	}
+	g_strfreev(lines);
+	if (st == GC_OK && !header) {
+		*errmsg = g_strdup_printf("%s: no header line '%s'", path, gc_results_csv_header);
+		st = GC_ERR_INPUT;
+	}
+	if (st != GC_OK) {
+		g_array_free(a, TRUE);
+		gc_run_row_clear(run);
+		return st;
+	}
+	*n = a->len;
+	*pts = (gc_result_point *)(void *)g_array_free(a, FALSE);
+	return GC_OK;
+}

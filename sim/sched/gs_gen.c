@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gs_gen: the generator front end -- parameter validation and normalization,
+ * dispatch to the algorithm generators, materialization of a whole
+ * schedule, and the golden text dump.
+ *
+ * Normalization (nccl-tests semantics, so sizes line up with nccl-tests
+ * rows):
+ *  - allreduce, sendrecv: count = bytes / elem (rounded down); the
+ *    effective p.bytes is count * elem, the per-rank buffer.
+ *  - allgather, reducescatter: per-rank count = bytes / (elem * nranks);
+ *    the effective p.bytes is count * elem * nranks, the total buffer.
+ *  - chunk_bytes 0 means NCCL's Simple ring chunk (2 MiB); slice_bytes 0
+ *    means half a chunk (NCCL: SLICESTEPS / CHUNKSTEPS = 2 / 4). Both are
+ *    rounded down to a multiple of the element size, at least one element,
+ *    and slice_bytes <= chunk_bytes is required.
+ *  - ranks_per_node 0 means all ranks on one node.
+ * A collective whose effective count is 0 is valid: every strand is empty.
+ *
+ * Invariants: a gs_gen is immutable after gs_gen_create() (fill may be
+ * called concurrently from several threads), and its output is a pure
+ * function of the normalized parameters.
+ */
+#include <inttypes.h>
+
+#include <glib.h>
+
+#include "gs_sched.h"
+
+/* NCCL Simple protocol defaults (shared/reference/README.md: "ring allreduce
+ * Simple chunk 2 MiB of 1 MiB slices"). */
+#define GS_DEFAULT_CHUNK_BYTES (2ull << 20)
+
+/* Sanity limits that keep every offset and step count computation of the
+ * generators inside 64 bits (nranks * chunk elements, steps per strand). */
+#define GS_MAX_RANKS (1 << 20)
+#define GS_MAX_CHANNELS (1 << 12)
+#define GS_MAX_BYTES (1ull << 48)
+#define GS_MAX_CHUNK_BYTES (1ull << 40)
+
+/*
+ * The generator constructors. They live in gs_ring.c, gs_tree.c and
+ * gs_p2p.c; each fills in ops, nstrands, buf_bytes and priv of a gs_gen
+ * whose p is already normalized. (These prototypes would belong in a
+ * private header of sim/sched; they are repeated in each generator file.)
+ */
+gc_status gs_ring_init(gs_gen *g, char **errmsg);
+gc_status gs_tree_init(gs_gen *g, char **errmsg);
+gc_status gs_p2p_init(gs_gen *g, char **errmsg);
+
+/* Round bytes down to a multiple of elem, keeping at least one element. */
+static uint64_t gs_round_elems(uint64_t bytes, uint64_t elem)
+{
+	uint64_t r = bytes - bytes % elem;
+
+	return r ? r : elem;
+}
+
+static gc_status gs_params_normalize(const gs_params *in, gs_params *p, char **errmsg)
+{
+	uint64_t elem, count;
+
+	*p = *in;
+	if ((unsigned)p->coll >= GS_COLL__COUNT) {
+		*errmsg = g_strdup_printf("unknown collective %d", (int)p->coll);
+		return GC_ERR_INPUT;
+	}
+	if ((unsigned)p->algo >= GS_ALGO__COUNT) {
+		*errmsg = g_strdup_printf("unknown algorithm %d", (int)p->algo);
+		return GC_ERR_INPUT;
+	}
+	if ((unsigned)p->dtype >= GS_DT__COUNT) {
+		*errmsg = g_strdup_printf("unknown data type %d", (int)p->dtype);
+		return GC_ERR_INPUT;
+	}
+	if (p->nranks < 1 || p->nranks > GS_MAX_RANKS) {
+		*errmsg =
+			g_strdup_printf("nranks %d out of range [1, %d]", p->nranks, GS_MAX_RANKS);
+		return GC_ERR_INPUT;
+	}
+	if (p->nchannels < 1 || p->nchannels > GS_MAX_CHANNELS) {
+		*errmsg = g_strdup_printf("nchannels %d out of range [1, %d]", p->nchannels,
+					  GS_MAX_CHANNELS);
+		return GC_ERR_INPUT;
+	}
+	if (p->bytes > GS_MAX_BYTES) {
+		*errmsg = g_strdup_printf("bytes %" PRIu64 " above the limit %" PRIu64, p->bytes,
+					  (uint64_t)GS_MAX_BYTES);
+		return GC_ERR_INPUT;
+	}
+	if (p->ranks_per_node == 0)
+		p->ranks_per_node = p->nranks;
+	if (p->ranks_per_node < 0 || p->ranks_per_node > p->nranks ||
+	    p->nranks % p->ranks_per_node != 0) {
+		*errmsg = g_strdup_printf("ranks_per_node %d does not divide nranks %d",
+					  in->ranks_per_node, p->nranks);
+		return GC_ERR_INPUT;
+	}
+	if (p->algo == GS_ALGO_TREE && p->coll != GS_COLL_ALLREDUCE) {
+		*errmsg =
+			g_strdup_printf("the tree algorithm is only defined for allreduce, not %s",
+					gs_coll_name(p->coll));
+		return GC_ERR_INPUT;
+	}
+
+	elem = gs_dtype_size(p->dtype);
+	if (p->chunk_bytes == 0)
+		p->chunk_bytes = GS_DEFAULT_CHUNK_BYTES;
+	if (p->chunk_bytes > GS_MAX_CHUNK_BYTES) {
+		*errmsg = g_strdup_printf("chunk_bytes %" PRIu64 " above the limit %" PRIu64,
+					  p->chunk_bytes, (uint64_t)GS_MAX_CHUNK_BYTES);
+		return GC_ERR_INPUT;
+	}
+	if (p->slice_bytes == 0)
+		p->slice_bytes = p->chunk_bytes / 2;
+	else if (p->slice_bytes > p->chunk_bytes) {
+		*errmsg =
+			g_strdup_printf("slice_bytes %" PRIu64 " larger than chunk_bytes %" PRIu64,
+					p->slice_bytes, p->chunk_bytes);
+		return GC_ERR_INPUT;
+	}
+	p->chunk_bytes = gs_round_elems(p->chunk_bytes, elem);
+	p->slice_bytes = gs_round_elems(p->slice_bytes, elem);
+
+	switch (p->coll) {
+	case GS_COLL_ALLGATHER:
+	case GS_COLL_REDUCESCATTER:
+		count = p->bytes / (elem * (uint64_t)p->nranks);
+		p->bytes = count * elem * (uint64_t)p->nranks;
+		break;
+	default:
+		count = p->bytes / elem;
+		p->bytes = count * elem;
+		break;
+	}
+	return GC_OK;
+}
+
+gc_status gs_gen_create(const gs_params *p, gs_gen **out, char **errmsg)
+{
+	gs_gen *g;
+	gc_status st;
+
+	*out = NULL;
+	g = g_new0(gs_gen, 1);
+	st = gs_params_normalize(p, &g->p, errmsg);
+	if (st != GC_OK)
+		goto fail;
+
+	switch (g->p.coll) {
+	case GS_COLL_ALLREDUCE:
+		st = g->p.algo == GS_ALGO_TREE ? gs_tree_init(g, errmsg) : gs_ring_init(g, errmsg);
+		break;
+	case GS_COLL_ALLGATHER:
+	case GS_COLL_REDUCESCATTER: st = gs_ring_init(g, errmsg); break;
+	case GS_COLL_SENDRECV: st = gs_p2p_init(g, errmsg); break;
+	default:
+		*errmsg = g_strdup_printf("no generator for %s", gs_coll_name(g->p.coll));
+		st = GC_ERR_INPUT;
+		break;
+	}
+	if (st != GC_OK)
+		goto fail;
+	*out = g;
+	return GC_OK;
+
+fail:
+	g_free(g);
+	return st;
+}
+
+void gs_gen_free(gs_gen *g)
+{
+	if (!g)
+		return;
+	if (g->ops && g->ops->destroy)
+		g->ops->destroy(g);
+	g_free(g);
+}
+
+uint64_t gs_gen_total_steps(const gs_gen *g)
+{
+	uint64_t total = 0;
+
+	for (int r = 0; r < g->p.nranks; r++)
+		for (int c = 0; c < g->nstrands; c++)
+			total += g->ops->strand_len(g, r, c);
+	return total;
+}
+
+/* fill takes a uint32 count; materialize in windows of this many steps. */
+#define GS_FILL_WINDOW (1u << 20)
+
+gs_sched *gs_sched_materialize(const gs_gen *g)
+{
+	gs_sched *s = g_new0(gs_sched, 1);
+	uint64_t nstr = (uint64_t)g->p.nranks * (uint64_t)g->nstrands;
+	uint64_t total = 0;
+
+	s->p = g->p;
+	s->nranks = g->p.nranks;
+	s->nstrands = g->nstrands;
+	for (int b = 0; b < GS_BUF__COUNT; b++)
+		s->buf_bytes[b] = g->buf_bytes[b];
+
+	s->strand_off = g_new(uint64_t, nstr + 1);
+	for (int r = 0; r < s->nranks; r++) {
+		for (int c = 0; c < s->nstrands; c++) {
+			s->strand_off[(uint64_t)r * (uint64_t)s->nstrands + (uint64_t)c] = total;
+			total += g->ops->strand_len(g, r, c);
+		}
+	}
+	s->strand_off[nstr] = total;
+	s->steps = g_new(gs_step, total);
+
+	for (int r = 0; r < s->nranks; r++) {
+		for (int c = 0; c < s->nstrands; c++) {
+			uint64_t i = (uint64_t)r * (uint64_t)s->nstrands + (uint64_t)c;
+			uint64_t len = s->strand_off[i + 1] - s->strand_off[i];
+
+			for (uint64_t first = 0; first < len; first += GS_FILL_WINDOW) {
+				uint64_t n = MIN(len - first, (uint64_t)GS_FILL_WINDOW);
+
+				g->ops->fill(g, r, c, first, (uint32_t)n,
+					     s->steps + s->strand_off[i] + first);
+			}
+		}
+	}
+	return s;
+}
+
+void gs_sched_free(gs_sched *s)
+{
+	if (!s)
+		return;
+	g_free(s->strand_off);
+	g_free(s->steps);
+	g_free(s);
+}
+
+static void gs_buf_append(GString *out, unsigned buf, uint64_t off)
+{
+	static const char *const names[GS_BUF__COUNT] = { "INPUT", "OUTPUT", "SCRATCH" };
+
+	if (buf < GS_BUF__COUNT)
+		g_string_append_printf(out, "%s+%" PRIu64, names[buf], off);
+	else
+		g_string_append_printf(out, "BUF%u+%" PRIu64, buf, off);
+}
+
+/*
+ * One line per step, rank-major, then strand, then step index:
+ *   r0 c0 #0 SEND send=1 recv=-1 src=INPUT+0 dst=OUTPUT+0 bytes=1024
+ * Every field is printed whether or not the op uses it, so the dump is a
+ * faithful image of the plain data.
+ */
+void gs_sched_dump(const gs_sched *s, void *gstring_out)
+{
+	GString *out = gstring_out;
+
+	for (int r = 0; r < s->nranks; r++) {
+		for (int c = 0; c < s->nstrands; c++) {
+			uint64_t len;
+			const gs_step *st = gs_sched_strand(s, r, c, &len);
+
+			for (uint64_t i = 0; i < len; i++) {
+				g_string_append_printf(out,
+						       "r%d c%d #%" PRIu64 " %s send=%" PRId32
+						       " recv=%" PRId32 " src=",
+						       r, c, i, gs_op_name(st[i].op),
+						       st[i].send_peer, st[i].recv_peer);
+				gs_buf_append(out, st[i].src_buf, st[i].src_off);
+				g_string_append(out, " dst=");
+				gs_buf_append(out, st[i].dst_buf, st[i].dst_off);
+				g_string_append_printf(out, " bytes=%" PRIu64 "\n", st[i].bytes);
+			}
+		}
+	}
+}

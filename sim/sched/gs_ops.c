@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gs_ops: the static vocabulary of the schedule IR -- properties and names
+ * of ops, collectives, algorithms and data types, and the nccl-tests
+ * bus-bandwidth factor.
+ *
+ * Invariants: every function here is a pure table lookup; an out-of-range
+ * enum value yields a neutral answer (false, "?", 0) instead of undefined
+ * behaviour, so executors can call these on unvalidated steps. The op
+ * properties are the single source of truth for which fields of a gs_step
+ * are meaningful: send_peer iff gs_op_sends(), recv_peer iff gs_op_recvs(),
+ * (src_buf, src_off) iff gs_op_reads_src(), (dst_buf, dst_off) iff
+ * gs_op_writes_dst().
+ */
+#include "gs_sched.h"
+
+/* One row per op, indexed by gs_op. */
+static const struct {
+	const char *name;
+	bool sends, recvs, reduces, reads_src, writes_dst;
+} gs_op_table[GS_OP__COUNT] = {
+	[GS_OP_NOP] = { "NOP", false, false, false, false, false },
+	[GS_OP_SEND] = { "SEND", true, false, false, true, false },
+	[GS_OP_RECV] = { "RECV", false, true, false, false, true },
+	[GS_OP_RECV_REDUCE_SEND] = { "RECV_REDUCE_SEND", true, true, true, true, false },
+	[GS_OP_RECV_COPY_SEND] = { "RECV_COPY_SEND", true, true, false, false, true },
+	[GS_OP_RECV_REDUCE_COPY] = { "RECV_REDUCE_COPY", false, true, true, true, true },
+	[GS_OP_RECV_REDUCE_COPY_SEND] = { "RECV_REDUCE_COPY_SEND", true, true, true, true, true },
+	[GS_OP_COPY] = { "COPY", false, false, false, true, true },
+};
+
+static bool gs_op_valid(gs_op op)
+{
+	return (unsigned)op < GS_OP__COUNT;
+}
+
+bool gs_op_sends(gs_op op)
+{
+	return gs_op_valid(op) && gs_op_table[op].sends;
+}
+
+bool gs_op_recvs(gs_op op)
+{
+	return gs_op_valid(op) && gs_op_table[op].recvs;
+}
+
+bool gs_op_reduces(gs_op op)
+{
+	return gs_op_valid(op) && gs_op_table[op].reduces;
+}
+
+bool gs_op_reads_src(gs_op op)
+{
+	return gs_op_valid(op) && gs_op_table[op].reads_src;
+}
+
+bool gs_op_writes_dst(gs_op op)
+{
+	return gs_op_valid(op) && gs_op_table[op].writes_dst;
+}
+
+const char *gs_op_name(gs_op op)
+{
+	return gs_op_valid(op) ? gs_op_table[op].name : "?";
+}
+
+const char *gs_coll_name(gs_coll c)
+{
+	switch (c) {
+	case GS_COLL_ALLREDUCE: return "allreduce";
+	case GS_COLL_ALLGATHER: return "allgather";
+	case GS_COLL_REDUCESCATTER: return "reducescatter";
+	case GS_COLL_SENDRECV: return "sendrecv";
+	case GS_COLL__COUNT: break;
+	}
+	return "?";
+}
+
+const char *gs_algo_name(gs_algo a)
+{
+	switch (a) {
+	case GS_ALGO_RING: return "ring";
+	case GS_ALGO_TREE: return "tree";
+	case GS_ALGO__COUNT: break;
+	}
+	return "?";
+}
+
+/* nccl-tests spells the types as in its -d option and its "type" column. */
+const char *gs_dtype_name(gs_dtype t)
+{
+	switch (t) {
+	case GS_DT_F32: return "float";
+	case GS_DT_I32: return "int32";
+	case GS_DT_F64: return "double";
+	case GS_DT_U8: return "uint8";
+	case GS_DT__COUNT: break;
+	}
+	return "?";
+}
+
+size_t gs_dtype_size(gs_dtype t)
+{
+	switch (t) {
+	case GS_DT_F32: return 4;
+	case GS_DT_I32: return 4;
+	case GS_DT_F64: return 8;
+	case GS_DT_U8: return 1;
+	case GS_DT__COUNT: break;
+	}
+	return 0;
+}
+
+/*
+ * nccl-tests (src/<coll>.cu, the <Coll>GetBw functions): busbw = algbw * factor. The formulas are
+ * applied as written even for n == 1 (factor 0 for the ring-like
+ * collectives), as nccl-tests does.
+ */
+double gs_busbw_factor(gs_coll c, int nranks)
+{
+	double n = nranks;
+
+	if (nranks < 1)
+		return 0.0;
+	switch (c) {
+	case GS_COLL_ALLREDUCE: return 2.0 * (n - 1.0) / n;
+	case GS_COLL_ALLGATHER:
+	case GS_COLL_REDUCESCATTER: return (n - 1.0) / n;
+	case GS_COLL_SENDRECV: return 1.0;
+	case GS_COLL__COUNT: break;
+	}
+	return 0.0;
+}

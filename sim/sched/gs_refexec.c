@@ -1,0 +1,524 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gs_refexec: the CPU reference executor. It runs a schedule on real host
+ * buffers and checks every element of every rank's OUTPUT against the
+ * collective's definition, so an algorithm is proven on actual bytes and
+ * not only on the validator's symbolic model.
+ *
+ * Data: INPUT element i of rank r is a deterministic function of (r, i)
+ * chosen so that results do not depend on the reduction order: float and
+ * double hold small integers ((131 r + 7 i) mod 17) - 8, whose sums are
+ * exact; int32 holds arbitrary 32-bit patterns summed with wrap-around
+ * (done in unsigned arithmetic, as two's complement hardware does); uint8
+ * sums modulo 256 as C does. OUTPUT and SCRATCH start filled with a poison
+ * byte pattern.
+ *
+ * Execution: strands run round-robin, each until it blocks on a receive
+ * whose connection (src, dst, channel) has no message or for a quantum of
+ * steps; a message carries a private copy of the sent bytes, so later
+ * writes to the source cannot change it. The semantics are exactly the
+ * op table of gs_sched.h, with R op L computed into the received copy
+ * before anything is written, so overlapping operands are well defined.
+ * Steps are checked just enough to execute safely (peers, bounds,
+ * alignment, matched sizes); gs_sched_validate is the full checker.
+ *
+ * Expected results: allreduce: the sum over ranks; allgather: the
+ * concatenation of INPUTs in rank order; reducescatter: block r of the sum;
+ * sendrecv: the INPUT of rank (r - 1 + n) % n.
+ *
+ * All ranks' buffers live in memory at once; a schedule needing more than
+ * GS_REFEXEC_LIMIT bytes of them is refused with GC_ERR_UNSUPPORTED.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "gs_sched.h"
+
+#define GS_REFEXEC_QUANTUM 256
+/* total bytes of rank buffers the executor agrees to allocate */
+#define GS_REFEXEC_LIMIT (4ull << 30)
+#define GS_POISON_OUTPUT 0xa5
+#define GS_POISON_SCRATCH 0x5a
+
+typedef struct gs_rmsg {
+	uint64_t bytes;
+	uint64_t step;
+	uint8_t *data;
+} gs_rmsg;
+
+typedef struct gs_rconn {
+	gint64 key;
+	int32_t src, dst;
+	int ch;
+	GQueue q;
+	int64_t waiter;
+} gs_rconn;
+
+typedef struct gs_rstate {
+	const gs_sched *s;
+	int n, ns;
+	uint64_t elem;
+	uint8_t **bufs; /* [rank * GS_BUF__COUNT + buf] */
+	GHashTable *conns;
+	char **errmsg;
+} gs_rstate;
+
+/* ---- element values ------------------------------------------------- */
+
+/* Write INPUT element i of rank r (one element of type t) to out. */
+static void gs_input_value(gs_dtype t, int r, uint64_t i, void *out)
+{
+	uint64_t ur = (uint64_t)r;
+
+	switch (t) {
+	case GS_DT_F32: {
+		float v = (float)((int)((ur * 131 + i * 7) % 17) - 8);
+
+		memcpy(out, &v, sizeof(v));
+		break;
+	}
+	case GS_DT_F64: {
+		double v = (double)((int)((ur * 131 + i * 7) % 17) - 8);
+
+		memcpy(out, &v, sizeof(v));
+		break;
+	}
+	case GS_DT_I32: {
+		uint32_t v = (uint32_t)ur * 2654435761u + (uint32_t)i * 40503u + 12345u;
+
+		memcpy(out, &v, sizeof(v));
+		break;
+	}
+	case GS_DT_U8: {
+		uint8_t v = (uint8_t)(ur * 131 + i * 7 + 3);
+
+		memcpy(out, &v, sizeof(v));
+		break;
+	}
+	default: break;
+	}
+}
+
+/* acc[e] = acc[e] op l[e] for nel elements; both suitably aligned. */
+static void gs_reduce(gs_dtype t, void *acc, const void *l, uint64_t nel)
+{
+	switch (t) {
+	case GS_DT_F32: {
+		float *a = acc;
+		const float *b = l;
+
+		for (uint64_t e = 0; e < nel; e++)
+			a[e] += b[e];
+		break;
+	}
+	case GS_DT_F64: {
+		double *a = acc;
+		const double *b = l;
+
+		for (uint64_t e = 0; e < nel; e++)
+			a[e] += b[e];
+		break;
+	}
+	case GS_DT_I32: {
+		/* int32 sums wrap: add as uint32 (same object representation) */
+		uint32_t *a = acc;
+		const uint32_t *b = l;
+
+		for (uint64_t e = 0; e < nel; e++)
+			a[e] += b[e];
+		break;
+	}
+	case GS_DT_U8: {
+		uint8_t *a = acc;
+		const uint8_t *b = l;
+
+		for (uint64_t e = 0; e < nel; e++)
+			a[e] = (uint8_t)(a[e] + b[e]);
+		break;
+	}
+	default: break;
+	}
+}
+
+static bool gs_value_equal(gs_dtype t, const void *a, const void *b)
+{
+	switch (t) {
+	case GS_DT_F32: {
+		float x, y;
+
+		memcpy(&x, a, sizeof(x));
+		memcpy(&y, b, sizeof(y));
+		return x == y;
+	}
+	case GS_DT_F64: {
+		double x, y;
+
+		memcpy(&x, a, sizeof(x));
+		memcpy(&y, b, sizeof(y));
+		return x == y;
+	}
+	default: return memcmp(a, b, gs_dtype_size(t)) == 0;
+	}
+}
+
+static char *gs_value_str(gs_dtype t, const void *a)
+{
+	switch (t) {
+	case GS_DT_F32: {
+		float x;
+
+		memcpy(&x, a, sizeof(x));
+		return g_strdup_printf("%.9g", (double)x);
+	}
+	case GS_DT_F64: {
+		double x;
+
+		memcpy(&x, a, sizeof(x));
+		return g_strdup_printf("%.17g", x);
+	}
+	case GS_DT_I32: {
+		int32_t x;
+
+		memcpy(&x, a, sizeof(x));
+		return g_strdup_printf("%" PRId32, x);
+	}
+	case GS_DT_U8: return g_strdup_printf("%u", *(const uint8_t *)a);
+	default: return g_strdup("?");
+	}
+}
+
+/* ---- execution -------------------------------------------------------- */
+
+static gs_rconn *gs_rconn_get(gs_rstate *rs, int32_t src, int32_t dst, int ch)
+{
+	gint64 key = ((gint64)src * rs->n + dst) * rs->ns + ch;
+	gs_rconn *cn = g_hash_table_lookup(rs->conns, &key);
+
+	if (!cn) {
+		cn = g_new0(gs_rconn, 1);
+		cn->key = key;
+		cn->src = src;
+		cn->dst = dst;
+		cn->ch = ch;
+		cn->waiter = -1;
+		g_queue_init(&cn->q);
+		g_hash_table_insert(rs->conns, &cn->key, cn);
+	}
+	return cn;
+}
+
+static void gs_rconn_free(gpointer p)
+{
+	gs_rconn *cn = p;
+	gs_rmsg *m;
+
+	while ((m = g_queue_pop_head(&cn->q))) {
+		g_free(m->data);
+		g_free(m);
+	}
+	g_free(cn);
+}
+
+static bool gs_operand_ok(const gs_rstate *rs, uint8_t buf, uint64_t off, uint64_t bytes)
+{
+	uint64_t size;
+
+	if (buf >= GS_BUF__COUNT || off % rs->elem)
+		return false;
+	size = rs->s->buf_bytes[buf];
+	return off <= size && bytes <= size - off;
+}
+
+/* The checks needed to execute st safely. */
+static gc_status gs_rstep_check(gs_rstate *rs, int r, int c, uint64_t i, const gs_step *st)
+{
+	gs_op op = st->op;
+	const char *why = NULL;
+
+	if (op >= GS_OP__COUNT)
+		why = "op out of range";
+	else if (st->bytes % rs->elem)
+		why = "bytes not a multiple of the element size";
+	else if (gs_op_sends(op) &&
+		 (st->send_peer < 0 || st->send_peer >= rs->n || st->send_peer == r))
+		why = "bad send_peer";
+	else if (gs_op_recvs(op) &&
+		 (st->recv_peer < 0 || st->recv_peer >= rs->n || st->recv_peer == r))
+		why = "bad recv_peer";
+	else if (gs_op_reads_src(op) && !gs_operand_ok(rs, st->src_buf, st->src_off, st->bytes))
+		why = "src operand out of bounds or misaligned";
+	else if (gs_op_writes_dst(op) && !gs_operand_ok(rs, st->dst_buf, st->dst_off, st->bytes))
+		why = "dst operand out of bounds or misaligned";
+	if (!why)
+		return GC_OK;
+	*rs->errmsg = g_strdup_printf("rank %d strand %d step %" PRIu64 " (%s): %s", r, c, i,
+				      gs_op_name(op), why);
+	return GC_ERR_INPUT;
+}
+
+/* Execute one step; R is the received copy (ownership passes here). */
+static uint8_t *gs_rstep_exec(gs_rstate *rs, int r, const gs_step *st, uint8_t *R)
+{
+	gs_op op = st->op;
+	uint8_t *L = gs_op_reads_src(op) ? rs->bufs[r * GS_BUF__COUNT + st->src_buf] + st->src_off
+					 : NULL;
+
+	if (op == GS_OP_NOP)
+		return NULL;
+	if (!R) /* SEND, COPY: the value is L */
+		R = g_memdup2(L, MAX(st->bytes, 1));
+	else if (gs_op_reduces(op))
+		gs_reduce(rs->s->p.dtype, R, L, st->bytes / rs->elem);
+	if (gs_op_writes_dst(op))
+		memmove(rs->bufs[r * GS_BUF__COUNT + st->dst_buf] + st->dst_off, R, st->bytes);
+	if (gs_op_sends(op))
+		return R;
+	g_free(R);
+	return NULL;
+}
+
+static gc_status gs_rexec(gs_rstate *rs)
+{
+	const gs_sched *s = rs->s;
+	uint64_t nstr = (uint64_t)rs->n * (uint64_t)rs->ns;
+	uint64_t *pos = g_new0(uint64_t, MAX(nstr, 1));
+	int64_t *runq = g_new(int64_t, MAX(nstr, 1));
+	uint64_t qhead = 0, qlen = 0;
+	gc_status rc = GC_OK;
+
+	for (uint64_t k = 0; k < nstr; k++)
+		if (s->strand_off[k + 1] > s->strand_off[k])
+			runq[qlen++] = (int64_t)k;
+
+	while (qlen > 0 && rc == GC_OK) {
+		int64_t k = runq[qhead];
+		int r = (int)(k / rs->ns), c = (int)(k % rs->ns);
+		uint64_t len;
+		const gs_step *steps = gs_sched_strand(s, r, c, &len);
+		bool blocked = false;
+
+		qhead = (qhead + 1) % nstr;
+		qlen--;
+		for (int q = 0; q < GS_REFEXEC_QUANTUM && pos[k] < len; q++) {
+			const gs_step *st = &steps[pos[k]];
+			uint8_t *R = NULL, *out;
+
+			rc = gs_rstep_check(rs, r, c, pos[k], st);
+			if (rc != GC_OK)
+				break;
+			if (gs_op_recvs(st->op)) {
+				gs_rconn *cn = gs_rconn_get(rs, st->recv_peer, r, c);
+				gs_rmsg *m = g_queue_pop_head(&cn->q);
+
+				if (!m) {
+					cn->waiter = k;
+					blocked = true;
+					break;
+				}
+				if (m->bytes != st->bytes) {
+					*rs->errmsg = g_strdup_printf(
+						"rank %d strand %d step %" PRIu64
+						" (%s) receives %" PRIu64
+						" bytes but rank %d strand %d step %" PRIu64
+						" sent %" PRIu64,
+						r, c, pos[k], gs_op_name(st->op), st->bytes,
+						st->recv_peer, c, m->step, m->bytes);
+					g_free(m->data);
+					g_free(m);
+					rc = GC_ERR_INPUT;
+					break;
+				}
+				R = m->data;
+				g_free(m);
+			}
+			out = gs_rstep_exec(rs, r, st, R);
+			if (gs_op_sends(st->op)) {
+				gs_rconn *cn = gs_rconn_get(rs, r, st->send_peer, c);
+				gs_rmsg *m = g_new(gs_rmsg, 1);
+
+				m->bytes = st->bytes;
+				m->step = pos[k];
+				m->data = out;
+				g_queue_push_tail(&cn->q, m);
+				if (cn->waiter >= 0) {
+					runq[(qhead + qlen) % nstr] = cn->waiter;
+					qlen++;
+					cn->waiter = -1;
+				}
+			}
+			pos[k]++;
+		}
+		if (rc == GC_OK && !blocked && pos[k] < len) {
+			runq[(qhead + qlen) % nstr] = k;
+			qlen++;
+		}
+	}
+
+	for (uint64_t k = 0; rc == GC_OK && k < nstr; k++) {
+		if (pos[k] < s->strand_off[k + 1] - s->strand_off[k]) {
+			int r = (int)(k / (uint64_t)rs->ns), c = (int)(k % (uint64_t)rs->ns);
+			uint64_t len;
+			const gs_step *st = gs_sched_strand(s, r, c, &len) + pos[k];
+
+			*rs->errmsg =
+				g_strdup_printf("deadlock: rank %d strand %d step %" PRIu64
+						" (%s) waits for rank %" PRId32,
+						r, c, pos[k], gs_op_name(st->op), st->recv_peer);
+			rc = GC_ERR_DEADLOCK;
+		}
+	}
+	if (rc == GC_OK) {
+		/* unreceived messages: report the lowest (src, channel, step) */
+		GHashTableIter it;
+		gpointer key, val;
+		const gs_rconn *worst = NULL;
+		const gs_rmsg *wm = NULL;
+
+		g_hash_table_iter_init(&it, rs->conns);
+		while (g_hash_table_iter_next(&it, &key, &val)) {
+			gs_rconn *cn = val;
+			const gs_rmsg *m = g_queue_peek_head(&cn->q);
+
+			if (m && (!worst || cn->src < worst->src ||
+				  (cn->src == worst->src &&
+				   (cn->ch < worst->ch ||
+				    (cn->ch == worst->ch && m->step < wm->step))))) {
+				worst = cn;
+				wm = m;
+			}
+		}
+		if (worst) {
+			*rs->errmsg = g_strdup_printf("rank %d strand %d step %" PRIu64
+						      " sends to rank %d, never received",
+						      worst->src, worst->ch, wm->step, worst->dst);
+			rc = GC_ERR_INPUT;
+		}
+	}
+	g_free(pos);
+	g_free(runq);
+	return rc;
+}
+
+/* ---- comparison ------------------------------------------------------- */
+
+static gc_status gs_rcheck(gs_rstate *rs)
+{
+	const gs_sched *s = rs->s;
+	gs_dtype t = s->p.dtype;
+	uint64_t el = rs->elem;
+	uint64_t nin = s->buf_bytes[GS_BUF_INPUT] / el;
+	uint64_t nout = s->buf_bytes[GS_BUF_OUTPUT] / el;
+	uint8_t *sum = NULL, want[8], v[8];
+	gc_status rc = GC_OK;
+
+	/* allreduce and reducescatter: the element-wise sum of all INPUTs */
+	if (s->p.coll == GS_COLL_ALLREDUCE || s->p.coll == GS_COLL_REDUCESCATTER) {
+		sum = g_malloc0(MAX(nin * el, 1));
+		for (int q = 0; q < rs->n; q++) {
+			for (uint64_t i = 0; i < nin; i++) {
+				gs_input_value(t, q, i, v);
+				if (q == 0)
+					memcpy(sum + i * el, v, el);
+				else
+					gs_reduce(t, sum + i * el, v, 1);
+			}
+		}
+	}
+	for (int r = 0; r < rs->n && rc == GC_OK; r++) {
+		const uint8_t *out = rs->bufs[r * GS_BUF__COUNT + GS_BUF_OUTPUT];
+
+		for (uint64_t e = 0; e < nout; e++) {
+			switch (s->p.coll) {
+			case GS_COLL_ALLREDUCE: memcpy(want, sum + e * el, el); break;
+			case GS_COLL_REDUCESCATTER:
+				memcpy(want, sum + ((uint64_t)r * nout + e) * el, el);
+				break;
+			case GS_COLL_ALLGATHER:
+				gs_input_value(t, (int)(e / nin), e % nin, want);
+				break;
+			case GS_COLL_SENDRECV:
+				gs_input_value(t, (r - 1 + rs->n) % rs->n, e, want);
+				break;
+			default:
+				g_free(sum);
+				*rs->errmsg =
+					g_strdup_printf("unknown collective %d", (int)s->p.coll);
+				return GC_ERR_INPUT;
+			}
+			if (!gs_value_equal(t, out + e * el, want)) {
+				char *got = gs_value_str(t, out + e * el),
+				     *exp = gs_value_str(t, want);
+
+				*rs->errmsg = g_strdup_printf("rank %d element %" PRIu64
+							      ": got %s expected %s",
+							      r, e, got, exp);
+				g_free(got);
+				g_free(exp);
+				rc = GC_ERR_INPUT;
+				break;
+			}
+		}
+	}
+	g_free(sum);
+	return rc;
+}
+
+gc_status gs_refexec_run(const gs_sched *s, char **errmsg)
+{
+	gs_rstate rs;
+	gc_status rc;
+
+	*errmsg = NULL;
+	memset(&rs, 0, sizeof(rs));
+	rs.s = s;
+	rs.n = s->nranks;
+	rs.ns = s->nstrands;
+	rs.elem = gs_dtype_size(s->p.dtype);
+	rs.errmsg = errmsg;
+	if (rs.n < 1 || rs.ns < 0 || rs.elem == 0) {
+		*errmsg = g_strdup_printf("bad schedule shape (%d ranks, %d strands, type %d)",
+					  rs.n, rs.ns, (int)s->p.dtype);
+		return GC_ERR_INPUT;
+	}
+	for (int b = 0; b < GS_BUF__COUNT; b++) {
+		if (s->buf_bytes[b] > GS_REFEXEC_LIMIT / (uint64_t)rs.n / GS_BUF__COUNT) {
+			*errmsg = g_strdup_printf(
+				"the reference executor keeps every rank's buffers in "
+				"memory: %d ranks x %" PRIu64 " bytes of %s is above its "
+				"limit of %" PRIu64 " bytes",
+				rs.n, s->buf_bytes[b],
+				b == GS_BUF_INPUT    ? "INPUT"
+				: b == GS_BUF_OUTPUT ? "OUTPUT"
+						     : "SCRATCH",
+				(uint64_t)GS_REFEXEC_LIMIT);
+			return GC_ERR_UNSUPPORTED;
+		}
+	}
+	rs.conns = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, gs_rconn_free);
+	rs.bufs = g_new0(uint8_t *, (size_t)rs.n * GS_BUF__COUNT);
+	for (int r = 0; r < rs.n; r++) {
+		uint8_t **b = &rs.bufs[r * GS_BUF__COUNT];
+		uint64_t nin = s->buf_bytes[GS_BUF_INPUT] / rs.elem;
+
+		/* +1: a zero-sized buffer still gets a valid pointer */
+		b[GS_BUF_INPUT] = g_malloc(s->buf_bytes[GS_BUF_INPUT] + 1);
+		for (uint64_t i = 0; i < nin; i++)
+			gs_input_value(s->p.dtype, r, i, b[GS_BUF_INPUT] + i * rs.elem);
+		b[GS_BUF_OUTPUT] = g_malloc(s->buf_bytes[GS_BUF_OUTPUT] + 1);
+		memset(b[GS_BUF_OUTPUT], GS_POISON_OUTPUT, s->buf_bytes[GS_BUF_OUTPUT]);
+		b[GS_BUF_SCRATCH] = g_malloc(s->buf_bytes[GS_BUF_SCRATCH] + 1);
+		memset(b[GS_BUF_SCRATCH], GS_POISON_SCRATCH, s->buf_bytes[GS_BUF_SCRATCH]);
+	}
+
+	rc = gs_rexec(&rs);
+	if (rc == GC_OK)
+		rc = gs_rcheck(&rs);
+
+	for (size_t k = 0; k < (size_t)rs.n * GS_BUF__COUNT; k++)
+		g_free(rs.bufs[k]);
+	g_free(rs.bufs);
+	g_hash_table_destroy(rs.conns);
+	return rc;
+}

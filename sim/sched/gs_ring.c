@@ -1,0 +1,425 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gs_ring: NCCL-style ring allreduce, allgather and reduce-scatter (NCCL
+ * src/device/all_reduce.h runRing, all_gather.h, reduce_scatter.h, Simple
+ * protocol), as a streaming generator.
+ *
+ * Data split: the element range of the collective (allreduce: the whole
+ * buffer; allgather and reduce-scatter: one rank's block of `count`
+ * elements) is split over the channels in contiguous parts; channel c gets
+ * count / C elements, plus one for the first count % C channels. Each
+ * channel (one strand per rank) runs its own ring.
+ *
+ * Ring order: with rpn ranks per node, the ring of channel c visits the
+ * nodes in order 0 .. nodes-1 and, inside node k, the local ranks
+ * (c + j) % rpn for j = 0 .. rpn-1, i.e. position pos holds rank
+ * (pos / rpn) * rpn + (c + pos % rpn) % rpn. Consecutive channels thus
+ * enter and leave each node at different GPUs, which spreads inter-node
+ * traffic over the NICs. Everything below depends on a rank's ring
+ * position p, not on its id.
+ *
+ * Loops: allreduce processes a channel part of M elements in loops of
+ * nranks chunks; a loop with R elements left uses chunks of
+ * ce = min(CE, ceil(R / n)) elements (CE = chunk_bytes / elem), so only the
+ * last loop can have smaller or empty chunks. Allgather and reduce-scatter
+ * process the channel's part of the per-rank block in loops of min(CE, R)
+ * elements (one chunk per rank block). Within a loop the strand executes
+ * NCCL's slot sequence (below); each slot moves its chunk as consecutive
+ * slices of at most SE = slice_bytes / elem elements, one step per slice,
+ * and an empty chunk contributes no step -- on both sides of every
+ * connection, because both ends compute the same chunk sizes. Strand order
+ * is loop-major, then slot, then slice.
+ *
+ * Allreduce slots, ring position p, n = nranks >= 2 (chunk index relative to
+ * the loop start, q(t) = (p - 1 - t) mod n):
+ *   t = 0               SEND                   INPUT[q]
+ *   t = 1 .. n-2        RECV_REDUCE_SEND       L = INPUT[q]
+ *   t = n-1 (q = p)     RECV_REDUCE_COPY_SEND  L = INPUT[q] -> OUTPUT[q]
+ *   t = n .. 2n-3       RECV_COPY_SEND         -> OUTPUT[q]
+ *   t = 2n-2            RECV                   -> OUTPUT[q]
+ * Allgather (n + 1 slots; B(t) = ring[(p - t + 1) mod n] is the rank whose
+ * block moves): COPY own block INPUT -> OUTPUT[rank], SEND it (from INPUT),
+ * RECV_COPY_SEND into OUTPUT[B(t)] for t = 2 .. n-1, RECV into OUTPUT[B(n)].
+ * Reduce-scatter (n slots; B(t) = ring[(p - 1 - t) mod n]): SEND
+ * INPUT[B(0)], RECV_REDUCE_SEND with L = INPUT[B(t)], and at t = n-1
+ * (B = own rank) RECV_REDUCE_COPY into OUTPUT. With n == 1 every
+ * collective is one COPY INPUT -> OUTPUT per slice.
+ * Sends go to ring[p + 1], receives come from ring[p - 1].
+ *
+ * Buffering: a rank sends at most one chunk (<= chunk_bytes) before it must
+ * receive, so a connection never needs more than one loop's worth of
+ * unconsumed data to make progress (the simulator's 2 * chunk_bytes buffer
+ * additionally lets the next loop's first chunk start early).
+ *
+ * Streaming: fill() locates step `first` in O(1) inside full loops and in
+ * O(log n) (a binary search over closed-form slot prefix counts) in the
+ * last, uneven loop, then walks forward in O(1) per step. Nothing is cached;
+ * the generator state is read-only.
+ *
+ * Unused operand fields are canonical: src = INPUT+0 when the op does not
+ * read L, dst = OUTPUT+0 when it writes nothing, peers -1 when unused.
+ */
+#include <string.h>
+
+#include <glib.h>
+
+#include "gs_sched.h"
+
+gc_status gs_ring_init(gs_gen *g, char **errmsg);
+
+typedef struct gs_ring {
+	gs_coll coll;
+	int64_t n;	/* ranks */
+	int64_t rpn;	/* ranks per node */
+	int64_t nch;	/* channels = strands */
+	uint64_t elem;	/* element size */
+	uint64_t count; /* allreduce: elements; allgather/reducescatter: per-rank block */
+	uint64_t ce;	/* chunk elements (CE) */
+	uint64_t se;	/* slice elements (SE) */
+	int64_t nslot;	/* slots per loop (T) */
+} gs_ring;
+
+/* Per-strand geometry, derived in O(1) from (rank, channel). */
+typedef struct gs_ring_plan {
+	const gs_ring *rg;
+	int64_t p; /* ring position of the rank */
+	int32_t rank, next, prev;
+	int64_t ch;
+	uint64_t cs, m;	     /* channel part: elements [cs, cs + m) */
+	uint64_t loop_elems; /* elements of a full loop */
+	uint64_t nfull;	     /* number of full loops */
+	uint64_t s_full;     /* slices per slot in a full loop */
+	uint64_t steps_full; /* steps of a full loop */
+	/* the last, partial loop (loop index nfull), if last_r > 0 */
+	uint64_t last_r;       /* its elements */
+	uint64_t last_ce;      /* its chunk size (allreduce) or block part (others) */
+	uint64_t last_f;       /* allreduce: chunks of size last_ce */
+	uint64_t last_part;    /* allreduce: size of chunk last_f (may be 0) */
+	uint64_t s_ce, s_part; /* slices of a last_ce chunk, of the partial chunk */
+	uint64_t last_steps;
+} gs_ring_plan;
+
+static uint64_t gs_divup(uint64_t a, uint64_t b)
+{
+	return a / b + (a % b != 0);
+}
+
+static int64_t gs_mod(int64_t a, int64_t n)
+{
+	int64_t r = a % n;
+
+	return r < 0 ? r + n : r;
+}
+
+/* Channel c's contiguous part of count elements. */
+static void gs_ring_part(uint64_t count, uint64_t nch, uint64_t c, uint64_t *start, uint64_t *len)
+{
+	uint64_t base = count / nch, rem = count % nch;
+
+	*len = base + (c < rem);
+	*start = c * base + MIN(c, rem);
+}
+
+/* Rank at ring position pos of channel c. */
+static int32_t gs_ring_rank(const gs_ring *rg, int64_t c, int64_t pos)
+{
+	int64_t rpn = rg->rpn;
+
+	pos = gs_mod(pos, rg->n);
+	return (int32_t)((pos / rpn) * rpn + (c % rpn + pos % rpn) % rpn);
+}
+
+/* Ring position of rank in channel c (inverse of gs_ring_rank). */
+static int64_t gs_ring_pos(const gs_ring *rg, int64_t c, int64_t rank)
+{
+	int64_t rpn = rg->rpn;
+
+	return (rank / rpn) * rpn + gs_mod(rank % rpn - c % rpn, rpn);
+}
+
+/*
+ * Number of t' in [0, t) whose chunk index (a - t') mod n lies in [0, x),
+ * for 0 <= a < n, t <= 2n, x <= n: the descending cyclic run a, a-1, ...
+ * of length t is the ascending integer range [a - t + 1, a], shifted by 2n
+ * to be non-negative; h(y) counts the qualifying integers in [0, y).
+ */
+static uint64_t gs_ring_cyc_count(int64_t n, int64_t a, uint64_t t, uint64_t x)
+{
+	uint64_t lo = (uint64_t)(a + 1 + 2 * n) - t;
+	uint64_t hi = lo + t;
+	uint64_t un = (uint64_t)n;
+
+	x = MIN(x, un);
+	return (hi / un) * x + MIN(hi % un, x) - ((lo / un) * x + MIN(lo % un, x));
+}
+
+/* Size in elements of the chunk that slot t of the last loop moves. */
+static uint64_t gs_ring_last_size(const gs_ring_plan *pl, int64_t t)
+{
+	uint64_t q;
+
+	if (pl->rg->coll != GS_COLL_ALLREDUCE)
+		return pl->last_ce;
+	q = (uint64_t)gs_mod(pl->p - 1 - t, pl->rg->n);
+	if (q < pl->last_f)
+		return pl->last_ce;
+	return q == pl->last_f ? pl->last_part : 0;
+}
+
+/* Steps in slots [0, t) of the last loop. */
+static uint64_t gs_ring_last_prefix(const gs_ring_plan *pl, uint64_t t)
+{
+	int64_t a;
+	uint64_t nf, nfp;
+
+	if (pl->rg->coll != GS_COLL_ALLREDUCE)
+		return t * pl->s_ce;
+	a = gs_mod(pl->p - 1, pl->rg->n);
+	nf = gs_ring_cyc_count(pl->rg->n, a, t, pl->last_f);
+	nfp = gs_ring_cyc_count(pl->rg->n, a, t, pl->last_f + 1);
+	return pl->s_ce * nf + pl->s_part * (nfp - nf);
+}
+
+static void gs_ring_plan_init(gs_ring_plan *pl, const gs_ring *rg, int rank, int ch)
+{
+	memset(pl, 0, sizeof(*pl));
+	pl->rg = rg;
+	pl->rank = rank;
+	pl->ch = ch;
+	pl->p = gs_ring_pos(rg, ch, rank);
+	pl->next = gs_ring_rank(rg, ch, pl->p + 1);
+	pl->prev = gs_ring_rank(rg, ch, pl->p - 1);
+	gs_ring_part(rg->count, (uint64_t)rg->nch, (uint64_t)ch, &pl->cs, &pl->m);
+
+	if (rg->coll == GS_COLL_ALLREDUCE)
+		pl->loop_elems = (uint64_t)rg->n * rg->ce;
+	else
+		pl->loop_elems = rg->ce;
+	pl->nfull = pl->m / pl->loop_elems;
+	pl->s_full = gs_divup(rg->ce, rg->se);
+	pl->steps_full = (uint64_t)rg->nslot * pl->s_full;
+	pl->last_r = pl->m % pl->loop_elems;
+	if (pl->last_r == 0)
+		return;
+	if (rg->coll == GS_COLL_ALLREDUCE) {
+		/* R < n * CE, so ceil(R / n) <= CE: NCCL's realChunkSize */
+		pl->last_ce = gs_divup(pl->last_r, (uint64_t)rg->n);
+		pl->last_f = pl->last_r / pl->last_ce;
+		pl->last_part = pl->last_r - pl->last_f * pl->last_ce;
+	} else {
+		pl->last_ce = pl->last_r;
+	}
+	pl->s_ce = gs_divup(pl->last_ce, rg->se);
+	pl->s_part = gs_divup(pl->last_part, rg->se);
+	pl->last_steps = gs_ring_last_prefix(pl, (uint64_t)rg->nslot);
+}
+
+/* Slices of slot t of loop l. */
+static uint64_t gs_ring_slot_slices(const gs_ring_plan *pl, uint64_t l, int64_t t)
+{
+	if (l < pl->nfull)
+		return pl->s_full;
+	return gs_divup(gs_ring_last_size(pl, t), pl->rg->se);
+}
+
+static void gs_step_set(gs_step *st, gs_op op, int32_t send, int32_t recv, uint8_t src_buf,
+			uint64_t src_off, uint8_t dst_buf, uint64_t dst_off, uint64_t bytes)
+{
+	memset(st, 0, sizeof(*st));
+	st->op = (uint8_t)op;
+	st->send_peer = gs_op_sends(op) ? send : -1;
+	st->recv_peer = gs_op_recvs(op) ? recv : -1;
+	st->src_buf = gs_op_reads_src(op) ? src_buf : GS_BUF_INPUT;
+	st->src_off = gs_op_reads_src(op) ? src_off : 0;
+	st->dst_buf = gs_op_writes_dst(op) ? dst_buf : GS_BUF_OUTPUT;
+	st->dst_off = gs_op_writes_dst(op) ? dst_off : 0;
+	st->bytes = bytes;
+}
+
+/* Emit slice s of slot t of loop l. */
+static void gs_ring_emit(const gs_ring_plan *pl, uint64_t l, int64_t t, uint64_t s, gs_step *st)
+{
+	const gs_ring *rg = pl->rg;
+	int64_t n = rg->n;
+	uint64_t el = rg->elem, count = rg->count;
+	uint64_t sz, off, len, blk;
+	gs_op op;
+
+	if (rg->coll == GS_COLL_ALLREDUCE) {
+		uint64_t ce = l < pl->nfull ? rg->ce : pl->last_ce;
+		uint64_t q = (uint64_t)gs_mod(pl->p - 1 - t, n);
+
+		sz = l < pl->nfull ? rg->ce : gs_ring_last_size(pl, t);
+		off = pl->cs + l * pl->loop_elems + q * ce + s * rg->se;
+		len = MIN(rg->se, sz - s * rg->se);
+		if (n == 1)
+			op = GS_OP_COPY;
+		else if (t == 0)
+			op = GS_OP_SEND;
+		else if (t < n - 1)
+			op = GS_OP_RECV_REDUCE_SEND;
+		else if (t == n - 1)
+			op = GS_OP_RECV_REDUCE_COPY_SEND;
+		else if (t < 2 * n - 2)
+			op = GS_OP_RECV_COPY_SEND;
+		else
+			op = GS_OP_RECV;
+		gs_step_set(st, op, pl->next, pl->prev, GS_BUF_INPUT, off * el, GS_BUF_OUTPUT,
+			    off * el, len * el);
+		return;
+	}
+
+	/* allgather / reducescatter: every slot moves the same block part */
+	sz = l < pl->nfull ? rg->ce : pl->last_ce;
+	off = pl->cs + l * pl->loop_elems + s * rg->se; /* offset inside a rank block */
+	len = MIN(rg->se, sz - s * rg->se);
+	if (n == 1) {
+		gs_step_set(st, GS_OP_COPY, -1, -1, GS_BUF_INPUT, off * el, GS_BUF_OUTPUT, off * el,
+			    len * el);
+		return;
+	}
+	if (rg->coll == GS_COLL_ALLGATHER) {
+		if (t == 0) {
+			gs_step_set(st, GS_OP_COPY, -1, -1, GS_BUF_INPUT, off * el, GS_BUF_OUTPUT,
+				    ((uint64_t)pl->rank * count + off) * el, len * el);
+			return;
+		}
+		blk = (uint64_t)gs_ring_rank(rg, pl->ch, pl->p - t + 1);
+		if (t == 1)
+			op = GS_OP_SEND;
+		else if (t < n)
+			op = GS_OP_RECV_COPY_SEND;
+		else
+			op = GS_OP_RECV;
+		gs_step_set(st, op, pl->next, pl->prev, GS_BUF_INPUT, off * el, GS_BUF_OUTPUT,
+			    (blk * count + off) * el, len * el);
+		return;
+	}
+	/* reducescatter */
+	blk = (uint64_t)gs_ring_rank(rg, pl->ch, pl->p - 1 - t);
+	if (t == 0)
+		op = GS_OP_SEND;
+	else if (t < n - 1)
+		op = GS_OP_RECV_REDUCE_SEND;
+	else
+		op = GS_OP_RECV_REDUCE_COPY;
+	gs_step_set(st, op, pl->next, pl->prev, GS_BUF_INPUT, (blk * count + off) * el,
+		    GS_BUF_OUTPUT, off * el, len * el);
+}
+
+static uint64_t gs_ring_strand_len(const gs_gen *g, int rank, int ch)
+{
+	gs_ring_plan pl;
+
+	gs_ring_plan_init(&pl, g->priv, rank, ch);
+	return pl.nfull * pl.steps_full + pl.last_steps;
+}
+
+static void gs_ring_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint32_t n,
+			 gs_step *out)
+{
+	gs_ring_plan pl;
+	uint64_t l, s, rem;
+	int64_t t, nslot;
+
+	if (n == 0)
+		return;
+	gs_ring_plan_init(&pl, g->priv, rank, ch);
+	nslot = pl.rg->nslot;
+	g_assert(first + n <= pl.nfull * pl.steps_full + pl.last_steps);
+
+	/* locate step `first` as (loop l, slot t, slice s) */
+	if (first < pl.nfull * pl.steps_full) {
+		l = first / pl.steps_full;
+		rem = first % pl.steps_full;
+		t = (int64_t)(rem / pl.s_full);
+		s = rem % pl.s_full;
+	} else {
+		/* last loop: largest t with prefix(t) <= rem; slot t is non-empty */
+		uint64_t lo = 0, hi = (uint64_t)nslot;
+
+		l = pl.nfull;
+		rem = first - pl.nfull * pl.steps_full;
+		while (lo < hi) {
+			uint64_t mid = lo + (hi - lo + 1) / 2;
+
+			if (gs_ring_last_prefix(&pl, mid) <= rem)
+				lo = mid;
+			else
+				hi = mid - 1;
+		}
+		t = (int64_t)lo;
+		s = rem - gs_ring_last_prefix(&pl, lo);
+	}
+
+	for (uint32_t i = 0; i < n; i++) {
+		gs_ring_emit(&pl, l, t, s, &out[i]);
+		/* advance to the next non-empty slice */
+		if (++s < gs_ring_slot_slices(&pl, l, t))
+			continue;
+		s = 0;
+		do {
+			if (++t == nslot) {
+				t = 0;
+				l++;
+			}
+		} while (i + 1 < n && gs_ring_slot_slices(&pl, l, t) == 0);
+	}
+}
+
+static void gs_ring_destroy(gs_gen *g)
+{
+	g_free(g->priv);
+	g->priv = NULL;
+}
+
+static const gs_gen_ops gs_ring_ops = {
+	.strand_len = gs_ring_strand_len,
+	.fill = gs_ring_fill,
+	.destroy = gs_ring_destroy,
+};
+
+gc_status gs_ring_init(gs_gen *g, char **errmsg)
+{
+	gs_ring *rg = g_new0(gs_ring, 1);
+	uint64_t n = (uint64_t)g->p.nranks;
+
+	rg->coll = g->p.coll;
+	rg->n = g->p.nranks;
+	rg->rpn = g->p.ranks_per_node;
+	rg->nch = g->p.nchannels;
+	rg->elem = gs_dtype_size(g->p.dtype);
+	rg->ce = g->p.chunk_bytes / rg->elem;
+	rg->se = g->p.slice_bytes / rg->elem;
+
+	switch (rg->coll) {
+	case GS_COLL_ALLREDUCE:
+		rg->count = g->p.bytes / rg->elem;
+		rg->nslot = rg->n == 1 ? 1 : 2 * rg->n - 1;
+		g->buf_bytes[GS_BUF_INPUT] = g->p.bytes;
+		g->buf_bytes[GS_BUF_OUTPUT] = g->p.bytes;
+		break;
+	case GS_COLL_ALLGATHER:
+		rg->count = g->p.bytes / rg->elem / n;
+		rg->nslot = rg->n == 1 ? 1 : rg->n + 1;
+		g->buf_bytes[GS_BUF_INPUT] = rg->count * rg->elem;
+		g->buf_bytes[GS_BUF_OUTPUT] = g->p.bytes;
+		break;
+	case GS_COLL_REDUCESCATTER:
+		rg->count = g->p.bytes / rg->elem / n;
+		rg->nslot = rg->n == 1 ? 1 : rg->n;
+		g->buf_bytes[GS_BUF_INPUT] = g->p.bytes;
+		g->buf_bytes[GS_BUF_OUTPUT] = rg->count * rg->elem;
+		break;
+	default:
+		g_free(rg);
+		*errmsg = g_strdup_printf("the ring generator does not implement %s",
+					  gs_coll_name(g->p.coll));
+		return GC_ERR_INPUT;
+	}
+	g->buf_bytes[GS_BUF_SCRATCH] = 0;
+	g->nstrands = g->p.nchannels;
+	g->priv = rg;
+	g->ops = &gs_ring_ops;
+	return GC_OK;
+}

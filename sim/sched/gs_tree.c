@@ -1,0 +1,439 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gs_tree: NCCL-style double binary tree allreduce (Sanders, Speck, Träff,
+ * "Two-tree algorithms for full bandwidth broadcast, reduction and scan",
+ * Parallel Computing 35(12), 2009; NCCL src/graph/trees.cc ncclGetBtree /
+ * ncclGetDtree and src/device/all_reduce.h runTreeUpDown / runTreeSplit),
+ * as a streaming generator.
+ *
+ * Topology. Ranks are grouped in nodes of rpn consecutive ranks. Across
+ * nodes, tree 0 is NCCL's bit-based binary tree over node indices: for
+ * node r > 0 with lowest set bit b, parent(r) = (r ^ b) | (b << 1) if that
+ * is < nnodes, else r ^ b; node 0 is the root. (Its children are r - b/2
+ * and the largest r + b' < nnodes with b' <= b/2; the construction is
+ * checked at creation: every node reaches node 0 and has at most two
+ * children.) Tree 1 is tree 0 with every node index x relabelled to
+ * (x + 1) % nnodes when nnodes is odd and to nnodes - 1 - x when it is even,
+ * so most leaves of one tree are interior nodes of the other. Logical
+ * channel c uses tree c % 2. Inside a node, channel c's ranks form a chain
+ * whose head is local rank h = (c / 2) % rpn, followed by the local ranks
+ * (h + 1) % rpn, (h + 2) % rpn, ...; only the head talks to other nodes,
+ * and the head rotates with the channel pairs so that different GPUs (NICs)
+ * carry the network traffic.
+ *
+ * Per logical channel c, a rank's up-children are, in reduction order, its
+ * chain successor (the next rank away from the head) and, for the head, the
+ * heads of its tree-child nodes; its parent is its chain predecessor, or
+ * for the head the head of the parent node; the root is the head of the
+ * tree's root node. Its down-children are the same ranks, in send order
+ * tree children first (their subtrees are deeper), then the chain
+ * successor.
+ *
+ * Data: the channel's contiguous element part is processed in loops of
+ * min(CE, remaining) elements. A loop is reduced up (each rank combines its
+ * children's data with its INPUT, one child at a time with single-peer
+ * ops) and broadcast down into every rank's OUTPUT, in slices of at most SE
+ * elements, slot-major within a loop (all slices of one op, then the next).
+ * Up phase, m children, L = INPUT for the first child:
+ *   m = 0                SEND L -> parent
+ *   m >= 1, child i<m-1  RECV_REDUCE_COPY from child i, L -> SCRATCH
+ *                        (children after the first use L = SCRATCH)
+ *   last child           RECV_REDUCE_SEND -> parent, or at the root
+ *                        RECV_REDUCE_COPY_SEND -> OUTPUT and to the first
+ *                        down-child, then SEND OUTPUT to the others
+ * Down phase (not at the root): RECV from the parent into OUTPUT if the rank
+ * has no children, else RECV_COPY_SEND to the first down-child and SEND
+ * OUTPUT to the others. nranks == 1: one COPY INPUT -> OUTPUT per slice.
+ *
+ * Strands. NCCL overlaps the up phase of one loop with the down phase of
+ * another by splitting a tree channel's threads into an up group and a down
+ * group, where the root's up group starts the broadcast. The IR cannot
+ * express that split: a message is received by the strand with the same
+ * channel index as the sending strand, so data reduced on one strand can
+ * never reach another strand, and the root's up strand could not feed the
+ * down strands of its children. Instead each logical channel c uses two
+ * strands (IR channels 2c and 2c + 1, nstrands = 2 * nchannels) that take
+ * the channel's loops alternately (loop l runs on strand 2c + l % 2), each
+ * strand running up then down for each of its loops. Two loops per channel
+ * are thus in flight, and the up phase of one overlaps the down phase of
+ * the other whenever their timing lets it; each loop's round trip
+ * completes on one strand, so the root starts the broadcast directly.
+ *
+ * SCRATCH holds the partial reduction of a rank with two or more children:
+ * one chunk-sized region per strand (strand s uses elements
+ * [s * slot, s * slot + slot) with slot = min(CE, largest channel part)),
+ * reused by every loop of that strand; SCRATCH is 0 bytes when no rank has
+ * two children. Buffering: a connection never carries more than one loop of
+ * one strand that the receiver has not consumed.
+ *
+ * Streaming: a rank's role is O(1) from the precomputed node trees; every
+ * loop of a strand has the same slots, so fill() locates a step in O(1).
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "gs_sched.h"
+
+gc_status gs_tree_init(gs_gen *g, char **errmsg);
+
+#define GS_TREE_MAX_SLOTS 8
+
+typedef struct gs_tree {
+	int64_t n, rpn, nnodes, nch;
+	uint64_t elem, count, ce, se;
+	uint64_t scratch_slot; /* SCRATCH elements per strand */
+	int32_t *parent[2];    /* per tree, per node; -1 at the root */
+	int32_t *child[2];     /* per tree, 2 per node; -1 when absent */
+} gs_tree;
+
+/* One op of a loop, applied to every slice of the loop's chunk. */
+typedef struct gs_tree_slot {
+	gs_op op;
+	int32_t send, recv;
+	uint8_t src_buf, dst_buf;
+} gs_tree_slot;
+
+/* Per-strand geometry, derived in O(1) from (rank, strand). */
+typedef struct gs_tree_plan {
+	const gs_tree *tr;
+	gs_tree_slot slot[GS_TREE_MAX_SLOTS];
+	int nslot;
+	uint64_t cs, m;	     /* channel part: elements [cs, cs + m) */
+	uint64_t first_loop; /* the strand's loops are first_loop + 2j */
+	uint64_t nloops;     /* loops of this strand */
+	uint64_t nfull;	     /* of which the first nfull are full (CE) */
+	uint64_t last_sz;    /* size of the last loop if partial */
+	uint64_t s_full, s_last;
+	uint64_t scratch_base; /* element offset of the strand's SCRATCH region */
+} gs_tree_plan;
+
+static uint64_t gs_divup(uint64_t a, uint64_t b)
+{
+	return a / b + (a % b != 0);
+}
+
+static void gs_tree_part(uint64_t count, uint64_t nch, uint64_t c, uint64_t *start, uint64_t *len)
+{
+	uint64_t base = count / nch, rem = count % nch;
+
+	*len = base + (c < rem);
+	*start = c * base + MIN(c, rem);
+}
+
+/* NCCL ncclGetBtree's parent rule over node indices [0, nn). */
+static int32_t gs_btree_parent(int64_t r, int64_t nn)
+{
+	int64_t bit, up;
+
+	if (r == 0)
+		return -1;
+	bit = r & -r;
+	up = (r ^ bit) | (bit << 1);
+	if (up >= nn)
+		up = r ^ bit;
+	return (int32_t)up;
+}
+
+/* Relabelling of tree 0 into tree 1 (ncclGetDtree: shift or mirror). */
+static int32_t gs_dtree_map(int64_t x, int64_t nn)
+{
+	if (x < 0)
+		return -1;
+	return (int32_t)(nn % 2 ? (x + 1) % nn : nn - 1 - x);
+}
+
+static gc_status gs_tree_build(gs_tree *tr, char **errmsg)
+{
+	int64_t nn = tr->nnodes;
+
+	for (int t = 0; t < 2; t++) {
+		tr->parent[t] = g_new(int32_t, nn);
+		tr->child[t] = g_new(int32_t, 2 * nn);
+		memset(tr->child[t], 0xff, sizeof(int32_t) * 2 * (size_t)nn);
+	}
+	/* tree 0; children are recorded in increasing order (NCCL's d0, d1) */
+	for (int64_t x = 0; x < nn; x++) {
+		int32_t up = gs_btree_parent(x, nn);
+
+		tr->parent[0][x] = up;
+		if (up < 0)
+			continue;
+		if (tr->child[0][2 * up] < 0) {
+			tr->child[0][2 * up] = (int32_t)x;
+		} else if (tr->child[0][2 * up + 1] < 0) {
+			tr->child[0][2 * up + 1] = (int32_t)x;
+		} else {
+			*errmsg =
+				g_strdup_printf("internal: node %d of the binary tree over %" PRId64
+						" nodes has more than two children",
+						up, nn);
+			return GC_ERR_INTERNAL;
+		}
+	}
+	/* every node must reach the root 0 */
+	for (int64_t x = 0; x < nn; x++) {
+		int64_t y = x, hops = 0;
+
+		while (y != 0 && hops <= nn) {
+			y = tr->parent[0][y];
+			hops++;
+		}
+		if (y != 0) {
+			*errmsg = g_strdup_printf("internal: node %" PRId64
+						  " of the binary tree over %" PRId64
+						  " nodes does not reach the root",
+						  x, nn);
+			return GC_ERR_INTERNAL;
+		}
+	}
+	/* tree 1 */
+	for (int64_t x = 0; x < nn; x++) {
+		int32_t y = gs_dtree_map(x, nn);
+
+		tr->parent[1][y] = gs_dtree_map(tr->parent[0][x], nn);
+		tr->child[1][2 * y] = gs_dtree_map(tr->child[0][2 * x], nn);
+		tr->child[1][2 * y + 1] = gs_dtree_map(tr->child[0][2 * x + 1], nn);
+	}
+	return GC_OK;
+}
+
+/* Global rank of chain position j of node k for head h. */
+static int32_t gs_tree_chain_rank(const gs_tree *tr, int64_t k, int64_t h, int64_t j)
+{
+	return (int32_t)(k * tr->rpn + (h + j) % tr->rpn);
+}
+
+/* The loop slots of rank in logical channel c (same for all its loops). */
+static int gs_tree_slots(const gs_tree *tr, int rank, int64_t c, gs_tree_slot *slot)
+{
+	int64_t rpn = tr->rpn, t = c % 2;
+	int64_t k = rank / rpn, h = (c / 2) % rpn;
+	int64_t j = ((rank % rpn) - h + rpn) % rpn; /* chain position, 0 = head */
+	int32_t parent, kids[3], down[3];
+	int nkids = 0, ndown = 0, ns = 0;
+
+	if (tr->n == 1) {
+		slot[0] = (gs_tree_slot){ GS_OP_COPY, -1, -1, GS_BUF_INPUT, GS_BUF_OUTPUT };
+		return 1;
+	}
+
+	if (j > 0)
+		parent = gs_tree_chain_rank(tr, k, h, j - 1);
+	else if (tr->parent[t][k] >= 0)
+		parent = gs_tree_chain_rank(tr, tr->parent[t][k], h, 0);
+	else
+		parent = -1;
+	/* up order: chain successor first, then tree children */
+	if (j + 1 < rpn)
+		kids[nkids++] = gs_tree_chain_rank(tr, k, h, j + 1);
+	if (j == 0) {
+		for (int i = 0; i < 2; i++) {
+			int32_t tc = tr->child[t][2 * k + i];
+
+			if (tc >= 0) {
+				kids[nkids++] = gs_tree_chain_rank(tr, tc, h, 0);
+				down[ndown++] = kids[nkids - 1];
+			}
+		}
+	}
+	/* down order: tree children first, then the chain successor */
+	if (j + 1 < rpn)
+		down[ndown++] = kids[0];
+
+	/* up phase */
+	if (nkids == 0)
+		slot[ns++] = (gs_tree_slot){ GS_OP_SEND, parent, -1, GS_BUF_INPUT, GS_BUF_OUTPUT };
+	for (int i = 0; i < nkids; i++) {
+		uint8_t lbuf = i == 0 ? GS_BUF_INPUT : GS_BUF_SCRATCH;
+
+		if (i < nkids - 1)
+			slot[ns++] = (gs_tree_slot){ GS_OP_RECV_REDUCE_COPY, -1, kids[i], lbuf,
+						     GS_BUF_SCRATCH };
+		else if (parent >= 0)
+			slot[ns++] = (gs_tree_slot){ GS_OP_RECV_REDUCE_SEND, parent, kids[i], lbuf,
+						     GS_BUF_OUTPUT };
+		else
+			slot[ns++] = (gs_tree_slot){ GS_OP_RECV_REDUCE_COPY_SEND, down[0], kids[i],
+						     lbuf, GS_BUF_OUTPUT };
+	}
+	/* down phase; the root starts it with the RECV_REDUCE_COPY_SEND above */
+	if (parent >= 0) {
+		if (ndown == 0)
+			slot[ns++] = (gs_tree_slot){ GS_OP_RECV, -1, parent, GS_BUF_INPUT,
+						     GS_BUF_OUTPUT };
+		else
+			slot[ns++] = (gs_tree_slot){ GS_OP_RECV_COPY_SEND, down[0], parent,
+						     GS_BUF_INPUT, GS_BUF_OUTPUT };
+	}
+	for (int i = 1; i < ndown; i++)
+		slot[ns++] =
+			(gs_tree_slot){ GS_OP_SEND, down[i], -1, GS_BUF_OUTPUT, GS_BUF_OUTPUT };
+	g_assert(ns <= GS_TREE_MAX_SLOTS);
+	return ns;
+}
+
+static void gs_tree_plan_init(gs_tree_plan *pl, const gs_tree *tr, int rank, int strand)
+{
+	int64_t c = strand / 2, h = strand % 2;
+	uint64_t nl;
+
+	memset(pl, 0, sizeof(*pl));
+	pl->tr = tr;
+	pl->nslot = gs_tree_slots(tr, rank, c, pl->slot);
+	gs_tree_part(tr->count, (uint64_t)tr->nch, (uint64_t)c, &pl->cs, &pl->m);
+	nl = gs_divup(pl->m, tr->ce); /* loops of the logical channel */
+	pl->first_loop = (uint64_t)h;
+	pl->nloops = nl > (uint64_t)h ? (nl - (uint64_t)h + 1) / 2 : 0;
+	pl->nfull = pl->nloops;
+	pl->s_full = gs_divup(tr->ce, tr->se);
+	/* the channel's last loop is partial; it is ours if its parity is h */
+	if (pl->m % tr->ce && (nl - 1) % 2 == (uint64_t)h) {
+		pl->nfull--;
+		pl->last_sz = pl->m % tr->ce;
+		pl->s_last = gs_divup(pl->last_sz, tr->se);
+	}
+	pl->scratch_base = (uint64_t)strand * tr->scratch_slot;
+}
+
+static uint64_t gs_tree_plan_len(const gs_tree_plan *pl)
+{
+	uint64_t per = (uint64_t)pl->nslot;
+
+	return pl->nfull * per * pl->s_full + (pl->nloops - pl->nfull) * per * pl->s_last;
+}
+
+static uint64_t gs_tree_strand_len(const gs_gen *g, int rank, int ch)
+{
+	gs_tree_plan pl;
+
+	gs_tree_plan_init(&pl, g->priv, rank, ch);
+	return gs_tree_plan_len(&pl);
+}
+
+static void gs_tree_emit(const gs_tree_plan *pl, uint64_t j, int t, uint64_t s, gs_step *st)
+{
+	const gs_tree *tr = pl->tr;
+	const gs_tree_slot *sl = &pl->slot[t];
+	uint64_t el = tr->elem;
+	uint64_t loop = pl->first_loop + 2 * j;
+	uint64_t sz = j < pl->nfull ? tr->ce : pl->last_sz;
+	uint64_t in_loop = s * tr->se;
+	uint64_t off = pl->cs + loop * tr->ce + in_loop;
+	uint64_t len = MIN(tr->se, sz - in_loop);
+	uint64_t soff = sl->src_buf == GS_BUF_SCRATCH ? pl->scratch_base + in_loop : off;
+	uint64_t doff = sl->dst_buf == GS_BUF_SCRATCH ? pl->scratch_base + in_loop : off;
+	gs_op op = sl->op;
+
+	memset(st, 0, sizeof(*st));
+	st->op = (uint8_t)op;
+	st->send_peer = gs_op_sends(op) ? sl->send : -1;
+	st->recv_peer = gs_op_recvs(op) ? sl->recv : -1;
+	st->src_buf = gs_op_reads_src(op) ? sl->src_buf : GS_BUF_INPUT;
+	st->src_off = gs_op_reads_src(op) ? soff * el : 0;
+	st->dst_buf = gs_op_writes_dst(op) ? sl->dst_buf : GS_BUF_OUTPUT;
+	st->dst_off = gs_op_writes_dst(op) ? doff * el : 0;
+	st->bytes = len * el;
+}
+
+static void gs_tree_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint32_t n,
+			 gs_step *out)
+{
+	gs_tree_plan pl;
+	uint64_t per_full, j, rem, s, slices;
+	int t;
+
+	if (n == 0)
+		return;
+	gs_tree_plan_init(&pl, g->priv, rank, ch);
+	g_assert(first + n <= gs_tree_plan_len(&pl));
+
+	per_full = (uint64_t)pl.nslot * pl.s_full;
+	if (first < pl.nfull * per_full) {
+		j = first / per_full;
+		rem = first % per_full;
+		t = (int)(rem / pl.s_full);
+		s = rem % pl.s_full;
+	} else {
+		j = pl.nfull;
+		rem = first - pl.nfull * per_full;
+		t = (int)(rem / pl.s_last);
+		s = rem % pl.s_last;
+	}
+	slices = j < pl.nfull ? pl.s_full : pl.s_last;
+	for (uint32_t i = 0; i < n; i++) {
+		gs_tree_emit(&pl, j, t, s, &out[i]);
+		if (++s < slices)
+			continue;
+		s = 0;
+		if (++t < pl.nslot)
+			continue;
+		t = 0;
+		j++;
+		slices = j < pl.nfull ? pl.s_full : pl.s_last;
+	}
+}
+
+static void gs_tree_destroy(gs_gen *g)
+{
+	gs_tree *tr = g->priv;
+
+	if (tr) {
+		for (int t = 0; t < 2; t++) {
+			g_free(tr->parent[t]);
+			g_free(tr->child[t]);
+		}
+		g_free(tr);
+	}
+	g->priv = NULL;
+}
+
+static const gs_gen_ops gs_tree_ops = {
+	.strand_len = gs_tree_strand_len,
+	.fill = gs_tree_fill,
+	.destroy = gs_tree_destroy,
+};
+
+gc_status gs_tree_init(gs_gen *g, char **errmsg)
+{
+	gs_tree *tr = g_new0(gs_tree, 1);
+	gc_status st;
+	bool two_kids = false;
+
+	tr->n = g->p.nranks;
+	tr->rpn = g->p.ranks_per_node;
+	tr->nnodes = tr->n / tr->rpn;
+	tr->nch = g->p.nchannels;
+	tr->elem = gs_dtype_size(g->p.dtype);
+	tr->count = g->p.bytes / tr->elem;
+	tr->ce = g->p.chunk_bytes / tr->elem;
+	tr->se = g->p.slice_bytes / tr->elem;
+	g->priv = tr;
+	g->ops = &gs_tree_ops;
+	st = gs_tree_build(tr, errmsg);
+	if (st != GC_OK) {
+		gs_tree_destroy(g);
+		g->ops = NULL;
+		return st;
+	}
+
+	/* does any rank combine two children (and so need SCRATCH)? */
+	if (tr->n > 1) {
+		for (int t = 0; t < MIN(2, tr->nch); t++) {
+			for (int64_t k = 0; k < tr->nnodes; k++) {
+				int kids = (tr->rpn > 1) + (tr->child[t][2 * k] >= 0) +
+					   (tr->child[t][2 * k + 1] >= 0);
+
+				two_kids |= kids >= 2;
+			}
+		}
+	}
+	if (two_kids)
+		tr->scratch_slot = MIN(tr->ce, gs_divup(tr->count, (uint64_t)tr->nch));
+	g->nstrands = 2 * g->p.nchannels;
+	g->buf_bytes[GS_BUF_INPUT] = g->p.bytes;
+	g->buf_bytes[GS_BUF_OUTPUT] = g->p.bytes;
+	g->buf_bytes[GS_BUF_SCRATCH] = (uint64_t)g->nstrands * tr->scratch_slot * tr->elem;
+	return GC_OK;
+}

@@ -1,0 +1,741 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gs_validate: the schedule validator. It proves, without real data, that a
+ * materialized schedule is well formed, terminates and computes its
+ * collective.
+ *
+ * Checks, in order (the first failure is reported, naming rank, strand and
+ * step):
+ *  1. Fields: op in range, reserved fields (flags, reserved) zero, buffers
+ *     in range, send_peer / recv_peer a rank other than the step's own
+ *     exactly when the op sends / receives and -1 otherwise.
+ *  2. Bounds and alignment of every operand the op uses: off + bytes within
+ *     the buffer (computed without overflow), off and bytes multiples of
+ *     the element size.
+ *  3. Symbolic execution with unlimited buffering: a strand advances while
+ *     its next step's receive, if any, finds a message waiting on its
+ *     connection (src, dst, channel); messages match in FIFO order and
+ *     must have equal sizes. If no strand can advance and some are
+ *     unfinished the schedule deadlocks (GC_ERR_DEADLOCK); messages left on
+ *     a connection at the end are sends without a receive.
+ *  4. Data: every element carries a symbolic value, the set of ranks whose
+ *     INPUT it combines (a bitset, interned as a small integer id) and the
+ *     INPUT element index those contributions come from. INPUT element i of
+ *     rank r starts as ({r}, i); OUTPUT and SCRATCH start uninitialized.
+ *     Reading uninitialized data, reducing values of different element
+ *     indices or reducing two sets that share a rank ("rank X counted
+ *     twice") is an error. At the end every OUTPUT element must hold the
+ *     collective's value: allreduce ({all}, e); reducescatter
+ *     ({all}, r * count + e); allgather ({e / count}, e % count); sendrecv
+ *     ({r - 1}, e).
+ *
+ * Memory: the data check keeps 8 bytes per element of every written buffer
+ * of every rank (INPUT is virtual until written), the interned rank sets
+ * (n / 8 bytes each, at most one or two per reducing step) and the payloads
+ * of in-flight messages, which the round-robin executor keeps to about a
+ * quantum of steps per strand. If the buffers and sets would exceed
+ * GS_VALIDATE_DATA_LIMIT (or an element index would not fit 32 bits) the
+ * data check is skipped and the structural result (checks 1-3) is returned:
+ * such schedules (thousands of ranks, or hundreds of MiB) come from
+ * generators that the tests validate at smaller sizes with the same code
+ * paths, and checks 1-3 stay linear in the number of steps.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "gs_sched.h"
+
+#define GS_VALIDATE_DATA_LIMIT (512ull << 20)
+#define GS_VALIDATE_QUANTUM 256
+
+typedef struct gs_val {
+	uint32_t set; /* interned rank set; 0 = uninitialized */
+	uint32_t idx; /* INPUT element index of the contributions */
+} gs_val;
+
+typedef struct gs_msg {
+	uint64_t bytes;
+	uint64_t step; /* sending step, for messages */
+	int ch;
+	gs_val *data; /* NULL when the data check is off */
+} gs_msg;
+
+typedef struct gs_conn {
+	gint64 key; /* ((src * n) + dst) * nstrands + ch */
+	int32_t src, dst;
+	GQueue q;	/* gs_msg * */
+	int64_t waiter; /* strand index blocked on this connection, or -1 */
+} gs_conn;
+
+typedef struct gs_bset {
+	uint32_t id;
+	uint32_t nw;
+	uint64_t w[];
+} gs_bset;
+
+typedef struct gs_vstate {
+	const gs_sched *s;
+	int n, ns;
+	uint64_t elem;
+	bool data;
+	uint32_t nw;	     /* 64-bit words per rank set */
+	GPtrArray *sets;     /* id -> gs_bset *; id 0 unused */
+	GHashTable *set_ids; /* gs_bset * (content) -> itself */
+	GHashTable *unions;  /* gint64 * ((a << 32) | b) -> id */
+	uint64_t *tmp;	     /* nw words */
+	gs_val **bufs;	     /* [rank * GS_BUF__COUNT + buf], NULL = not written yet */
+	GHashTable *conns;   /* gint64 * -> gs_conn * */
+	uint32_t full_set;
+	char **errmsg;
+} gs_vstate;
+
+static guint gs_bset_hash(gconstpointer p)
+{
+	const gs_bset *b = p;
+	uint64_t h = 1469598103934665603ull;
+
+	for (uint32_t i = 0; i < b->nw; i++) {
+		h ^= b->w[i];
+		h *= 1099511628211ull;
+		h ^= h >> 29;
+	}
+	return (guint)(h ^ (h >> 32));
+}
+
+static gboolean gs_bset_equal(gconstpointer a, gconstpointer b)
+{
+	const gs_bset *x = a, *y = b;
+
+	return memcmp(x->w, y->w, sizeof(uint64_t) * x->nw) == 0;
+}
+
+/* Id of the rank set w (nw words), interning it if new. */
+static uint32_t gs_set_intern(gs_vstate *vs, const uint64_t *w)
+{
+	gs_bset *key = g_malloc(sizeof(gs_bset) + sizeof(uint64_t) * vs->nw);
+	gs_bset *found;
+
+	key->nw = vs->nw;
+	memcpy(key->w, w, sizeof(uint64_t) * vs->nw);
+	found = g_hash_table_lookup(vs->set_ids, key);
+	if (found) {
+		g_free(key);
+		return found->id;
+	}
+	key->id = vs->sets->len;
+	g_ptr_array_add(vs->sets, key);
+	g_hash_table_add(vs->set_ids, key);
+	return key->id;
+}
+
+static uint32_t gs_set_single(gs_vstate *vs, int rank)
+{
+	/* singletons are interned first, in rank order: id = rank + 1 */
+	return (uint32_t)rank + 1;
+}
+
+/* Lowest rank in set a, or -1 if empty. */
+static int gs_set_first(const gs_vstate *vs, uint32_t a, bool complement)
+{
+	const gs_bset *b = g_ptr_array_index(vs->sets, a);
+
+	for (uint32_t i = 0; i < vs->nw; i++) {
+		uint64_t w = complement ? ~b->w[i] : b->w[i];
+
+		if (w) {
+			int r = (int)(i * 64 + (uint32_t)__builtin_ctzll(w));
+
+			return r < vs->n ? r : -1;
+		}
+	}
+	return -1;
+}
+
+/* Union of disjoint sets a and b; on overlap *dup = a shared rank, returns 0. */
+static uint32_t gs_set_union(gs_vstate *vs, uint32_t a, uint32_t b, int *dup)
+{
+	gint64 key;
+	gpointer hit;
+	const gs_bset *x, *y;
+	uint32_t id;
+
+	if (a > b) {
+		uint32_t t = a;
+
+		a = b;
+		b = t;
+	}
+	key = (gint64)(((uint64_t)a << 32) | b);
+	hit = g_hash_table_lookup(vs->unions, &key);
+	if (hit)
+		return GPOINTER_TO_UINT(hit);
+	x = g_ptr_array_index(vs->sets, a);
+	y = g_ptr_array_index(vs->sets, b);
+	for (uint32_t i = 0; i < vs->nw; i++) {
+		if (x->w[i] & y->w[i]) {
+			*dup = (int)(i * 64 + (uint32_t)__builtin_ctzll(x->w[i] & y->w[i]));
+			return 0;
+		}
+		vs->tmp[i] = x->w[i] | y->w[i];
+	}
+	id = gs_set_intern(vs, vs->tmp);
+	g_hash_table_insert(vs->unions, g_memdup2(&key, sizeof(key)), GUINT_TO_POINTER(id));
+	return id;
+}
+
+static const char *const gs_buf_names[GS_BUF__COUNT] = { "INPUT", "OUTPUT", "SCRATCH" };
+
+/* ---- 1 + 2: fields, bounds, alignment ---------------------------------- */
+
+static bool gs_range_ok(const gs_sched *s, uint8_t buf, uint64_t off, uint64_t bytes)
+{
+	uint64_t size = s->buf_bytes[buf];
+
+	return off <= size && bytes <= size - off;
+}
+
+static gc_status gs_check_step(const gs_sched *s, int r, int c, uint64_t i, const gs_step *st,
+			       char **errmsg)
+{
+	uint64_t elem = gs_dtype_size(s->p.dtype);
+	gs_op op = st->op;
+
+#define GS_FAIL(...)                                                                               \
+	do {                                                                                       \
+		char *what_ = g_strdup_printf(__VA_ARGS__);                                        \
+		*errmsg = g_strdup_printf("rank %d strand %d step %" PRIu64 " (%s): %s", r, c, i,  \
+					  gs_op_name(op), what_);                                  \
+		g_free(what_);                                                                     \
+		return GC_ERR_INPUT;                                                               \
+	} while (0)
+
+	if (st->op >= GS_OP__COUNT)
+		GS_FAIL("op %u out of range", st->op);
+	if (st->flags != 0 || st->reserved != 0)
+		GS_FAIL("reserved fields not zero (flags=%u reserved=%" PRIu32 ")", st->flags,
+			st->reserved);
+	if (st->src_buf >= GS_BUF__COUNT || st->dst_buf >= GS_BUF__COUNT)
+		GS_FAIL("buffer out of range (src_buf=%u dst_buf=%u)", st->src_buf, st->dst_buf);
+	if (gs_op_sends(op)) {
+		if (st->send_peer < 0 || st->send_peer >= s->nranks || st->send_peer == r)
+			GS_FAIL("send_peer %" PRId32 " is not another rank", st->send_peer);
+	} else if (st->send_peer != -1) {
+		GS_FAIL("send_peer %" PRId32 " set but the op does not send", st->send_peer);
+	}
+	if (gs_op_recvs(op)) {
+		if (st->recv_peer < 0 || st->recv_peer >= s->nranks || st->recv_peer == r)
+			GS_FAIL("recv_peer %" PRId32 " is not another rank", st->recv_peer);
+	} else if (st->recv_peer != -1) {
+		GS_FAIL("recv_peer %" PRId32 " set but the op does not receive", st->recv_peer);
+	}
+	if (st->bytes % elem)
+		GS_FAIL("bytes %" PRIu64 " not a multiple of the element size %" PRIu64, st->bytes,
+			elem);
+	if (gs_op_reads_src(op)) {
+		if (st->src_off % elem)
+			GS_FAIL("src offset %" PRIu64
+				" not a multiple of the element size %" PRIu64,
+				st->src_off, elem);
+		if (!gs_range_ok(s, st->src_buf, st->src_off, st->bytes))
+			GS_FAIL("src %s+%" PRIu64 " bytes=%" PRIu64
+				" out of bounds (buffer %" PRIu64 " bytes)",
+				gs_buf_names[st->src_buf], st->src_off, st->bytes,
+				s->buf_bytes[st->src_buf]);
+	}
+	if (gs_op_writes_dst(op)) {
+		if (st->dst_off % elem)
+			GS_FAIL("dst offset %" PRIu64
+				" not a multiple of the element size %" PRIu64,
+				st->dst_off, elem);
+		if (!gs_range_ok(s, st->dst_buf, st->dst_off, st->bytes))
+			GS_FAIL("dst %s+%" PRIu64 " bytes=%" PRIu64
+				" out of bounds (buffer %" PRIu64 " bytes)",
+				gs_buf_names[st->dst_buf], st->dst_off, st->bytes,
+				s->buf_bytes[st->dst_buf]);
+	}
+#undef GS_FAIL
+	return GC_OK;
+}
+
+static gc_status gs_check_fields(const gs_sched *s, bool written[GS_BUF__COUNT], uint64_t *nreduce,
+				 char **errmsg)
+{
+	uint64_t nstr = (uint64_t)s->nranks * (uint64_t)s->nstrands;
+
+	if (s->nranks < 1 || s->nstrands < 0) {
+		*errmsg =
+			g_strdup_printf("bad shape: %d ranks, %d strands", s->nranks, s->nstrands);
+		return GC_ERR_INPUT;
+	}
+	if (gs_dtype_size(s->p.dtype) == 0) {
+		*errmsg = g_strdup_printf("unknown data type %d", (int)s->p.dtype);
+		return GC_ERR_INPUT;
+	}
+	if (s->strand_off[0] != 0) {
+		*errmsg = g_strdup_printf("strand offsets do not start at 0");
+		return GC_ERR_INPUT;
+	}
+	for (uint64_t k = 0; k < nstr; k++) {
+		if (s->strand_off[k + 1] < s->strand_off[k]) {
+			*errmsg = g_strdup_printf("strand offsets decrease at rank %d strand %d",
+						  (int)(k / (uint64_t)s->nstrands),
+						  (int)(k % (uint64_t)s->nstrands));
+			return GC_ERR_INPUT;
+		}
+	}
+	for (int r = 0; r < s->nranks; r++) {
+		for (int c = 0; c < s->nstrands; c++) {
+			uint64_t len;
+			const gs_step *st = gs_sched_strand(s, r, c, &len);
+
+			for (uint64_t i = 0; i < len; i++) {
+				gc_status rc = gs_check_step(s, r, c, i, &st[i], errmsg);
+
+				if (rc != GC_OK)
+					return rc;
+				if (gs_op_writes_dst(st[i].op))
+					written[st[i].dst_buf] = true;
+				*nreduce += gs_op_reduces(st[i].op);
+			}
+		}
+	}
+	return GC_OK;
+}
+
+/* ---- 3 + 4: symbolic execution --------------------------------------- */
+
+static gs_conn *gs_conn_get(gs_vstate *vs, int32_t src, int32_t dst, int ch)
+{
+	gint64 key = ((gint64)src * vs->n + dst) * vs->ns + ch;
+	gs_conn *cn = g_hash_table_lookup(vs->conns, &key);
+
+	if (!cn) {
+		cn = g_new0(gs_conn, 1);
+		cn->key = key;
+		cn->src = src;
+		cn->dst = dst;
+		cn->waiter = -1;
+		g_queue_init(&cn->q);
+		g_hash_table_insert(vs->conns, &cn->key, cn);
+	}
+	return cn;
+}
+
+static void gs_conn_free(gpointer p)
+{
+	gs_conn *cn = p;
+	gs_msg *m;
+
+	while ((m = g_queue_pop_head(&cn->q))) {
+		g_free(m->data);
+		g_free(m);
+	}
+	g_free(cn);
+}
+
+/* Value of element e of buffer b of rank r. */
+static gs_val gs_read(gs_vstate *vs, int r, int b, uint64_t e)
+{
+	gs_val *v = vs->bufs[r * GS_BUF__COUNT + b];
+
+	if (v)
+		return v[e];
+	if (b == GS_BUF_INPUT)
+		return (gs_val){ gs_set_single(vs, r), (uint32_t)e };
+	return (gs_val){ 0, 0 };
+}
+
+static gs_val *gs_buf_writable(gs_vstate *vs, int r, int b)
+{
+	gs_val **v = &vs->bufs[r * GS_BUF__COUNT + b];
+	uint64_t nel = vs->s->buf_bytes[b] / vs->elem;
+
+	if (!*v) {
+		*v = g_new0(gs_val, MAX(nel, 1));
+		if (b == GS_BUF_INPUT)
+			for (uint64_t e = 0; e < nel; e++)
+				(*v)[e] = (gs_val){ gs_set_single(vs, r), (uint32_t)e };
+	}
+	return *v;
+}
+
+/* Apply the data semantics of step st of (r, c, i); R is the received
+ * payload (or NULL). Returns the payload to send (or NULL) through *out. */
+static gc_status gs_exec_data(gs_vstate *vs, int r, int c, uint64_t i, const gs_step *st, gs_val *R,
+			      gs_val **out)
+{
+	gs_op op = st->op;
+	uint64_t nel = st->bytes / vs->elem;
+	uint64_t soff = st->src_off / vs->elem, doff = st->dst_off / vs->elem;
+	uint32_t last_a = 0, last_b = 0, last_u = 0;
+
+	*out = NULL;
+	if (!R && gs_op_reads_src(op)) {
+		/* SEND or COPY: the result is L */
+		R = g_new(gs_val, MAX(nel, 1));
+		for (uint64_t e = 0; e < nel; e++) {
+			R[e] = gs_read(vs, r, st->src_buf, soff + e);
+			if (R[e].set == 0) {
+				*vs->errmsg = g_strdup_printf(
+					"rank %d strand %d step %" PRIu64
+					" (%s): reads uninitialized %s element %" PRIu64,
+					r, c, i, gs_op_name(op), gs_buf_names[st->src_buf],
+					soff + e);
+				g_free(R);
+				return GC_ERR_INPUT;
+			}
+		}
+	} else if (gs_op_reduces(op)) {
+		for (uint64_t e = 0; e < nel; e++) {
+			gs_val l = gs_read(vs, r, st->src_buf, soff + e);
+			int dup = -1;
+
+			if (l.set == 0) {
+				*vs->errmsg = g_strdup_printf(
+					"rank %d strand %d step %" PRIu64
+					" (%s): reduces uninitialized %s element %" PRIu64,
+					r, c, i, gs_op_name(op), gs_buf_names[st->src_buf],
+					soff + e);
+				g_free(R);
+				return GC_ERR_INPUT;
+			}
+			if (l.idx != R[e].idx) {
+				*vs->errmsg = g_strdup_printf(
+					"rank %d strand %d step %" PRIu64
+					" (%s): combines element %" PRIu32 " with element %" PRIu32,
+					r, c, i, gs_op_name(op), R[e].idx, l.idx);
+				g_free(R);
+				return GC_ERR_INPUT;
+			}
+			if (R[e].set != last_a || l.set != last_b) {
+				last_a = R[e].set;
+				last_b = l.set;
+				last_u = gs_set_union(vs, last_a, last_b, &dup);
+				if (!last_u) {
+					*vs->errmsg = g_strdup_printf(
+						"rank %d strand %d step %" PRIu64
+						" (%s), element %" PRIu32 ": rank %d counted twice",
+						r, c, i, gs_op_name(op), l.idx, dup);
+					g_free(R);
+					return GC_ERR_INPUT;
+				}
+			}
+			R[e].set = last_u;
+		}
+	}
+	if (gs_op_writes_dst(op)) {
+		gs_val *d = gs_buf_writable(vs, r, st->dst_buf);
+
+		memmove(d + doff, R, sizeof(gs_val) * nel);
+	}
+	if (gs_op_sends(op))
+		*out = R;
+	else
+		g_free(R);
+	return GC_OK;
+}
+
+static gc_status gs_exec(gs_vstate *vs)
+{
+	const gs_sched *s = vs->s;
+	uint64_t nstr = (uint64_t)vs->n * (uint64_t)vs->ns;
+	uint64_t *pos = g_new0(uint64_t, MAX(nstr, 1));
+	int64_t *runq = g_new(int64_t, MAX(nstr, 1));
+	uint64_t qhead = 0, qlen = 0;
+	gc_status rc = GC_OK;
+
+	for (uint64_t k = 0; k < nstr; k++)
+		if (s->strand_off[k + 1] > s->strand_off[k])
+			runq[qlen++] = (int64_t)k;
+
+	while (qlen > 0 && rc == GC_OK) {
+		int64_t k = runq[qhead];
+		int r = (int)(k / vs->ns), c = (int)(k % vs->ns);
+		uint64_t len;
+		const gs_step *steps = gs_sched_strand(s, r, c, &len);
+		bool blocked = false;
+
+		qhead = (qhead + 1) % nstr;
+		qlen--;
+		for (int q = 0; q < GS_VALIDATE_QUANTUM && pos[k] < len; q++) {
+			const gs_step *st = &steps[pos[k]];
+			gs_val *R = NULL, *send = NULL;
+
+			if (gs_op_recvs(st->op)) {
+				gs_conn *cn = gs_conn_get(vs, st->recv_peer, r, c);
+				gs_msg *m = g_queue_pop_head(&cn->q);
+
+				if (!m) {
+					cn->waiter = k;
+					blocked = true;
+					break;
+				}
+				if (m->bytes != st->bytes) {
+					*vs->errmsg = g_strdup_printf(
+						"rank %d strand %d step %" PRIu64
+						" (%s) receives %" PRIu64
+						" bytes from rank %d, but the matching send (rank "
+						"%d strand %d step %" PRIu64 ") has %" PRIu64
+						" bytes",
+						r, c, pos[k], gs_op_name(st->op), st->bytes,
+						st->recv_peer, st->recv_peer, m->ch, m->step,
+						m->bytes);
+					g_free(m->data);
+					g_free(m);
+					rc = GC_ERR_INPUT;
+					break;
+				}
+				R = m->data;
+				g_free(m);
+			}
+			if (vs->data) {
+				rc = gs_exec_data(vs, r, c, pos[k], st, R, &send);
+				if (rc != GC_OK)
+					break;
+			}
+			if (gs_op_sends(st->op)) {
+				gs_conn *cn = gs_conn_get(vs, r, st->send_peer, c);
+				gs_msg *m = g_new(gs_msg, 1);
+
+				m->bytes = st->bytes;
+				m->step = pos[k];
+				m->ch = c;
+				m->data = send;
+				g_queue_push_tail(&cn->q, m);
+				if (cn->waiter >= 0) {
+					runq[(qhead + qlen) % nstr] = cn->waiter;
+					qlen++;
+					cn->waiter = -1;
+				}
+			}
+			pos[k]++;
+		}
+		if (rc == GC_OK && !blocked && pos[k] < len) {
+			runq[(qhead + qlen) % nstr] = k;
+			qlen++;
+		}
+	}
+
+	if (rc == GC_OK) {
+		/* unfinished strands: deadlock; report the first and count them */
+		uint64_t stuck = 0, first = nstr;
+
+		for (uint64_t k = 0; k < nstr; k++) {
+			if (pos[k] < s->strand_off[k + 1] - s->strand_off[k]) {
+				stuck++;
+				first = MIN(first, k);
+			}
+		}
+		if (stuck) {
+			int r = (int)(first / (uint64_t)vs->ns),
+			    c = (int)(first % (uint64_t)vs->ns);
+			uint64_t len;
+			const gs_step *st = gs_sched_strand(s, r, c, &len) + pos[first];
+
+			*vs->errmsg = g_strdup_printf(
+				"deadlock: rank %d strand %d step %" PRIu64
+				" (%s) waits for a message from rank %" PRId32
+				" that never comes (%" PRIu64 " strands stuck)",
+				r, c, pos[first], gs_op_name(st->op), st->recv_peer, stuck);
+			rc = GC_ERR_DEADLOCK;
+		}
+	}
+	if (rc == GC_OK) {
+		/* messages never received: report the lowest (src, strand, step) */
+		GHashTableIter it;
+		gpointer key, val;
+		const gs_conn *worst = NULL;
+		const gs_msg *wm = NULL;
+
+		g_hash_table_iter_init(&it, vs->conns);
+		while (g_hash_table_iter_next(&it, &key, &val)) {
+			gs_conn *cn = val;
+			const gs_msg *m = g_queue_peek_head(&cn->q);
+
+			if (!m)
+				continue;
+			if (!worst || cn->src < worst->src ||
+			    (cn->src == worst->src &&
+			     (m->ch < wm->ch || (m->ch == wm->ch && m->step < wm->step)))) {
+				worst = cn;
+				wm = m;
+			}
+		}
+		if (worst) {
+			*vs->errmsg = g_strdup_printf(
+				"rank %d strand %d step %" PRIu64 " sends %" PRIu64
+				" bytes to rank %d that are never received",
+				worst->src, wm->ch, wm->step, wm->bytes, worst->dst);
+			rc = GC_ERR_INPUT;
+		}
+	}
+	g_free(pos);
+	g_free(runq);
+	return rc;
+}
+
+/* ---- 4: the final contents of OUTPUT ---------------------------------- */
+
+static gc_status gs_check_output(gs_vstate *vs)
+{
+	const gs_sched *s = vs->s;
+	uint64_t nout = s->buf_bytes[GS_BUF_OUTPUT] / vs->elem;
+	uint64_t nin = s->buf_bytes[GS_BUF_INPUT] / vs->elem;
+
+	for (int r = 0; r < vs->n; r++) {
+		for (uint64_t e = 0; e < nout; e++) {
+			gs_val v = gs_read(vs, r, GS_BUF_OUTPUT, e);
+			uint32_t want_set, want_idx;
+			int miss;
+
+			switch (s->p.coll) {
+			case GS_COLL_ALLREDUCE:
+				want_set = vs->full_set;
+				want_idx = (uint32_t)e;
+				break;
+			case GS_COLL_REDUCESCATTER:
+				want_set = vs->full_set;
+				want_idx = (uint32_t)((uint64_t)r * nout + e);
+				break;
+			case GS_COLL_ALLGATHER:
+				if (nin == 0)
+					return GC_OK;
+				want_set = gs_set_single(vs, (int)(e / nin));
+				want_idx = (uint32_t)(e % nin);
+				break;
+			case GS_COLL_SENDRECV:
+				want_set = gs_set_single(vs, (r - 1 + vs->n) % vs->n);
+				want_idx = (uint32_t)e;
+				break;
+			default: return GC_OK;
+			}
+			if (v.set == 0) {
+				*vs->errmsg = g_strdup_printf(
+					"rank %d OUTPUT element %" PRIu64 ": never written", r, e);
+				return GC_ERR_INPUT;
+			}
+			if (v.idx != want_idx) {
+				*vs->errmsg = g_strdup_printf("rank %d OUTPUT element %" PRIu64
+							      ": holds input element %" PRIu32
+							      ", expected element %" PRIu32,
+							      r, e, v.idx, want_idx);
+				return GC_ERR_INPUT;
+			}
+			if (v.set == want_set)
+				continue;
+			if (want_set == vs->full_set) {
+				miss = gs_set_first(vs, v.set, true);
+				*vs->errmsg =
+					g_strdup_printf("rank %d OUTPUT element %" PRIu64
+							": misses the contribution of rank %d",
+							r, e, miss);
+			} else {
+				*vs->errmsg = g_strdup_printf(
+					"rank %d OUTPUT element %" PRIu64
+					": holds data of rank %d%s, expected rank %d",
+					r, e, gs_set_first(vs, v.set, false),
+					v.set > (uint32_t)vs->n ? " and others" : "",
+					gs_set_first(vs, want_set, false));
+			}
+			return GC_ERR_INPUT;
+		}
+	}
+	return GC_OK;
+}
+
+static void gs_vstate_init(gs_vstate *vs, const gs_sched *s, bool data, char **errmsg)
+{
+	memset(vs, 0, sizeof(*vs));
+	vs->s = s;
+	vs->n = s->nranks;
+	vs->ns = s->nstrands;
+	vs->elem = gs_dtype_size(s->p.dtype);
+	vs->data = data;
+	vs->errmsg = errmsg;
+	vs->nw = (uint32_t)((vs->n + 63) / 64);
+	vs->tmp = g_new0(uint64_t, vs->nw);
+	vs->sets = g_ptr_array_new_with_free_func(g_free);
+	g_ptr_array_add(vs->sets, NULL); /* id 0: uninitialized */
+	vs->set_ids = g_hash_table_new(gs_bset_hash, gs_bset_equal);
+	vs->unions = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+	vs->conns = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, gs_conn_free);
+	vs->bufs = g_new0(gs_val *, (size_t)vs->n * GS_BUF__COUNT);
+	if (!data)
+		return;
+	/* singletons first (id = rank + 1), then the full set */
+	for (int r = 0; r < vs->n; r++) {
+		memset(vs->tmp, 0, sizeof(uint64_t) * vs->nw);
+		vs->tmp[r / 64] = 1ull << (r % 64);
+		gs_set_intern(vs, vs->tmp);
+	}
+	memset(vs->tmp, 0, sizeof(uint64_t) * vs->nw);
+	for (int r = 0; r < vs->n; r++)
+		vs->tmp[r / 64] |= 1ull << (r % 64);
+	vs->full_set = gs_set_intern(vs, vs->tmp);
+}
+
+static void gs_vstate_fini(gs_vstate *vs)
+{
+	for (size_t k = 0; k < (size_t)vs->n * GS_BUF__COUNT; k++)
+		g_free(vs->bufs[k]);
+	g_free(vs->bufs);
+	g_hash_table_destroy(vs->conns);
+	g_hash_table_destroy(vs->unions);
+	g_hash_table_destroy(vs->set_ids);
+	g_ptr_array_free(vs->sets, TRUE);
+	g_free(vs->tmp);
+}
+
+gc_status gs_sched_validate(const gs_sched *s, char **errmsg)
+{
+	bool written[GS_BUF__COUNT] = { false };
+	uint64_t elem, state = 0, nreduce = 0, nsets, nn;
+	bool data = true;
+	gs_vstate vs;
+	gc_status rc;
+
+	*errmsg = NULL;
+	rc = gs_check_fields(s, written, &nreduce, errmsg);
+	if (rc != GC_OK)
+		return rc;
+
+	/*
+	 * Interned rank sets: each reducing step creates at most a few new
+	 * ones, and a ring cannot produce more than nstrands * n^2 distinct arcs;
+	 * each costs n / 8 bytes plus table overhead. This is what bounds the
+	 * data check at thousands of ranks.
+	 */
+	nn = (uint64_t)s->nranks;
+	nsets = MIN(nreduce, (uint64_t)MAX(s->nstrands, 1) * nn * nn);
+	if (nsets > GS_VALIDATE_DATA_LIMIT / ((nn + 63) / 64 * 8 + 96))
+		data = false;
+	else
+		state += nsets * ((nn + 63) / 64 * 8 + 96);
+
+	/* data state: 8 bytes per element of every written buffer of every rank */
+	elem = gs_dtype_size(s->p.dtype);
+	for (int b = 0; b < GS_BUF__COUNT; b++) {
+		uint64_t nel = s->buf_bytes[b] / elem;
+
+		if (nel >= (1ull << 32))
+			data = false;
+		else if (written[b] && nel > 0) {
+			/* nel < 2^32 and nranks < 2^31: compare without overflow */
+			if (nel * sizeof(gs_val) > GS_VALIDATE_DATA_LIMIT / (uint64_t)s->nranks)
+				data = false;
+			else
+				state += nel * sizeof(gs_val) * (uint64_t)s->nranks;
+		}
+	}
+	if (state > GS_VALIDATE_DATA_LIMIT)
+		data = false;
+
+	gs_vstate_init(&vs, s, data, errmsg);
+	rc = gs_exec(&vs);
+	if (rc == GC_OK && data)
+		rc = gs_check_output(&vs);
+	gs_vstate_fini(&vs);
+	return rc;
+}

@@ -1,0 +1,33 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# gcsim hw without a usable GPU: one line on stderr, status 3, no file
+# written. gcsim hw calibrate --from fits a recording without a GPU.
+set -u
+G=${GCSIM:-build/gcsim}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+echo "1..6"
+if "$G" hw info >/dev/null 2>&1; then
+	for i in 1 2 3 4; do echo "ok $i # SKIP a GPU is present"; done
+else
+	(cd "$T" && "$G" hw info >out 2>err); rc=$?
+	[ $rc -eq 3 ] && echo "ok 1 - hw info exits 3" || echo "not ok 1 - hw info exit $rc"
+	n=$(wc -l <"$T/err")
+	[ "$n" -eq 1 ] && [ ! -s "$T/out" ] && echo "ok 2 - one line: $(cat "$T/err")" || echo "not ok 2 - $n lines"
+	rm -f "$T/out" "$T/err"
+	(cd "$T" && "$G" hw bench --out r.sqlite --csv r.csv 2>/dev/null); rc=$?
+	[ $rc -eq 3 ] && echo "ok 3 - hw bench exits 3" || echo "not ok 3 - exit $rc"
+	[ -z "$(ls -A "$T")" ] && echo "ok 4 - nothing written" || echo "not ok 4 - wrote $(ls "$T")"
+fi
+cat >"$T/rec.csv" <<CSV
+# device: synthetic
+collective,algo,dtype,nranks,size_bytes,count,time_us,algbw_GBps,busbw_GBps,min_us,median_us,p99_us,iters
+memcpy_h2d,ce,,1,8,8,10,,,,,,1
+memcpy_h2d,ce,,1,1000000,1000000,30,,,,,,1
+memcpy_h2d,ce,,1,10000000,10000000,210,,,,,,1
+CSV
+"$G" hw calibrate --name t --from "$T/rec.csv" --dir "$T" >/dev/null 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q "memcpy_h2d: {alpha: 10us, bandwidth: 50GB/s}" "$T/t.yaml" \
+	&& echo "ok 5 - calibrate --from recovers alpha 10us, 50GB/s" || echo "not ok 5 - rc $rc"
+"$G" hw calibrate --name '../x' --from "$T/rec.csv" --dir "$T" 2>/dev/null; rc=$?
+[ $rc -eq 2 ] && echo "ok 6 - bad --name exits 2" || echo "not ok 6 - exit $rc"

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tests of the hw harness logic that needs no GPU: percentiles, nccl-tests
+ * bandwidth, size sweeps, the least-squares calibration on a synthetic
+ * recording with known alpha/beta (written to CSV and read back, as a GPU
+ * machine's recording would be), the interpreter's schedule packing and
+ * expected results, and the no-device path.
+ */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+#include "hw/gh_bench.h"
+#include "hw/gh_calib.h"
+#include "hw/gh_cuda.h"
+#include "hw/gh_interp.h"
+#include "hw/gh_stats.h"
+#include "sim/core/gc_results.h"
+
+static void test_stats(void)
+{
+	double s[200];
+	for (int i = 0; i < 200; i++)
+		s[i] = (double)((i * 37) % 200) + 1; /* a permutation of 1..200 */
+	gh_summary m;
+	gh_stats_summarize(s, 200, &m);
+	g_assert_cmpfloat(m.min, ==, 1);
+	g_assert_cmpfloat(m.max, ==, 200);
+	g_assert_cmpfloat(m.median, ==, 100); /* nearest rank: ceil(0.5 * 200) */
+	g_assert_cmpfloat(m.p99, ==, 198);    /* ceil(0.99 * 200) */
+	g_assert_cmpfloat(m.mean, ==, 100.5);
+	double few[3] = {3, 1, 2};
+	gh_stats_summarize(few, 3, &m);
+	g_assert_cmpfloat(m.median, ==, 2);
+	g_assert_cmpfloat(m.p99, ==, 3);
+	gh_stats_summarize(few, 0, &m);
+	g_assert_true(isnan(m.median));
+}
+
+static void test_busbw(void)
+{
+	/* nccl-tests: algbw = S/t, busbw = algbw * 2(n-1)/n for allreduce. */
+	double alg = gh_stats_algbw_GBps(1u << 30, 10000.0);
+	g_assert_cmpfloat_with_epsilon(alg, 1073741824.0 / 1e-2 / 1e9, 1e-9);
+	g_assert_cmpfloat_with_epsilon(gh_stats_busbw_GBps(GS_COLL_ALLREDUCE, 8, 1u << 30, 10000.0),
+				       alg * 14.0 / 8.0, 1e-9);
+	g_assert_cmpfloat_with_epsilon(gh_stats_busbw_GBps(GS_COLL_ALLGATHER, 4, 1u << 30, 10000.0),
+				       alg * 3.0 / 4.0, 1e-9);
+	g_assert_true(isnan(gh_stats_algbw_GBps(8, 0)));
+	uint64_t sz[40];
+	size_t n = gh_stats_size_sweep(8, 1u << 30, 4, sz, 40);
+	g_assert_cmpuint(n, ==, 14); /* 8 * 4^k <= 2^30: k = 0..13 */
+	g_assert_cmpuint(sz[n - 1], ==, 8ull << 26);
+	g_assert_cmpuint(gh_stats_size_sweep(8, 64, 1, sz, 40), ==, 0);
+}
+
+/* Deterministic +-1.5 % perturbation, mean zero over 4 points. */
+static double wiggle(int i)
+{
+	static const double w[4] = {0.015, -0.01, 0.005, -0.01};
+	return 1 + w[i % 4];
+}
+
+static void test_calibration_fit(void)
+{
+	const double alpha_us = 6.5, beta_GBps = 52.0; /* the truth to recover */
+	GArray *pts = g_array_new(FALSE, FALSE, sizeof(gc_result_point));
+	uint64_t sz[40];
+	size_t n = gh_stats_size_sweep(8, 1u << 30, 4, sz, 40);
+	for (size_t i = 0; i < n; i++) {
+		double t = (alpha_us + (double)sz[i] / (beta_GBps * 1e3)) * wiggle((int)i);
+		gc_result_point p;
+		gh_bench_point(&p, "memcpy_h2d", "ce", sz[i], &t, 1);
+		g_array_append_val(pts, p);
+	}
+	/* Ring allreduce on 4 virtual ranks: T = 6 (alpha + (S/4)/beta). */
+	const double ra = 3.0, rb = 200.0;
+	for (uint64_t s = 4096; s <= (256u << 20); s *= 4) {
+		double t = 6 * (ra + (double)s / 4 / (rb * 1e3));
+		gc_result_point p;
+		gh_bench_point(&p, "allreduce", "ring", s, &t, 1);
+		p.nranks = 4;
+		g_array_append_val(pts, p);
+	}
+	double lat = 4.25;
+	gc_result_point p;
+	gh_bench_point(&p, "launch", "isolated", 0, &lat, 1);
+	g_array_append_val(pts, p);
+
+	/* Through the CSV a GPU machine hands back. */
+	char *dir = g_dir_make_tmp("gccal-XXXXXX", NULL);
+	char *csv = g_build_filename(dir, "rec.csv", NULL);
+	FILE *f = fopen(csv, "w");
+	gc_run_info info = {.kind = "hw", .device = "synthetic", .created = "2025-01-01T00:00:00Z"};
+	g_assert_cmpint(gc_results_write_csv(f, &info, (gc_result_point *)(void *)pts->data, pts->len), ==,
+			GC_OK);
+	fclose(f);
+	gc_run_row run;
+	gc_result_point *rec = NULL;
+	size_t nrec = 0;
+	char *err = NULL;
+	g_assert_cmpint(gc_results_read_csv(csv, &run, &rec, &nrec, &err), ==, GC_OK);
+	g_assert_cmpuint(nrec, ==, pts->len);
+
+	gh_fit fit;
+	g_assert_cmpint(gh_calib_fit_path(rec, nrec, "memcpy_h2d", NULL, &fit), ==, GC_OK);
+	g_assert_cmpuint(fit.n, ==, n);
+	g_assert_cmpfloat(fabs(fit.alpha_us - alpha_us) / alpha_us, <, 0.02);
+	g_assert_cmpfloat(fabs(fit.beta_GBps - beta_GBps) / beta_GBps, <, 0.02);
+	g_assert_cmpfloat(fit.max_rel_err, <, 0.03);
+	int ranks = 0;
+	g_assert_cmpint(gh_calib_fit_ring(rec, nrec, 0, &fit, &ranks), ==, GC_OK);
+	g_assert_cmpint(ranks, ==, 4);
+	g_assert_cmpfloat_with_epsilon(fit.alpha_us, ra, 1e-5);
+	g_assert_cmpfloat_with_epsilon(fit.beta_GBps, rb, 1e-4);
+	g_assert_cmpint(gh_calib_fit_path(rec, nrec, "memcpy_d2h", NULL, &fit), ==, GC_ERR_INPUT);
+
+	GString *y = g_string_new(NULL);
+	int np = 0;
+	gh_calib_prov prov = {.name = "synthetic", .device = run.device, .created = run.created,
+			      .command = "test", .source = csv};
+	g_assert_cmpint(gh_calib_yaml(rec, nrec, &prov, y, &np, &err), ==, GC_OK);
+	g_assert_cmpint(np, ==, 5); /* launch + h2d (2) + ring link (2) */
+	g_assert_nonnull(strstr(y->str, "# device:  synthetic"));
+	g_assert_nonnull(strstr(y->str, "launch_latency: 4.25us"));
+	g_assert_nonnull(strstr(y->str, "memcpy_h2d: {alpha: "));
+	g_assert_nonnull(strstr(y->str, "virtual_rank_link:"));
+	/* Nothing fittable: an input error, nothing appended. */
+	g_string_truncate(y, 0);
+	g_assert_cmpint(gh_calib_yaml(rec, 0, &prov, y, &np, &err), ==, GC_ERR_INPUT);
+	g_assert_cmpuint(y->len, ==, 0);
+	g_free(err);
+	g_string_free(y, TRUE);
+	gc_run_row_clear(&run);
+	g_free(rec);
+	g_remove(csv);
+	g_rmdir(dir);
+	g_free(csv);
+	g_free(dir);
+	g_array_free(pts, TRUE);
+}
+
+static void check_pack(gs_coll coll, gs_algo algo, int nranks, int nch, uint64_t bytes)
+{
+	gs_params p = {.coll = coll, .algo = algo, .dtype = GS_DT_F32, .nranks = nranks,
+		       .bytes = bytes, .nchannels = nch, .chunk_bytes = 64 * 1024,
+		       .slice_bytes = 16 * 1024, .ranks_per_node = nranks};
+	gs_gen *g = NULL;
+	char *err = NULL;
+	g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
+	gs_sched *s = gs_sched_materialize(g);
+	gh_interp_plan plan;
+	g_assert_cmpint(gh_interp_plan_build(s, &plan, &err), ==, GC_OK);
+	/* Both ends of every message name the same mailbox. */
+	for (int r = 0; r < s->nranks; r++)
+		for (int c = 0; c < s->nstrands; c++) {
+			uint64_t len, base = s->strand_off[(uint64_t)r * s->nstrands + c];
+			const gs_step *st = gs_sched_strand(s, r, c, &len);
+			for (uint64_t i = 0; i < len; i++) {
+				const gh_step_aux *ax = &plan.aux[base + i];
+				if (gs_op_sends((gs_op)st[i].op)) {
+					g_assert_cmpint(ax->send_conn, >=, 0);
+					g_assert_cmpint(plan.conn_src[ax->send_conn], ==, r);
+					g_assert_cmpint(plan.conn_dst[ax->send_conn], ==, st[i].send_peer);
+					g_assert_cmpint(plan.conn_ch[ax->send_conn], ==, c);
+				} else {
+					g_assert_cmpint(ax->send_conn, ==, -1);
+				}
+				if (gs_op_recvs((gs_op)st[i].op)) {
+					g_assert_cmpint(plan.conn_src[ax->recv_conn], ==, st[i].recv_peer);
+					g_assert_cmpint(plan.conn_dst[ax->recv_conn], ==, r);
+				} else {
+					g_assert_cmpint(ax->recv_conn, ==, -1);
+				}
+				g_assert_cmpint(!!(ax->props & GH_P_REDUCE), ==, gs_op_reduces((gs_op)st[i].op));
+			}
+		}
+	/* Buffers are 256-aligned and do not overlap inside a rank. */
+	for (int b = 0; b < GS_BUF__COUNT; b++) {
+		g_assert_cmpuint(plan.buf_off[b] % 256, ==, 0);
+		g_assert_cmpuint(plan.buf_off[b] + plan.buf_bytes[b], <=, plan.rank_stride);
+	}
+	g_assert_cmpuint(plan.rank_stride % 256, ==, 0);
+
+	/* The expected buffers the GPU output is compared with, checked
+	 * against the collective's definition on a sample of elements. */
+	size_t ob = plan.buf_bytes[GS_BUF_OUTPUT];
+	float *exp = g_malloc(ob * (size_t)nranks);
+	g_assert_cmpint(gh_interp_expected(&plan, exp, &err), ==, GC_OK);
+	size_t on = ob / 4, in_n = plan.buf_bytes[GS_BUF_INPUT] / 4;
+	for (int r = 0; r < nranks; r++)
+		for (size_t i = 0; i < on; i += on / 7 + 1) {
+			double want = 0;
+			if (coll == GS_COLL_ALLREDUCE)
+				for (int k = 0; k < nranks; k++)
+					want += gh_interp_input_value(k, i);
+			else if (coll == GS_COLL_ALLGATHER)
+				want = gh_interp_input_value((int)(i / in_n), i % in_n);
+			else
+				for (int k = 0; k < nranks; k++)
+					want += gh_interp_input_value(k, (uint64_t)r * on + i);
+			g_assert_cmpfloat(exp[(size_t)r * on + i], ==, (float)want);
+		}
+	/* The checker accepts the expected buffers and pinpoints a wrong element. */
+	g_assert_cmpint(gh_interp_check(&plan, exp, &err), ==, GC_OK);
+	exp[(size_t)(nranks - 1) * on + 3] += 1;
+	g_assert_cmpint(gh_interp_check(&plan, exp, &err), ==, GC_ERR_INPUT);
+	char *want = g_strdup_printf("rank %d OUTPUT element 3", nranks - 1);
+	g_assert_nonnull(strstr(err, want));
+	g_free(want);
+	g_free(err);
+	g_free(exp);
+	gh_interp_plan_clear(&plan);
+	gs_sched_free(s);
+	gs_gen_free(g);
+}
+
+static void test_interp_pack(void)
+{
+	check_pack(GS_COLL_ALLREDUCE, GS_ALGO_RING, 4, 2, 256 * 1024);
+	check_pack(GS_COLL_ALLREDUCE, GS_ALGO_TREE, 4, 1, 64 * 1024);
+	check_pack(GS_COLL_ALLGATHER, GS_ALGO_RING, 3, 1, 3 * 4096);
+	check_pack(GS_COLL_REDUCESCATTER, GS_ALGO_RING, 4, 1, 4 * 4096);
+	/* A dtype the kernel cannot reduce is refused up front. */
+	gs_params p = {.coll = GS_COLL_ALLREDUCE, .algo = GS_ALGO_RING, .dtype = GS_DT_U8, .nranks = 2,
+		       .bytes = 4096, .nchannels = 1, .chunk_bytes = 4096, .slice_bytes = 4096,
+		       .ranks_per_node = 2};
+	gs_gen *g = NULL;
+	char *err = NULL;
+	g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
+	gs_sched *s = gs_sched_materialize(g);
+	gh_interp_plan plan;
+	g_assert_cmpint(gh_interp_plan_build(s, &plan, &err), ==, GC_ERR_UNSUPPORTED);
+	g_assert_nonnull(strstr(err, "uint8"));
+	g_free(err);
+	gs_sched_free(s);
+	gs_gen_free(g);
+}
+
+static void test_no_device(void)
+{
+	int n = -1;
+	char why[GH_WHY] = "";
+	gc_status st = gh_cuda_probe(&n, why);
+	if (st == GC_OK) {
+		g_test_skip("a GPU is present: the no-device path is not reachable here");
+		return;
+	}
+	g_assert_cmpint(st, ==, GC_ERR_NODEV);
+	g_assert_cmpint(n, ==, 0);
+	g_assert_cmpuint(strlen(why), >, 10);
+	g_assert_null(strchr(why, '\n'));
+	g_assert_true(strstr(why, "driver") || strstr(why, "GPU") || strstr(why, "without CUDA"));
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/hw/stats", test_stats);
+	g_test_add_func("/hw/busbw", test_busbw);
+	g_test_add_func("/hw/calibration-fit", test_calibration_fit);
+	g_test_add_func("/hw/interp-pack", test_interp_pack);
+	g_test_add_func("/hw/no-device", test_no_device);
+	return g_test_run();
+}

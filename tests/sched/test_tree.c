@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_tree: the double binary tree allreduce generator.
+ *
+ * Sweeps every rank count 2..64 (ranks_per_node 1, 2, 4, 8 where they
+ * divide, and one node) over empty, one-element, uneven and multi-loop sizes
+ * with 1, 2, 3 and 8 channels, end to end (validator, reference executor,
+ * streaming windows). Checks the node trees recovered from generated
+ * schedules for every node count 1..64 against NCCL's ncclGetBtree child
+ * rule (copied here as an independent oracle) and the shift / mirror rule
+ * of ncclGetDtree, the chain head rotation, the strand layout, and a golden
+ * dump derived by hand.
+ */
+#include "tests/sched/sched_testutil.h"
+
+#define CHUNK 256
+#define SLICE 64
+
+static const int nchs[] = { 1, 2, 3, 8 };
+static const gs_dtype dts[] = { GS_DT_F32, GS_DT_I32, GS_DT_U8, GS_DT_F64 };
+
+static void test_sweep(void)
+{
+	GRand *rnd = g_rand_new_with_seed(31);
+	int k = 0;
+
+	for (int n = 2; n <= 64; n++) {
+		for (int rk = 0; rk < 5; rk++) {
+			int rpn = tu_rpn(n, rk);
+
+			if (rk > 0 && rpn == tu_rpn(n, 0))
+				break;
+			for (int i = 0; i < 4; i++, k++) {
+				gs_dtype dt = dts[k % 4];
+				uint64_t el = gs_dtype_size(dt), ce = CHUNK / el;
+				uint64_t cnt[4] = { 0, 1, (uint64_t)n + 3, 5 * ce + 7 };
+				int nch = nchs[(k / 4 + i) % 4];
+				gs_params p = tu_params(GS_COLL_ALLREDUCE, GS_ALGO_TREE, dt, n,
+							cnt[i] * el, nch, CHUNK, SLICE, rpn);
+
+				if (!tu_check_case(&p, rnd))
+					goto out;
+				/* slices that do not divide the chunk (240 = 96 + 96 + 48) */
+				p.chunk_bytes = 240;
+				p.slice_bytes = 96;
+				p.nchannels = nchs[(k / 4 + i + 1) % 4];
+				if (!tu_check_case(&p, rnd))
+					goto out;
+			}
+		}
+	}
+out:
+	g_rand_free(rnd);
+}
+
+/* NCCL ncclGetBtree (src/graph/trees.cc), verbatim logic: children of rank. */
+static void nccl_btree_children(int nranks, int rank, int *d0, int *d1)
+{
+	int bit;
+
+	for (bit = 1; bit < nranks; bit <<= 1)
+		if (bit & rank)
+			break;
+	if (rank == 0) {
+		*d0 = -1;
+		*d1 = nranks > 1 ? bit >> 1 : -1;
+		return;
+	}
+	int lowbit = bit >> 1;
+	int down0 = lowbit == 0 ? -1 : rank - lowbit;
+	int down1 = lowbit == 0 ? -1 : rank + lowbit;
+
+	while (down1 >= nranks) {
+		down1 = lowbit == 0 ? -1 : rank + lowbit;
+		lowbit >>= 1;
+	}
+	*d0 = down0;
+	*d1 = down1;
+}
+
+/*
+ * Recover the tree of strand 2c (rpn = 1, one element: one loop, one slice)
+ * from a schedule: a rank's first SEND or RECV_REDUCE_SEND goes to its
+ * parent; the root instead starts with a RECV_REDUCE_COPY_SEND.
+ */
+static void recover_parents(const gs_sched *s, int strand, int *parent)
+{
+	for (int r = 0; r < s->nranks; r++) {
+		uint64_t len;
+		const gs_step *st = gs_sched_strand(s, r, strand, &len);
+
+		parent[r] = -2;
+		for (uint64_t i = 0; i < len; i++) {
+			if (st[i].op == GS_OP_RECV_REDUCE_COPY_SEND) {
+				parent[r] = -1;
+				break;
+			}
+			if (st[i].op == GS_OP_SEND || st[i].op == GS_OP_RECV_REDUCE_SEND) {
+				parent[r] = st[i].send_peer;
+				break;
+			}
+		}
+	}
+}
+
+static void test_node_trees(void)
+{
+	for (int nn = 2; nn <= 64; nn++) {
+		/* two elements over two channels: one loop each, on strands 0 and 2 */
+		gs_params p =
+			tu_params(GS_COLL_ALLREDUCE, GS_ALGO_TREE, GS_DT_F32, nn, 8, 2, 0, 0, 1);
+		int parent[2][64], nkids[2][64], both_leaf = 0;
+		gs_gen *g;
+		gs_sched *s;
+		char *err = NULL;
+
+		g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
+		s = gs_sched_materialize(g);
+		g_assert_cmpint(s->nstrands, ==, 4);
+		recover_parents(s, 0, parent[0]);
+		recover_parents(s, 2, parent[1]);
+		memset(nkids, 0, sizeof(nkids));
+		for (int t = 0; t < 2; t++) {
+			int root = t == 0 ? 0 : (nn % 2 ? 1 : nn - 1);
+
+			for (int x = 0; x < nn; x++) {
+				int y = x, hops = 0;
+
+				g_assert_cmpint(parent[t][x], !=, -2);
+				g_assert_cmpint(parent[t][x] == -1, ==, x == root);
+				while (parent[t][y] >= 0 && hops <= nn) {
+					y = parent[t][y];
+					hops++;
+				}
+				g_assert_cmpint(y, ==, root);
+				if (parent[t][x] >= 0)
+					nkids[t][parent[t][x]]++;
+			}
+			for (int x = 0; x < nn; x++)
+				g_assert_cmpint(nkids[t][x], <=, 2);
+		}
+		/* tree 0 against NCCL's child rule */
+		for (int x = 0; x < nn; x++) {
+			int d0, d1;
+
+			nccl_btree_children(nn, x, &d0, &d1);
+			if (d0 >= 0)
+				g_assert_cmpint(parent[0][d0], ==, x);
+			if (d1 >= 0)
+				g_assert_cmpint(parent[0][d1], ==, x);
+			g_assert_cmpint(nkids[0][x], ==, (d0 >= 0) + (d1 >= 0));
+			both_leaf += nkids[0][x] == 0 && nkids[1][x] == 0;
+		}
+		/* tree 1 = tree 0 relabelled by the shift (odd) or mirror (even) */
+		for (int x = 0; x < nn; x++) {
+			int y = nn % 2 ? (x + 1) % nn : nn - 1 - x;
+			int px = parent[0][x];
+			int py = px < 0 ? -1 : (nn % 2 ? (px + 1) % nn : nn - 1 - px);
+
+			g_assert_cmpint(parent[1][y], ==, py);
+		}
+		/* the point of the double tree: no node is a leaf of both */
+		g_assert_cmpint(both_leaf, ==, 0);
+		gs_sched_free(s);
+		gs_gen_free(g);
+	}
+}
+
+/* Channel c's chain head is local rank (c / 2) % rpn: it alone talks to
+ * other nodes. 2 nodes x 4 ranks, 8 channels. */
+static void test_chain_heads(void)
+{
+	gs_params p = tu_params(GS_COLL_ALLREDUCE, GS_ALGO_TREE, GS_DT_F32, 8, 4 * 64, 8, 0, 0, 4);
+	gs_gen *g;
+	gs_sched *s;
+	char *err = NULL;
+
+	g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
+	s = gs_sched_materialize(g);
+	for (int c = 0; c < 8; c++) {
+		int head = (c / 2) % 4;
+
+		for (int r = 0; r < 8; r++) {
+			uint64_t len;
+			const gs_step *st = gs_sched_strand(s, r, 2 * c, &len);
+
+			g_assert_cmpuint(len, >, 0);
+			for (uint64_t i = 0; i < len; i++) {
+				int peers[2] = { st[i].send_peer, st[i].recv_peer };
+
+				for (int j = 0; j < 2; j++) {
+					if (peers[j] < 0 || peers[j] / 4 == r / 4)
+						continue;
+					/* an inter-node message: both ends are heads */
+					g_assert_cmpint(r % 4, ==, head);
+					g_assert_cmpint(peers[j] % 4, ==, head);
+				}
+			}
+			/* one loop per channel: strand 2c + 1 is empty */
+			(void)gs_sched_strand(s, r, 2 * c + 1, &len);
+			g_assert_cmpuint(len, ==, 0);
+		}
+	}
+	g_assert_cmpint(gs_sched_validate(s, &err), ==, GC_OK);
+	gs_sched_free(s);
+	gs_gen_free(g);
+}
+
+/*
+ * 2 ranks, 1 per node, 4 floats, chunk 8 B (two loops), slice 4 B. Tree 0:
+ * node 0 is the root with child 1. Loop 0 (bytes 0..7) runs on strand 0,
+ * loop 1 (bytes 8..15) on strand 1. Rank 1 SENDs its INPUT up, then RECVs
+ * the result; rank 0 reduces with RECV_REDUCE_COPY_SEND into OUTPUT and
+ * sends the result straight back. Two slices per loop.
+ */
+static const char golden_tree2[] =
+	"r0 c0 #0 RECV_REDUCE_COPY_SEND send=1 recv=1 src=INPUT+0 dst=OUTPUT+0 bytes=4\n"
+	"r0 c0 #1 RECV_REDUCE_COPY_SEND send=1 recv=1 src=INPUT+4 dst=OUTPUT+4 bytes=4\n"
+	"r0 c1 #0 RECV_REDUCE_COPY_SEND send=1 recv=1 src=INPUT+8 dst=OUTPUT+8 bytes=4\n"
+	"r0 c1 #1 RECV_REDUCE_COPY_SEND send=1 recv=1 src=INPUT+12 dst=OUTPUT+12 bytes=4\n"
+	"r1 c0 #0 SEND send=0 recv=-1 src=INPUT+0 dst=OUTPUT+0 bytes=4\n"
+	"r1 c0 #1 SEND send=0 recv=-1 src=INPUT+4 dst=OUTPUT+0 bytes=4\n"
+	"r1 c0 #2 RECV send=-1 recv=0 src=INPUT+0 dst=OUTPUT+0 bytes=4\n"
+	"r1 c0 #3 RECV send=-1 recv=0 src=INPUT+0 dst=OUTPUT+4 bytes=4\n"
+	"r1 c1 #0 SEND send=0 recv=-1 src=INPUT+8 dst=OUTPUT+0 bytes=4\n"
+	"r1 c1 #1 SEND send=0 recv=-1 src=INPUT+12 dst=OUTPUT+0 bytes=4\n"
+	"r1 c1 #2 RECV send=-1 recv=0 src=INPUT+0 dst=OUTPUT+8 bytes=4\n"
+	"r1 c1 #3 RECV send=-1 recv=0 src=INPUT+0 dst=OUTPUT+12 bytes=4\n";
+
+static void test_golden(void)
+{
+	gs_params p = tu_params(GS_COLL_ALLREDUCE, GS_ALGO_TREE, GS_DT_F32, 2, 16, 1, 8, 4, 1);
+	gs_gen *g;
+	gs_sched *s;
+	GString *a = g_string_new(NULL);
+	char *err = NULL;
+
+	g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
+	g_assert_cmpint(g->nstrands, ==, 2);
+	g_assert_cmpuint(g->buf_bytes[GS_BUF_SCRATCH], ==, 0);
+	s = gs_sched_materialize(g);
+	gs_sched_dump(s, a);
+	g_assert_cmpstr(a->str, ==, golden_tree2);
+	gs_sched_free(s);
+	gs_gen_free(g);
+	g_string_free(a, TRUE);
+}
+
+/* Structure cases named in the design: one rank, one node (chain only),
+ * one rank per node (tree only), chains of length 2 and many, nodes with
+ * 0, 1, 2 tree children, with several loops and slices. */
+static void test_cases(void)
+{
+	static const int cases[][2] = {
+		/* nranks, rpn */
+		{ 1, 1 }, { 2, 2 },  { 7, 7 },	{ 16, 16 }, { 2, 1 },  { 3, 1 },  { 5, 1 },
+		{ 6, 2 }, { 12, 4 }, { 24, 8 }, { 40, 8 },  { 63, 7 }, { 64, 2 },
+	};
+	GRand *rnd = g_rand_new_with_seed(3);
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		for (int nch = 1; nch <= 4; nch++) {
+			gs_params p =
+				tu_params(GS_COLL_ALLREDUCE, GS_ALGO_TREE, GS_DT_F32, cases[i][0],
+					  4 * (7 * 64 + 9), nch, CHUNK, SLICE, cases[i][1]);
+
+			if (!tu_check_case(&p, rnd))
+				goto out;
+		}
+	}
+out:
+	g_rand_free(rnd);
+}
+
+/* Beyond the sweep: a few hundred ranks, end to end. */
+static void test_large(void)
+{
+	GRand *rnd = g_rand_new_with_seed(22);
+	gs_params ps[] = {
+		tu_params(GS_COLL_ALLREDUCE, GS_ALGO_TREE, GS_DT_F32, 256, 4 * 3000, 4, CHUNK,
+			  SLICE, 8),
+		tu_params(GS_COLL_ALLREDUCE, GS_ALGO_TREE, GS_DT_U8, 300, 3001, 3, CHUNK, SLICE, 1),
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(ps); i++)
+		g_assert_true(tu_check_case(&ps[i], rnd));
+	g_rand_free(rnd);
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/sched/tree/golden", test_golden);
+	g_test_add_func("/sched/tree/node_trees", test_node_trees);
+	g_test_add_func("/sched/tree/chain_heads", test_chain_heads);
+	g_test_add_func("/sched/tree/cases", test_cases);
+	g_test_add_func("/sched/tree/sweep", test_sweep);
+	g_test_add_func("/sched/tree/large", test_large);
+	return g_test_run();
+}

@@ -1,0 +1,414 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_validate: the validator and the reference executor on hand-built and
+ * hand-broken schedules.
+ *
+ * A tiny builder assembles schedules step by step. Each broken schedule
+ * must be rejected with the expected status and a message naming the
+ * offending rank / strand / step (or OUTPUT element): mismatched message
+ * sizes, a cyclic wait and a missing send (deadlock), a missing receive, a
+ * rank counted twice, a missing contribution, mixed element indices,
+ * uninitialized reads, misplaced allgather blocks, out-of-bounds and
+ * misaligned operands, bad peers and reserved fields. Finally, random
+ * single-field mutations of generated ring and tree schedules must all be
+ * rejected.
+ */
+#include "tests/sched/sched_testutil.h"
+
+typedef struct hs_builder {
+	gs_params p;
+	int n, ns;
+	uint64_t buf[GS_BUF__COUNT];
+	GArray **strand; /* [rank * ns + ch] of gs_step */
+} hs_builder;
+
+static hs_builder *hs_new(gs_coll coll, int n, int ns, uint64_t in, uint64_t out, uint64_t scr)
+{
+	hs_builder *b = g_new0(hs_builder, 1);
+
+	b->p = tu_params(coll, GS_ALGO_RING, GS_DT_F32, n, 0, ns, 0, 0, 0);
+	b->n = n;
+	b->ns = ns;
+	b->buf[GS_BUF_INPUT] = in;
+	b->buf[GS_BUF_OUTPUT] = out;
+	b->buf[GS_BUF_SCRATCH] = scr;
+	b->strand = g_new0(GArray *, (size_t)(n * ns));
+	for (int i = 0; i < n * ns; i++)
+		b->strand[i] = g_array_new(FALSE, TRUE, sizeof(gs_step));
+	return b;
+}
+
+/* Append a step; peers and operands are taken as given (no canonicalization). */
+static void hs_add(hs_builder *b, int r, int c, gs_op op, int send, int recv, int sbuf,
+		   uint64_t soff, int dbuf, uint64_t doff, uint64_t bytes)
+{
+	gs_step st;
+
+	memset(&st, 0, sizeof(st));
+	st.op = (uint8_t)op;
+	st.send_peer = send;
+	st.recv_peer = recv;
+	st.src_buf = (uint8_t)sbuf;
+	st.src_off = soff;
+	st.dst_buf = (uint8_t)dbuf;
+	st.dst_off = doff;
+	st.bytes = bytes;
+	g_array_append_val(b->strand[r * b->ns + c], st);
+}
+
+static gs_sched *hs_build(hs_builder *b)
+{
+	gs_sched *s = g_new0(gs_sched, 1);
+	uint64_t total = 0;
+
+	s->p = b->p;
+	s->nranks = b->n;
+	s->nstrands = b->ns;
+	memcpy(s->buf_bytes, b->buf, sizeof(s->buf_bytes));
+	s->strand_off = g_new(uint64_t, (size_t)(b->n * b->ns) + 1);
+	for (int i = 0; i < b->n * b->ns; i++) {
+		s->strand_off[i] = total;
+		total += b->strand[i]->len;
+	}
+	s->strand_off[b->n * b->ns] = total;
+	s->steps = g_new(gs_step, total);
+	for (int i = 0; i < b->n * b->ns; i++) {
+		if (b->strand[i]->len)
+			memcpy(s->steps + s->strand_off[i], b->strand[i]->data,
+			       sizeof(gs_step) * b->strand[i]->len);
+		g_array_free(b->strand[i], TRUE);
+	}
+	g_free(b->strand);
+	g_free(b);
+	return s;
+}
+
+#define IN GS_BUF_INPUT
+#define OUT GS_BUF_OUTPUT
+#define SCR GS_BUF_SCRATCH
+
+/* Validate s, expect status want and a message containing needle; free s. */
+static void expect(gs_sched *s, gc_status want, const char *needle)
+{
+	char *err = NULL;
+	gc_status st = gs_sched_validate(s, &err);
+
+	if (st != want || (needle && (!err || !strstr(err, needle))))
+		g_test_fail_printf("validate: status %d (want %d), message \"%s\" (want \"%s\")",
+				   st, want, err ? err : "(none)", needle ? needle : "");
+	g_free(err);
+	gs_sched_free(s);
+}
+
+/* Same for the reference executor. */
+static void expect_ref(gs_sched *s, gc_status want, const char *needle)
+{
+	char *err = NULL;
+	gc_status st = gs_refexec_run(s, &err);
+
+	if (st != want || (needle && (!err || !strstr(err, needle))))
+		g_test_fail_printf("refexec: status %d (want %d), message \"%s\" (want \"%s\")", st,
+				   want, err ? err : "(none)", needle ? needle : "");
+	g_free(err);
+	gs_sched_free(s);
+}
+
+/* A correct 2-rank allreduce of `elems` floats (one slice). */
+static hs_builder *ar2(int elems)
+{
+	hs_builder *b = hs_new(GS_COLL_ALLREDUCE, 2, 1, 4 * elems, 4 * elems, 0);
+	uint64_t by = 4 * (uint64_t)elems;
+
+	hs_add(b, 0, 0, GS_OP_SEND, 1, -1, IN, 0, OUT, 0, by);
+	hs_add(b, 0, 0, GS_OP_RECV, -1, 1, IN, 0, OUT, 0, by);
+	hs_add(b, 1, 0, GS_OP_RECV_REDUCE_COPY_SEND, 0, 0, IN, 0, OUT, 0, by);
+	return b;
+}
+
+static void test_valid(void)
+{
+	expect(hs_build(ar2(3)), GC_OK, NULL);
+	expect_ref(hs_build(ar2(3)), GC_OK, NULL);
+}
+
+static void test_size_mismatch(void)
+{
+	hs_builder *b = hs_new(GS_COLL_ALLREDUCE, 2, 1, 8, 8, 0);
+
+	hs_add(b, 0, 0, GS_OP_SEND, 1, -1, IN, 0, OUT, 0, 8);
+	hs_add(b, 0, 0, GS_OP_RECV, -1, 1, IN, 0, OUT, 0, 8);
+	hs_add(b, 1, 0, GS_OP_RECV_REDUCE_COPY_SEND, 0, 0, IN, 0, OUT, 0, 4);
+	expect(hs_build(b), GC_ERR_INPUT,
+	       "rank 1 strand 0 step 0 (RECV_REDUCE_COPY_SEND) receives 4");
+}
+
+static void test_deadlock(void)
+{
+	hs_builder *b = hs_new(GS_COLL_ALLREDUCE, 2, 1, 4, 4, 0);
+
+	/* both ranks receive before they send */
+	hs_add(b, 0, 0, GS_OP_RECV, -1, 1, IN, 0, OUT, 0, 4);
+	hs_add(b, 0, 0, GS_OP_SEND, 1, -1, IN, 0, OUT, 0, 4);
+	hs_add(b, 1, 0, GS_OP_RECV_REDUCE_COPY_SEND, 0, 0, IN, 0, OUT, 0, 4);
+	expect(hs_build(b), GC_ERR_DEADLOCK, "deadlock: rank 0 strand 0 step 0 (RECV)");
+
+	b = hs_new(GS_COLL_ALLREDUCE, 2, 1, 4, 4, 0);
+	hs_add(b, 0, 0, GS_OP_RECV, -1, 1, IN, 0, OUT, 0, 4);
+	hs_add(b, 0, 0, GS_OP_SEND, 1, -1, IN, 0, OUT, 0, 4);
+	hs_add(b, 1, 0, GS_OP_RECV_REDUCE_COPY_SEND, 0, 0, IN, 0, OUT, 0, 4);
+	expect_ref(hs_build(b), GC_ERR_DEADLOCK, "deadlock");
+
+	/* missing send: rank 1 waits forever */
+	b = hs_new(GS_COLL_ALLREDUCE, 2, 1, 4, 4, 0);
+	hs_add(b, 0, 0, GS_OP_RECV, -1, 1, IN, 0, OUT, 0, 4);
+	hs_add(b, 1, 0, GS_OP_RECV_REDUCE_COPY_SEND, 0, 0, IN, 0, OUT, 0, 4);
+	expect(hs_build(b), GC_ERR_DEADLOCK, "2 strands stuck");
+
+	/* messages on another strand do not count */
+	b = hs_new(GS_COLL_ALLREDUCE, 2, 2, 4, 4, 0);
+	hs_add(b, 0, 0, GS_OP_SEND, 1, -1, IN, 0, OUT, 0, 4);
+	hs_add(b, 0, 0, GS_OP_RECV, -1, 1, IN, 0, OUT, 0, 4);
+	hs_add(b, 1, 1, GS_OP_RECV_REDUCE_COPY_SEND, 0, 0, IN, 0, OUT, 0, 4);
+	expect(hs_build(b), GC_ERR_DEADLOCK, "rank 0 strand 0 step 1 (RECV)");
+}
+
+static void test_missing_recv(void)
+{
+	hs_builder *b = hs_new(GS_COLL_ALLREDUCE, 2, 1, 4, 4, 0);
+
+	hs_add(b, 0, 0, GS_OP_SEND, 1, -1, IN, 0, OUT, 0, 4);
+	hs_add(b, 0, 0, GS_OP_COPY, -1, -1, IN, 0, OUT, 0, 4);
+	hs_add(b, 1, 0, GS_OP_RECV_REDUCE_COPY_SEND, 0, 0, IN, 0, OUT, 0, 4);
+	expect(hs_build(b), GC_ERR_INPUT,
+	       "rank 1 strand 0 step 0 sends 4 bytes to rank 0 that are never received");
+}
+
+static void test_counted_twice(void)
+{
+	hs_builder *b = hs_new(GS_COLL_ALLREDUCE, 2, 1, 4, 4, 4);
+
+	hs_add(b, 0, 0, GS_OP_SEND, 1, -1, IN, 0, OUT, 0, 4);
+	hs_add(b, 0, 0, GS_OP_SEND, 1, -1, IN, 0, OUT, 0, 4);
+	hs_add(b, 0, 0, GS_OP_RECV, -1, 1, IN, 0, OUT, 0, 4);
+	hs_add(b, 1, 0, GS_OP_RECV_REDUCE_COPY, -1, 0, IN, 0, SCR, 0, 4);
+	hs_add(b, 1, 0, GS_OP_RECV_REDUCE_COPY_SEND, 0, 0, SCR, 0, OUT, 0, 4);
+	expect(hs_build(b), GC_ERR_INPUT,
+	       "rank 1 strand 0 step 1 (RECV_REDUCE_COPY_SEND), element 0: rank 0 counted twice");
+}
+
+static void test_data_errors(void)
+{
+	hs_builder *b;
+
+	/* rank 1 forwards without adding its own input */
+	b = hs_new(GS_COLL_ALLREDUCE, 2, 1, 4, 4, 0);
+	hs_add(b, 0, 0, GS_OP_SEND, 1, -1, IN, 0, OUT, 0, 4);
+	hs_add(b, 0, 0, GS_OP_RECV, -1, 1, IN, 0, OUT, 0, 4);
+	hs_add(b, 1, 0, GS_OP_RECV_COPY_SEND, 0, 0, IN, 0, OUT, 0, 4);
+	expect(hs_build(b), GC_ERR_INPUT,
+	       "rank 0 OUTPUT element 0: misses the contribution of rank 1");
+
+	/* element 1 of rank 0 is combined with element 0 of rank 1 */
+	b = hs_new(GS_COLL_ALLREDUCE, 2, 1, 8, 8, 0);
+	hs_add(b, 0, 0, GS_OP_SEND, 1, -1, IN, 4, OUT, 0, 4);
+	hs_add(b, 0, 0, GS_OP_RECV, -1, 1, IN, 0, OUT, 0, 4);
+	hs_add(b, 1, 0, GS_OP_RECV_REDUCE_COPY_SEND, 0, 0, IN, 0, OUT, 0, 4);
+	expect(hs_build(b), GC_ERR_INPUT, "combines element 1 with element 0");
+
+	/* reads OUTPUT before anything was written there */
+	b = hs_new(GS_COLL_ALLREDUCE, 2, 1, 4, 4, 0);
+	hs_add(b, 0, 0, GS_OP_SEND, 1, -1, OUT, 0, OUT, 0, 4);
+	hs_add(b, 0, 0, GS_OP_RECV, -1, 1, IN, 0, OUT, 0, 4);
+	hs_add(b, 1, 0, GS_OP_RECV_REDUCE_COPY_SEND, 0, 0, IN, 0, OUT, 0, 4);
+	expect(hs_build(b), GC_ERR_INPUT,
+	       "rank 0 strand 0 step 0 (SEND): reads uninitialized OUTPUT element 0");
+
+	/* a correct 2-rank allgather of one float per rank ... */
+	b = hs_new(GS_COLL_ALLGATHER, 2, 1, 4, 8, 0);
+	hs_add(b, 0, 0, GS_OP_COPY, -1, -1, IN, 0, OUT, 0, 4);
+	hs_add(b, 0, 0, GS_OP_SEND, 1, -1, IN, 0, OUT, 0, 4);
+	hs_add(b, 0, 0, GS_OP_RECV, -1, 1, IN, 0, OUT, 4, 4);
+	hs_add(b, 1, 0, GS_OP_COPY, -1, -1, IN, 0, OUT, 4, 4);
+	hs_add(b, 1, 0, GS_OP_SEND, 0, -1, IN, 0, OUT, 0, 4);
+	hs_add(b, 1, 0, GS_OP_RECV, -1, 0, IN, 0, OUT, 0, 4);
+	expect(hs_build(b), GC_OK, NULL);
+	/* ... and one where rank 1 puts the blocks in the wrong places */
+	b = hs_new(GS_COLL_ALLGATHER, 2, 1, 4, 8, 0);
+	hs_add(b, 0, 0, GS_OP_COPY, -1, -1, IN, 0, OUT, 0, 4);
+	hs_add(b, 0, 0, GS_OP_SEND, 1, -1, IN, 0, OUT, 0, 4);
+	hs_add(b, 0, 0, GS_OP_RECV, -1, 1, IN, 0, OUT, 4, 4);
+	hs_add(b, 1, 0, GS_OP_COPY, -1, -1, IN, 0, OUT, 0, 4);
+	hs_add(b, 1, 0, GS_OP_SEND, 0, -1, IN, 0, OUT, 0, 4);
+	hs_add(b, 1, 0, GS_OP_RECV, -1, 0, IN, 0, OUT, 4, 4);
+	expect(hs_build(b), GC_ERR_INPUT,
+	       "rank 1 OUTPUT element 0: holds data of rank 1, expected rank 0");
+	b = hs_new(GS_COLL_ALLGATHER, 2, 1, 4, 8, 0);
+	hs_add(b, 0, 0, GS_OP_COPY, -1, -1, IN, 0, OUT, 0, 4);
+	hs_add(b, 0, 0, GS_OP_SEND, 1, -1, IN, 0, OUT, 0, 4);
+	hs_add(b, 0, 0, GS_OP_RECV, -1, 1, IN, 0, OUT, 4, 4);
+	hs_add(b, 1, 0, GS_OP_COPY, -1, -1, IN, 0, OUT, 0, 4);
+	hs_add(b, 1, 0, GS_OP_SEND, 0, -1, IN, 0, OUT, 0, 4);
+	hs_add(b, 1, 0, GS_OP_RECV, -1, 0, IN, 0, OUT, 4, 4);
+	expect_ref(hs_build(b), GC_ERR_INPUT, "rank 1 element 0: got");
+}
+
+static void test_fields(void)
+{
+	hs_builder *b;
+	gs_sched *s;
+
+	b = ar2(1);
+	s = hs_build(b);
+	s->steps[0].src_off = 4; /* INPUT is 4 bytes */
+	expect(s, GC_ERR_INPUT, "rank 0 strand 0 step 0 (SEND): src INPUT+4 bytes=4 out of bounds");
+
+	s = hs_build(ar2(1));
+	s->steps[1].dst_off = UINT64_MAX - 3; /* must not wrap around */
+	expect(s, GC_ERR_INPUT, "rank 0 strand 0 step 1 (RECV): dst OUTPUT+");
+
+	s = hs_build(ar2(2));
+	s->steps[0].src_off = 2;
+	s->steps[0].bytes = 4;
+	expect(s, GC_ERR_INPUT, "not a multiple of the element size");
+
+	s = hs_build(ar2(1));
+	s->steps[0].send_peer = 0;
+	expect(s, GC_ERR_INPUT, "rank 0 strand 0 step 0 (SEND): send_peer 0 is not another rank");
+
+	s = hs_build(ar2(1));
+	s->steps[0].recv_peer = 1;
+	expect(s, GC_ERR_INPUT, "recv_peer 1 set but the op does not receive");
+
+	s = hs_build(ar2(1));
+	s->steps[2].send_peer = 7;
+	expect(s, GC_ERR_INPUT, "rank 1 strand 0 step 0 (RECV_REDUCE_COPY_SEND): send_peer 7");
+
+	s = hs_build(ar2(1));
+	s->steps[2].reserved = 1;
+	expect(s, GC_ERR_INPUT, "reserved fields not zero");
+
+	s = hs_build(ar2(1));
+	s->steps[1].op = GS_OP__COUNT;
+	expect(s, GC_ERR_INPUT, "out of range");
+
+	s = hs_build(ar2(1));
+	s->steps[1].dst_buf = GS_BUF__COUNT;
+	expect(s, GC_ERR_INPUT, "buffer out of range");
+
+	s = hs_build(ar2(1));
+	s->steps[0].src_off = 4;
+	expect_ref(s, GC_ERR_INPUT, "out of bounds");
+}
+
+/* The reference executor refuses schedules whose buffers do not fit. */
+static void test_refexec_limit(void)
+{
+	hs_builder *b = hs_new(GS_COLL_ALLREDUCE, 4096, 1, 1ull << 30, 1ull << 30, 0);
+	char *err = NULL;
+	gs_sched *s = hs_build(b);
+
+	g_assert_cmpint(gs_refexec_run(s, &err), ==, GC_ERR_UNSUPPORTED);
+	g_assert_nonnull(strstr(err, "4096 ranks"));
+	g_free(err);
+	gs_sched_free(s);
+}
+
+/* Single-field mutations of generated schedules must all be rejected. */
+static void mutate_all(const gs_params *p, int trials, guint32 seed)
+{
+	GRand *rnd = g_rand_new_with_seed(seed);
+	gs_gen *g;
+	gs_sched *s;
+	char *err = NULL;
+	uint64_t total, el = gs_dtype_size(p->dtype);
+	int rejected = 0, tried = 0;
+
+	g_assert_cmpint(gs_gen_create(p, &g, &err), ==, GC_OK);
+	s = gs_sched_materialize(g);
+	total = s->strand_off[(uint64_t)s->nranks * (uint64_t)s->nstrands];
+	g_assert_cmpint(gs_sched_validate(s, &err), ==, GC_OK);
+	for (int t = 0; t < trials; t++) {
+		uint64_t i = (uint64_t)g_rand_double_range(rnd, 0, (double)total);
+		gs_step saved = s->steps[i], *st = &s->steps[i];
+		int kind = g_rand_int_range(rnd, 0, 5);
+		gc_status rc;
+
+		switch (kind) {
+		case 0:
+			if (st->bytes <= el)
+				continue;
+			st->bytes -= el;
+			break;
+		case 1:
+			if (!gs_op_reads_src(st->op))
+				continue;
+			st->src_off += el;
+			break;
+		case 2:
+			if (!gs_op_writes_dst(st->op))
+				continue;
+			st->dst_off += el;
+			break;
+		case 3:
+			if (st->op != GS_OP_RECV_REDUCE_SEND)
+				continue;
+			st->op = GS_OP_RECV_COPY_SEND; /* drops the local contribution */
+			st->dst_buf = GS_BUF_OUTPUT;
+			st->dst_off = st->src_off;
+			break;
+		default:
+			if (!gs_op_reduces(st->op))
+				continue;
+			st->src_buf = st->src_buf == GS_BUF_INPUT ? GS_BUF_OUTPUT : GS_BUF_INPUT;
+			break;
+		}
+		tried++;
+		rc = gs_sched_validate(s, &err);
+		if (rc == GC_OK)
+			g_test_fail_printf("mutation %d of step %" PRIu64 " accepted", kind, i);
+		else
+			rejected++;
+		g_free(err);
+		err = NULL;
+		s->steps[i] = saved;
+	}
+	g_test_message("%d of %d mutations rejected", rejected, tried);
+	g_assert_cmpint(tried, >, trials / 10);
+	gs_sched_free(s);
+	gs_gen_free(g);
+	g_rand_free(rnd);
+}
+
+static void test_mutations(void)
+{
+	gs_params ring =
+		tu_params(GS_COLL_ALLREDUCE, GS_ALGO_RING, GS_DT_F32, 5, 4 * 1003, 2, 256, 64, 0);
+	gs_params rs = tu_params(GS_COLL_REDUCESCATTER, GS_ALGO_RING, GS_DT_I32, 6, 4 * 6 * 130, 3,
+				 256, 64, 2);
+	gs_params ag =
+		tu_params(GS_COLL_ALLGATHER, GS_ALGO_RING, GS_DT_F64, 4, 8 * 4 * 70, 2, 256, 64, 2);
+	gs_params tree =
+		tu_params(GS_COLL_ALLREDUCE, GS_ALGO_TREE, GS_DT_F32, 12, 4 * 1003, 2, 256, 64, 2);
+	gs_params sr = tu_params(GS_COLL_SENDRECV, GS_ALGO_RING, GS_DT_U8, 5, 1003, 2, 256, 64, 0);
+
+	mutate_all(&ring, 300, 1);
+	mutate_all(&rs, 300, 2);
+	mutate_all(&ag, 300, 3);
+	mutate_all(&tree, 300, 4);
+	mutate_all(&sr, 300, 5);
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/sched/validate/valid", test_valid);
+	g_test_add_func("/sched/validate/size_mismatch", test_size_mismatch);
+	g_test_add_func("/sched/validate/deadlock", test_deadlock);
+	g_test_add_func("/sched/validate/missing_recv", test_missing_recv);
+	g_test_add_func("/sched/validate/counted_twice", test_counted_twice);
+	g_test_add_func("/sched/validate/data_errors", test_data_errors);
+	g_test_add_func("/sched/validate/fields", test_fields);
+	g_test_add_func("/sched/validate/mutations", test_mutations);
+	g_test_add_func("/sched/validate/refexec_limit", test_refexec_limit);
+	return g_test_run();
+}

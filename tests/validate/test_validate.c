@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tests of the results store (schema, batches, round trips through SQLite
+ * and CSV), the reference-CSV loader, the point-by-point comparison with
+ * tolerance bands, and the nccl-tests log importer, on fixtures in
+ * tests/validate/data.
+ */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+#include "sim/core/gc_results.h"
+#include "validate/gv_validate.h"
+
+static char *data_path(const char *name)
+{
+	char *dir = g_path_get_dirname(__FILE__);
+	char *p = g_build_filename(dir, "data", name, NULL);
+	g_free(dir);
+	return p;
+}
+
+static void pt_set(gc_result_point *p, const char *coll, const char *algo, int nranks,
+		   uint64_t bytes, double t)
+{
+	gc_result_point_init(p);
+	g_strlcpy(p->collective, coll, sizeof(p->collective));
+	g_strlcpy(p->algo, algo, sizeof(p->algo));
+	p->nranks = nranks;
+	p->size_bytes = bytes;
+	p->time_us = t;
+}
+
+static void test_results_roundtrip(void)
+{
+	char *dir = g_dir_make_tmp("gcres-XXXXXX", NULL);
+	char *db = g_build_filename(dir, "r.sqlite", NULL);
+	char *err = NULL;
+	gc_results *r = NULL;
+	g_assert_cmpint(gc_results_open(db, true, &r, &err), ==, GC_OK);
+	int64_t id = 0;
+	gc_result_point p;
+	pt_set(&p, "allreduce", "ring", 4, 1048576, 42.5);
+	p.min_us = 40;
+	g_strlcpy(p.dtype, "float", sizeof(p.dtype));
+	/* A write outside a transaction is refused. */
+	gc_run_info info = {.kind = "hw", .label = "t", .device = "dev", .created = "2025-01-02T03:04:05Z",
+			    .command = "gcsim hw bench"};
+	g_assert_cmpint(gc_results_insert_run(r, &info, &id, &err), ==, GC_ERR_INTERNAL);
+	g_clear_pointer(&err, g_free);
+	/* A rolled-back batch leaves nothing. */
+	g_assert_cmpint(gc_results_begin(r, &err), ==, GC_OK);
+	g_assert_cmpint(gc_results_insert_run(r, &info, &id, &err), ==, GC_OK);
+	gc_results_rollback(r);
+	g_assert_cmpint(gc_results_last_run(r, NULL, &id, &err), ==, GC_ERR_INPUT);
+	g_assert_nonnull(strstr(err, db));
+	g_clear_pointer(&err, g_free);
+	/* A committed batch is read back field by field. */
+	g_assert_cmpint(gc_results_begin(r, &err), ==, GC_OK);
+	g_assert_cmpint(gc_results_insert_run(r, &info, &id, &err), ==, GC_OK);
+	g_assert_cmpint(gc_results_insert_point(r, id, &p, &err), ==, GC_OK);
+	g_assert_cmpint(gc_results_insert_param(r, id, "launch_latency", 4.5, "us", &err), ==, GC_OK);
+	g_assert_cmpint(gc_results_commit(r, &err), ==, GC_OK);
+	gc_results_close(r);
+
+	g_assert_cmpint(gc_results_open(db, false, &r, &err), ==, GC_OK);
+	int64_t last = 0;
+	g_assert_cmpint(gc_results_last_run(r, "hw", &last, &err), ==, GC_OK);
+	g_assert_cmpint(last, ==, id);
+	gc_run_row row;
+	g_assert_cmpint(gc_results_get_run(r, id, &row, &err), ==, GC_OK);
+	g_assert_cmpstr(row.kind, ==, "hw");
+	g_assert_cmpstr(row.created, ==, "2025-01-02T03:04:05Z");
+	g_assert_null(row.scenario);
+	gc_run_row_clear(&row);
+	gc_result_point *got = NULL;
+	size_t n = 0;
+	g_assert_cmpint(gc_results_get_points(r, id, &got, &n, &err), ==, GC_OK);
+	g_assert_cmpuint(n, ==, 1);
+	g_assert_cmpstr(got[0].collective, ==, "allreduce");
+	g_assert_cmpstr(got[0].dtype, ==, "float");
+	g_assert_cmpuint(got[0].size_bytes, ==, 1048576);
+	g_assert_cmpfloat(got[0].time_us, ==, 42.5);
+	g_assert_cmpfloat(got[0].min_us, ==, 40);
+	g_assert_true(isnan(got[0].p99_us));
+	gc_param_row *prm = NULL;
+	g_assert_cmpint(gc_results_get_params(r, id, &prm, &n, &err), ==, GC_OK);
+	g_assert_cmpuint(n, ==, 1);
+	g_assert_cmpstr(prm[0].key, ==, "launch_latency");
+	g_assert_cmpfloat(prm[0].value, ==, 4.5);
+	g_free(prm);
+	gc_results_close(r);
+
+	/* CSV round trip keeps the metadata and every field. */
+	char *csv = g_build_filename(dir, "p.csv", NULL);
+	FILE *f = fopen(csv, "w");
+	g_assert_cmpint(gc_results_write_csv(f, &info, got, 1), ==, GC_OK);
+	fclose(f);
+	gc_result_point *back = NULL;
+	g_assert_cmpint(gc_results_read_csv(csv, &row, &back, &n, &err), ==, GC_OK);
+	g_assert_cmpuint(n, ==, 1);
+	g_assert_cmpstr(row.device, ==, "dev");
+	g_assert_cmpstr(back[0].algo, ==, "ring");
+	g_assert_cmpfloat(back[0].time_us, ==, 42.5);
+	g_assert_true(isnan(back[0].median_us));
+	gc_run_row_clear(&row);
+	g_free(back);
+	g_free(got);
+
+	/* A file from a newer schema is refused with its name in the message. */
+	g_assert_cmpint(gc_results_open(db, false, &r, &err), ==, GC_OK);
+	gc_results_close(r);
+	/* Not a database at all. */
+	g_assert_cmpint(gc_results_open(csv, false, &r, &err), ==, GC_ERR_IO);
+	g_assert_nonnull(strstr(err, csv));
+	g_clear_pointer(&err, g_free);
+	/* A missing file without create. */
+	char *missing = g_build_filename(dir, "none.sqlite", NULL);
+	g_assert_cmpint(gc_results_open(missing, false, &r, &err), ==, GC_ERR_IO);
+	g_assert_nonnull(strstr(err, missing));
+	g_assert_false(g_file_test(missing, G_FILE_TEST_EXISTS));
+	g_clear_pointer(&err, g_free);
+	g_free(missing);
+
+	g_remove(csv);
+	g_remove(db);
+	char *wal = g_strdup_printf("%s-wal", db), *shm = g_strdup_printf("%s-shm", db);
+	g_remove(wal);
+	g_remove(shm);
+	g_rmdir(dir);
+	g_free(wal);
+	g_free(shm);
+	g_free(csv);
+	g_free(db);
+	g_free(dir);
+}
+
+static void test_reference_csv(void)
+{
+	char *path = data_path("reference.csv"), *err = NULL;
+	gc_result_point *p = NULL;
+	size_t n = 0;
+	g_assert_cmpint(gv_load_points(path, &p, &n, &err), ==, GC_OK);
+	g_assert_cmpuint(n, ==, 3); /* the row without any figure is skipped */
+	g_assert_cmpfloat(p[0].time_us, ==, 100);
+	/* 2e6 B at 20 GB/s */
+	g_assert_cmpfloat_with_epsilon(p[1].time_us, 2e6 / 20e9 * 1e6, 1e-9);
+	/* allgather over 8 ranks: algbw = busbw / (7/8) */
+	g_assert_cmpstr(p[2].collective, ==, "allgather");
+	g_assert_cmpfloat_with_epsilon(p[2].time_us, 7e6 / (35.0 / (7.0 / 8.0) * 1e9) * 1e6, 1e-9);
+	g_free(p);
+	g_free(path);
+}
+
+static void test_compare_bands(void)
+{
+	gc_result_point m[4], pr[3];
+	pt_set(&m[0], "allreduce", "ring", 8, 1000, 100);
+	pt_set(&m[1], "allreduce", "ring", 8, 2000, 200);
+	pt_set(&m[2], "allreduce", "tree", 8, 2000, 50);
+	pt_set(&m[3], "allgather", "ring", 8, 4000, 10); /* no prediction */
+	pt_set(&pr[0], "allreduce", "ring", 8, 1000, 101);   /* +1 % */
+	pt_set(&pr[1], "allreduce", "", 8, 2000, 192);	     /* -4 %, empty algo matches */
+	pt_set(&pr[2], "allreduce", "tree", 8, 2000, 60);    /* wrong algo is skipped before */
+	char *bp = data_path("bands.csv"), *err = NULL;
+	gv_band *b = NULL;
+	size_t nb = 0;
+	g_assert_cmpint(gv_bands_load(bp, &b, &nb, &err), ==, GC_OK);
+	g_assert_cmpuint(nb, ==, 3);
+	gv_report r;
+	g_assert_cmpint(gv_compare(m, 4, pr, 3, b, nb, 5, 15, &r, &err), ==, GC_OK);
+	g_assert_cmpuint(r.nrows, ==, 3);
+	g_assert_cmpuint(r.unmatched, ==, 1);
+	g_assert_cmpfloat_with_epsilon(r.rows[0].err_pct, 1.0, 1e-9);
+	g_assert_cmpstr(r.rows[0].band, ==, "tight");
+	g_assert_cmpfloat_with_epsilon(r.rows[1].err_pct, -4.0, 1e-9);
+	g_assert_cmpstr(r.rows[1].band, ==, "pass");
+	/* tree: the ring/empty-algo prediction (192) comes first in the list */
+	g_assert_cmpfloat_with_epsilon(r.rows[2].err_pct, 284.0, 1e-9);
+	g_assert_cmpstr(r.rows[2].band, ==, "fail");
+	g_assert_cmpfloat_with_epsilon(r.median_abs_pct, 4.0, 1e-9);
+	g_assert_false(r.pass);
+	GString *g = g_string_new(NULL);
+	gv_report_table(&r, g);
+	g_assert_nonnull(strstr(g->str, "FAIL"));
+	g_string_truncate(g, 0);
+	gv_report_csv(&r, g);
+	g_assert_true(g_str_has_prefix(g->str, "collective,algo,nranks,size_bytes,measured_us"));
+	g_assert_nonnull(strstr(g->str, "allreduce,ring,8,1000,100,101,1.0000,tight"));
+	g_string_free(g, TRUE);
+	gv_report_clear(&r);
+	/* Within tolerance when the outlier is gone. */
+	g_assert_cmpint(gv_compare(m, 2, pr, 2, b, nb, 5, 15, &r, &err), ==, GC_OK);
+	g_assert_true(r.pass);
+	gv_report_clear(&r);
+	/* Nothing matches: an input error naming the counts. */
+	g_assert_cmpint(gv_compare(&m[3], 1, pr, 3, b, nb, 5, 15, &r, &err), ==, GC_ERR_INPUT);
+	g_assert_nonnull(strstr(err, "1 measured"));
+	g_free(err);
+	g_free(b);
+	g_free(bp);
+}
+
+static void test_nccltests_import(void)
+{
+	char *path = data_path("allreduce_new.log"), *err = NULL;
+	gc_result_point *p = NULL;
+	size_t n = 0;
+	g_assert_cmpint(gv_nccltests_parse(path, NULL, 0, &p, &n, &err), ==, GC_OK);
+	g_assert_cmpuint(n, ==, 3);
+	g_assert_cmpstr(p[0].collective, ==, "allreduce");
+	g_assert_cmpint(p[0].nranks, ==, 4);
+	g_assert_cmpuint(p[2].size_bytes, ==, 1048576);
+	g_assert_cmpuint(p[2].count, ==, 262144);
+	g_assert_cmpfloat(p[2].time_us, ==, 40.0);
+	g_assert_cmpfloat(p[2].busbw_GBps, ==, 39.32);
+	g_free(p);
+	g_free(path);
+
+	path = data_path("alltoall_old.log");
+	g_assert_cmpint(gv_nccltests_parse(path, NULL, 8, &p, &n, &err), ==, GC_OK);
+	g_assert_cmpuint(n, ==, 2);
+	g_assert_cmpstr(p[1].collective, ==, "alltoall");
+	g_assert_cmpfloat(p[1].time_us, ==, 25.0);
+	g_assert_cmpint(p[1].nranks, ==, 8);
+	g_free(p);
+	/* No rank lines and no --nranks: refused with a reason. */
+	g_assert_cmpint(gv_nccltests_parse(path, NULL, 0, &p, &n, &err), ==, GC_ERR_INPUT);
+	g_assert_nonnull(strstr(err, "rank count"));
+	g_clear_pointer(&err, g_free);
+	g_free(path);
+	/* A malformed row names its line. */
+	path = data_path("bands.csv");
+	g_assert_cmpint(gv_nccltests_parse(path, "allreduce", 2, &p, &n, &err), ==, GC_ERR_INPUT);
+	g_free(err);
+	g_free(path);
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/validate/results-store", test_results_roundtrip);
+	g_test_add_func("/validate/reference-csv", test_reference_csv);
+	g_test_add_func("/validate/compare-bands", test_compare_bands);
+	g_test_add_func("/validate/nccltests-import", test_nccltests_import);
+	return g_test_run();
+}

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gv_nccltests: importer for nccl-tests text logs.
+ *
+ * Accepted rows (after any number of '#' header lines):
+ *   size count type redop root  time algbw busbw #wrong  [time algbw busbw #wrong]
+ * and the older form without the root column (and "error" in place of
+ * #wrong). The row form is recognized by its field count: 9 or 13 with a
+ * root column, 8 or 12 without; all-to-all and send/recv logs have only the
+ * out-of-place group. Lines that do not start with a number are skipped, so
+ * banners and warnings in the middle of a log are harmless. The
+ * out-of-place time is imported; busbw is taken from the log as printed.
+ */
+#include <errno.h>
+#include <glib.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gv_validate.h"
+
+static bool dnum(const char *s, double *v)
+{
+	char *e;
+	errno = 0;
+	*v = strtod(s, &e);
+	return !errno && !*e && isfinite(*v);
+}
+
+static bool unum(const char *s, uint64_t *v)
+{
+	char *e;
+	if (!g_ascii_isdigit(*s))
+		return false;
+	errno = 0;
+	*v = strtoull(s, &e, 10);
+	return !errno && !*e;
+}
+
+/* all_reduce_perf -> allreduce, alltoall_perf -> alltoall, ... */
+static bool coll_from_log(const char *text, char *out, size_t n)
+{
+	static const char *const names[] = {"all_reduce", "all_gather", "reduce_scatter", "alltoall",
+					    "broadcast",  "sendrecv",	"reduce"};
+	static const char *const ours[] = {"allreduce", "allgather", "reducescatter", "alltoall",
+					   "broadcast", "sendrecv",  "reduce"};
+	for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+		char *pat = g_strdup_printf("%s_perf", names[i]);
+		bool hit = strstr(text, pat) != NULL;
+		g_free(pat);
+		if (hit) {
+			g_strlcpy(out, ours[i], n);
+			return true;
+		}
+	}
+	return false;
+}
+
+gc_status gv_nccltests_parse(const char *path, const char *collective, int nranks,
+			     gc_result_point **pts, size_t *n, char **errmsg)
+{
+	*pts = NULL;
+	*n = 0;
+	char *text = NULL;
+	GError *ge = NULL;
+	if (!g_file_get_contents(path, &text, NULL, &ge)) {
+		*errmsg = g_strdup_printf("%s: cannot read: %s", path, ge->message);
+		g_error_free(ge);
+		return GC_ERR_IO;
+	}
+	char coll[32];
+	if (collective)
+		g_strlcpy(coll, collective, sizeof(coll));
+	else if (!coll_from_log(text, coll, sizeof(coll))) {
+		*errmsg = g_strdup_printf("%s: cannot tell the collective (no '<name>_perf' in the log); "
+					  "pass it explicitly",
+					  path);
+		g_free(text);
+		return GC_ERR_INPUT;
+	}
+	char **lines = g_strsplit(text, "\n", -1);
+	g_free(text);
+	int ranks = 0;
+	GArray *a = g_array_new(FALSE, FALSE, sizeof(gc_result_point));
+	gc_status st = GC_OK;
+	for (int i = 0; lines[i] && st == GC_OK; i++) {
+		char *l = g_strstrip(lines[i]);
+		if (*l == '#') {
+			if (g_str_has_prefix(l + 1 + strspn(l + 1, " "), "Rank "))
+				ranks++;
+			continue;
+		}
+		if (!g_ascii_isdigit(*l))
+			continue;
+		char **f = g_strsplit_set(l, " \t", -1);
+		GPtrArray *t = g_ptr_array_new();
+		for (char **c = f; *c; c++)
+			if (**c)
+				g_ptr_array_add(t, *c);
+		const char **v = (const char **)t->pdata;
+		unsigned nf = t->len;
+		bool root = nf == 9 || nf == 13;
+		int o = root ? 5 : 4;
+		gc_result_point p;
+		gc_result_point_init(&p);
+		uint64_t size, count;
+		double tm, alg, bus;
+		if ((nf == 8 || nf == 9 || nf == 12 || nf == 13) && unum(v[0], &size) &&
+		    unum(v[1], &count) && dnum(v[o], &tm) && dnum(v[o + 1], &alg) &&
+		    dnum(v[o + 2], &bus)) {
+			g_strlcpy(p.collective, coll, sizeof(p.collective));
+			g_strlcpy(p.dtype, v[2], sizeof(p.dtype));
+			p.size_bytes = size;
+			p.count = count;
+			p.time_us = tm;
+			p.algbw_GBps = alg;
+			p.busbw_GBps = bus;
+			p.iters = 0;
+			g_array_append_val(a, p);
+		} else {
+			*errmsg = g_strdup_printf("%s:%d: expected 'size count type redop [root] time "
+						  "algbw busbw #wrong [time algbw busbw #wrong]'",
+						  path, i + 1);
+			st = GC_ERR_INPUT;
+		}
+		g_ptr_array_free(t, TRUE);
+		g_strfreev(f);
+	}
+	g_strfreev(lines);
+	if (st == GC_OK && a->len == 0) {
+		*errmsg = g_strdup_printf("%s: no result rows found", path);
+		st = GC_ERR_INPUT;
+	}
+	int nr = nranks > 0 ? nranks : ranks;
+	if (st == GC_OK && nr < 1) {
+		*errmsg = g_strdup_printf("%s: cannot tell the rank count (no '#  Rank' lines); pass it "
+					  "explicitly",
+					  path);
+		st = GC_ERR_INPUT;
+	}
+	if (st != GC_OK) {
+		g_array_free(a, TRUE);
+		return st;
+	}
+	for (guint i = 0; i < a->len; i++)
+		g_array_index(a, gc_result_point, i).nranks = nr;
+	*n = a->len;
+	*pts = (gc_result_point *)(void *)g_array_free(a, FALSE);
+	return GC_OK;
+}

@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gv_validate: loading measurements and predictions, point-by-point
+ * comparison with tolerance bands, reports (see gv_validate.h).
+ */
+#include "gv_validate.h"
+
+#include <errno.h>
+#include <glib.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+double gv_busbw_factor(const char *c, int nranks)
+{
+	double n = nranks;
+	if (nranks < 1)
+		return NAN;
+	if (!strcmp(c, "allreduce"))
+		return 2 * (n - 1) / n;
+	if (!strcmp(c, "allgather") || !strcmp(c, "reducescatter") || !strcmp(c, "alltoall"))
+		return (n - 1) / n;
+	if (!strcmp(c, "broadcast") || !strcmp(c, "reduce") || !strcmp(c, "sendrecv"))
+		return 1;
+	return NAN;
+}
+
+/* Reference spelling (all_reduce, reduce_scatter, ...) to gcsim's. */
+static void norm_coll(const char *in, char *out, size_t n)
+{
+	size_t k = 0;
+	for (const char *c = in; *c && k + 1 < n; c++)
+		if (*c != '_' && *c != '-')
+			out[k++] = g_ascii_tolower(*c);
+	out[k] = '\0';
+}
+
+/* Splits one CSV line honouring double quotes. */
+static GPtrArray *csv_fields(const char *l)
+{
+	GPtrArray *f = g_ptr_array_new_with_free_func(g_free);
+	GString *cur = g_string_new(NULL);
+	bool q = false;
+	for (const char *c = l;; c++) {
+		if (*c == '"') {
+			q = !q;
+		} else if ((*c == ',' && !q) || !*c) {
+			g_ptr_array_add(f, g_string_free(cur, FALSE));
+			if (!*c)
+				break;
+			cur = g_string_new(NULL);
+		} else {
+			g_string_append_c(cur, *c);
+		}
+	}
+	return f;
+}
+
+static bool num(const char *s, double *v)
+{
+	char *e;
+	if (!*s)
+		return false;
+	errno = 0;
+	*v = strtod(s, &e);
+	return !errno && !*e && isfinite(*v);
+}
+
+gc_status gv_load_reference_csv(const char *path, gc_result_point **pts, size_t *n, char **errmsg)
+{
+	char *text = NULL;
+	GError *ge = NULL;
+	if (!g_file_get_contents(path, &text, NULL, &ge)) {
+		*errmsg = g_strdup_printf("%s: cannot read: %s", path, ge->message);
+		g_error_free(ge);
+		return GC_ERR_IO;
+	}
+	char **lines = g_strsplit(text, "\n", -1);
+	g_free(text);
+	GArray *a = g_array_new(FALSE, FALSE, sizeof(gc_result_point));
+	gc_status st = GC_OK;
+	bool header = false;
+	for (int i = 0; lines[i] && st == GC_OK; i++) {
+		char *l = g_strstrip(lines[i]);
+		if (!*l || *l == '#')
+			continue;
+		if (!header) {
+			if (!g_str_has_prefix(l, "system,gpus,nodes,collective,algo,bytes,busbw_GBps,"
+						 "algbw_GBps,time_us")) {
+				*errmsg = g_strdup_printf("%s:%d: expected the reference header "
+							  "system,gpus,nodes,collective,algo,bytes,"
+							  "busbw_GBps,algbw_GBps,time_us,source",
+							  path, i + 1);
+				st = GC_ERR_INPUT;
+			}
+			header = true;
+			continue;
+		}
+		GPtrArray *f = csv_fields(l);
+		gc_result_point p;
+		gc_result_point_init(&p);
+		double gpus, bytes, bus, alg, t;
+		const char **v = (const char **)f->pdata;
+		if (f->len < 9 || !num(v[1], &gpus) || gpus < 1 || !num(v[5], &bytes) || bytes < 0) {
+			*errmsg = g_strdup_printf("%s:%d: expected gpus and bytes as numbers", path, i + 1);
+			st = GC_ERR_INPUT;
+		} else {
+			norm_coll(v[3], p.collective, sizeof(p.collective));
+			g_strlcpy(p.algo, v[4], sizeof(p.algo));
+			p.nranks = (int)gpus;
+			p.size_bytes = (uint64_t)bytes;
+			double fac = gv_busbw_factor(p.collective, p.nranks);
+			if (num(v[8], &t))
+				p.time_us = t;
+			if (num(v[7], &alg))
+				p.algbw_GBps = alg;
+			if (num(v[6], &bus))
+				p.busbw_GBps = bus;
+			if (!isfinite(p.algbw_GBps) && isfinite(p.busbw_GBps) && fac > 0)
+				p.algbw_GBps = p.busbw_GBps / fac;
+			if (!isfinite(p.time_us) && p.algbw_GBps > 0)
+				p.time_us = bytes / (p.algbw_GBps * 1e3);
+			if (isfinite(p.time_us))
+				g_array_append_val(a, p);
+		}
+		g_ptr_array_free(f, TRUE);
+	}
+	g_strfreev(lines);
+	if (st == GC_OK && !header) {
+		*errmsg = g_strdup_printf("%s: empty (no header line)", path);
+		st = GC_ERR_INPUT;
+	}
+	if (st != GC_OK) {
+		g_array_free(a, TRUE);
+		return st;
+	}
+	*n = a->len;
+	*pts = (gc_result_point *)(void *)g_array_free(a, FALSE);
+	return GC_OK;
+}
+
+gc_status gv_load_points(const char *path, gc_result_point **pts, size_t *n, char **errmsg)
+{
+	*pts = NULL;
+	*n = 0;
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		*errmsg = g_strdup_printf("%s: cannot open: %s", path, g_strerror(errno));
+		return GC_ERR_IO;
+	}
+	char head[4096];
+	size_t k = fread(head, 1, sizeof(head) - 1, f);
+	head[k] = '\0';
+	fclose(f);
+	if (k >= 16 && !memcmp(head, "SQLite format 3", 16)) {
+		gc_results *r = NULL;
+		gc_status st = gc_results_open(path, false, &r, errmsg);
+		if (st == GC_OK)
+			st = gc_results_get_points(r, 0, pts, n, errmsg);
+		gc_results_close(r);
+		return st;
+	}
+	if (strstr(head, "system,gpus,nodes,collective"))
+		return gv_load_reference_csv(path, pts, n, errmsg);
+	gc_run_row run;
+	gc_status st = gc_results_read_csv(path, &run, pts, n, errmsg);
+	gc_run_row_clear(&run);
+	return st;
+}
+
+gc_status gv_bands_load(const char *path, gv_band **bands, size_t *n, char **errmsg)
+{
+	char *text = NULL;
+	GError *ge = NULL;
+	if (!g_file_get_contents(path, &text, NULL, &ge)) {
+		*errmsg = g_strdup_printf("%s: cannot read: %s", path, ge->message);
+		g_error_free(ge);
+		return GC_ERR_IO;
+	}
+	char **lines = g_strsplit(text, "\n", -1);
+	g_free(text);
+	GArray *a = g_array_new(FALSE, FALSE, sizeof(gv_band));
+	gc_status st = GC_OK;
+	bool header = false;
+	double last = -1;
+	for (int i = 0; lines[i] && st == GC_OK; i++) {
+		char *l = g_strstrip(lines[i]);
+		if (!*l || *l == '#')
+			continue;
+		if (!header) {
+			header = true;
+			if (strcmp(l, "band,max_error_pct") != 0) {
+				*errmsg = g_strdup_printf("%s:%d: expected the header band,max_error_pct",
+							  path, i + 1);
+				st = GC_ERR_INPUT;
+			}
+			continue;
+		}
+		char **f = g_strsplit(l, ",", -1);
+		gv_band b;
+		double v;
+		if (g_strv_length(f) != 2 || !*f[0] || strlen(f[0]) >= sizeof(b.name) ||
+		    !num(f[1], &v) || v < 0 || v <= last) {
+			*errmsg = g_strdup_printf("%s:%d: expected NAME,LIMIT with limits increasing",
+						  path, i + 1);
+			st = GC_ERR_INPUT;
+		} else {
+			g_strlcpy(b.name, f[0], sizeof(b.name));
+			b.limit_pct = last = v;
+			g_array_append_val(a, b);
+		}
+		g_strfreev(f);
+	}
+	g_strfreev(lines);
+	if (st == GC_OK && a->len == 0) {
+		*errmsg = g_strdup_printf("%s: no band defined", path);
+		st = GC_ERR_INPUT;
+	}
+	if (st != GC_OK) {
+		g_array_free(a, TRUE);
+		return st;
+	}
+	*n = a->len;
+	*bands = (gv_band *)(void *)g_array_free(a, FALSE);
+	return GC_OK;
+}
+
+static int cmp_abs(const void *x, const void *y)
+{
+	double a = fabs(*(const double *)x), b = fabs(*(const double *)y);
+	return (a > b) - (a < b);
+}
+
+gc_status gv_compare(const gc_result_point *meas, size_t nm, const gc_result_point *pred,
+		     size_t np, const gv_band *bands, size_t nb, double tol, double max_tol,
+		     gv_report *out, char **errmsg)
+{
+	memset(out, 0, sizeof(*out));
+	out->tolerance_pct = tol;
+	out->max_tolerance_pct = max_tol;
+	GArray *rows = g_array_new(FALSE, FALSE, sizeof(gv_row));
+	for (size_t i = 0; i < nm; i++) {
+		const gc_result_point *m = &meas[i];
+		const gc_result_point *hit = NULL;
+		for (size_t j = 0; j < np && !hit; j++) {
+			const gc_result_point *p = &pred[j];
+			if (!strcmp(p->collective, m->collective) && p->nranks == m->nranks &&
+			    p->size_bytes == m->size_bytes &&
+			    (!p->algo[0] || !m->algo[0] || !strcmp(p->algo, m->algo)))
+				hit = p;
+		}
+		if (!hit || !(m->time_us > 0) || !isfinite(hit->time_us)) {
+			out->unmatched++;
+			continue;
+		}
+		gv_row r = {.measured = *m, .predicted = *hit};
+		r.err_pct = 100.0 * (hit->time_us - m->time_us) / m->time_us;
+		r.band = "fail";
+		for (size_t b = 0; b < nb; b++)
+			if (fabs(r.err_pct) <= bands[b].limit_pct) {
+				r.band = bands[b].name;
+				break;
+			}
+		g_array_append_val(rows, r);
+	}
+	out->nrows = rows->len;
+	out->rows = (gv_row *)(void *)g_array_free(rows, FALSE);
+	if (out->nrows == 0) {
+		*errmsg = g_strdup_printf("no measured point has a matching prediction (%zu measured, "
+					  "%zu predicted; matched on collective, algo, ranks, size)",
+					  nm, np);
+		gv_report_clear(out);
+		return GC_ERR_INPUT;
+	}
+	double *e = g_new(double, out->nrows);
+	for (size_t i = 0; i < out->nrows; i++)
+		e[i] = out->rows[i].err_pct;
+	qsort(e, out->nrows, sizeof(double), cmp_abs);
+	size_t k = out->nrows;
+	out->median_abs_pct = k % 2 ? fabs(e[k / 2]) : (fabs(e[k / 2 - 1]) + fabs(e[k / 2])) / 2;
+	out->max_abs_pct = fabs(e[k - 1]);
+	g_free(e);
+	out->pass = out->median_abs_pct <= tol && out->max_abs_pct <= max_tol;
+	return GC_OK;
+}
+
+void gv_report_clear(gv_report *r)
+{
+	g_free(r->rows);
+	memset(r, 0, sizeof(*r));
+}
+
+void gv_report_table(const gv_report *r, void *gstring_out)
+{
+	GString *g = gstring_out;
+	g_string_append_printf(g, "%-14s %-6s %6s %14s %12s %12s %8s  %s\n", "# collective", "algo",
+			       "ranks", "size", "measured_us", "predicted_us", "error%", "band");
+	for (size_t i = 0; i < r->nrows; i++) {
+		const gv_row *w = &r->rows[i];
+		g_string_append_printf(g, "%-14s %-6s %6d %14" G_GUINT64_FORMAT " %12.3f %12.3f %+8.2f  %s\n",
+				       w->measured.collective, w->measured.algo, w->measured.nranks,
+				       w->measured.size_bytes, w->measured.time_us, w->predicted.time_us,
+				       w->err_pct, w->band);
+	}
+	g_string_append_printf(g, "# compared %zu points (%zu without a prediction)\n", r->nrows,
+			       r->unmatched);
+	g_string_append_printf(g, "# median |error| %.2f%% (tolerance %.2f%%), max |error| %.2f%% "
+				  "(max tolerance %.2f%%): %s\n",
+			       r->median_abs_pct, r->tolerance_pct, r->max_abs_pct,
+			       r->max_tolerance_pct, r->pass ? "PASS" : "FAIL");
+}
+
+void gv_report_csv(const gv_report *r, void *gstring_out)
+{
+	GString *g = gstring_out;
+	g_string_append(g, "collective,algo,nranks,size_bytes,measured_us,predicted_us,error_pct,band\n");
+	for (size_t i = 0; i < r->nrows; i++) {
+		const gv_row *w = &r->rows[i];
+		g_string_append_printf(g, "%s,%s,%d,%" G_GUINT64_FORMAT ",%.6g,%.6g,%.4f,%s\n",
+				       w->measured.collective, w->measured.algo, w->measured.nranks,
+				       w->measured.size_bytes, w->measured.time_us,
+				       w->predicted.time_us, w->err_pct, w->band);
+	}
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gv_validate: predictions against measurements, point by point.
+ *
+ * Inputs are gc_result_point arrays loaded from any of: a results SQLite
+ * file (the newest run, or every run), a points CSV (gc_results_write_csv),
+ * or a published-figures CSV in shared/reference format
+ * (system,gpus,nodes,collective,algo,bytes,busbw_GBps,algbw_GBps,time_us,
+ * source), where a missing time is derived as bytes / algbw, or from busbw
+ * through the nccl-tests factor of the collective and rank count.
+ *
+ * Matching: a measured point is compared with the predicted point of the
+ * same (collective, algo, nranks, size_bytes); an empty algo on either side
+ * matches any. Error % = 100 * (predicted - measured) / measured on time.
+ * Tolerance bands are data: ordered (name, limit %) rows; a point takes the
+ * first band whose limit >= |error|, else "fail". The verdict passes when
+ * the median |error| <= `tolerance` and the largest <= `max_tolerance`.
+ */
+#ifndef GV_VALIDATE_H
+#define GV_VALIDATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sim/core/gc_results.h"
+
+/* Loads points from FILE (format detected from its content). */
+gc_status gv_load_points(const char *path, gc_result_point **pts, size_t *n, char **errmsg);
+/* One reference-format CSV (shared/reference/nccl_tests_published.csv). */
+gc_status gv_load_reference_csv(const char *path, gc_result_point **pts, size_t *n,
+				char **errmsg);
+/* nccl-tests busbw factor by collective name (allreduce, allgather,
+ * reducescatter, alltoall, broadcast, reduce, sendrecv); NaN if unknown. */
+double gv_busbw_factor(const char *collective, int nranks);
+
+typedef struct gv_band {
+	char name[32];
+	double limit_pct;
+} gv_band;
+
+/* Bands from a CSV "band,max_error_pct" (header line required). */
+gc_status gv_bands_load(const char *path, gv_band **bands, size_t *n, char **errmsg);
+
+typedef struct gv_row {
+	gc_result_point measured, predicted;
+	double err_pct;
+	const char *band; /* points into the bands, or "fail" */
+} gv_row;
+
+typedef struct gv_report {
+	gv_row *rows;
+	size_t nrows;
+	size_t unmatched; /* measured points with no prediction */
+	double median_abs_pct, max_abs_pct;
+	double tolerance_pct, max_tolerance_pct;
+	bool pass;
+} gv_report;
+
+gc_status gv_compare(const gc_result_point *meas, size_t nm, const gc_result_point *pred,
+		     size_t np, const gv_band *bands, size_t nb, double tolerance_pct,
+		     double max_tolerance_pct, gv_report *out, char **errmsg);
+void gv_report_clear(gv_report *r);
+/* Human-readable table and verdict; CSV with one row per compared point. */
+void gv_report_table(const gv_report *r, void *gstring_out);
+void gv_report_csv(const gv_report *r, void *gstring_out);
+
+/* Imports an nccl-tests log. collective NULL: taken from the log's
+ * "<name>_perf" mention. nranks 0: the number of "#  Rank" lines. Each row
+ * gives one point with the out-of-place time. */
+gc_status gv_nccltests_parse(const char *path, const char *collective, int nranks,
+			     gc_result_point **pts, size_t *n, char **errmsg);
+
+#endif
