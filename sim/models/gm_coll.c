@@ -65,6 +65,7 @@ typedef struct sim {
 	const gs_gen *gen;
 	const gm_coll_opts *o;
 	int nranks, nstr;
+	int spc; /* strands per channel: a connection's channel = strand / spc */
 	uint32_t nstrands;
 	strand *strands;
 	gs_step *winbuf;
@@ -250,7 +251,8 @@ static void strand_run(sim *m, uint32_t sid)
 		if ((f & OPF_RECV) && !s->recvd) {
 			conn *c = &m->conns[s->recv_conn];
 			if (c->src != (uint32_t)st->recv_peer) {
-				s->recv_conn = conn_get(m, (uint32_t)st->recv_peer, s->rank, s->ch);
+				s->recv_conn = conn_get(m, (uint32_t)st->recv_peer, s->rank,
+							s->ch / (uint32_t)m->spc);
 				c = &m->conns[s->recv_conn];
 			}
 			if (c->ndelivered == c->nconsumed) {
@@ -278,7 +280,8 @@ static void strand_run(sim *m, uint32_t sid)
 		if (f & OPF_SEND) {
 			conn *c = &m->conns[s->send_conn];
 			if (c->dst != (uint32_t)st->send_peer) {
-				s->send_conn = conn_get(m, s->rank, (uint32_t)st->send_peer, s->ch);
+				s->send_conn = conn_get(m, s->rank, (uint32_t)st->send_peer,
+							s->ch / (uint32_t)m->spc);
 				c = &m->conns[s->send_conn];
 			}
 			if (c->inflight > 0 && c->inflight + st->bytes > m->o->buffer_bytes) {
@@ -431,6 +434,7 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	m->o = o;
 	m->nranks = gen->p.nranks;
 	m->nstr = gen->nstrands;
+	m->spc = gen->strands_per_channel > 0 ? gen->strands_per_channel : 1;
 	m->nstrands = (uint32_t)m->nranks * (uint32_t)m->nstr;
 	for (int k = 0; k < GS_OP__COUNT; k++)
 		m->opf[k] = (uint8_t)((gs_op_recvs((gs_op)k) ? OPF_RECV : 0) |

@@ -372,7 +372,10 @@ gc_status gm_net_check(const gm_net *n, char **errmsg)
 			continue;
 		active++;
 		double rem = f->remaining - f->rate * (double)(n->eng->now - f->last_t) * 1e-12;
-		if (!(f->rate > 0) || rem < -1e-6 * f->bytes - 1e-6 || rem > f->bytes) {
+		/* completion times are rounded up to whole picoseconds, so at its
+		 * end a flow may be up to one picosecond of bytes past zero */
+		double slack = f->rate * 1e-12 + 1e-9 * f->bytes;
+		if (!(f->rate > 0) || rem < -slack || rem > f->bytes) {
 			*errmsg = g_strdup_printf("flow %u: rate %g B/s, remaining %g B", fid, f->rate, rem);
 			return GC_ERR_INTERNAL;
 		}

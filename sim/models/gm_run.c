@@ -54,6 +54,13 @@ static gc_status collective_from_config(const gc_config *cfg, const gt_topo *t, 
 				       "slice (%llu B) must not exceed collective.chunk (%llu B)",
 				       (unsigned long long)p->slice_bytes,
 				       (unsigned long long)p->chunk_bytes);
+	uint64_t buffer = gc_config_bytes(cfg, "collective.buffer");
+	if (buffer < p->chunk_bytes)
+		return gc_config_error(cfg, "collective.buffer", errmsg,
+				       "%llu B cannot hold one chunk (collective.chunk = %llu B): a ring "
+				       "step sends a whole chunk before it receives, so every rank would "
+				       "wait for buffer space forever",
+				       (unsigned long long)buffer, (unsigned long long)p->chunk_bytes);
 	size_t n;
 	const uint64_t *sizes = gc_config_bytes_list(cfg, "collective.sizes", &n);
 	for (size_t i = 0; i < n; i++)

@@ -80,6 +80,10 @@ gc_status gm_scenario_load(const char *path, const char *const *sets, gc_config 
 {
 	gc_config *cfg = gm_scenario_config_new();
 	gc_status st = gc_config_load_file(cfg, path, errmsg);
+	/* a scenario that cannot be read is the user's input error (status 2),
+	 * like one that cannot be parsed */
+	if (st == GC_ERR_IO)
+		st = GC_ERR_INPUT;
 	for (size_t i = 0; st == GC_OK && sets && sets[i]; i++)
 		st = gc_config_set(cfg, sets[i], errmsg);
 	if (st != GC_OK) {

@@ -3,19 +3,27 @@
  * gs_sched: the schedule IR, the contract between collective algorithms and
  * the three executors (CPU reference, simulator, GPU interpreter).
  *
- * A schedule is plain fixed-width data: for each rank r and each strand
- * (channel) c in [0, nchannels), an ordered array of steps. Strands of one
- * rank run concurrently; steps of one strand run strictly in order (a step
- * starts when the previous step of its strand has completed) -- this is
- * NCCL's execution model, where each channel runs its primitives in order,
- * and it replaces general per-step dependency edges: any cross-strand or
+ * A schedule is plain fixed-width data: for each rank r and each strand s in
+ * [0, nstrands), an ordered array of steps. Strands of one rank run
+ * concurrently; steps of one strand run strictly in order (a step starts
+ * when the previous step of its strand has completed) -- NCCL's execution
+ * model, where each channel's thread groups run their primitives in order.
+ * This replaces general per-step dependency edges: any cross-strand or
  * cross-rank ordering is expressed by messages.
  *
- * Messages: a step with a send part sends `bytes` to send_peer on the same
- * channel; a step with a receive part consumes the next message on the
- * connection (recv_peer -> this rank, same channel). Messages on one
- * connection (src, dst, channel) are matched in FIFO order and the matched
- * sizes must be equal.
+ * Channels: strands are grouped into logical channels of
+ * strands_per_channel consecutive strands; strand s belongs to channel
+ * s / strands_per_channel. A channel with several strands is NCCL's split
+ * of one channel's threads into groups that progress independently (the
+ * tree's reduce-up and broadcast-down groups, p2p's send and receive
+ * groups).
+ *
+ * Messages: a step with a send part sends `bytes` to send_peer; a step with
+ * a receive part consumes the next message from recv_peer. Both travel on
+ * the connection (src rank, dst rank, channel of the strand). Messages on a
+ * connection are matched in FIFO order and the matched sizes must be equal.
+ * Every connection has exactly one sending strand (at src) and one
+ * receiving strand (at dst), so FIFO order never depends on timing.
  *
  * Buffers: every rank owns three byte buffers, INPUT, OUTPUT and SCRATCH, of
  * the sizes given in gs_sched.buf_bytes (the same on every rank). A step's
@@ -124,7 +132,9 @@ typedef struct gs_gen_ops {
 struct gs_gen {
 	const gs_gen_ops *ops;
 	gs_params p;			/* normalized copy (effective bytes, defaults) */
-	int nstrands;			/* strands per rank (IR channels) */
+	int nstrands;			/* strands per rank */
+	int strands_per_channel;	/* divides nstrands; connection channel =
+					   strand / strands_per_channel */
 	uint64_t buf_bytes[GS_BUF__COUNT]; /* per-rank buffer sizes */
 	void *priv;			/* generator state */
 };
@@ -139,6 +149,7 @@ typedef struct gs_sched {
 	gs_params p;
 	int nranks;
 	int nstrands;
+	int strands_per_channel;
 	uint64_t buf_bytes[GS_BUF__COUNT];
 	uint64_t *strand_off; /* nranks*nstrands + 1 prefix offsets into steps */
 	gs_step *steps;

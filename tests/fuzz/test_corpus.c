@@ -125,14 +125,15 @@ static void test_unreadable(void)
 	char *err = NULL, *want;
 	gc_config *cfg = NULL;
 
-	g_assert_cmpint(gm_scenario_load(path, NULL, &cfg, &err), ==, GC_ERR_IO);
+	g_assert_cmpint(gm_scenario_load(path, NULL, &cfg, &err), ==, GC_ERR_INPUT);
 	g_assert_null(cfg);
 	want = g_strdup_printf("%s:1:1: cannot open file: No such file or directory", path);
 	g_assert_cmpstr(err, ==, want);
 	g_free(want);
 	g_free(err);
-	/* A directory opens but cannot be read. */
-	g_assert_cmpint(gm_scenario_load(dir, NULL, &cfg, &err), ==, GC_ERR_IO);
+	/* A directory opens but cannot be read. Both are input errors (exit
+	 * status 2): the user named a file that is not a scenario. */
+	g_assert_cmpint(gm_scenario_load(dir, NULL, &cfg, &err), ==, GC_ERR_INPUT);
 	check_form(dir, err);
 	g_free(err);
 	g_free(path);

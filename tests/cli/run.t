@@ -1,0 +1,90 @@
+#!/bin/sh
+# gcsim run from the command line: formats, determinism, traces, link
+# summaries, golden outputs, and the exit status and stderr of bad input.
+# TAP output; GCSIM is set by `make test` (defaults to build/gcsim).
+cd "$(dirname "$0")/../.." || exit 1
+G=${GCSIM:-build/gcsim}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+n=0
+fails=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+nok() { n=$((n + 1)); echo "not ok $n - $1"; fails=$((fails + 1)); }
+check() { if eval "$2"; then ok "$1"; else nok "$1"; fi; }
+
+# --- formats ---------------------------------------------------------------
+"$G" run scenarios/flat-1024-ring.yaml --format csv >"$T/flat.csv" 2>"$T/err"
+check "csv run exits 0 with empty stderr" "[ \$? -eq 0 ] && [ ! -s '$T/err' ]"
+check "csv header is exact" "[ \"\$(head -1 '$T/flat.csv')\" = 'size_bytes,count,type,redop,root,time_us,algbw_GBps,busbw_GBps' ]"
+check "csv has one row per size" "[ \$(wc -l <'$T/flat.csv') -eq 2 ]"
+# 2(n-1)(alpha + S/(n B)) with n = 1024, S = 1 MiB, B = 50 GB/s, alpha = 1 us
+check "flat 1024 ring within 2% of the alpha-beta formula" \
+  "awk -F, 'NR==2 { f = 2*1023*(1 + 1048576/1024/50e9*1e6); e = (\$6-f)/f; if (e<0) e=-e; exit !(e < 0.02) }' '$T/flat.csv'"
+
+"$G" run scenarios/dgx-h100-allreduce.yaml >"$T/table.txt"
+check "table has the nccl-tests columns" "grep -q '^#       size         count      type   redop    root       time    algbw    busbw' '$T/table.txt'"
+check "table ends with the average bus bandwidth" "tail -1 '$T/table.txt' | grep -q '^# Avg bus bandwidth    : '"
+check "table matches its golden output" "diff -u tests/golden/dgx-h100-allreduce.txt '$T/table.txt' >'$T/diff' || { sed 's/^/# /' '$T/diff'; false; }"
+
+# --- determinism -------------------------------------------------------------
+"$G" run scenarios/dgx-h100-8node-crossover.yaml --set collective.sizes=8B,1MiB,256MiB >"$T/a.txt"
+"$G" run scenarios/dgx-h100-8node-crossover.yaml --set collective.sizes=8B,1MiB,256MiB >"$T/b.txt"
+check "same scenario and seed: byte-identical output" "cmp -s '$T/a.txt' '$T/b.txt'"
+"$G" run scenarios/dgx-h100-8node-crossover.yaml --set collective.sizes=8B,1MiB,256MiB --seed 7 >"$T/c.txt"
+check "--seed is recorded in the header" "grep -q 'seed 7' '$T/c.txt'"
+check "crossover line printed" "grep -q '^# crossover: tree is faster up to 1048576 B, ring from 268435456 B' '$T/a.txt'"
+
+# --- trace and links -----------------------------------------------------------
+"$G" run scenarios/flat-1024-ring.yaml --set topology.gpus=8 --trace "$T/t.json" >/dev/null
+check "trace written" "[ -s '$T/t.json' ] && [ ! -e '$T/t.json.tmp' ]"
+if command -v python3 >/dev/null 2>&1; then
+  check "trace is valid JSON with rank and link tracks" "python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+ev = d[\"traceEvents\"]
+names = {e[\"args\"][\"name\"] for e in ev if e.get(\"ph\") == \"M\" and e[\"name\"] == \"process_name\"}
+assert \"rank 0\" in names and \"rank 7\" in names and \"links (utilization)\" in names, names
+assert any(e[\"ph\"] == \"X\" and e[\"name\"] == \"RECV_REDUCE_SEND\" for e in ev)
+assert any(e[\"ph\"] == \"C\" and e[\"name\"] == \"gpu0.up\" for e in ev)
+' '$T/t.json'"
+else
+  ok "trace is valid JSON # SKIP python3 not installed"
+fi
+"$G" run scenarios/flat-1024-ring.yaml --set collective.op=tree --trace "$T/bad.json" >/dev/null 2>&1
+check "failed run leaves no trace file" "[ ! -e '$T/bad.json' ] && [ ! -e '$T/bad.json.tmp' ]"
+"$G" run scenarios/dgx-h100-allreduce.yaml --set collective.sizes=64MiB --links >"$T/links.txt"
+check "--links lists the busiest links" "grep -q '^# links at size 67108864 B, busiest first' '$T/links.txt' && grep -q 'n0.gpu0.nvlink.tx' '$T/links.txt'"
+
+# --- bad input: status 2, FILE:LINE:COLUMN on stderr, nothing on stdout ---------
+bad() { # name, expected-stderr-regex, args...
+  name=$1; re=$2; shift 2
+  "$G" "$@" >"$T/out" 2>"$T/err"; rc=$?
+  if [ $rc -eq 2 ] && [ ! -s "$T/out" ] && grep -Eq -- "$re" "$T/err" && [ "$(wc -l <"$T/err")" -eq 1 ]; then
+    ok "$name"
+  else
+    nok "$name (status $rc)"; sed 's/^/# /' "$T/err"
+  fi
+}
+for f in tests/fuzz/corpus/scenario/bad-*.yaml; do
+  bad "$(basename "$f")" "^$f:[0-9]+:[0-9]+: " run "$f"
+done
+bad "missing file" "^$T/none.yaml:1:1: cannot open file" run "$T/none.yaml"
+bad "directory" "^$T:[0-9]+:[0-9]+: " run "$T"
+printf 'schema_version: 1\ntopology: {kind: flat, gpus: 4}\ncollective: {op: allreduce, algo: tree, sizes: [1MiB]}\n' >"$T/s.yaml"
+bad "tree is for allreduce only" "^$T/s.yaml:3:[0-9]+: collective.algo: tree is implemented for allreduce only" run "$T/s.yaml" --set collective.op=allgather
+bad "unknown --set key suggests" "unknown key 'topology.gpu'" run "$T/s.yaml" --set topology.gpu=8
+bad "bad --set value" "expected an integer" run "$T/s.yaml" --set topology.gpus=many
+bad "unknown format" "--format: expected table or csv" run "$T/s.yaml" --format xml
+bad "unknown option" "Unknown option" run "$T/s.yaml" --frobnicate
+bad "two files" "expected one scenario file" run "$T/s.yaml" "$T/s.yaml"
+bad "unknown command" "unknown command 'rnu'" rnu "$T/s.yaml"
+
+# --- help and models ----------------------------------------------------------------
+"$G" run --help >"$T/help" 2>&1
+check "run --help exits 0 and lists the options" "[ \$? -eq 0 ] && grep -q -- '--trace' '$T/help' && grep -q -- '--links' '$T/help'"
+"$G" models --keys >"$T/models"
+check "models lists the registry with sources" "grep -q '^ring ' '$T/models' && grep -q 'source: ' '$T/models'"
+check "models --keys lists every key with its source" "grep -q '^topology.nvlink.bandwidth' '$T/models' && grep -q 'p2pBandwidthLatencyTest' '$T/models'"
+
+echo "1..$n"
+[ $fails -eq 0 ]
