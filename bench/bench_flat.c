@@ -21,10 +21,12 @@ int main(int argc, char **argv)
 		"schema_version: 1\n"
 		"topology: {kind: flat, gpus: %d, link: {bandwidth: 50GB/s, latency: 1us}, launch_latency: 0us}\n"
 		"collective: {op: allreduce, algo: ring, sizes: [1MiB]}\n", n);
-	char path[] = "/tmp/gcsim-bench-XXXXXX.yaml";
-	int fd = g_mkstemp_full(path, 0, 0600);
-	if (fd < 0 || write(fd, yaml, strlen(yaml)) != (ssize_t)strlen(yaml))
+	char *path = NULL;
+	int fd = g_file_open_tmp("gcsim-bench-XXXXXX.yaml", &path, NULL);
+	if (fd < 0 || !g_file_set_contents(path, yaml, -1, NULL)) {
+		fprintf(stderr, "bench_flat: cannot write a temporary scenario\n");
 		return 1;
+	}
 	close(fd);
 	gint64 t0 = g_get_monotonic_time();
 	gm_run *run = NULL;
@@ -33,6 +35,7 @@ int main(int argc, char **argv)
 	gc_status st = gm_run_scenario(path, &o, &run, &err);
 	double secs = (double)(g_get_monotonic_time() - t0) * 1e-6;
 	remove(path);
+	g_free(path);
 	if (st != GC_OK) {
 		fprintf(stderr, "%s\n", err);
 		return 1;

@@ -75,8 +75,8 @@ typedef struct sim {
 	uint64_t *hkeys; /* open addressing, key+1 (0 = empty) */
 	uint32_t *hvals;
 	uint64_t hcap;
-	uint32_t *ready;
-	uint32_t rhead, rcount;
+	uint32_t *ready; /* FIFO ring of runnable strands, power-of-two size */
+	uint32_t rhead, rcount, rmask;
 	uint32_t ranks_done;
 	uint64_t steps_done, messages;
 	int64_t end_time;
@@ -176,7 +176,7 @@ static void wake(sim *m, uint32_t sid)
 	if (s->queued)
 		return;
 	s->queued = 1;
-	m->ready[(m->rhead + m->rcount++) % m->nstrands] = sid;
+	m->ready[(m->rhead + m->rcount++) & m->rmask] = sid;
 }
 
 static const gs_step *cur_step(sim *m, strand *s, uint32_t sid)
@@ -230,7 +230,8 @@ static void rank_iteration_done(sim *m, uint32_t rank)
 
 static void step_complete(sim *m, strand *s, const gs_step *st)
 {
-	trace_step(m, s, st);
+	if (m->o->trace)
+		trace_step(m, s, st);
 	s->pos++;
 	s->recvd = 0;
 	s->state = S_IDLE;
@@ -313,7 +314,7 @@ static void drain(sim *m)
 {
 	while (m->rcount > 0 && m->err == GC_OK) {
 		uint32_t sid = m->ready[m->rhead];
-		m->rhead = (m->rhead + 1) % m->nstrands;
+		m->rhead = (m->rhead + 1) & m->rmask;
 		m->rcount--;
 		m->strands[sid].queued = 0;
 		strand_run(m, sid);
@@ -426,6 +427,14 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 					  gen->p.nranks, topo->ngpus);
 		return GC_ERR_INPUT;
 	}
+	/* state is O(ranks x strands); refuse sizes that cannot fit in memory */
+	uint64_t total = (uint64_t)gen->p.nranks * (uint64_t)gen->nstrands;
+	if (total > (UINT64_C(1) << 24)) {
+		*errmsg = g_strdup_printf("%d ranks x %d strands = %llu strands: more than the 16777216 "
+					  "this simulator keeps in memory; use fewer channels or GPUs",
+					  gen->p.nranks, gen->nstrands, (unsigned long long)total);
+		return GC_ERR_INPUT;
+	}
 	sim *m = g_new0(sim, 1);
 	ge_engine_init(&m->eng, o->seed);
 	m->eng.check = o->check;
@@ -450,7 +459,11 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	m->strands = g_new0(strand, m->nstrands);
 	m->winbuf = g_new(gs_step, (uint64_t)m->nstrands * WIN);
 	m->ranks = g_new0(rankst, m->nranks);
-	m->ready = g_new(uint32_t, m->nstrands);
+	m->rmask = 1;
+	while (m->rmask < m->nstrands)
+		m->rmask <<= 1;
+	m->ready = g_new(uint32_t, m->rmask);
+	m->rmask--;
 	for (int r = 0; r < m->nranks; r++) {
 		if (o->trace) {
 			char name[32];
