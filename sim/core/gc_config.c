@@ -484,22 +484,22 @@ static bool elem_from_scalar(const gc_param *p, const char *text, bool null, uin
 {
 	const char *why = NULL;
 	gc_value v = {0};
+	GString *s;
 
-	if (null || gc_parse_bytes(text, out, &why) != GC_OK) {
-		if (null)
-			gc_parse_bytes("", out, &why); /* the generic text */
-		GString *s = g_string_new("expected ");
-
-		g_string_append_printf(s, "%s, got ", why);
-		if (null)
-			g_string_append(s, "nothing");
-		else
-			append_quoted_str(s, text);
-		*body = g_string_free(s, FALSE);
-		return false;
+	if (!null && gc_parse_bytes(text, out, &why) == GC_OK) {
+		*body = range_check(p, &v, *out);
+		return *body == NULL;
 	}
-	*body = range_check(p, &v, *out);
-	return *body == NULL;
+	if (null)
+		gc_parse_bytes("", out, &why); /* just for the generic text */
+	s = g_string_new("expected ");
+	g_string_append_printf(s, "%s, got ", why);
+	if (null)
+		g_string_append(s, "nothing");
+	else
+		append_quoted_str(s, text);
+	*body = g_string_free(s, FALSE);
+	return false;
 }
 
 /*
@@ -1586,8 +1586,8 @@ static bool ld_mapping(gc_loader *ld, const char *path, int depth)
 		if (good && e) {
 			good = ld_value(ld, e, full, km);
 		} else if (good && ld->ev.type != YAML_MAPPING_START_EVENT) {
-			good = ld_failf(ld, ld->ev.start_mark, "expected a mapping for '%s', got %s",
-					full, ev_kind(ld));
+			good = ld_failf(ld, ld->ev.start_mark,
+					"expected a mapping for '%s', got %s", full, ev_kind(ld));
 		} else if (good) {
 			good = ld_mapping(ld, full, depth + 1);
 		}
@@ -1613,7 +1613,8 @@ static bool ld_stream(gc_loader *ld)
 	if (!ld_next(ld))
 		return false;
 	if (ld->ev.type == YAML_SCALAR_EVENT && ev_is_null(ld))
-		return ld_fail(ld, ld->ev.start_mark, "empty document; expected a scenario mapping");
+		return ld_fail(ld, ld->ev.start_mark,
+			       "empty document; expected a scenario mapping");
 	if (ld->ev.type != YAML_MAPPING_START_EVENT)
 		return ld_failf(ld, ld->ev.start_mark,
 				"expected a scenario mapping at the top level, got %s",

@@ -313,7 +313,8 @@ static void test_ranges(void)
 	expect_error("topology: {link: {latency: 2000s}}\n",
 		     "t.yaml:1:28: topology.link.latency: must be at most 1000s, got 2000s");
 	expect_error("ratio: 1.5\n", "t.yaml:1:8: ratio: must be at most 1, got 1.5");
-	expect_error("schema_version: 2\n", "t.yaml:1:17: schema_version: must be at most 1, got 2");
+	expect_error("schema_version: 2\n",
+		     "t.yaml:1:17: schema_version: must be at most 1, got 2");
 	expect_error("collective: {sizes: [1MiB, 0]}\n",
 		     "t.yaml:1:28: collective.sizes[1]: must be at least 1B, got 0B");
 }
@@ -345,7 +346,8 @@ static void test_range_exact_bounds(void)
 
 static void test_structure_errors(void)
 {
-	expect_error("topology: 8\n", "t.yaml:1:11: expected a mapping for 'topology', got a scalar");
+	expect_error("topology: 8\n",
+		     "t.yaml:1:11: expected a mapping for 'topology', got a scalar");
 	expect_error("topology: [8]\n",
 		     "t.yaml:1:11: expected a mapping for 'topology', got a sequence");
 	expect_error("- 1\n- 2\n", "t.yaml:1:1: expected a scenario mapping at the top level, got "
@@ -362,7 +364,8 @@ static void test_structure_errors(void)
 	expect_error("collective:\n  sizes: [1MiB]\n  sizes: [2MiB]\n",
 		     "t.yaml:3:3: duplicate key 'sizes' in 'collective' (first at 2:3)");
 	expect_error("topology: {[a]: 1}\n",
-		     "t.yaml:1:12: keys must be plain names, got a sequence as a key in 'topology'");
+		     "t.yaml:1:12: keys must be plain names, got a sequence as a key in "
+		     "'topology'");
 	expect_error("topology: &b {gpus: 1}\n",
 		     "t.yaml:1:11: anchors and aliases are not supported (anchor &b); write the "
 		     "value out");
@@ -436,7 +439,8 @@ static void test_lists(void)
 		gc_config_free(cfg);
 	}
 	expect_error("collective: {sizes: []}\n",
-		     "t.yaml:1:21: collective.sizes: expected at least one size, got an empty list");
+		     "t.yaml:1:21: collective.sizes: expected at least one size, got an empty "
+		     "list");
 	expect_error("collective:\n  sizes:\n    - 1MiB\n    - 2 MB/s\n",
 		     "t.yaml:4:7: collective.sizes[1]: expected a size such as 1MiB, 512KB or 4096 "
 		     "(bytes), got '2 MB/s'");
