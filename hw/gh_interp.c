@@ -2,6 +2,14 @@
 /*
  * gh_interp: packing a schedule for the GPU interpreter and the expected
  * output of each collective under the input convention (see gh_interp.h).
+ *
+ * Connections are keyed like every other executor's: (src rank, dst rank,
+ * channel) with channel = strand / strands_per_channel, so a message sent
+ * by one strand of src is found by the receiving strand of dst even when
+ * the two strand indices differ (tree up/down, p2p send/receive groups).
+ * A mailbox's head is written only by its sending block and its tail only
+ * by its receiving block, so packing refuses a schedule where two strands
+ * send, or two strands receive, on one connection.
  */
 #include "gh_interp.h"
 
@@ -20,9 +28,12 @@ static uint64_t align256(uint64_t x)
 	return (x + 255) & ~(uint64_t)255;
 }
 
-static int64_t conn_key(const gs_sched *s, int src, int dst, int ch)
+/* Key of connection (src, dst, channel of strand). */
+static int64_t conn_key(const gs_sched *s, int src, int dst, int strand)
 {
-	return ((int64_t)src * s->nranks + dst) * s->nstrands + ch;
+	int spc = s->strands_per_channel;
+
+	return ((int64_t)src * s->nranks + dst) * (s->nstrands / spc) + strand / spc;
 }
 
 gc_status gh_interp_plan_build(const gs_sched *s, gh_interp_plan *plan, char **errmsg)
@@ -34,9 +45,15 @@ gc_status gh_interp_plan_build(const gs_sched *s, gh_interp_plan *plan, char **e
 					  gs_dtype_name(dt));
 		return GC_ERR_UNSUPPORTED;
 	}
+	if (s->strands_per_channel < 1 || s->nstrands % s->strands_per_channel != 0) {
+		*errmsg = g_strdup_printf("bad schedule shape: %d strands in channels of %d",
+					  s->nstrands, s->strands_per_channel);
+		return GC_ERR_INPUT;
+	}
 	plan->p = s->p;
 	plan->nranks = s->nranks;
 	plan->nstrands = s->nstrands;
+	plan->strands_per_channel = s->strands_per_channel;
 	plan->elem = gs_dtype_size(dt);
 	uint64_t nstr = (uint64_t)s->nranks * (uint64_t)s->nstrands;
 	plan->nsteps = s->strand_off[nstr];
@@ -55,6 +72,9 @@ gc_status gh_interp_plan_build(const gs_sched *s, gh_interp_plan *plan, char **e
 	GArray *src = g_array_new(FALSE, FALSE, sizeof(int32_t));
 	GArray *dst = g_array_new(FALSE, FALSE, sizeof(int32_t));
 	GArray *chs = g_array_new(FALSE, FALSE, sizeof(int32_t));
+	/* per connection: the one strand that sends / receives on it */
+	GArray *sender = g_array_new(FALSE, FALSE, sizeof(int32_t));
+	GArray *receiver = g_array_new(FALSE, FALSE, sizeof(int32_t));
 	gc_status st = GC_OK;
 	/* Pass 1 numbers the connections in send order; pass 2 resolves receives. */
 	for (int pass = 0; pass < 2 && st == GC_OK; pass++) {
@@ -83,33 +103,65 @@ gc_status gh_interp_plan_build(const gs_sched *s, gh_interp_plan *plan, char **e
 						int64_t k = conn_key(s, r, stp->send_peer, c);
 						if (!g_hash_table_contains(conns, &k)) {
 							int32_t idx = (int32_t)src->len, sr = r,
-								ds = stp->send_peer, cc = c;
+								ds = stp->send_peer,
+								cc = c / s->strands_per_channel, sc = c,
+								none = -1;
 							g_hash_table_insert(conns, g_memdup2(&k, sizeof(k)),
 									    GINT_TO_POINTER(idx + 1));
 							g_array_append_val(src, sr);
 							g_array_append_val(dst, ds);
 							g_array_append_val(chs, cc);
+							g_array_append_val(sender, sc);
+							g_array_append_val(receiver, none);
 						}
 						ax->send_conn = GPOINTER_TO_INT(g_hash_table_lookup(conns, &k)) - 1;
+						int32_t owner = g_array_index(sender, int32_t, ax->send_conn);
+						if (owner != c) {
+							*errmsg = g_strdup_printf(
+								"r%d c%d #%" G_GUINT64_FORMAT ": connection "
+								"%d->%d channel %d has two sending strands: "
+								"%d and %d",
+								r, c, i, r, stp->send_peer,
+								c / s->strands_per_channel, owner, c);
+							st = GC_ERR_INPUT;
+							break;
+						}
 					} else if (gs_op_recvs(op)) {
+						/* the mailbox of the sender's channel, found
+						 * from the receiving strand's channel */
 						int64_t k = conn_key(s, stp->recv_peer, r, c);
 						gpointer v = g_hash_table_lookup(conns, &k);
 						if (!v) {
 							*errmsg = g_strdup_printf(
 								"r%d c%d #%" G_GUINT64_FORMAT ": %s from r%d "
 								"on channel %d, but r%d never sends there",
-								r, c, i, gs_op_name(op), stp->recv_peer, c,
-								stp->recv_peer);
+								r, c, i, gs_op_name(op), stp->recv_peer,
+								c / s->strands_per_channel, stp->recv_peer);
 							st = GC_ERR_INPUT;
 							break;
 						}
 						ax->recv_conn = GPOINTER_TO_INT(v) - 1;
+						int32_t *owner = &g_array_index(receiver, int32_t, ax->recv_conn);
+						if (*owner < 0) {
+							*owner = c;
+						} else if (*owner != c) {
+							*errmsg = g_strdup_printf(
+								"r%d c%d #%" G_GUINT64_FORMAT ": connection "
+								"%d->%d channel %d has two receiving strands: "
+								"%d and %d",
+								r, c, i, stp->recv_peer, r,
+								c / s->strands_per_channel, *owner, c);
+							st = GC_ERR_INPUT;
+							break;
+						}
 					}
 				}
 			}
 		}
 	}
 	g_hash_table_destroy(conns);
+	g_array_free(sender, TRUE);
+	g_array_free(receiver, TRUE);
 	plan->nconns = (int)src->len;
 	plan->conn_src = (int32_t *)(void *)g_array_free(src, FALSE);
 	plan->conn_dst = (int32_t *)(void *)g_array_free(dst, FALSE);
@@ -173,6 +225,8 @@ gc_status gh_interp_expected(const gh_interp_plan *plan, void *expected, char **
 			} else if (c == GS_COLL_REDUCESCATTER) {
 				for (int k = 0; k < n; k++)
 					v += gh_interp_input_value(k, (uint64_t)r * out_n + i);
+			} else if (c == GS_COLL_SENDRECV) {
+				v = gh_interp_input_value((r - 1 + n) % n, i);
 			} else {
 				*errmsg = g_strdup_printf("no expected result defined for %s",
 							  gs_coll_name(c));

@@ -11,9 +11,14 @@
  *               properties as bits, so the kernel needs no op tables
  *   arena       rank r's buffer b starts at r*rank_stride + buf_off[b]; every
  *               buffer start is 256-byte aligned
- * A connection is one (src, dst, channel) triple that some step sends on;
- * every step that receives from src on channel ch at rank dst refers to the
- * same index, so the two ends of a message meet in the same mailbox.
+ * A connection is one (src, dst, channel) triple that some step sends on,
+ * channel = strand / strands_per_channel; every step that receives from src
+ * at rank dst on a strand of that channel refers to the same index, so the
+ * two ends of a message meet in the same mailbox even when the sending and
+ * the receiving strand indices differ (tree up/down, p2p send/receive
+ * groups). Each connection has exactly one sending and one receiving
+ * strand (packing checks it): a mailbox's head has one writer, its tail
+ * another.
  *
  * Input convention: element i of rank r's INPUT is gh_interp_input_value(r, i),
  * a small integer, so float sums over up to 2^16 ranks are exact and the
@@ -53,23 +58,28 @@ typedef struct gh_interp_plan {
 	uint64_t *strand_off;  /* owned copy */
 	gh_step_aux *aux;      /* owned, nsteps */
 	int nconns;
-	int32_t *conn_src, *conn_dst, *conn_ch; /* owned, nconns each */
+	int32_t *conn_src, *conn_dst, *conn_ch; /* owned, nconns each; conn_ch is the
+						   channel, not a strand */
 	uint64_t buf_bytes[GS_BUF__COUNT];
 	uint64_t buf_off[GS_BUF__COUNT];
 	uint64_t rank_stride;
 	uint64_t max_msg_bytes; /* largest single step */
+	int strands_per_channel; /* a connection's channel = strand / this */
 } gh_interp_plan;
 
 /* GC_ERR_UNSUPPORTED for a dtype the kernel cannot reduce (float, int32 and
- * double are supported); GC_ERR_INPUT for an unmatched receive. */
+ * double are supported); GC_ERR_INPUT for a bad channel grouping, an
+ * unmatched receive, or a connection with two sending or two receiving
+ * strands. */
 gc_status gh_interp_plan_build(const gs_sched *s, gh_interp_plan *plan, char **errmsg);
 void gh_interp_plan_clear(gh_interp_plan *plan);
 
 double gh_interp_input_value(int rank, uint64_t i);
 /* inputs: nranks consecutive INPUT buffers of buf_bytes[INPUT] bytes. */
 void gh_interp_fill_inputs(const gh_interp_plan *plan, void *inputs);
-/* expected: nranks consecutive OUTPUT buffers. GC_ERR_UNSUPPORTED for a
- * collective whose result is not defined here (sendrecv). */
+/* expected: nranks consecutive OUTPUT buffers (sendrecv: the INPUT of rank
+ * (r - 1 + n) % n). GC_ERR_UNSUPPORTED for a collective whose result is not
+ * defined here. */
 gc_status gh_interp_expected(const gh_interp_plan *plan, void *expected, char **errmsg);
 /* Compares outputs with the expected result; the message names the first
  * mismatching rank and element. */

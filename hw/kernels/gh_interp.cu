@@ -5,6 +5,13 @@
  * owns INPUT/OUTPUT/SCRATCH in one arena; each connection (src, dst,
  * channel) owns a mailbox of GH_NSLOTS slots with a head counter (written
  * only by the sender) and a tail counter (written only by the receiver).
+ * The kernel never derives a mailbox from its own strand index: packing
+ * (gh_interp.c) resolved every step's send and receive mailbox from the
+ * channel (strand / strands_per_channel) into gh_step_aux, so a receiving
+ * strand finds the mailbox its sender fills even when the two strands have
+ * different indices (tree up/down groups, p2p send/receive groups), and
+ * the one-sender / one-receiver rule of the schedule contract keeps head
+ * and tail single-writer.
  *
  * A message is cut into pieces of at most one slot. Protocols, chosen by
  * the message size so both ends agree without talking:

@@ -5,8 +5,10 @@
  *
  * Per strand the executor keeps a cursor and a window of WIN steps fetched
  * from the generator. Per connection it keeps the credit in use (bytes sent
- * and not yet consumed by the receiver) and a FIFO of message sizes with
- * three counters: sent, delivered, consumed (consumed <= delivered <= sent).
+ * whose buffer space has not come back yet) and a FIFO of message sizes with
+ * four counters: credited <= consumed <= delivered <= sent. A consumed
+ * message's space returns to the sender one route latency later (the
+ * receiver's head-pointer write travels back; routes are symmetric).
  * A strand that cannot proceed parks itself on the connection it waits for;
  * whoever changes that connection wakes it through a FIFO ready queue, so
  * there is no recursion and the order of wake-ups is deterministic.
@@ -19,7 +21,7 @@
 #define WIN 32
 #define NONE UINT32_MAX
 
-enum { EV_LAUNCH = 1, EV_DELIVER = 2 };
+enum { EV_LAUNCH = 1, EV_DELIVER = 2, EV_CREDIT = 3 };
 enum { S_IDLE, S_WAIT_RECV, S_WAIT_CREDIT, S_SENDING, S_DONE };
 
 typedef struct strand {
@@ -41,7 +43,7 @@ typedef struct conn {
 		uint64_t *heap;
 	} q;
 	uint64_t qmask;
-	uint64_t nsent, ndelivered, nconsumed;
+	uint64_t nsent, ndelivered, nconsumed, ncredited;
 	uint32_t route[GM_MAX_HOPS];
 	int nhops;
 	int64_t lat_ps;
@@ -157,10 +159,10 @@ static uint32_t conn_get(sim *m, uint32_t src, uint32_t dst, uint32_t ch)
 
 static void conn_push(conn *c, uint64_t bytes)
 {
-	if (c->nsent - c->nconsumed == c->qmask + 1) {
+	if (c->nsent - c->ncredited == c->qmask + 1) {
 		uint64_t oldn = c->qmask + 1;
 		uint64_t *nq = g_new(uint64_t, oldn * 2);
-		for (uint64_t i = c->nconsumed; i < c->nsent; i++)
+		for (uint64_t i = c->ncredited; i < c->nsent; i++)
 			nq[i & (oldn * 2 - 1)] = cq(c)[i & c->qmask];
 		if (c->qmask >= 4)
 			g_free(c->q.heap);
@@ -177,6 +179,16 @@ static void wake(sim *m, uint32_t sid)
 		return;
 	s->queued = 1;
 	m->ready[(m->rhead + m->rcount++) & m->rmask] = sid;
+}
+
+/* A consumed message's buffer space is back at the sender. */
+static void credit(sim *m, conn *c)
+{
+	c->inflight -= cq(c)[c->ncredited++ & c->qmask];
+	if (c->waiting_send != NONE) {
+		wake(m, c->waiting_send);
+		c->waiting_send = NONE;
+	}
 }
 
 static const gs_step *cur_step(sim *m, strand *s, uint32_t sid)
@@ -271,11 +283,13 @@ static void strand_run(sim *m, uint32_t sid)
 				return;
 			}
 			c->nconsumed++;
-			c->inflight -= got;
-			if (c->waiting_send != NONE) {
-				wake(m, c->waiting_send);
-				c->waiting_send = NONE;
-			}
+			/* the receiver tells the sender that the slot is free with a
+			 * write that travels back over the connection */
+			if (c->lat_ps == 0)
+				credit(m, c);
+			else
+				ge_schedule(&m->eng, m->eng.now + c->lat_ps, m->ent, EV_CREDIT,
+					    (uint64_t)(c - m->conns));
 			s->recvd = 1;
 		}
 		if (f & OPF_SEND) {
@@ -357,8 +371,10 @@ static gc_status coll_handle(ge_engine *e, void *self, const ge_event *ev)
 			m->strands[sid].step_start = e->now;
 			wake(m, sid);
 		}
-	} else {
+	} else if (ev->kind == EV_DELIVER) {
 		deliver(m, &m->conns[ev->arg]);
+	} else {
+		credit(m, &m->conns[ev->arg]);
 	}
 	drain(m);
 	return m->err;
@@ -370,14 +386,17 @@ static gc_status coll_check(const ge_engine *e, const void *self, char **errmsg)
 	for (uint32_t i = 0; i < m->nconns; i++) {
 		const conn *c = &m->conns[i];
 		uint64_t sum = 0;
-		for (uint64_t k = c->nconsumed; k < c->nsent; k++)
+		for (uint64_t k = c->ncredited; k < c->nsent; k++)
 			sum += cq_c(c)[k & c->qmask];
-		if (!(c->nconsumed <= c->ndelivered && c->ndelivered <= c->nsent) || sum != c->inflight) {
+		if (!(c->ncredited <= c->nconsumed && c->nconsumed <= c->ndelivered &&
+		      c->ndelivered <= c->nsent) ||
+		    sum != c->inflight) {
 			*errmsg = g_strdup_printf("connection %u->%u ch %u: sent %llu delivered %llu consumed "
-						  "%llu, credit %llu for %llu unconsumed bytes",
+						  "%llu credited %llu, credit %llu for %llu uncredited bytes",
 						  c->src, c->dst, c->ch, (unsigned long long)c->nsent,
 						  (unsigned long long)c->ndelivered,
 						  (unsigned long long)c->nconsumed,
+						  (unsigned long long)c->ncredited,
 						  (unsigned long long)c->inflight, (unsigned long long)sum);
 			return GC_ERR_INTERNAL;
 		}

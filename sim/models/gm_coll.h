@@ -6,10 +6,11 @@
  *  - each rank's kernel starts after the topology's launch latency; strands
  *    (channels) run concurrently, steps of a strand in order;
  *  - the receive part of a step waits until the matching message has been
- *    delivered, then consumes it, returning its bytes to the sender's credit
- *    (each connection (src, dst, channel) has a receive buffer of
- *    `buffer_bytes`; a send waits until its message fits, NCCL's slot/credit
- *    flow control);
+ *    delivered, then consumes it; its bytes return to the sender's credit one
+ *    route latency later (each connection (src, dst, channel) has a receive
+ *    buffer of `buffer_bytes`; a send waits until its message fits: NCCL's
+ *    slot/credit flow control, where the receiver's head pointer update
+ *    travels back to the sender);
  *  - the send part starts a flow over the route between the two GPUs; the
  *    step completes when the flow's last byte has left the bottleneck, and
  *    the message is delivered one route latency later;

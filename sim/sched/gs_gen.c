@@ -18,8 +18,9 @@
  * A collective whose effective count is 0 is valid: every strand is empty.
  *
  * Invariants: a gs_gen is immutable after gs_gen_create() (fill may be
- * called concurrently from several threads), and its output is a pure
- * function of the normalized parameters.
+ * called concurrently from several threads), its output is a pure
+ * function of the normalized parameters, and strands_per_channel >= 1
+ * divides nstrands (checked here for every generator).
  */
 #include <inttypes.h>
 
@@ -40,8 +41,8 @@
 
 /*
  * The generator constructors. They live in gs_ring.c, gs_tree.c and
- * gs_p2p.c; each fills in ops, nstrands, buf_bytes and priv of a gs_gen
- * whose p is already normalized. (These prototypes would belong in a
+ * gs_p2p.c; each fills in ops, nstrands, strands_per_channel, buf_bytes
+ * and priv of a gs_gen whose p is already normalized. (These prototypes would belong in a
  * private header of sim/sched; they are repeated in each generator file.)
  */
 gc_status gs_ring_init(gs_gen *g, char **errmsg);
@@ -161,9 +162,22 @@ gc_status gs_gen_create(const gs_params *p, gs_gen **out, char **errmsg)
 	}
 	if (st != GC_OK)
 		goto fail;
+	/* the channel grouping every executor keys connections by */
+	if (g->nstrands < 1 || g->strands_per_channel < 1 ||
+	    g->nstrands % g->strands_per_channel != 0) {
+		*errmsg = g_strdup_printf("internal: the %s %s generator made %d strands in "
+					  "channels of %d strands",
+					  gs_algo_name(g->p.algo), gs_coll_name(g->p.coll),
+					  g->nstrands, g->strands_per_channel);
+		st = GC_ERR_INTERNAL;
+		goto fail_gen;
+	}
 	*out = g;
 	return GC_OK;
 
+fail_gen:
+	if (g->ops && g->ops->destroy)
+		g->ops->destroy(g);
 fail:
 	g_free(g);
 	return st;
@@ -200,6 +214,7 @@ gs_sched *gs_sched_materialize(const gs_gen *g)
 	s->p = g->p;
 	s->nranks = g->p.nranks;
 	s->nstrands = g->nstrands;
+	s->strands_per_channel = g->strands_per_channel;
 	for (int b = 0; b < GS_BUF__COUNT; b++)
 		s->buf_bytes[b] = g->buf_bytes[b];
 

@@ -4,18 +4,31 @@
  * its INPUT to (r + 1) % n and receives the INPUT of (r - 1 + n) % n into its
  * OUTPUT), as a streaming generator.
  *
- * The buffer's elements are split over the channels in contiguous parts
- * (channel c gets count / C elements, plus one for the first count % C
- * channels); each channel is one strand. A strand processes its part in
- * loops of min(CE, remaining) elements: it SENDs the loop's chunk as slices
- * of at most SE elements, then RECVs the matching chunk from its
- * predecessor, slice by slice. A rank therefore never has more than one
- * chunk (<= chunk_bytes) sent but not yet matched by a receive of its own,
- * so a connection needs at most one loop's worth of unconsumed data to make
- * progress. With one rank the strand is one COPY INPUT -> OUTPUT per slice.
+ * The buffer's elements are split over the logical channels in contiguous
+ * parts (channel c gets count / C elements, plus one for the first
+ * count % C channels). Each channel has two strands (strands_per_channel =
+ * 2, nstrands = 2 * C), NCCL's split of a p2p channel's threads into a send
+ * group and a receive group:
+ *   strand 2c      send group: SEND INPUT slices of the part to (r + 1) % n
+ *   strand 2c + 1  receive group: RECV slices from (r - 1 + n) % n into
+ *                  OUTPUT at the same offsets
+ * Both walk the part in loops of min(CE, remaining) elements, each loop as
+ * slices of at most SE elements, so the k-th SEND of rank r's send strand
+ * and the k-th RECV of rank r + 1's receive strand have the same size. The
+ * connection (r, r + 1, c) thus has exactly one sending strand (2c at r)
+ * and one receiving strand (2c + 1 at r + 1), and sends and receives of a
+ * rank progress independently: the send strand is only throttled by the
+ * connection's buffer, never by its own rank's receives. Buffering: the
+ * receive strand consumes every message as it arrives and waits for
+ * nothing else, so a connection able to hold one unconsumed message (in
+ * particular the simulator's buffer of at least one chunk) lets both
+ * strands finish; the tests check it with one-message buffers.
  *
- * Streaming: every full loop has the same 2 * ceil(CE / SE) steps, so
- * fill() locates a step in O(1). Unused operand fields are canonical
+ * With one rank the send strand is one COPY INPUT -> OUTPUT per slice and
+ * the receive strand is empty.
+ *
+ * Streaming: every full loop has the same ceil(CE / SE) slices, so fill()
+ * locates a step in O(1). Unused operand fields are canonical
  * (src = INPUT+0, dst = OUTPUT+0, peers -1).
  */
 #include <string.h>
@@ -31,10 +44,14 @@ typedef struct gs_p2p {
 	uint64_t elem, count, ce, se;
 } gs_p2p;
 
+enum { GS_P2P_SEND = 0, GS_P2P_RECV = 1 };
+
+/* Per-strand geometry, derived in O(1) from (rank, strand). */
 typedef struct gs_p2p_plan {
 	const gs_p2p *pp;
 	int32_t next, prev;
-	int nslot;	/* ops per loop: 2, or 1 (COPY) for one rank */
+	int role;	/* GS_P2P_SEND or GS_P2P_RECV */
+	bool empty;	/* the receive strand of a single rank */
 	uint64_t cs, m; /* channel part: elements [cs, cs + m) */
 	uint64_t nfull, last_sz;
 	uint64_t s_full, s_last;
@@ -45,16 +62,17 @@ static uint64_t gs_divup(uint64_t a, uint64_t b)
 	return a / b + (a % b != 0);
 }
 
-static void gs_p2p_plan_init(gs_p2p_plan *pl, const gs_p2p *pp, int rank, int ch)
+static void gs_p2p_plan_init(gs_p2p_plan *pl, const gs_p2p *pp, int rank, int strand)
 {
-	uint64_t nch = (uint64_t)pp->nch, c = (uint64_t)ch;
+	uint64_t nch = (uint64_t)pp->nch, c = (uint64_t)(strand / 2);
 	uint64_t base = pp->count / nch, rem = pp->count % nch;
 
 	memset(pl, 0, sizeof(*pl));
 	pl->pp = pp;
 	pl->next = (int32_t)((rank + 1) % pp->n);
 	pl->prev = (int32_t)((rank - 1 + pp->n) % pp->n);
-	pl->nslot = pp->n == 1 ? 1 : 2;
+	pl->role = strand % 2;
+	pl->empty = pp->n == 1 && pl->role == GS_P2P_RECV;
 	pl->m = base + (c < rem);
 	pl->cs = c * base + MIN(c, rem);
 	pl->nfull = pl->m / pp->ce;
@@ -65,7 +83,7 @@ static void gs_p2p_plan_init(gs_p2p_plan *pl, const gs_p2p *pp, int rank, int ch
 
 static uint64_t gs_p2p_plan_len(const gs_p2p_plan *pl)
 {
-	return (uint64_t)pl->nslot * (pl->nfull * pl->s_full + pl->s_last);
+	return pl->empty ? 0 : pl->nfull * pl->s_full + pl->s_last;
 }
 
 static uint64_t gs_p2p_strand_len(const gs_gen *g, int rank, int ch)
@@ -76,7 +94,8 @@ static uint64_t gs_p2p_strand_len(const gs_gen *g, int rank, int ch)
 	return gs_p2p_plan_len(&pl);
 }
 
-static void gs_p2p_emit(const gs_p2p_plan *pl, uint64_t l, int t, uint64_t s, gs_step *st)
+/* Slice s of loop l of the strand. */
+static void gs_p2p_emit(const gs_p2p_plan *pl, uint64_t l, uint64_t s, gs_step *st)
 {
 	const gs_p2p *pp = pl->pp;
 	uint64_t sz = l < pl->nfull ? pp->ce : pl->last_sz;
@@ -89,11 +108,11 @@ static void gs_p2p_emit(const gs_p2p_plan *pl, uint64_t l, int t, uint64_t s, gs
 	st->src_buf = GS_BUF_INPUT;
 	st->dst_buf = GS_BUF_OUTPUT;
 	st->bytes = len;
-	if (pl->nslot == 1) {
+	if (pp->n == 1) {
 		st->op = GS_OP_COPY;
 		st->src_off = off;
 		st->dst_off = off;
-	} else if (t == 0) {
+	} else if (pl->role == GS_P2P_SEND) {
 		st->op = GS_OP_SEND;
 		st->send_peer = pl->next;
 		st->src_off = off;
@@ -107,35 +126,27 @@ static void gs_p2p_emit(const gs_p2p_plan *pl, uint64_t l, int t, uint64_t s, gs
 static void gs_p2p_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint32_t n, gs_step *out)
 {
 	gs_p2p_plan pl;
-	uint64_t per_full, l, rem, s, slices;
-	int t;
+	uint64_t l, s, slices;
 
 	if (n == 0)
 		return;
 	gs_p2p_plan_init(&pl, g->priv, rank, ch);
 	g_assert(first + n <= gs_p2p_plan_len(&pl));
 
-	per_full = (uint64_t)pl.nslot * pl.s_full;
-	if (first < pl.nfull * per_full) {
-		l = first / per_full;
-		rem = first % per_full;
-		t = (int)(rem / pl.s_full);
-		s = rem % pl.s_full;
+	/* one step per slice: loop l = first / s_full inside the full loops */
+	if (first < pl.nfull * pl.s_full) {
+		l = first / pl.s_full;
+		s = first % pl.s_full;
 	} else {
 		l = pl.nfull;
-		rem = first - pl.nfull * per_full;
-		t = (int)(rem / pl.s_last);
-		s = rem % pl.s_last;
+		s = first - pl.nfull * pl.s_full;
 	}
 	slices = l < pl.nfull ? pl.s_full : pl.s_last;
 	for (uint32_t i = 0; i < n; i++) {
-		gs_p2p_emit(&pl, l, t, s, &out[i]);
+		gs_p2p_emit(&pl, l, s, &out[i]);
 		if (++s < slices)
 			continue;
 		s = 0;
-		if (++t < pl.nslot)
-			continue;
-		t = 0;
 		l++;
 		slices = l < pl.nfull ? pl.s_full : pl.s_last;
 	}
@@ -171,7 +182,8 @@ gc_status gs_p2p_init(gs_gen *g, char **errmsg)
 	pp->se = g->p.slice_bytes / pp->elem;
 	g->priv = pp;
 	g->ops = &gs_p2p_ops;
-	g->nstrands = g->p.nchannels;
+	g->nstrands = 2 * g->p.nchannels; /* per channel: send, receive */
+	g->strands_per_channel = 2;
 	g->buf_bytes[GS_BUF_INPUT] = g->p.bytes;
 	g->buf_bytes[GS_BUF_OUTPUT] = g->p.bytes;
 	g->buf_bytes[GS_BUF_SCRATCH] = 0;

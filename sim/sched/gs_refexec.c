@@ -14,9 +14,12 @@
  * byte pattern.
  *
  * Execution: strands run round-robin, each until it blocks on a receive
- * whose connection (src, dst, channel) has no message or for a quantum of
- * steps; a message carries a private copy of the sent bytes, so later
- * writes to the source cannot change it. The semantics are exactly the
+ * whose connection (src, dst, channel = strand / strands_per_channel) has
+ * no message or for a quantum of steps; a message carries a private copy of
+ * the sent bytes, so later writes to the source cannot change it. Every
+ * connection must have one sending and one receiving strand (checked up
+ * front with the validator's gs_sched_check_conns), which is what makes
+ * one waiter per connection enough. The semantics are exactly the
  * op table of gs_sched.h, with R op L computed into the received copy
  * before anything is written, so overlapping operands are well defined.
  * Steps are checked just enough to execute safely (peers, bounds,
@@ -44,21 +47,24 @@
 
 typedef struct gs_rmsg {
 	uint64_t bytes;
-	uint64_t step;
+	uint64_t step;	/* sending step */
+	int strand;	/* sending strand */
 	uint8_t *data;
 } gs_rmsg;
 
 typedef struct gs_rconn {
-	gint64 key;
+	gint64 key; /* ((src * n) + dst) * nchannels + channel */
 	int32_t src, dst;
-	int ch;
 	GQueue q;
-	int64_t waiter;
+	int64_t waiter; /* the receiving strand (rank * ns + strand) while it waits, or -1 */
 } gs_rconn;
+
+/* Shared with gs_validate.c (would belong in a private header). */
+gc_status gs_sched_check_conns(const gs_sched *s, char **errmsg);
 
 typedef struct gs_rstate {
 	const gs_sched *s;
-	int n, ns;
+	int n, ns, spc; /* ranks, strands per rank, strands per channel */
 	uint64_t elem;
 	uint8_t **bufs; /* [rank * GS_BUF__COUNT + buf] */
 	GHashTable *conns;
@@ -191,9 +197,10 @@ static char *gs_value_str(gs_dtype t, const void *a)
 
 /* ---- execution -------------------------------------------------------- */
 
-static gs_rconn *gs_rconn_get(gs_rstate *rs, int32_t src, int32_t dst, int ch)
+/* The connection a step of strand `strand` uses towards / from a peer. */
+static gs_rconn *gs_rconn_get(gs_rstate *rs, int32_t src, int32_t dst, int strand)
 {
-	gint64 key = ((gint64)src * rs->n + dst) * rs->ns + ch;
+	gint64 key = ((gint64)src * rs->n + dst) * (rs->ns / rs->spc) + strand / rs->spc;
 	gs_rconn *cn = g_hash_table_lookup(rs->conns, &key);
 
 	if (!cn) {
@@ -201,7 +208,6 @@ static gs_rconn *gs_rconn_get(gs_rstate *rs, int32_t src, int32_t dst, int ch)
 		cn->key = key;
 		cn->src = src;
 		cn->dst = dst;
-		cn->ch = ch;
 		cn->waiter = -1;
 		g_queue_init(&cn->q);
 		g_hash_table_insert(rs->conns, &cn->key, cn);
@@ -324,7 +330,7 @@ static gc_status gs_rexec(gs_rstate *rs)
 						" bytes but rank %d strand %d step %" PRIu64
 						" sent %" PRIu64,
 						r, c, pos[k], gs_op_name(st->op), st->bytes,
-						st->recv_peer, c, m->step, m->bytes);
+						st->recv_peer, m->strand, m->step, m->bytes);
 					g_free(m->data);
 					g_free(m);
 					rc = GC_ERR_INPUT;
@@ -340,6 +346,7 @@ static gc_status gs_rexec(gs_rstate *rs)
 
 				m->bytes = st->bytes;
 				m->step = pos[k];
+				m->strand = c;
 				m->data = out;
 				g_queue_push_tail(&cn->q, m);
 				if (cn->waiter >= 0) {
@@ -370,7 +377,7 @@ static gc_status gs_rexec(gs_rstate *rs)
 		}
 	}
 	if (rc == GC_OK) {
-		/* unreceived messages: report the lowest (src, channel, step) */
+		/* unreceived messages: report the lowest (src, strand, step) */
 		GHashTableIter it;
 		gpointer key, val;
 		const gs_rconn *worst = NULL;
@@ -383,8 +390,8 @@ static gc_status gs_rexec(gs_rstate *rs)
 
 			if (m && (!worst || cn->src < worst->src ||
 				  (cn->src == worst->src &&
-				   (cn->ch < worst->ch ||
-				    (cn->ch == worst->ch && m->step < wm->step))))) {
+				   (m->strand < wm->strand ||
+				    (m->strand == wm->strand && m->step < wm->step))))) {
 				worst = cn;
 				wm = m;
 			}
@@ -392,7 +399,7 @@ static gc_status gs_rexec(gs_rstate *rs)
 		if (worst) {
 			*rs->errmsg = g_strdup_printf("rank %d strand %d step %" PRIu64
 						      " sends to rank %d, never received",
-						      worst->src, worst->ch, wm->step, worst->dst);
+						      worst->src, wm->strand, wm->step, worst->dst);
 			rc = GC_ERR_INPUT;
 		}
 	}
@@ -475,11 +482,13 @@ gc_status gs_refexec_run(const gs_sched *s, char **errmsg)
 	rs.s = s;
 	rs.n = s->nranks;
 	rs.ns = s->nstrands;
+	rs.spc = s->strands_per_channel;
 	rs.elem = gs_dtype_size(s->p.dtype);
 	rs.errmsg = errmsg;
-	if (rs.n < 1 || rs.ns < 0 || rs.elem == 0) {
-		*errmsg = g_strdup_printf("bad schedule shape (%d ranks, %d strands, type %d)",
-					  rs.n, rs.ns, (int)s->p.dtype);
+	if (rs.n < 1 || rs.ns < 0 || rs.elem == 0 || rs.spc < 1 || rs.ns % rs.spc != 0) {
+		*errmsg = g_strdup_printf("bad schedule shape (%d ranks, %d strands in channels "
+					  "of %d, type %d)",
+					  rs.n, rs.ns, rs.spc, (int)s->p.dtype);
 		return GC_ERR_INPUT;
 	}
 	for (int b = 0; b < GS_BUF__COUNT; b++) {
@@ -496,6 +505,9 @@ gc_status gs_refexec_run(const gs_sched *s, char **errmsg)
 			return GC_ERR_UNSUPPORTED;
 		}
 	}
+	rc = gs_sched_check_conns(s, errmsg);
+	if (rc != GC_OK)
+		return rc;
 	rs.conns = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, gs_rconn_free);
 	rs.bufs = g_new0(uint8_t *, (size_t)rs.n * GS_BUF__COUNT);
 	for (int r = 0; r < rs.n; r++) {

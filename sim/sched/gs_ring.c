@@ -8,7 +8,8 @@
  * buffer; allgather and reduce-scatter: one rank's block of `count`
  * elements) is split over the channels in contiguous parts; channel c gets
  * count / C elements, plus one for the first count % C channels. Each
- * channel (one strand per rank) runs its own ring.
+ * channel (one strand per rank: strands_per_channel = 1, so strand c is
+ * channel c) runs its own ring.
  *
  * Ring order: with rpn ranks per node, the ring of channel c visits the
  * nodes in order 0 .. nodes-1 and, inside node k, the local ranks
@@ -419,6 +420,7 @@ gc_status gs_ring_init(gs_gen *g, char **errmsg)
 	}
 	g->buf_bytes[GS_BUF_SCRATCH] = 0;
 	g->nstrands = g->p.nchannels;
+	g->strands_per_channel = 1; /* one strand per channel: the ring runs in order */
 	g->priv = rg;
 	g->ops = &gs_ring_ops;
 	return GC_OK;

@@ -29,42 +29,60 @@
  * tree children first (their subtrees are deeper), then the chain
  * successor.
  *
- * Data: the channel's contiguous element part is processed in loops of
- * min(CE, remaining) elements. A loop is reduced up (each rank combines its
- * children's data with its INPUT, one child at a time with single-peer
- * ops) and broadcast down into every rank's OUTPUT, in slices of at most SE
- * elements, slot-major within a loop (all slices of one op, then the next).
- * Up phase, m children, L = INPUT for the first child:
- *   m = 0                SEND L -> parent
- *   m >= 1, child i<m-1  RECV_REDUCE_COPY from child i, L -> SCRATCH
- *                        (children after the first use L = SCRATCH)
+ * Strands (NCCL runTreeSplit). Each logical channel c has two strands,
+ * strands_per_channel = 2, nstrands = 2 * nchannels:
+ *   strand 2c      the reduce-up group
+ *   strand 2c + 1  the broadcast-down group
+ * Both walk the channel's contiguous element part in loops of
+ * min(CE, remaining) elements and every loop in slices of at most SE
+ * elements; for each slice a strand runs its slot sequence (below), so a
+ * strand is loop-major, then slice, then slot. The two strands of a rank
+ * are independent: the up strand may reduce loop l + 1 while the down
+ * strand still broadcasts loop l, or the other way round.
+ *
+ * Up strand, m up-children (L = INPUT for the first child, SCRATCH after):
+ *   m = 0                SEND INPUT -> parent
+ *   child i < m - 1      RECV_REDUCE_COPY from child i, L -> SCRATCH
  *   last child           RECV_REDUCE_SEND -> parent, or at the root
  *                        RECV_REDUCE_COPY_SEND -> OUTPUT and to the first
- *                        down-child, then SEND OUTPUT to the others
- * Down phase (not at the root): RECV from the parent into OUTPUT if the rank
- * has no children, else RECV_COPY_SEND to the first down-child and SEND
- * OUTPUT to the others. nranks == 1: one COPY INPUT -> OUTPUT per slice.
+ *                        down-child, then SEND OUTPUT to each other one
+ * Down strand: not at the root, RECV from the parent into OUTPUT if the
+ * rank has no down-children, else RECV_COPY_SEND into OUTPUT and to the
+ * first down-child, then SEND OUTPUT to each other one. The root's down
+ * strand is empty: its up strand, which holds the final sum, starts the
+ * broadcast itself, as NCCL's root runs reduce and broadcast in one
+ * primitive (directRecvReduceCopySend).
+ * nranks == 1: the up strand is one COPY INPUT -> OUTPUT per slice and the
+ * down strand is empty.
  *
- * Strands. NCCL overlaps the up phase of one loop with the down phase of
- * another by splitting a tree channel's threads into an up group and a down
- * group, where the root's up group starts the broadcast. The IR cannot
- * express that split: a message is received by the strand with the same
- * channel index as the sending strand, so data reduced on one strand can
- * never reach another strand, and the root's up strand could not feed the
- * down strands of its children. Instead each logical channel c uses two
- * strands (IR channels 2c and 2c + 1, nstrands = 2 * nchannels) that take
- * the channel's loops alternately (loop l runs on strand 2c + l % 2), each
- * strand running up then down for each of its loops. Two loops per channel
- * are thus in flight, and the up phase of one overlaps the down phase of
- * the other whenever their timing lets it; each loop's round trip
- * completes on one strand, so the root starts the broadcast directly.
+ * Connections (src, dst, c): (child, parent, c) is sent by the child's up
+ * strand and received by the parent's up strand; (parent, child, c) is
+ * sent by the parent's down strand (the root's up strand) and received by
+ * the child's down strand. An up strand never receives from its parent
+ * and a down strand never receives from its children, so every connection
+ * has one sending and one receiving strand.
  *
- * SCRATCH holds the partial reduction of a rank with two or more children:
- * one chunk-sized region per strand (strand s uses elements
- * [s * slot, s * slot + slot) with slot = min(CE, largest channel part)),
- * reused by every loop of that strand; SCRATCH is 0 bytes when no rank has
- * two children. Buffering: a connection never carries more than one loop of
- * one strand that the receiver has not consumed.
+ * SCRATCH holds the partial reduction of a rank with two or more
+ * up-children. Only the up strand of channel c touches it, slice by slice
+ * in order: the slice's first RECV_REDUCE_COPY writes it and the slice's
+ * last reduction reads it before the strand moves on. So one chunk-sized
+ * region per up strand (channel c uses elements [c * slot, c * slot + slot)
+ * with slot = min(CE, largest channel part), offset by the slice's place
+ * in its loop) serves every loop; SCRATCH is 0 bytes when no rank has two
+ * up-children.
+ *
+ * Buffering: the strands of a channel all walk the same slices in the same
+ * order and, per slice, exchange exactly one message with each tree
+ * neighbour; within a slice data flows up the tree and then down it
+ * (starting at the root's up strand), and no strand ever waits for a
+ * strand of its own rank. Take the lowest slice some strand has not
+ * finished: no connection holds an older message any more, and that
+ * slice's steps can run in tree order -- leaves to root, root to leaves --
+ * each send finding its connection empty. So a connection able to hold one
+ * unconsumed message suffices, however the up and down strands and their
+ * loops overlap (the simulator's buffer holds at least a chunk, and a
+ * message always fits an empty connection); the tests run every generated
+ * tree with one-message buffers.
  *
  * Streaming: a rank's role is O(1) from the precomputed node trees; every
  * loop of a strand has the same slots, so fill() locates a step in O(1).
@@ -78,17 +96,21 @@
 
 gc_status gs_tree_init(gs_gen *g, char **errmsg);
 
+/* Most slots of one slice: the root with three up-children has
+ * 2 RECV_REDUCE_COPY + RECV_REDUCE_COPY_SEND + 2 SEND = 5. */
 #define GS_TREE_MAX_SLOTS 8
+
+enum { GS_TREE_UP = 0, GS_TREE_DOWN = 1 }; /* strand 2c + role */
 
 typedef struct gs_tree {
 	int64_t n, rpn, nnodes, nch;
 	uint64_t elem, count, ce, se;
-	uint64_t scratch_slot; /* SCRATCH elements per strand */
+	uint64_t scratch_slot; /* SCRATCH elements per up strand */
 	int32_t *parent[2];    /* per tree, per node; -1 at the root */
 	int32_t *child[2];     /* per tree, 2 per node; -1 when absent */
 } gs_tree;
 
-/* One op of a loop, applied to every slice of the loop's chunk. */
+/* One op of a strand, applied to every slice of every loop. */
 typedef struct gs_tree_slot {
 	gs_op op;
 	int32_t send, recv;
@@ -99,14 +121,12 @@ typedef struct gs_tree_slot {
 typedef struct gs_tree_plan {
 	const gs_tree *tr;
 	gs_tree_slot slot[GS_TREE_MAX_SLOTS];
-	int nslot;
+	int nslot;	     /* ops per slice; 0 for an empty strand */
 	uint64_t cs, m;	     /* channel part: elements [cs, cs + m) */
-	uint64_t first_loop; /* the strand's loops are first_loop + 2j */
-	uint64_t nloops;     /* loops of this strand */
-	uint64_t nfull;	     /* of which the first nfull are full (CE) */
-	uint64_t last_sz;    /* size of the last loop if partial */
-	uint64_t s_full, s_last;
-	uint64_t scratch_base; /* element offset of the strand's SCRATCH region */
+	uint64_t nfull;	     /* full loops (CE elements) */
+	uint64_t last_sz;    /* size of the partial last loop, or 0 */
+	uint64_t s_full, s_last; /* slices of a full / the partial loop */
+	uint64_t scratch_base; /* element offset of the channel's SCRATCH region */
 } gs_tree_plan;
 
 static uint64_t gs_divup(uint64_t a, uint64_t b)
@@ -205,8 +225,8 @@ static int32_t gs_tree_chain_rank(const gs_tree *tr, int64_t k, int64_t h, int64
 	return (int32_t)(k * tr->rpn + (h + j) % tr->rpn);
 }
 
-/* The loop slots of rank in logical channel c (same for all its loops). */
-static int gs_tree_slots(const gs_tree *tr, int rank, int64_t c, gs_tree_slot *slot)
+/* The slots of strand (rank, 2c + role), the same for every slice. */
+static int gs_tree_slots(const gs_tree *tr, int rank, int64_t c, int role, gs_tree_slot *slot)
 {
 	int64_t rpn = tr->rpn, t = c % 2;
 	int64_t k = rank / rpn, h = (c / 2) % rpn;
@@ -215,6 +235,8 @@ static int gs_tree_slots(const gs_tree *tr, int rank, int64_t c, gs_tree_slot *s
 	int nkids = 0, ndown = 0, ns = 0;
 
 	if (tr->n == 1) {
+		if (role == GS_TREE_DOWN)
+			return 0;
 		slot[0] = (gs_tree_slot){ GS_OP_COPY, -1, -1, GS_BUF_INPUT, GS_BUF_OUTPUT };
 		return 1;
 	}
@@ -242,24 +264,31 @@ static int gs_tree_slots(const gs_tree *tr, int rank, int64_t c, gs_tree_slot *s
 	if (j + 1 < rpn)
 		down[ndown++] = kids[0];
 
-	/* up phase */
-	if (nkids == 0)
-		slot[ns++] = (gs_tree_slot){ GS_OP_SEND, parent, -1, GS_BUF_INPUT, GS_BUF_OUTPUT };
-	for (int i = 0; i < nkids; i++) {
-		uint8_t lbuf = i == 0 ? GS_BUF_INPUT : GS_BUF_SCRATCH;
-
-		if (i < nkids - 1)
-			slot[ns++] = (gs_tree_slot){ GS_OP_RECV_REDUCE_COPY, -1, kids[i], lbuf,
-						     GS_BUF_SCRATCH };
-		else if (parent >= 0)
-			slot[ns++] = (gs_tree_slot){ GS_OP_RECV_REDUCE_SEND, parent, kids[i], lbuf,
+	if (role == GS_TREE_UP) {
+		/* n >= 2: the root always has an up-child, so m = 0 means a parent */
+		if (nkids == 0)
+			slot[ns++] = (gs_tree_slot){ GS_OP_SEND, parent, -1, GS_BUF_INPUT,
 						     GS_BUF_OUTPUT };
-		else
-			slot[ns++] = (gs_tree_slot){ GS_OP_RECV_REDUCE_COPY_SEND, down[0], kids[i],
-						     lbuf, GS_BUF_OUTPUT };
-	}
-	/* down phase; the root starts it with the RECV_REDUCE_COPY_SEND above */
-	if (parent >= 0) {
+		for (int i = 0; i < nkids; i++) {
+			uint8_t lbuf = i == 0 ? GS_BUF_INPUT : GS_BUF_SCRATCH;
+
+			if (i < nkids - 1)
+				slot[ns++] = (gs_tree_slot){ GS_OP_RECV_REDUCE_COPY, -1, kids[i],
+							     lbuf, GS_BUF_SCRATCH };
+			else if (parent >= 0)
+				slot[ns++] = (gs_tree_slot){ GS_OP_RECV_REDUCE_SEND, parent,
+							     kids[i], lbuf, GS_BUF_OUTPUT };
+			else
+				slot[ns++] = (gs_tree_slot){ GS_OP_RECV_REDUCE_COPY_SEND, down[0],
+							     kids[i], lbuf, GS_BUF_OUTPUT };
+		}
+		if (parent >= 0)
+			return ns;
+		/* the root's up strand starts the broadcast: the other children */
+	} else {
+		/* the root's down strand is empty: its up strand broadcasts */
+		if (parent < 0)
+			return 0;
 		if (ndown == 0)
 			slot[ns++] = (gs_tree_slot){ GS_OP_RECV, -1, parent, GS_BUF_INPUT,
 						     GS_BUF_OUTPUT };
@@ -276,32 +305,22 @@ static int gs_tree_slots(const gs_tree *tr, int rank, int64_t c, gs_tree_slot *s
 
 static void gs_tree_plan_init(gs_tree_plan *pl, const gs_tree *tr, int rank, int strand)
 {
-	int64_t c = strand / 2, h = strand % 2;
-	uint64_t nl;
+	int64_t c = strand / 2;
 
 	memset(pl, 0, sizeof(*pl));
 	pl->tr = tr;
-	pl->nslot = gs_tree_slots(tr, rank, c, pl->slot);
+	pl->nslot = gs_tree_slots(tr, rank, c, strand % 2, pl->slot);
 	gs_tree_part(tr->count, (uint64_t)tr->nch, (uint64_t)c, &pl->cs, &pl->m);
-	nl = gs_divup(pl->m, tr->ce); /* loops of the logical channel */
-	pl->first_loop = (uint64_t)h;
-	pl->nloops = nl > (uint64_t)h ? (nl - (uint64_t)h + 1) / 2 : 0;
-	pl->nfull = pl->nloops;
+	pl->nfull = pl->m / tr->ce;
+	pl->last_sz = pl->m % tr->ce;
 	pl->s_full = gs_divup(tr->ce, tr->se);
-	/* the channel's last loop is partial; it is ours if its parity is h */
-	if (pl->m % tr->ce && (nl - 1) % 2 == (uint64_t)h) {
-		pl->nfull--;
-		pl->last_sz = pl->m % tr->ce;
-		pl->s_last = gs_divup(pl->last_sz, tr->se);
-	}
-	pl->scratch_base = (uint64_t)strand * tr->scratch_slot;
+	pl->s_last = gs_divup(pl->last_sz, tr->se);
+	pl->scratch_base = (uint64_t)c * tr->scratch_slot;
 }
 
 static uint64_t gs_tree_plan_len(const gs_tree_plan *pl)
 {
-	uint64_t per = (uint64_t)pl->nslot;
-
-	return pl->nfull * per * pl->s_full + (pl->nloops - pl->nfull) * per * pl->s_last;
+	return (uint64_t)pl->nslot * (pl->nfull * pl->s_full + pl->s_last);
 }
 
 static uint64_t gs_tree_strand_len(const gs_gen *g, int rank, int ch)
@@ -312,15 +331,15 @@ static uint64_t gs_tree_strand_len(const gs_gen *g, int rank, int ch)
 	return gs_tree_plan_len(&pl);
 }
 
-static void gs_tree_emit(const gs_tree_plan *pl, uint64_t j, int t, uint64_t s, gs_step *st)
+/* Slot t of slice s of loop l. */
+static void gs_tree_emit(const gs_tree_plan *pl, uint64_t l, uint64_t s, int t, gs_step *st)
 {
 	const gs_tree *tr = pl->tr;
 	const gs_tree_slot *sl = &pl->slot[t];
 	uint64_t el = tr->elem;
-	uint64_t loop = pl->first_loop + 2 * j;
-	uint64_t sz = j < pl->nfull ? tr->ce : pl->last_sz;
+	uint64_t sz = l < pl->nfull ? tr->ce : pl->last_sz;
 	uint64_t in_loop = s * tr->se;
-	uint64_t off = pl->cs + loop * tr->ce + in_loop;
+	uint64_t off = pl->cs + l * tr->ce + in_loop;
 	uint64_t len = MIN(tr->se, sz - in_loop);
 	uint64_t soff = sl->src_buf == GS_BUF_SCRATCH ? pl->scratch_base + in_loop : off;
 	uint64_t doff = sl->dst_buf == GS_BUF_SCRATCH ? pl->scratch_base + in_loop : off;
@@ -341,7 +360,7 @@ static void gs_tree_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint
 			 gs_step *out)
 {
 	gs_tree_plan pl;
-	uint64_t per_full, j, rem, s, slices;
+	uint64_t l, slice, s, slices;
 	int t;
 
 	if (n == 0)
@@ -349,29 +368,27 @@ static void gs_tree_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint
 	gs_tree_plan_init(&pl, g->priv, rank, ch);
 	g_assert(first + n <= gs_tree_plan_len(&pl));
 
-	per_full = (uint64_t)pl.nslot * pl.s_full;
-	if (first < pl.nfull * per_full) {
-		j = first / per_full;
-		rem = first % per_full;
-		t = (int)(rem / pl.s_full);
-		s = rem % pl.s_full;
+	/* step = (slice index over the strand) * nslot + slot */
+	slice = first / (uint64_t)pl.nslot;
+	t = (int)(first % (uint64_t)pl.nslot);
+	if (slice < pl.nfull * pl.s_full) {
+		l = slice / pl.s_full;
+		s = slice % pl.s_full;
 	} else {
-		j = pl.nfull;
-		rem = first - pl.nfull * per_full;
-		t = (int)(rem / pl.s_last);
-		s = rem % pl.s_last;
+		l = pl.nfull;
+		s = slice - pl.nfull * pl.s_full;
 	}
-	slices = j < pl.nfull ? pl.s_full : pl.s_last;
+	slices = l < pl.nfull ? pl.s_full : pl.s_last;
 	for (uint32_t i = 0; i < n; i++) {
-		gs_tree_emit(&pl, j, t, s, &out[i]);
-		if (++s < slices)
-			continue;
-		s = 0;
+		gs_tree_emit(&pl, l, s, t, &out[i]);
 		if (++t < pl.nslot)
 			continue;
 		t = 0;
-		j++;
-		slices = j < pl.nfull ? pl.s_full : pl.s_last;
+		if (++s < slices)
+			continue;
+		s = 0;
+		l++;
+		slices = l < pl.nfull ? pl.s_full : pl.s_last;
 	}
 }
 
@@ -431,9 +448,11 @@ gc_status gs_tree_init(gs_gen *g, char **errmsg)
 	}
 	if (two_kids)
 		tr->scratch_slot = MIN(tr->ce, gs_divup(tr->count, (uint64_t)tr->nch));
-	g->nstrands = 2 * g->p.nchannels;
+	g->nstrands = 2 * g->p.nchannels; /* per channel: up, down */
+	g->strands_per_channel = 2;
 	g->buf_bytes[GS_BUF_INPUT] = g->p.bytes;
 	g->buf_bytes[GS_BUF_OUTPUT] = g->p.bytes;
-	g->buf_bytes[GS_BUF_SCRATCH] = (uint64_t)g->nstrands * tr->scratch_slot * tr->elem;
+	/* one region per up strand, i.e. per channel */
+	g->buf_bytes[GS_BUF_SCRATCH] = (uint64_t)g->p.nchannels * tr->scratch_slot * tr->elem;
 	return GC_OK;
 }

@@ -6,18 +6,24 @@
  *
  * Checks, in order (the first failure is reported, naming rank, strand and
  * step):
- *  1. Fields: op in range, reserved fields (flags, reserved) zero, buffers
- *     in range, send_peer / recv_peer a rank other than the step's own
- *     exactly when the op sends / receives and -1 otherwise.
+ *  1. Fields: the shape (strands_per_channel >= 1 divides nstrands), op in
+ *     range, reserved fields (flags, reserved) zero, buffers in range,
+ *     send_peer / recv_peer a rank other than the step's own exactly when
+ *     the op sends / receives and -1 otherwise.
  *  2. Bounds and alignment of every operand the op uses: off + bytes within
  *     the buffer (computed without overflow), off and bytes multiples of
  *     the element size.
- *  3. Symbolic execution with unlimited buffering: a strand advances while
+ *  3. Connection ownership: a message travels on the connection
+ *     (src, dst, channel), channel = strand / strands_per_channel; every
+ *     connection must be sent on by one strand of src only and received on
+ *     by one strand of dst only, so its FIFO order cannot depend on timing
+ *     ("connection 3->5 channel 2 has two sending strands: 4 and 5").
+ *     Symbolic execution with unlimited buffering: a strand advances while
  *     its next step's receive, if any, finds a message waiting on its
- *     connection (src, dst, channel); messages match in FIFO order and
- *     must have equal sizes. If no strand can advance and some are
- *     unfinished the schedule deadlocks (GC_ERR_DEADLOCK); messages left on
- *     a connection at the end are sends without a receive.
+ *     connection; messages match in FIFO order and must have equal sizes.
+ *     If no strand can advance and some are unfinished the schedule
+ *     deadlocks (GC_ERR_DEADLOCK); messages left on a connection at the end
+ *     are sends without a receive.
  *  4. Data: every element carries a symbolic value, the set of ranks whose
  *     INPUT it combines (a bitset, interned as a small integer id) and the
  *     INPUT element index those contributions come from. INPUT element i of
@@ -58,15 +64,15 @@ typedef struct gs_val {
 typedef struct gs_msg {
 	uint64_t bytes;
 	uint64_t step; /* sending step, for messages */
-	int ch;
-	gs_val *data; /* NULL when the data check is off */
+	int strand;    /* sending strand */
+	gs_val *data;  /* NULL when the data check is off */
 } gs_msg;
 
 typedef struct gs_conn {
-	gint64 key; /* ((src * n) + dst) * nstrands + ch */
+	gint64 key; /* ((src * n) + dst) * nchannels + channel */
 	int32_t src, dst;
 	GQueue q;	/* gs_msg * */
-	int64_t waiter; /* strand index blocked on this connection, or -1 */
+	int64_t waiter; /* the receiving strand (rank * ns + strand) while it waits, or -1 */
 } gs_conn;
 
 typedef struct gs_bset {
@@ -77,7 +83,7 @@ typedef struct gs_bset {
 
 typedef struct gs_vstate {
 	const gs_sched *s;
-	int n, ns;
+	int n, ns, spc; /* ranks, strands per rank, strands per channel */
 	uint64_t elem;
 	bool data;
 	uint32_t nw;	     /* 64-bit words per rank set */
@@ -269,6 +275,11 @@ static gc_status gs_check_fields(const gs_sched *s, bool written[GS_BUF__COUNT],
 			g_strdup_printf("bad shape: %d ranks, %d strands", s->nranks, s->nstrands);
 		return GC_ERR_INPUT;
 	}
+	if (s->strands_per_channel < 1 || s->nstrands % s->strands_per_channel != 0) {
+		*errmsg = g_strdup_printf("bad shape: %d strands per rank in channels of %d strands",
+					  s->nstrands, s->strands_per_channel);
+		return GC_ERR_INPUT;
+	}
 	if (gs_dtype_size(s->p.dtype) == 0) {
 		*errmsg = g_strdup_printf("unknown data type %d", (int)s->p.dtype);
 		return GC_ERR_INPUT;
@@ -306,9 +317,11 @@ static gc_status gs_check_fields(const gs_sched *s, bool written[GS_BUF__COUNT],
 
 /* ---- 3 + 4: symbolic execution --------------------------------------- */
 
-static gs_conn *gs_conn_get(gs_vstate *vs, int32_t src, int32_t dst, int ch)
+/* The connection a step of strand `strand` uses towards / from a peer. */
+static gs_conn *gs_conn_get(gs_vstate *vs, int32_t src, int32_t dst, int strand)
 {
-	gint64 key = ((gint64)src * vs->n + dst) * vs->ns + ch;
+	int nch = vs->ns / vs->spc;
+	gint64 key = ((gint64)src * vs->n + dst) * nch + strand / vs->spc;
 	gs_conn *cn = g_hash_table_lookup(vs->conns, &key);
 
 	if (!cn) {
@@ -480,7 +493,7 @@ static gc_status gs_exec(gs_vstate *vs)
 						"%d strand %d step %" PRIu64 ") has %" PRIu64
 						" bytes",
 						r, c, pos[k], gs_op_name(st->op), st->bytes,
-						st->recv_peer, st->recv_peer, m->ch, m->step,
+						st->recv_peer, st->recv_peer, m->strand, m->step,
 						m->bytes);
 					g_free(m->data);
 					g_free(m);
@@ -501,7 +514,7 @@ static gc_status gs_exec(gs_vstate *vs)
 
 				m->bytes = st->bytes;
 				m->step = pos[k];
-				m->ch = c;
+				m->strand = c;
 				m->data = send;
 				g_queue_push_tail(&cn->q, m);
 				if (cn->waiter >= 0) {
@@ -558,7 +571,8 @@ static gc_status gs_exec(gs_vstate *vs)
 				continue;
 			if (!worst || cn->src < worst->src ||
 			    (cn->src == worst->src &&
-			     (m->ch < wm->ch || (m->ch == wm->ch && m->step < wm->step)))) {
+			     (m->strand < wm->strand ||
+			      (m->strand == wm->strand && m->step < wm->step)))) {
 				worst = cn;
 				wm = m;
 			}
@@ -567,7 +581,7 @@ static gc_status gs_exec(gs_vstate *vs)
 			*vs->errmsg = g_strdup_printf(
 				"rank %d strand %d step %" PRIu64 " sends %" PRIu64
 				" bytes to rank %d that are never received",
-				worst->src, wm->ch, wm->step, wm->bytes, worst->dst);
+				worst->src, wm->strand, wm->step, wm->bytes, worst->dst);
 			rc = GC_ERR_INPUT;
 		}
 	}
@@ -651,6 +665,7 @@ static void gs_vstate_init(gs_vstate *vs, const gs_sched *s, bool data, char **e
 	vs->s = s;
 	vs->n = s->nranks;
 	vs->ns = s->nstrands;
+	vs->spc = s->strands_per_channel;
 	vs->elem = gs_dtype_size(s->p.dtype);
 	vs->data = data;
 	vs->errmsg = errmsg;
@@ -688,6 +703,76 @@ static void gs_vstate_fini(gs_vstate *vs)
 	g_free(vs->tmp);
 }
 
+/* ---- 3: connection ownership -------------------------------------- */
+
+/*
+ * Every connection (src, dst, channel) has one sending strand (at src) and
+ * one receiving strand (at dst). Shared with gs_refexec.c, whose single
+ * waiter per connection relies on it (the prototype would belong in a
+ * private header of sim/sched). Needs a valid shape (nranks >= 1,
+ * strands_per_channel >= 1 dividing nstrands); steps with an out-of-range
+ * peer are skipped, so it is safe on unvalidated steps.
+ */
+gc_status gs_sched_check_conns(const gs_sched *s, char **errmsg);
+
+typedef struct gs_owner {
+	int32_t sender, receiver; /* strand index at src / dst, or -1 */
+} gs_owner;
+
+gc_status gs_sched_check_conns(const gs_sched *s, char **errmsg)
+{
+	int n = s->nranks, spc = s->strands_per_channel, nch = s->nstrands / spc;
+	GHashTable *own = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+	gc_status rc = GC_OK;
+
+	for (int r = 0; r < n && rc == GC_OK; r++) {
+		for (int c = 0; c < s->nstrands && rc == GC_OK; c++) {
+			uint64_t len;
+			const gs_step *st = gs_sched_strand(s, r, c, &len);
+			int32_t last[2] = { -1, -1 }; /* peers already checked: sends, receives */
+
+			for (uint64_t i = 0; i < len && rc == GC_OK; i++) {
+				for (int dir = 0; dir < 2; dir++) {
+					bool on = dir == 0 ? gs_op_sends(st[i].op)
+							   : gs_op_recvs(st[i].op);
+					int32_t peer = dir == 0 ? st[i].send_peer : st[i].recv_peer;
+					int32_t src = dir == 0 ? r : peer, dst = dir == 0 ? peer : r;
+					gint64 key = ((gint64)src * n + dst) * nch + c / spc;
+					gs_owner *o;
+					int32_t *who;
+
+					/* bad peers are the field checks' business */
+					if (!on || peer < 0 || peer >= n || peer == last[dir])
+						continue;
+					last[dir] = peer;
+					o = g_hash_table_lookup(own, &key);
+					if (!o) {
+						o = g_new(gs_owner, 1);
+						o->sender = o->receiver = -1;
+						g_hash_table_insert(own, g_memdup2(&key, sizeof(key)), o);
+					}
+					who = dir == 0 ? &o->sender : &o->receiver;
+					if (*who < 0) {
+						*who = c;
+					} else if (*who != c) {
+						*errmsg = g_strdup_printf(
+							"connection %d->%d channel %d has two %s "
+							"strands: %d and %d (rank %d strand %d step "
+							"%" PRIu64 ", %s)",
+							src, dst, c / spc,
+							dir == 0 ? "sending" : "receiving", *who, c, r, c,
+							i, gs_op_name(st[i].op));
+						rc = GC_ERR_INPUT;
+						break;
+					}
+				}
+			}
+		}
+	}
+	g_hash_table_destroy(own);
+	return rc;
+}
+
 gc_status gs_sched_validate(const gs_sched *s, char **errmsg)
 {
 	bool written[GS_BUF__COUNT] = { false };
@@ -698,6 +783,9 @@ gc_status gs_sched_validate(const gs_sched *s, char **errmsg)
 
 	*errmsg = NULL;
 	rc = gs_check_fields(s, written, &nreduce, errmsg);
+	if (rc != GC_OK)
+		return rc;
+	rc = gs_sched_check_conns(s, errmsg);
 	if (rc != GC_OK)
 		return rc;
 

@@ -5,6 +5,14 @@
  * recording with known alpha/beta (written to CSV and read back, as a GPU
  * machine's recording would be), the interpreter's schedule packing and
  * expected results, and the no-device path.
+ *
+ * Packing: mailboxes are keyed by (src, dst, channel) with channel =
+ * strand / strands_per_channel, so the receiving strand of a tree
+ * broadcast or a sendrecv (strand 2c + 1) must land in the mailbox the
+ * sending strand (2c) fills; every mailbox has one sending and one
+ * receiving strand, and a schedule breaking that is refused. Where a GPU
+ * is present, the interpreter also runs the split tree and sendrecv
+ * layouts and checks every output element.
  */
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -152,7 +160,19 @@ static void check_pack(gs_coll coll, gs_algo algo, int nranks, int nch, uint64_t
 	gs_sched *s = gs_sched_materialize(g);
 	gh_interp_plan plan;
 	g_assert_cmpint(gh_interp_plan_build(s, &plan, &err), ==, GC_OK);
-	/* Both ends of every message name the same mailbox. */
+	int spc = s->strands_per_channel;
+	g_assert_cmpint(plan.strands_per_channel, ==, spc);
+	/* Both ends of every message name the same mailbox, the one of the
+	 * channel (strand / spc), whatever the two strand indices are; each
+	 * mailbox has exactly one sending and one receiving strand, and the
+	 * messages sent into it are received from it in the same order. */
+	int32_t *sender = g_new(int32_t, (size_t)plan.nconns + 1);
+	int32_t *receiver = g_new(int32_t, (size_t)plan.nconns + 1);
+	uint64_t *nsent = g_new0(uint64_t, (size_t)plan.nconns + 1);
+	uint64_t *nrecv = g_new0(uint64_t, (size_t)plan.nconns + 1);
+	int cross = 0; /* messages whose two ends are on different strand indices */
+	for (int k = 0; k < plan.nconns; k++)
+		sender[k] = receiver[k] = -1;
 	for (int r = 0; r < s->nranks; r++)
 		for (int c = 0; c < s->nstrands; c++) {
 			uint64_t len, base = s->strand_off[(uint64_t)r * s->nstrands + c];
@@ -160,22 +180,45 @@ static void check_pack(gs_coll coll, gs_algo algo, int nranks, int nch, uint64_t
 			for (uint64_t i = 0; i < len; i++) {
 				const gh_step_aux *ax = &plan.aux[base + i];
 				if (gs_op_sends((gs_op)st[i].op)) {
-					g_assert_cmpint(ax->send_conn, >=, 0);
-					g_assert_cmpint(plan.conn_src[ax->send_conn], ==, r);
-					g_assert_cmpint(plan.conn_dst[ax->send_conn], ==, st[i].send_peer);
-					g_assert_cmpint(plan.conn_ch[ax->send_conn], ==, c);
+					int k = ax->send_conn;
+					g_assert_cmpint(k, >=, 0);
+					g_assert_cmpint(plan.conn_src[k], ==, r);
+					g_assert_cmpint(plan.conn_dst[k], ==, st[i].send_peer);
+					g_assert_cmpint(plan.conn_ch[k], ==, c / spc);
+					g_assert_true(sender[k] < 0 || sender[k] == c);
+					sender[k] = c;
+					nsent[k]++;
 				} else {
 					g_assert_cmpint(ax->send_conn, ==, -1);
 				}
 				if (gs_op_recvs((gs_op)st[i].op)) {
-					g_assert_cmpint(plan.conn_src[ax->recv_conn], ==, st[i].recv_peer);
-					g_assert_cmpint(plan.conn_dst[ax->recv_conn], ==, r);
+					int k = ax->recv_conn;
+					g_assert_cmpint(k, >=, 0);
+					g_assert_cmpint(plan.conn_src[k], ==, st[i].recv_peer);
+					g_assert_cmpint(plan.conn_dst[k], ==, r);
+					g_assert_cmpint(plan.conn_ch[k], ==, c / spc);
+					g_assert_true(receiver[k] < 0 || receiver[k] == c);
+					receiver[k] = c;
+					nrecv[k]++;
 				} else {
 					g_assert_cmpint(ax->recv_conn, ==, -1);
 				}
 				g_assert_cmpint(!!(ax->props & GH_P_REDUCE), ==, gs_op_reduces((gs_op)st[i].op));
 			}
 		}
+	for (int k = 0; k < plan.nconns; k++) {
+		g_assert_cmpint(sender[k], >=, 0);
+		g_assert_cmpint(receiver[k], >=, 0);
+		g_assert_cmpuint(nsent[k], ==, nrecv[k]);
+		cross += sender[k] != receiver[k];
+	}
+	/* the split layouts really exercise strands that differ */
+	if (spc > 1 && nranks > 1 && bytes > 0)
+		g_assert_cmpint(cross, >, 0);
+	g_free(sender);
+	g_free(receiver);
+	g_free(nsent);
+	g_free(nrecv);
 	/* Buffers are 256-aligned and do not overlap inside a rank. */
 	for (int b = 0; b < GS_BUF__COUNT; b++) {
 		g_assert_cmpuint(plan.buf_off[b] % 256, ==, 0);
@@ -197,6 +240,8 @@ static void check_pack(gs_coll coll, gs_algo algo, int nranks, int nch, uint64_t
 					want += gh_interp_input_value(k, i);
 			else if (coll == GS_COLL_ALLGATHER)
 				want = gh_interp_input_value((int)(i / in_n), i % in_n);
+			else if (coll == GS_COLL_SENDRECV)
+				want = gh_interp_input_value((r - 1 + nranks) % nranks, i);
 			else
 				for (int k = 0; k < nranks; k++)
 					want += gh_interp_input_value(k, (uint64_t)r * on + i);
@@ -220,8 +265,11 @@ static void test_interp_pack(void)
 {
 	check_pack(GS_COLL_ALLREDUCE, GS_ALGO_RING, 4, 2, 256 * 1024);
 	check_pack(GS_COLL_ALLREDUCE, GS_ALGO_TREE, 4, 1, 64 * 1024);
+	check_pack(GS_COLL_ALLREDUCE, GS_ALGO_TREE, 8, 3, 512 * 1024);
 	check_pack(GS_COLL_ALLGATHER, GS_ALGO_RING, 3, 1, 3 * 4096);
 	check_pack(GS_COLL_REDUCESCATTER, GS_ALGO_RING, 4, 1, 4 * 4096);
+	check_pack(GS_COLL_SENDRECV, GS_ALGO_RING, 4, 2, 256 * 1024);
+	check_pack(GS_COLL_SENDRECV, GS_ALGO_RING, 2, 1, 4096);
 	/* A dtype the kernel cannot reduce is refused up front. */
 	gs_params p = {.coll = GS_COLL_ALLREDUCE, .algo = GS_ALGO_RING, .dtype = GS_DT_U8, .nranks = 2,
 		       .bytes = 4096, .nchannels = 1, .chunk_bytes = 4096, .slice_bytes = 4096,
@@ -236,6 +284,125 @@ static void test_interp_pack(void)
 	g_free(err);
 	gs_sched_free(s);
 	gs_gen_free(g);
+}
+
+/* A one-channel, two-strand schedule of 2 ranks; strand roles set per test. */
+static gs_sched *split2(gs_op r1s0, int r1s0_peer, gs_op r1s1, int r1s1_peer)
+{
+	gs_sched *s = g_new0(gs_sched, 1);
+	s->p = (gs_params){.coll = GS_COLL_SENDRECV, .dtype = GS_DT_F32, .nranks = 2,
+			   .bytes = 8, .nchannels = 1, .chunk_bytes = 8, .slice_bytes = 4,
+			   .ranks_per_node = 2};
+	s->nranks = 2;
+	s->nstrands = 2;
+	s->strands_per_channel = 2;
+	s->buf_bytes[GS_BUF_INPUT] = s->buf_bytes[GS_BUF_OUTPUT] = 8;
+	s->strand_off = g_new(uint64_t, 5);
+	s->steps = g_new0(gs_step, 4);
+	/* rank 0: strand 0 sends 2 slices to rank 1; strand 1 is empty */
+	for (int i = 0; i < 2; i++)
+		s->steps[i] = (gs_step){.op = GS_OP_SEND, .send_peer = 1, .recv_peer = -1,
+					.src_off = 4 * (uint64_t)i, .dst_buf = GS_BUF_OUTPUT, .bytes = 4};
+	s->steps[2] = (gs_step){.op = (uint8_t)r1s0, .send_peer = -1, .recv_peer = r1s0_peer,
+				.dst_buf = GS_BUF_OUTPUT, .bytes = 4};
+	s->steps[3] = (gs_step){.op = (uint8_t)r1s1, .send_peer = -1, .recv_peer = r1s1_peer,
+				.dst_buf = GS_BUF_OUTPUT, .dst_off = 4, .bytes = 4};
+	uint64_t off[5] = {0, 2, 2, 3, 4};
+	memcpy(s->strand_off, off, sizeof(off));
+	return s;
+}
+
+/* Receives on the channel's other strand find the sender's mailbox; two
+ * receiving strands on one mailbox are refused (its tail would have two
+ * writers), as is a bad channel grouping. */
+static void test_interp_split(void)
+{
+	gh_interp_plan plan;
+	char *err = NULL;
+	/* rank 1: both receives on strand 1 -- the p2p layout */
+	gs_sched *s = split2(GS_OP_RECV, 0, GS_OP_RECV, 0);
+	s->strand_off[3] = 2; /* strand (1, 0) empty, (1, 1) = steps 2, 3 */
+	g_assert_cmpint(gh_interp_plan_build(s, &plan, &err), ==, GC_OK);
+	g_assert_cmpint(plan.nconns, ==, 1);
+	g_assert_cmpint(plan.aux[2].recv_conn, ==, plan.aux[0].send_conn);
+	g_assert_cmpint(plan.aux[3].recv_conn, ==, plan.aux[0].send_conn);
+	gh_interp_plan_clear(&plan);
+	gs_sched_free(s);
+
+	/* rank 1: one receive on each strand of channel 0 */
+	s = split2(GS_OP_RECV, 0, GS_OP_RECV, 0);
+	g_assert_cmpint(gh_interp_plan_build(s, &plan, &err), ==, GC_ERR_INPUT);
+	g_assert_nonnull(strstr(err, "connection 0->1 channel 0 has two receiving strands: 0 and 1"));
+	g_free(err);
+	err = NULL;
+	/* the same strands as two channels: strand 1 of rank 1 has no sender */
+	s->strands_per_channel = 1;
+	g_assert_cmpint(gh_interp_plan_build(s, &plan, &err), ==, GC_ERR_INPUT);
+	g_assert_nonnull(strstr(err, "r1 c1 #0: RECV from r0 on channel 1, but r0 never sends there"));
+	g_free(err);
+	err = NULL;
+	s->strands_per_channel = 0;
+	g_assert_cmpint(gh_interp_plan_build(s, &plan, &err), ==, GC_ERR_INPUT);
+	g_assert_nonnull(strstr(err, "channels of 0"));
+	g_free(err);
+	gs_sched_free(s);
+}
+
+/* On a GPU: the split tree and sendrecv layouts through the interpreter,
+ * every output element checked (the device-side proof that a receiving
+ * strand finds its sender's mailbox). */
+static void test_interp_gpu(void)
+{
+	int ndev = 0;
+	char why[GH_WHY] = "";
+	if (gh_cuda_probe(&ndev, why) != GC_OK || ndev < 1) {
+		g_test_skip(why);
+		return;
+	}
+	static const struct {
+		gs_coll coll;
+		gs_algo algo;
+		int nranks, rpn, nch;
+		uint64_t bytes;
+	} cases[] = {
+		{GS_COLL_ALLREDUCE, GS_ALGO_TREE, 8, 8, 2, 3u << 20},
+		{GS_COLL_ALLREDUCE, GS_ALGO_TREE, 8, 2, 3, 1000 * 1024 + 12},
+		{GS_COLL_ALLREDUCE, GS_ALGO_TREE, 2, 1, 1, 4096},
+		{GS_COLL_SENDRECV, GS_ALGO_RING, 4, 4, 2, 3u << 20},
+		{GS_COLL_SENDRECV, GS_ALGO_RING, 3, 3, 1, 4096 + 4},
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		gs_params p = {.coll = cases[i].coll, .algo = cases[i].algo, .dtype = GS_DT_F32,
+			       .nranks = cases[i].nranks, .bytes = cases[i].bytes,
+			       .nchannels = cases[i].nch, .chunk_bytes = 256 * 1024,
+			       .slice_bytes = 64 * 1024, .ranks_per_node = cases[i].rpn};
+		gs_gen *g = NULL;
+		char *err = NULL;
+		g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
+		gs_sched *s = gs_sched_materialize(g);
+		gh_interp_plan plan;
+		g_assert_cmpint(gh_interp_plan_build(s, &plan, &err), ==, GC_OK);
+		void *in = g_malloc(plan.buf_bytes[GS_BUF_INPUT] * (uint64_t)plan.nranks + 1);
+		void *out = g_malloc0(plan.buf_bytes[GS_BUF_OUTPUT] * (uint64_t)plan.nranks + 1);
+		double us[2];
+		gh_interp_fill_inputs(&plan, in);
+		gc_status st = gh_cuda_interp_run(0, &plan, in, out, 1, 2, us, why);
+		if (st != GC_OK)
+			g_test_message("case %zu: %s", i, why);
+		g_assert_cmpint(st, ==, GC_OK);
+		st = gh_interp_check(&plan, out, &err);
+		if (st != GC_OK)
+			g_test_message("case %zu: %s", i, err);
+		g_assert_cmpint(st, ==, GC_OK);
+		g_test_message("case %zu (%s/%s, %d ranks, %d channels): %.1f us", i,
+			       gs_coll_name(p.coll), gs_algo_name(p.algo), p.nranks, p.nchannels,
+			       us[1]);
+		g_free(in);
+		g_free(out);
+		gh_interp_plan_clear(&plan);
+		gs_sched_free(s);
+		gs_gen_free(g);
+	}
 }
 
 static void test_no_device(void)
@@ -261,6 +428,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/hw/busbw", test_busbw);
 	g_test_add_func("/hw/calibration-fit", test_calibration_fit);
 	g_test_add_func("/hw/interp-pack", test_interp_pack);
+	g_test_add_func("/hw/interp-split", test_interp_split);
+	g_test_add_func("/hw/interp-gpu", test_interp_gpu);
 	g_test_add_func("/hw/no-device", test_no_device);
 	return g_test_run();
 }

@@ -171,21 +171,34 @@ static void test_every_collective_runs_with_check(void)
 	}
 }
 
-/* Credits: with a receive buffer of one chunk a sender cannot run ahead by
- * more than a chunk, so latency is exposed once per chunk; a larger buffer
- * hides it and is faster. A buffer below one chunk is refused up front
- * (every ring step sends a whole chunk before receiving: it would deadlock). */
+/* Credits: a sender may have at most `buffer` bytes whose space has not
+ * come back; space returns one route latency after the receiver consumes a
+ * message. A sendrecv (independent send and receive strands) over a long
+ * link is then window-limited: a window of W bytes is sent, and the first
+ * slice's space returns one round trip after that slice left, so each window
+ * takes rtt + s/B and the last one W/B + latency:
+ *   T = (S/W - 1)(rtt + s/B) + W/B + rtt/2
+ * (~2.5 GB/s on a 10 GB/s link), while a 16 MiB window covers the whole
+ * transfer and T = S/B + latency. A
+ * buffer below one chunk is refused up front (every ring step sends a whole
+ * chunk before it receives: it would deadlock). */
 static void test_credits(void)
 {
 	const char *yaml = "schema_version: 1\n"
-			   "topology: {kind: flat, gpus: 4, link: {bandwidth: 10GB/s, latency: 5us}, "
+			   "topology: {kind: flat, gpus: 2, link: {bandwidth: 10GB/s, latency: 50us}, "
 			   "launch_latency: 0us}\n"
-			   "collective: {op: allreduce, sizes: [4MiB], chunk: 256KiB, slice: 64KiB}\n";
+			   "collective: {op: sendrecv, sizes: [4MiB], chunk: 256KiB, slice: 64KiB}\n";
 	const char *big[] = {"collective.buffer=16MiB", NULL};
 	const char *one[] = {"collective.buffer=256KiB", NULL};
 	gm_run *a = run_yaml(yaml, big), *b = run_yaml(yaml, one);
-	g_test_message("buffer 16MiB: %.2f us, 256KiB: %.2f us", a->pts[0].time_us, b->pts[0].time_us);
-	g_assert_cmpfloat(a->pts[0].time_us, <, b->pts[0].time_us);
+	double S = 4 << 20, B = 10e9, rtt = 100e-6, W = 256 << 10, sl = 64 << 10;
+	double window_bound_us = ((S / W - 1) * (rtt + sl / B) + W / B + rtt / 2) * 1e6;
+	double link_bound_us = (S / B + 50e-6) * 1e6;
+	g_test_message("buffer 16MiB: %.2f us (link bound %.2f), 256KiB: %.2f us (window formula %.2f)",
+		       a->pts[0].time_us, link_bound_us, b->pts[0].time_us, window_bound_us);
+	g_assert_cmpfloat(fabs(a->pts[0].time_us - link_bound_us) / link_bound_us, <, 0.02);
+	g_assert_cmpfloat(fabs(b->pts[0].time_us - window_bound_us) / window_bound_us, <, 0.01);
+	g_assert_cmpfloat(b->pts[0].time_us, >, 3 * a->pts[0].time_us);
 	gm_run_free(a);
 	gm_run_free(b);
 

@@ -6,11 +6,22 @@
  *
  * tu_check_case() is the end-to-end check every generator sweep uses:
  * create the generator, materialize, check the shape (strand count,
- * strand_len vs. materialized lengths, slice bound, total steps), run the
- * validator and the reference executor, and compare streaming fills of
- * random windows against the materialized strands. A failing case is
- * reported with g_test_fail_printf() naming the full parameter set, and
+ * channel grouping, strand_len vs. materialized lengths, slice bound, total
+ * steps), run the validator and the reference executor, run the schedule
+ * with bounded connection buffers (tu_run_bounded) and compare streaming
+ * fills of random windows against the materialized strands. A failing case
+ * is reported with g_test_fail_printf() naming the full parameter set, and
  * the sweep goes on, so one run lists every broken case.
+ *
+ * tu_run_bounded() executes a schedule structurally (sizes only) with the
+ * simulator's credit rule: a send waits while its connection holds
+ * unconsumed messages and adding it would exceed `cap` bytes (a message
+ * always fits an empty connection), and a receive frees its message's
+ * bytes before the step's send part. The validator assumes unlimited
+ * buffering; this shows that the simulator's receive buffer of one chunk
+ * (or, for the tree and sendrecv, of a single message) cannot deadlock.
+ * It can also run only the strands of one role (strand % strands_per_channel)
+ * to show that they complete without the others ever running.
  */
 #ifndef SCHED_TESTUTIL_H
 #define SCHED_TESTUTIL_H
@@ -86,6 +97,144 @@ static inline bool tu_check_windows(const gs_gen *g, const gs_sched *s, GRand *r
 	return ok;
 }
 
+typedef struct tu_bconn {
+	gint64 key;
+	GQueue q;	   /* message sizes (g_malloc'd uint64_t) */
+	uint64_t inflight; /* bytes sent and not yet consumed */
+	int64_t recv_waiter, send_waiter; /* strand index, or -1 */
+} tu_bconn;
+
+static inline void tu_bconn_free(gpointer p)
+{
+	tu_bconn *cn = p;
+
+	g_queue_clear_full(&cn->q, g_free);
+	g_free(cn);
+}
+
+static inline tu_bconn *tu_bconn_get(GHashTable *conns, const gs_sched *s, int src, int dst,
+				     int strand)
+{
+	int spc = s->strands_per_channel;
+	gint64 key = ((gint64)src * s->nranks + dst) * (s->nstrands / spc) + strand / spc;
+	tu_bconn *cn = g_hash_table_lookup(conns, &key);
+
+	if (!cn) {
+		cn = g_new0(tu_bconn, 1);
+		cn->key = key;
+		cn->recv_waiter = cn->send_waiter = -1;
+		g_queue_init(&cn->q);
+		g_hash_table_insert(conns, &cn->key, cn);
+	}
+	return cn;
+}
+
+/* Append strand k (if any and not queued yet) to the ring of ready strands. */
+static inline void tu_wake(int64_t *ready, bool *queued, uint64_t nstr, uint64_t head,
+			   uint64_t *count, int64_t k)
+{
+	if (k < 0 || queued[k])
+		return;
+	queued[k] = true;
+	ready[(head + (*count)++) % nstr] = k;
+}
+
+/*
+ * Run s with per-connection credit cap (bytes; see above). Only strands with
+ * strand % strands_per_channel == role run (role < 0: all). Returns the
+ * number of those strands left unfinished; *where (g_free) then names the
+ * first one and its step.
+ */
+static inline uint64_t tu_run_bounded(const gs_sched *s, uint64_t cap, int role, char **where)
+{
+	uint64_t nstr = (uint64_t)s->nranks * (uint64_t)s->nstrands, stuck = 0;
+	uint64_t *pos = g_new0(uint64_t, nstr + 1);
+	bool *recvd = g_new0(bool, nstr + 1), *queued = g_new0(bool, nstr + 1);
+	int64_t *ready = g_new(int64_t, nstr + 1);
+	uint64_t head = 0, count = 0;
+	GHashTable *conns = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, tu_bconn_free);
+
+
+	*where = NULL;
+	for (uint64_t k = 0; k < nstr; k++)
+		if (role < 0 || (int)(k % (uint64_t)s->nstrands) % s->strands_per_channel == role)
+			tu_wake(ready, queued, nstr, head, &count, (int64_t)k);
+	while (count > 0) {
+		int64_t k = ready[head];
+		int r = (int)(k / s->nstrands), c = (int)(k % s->nstrands);
+		uint64_t len;
+		const gs_step *st = gs_sched_strand(s, r, c, &len);
+
+		head = (head + 1) % nstr;
+		count--;
+		queued[k] = false;
+		while (pos[k] < len) {
+			const gs_step *x = &st[pos[k]];
+
+			if (gs_op_recvs(x->op) && !recvd[k]) {
+				tu_bconn *cn = tu_bconn_get(conns, s, x->recv_peer, r, c);
+				uint64_t *m = g_queue_pop_head(&cn->q);
+
+				if (!m) {
+					cn->recv_waiter = k;
+					break;
+				}
+				cn->inflight -= *m;
+				g_free(m);
+				recvd[k] = true;
+				tu_wake(ready, queued, nstr, head, &count, cn->send_waiter);
+				cn->send_waiter = -1;
+			}
+			if (gs_op_sends(x->op)) {
+				tu_bconn *cn = tu_bconn_get(conns, s, r, x->send_peer, c);
+
+				if (cn->inflight > 0 && cn->inflight + x->bytes > cap) {
+					cn->send_waiter = k;
+					break;
+				}
+				cn->inflight += x->bytes;
+				g_queue_push_tail(&cn->q, g_memdup2(&x->bytes, sizeof(x->bytes)));
+				tu_wake(ready, queued, nstr, head, &count, cn->recv_waiter);
+				cn->recv_waiter = -1;
+			}
+			recvd[k] = false;
+			pos[k]++;
+		}
+	}
+	for (uint64_t k = 0; k < nstr; k++) {
+		int c = (int)(k % (uint64_t)s->nstrands);
+
+		if (role >= 0 && c % s->strands_per_channel != role)
+			continue;
+		if (pos[k] < s->strand_off[k + 1] - s->strand_off[k]) {
+			if (!stuck++)
+				*where = g_strdup_printf("r%d c%d #%" PRIu64 " (%s)",
+							 (int)(k / (uint64_t)s->nstrands), c, pos[k],
+							 gs_op_name(s->steps[s->strand_off[k] + pos[k]].op));
+		}
+	}
+	g_hash_table_destroy(conns);
+	g_free(pos);
+	g_free(recvd);
+	g_free(queued);
+	g_free(ready);
+	return stuck;
+}
+
+/* tu_run_bounded over all strands must finish; reports a failure if not. */
+static inline bool tu_check_bounded(const gs_sched *s, uint64_t cap, const char *desc)
+{
+	char *where = NULL;
+	uint64_t stuck = tu_run_bounded(s, cap, -1, &where);
+
+	if (stuck)
+		g_test_fail_printf("%s: with %" PRIu64 "-byte connection buffers %" PRIu64
+				   " strands deadlock, first %s",
+				   desc, cap, stuck, where);
+	g_free(where);
+	return stuck == 0;
+}
+
 /* The whole end-to-end check of one parameter set; true when it passed. */
 static inline bool tu_check_case(const gs_params *p, GRand *rnd)
 {
@@ -102,6 +251,13 @@ static inline bool tu_check_case(const gs_params *p, GRand *rnd)
 		goto out;
 	}
 	s = gs_sched_materialize(g);
+	if (s->strands_per_channel != g->strands_per_channel || s->strands_per_channel < 1 ||
+	    s->nstrands % s->strands_per_channel != 0 ||
+	    s->nstrands / s->strands_per_channel != p->nchannels) {
+		g_test_fail_printf("%s: %d strands in channels of %d for %d channels", desc,
+				   s->nstrands, s->strands_per_channel, p->nchannels);
+		goto out;
+	}
 	for (int r = 0; r < s->nranks; r++) {
 		for (int c = 0; c < s->nstrands; c++) {
 			uint64_t len;
@@ -138,6 +294,13 @@ static inline bool tu_check_case(const gs_params *p, GRand *rnd)
 		g_test_fail_printf("%s: refexec: %s", desc, err);
 		goto out;
 	}
+	/* the simulator's smallest receive buffer: one chunk */
+	if (!tu_check_bounded(s, g->p.chunk_bytes, desc))
+		goto out;
+	/* the tree and sendrecv need no more than one message per connection */
+	if ((p->algo == GS_ALGO_TREE || p->coll == GS_COLL_SENDRECV) &&
+	    !tu_check_bounded(s, 1, desc))
+		goto out;
 	ok = tu_check_windows(g, s, rnd, 4, desc);
 out:
 	g_free(err);

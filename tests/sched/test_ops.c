@@ -136,6 +136,7 @@ static void test_normalize(void)
 	g_assert_cmpuint(g->p.slice_bytes, ==, 1u << 20);
 	g_assert_cmpint(g->p.ranks_per_node, ==, 6);
 	g_assert_cmpint(g->nstrands, ==, 2);
+	g_assert_cmpint(g->strands_per_channel, ==, 1); /* the ring: strand = channel */
 	g_assert_cmpuint(g->buf_bytes[GS_BUF_INPUT], ==, 1024);
 	g_assert_cmpuint(g->buf_bytes[GS_BUF_OUTPUT], ==, 1024);
 	g_assert_cmpuint(g->buf_bytes[GS_BUF_SCRATCH], ==, 0);
@@ -166,15 +167,20 @@ static void test_normalize(void)
 	g_assert_cmpuint(gs_gen_total_steps(g), ==, 0);
 	gs_gen_free(g);
 
-	/* the tree uses two strands per channel */
+	/* the tree uses two strands per channel (up, down) and one chunk of
+	 * SCRATCH per channel, i.e. per up strand (here min(64, 1024 / 3 + 1)
+	 * = 64 floats) */
 	g = create(tu_params(GS_COLL_ALLREDUCE, GS_ALGO_TREE, GS_DT_F32, 16, 4096, 3, 256, 64, 4));
 	g_assert_cmpint(g->nstrands, ==, 6);
-	g_assert_cmpuint(g->buf_bytes[GS_BUF_SCRATCH], ==, 6 * 256);
+	g_assert_cmpint(g->strands_per_channel, ==, 2);
+	g_assert_cmpuint(g->buf_bytes[GS_BUF_SCRATCH], ==, 3 * 256);
 	gs_gen_free(g);
 
+	/* sendrecv: two strands per channel (send, receive) */
 	g = create(tu_params(GS_COLL_SENDRECV, GS_ALGO_RING, GS_DT_I32, 2, 4099, 4, 0, 0, 1));
 	g_assert_cmpuint(g->p.bytes, ==, 4096);
-	g_assert_cmpint(g->nstrands, ==, 4);
+	g_assert_cmpint(g->nstrands, ==, 8);
+	g_assert_cmpint(g->strands_per_channel, ==, 2);
 	gs_gen_free(g);
 }
 

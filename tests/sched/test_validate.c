@@ -9,15 +9,19 @@
  * sizes, a cyclic wait and a missing send (deadlock), a missing receive, a
  * rank counted twice, a missing contribution, mixed element indices,
  * uninitialized reads, misplaced allgather blocks, out-of-bounds and
- * misaligned operands, bad peers and reserved fields. Finally, random
- * single-field mutations of generated ring and tree schedules must all be
- * rejected.
+ * misaligned operands, bad peers and reserved fields. Channels: messages
+ * meet on (src, dst, strand / strands_per_channel), so a send and a receive
+ * on different strands of one channel match; a connection with two sending
+ * or two receiving strands and a bad channel grouping are rejected; a wait
+ * cycle across the strands of a channel is still a deadlock. Finally,
+ * random single-field mutations of generated ring, tree and sendrecv
+ * schedules must all be rejected.
  */
 #include "tests/sched/sched_testutil.h"
 
 typedef struct hs_builder {
 	gs_params p;
-	int n, ns;
+	int n, ns, spc; /* ranks, strands per rank, strands per channel (1 unless set) */
 	uint64_t buf[GS_BUF__COUNT];
 	GArray **strand; /* [rank * ns + ch] of gs_step */
 } hs_builder;
@@ -29,6 +33,7 @@ static hs_builder *hs_new(gs_coll coll, int n, int ns, uint64_t in, uint64_t out
 	b->p = tu_params(coll, GS_ALGO_RING, GS_DT_F32, n, 0, ns, 0, 0, 0);
 	b->n = n;
 	b->ns = ns;
+	b->spc = 1;
 	b->buf[GS_BUF_INPUT] = in;
 	b->buf[GS_BUF_OUTPUT] = out;
 	b->buf[GS_BUF_SCRATCH] = scr;
@@ -64,6 +69,7 @@ static gs_sched *hs_build(hs_builder *b)
 	s->p = b->p;
 	s->nranks = b->n;
 	s->nstrands = b->ns;
+	s->strands_per_channel = b->spc;
 	memcpy(s->buf_bytes, b->buf, sizeof(s->buf_bytes));
 	s->strand_off = g_new(uint64_t, (size_t)(b->n * b->ns) + 1);
 	for (int i = 0; i < b->n * b->ns; i++) {
@@ -300,6 +306,125 @@ static void test_fields(void)
 	expect_ref(s, GC_ERR_INPUT, "out of bounds");
 }
 
+/*
+ * A 2-rank sendrecv with one channel of two strands (the p2p layout):
+ * strand 0 sends, strand 1 receives. The send of rank 0 strand 0 and the
+ * receive of rank 1 strand 1 are the two ends of connection 0->1 channel 0.
+ */
+static hs_builder *sr2_split(void)
+{
+	hs_builder *b = hs_new(GS_COLL_SENDRECV, 2, 2, 8, 8, 0);
+
+	b->spc = 2;
+	hs_add(b, 0, 0, GS_OP_SEND, 1, -1, IN, 0, OUT, 0, 8);
+	hs_add(b, 0, 1, GS_OP_RECV, -1, 1, IN, 0, OUT, 0, 8);
+	hs_add(b, 1, 0, GS_OP_SEND, 0, -1, IN, 0, OUT, 0, 8);
+	hs_add(b, 1, 1, GS_OP_RECV, -1, 0, IN, 0, OUT, 0, 8);
+	return b;
+}
+
+static void test_channels(void)
+{
+	hs_builder *b;
+
+	/* sender and receiver on different strands of one channel: valid */
+	expect(hs_build(sr2_split()), GC_OK, NULL);
+	expect_ref(hs_build(sr2_split()), GC_OK, NULL);
+
+	/* the same strands as two channels of one strand: they never meet */
+	b = sr2_split();
+	b->spc = 1;
+	expect(hs_build(b), GC_ERR_DEADLOCK, "deadlock: rank 0 strand 1 step 0 (RECV)");
+	b = sr2_split();
+	b->spc = 1;
+	expect_ref(hs_build(b), GC_ERR_DEADLOCK, "deadlock: rank 0 strand 1");
+
+	/* two sending strands on connection 0->1 channel 0 */
+	b = hs_new(GS_COLL_SENDRECV, 2, 2, 8, 8, 0);
+	b->spc = 2;
+	hs_add(b, 0, 0, GS_OP_SEND, 1, -1, IN, 0, OUT, 0, 4);
+	hs_add(b, 0, 1, GS_OP_SEND, 1, -1, IN, 4, OUT, 0, 4);
+	hs_add(b, 1, 1, GS_OP_RECV, -1, 0, IN, 0, OUT, 0, 4);
+	hs_add(b, 1, 1, GS_OP_RECV, -1, 0, IN, 0, OUT, 4, 4);
+	expect(hs_build(b), GC_ERR_INPUT,
+	       "connection 0->1 channel 0 has two sending strands: 0 and 1");
+
+	/* two receiving strands on connection 3->5 channel 2, from strands 4 and 5
+	 * (6 ranks, 3 channels of 2 strands; only the offending steps matter) */
+	b = hs_new(GS_COLL_SENDRECV, 6, 6, 8, 8, 0);
+	b->spc = 2;
+	hs_add(b, 3, 4, GS_OP_SEND, 5, -1, IN, 0, OUT, 0, 4);
+	hs_add(b, 3, 4, GS_OP_SEND, 5, -1, IN, 4, OUT, 0, 4);
+	hs_add(b, 5, 4, GS_OP_RECV, -1, 3, IN, 0, OUT, 0, 4);
+	hs_add(b, 5, 5, GS_OP_RECV, -1, 3, IN, 0, OUT, 4, 4);
+	expect(hs_build(b), GC_ERR_INPUT,
+	       "connection 3->5 channel 2 has two receiving strands: 4 and 5");
+	b = hs_new(GS_COLL_SENDRECV, 6, 6, 8, 8, 0);
+	b->spc = 2;
+	hs_add(b, 3, 4, GS_OP_SEND, 5, -1, IN, 0, OUT, 0, 4);
+	hs_add(b, 3, 5, GS_OP_SEND, 5, -1, IN, 4, OUT, 0, 4);
+	hs_add(b, 5, 4, GS_OP_RECV, -1, 3, IN, 0, OUT, 0, 4);
+	hs_add(b, 5, 4, GS_OP_RECV, -1, 3, IN, 0, OUT, 4, 4);
+	expect(hs_build(b), GC_ERR_INPUT,
+	       "connection 3->5 channel 2 has two sending strands: 4 and 5");
+	/* the reference executor refuses them too (one waiter per connection) */
+	b = hs_new(GS_COLL_SENDRECV, 2, 2, 8, 8, 0);
+	b->spc = 2;
+	hs_add(b, 0, 0, GS_OP_SEND, 1, -1, IN, 0, OUT, 0, 4);
+	hs_add(b, 0, 0, GS_OP_SEND, 1, -1, IN, 4, OUT, 0, 4);
+	hs_add(b, 1, 0, GS_OP_RECV, -1, 0, IN, 0, OUT, 0, 4);
+	hs_add(b, 1, 1, GS_OP_RECV, -1, 0, IN, 0, OUT, 4, 4);
+	expect_ref(hs_build(b), GC_ERR_INPUT,
+		   "connection 0->1 channel 0 has two receiving strands: 0 and 1");
+	/* strands of different channels may use the same rank pair */
+	b = hs_new(GS_COLL_SENDRECV, 2, 4, 8, 8, 0);
+	b->spc = 2;
+	hs_add(b, 0, 0, GS_OP_SEND, 1, -1, IN, 0, OUT, 0, 4);
+	hs_add(b, 0, 2, GS_OP_SEND, 1, -1, IN, 4, OUT, 0, 4);
+	hs_add(b, 0, 1, GS_OP_RECV, -1, 1, IN, 0, OUT, 0, 4);
+	hs_add(b, 0, 3, GS_OP_RECV, -1, 1, IN, 0, OUT, 4, 4);
+	hs_add(b, 1, 0, GS_OP_SEND, 0, -1, IN, 0, OUT, 0, 4);
+	hs_add(b, 1, 2, GS_OP_SEND, 0, -1, IN, 4, OUT, 0, 4);
+	hs_add(b, 1, 1, GS_OP_RECV, -1, 0, IN, 0, OUT, 0, 4);
+	hs_add(b, 1, 3, GS_OP_RECV, -1, 0, IN, 0, OUT, 4, 4);
+	expect(hs_build(b), GC_OK, NULL);
+
+	/* a wait cycle across the two strands of a channel: rank 0 strand 0
+	 * waits for rank 1 strand 1, which waits for rank 0 strand 0 */
+	b = hs_new(GS_COLL_ALLREDUCE, 2, 2, 4, 4, 0);
+	b->spc = 2;
+	hs_add(b, 0, 0, GS_OP_RECV, -1, 1, IN, 0, OUT, 0, 4);
+	hs_add(b, 0, 0, GS_OP_SEND, 1, -1, IN, 0, OUT, 0, 4);
+	hs_add(b, 1, 1, GS_OP_RECV_REDUCE_COPY_SEND, 0, 0, IN, 0, OUT, 0, 4);
+	expect(hs_build(b), GC_ERR_DEADLOCK,
+	       "deadlock: rank 0 strand 0 step 0 (RECV) waits for a message from rank 1 "
+	       "that never comes (2 strands stuck)");
+	b = hs_new(GS_COLL_ALLREDUCE, 2, 2, 4, 4, 0);
+	b->spc = 2;
+	hs_add(b, 0, 0, GS_OP_RECV, -1, 1, IN, 0, OUT, 0, 4);
+	hs_add(b, 0, 0, GS_OP_SEND, 1, -1, IN, 0, OUT, 0, 4);
+	hs_add(b, 1, 1, GS_OP_RECV_REDUCE_COPY_SEND, 0, 0, IN, 0, OUT, 0, 4);
+	expect_ref(hs_build(b), GC_ERR_DEADLOCK, "deadlock: rank 0 strand 0 step 0");
+	/* ... and the same exchange in the right order is fine */
+	b = hs_new(GS_COLL_ALLREDUCE, 2, 2, 4, 4, 0);
+	b->spc = 2;
+	hs_add(b, 0, 0, GS_OP_SEND, 1, -1, IN, 0, OUT, 0, 4);
+	hs_add(b, 0, 0, GS_OP_RECV, -1, 1, IN, 0, OUT, 0, 4);
+	hs_add(b, 1, 1, GS_OP_RECV_REDUCE_COPY_SEND, 0, 0, IN, 0, OUT, 0, 4);
+	expect(hs_build(b), GC_OK, NULL);
+
+	/* the channel grouping itself */
+	b = sr2_split();
+	b->spc = 0;
+	expect(hs_build(b), GC_ERR_INPUT, "bad shape: 2 strands per rank in channels of 0");
+	b = sr2_split();
+	b->spc = 3;
+	expect(hs_build(b), GC_ERR_INPUT, "bad shape: 2 strands per rank in channels of 3");
+	b = sr2_split();
+	b->spc = 3;
+	expect_ref(hs_build(b), GC_ERR_INPUT, "bad schedule shape");
+}
+
 /* The reference executor refuses schedules whose buffers do not fit. */
 static void test_refexec_limit(void)
 {
@@ -408,6 +533,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sched/validate/counted_twice", test_counted_twice);
 	g_test_add_func("/sched/validate/data_errors", test_data_errors);
 	g_test_add_func("/sched/validate/fields", test_fields);
+	g_test_add_func("/sched/validate/channels", test_channels);
 	g_test_add_func("/sched/validate/mutations", test_mutations);
 	g_test_add_func("/sched/validate/refexec_limit", test_refexec_limit);
 	return g_test_run();

@@ -1,0 +1,98 @@
+#!/bin/sh
+# gcsim explain from the command line: the list, walks, comparisons (table
+# and CSV), golden outputs of every scenario in scenarios/taxonomy,
+# determinism, traces, platform refusals and bad arguments (status 2, one
+# line on stderr). TAP output; GCSIM is set by `make test`.
+cd "$(dirname "$0")/../.." || exit 1
+G=${GCSIM:-build/gcsim}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+nok() { n=$((n + 1)); echo "not ok $n - $1"; }
+check() { if eval "$2"; then ok "$1"; else nok "$1"; fi; }
+
+"$G" explain >"$T/list"
+check "explain alone lists every type" "[ \$(grep -cE '^  (intra:[1-4]|inter:[1-5]) ' '$T/list') -eq 9 ]"
+
+"$G" explain --path inter:3 --variant proxy --bytes 8 >"$T/walk"
+check "walk is numbered and ends with the total" "grep -q '^  1\\. ' '$T/walk' && grep -q '^total: ' '$T/walk'"
+check "walk names the proxy, the NIC and the wire" "grep -q 'CPU proxy' '$T/walk' && grep -q 'NIC -> wire' '$T/walk'"
+
+"$G" explain --compare inter --bytes 8 --format csv >"$T/inter.csv"
+check "csv header is exact" "[ \"\$(head -1 '$T/inter.csv')\" = 'type,name,latency_us,copies,cpu_on_critical_path' ]"
+check "csv has one row per inter type" "[ \$(wc -l <'$T/inter.csv') -eq 7 ]"
+lat() { awk -F, -v t="$2" '$1 == t { print $3 }' "$1"; }
+check "inter 8 B: 1 > 2 > 3 > 5 and 4 <= 3" \
+  "awk -F, 'NR>1 { l[\$1] = \$3 } END { exit !(l[\"1\"] > l[\"2\"] && l[\"2\"] > l[\"3\"] && l[\"3\"] > l[\"5\"] && l[\"4\"] <= l[\"3\"] && l[\"3/proxy\"] > l[\"5\"]) }' '$T/inter.csv'"
+"$G" explain --compare intra --bytes 1GiB --format csv >"$T/intra.csv"
+check "intra 1 GiB: 2 and 3 within 20 %, both >= 5x faster than 1 and 4" \
+  "awk -F, 'NR>1 { l[\$1] = \$3 } END { d = l[\"2\"] - l[\"3\"]; if (d < 0) d = -d; m = l[\"2\"] > l[\"3\"] ? l[\"2\"] : l[\"3\"]; exit !(d <= 0.2 * m && l[\"1\"] >= 5 * m && l[\"4\"] >= 5 * m) }' '$T/intra.csv'"
+"$G" explain --compare inter --bytes 512 --messages 20000 --format csv >"$T/rate.csv"
+check "--messages adds rate_Mops" "head -1 '$T/rate.csv' | grep -q ',rate_Mops\$'"
+check "IBGDA vs IBRC rate ratio within 15 % of the published 9.5x" \
+  "awk -F, 'NR>1 { r[\$1] = \$6 } END { q = r[\"5\"] / r[\"3/proxy\"]; exit !(q > 9.5 * 0.85 && q < 9.5 * 1.15) }' '$T/rate.csv'"
+"$G" explain --compare inter --bytes 512 --messages 2000 >"$T/rate.txt"
+check "table names the limiting resources" "grep '^3/proxy' '$T/rate.txt' | grep -q 'CPU proxy thread' && grep '^5 ' '$T/rate.txt' | grep -q 'NIC'"
+
+# --- goldens and determinism ------------------------------------------------------
+for f in scenarios/taxonomy/*.yaml; do
+  b=$(basename "$f" .yaml)
+  "$G" explain --scenario "$f" >"$T/$b.a" 2>"$T/err"
+  check "$b matches its golden output" "diff -u tests/golden/taxonomy/$b.txt '$T/$b.a' >'$T/diff' || { sed 's/^/# /' '$T/diff'; false; }"
+  "$G" explain --scenario "$f" >"$T/$b.b"
+  check "$b twice: byte-identical" "cmp -s '$T/$b.a' '$T/$b.b'"
+done
+"$G" explain --scenario scenarios/taxonomy/flag-read.yaml --set proxy.flag_read=gdrcopy --set explain.vary= >"$T/fr"
+check "--set overrides a scenario key" "grep -q 'GDRCopy read' '$T/fr' && ! grep -q 'cudaMemcpy device-to-host' '$T/fr'"
+
+# --- trace and timeline ---------------------------------------------------------------
+"$G" explain --path inter:3 --variant proxy --trace "$T/t.json" >/dev/null
+check "trace written" "[ -s '$T/t.json' ] && [ ! -e '$T/t.json.tmp' ]"
+if command -v python3 >/dev/null 2>&1; then
+  check "trace has one track per component" "python3 -c '
+import json, sys
+ev = json.load(open(sys.argv[1]))[\"traceEvents\"]
+names = {e[\"args\"][\"name\"] for e in ev if e.get(\"ph\") == \"M\" and e[\"name\"] == \"thread_name\"}
+assert {\"CPU proxy\", \"NIC\", \"SM (GPU A)\"} <= names, names
+assert sum(1 for e in ev if e[\"ph\"] == \"X\") >= 10
+' '$T/t.json'"
+else
+  ok "trace is valid JSON # SKIP python3 not installed"
+fi
+"$G" explain --path intra:3 --timeline >"$T/tl"
+check "--timeline draws one bar per step" "grep -q '^timeline' '$T/tl' && [ \$(grep -c '|#' '$T/tl') -ge 1 ]"
+"$G" run scenarios/dgx-h100-allreduce.yaml --set proxy.flag_read=gdrcopy >/dev/null 2>"$T/err"
+check "gcsim run accepts the component keys" "[ \$? -eq 0 ]"
+
+# --- refusals and bad input: status 2, one line on stderr, nothing on stdout ----------
+bad() { # name, expected-stderr-regex, args...
+  name=$1; re=$2; shift 2
+  "$G" "$@" >"$T/out" 2>"$T/err"; rc=$?
+  if [ $rc -eq 2 ] && [ ! -s "$T/out" ] && grep -Eq -- "$re" "$T/err" && [ "$(wc -l <"$T/err")" -eq 1 ]; then
+    ok "$name"
+  else
+    nok "$name (status $rc)"; sed 's/^/# /' "$T/err"
+  fi
+}
+bad "inter:5 refused on p5" "EFA provides no GPUDirect Async; use type 3 \\(CPU proxy\\) or 4" explain --path inter:5 --platform p5
+bad "inter:5 refused on p4d" "EFA provides no GPUDirect Async" explain --path inter:5 --platform p4d
+bad "intra:3 refused without P2P" "use type 4" explain --path intra:3 --set caps.p2p=false
+bad "unknown path" "unknown path 'inter:9'; expected one of" explain --path inter:9
+bad "unknown variant" "expected cpu\\|proxy" explain --path inter:3 --variant gpu
+bad "unknown platform" "--platform: expected one of dgx-h100, p5, p4d" explain --path inter:3 --platform dgx
+bad "bad bytes" "--bytes: expected a positive size" explain --path inter:3 --bytes 8K
+bad "bad compare scope" "--compare: expected intra or inter" explain --compare both
+bad "bad format" "--format: expected table or csv" explain --compare inter --format xml
+bad "messages without compare" "--messages needs --compare" explain --path inter:3 --messages 10
+bad "messages out of range" "--messages: expected 1 to" explain --compare inter --messages 0
+bad "unknown --set key lists keys" "unknown key 'proxy.flag'" explain --path inter:3 --set proxy.flag=gdrcopy
+bad "bad --set enum lists values" "hostpinned" explain --path inter:3 --set proxy.flag_read=dma
+bad "path and compare" "exclude each other" explain --path inter:3 --compare inter
+bad "stray argument" "unexpected argument" explain inter:3
+bad "missing scenario" "cannot open" explain --scenario "$T/none.yaml"
+printf 'schema_version: 1\nexplain: {mode: path, path: "inter:3", bogus: 1}\n' >"$T/s.yaml"
+bad "unknown scenario key" "$T/s.yaml:2:[0-9]+: " explain --scenario "$T/s.yaml"
+"$G" explain --help >"$T/help"
+check "--help exits 0 and shows the options" "[ \$? -eq 0 ] && grep -q -- '--compare' '$T/help'"
+echo "1..$n"
