@@ -16,12 +16,14 @@
  *   latency-bound otherwise; with one slice per step this is exactly
  *   2(n-1)(alpha + S/(n beta)) for allreduce.
  *
- *   tree (NCCL double binary tree + intra-node chain): with depth d hops from
- *   the farthest leaf to the root (chain length - 1 plus the inter-node tree
- *   height), up and down pipelines overlap, and the busiest NIC of an
- *   interior node carries three slices (two children, one parent) per slice
- *   reduced,
- *       T = launch + 2 d (tau_1 + alpha) + (M - 1) max(tau_chain, 3 tau_net)
+ *   tree (NCCL double binary tree + intra-node chain): the first slice goes
+ *   up the chain (rpn - 1 hops) and the inter-node tree (height hops) and
+ *   back down, each hop costing its latency plus the slice at the link's
+ *   full bandwidth (fill); then one slice leaves per tau, the slice time on
+ *   the busiest resource in steady state (each GPU port carries the up and
+ *   down strands of every channel; a NIC carries on average two flows per
+ *   channel head, three as an interior tree node and one as a leaf):
+ *       T = launch + 2 fill + (M - 1) tau
  *   where M is the number of slices per channel.
  *
  *   sendrecv: T = launch + alpha + M tau.
@@ -147,21 +149,42 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	} else if (n > 1 && p->bytes > 0 && p->algo == GS_ALGO_TREE) {
 		int rpn = p->ranks_per_node > 0 ? p->ranks_per_node : n;
 		int nodes = n / rpn;
-		int depth = (rpn - 1) + (nodes > 1 ? (int)ceil(log2((double)nodes)) : 0);
+		int height = nodes > 1 ? (int)ceil(log2((double)nodes)) : 0;
 		uint64_t Dc = ceil_div(per_rank, C);
 		uint64_t M = ceil_div(Dc, p->slice_bytes);
 		double s = (double)ceil_div(Dc, M);
-		double tau_chain = s / beta * 1e12;
-		double tau = tau_chain;
-		if (nodes > 1 && topo->kind == GT_DGX) {
-			/* the busiest NIC of an interior node moves three slices per
-			 * slice reduced; the trees of a channel pair share NICs */
-			double nic_share = fmin(topo->nic.bw_Bps, topo->pcie.bw_Bps) *
-					   (double)topo->gpus_per_node / (double)C;
-			tau = fmax(tau_chain, 3.0 * s / nic_share * 1e12);
+		uint32_t route[GM_MAX_HOPS];
+		/* fill: one slice down the critical path and back, alone on each
+		 * link (few flows are active while the pipeline fills) */
+		double a_in = 0, b_in = INFINITY, a_net = 0, b_net = INFINITY;
+		if (rpn > 1) {
+			int h = gt_topo_route(topo, 0, 1, route);
+			a_in = (double)gm_net_route_latency(&net, route, h);
+			for (int k = 0; k < h; k++)
+				b_in = fmin(b_in, net.links[route[k]].bw_Bps);
 		}
-		t += 2.0 * depth * (tau_chain + alpha) + (double)(M - 1) * tau;
-	} else if (n > 1 && p->bytes > 0) { /* sendrecv */
+		if (nodes > 1) {
+			int h = gt_topo_route(topo, 0, rpn, route);
+			a_net = (double)gm_net_route_latency(&net, route, h);
+			for (int k = 0; k < h; k++)
+				b_net = fmin(b_net, net.links[route[k]].bw_Bps);
+		}
+		double fill = 0;
+		if (rpn > 1)
+			fill += (rpn - 1) * (a_in + s / b_in * 1e12);
+		if (nodes > 1)
+			fill += height * (a_net + s / b_net * 1e12);
+		/* steady state: every channel's up and down strands send through
+		 * each GPU's port (2C flows on it); a NIC serves C/rpn channel
+		 * heads, interior in one tree (3 flows) and a leaf in the other (1),
+		 * so 2 flows per channel on average */
+		double tau = rpn > 1 ? s / (b_in / (2.0 * (double)C)) * 1e12 : 0;
+		if (nodes > 1) {
+			double heads = fmax(1.0, (double)C / rpn);
+			tau = fmax(tau, s / (b_net / (2.0 * heads)) * 1e12);
+		}
+		t += 2.0 * fill + (double)(M - 1) * tau;
+		} else if (n > 1 && p->bytes > 0) { /* sendrecv */
 		uint64_t Dc = ceil_div(per_rank, C);
 		uint64_t M = ceil_div(Dc, p->slice_bytes);
 		t += alpha + (double)M * ((double)Dc / (double)M / beta * 1e12);

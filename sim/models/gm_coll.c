@@ -8,7 +8,9 @@
  * whose buffer space has not come back yet) and a FIFO of message sizes with
  * four counters: credited <= consumed <= delivered <= sent. A consumed
  * message's space returns to the sender one route latency later (the
- * receiver's head-pointer write travels back; routes are symmetric).
+ * receiver's head-pointer write travels back; routes are symmetric). Space
+ * is reclaimed lazily when a sender needs it; an event is scheduled only to
+ * wake a sender that is actually waiting.
  * A strand that cannot proceed parks itself on the connection it waits for;
  * whoever changes that connection wakes it through a FIFO ready queue, so
  * there is no recursion and the order of wake-ups is deterministic.
@@ -34,13 +36,20 @@ typedef struct strand {
 	int64_t step_start;
 } strand;
 
+/* A message on a connection: its size, and once consumed, the time its
+ * buffer space is back at the sender. */
+typedef struct msg {
+	uint64_t bytes;
+	int64_t credit_at;
+} msg;
+
 typedef struct conn {
 	uint32_t src, dst, ch;
 	uint32_t waiting_send, waiting_recv;
 	uint64_t inflight;
-	union { /* FIFO of message sizes: inline while qmask < 4 */
-		uint64_t inl[4];
-		uint64_t *heap;
+	union { /* FIFO of messages: inline while qmask < 4 */
+		msg inl[4];
+		msg *heap;
 	} q;
 	uint64_t qmask;
 	uint64_t nsent, ndelivered, nconsumed, ncredited;
@@ -55,11 +64,7 @@ typedef struct rankst {
 	int64_t finish;
 } rankst;
 
-/* op properties, looked up once per step on the hot path */
-enum { OPF_RECV = 1, OPF_SEND = 2 };
-
 typedef struct sim {
-	uint8_t opf[GS_OP__COUNT];
 	ge_engine eng;
 	gm_net net;
 	uint32_t ent;
@@ -85,8 +90,8 @@ typedef struct sim {
 	gc_status err;
 } sim;
 
-static inline uint64_t *cq(conn *c) { return c->qmask < 4 ? c->q.inl : c->q.heap; }
-static inline const uint64_t *cq_c(const conn *c) { return c->qmask < 4 ? c->q.inl : c->q.heap; }
+static inline msg *cq(conn *c) { return c->qmask < 4 ? c->q.inl : c->q.heap; }
+static inline const msg *cq_c(const conn *c) { return c->qmask < 4 ? c->q.inl : c->q.heap; }
 
 static inline uint64_t conn_key(uint32_t src, uint32_t dst, uint32_t ch)
 {
@@ -161,7 +166,7 @@ static void conn_push(conn *c, uint64_t bytes)
 {
 	if (c->nsent - c->ncredited == c->qmask + 1) {
 		uint64_t oldn = c->qmask + 1;
-		uint64_t *nq = g_new(uint64_t, oldn * 2);
+		msg *nq = g_new(msg, oldn * 2);
 		for (uint64_t i = c->ncredited; i < c->nsent; i++)
 			nq[i & (oldn * 2 - 1)] = cq(c)[i & c->qmask];
 		if (c->qmask >= 4)
@@ -169,7 +174,7 @@ static void conn_push(conn *c, uint64_t bytes)
 		c->q.heap = nq;
 		c->qmask = oldn * 2 - 1;
 	}
-	cq(c)[c->nsent++ & c->qmask] = bytes;
+	cq(c)[c->nsent++ & c->qmask] = (msg){.bytes = bytes, .credit_at = INT64_MAX};
 }
 
 static void wake(sim *m, uint32_t sid)
@@ -181,13 +186,16 @@ static void wake(sim *m, uint32_t sid)
 	m->ready[(m->rhead + m->rcount++) & m->rmask] = sid;
 }
 
-/* A consumed message's buffer space is back at the sender. */
-static void credit(sim *m, conn *c)
+/* Reclaim the buffer space of consumed messages whose credit has travelled
+ * back by now (lazily: no event is needed unless a sender is waiting). */
+static void reclaim(sim *m, conn *c)
 {
-	c->inflight -= cq(c)[c->ncredited++ & c->qmask];
-	if (c->waiting_send != NONE) {
-		wake(m, c->waiting_send);
-		c->waiting_send = NONE;
+	while (c->ncredited < c->nconsumed) {
+		const msg *q = &cq(c)[c->ncredited & c->qmask];
+		if (q->credit_at > m->eng.now)
+			break;
+		c->inflight -= q->bytes;
+		c->ncredited++;
 	}
 }
 
@@ -260,8 +268,7 @@ static void strand_run(sim *m, uint32_t sid)
 	while (s->pos < s->len) {
 		const gs_step *st = cur_step(m, s, sid);
 		gs_op op = (gs_op)st->op;
-		uint8_t f = st->op < GS_OP__COUNT ? m->opf[st->op] : 0;
-		if ((f & OPF_RECV) && !s->recvd) {
+		if (gs_op_recvs(op) && !s->recvd) {
 			conn *c = &m->conns[s->recv_conn];
 			if (c->src != (uint32_t)st->recv_peer) {
 				s->recv_conn = conn_get(m, (uint32_t)st->recv_peer, s->rank,
@@ -273,7 +280,8 @@ static void strand_run(sim *m, uint32_t sid)
 				s->state = S_WAIT_RECV;
 				return;
 			}
-			uint64_t got = cq(c)[c->nconsumed & c->qmask];
+			msg *q = &cq(c)[c->nconsumed & c->qmask];
+			uint64_t got = q->bytes;
 			if (got != st->bytes) {
 				m->err = ge_fail(&m->eng, GC_ERR_INPUT,
 						 "rank %u channel %u step %llu: %s of %llu bytes matched a "
@@ -284,24 +292,35 @@ static void strand_run(sim *m, uint32_t sid)
 			}
 			c->nconsumed++;
 			/* the receiver tells the sender that the slot is free with a
-			 * write that travels back over the connection */
-			if (c->lat_ps == 0)
-				credit(m, c);
-			else
-				ge_schedule(&m->eng, m->eng.now + c->lat_ps, m->ent, EV_CREDIT,
-					    (uint64_t)(c - m->conns));
+			 * write that travels back over the connection; a waiting
+			 * sender is woken when it lands */
+			q->credit_at = m->eng.now + c->lat_ps;
+			if (c->waiting_send != NONE) {
+				if (c->lat_ps == 0) {
+					wake(m, c->waiting_send);
+					c->waiting_send = NONE;
+				} else {
+					ge_schedule(&m->eng, q->credit_at, m->ent, EV_CREDIT,
+						    (uint64_t)(c - m->conns));
+				}
+			}
 			s->recvd = 1;
 		}
-		if (f & OPF_SEND) {
+		if (gs_op_sends(op)) {
 			conn *c = &m->conns[s->send_conn];
 			if (c->dst != (uint32_t)st->send_peer) {
 				s->send_conn = conn_get(m, s->rank, (uint32_t)st->send_peer,
 							s->ch / (uint32_t)m->spc);
 				c = &m->conns[s->send_conn];
 			}
+			reclaim(m, c); /* keeps the message FIFO short, too */
 			if (c->inflight > 0 && c->inflight + st->bytes > m->o->buffer_bytes) {
 				c->waiting_send = sid;
 				s->state = S_WAIT_CREDIT;
+				/* space already on its way back: wake up when it lands */
+				if (c->ncredited < c->nconsumed)
+					ge_schedule(&m->eng, cq(c)[c->ncredited & c->qmask].credit_at, m->ent,
+						    EV_CREDIT, (uint64_t)(c - m->conns));
 				return;
 			}
 			c->inflight += st->bytes;
@@ -373,8 +392,12 @@ static gc_status coll_handle(ge_engine *e, void *self, const ge_event *ev)
 		}
 	} else if (ev->kind == EV_DELIVER) {
 		deliver(m, &m->conns[ev->arg]);
-	} else {
-		credit(m, &m->conns[ev->arg]);
+	} else { /* EV_CREDIT */
+		conn *c = &m->conns[ev->arg];
+		if (c->waiting_send != NONE) {
+			wake(m, c->waiting_send);
+			c->waiting_send = NONE;
+		}
 	}
 	drain(m);
 	return m->err;
@@ -387,7 +410,7 @@ static gc_status coll_check(const ge_engine *e, const void *self, char **errmsg)
 		const conn *c = &m->conns[i];
 		uint64_t sum = 0;
 		for (uint64_t k = c->ncredited; k < c->nsent; k++)
-			sum += cq_c(c)[k & c->qmask];
+			sum += cq_c(c)[k & c->qmask].bytes;
 		if (!(c->ncredited <= c->nconsumed && c->nconsumed <= c->ndelivered &&
 		      c->ndelivered <= c->nsent) ||
 		    sum != c->inflight) {
@@ -464,9 +487,6 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	m->nstr = gen->nstrands;
 	m->spc = gen->strands_per_channel > 0 ? gen->strands_per_channel : 1;
 	m->nstrands = (uint32_t)m->nranks * (uint32_t)m->nstr;
-	for (int k = 0; k < GS_OP__COUNT; k++)
-		m->opf[k] = (uint8_t)((gs_op_recvs((gs_op)k) ? OPF_RECV : 0) |
-				      (gs_op_sends((gs_op)k) ? OPF_SEND : 0));
 	gm_net_init(&m->net, &m->eng, on_flow_done, m);
 	if (o->trace && o->trace_links) {
 		m->net.trace = o->trace;

@@ -15,10 +15,7 @@
 #include "gs_sched.h"
 
 /* One row per op, indexed by gs_op. */
-static const struct {
-	const char *name;
-	bool sends, recvs, reduces, reads_src, writes_dst;
-} gs_op_table[GS_OP__COUNT] = {
+const gs_op_info gs_op_table[GS_OP__COUNT] = {
 	[GS_OP_NOP] = { "NOP", false, false, false, false, false },
 	[GS_OP_SEND] = { "SEND", true, false, false, true, false },
 	[GS_OP_RECV] = { "RECV", false, true, false, false, true },
@@ -28,41 +25,6 @@ static const struct {
 	[GS_OP_RECV_REDUCE_COPY_SEND] = { "RECV_REDUCE_COPY_SEND", true, true, true, true, true },
 	[GS_OP_COPY] = { "COPY", false, false, false, true, true },
 };
-
-static bool gs_op_valid(gs_op op)
-{
-	return (unsigned)op < GS_OP__COUNT;
-}
-
-bool gs_op_sends(gs_op op)
-{
-	return gs_op_valid(op) && gs_op_table[op].sends;
-}
-
-bool gs_op_recvs(gs_op op)
-{
-	return gs_op_valid(op) && gs_op_table[op].recvs;
-}
-
-bool gs_op_reduces(gs_op op)
-{
-	return gs_op_valid(op) && gs_op_table[op].reduces;
-}
-
-bool gs_op_reads_src(gs_op op)
-{
-	return gs_op_valid(op) && gs_op_table[op].reads_src;
-}
-
-bool gs_op_writes_dst(gs_op op)
-{
-	return gs_op_valid(op) && gs_op_table[op].writes_dst;
-}
-
-const char *gs_op_name(gs_op op)
-{
-	return gs_op_valid(op) ? gs_op_table[op].name : "?";
-}
 
 const char *gs_coll_name(gs_coll c)
 {

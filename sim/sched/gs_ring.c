@@ -353,10 +353,11 @@ static void gs_ring_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint
 		s = rem - gs_ring_last_prefix(&pl, lo);
 	}
 
+	uint64_t slices = gs_ring_slot_slices(&pl, l, t); /* of the current slot */
 	for (uint32_t i = 0; i < n; i++) {
 		gs_ring_emit(&pl, l, t, s, &out[i]);
 		/* advance to the next non-empty slice */
-		if (++s < gs_ring_slot_slices(&pl, l, t))
+		if (++s < slices)
 			continue;
 		s = 0;
 		do {
@@ -364,7 +365,7 @@ static void gs_ring_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint
 				t = 0;
 				l++;
 			}
-		} while (i + 1 < n && gs_ring_slot_slices(&pl, l, t) == 0);
+		} while (i + 1 < n && (slices = gs_ring_slot_slices(&pl, l, t)) == 0);
 	}
 }
 

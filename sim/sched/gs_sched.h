@@ -64,13 +64,25 @@ typedef enum gs_op {
 
 enum gs_buf { GS_BUF_INPUT = 0, GS_BUF_OUTPUT = 1, GS_BUF_SCRATCH = 2, GS_BUF__COUNT };
 
-/* Properties of an op, for executors. */
-bool gs_op_sends(gs_op op);
-bool gs_op_recvs(gs_op op);
-bool gs_op_reduces(gs_op op);  /* uses L as a reduction operand */
-bool gs_op_reads_src(gs_op op); /* reads L (SEND, *_REDUCE_*, COPY) */
-bool gs_op_writes_dst(gs_op op);
-const char *gs_op_name(gs_op op); /* "SEND", "RECV_REDUCE_SEND", ... */
+/* Properties of an op, for executors: one row per op (gs_ops.c). The
+ * accessors are inline because every executor calls them per step; an
+ * out-of-range op has no property. */
+typedef struct gs_op_info {
+	const char *name;
+	bool sends, recvs, reduces, reads_src, writes_dst;
+} gs_op_info;
+extern const gs_op_info gs_op_table[GS_OP__COUNT];
+
+static inline bool gs_op_valid(gs_op op) { return (unsigned)op < GS_OP__COUNT; }
+static inline bool gs_op_sends(gs_op op) { return gs_op_valid(op) && gs_op_table[op].sends; }
+static inline bool gs_op_recvs(gs_op op) { return gs_op_valid(op) && gs_op_table[op].recvs; }
+/* uses L as a reduction operand */
+static inline bool gs_op_reduces(gs_op op) { return gs_op_valid(op) && gs_op_table[op].reduces; }
+/* reads L (SEND, *_REDUCE_*, COPY) */
+static inline bool gs_op_reads_src(gs_op op) { return gs_op_valid(op) && gs_op_table[op].reads_src; }
+static inline bool gs_op_writes_dst(gs_op op) { return gs_op_valid(op) && gs_op_table[op].writes_dst; }
+/* "SEND", "RECV_REDUCE_SEND", ...; "?" when out of range */
+static inline const char *gs_op_name(gs_op op) { return gs_op_valid(op) ? gs_op_table[op].name : "?"; }
 
 typedef struct gs_step {
 	uint8_t op;	    /* gs_op */
