@@ -19,6 +19,7 @@ static const struct {
 	{"models", cli_models, "list the models, their sources and the scenario keys"},
 	{"hw", cli_hw, "measure this machine's GPUs, run schedules on them, calibrate"},
 	{"validate", cli_validate, "compare predictions with measurements, import nccl-tests logs"},
+	{"explain", cli_explain, "walk a communication type step by step, compare the types"},
 	{"version", cli_version, "print the version"},
 };
 

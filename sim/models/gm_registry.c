@@ -55,6 +55,28 @@ static const gm_model_info models[] = {
 	{"credits", "link",
 	 "per-connection receive buffer: a send waits until its message fits (NCCL slots)",
 	 "NCCL Simple buffer 4 MiB in 8 slots", "collective.buffer"},
+	{"gm_tx.gpu", "component",
+	 "GPU: SM stores to peer/host memory, system fences, flag polling, WQE building, kernel launch",
+	 "Unat et al. arXiv 2409.09874; NCCL hwLat NVLink LL 0.6 us; H100 whitepaper",
+	 "gpu.*, nvlink.*"},
+	{"gm_tx.pcie", "component",
+	 "PCIe: per-direction bandwidth, one-way latency per crossing, MMIO doorbell writes, BAR reads",
+	 "gdrcopy pplat/copylat (NVIDIA/gdrcopy README); Azure ND H200 v5 52 GB/s", "pcie.*, gdrcopy.*"},
+	{"gm_tx.host", "component",
+	 "host: pinned buffers, CPU memcpy, cudaMemcpy call cost, verbs post and CQ polling",
+	 "NVIDIA/gdrcopy README (cudaMemcpy ~6-7 us)", "host.*"},
+	{"gm_tx.proxy", "component",
+	 "CPU proxy thread: polls a FIFO (host-pinned, cudaMemcpy or GDRCopy), batches, posts on one RC QP, "
+	 "one doorbell per batch, polls the CQ",
+	 "NVSHMEM IBRC proxy; pplx-garden fabric-lib (GDRCopy flags)", "proxy.*"},
+	{"gm_tx.nic", "component",
+	 "NIC: doorbell, work-request fetch by DMA, message-rate stage, line rate; IB/RoCE RC ordered, EFA SRD "
+	 "unordered with completion counting, no GPUDirect Async",
+	 "ConnectX-7 product brief; AWS EFA documentation", "nic.*, wire.*, switch.*, caps.*"},
+	{"gm_tx.paths", "path",
+	 "intra types 1-4 and inter types 1-5 as recipes of steps over the components, one generic executor "
+	 "(gcsim explain)",
+	 "Unat et al., The Landscape of GPU-Centric Communication, arXiv 2409.09874", "explain.*"},
 };
 
 size_t gm_registry_count(void)

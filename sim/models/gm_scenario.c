@@ -9,6 +9,7 @@
 #include <glib.h>
 
 #include "../topologies/gt_topo.h"
+#include "gm_tx.h"
 
 static const gc_param doc_params[] = {
 	{"schema_version", GC_P_INT, NULL, NULL, 1, 1,
@@ -59,6 +60,7 @@ gc_config *gm_scenario_config_new(void)
 	gt_topo_register_params(cfg);
 	gc_config_add_params(cfg, coll_params, G_N_ELEMENTS(coll_params));
 	gc_config_add_params(cfg, sim_params, G_N_ELEMENTS(sim_params));
+	gm_tx_register_params(cfg);
 	return cfg;
 }
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # gcsim explain from the command line: the list, walks, comparisons (table
 # and CSV), golden outputs of every scenario in scenarios/taxonomy,
 # determinism, traces, platform refusals and bad arguments (status 2, one

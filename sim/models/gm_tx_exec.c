@@ -1,0 +1,592 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gm_tx_exec: the generic path executor and the closed form of a recipe.
+ *
+ * Event-driven: every message instantiates the recipe; a step starts when
+ * all the steps it depends on are done and then occupies its resource:
+ *  - a delay (no contention) or a poller (the first poll that starts at or
+ *    half a poll period after the flag lands on average, plus one read);
+ *  - a single-server FIFO: the application CPU thread, the NIC's
+ *    message-processing stage (1 / nic.msg_rate per message);
+ *  - the CPU proxy thread: idle, it polls with period read + poll_interval
+ *    from the moment it became idle; a poll that finds requests takes up to
+ *    proxy.batch of them, works on each (request cost + post), rings one
+ *    doorbell for all the requests whose work finished before it starts,
+ *    then polls its completion queue and goes idle again;
+ *  - links (gm_net): data moves as a flow along a route, sharing bandwidth
+ *    max-min fairly, and arrives one route latency after its last byte.
+ * Each issuer (a CPU thread or a CTA) starts its next message once the
+ * recipe's release step of its previous message is done and fewer than
+ * nic.sq_depth of its messages are still in flight. In a stream of
+ * messages (more than one) the receiver-notification steps are free.
+ *
+ * Closed form: the same DAG evaluated with every resource idle, which is
+ * exactly what the event-driven run gives for one message (the tests assert
+ * equality to the picosecond).
+ */
+#include "gm_tx.h"
+
+#include <glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "gm_net.h"
+
+enum { EV_DONE = 1, EV_SERVER_DONE, EV_NET_START, EV_ISSUE, EV_PX_POLL_START, EV_PX_POLL_END, EV_PX_WORK_DONE };
+enum { SRV_CPU, SRV_NIC, SRV__COUNT };
+
+typedef struct ring {
+	uint64_t *v;
+	size_t head, n, cap;
+} ring;
+
+static void ring_push(ring *r, uint64_t x)
+{
+	if (r->n == r->cap) {
+		size_t nc = r->cap ? 2 * r->cap : 64;
+		uint64_t *nv = g_new(uint64_t, nc);
+		for (size_t i = 0; i < r->n; i++)
+			nv[i] = r->v[(r->head + i) % r->cap];
+		g_free(r->v);
+		r->v = nv;
+		r->cap = nc;
+		r->head = 0;
+	}
+	r->v[(r->head + r->n++) % r->cap] = x;
+}
+
+static uint64_t ring_pop(ring *r)
+{
+	uint64_t x = r->v[r->head];
+	r->head = (r->head + 1) % r->cap;
+	r->n--;
+	return x;
+}
+
+typedef struct server {
+	ring q;
+	bool busy;
+	uint64_t cur;
+	int64_t busy_ps;
+} server;
+
+#define DB_JOB UINT64_MAX
+enum { PX_IDLE, PX_POLL_SCHEDULED, PX_POLLING, PX_WORKING };
+
+typedef struct exec {
+	ge_engine eng;
+	gm_net net;
+	uint32_t ent;
+	const gm_tx_params *p;
+	const gm_tx_recipe *r;
+	uint64_t K;
+	int ns;
+	bool stream;
+	uint8_t *waiting;     /* K x ns: dependencies not yet done */
+	int64_t *start;	      /* K x ns when tracing, else ns (message 0) */
+	int64_t *msg_start;   /* K */
+	uint32_t *left;	      /* K: steps not yet done */
+	uint8_t dependents[GM_TX_MAX_STEPS][GM_TX_MAX_STEPS];
+	int ndependents[GM_TX_MAX_STEPS];
+	server srv[SRV__COUNT];
+	/* proxy */
+	int px_state;
+	int64_t px_origin, px_busy_ps;
+	ring px_fifo, px_work;
+	uint32_t px_snap;
+	GArray *db_wait, *db_run; /* jobs joined to the queued / running doorbell */
+	bool db_queued;
+	int64_t px_read_ps, px_period_ps;
+	/* issuers: the next message, messages in flight, free to issue */
+	int64_t *issuer_busy;
+	uint64_t *next_msg;
+	uint32_t *inflight;
+	bool *ifree;
+	uint64_t done_msgs;
+	int64_t last_end;
+	gm_tx_result *out;
+	ge_trace *trace;
+	int tids[GM_TX_MAX_STEPS];
+} exec;
+
+static const char *const link_names[GM_TX_L__COUNT] = {
+	"GPU A SM stores (gpu.sm_store_bw)", "GPU A NVLink out (nvlink.bandwidth)",
+	"GPU B NVLink in (nvlink.bandwidth)", "GPU A PCIe up (pcie.bandwidth)",
+	"GPU A PCIe down (pcie.bandwidth)", "host PCIe in (pcie.bandwidth)",
+	"host PCIe out (pcie.bandwidth)", "NIC PCIe in (pcie.bandwidth)", "NIC line rate (nic.bandwidth)",
+	"wire and switch (nic.bandwidth)", "remote NIC PCIe out (pcie.bandwidth)",
+	"GPU B PCIe down (pcie.bandwidth)", "remote host PCIe in (pcie.bandwidth)",
+	"CPU memcpy (host.memcpy_bw)", "GPU B PCIe down (pcie.bandwidth)",
+	"remote host PCIe out (pcie.bandwidth)", "remote CPU memcpy (host.memcpy_bw)",
+};
+
+static void add_links(gm_net *n, const gm_tx_params *p)
+{
+	int64_t half = p->pcie_lat_ps / 2, other = p->pcie_lat_ps - half;
+	for (int l = 0; l < GM_TX_L__COUNT; l++) {
+		double bw = p->pcie_Bps;
+		int64_t lat = 0;
+		gm_link_kind k = GM_LINK_PCIE;
+		switch (l) {
+		case GM_TX_L_SM: bw = p->sm_store_Bps; k = GM_LINK_GENERIC; break;
+		case GM_TX_L_NVL_TX: bw = p->nvlink_Bps; lat = p->nvlink_lat_ps; k = GM_LINK_NVLINK; break;
+		case GM_TX_L_NVL_RX: bw = p->nvlink_Bps; k = GM_LINK_NVLINK; break;
+		case GM_TX_L_LINE: bw = p->nic_Bps; k = GM_LINK_NIC; break;
+		case GM_TX_L_WIRE: bw = p->nic_Bps; lat = p->wire_lat_ps + p->switch_lat_ps; k = GM_LINK_NIC; break;
+		case GM_TX_L_MEMCPY:
+		case GM_TX_L_RMEMCPY: bw = p->memcpy_Bps; k = GM_LINK_GENERIC; break;
+		/* a PCIe crossing is two links (device side, then switch side) */
+		case GM_TX_L_GPU_UP: case GM_TX_L_HOST_DOWN: case GM_TX_L_RNIC_UP: lat = half; break;
+		default: lat = other; break;
+		}
+		gm_net_add_link(n, link_names[l], k, bw, lat);
+	}
+}
+
+/* ---- closed form --------------------------------------------------------------- */
+
+/* An idle poller's phase relative to an arrival is arbitrary; the poll that
+ * detects the flag starts, on average, half a period after it lands (mean
+ * residual time of a periodic loop). A poller that only becomes idle after
+ * the arrival (origin later) polls at once. */
+static int64_t poll_end(int64_t a, int64_t origin, int64_t period, int64_t read)
+{
+	int64_t s = a < origin ? origin : a + period / 2;
+	return s + read;
+}
+
+static void net_route(const gm_tx_step *s, uint32_t *rt)
+{
+	for (int h = 0; h < s->nhops; h++)
+		rt[h] = s->route[h];
+}
+
+void gm_tx_estimate(const gm_tx_params *p, const gm_tx_recipe *r, gm_tx_result *out)
+{
+	ge_engine eng;
+	gm_net net;
+	ge_engine_init(&eng, 1);
+	gm_net_init(&net, &eng, NULL, NULL);
+	add_links(&net, p);
+	memset(out, 0, sizeof(*out));
+	int64_t end = 0;
+	for (int i = 0; i < r->nsteps; i++) {
+		const gm_tx_step *s = &r->steps[i];
+		int64_t a = 0;
+		for (int d = 0; d < s->ndeps; d++)
+			a = MAX(a, out->steps[s->deps[d]].end_ps);
+		int64_t e;
+		if (s->res == GM_TX_R_POLL || s->res == GM_TX_R_PROXY_POLL) {
+			e = poll_end(a, INT64_MIN, s->period_ps, s->fixed_ps);
+		} else if (s->res == GM_TX_R_NET) {
+			uint32_t rt[GM_TX_MAX_HOPS];
+			net_route(s, rt);
+			e = a + s->fixed_ps + (s->bytes > 0 ? gm_net_estimate_ps(&net, rt, s->nhops, s->bytes)
+							    : gm_net_route_latency(&net, rt, s->nhops));
+		} else {
+			e = a + s->fixed_ps;
+		}
+		out->steps[i].start_ps = a;
+		out->steps[i].end_ps = e;
+		end = MAX(end, e);
+	}
+	out->latency_ps = end;
+	out->makespan_ps = end;
+	out->messages = 1;
+	out->rate_Mops = end > 0 ? 1e6 / (double)end : 0;
+	gm_net_fini(&net);
+	ge_engine_fini(&eng);
+}
+
+/* ---- event-driven ------------------------------------------------------------- */
+
+static inline uint64_t job_of(uint64_t m, int s) { return m * GM_TX_MAX_STEPS + (uint64_t)s; }
+static inline uint64_t job_msg(uint64_t j) { return j / GM_TX_MAX_STEPS; }
+static inline int job_step(uint64_t j) { return (int)(j % GM_TX_MAX_STEPS); }
+
+static int64_t *start_slot(exec *x, uint64_t job)
+{
+	uint64_t m = job_msg(job);
+	int s = job_step(job);
+	if (x->trace)
+		return &x->start[m * (uint64_t)x->ns + (uint64_t)s];
+	return m == 0 ? &x->start[s] : NULL;
+}
+
+static bool is_free(const exec *x, int s)
+{
+	return x->stream && x->r->steps[s].latency_only;
+}
+
+static void step_ready(exec *x, uint64_t job);
+
+static void try_issue(exec *x, uint64_t i)
+{
+	if (!x->ifree[i] || x->inflight[i] >= (uint32_t)x->p->sq_depth || x->next_msg[i] >= x->K)
+		return;
+	x->ifree[i] = false;
+	x->inflight[i]++;
+	ge_schedule(&x->eng, x->eng.now, x->ent, EV_ISSUE, x->next_msg[i]);
+	x->next_msg[i] += (uint64_t)x->r->issuers;
+}
+
+static void step_done(exec *x, uint64_t job)
+{
+	ge_engine *e = &x->eng;
+	uint64_t m = job_msg(job);
+	int s = job_step(job);
+	int64_t *st = start_slot(x, job);
+	if (m == 0) {
+		x->out->steps[s].start_ps = x->start[s];
+		x->out->steps[s].end_ps = e->now;
+	}
+	if (x->trace && st && e->now > *st && x->K <= 64) {
+		char args[64];
+		g_snprintf(args, sizeof(args), "\"message\":%llu,\"step\":%d", (unsigned long long)m, s + 1);
+		ge_trace_slice(x->trace, 1, x->tids[s], x->r->steps[s].action, *st, e->now - *st, args);
+	}
+	if (s == x->r->release) {
+		uint64_t i = m % (uint64_t)x->r->issuers;
+		x->issuer_busy[i] += e->now - x->msg_start[m];
+		x->ifree[i] = true;
+		try_issue(x, i);
+	}
+	for (int k = 0; k < x->ndependents[s]; k++) {
+		int d = x->dependents[s][k];
+		if (--x->waiting[m * (uint64_t)x->ns + (uint64_t)d] == 0)
+			step_ready(x, job_of(m, d));
+	}
+	if (--x->left[m] == 0) {
+		if (m == 0)
+			x->out->latency_ps = e->now - x->msg_start[0];
+		x->last_end = MAX(x->last_end, e->now);
+		uint64_t i = m % (uint64_t)x->r->issuers;
+		x->inflight[i]--;
+		try_issue(x, i);
+		if (++x->done_msgs == x->K)
+			e->stop = true;
+	}
+}
+
+static void server_start(exec *x, int i)
+{
+	server *v = &x->srv[i];
+	if (v->busy || v->q.n == 0)
+		return;
+	v->cur = ring_pop(&v->q);
+	v->busy = true;
+	int64_t d = x->r->steps[job_step(v->cur)].fixed_ps;
+	v->busy_ps += d;
+	ge_schedule(&x->eng, x->eng.now + d, x->ent, EV_SERVER_DONE, (uint64_t)i);
+}
+
+static void px_work_next(exec *x);
+
+static void px_go_idle(exec *x, int64_t origin)
+{
+	x->px_origin = origin;
+	x->px_state = PX_IDLE;
+	if (x->px_fifo.n) {
+		x->px_state = PX_POLL_SCHEDULED;
+		ge_schedule(&x->eng, origin, x->ent, EV_PX_POLL_START, 0);
+	}
+}
+
+static void px_work_next(exec *x)
+{
+	if (x->px_work.n == 0) {
+		/* the loop ends: poll the completion queue, then poll requests */
+		int64_t cq = x->p->cq_poll_ps;
+		x->px_busy_ps += cq;
+		px_go_idle(x, x->eng.now + cq);
+		return;
+	}
+	uint64_t j = ring_pop(&x->px_work);
+	int64_t d;
+	if (j == DB_JOB) {
+		x->db_queued = false;
+		GArray *t = x->db_run;
+		x->db_run = x->db_wait;
+		x->db_wait = t;
+		g_array_set_size(x->db_wait, 0);
+		d = x->p->mmio_write_ps;
+	} else {
+		d = x->r->steps[job_step(j)].fixed_ps;
+	}
+	x->px_busy_ps += d;
+	ge_schedule(&x->eng, x->eng.now + d, x->ent, EV_PX_WORK_DONE, j);
+}
+
+static void step_begin(exec *x, uint64_t job)
+{
+	ge_engine *e = &x->eng;
+	int s = job_step(job);
+	const gm_tx_step *st = &x->r->steps[s];
+	int64_t *slot = start_slot(x, job);
+	if (slot)
+		*slot = e->now;
+	if (is_free(x, s)) {
+		ge_schedule(e, e->now, x->ent, EV_DONE, job);
+		return;
+	}
+	switch (st->res) {
+	case GM_TX_R_NONE:
+		ge_schedule(e, e->now + st->fixed_ps, x->ent, EV_DONE, job);
+		break;
+	case GM_TX_R_POLL:
+		ge_schedule(e, poll_end(e->now, INT64_MIN, st->period_ps, st->fixed_ps), x->ent, EV_DONE, job);
+		break;
+	case GM_TX_R_CPU:
+	case GM_TX_R_NIC_TX: {
+		int i = st->res == GM_TX_R_CPU ? SRV_CPU : SRV_NIC;
+		ring_push(&x->srv[i].q, job);
+		server_start(x, i);
+		break;
+	}
+	case GM_TX_R_PROXY_POLL:
+		ring_push(&x->px_fifo, job);
+		if (x->px_state == PX_IDLE) {
+			x->px_state = PX_POLL_SCHEDULED;
+			ge_schedule(e, poll_end(e->now, x->px_origin, x->px_period_ps, 0), x->ent,
+				    EV_PX_POLL_START, 0);
+		}
+		break;
+	case GM_TX_R_PROXY_WORK:
+		ring_push(&x->px_work, job);
+		break;
+	case GM_TX_R_PROXY_DB:
+		g_array_append_val(x->db_wait, job);
+		if (!x->db_queued) {
+			x->db_queued = true;
+			ring_push(&x->px_work, DB_JOB);
+		}
+		break;
+	case GM_TX_R_NET:
+		if (st->fixed_ps > 0)
+			ge_schedule(e, e->now + st->fixed_ps, x->ent, EV_NET_START, job);
+		else
+			ge_schedule(e, e->now, x->ent, EV_NET_START, job);
+		break;
+	default:
+		g_assert_not_reached();
+	}
+}
+
+static void step_ready(exec *x, uint64_t job)
+{
+	step_begin(x, job);
+}
+
+static void on_flow_done(void *ctx, uint64_t tag, ge_time now)
+{
+	exec *x = ctx;
+	const gm_tx_step *s = &x->r->steps[job_step(tag)];
+	uint32_t rt[GM_TX_MAX_HOPS];
+	net_route(s, rt);
+	ge_schedule(&x->eng, now + gm_net_route_latency(&x->net, rt, s->nhops), x->ent, EV_DONE, tag);
+}
+
+static gc_status x_handle(ge_engine *e, void *self, const ge_event *ev)
+{
+	exec *x = self;
+	switch (ev->kind) {
+	case EV_DONE:
+		step_done(x, ev->arg);
+		break;
+	case EV_SERVER_DONE: {
+		server *v = &x->srv[ev->arg];
+		uint64_t j = v->cur;
+		v->busy = false;
+		step_done(x, j);
+		server_start(x, (int)ev->arg);
+		break;
+	}
+	case EV_NET_START: {
+		const gm_tx_step *s = &x->r->steps[job_step(ev->arg)];
+		uint32_t rt[GM_TX_MAX_HOPS];
+		net_route(s, rt);
+		if (s->bytes > 0)
+			gm_net_start(&x->net, rt, s->nhops, s->bytes, ev->arg);
+		else
+			on_flow_done(x, ev->arg, e->now);
+		break;
+	}
+	case EV_ISSUE: {
+		uint64_t m = ev->arg;
+		x->msg_start[m] = e->now;
+		for (int s = 0; s < x->ns; s++)
+			if (x->r->steps[s].ndeps == 0)
+				step_ready(x, job_of(m, s));
+		break;
+	}
+	case EV_PX_POLL_START:
+		x->px_state = PX_POLLING;
+		x->px_snap = (uint32_t)MIN(x->px_fifo.n, (size_t)x->p->proxy_batch);
+		ge_schedule(e, e->now + x->px_read_ps, x->ent, EV_PX_POLL_END, 0);
+		break;
+	case EV_PX_POLL_END:
+		if (x->px_snap == 0) {
+			px_go_idle(x, e->now + x->p->proxy_poll_ps);
+			break;
+		}
+		x->px_busy_ps += x->px_read_ps;
+		x->px_state = PX_WORKING;
+		for (uint32_t i = 0; i < x->px_snap; i++)
+			step_done(x, ring_pop(&x->px_fifo));
+		x->px_snap = 0;
+		px_work_next(x);
+		break;
+	case EV_PX_WORK_DONE:
+		if (ev->arg == DB_JOB) {
+			for (guint i = 0; i < x->db_run->len; i++)
+				step_done(x, g_array_index(x->db_run, uint64_t, i));
+			g_array_set_size(x->db_run, 0);
+		} else {
+			step_done(x, ev->arg);
+		}
+		px_work_next(x);
+		break;
+	default:
+		return ge_fail(e, GC_ERR_INTERNAL, "gm_tx: unknown event %u", ev->kind);
+	}
+	return GC_OK;
+}
+
+static const ge_entity_ops x_ops = {.name = "gm_tx", .handle = x_handle};
+
+static void name_limit(exec *x, gm_tx_result *out)
+{
+	double T = (double)out->makespan_ps;
+	double best = -1;
+	char name[96] = "";
+#define CAND(u, ...)                                                 \
+	do {                                                         \
+		double _u = (u);                                     \
+		if (_u > best + 1e-12) {                             \
+			best = _u;                                   \
+			g_snprintf(name, sizeof(name), __VA_ARGS__); \
+		}                                                    \
+	} while (0)
+	int64_t ib = 0;
+	for (int i = 0; i < x->r->issuers; i++)
+		ib = MAX(ib, x->issuer_busy[i]);
+	if (x->r->issuers > 1)
+		CAND(ib / T, "issuing %ss (%d, gpu.sms)", x->r->issuer_kind, x->r->issuers);
+	else
+		CAND(ib / T, "the issuing %s", x->r->issuer_kind);
+	CAND(x->srv[SRV_CPU].busy_ps / T, "application CPU thread");
+	CAND(x->srv[SRV_NIC].busy_ps / T, "NIC message rate (nic.msg_rate)");
+	if (x->r->uses_proxy)
+		CAND(x->px_busy_ps / T, "CPU proxy thread (proxy.request_cost + host.post_send per request)");
+	for (uint32_t l = 0; l < x->net.nlinks; l++) {
+		const gm_link *k = &x->net.links[l];
+		CAND(k->bytes / (k->bw_Bps * T * 1e-12), "%s", k->name);
+	}
+#undef CAND
+	if (best < 0.9) {
+		char busiest[96];
+		g_strlcpy(busiest, name, sizeof(busiest));
+		g_snprintf(name, sizeof(name), "latency (nic.sq_depth in flight); busiest: %.60s", busiest);
+	}
+	g_strlcpy(out->limit, name, sizeof(out->limit));
+	out->limit_util = best;
+}
+
+gc_status gm_tx_simulate(const gm_tx_params *p, const gm_tx_recipe *r, uint64_t messages,
+			 ge_trace *trace, gm_tx_result *out, char **errmsg)
+{
+	if (messages < 1 || messages > GM_TX_MAX_MESSAGES) {
+		*errmsg = g_strdup_printf("messages: expected 1 to %d, got %llu", GM_TX_MAX_MESSAGES,
+					  (unsigned long long)messages);
+		return GC_ERR_INPUT;
+	}
+	exec *x = g_new0(exec, 1);
+	memset(out, 0, sizeof(*out));
+	x->p = p;
+	x->r = r;
+	x->K = messages;
+	x->ns = r->nsteps;
+	x->stream = messages > 1;
+	x->out = out;
+	x->trace = trace;
+	ge_engine_init(&x->eng, 1);
+	gm_net_init(&x->net, &x->eng, on_flow_done, x);
+	add_links(&x->net, p);
+	x->ent = ge_entity_add(&x->eng, &x_ops, x);
+	for (int s = 0; s < r->nsteps; s++)
+		for (int d = 0; d < r->steps[s].ndeps; d++) {
+			int a = r->steps[s].deps[d];
+			x->dependents[a][x->ndependents[a]++] = (uint8_t)s;
+		}
+	x->waiting = g_new(uint8_t, messages * (uint64_t)x->ns);
+	for (uint64_t m = 0; m < messages; m++)
+		for (int s = 0; s < x->ns; s++)
+			x->waiting[m * (uint64_t)x->ns + (uint64_t)s] = (uint8_t)r->steps[s].ndeps;
+	x->start = g_new0(int64_t, (trace ? messages : 1) * (uint64_t)x->ns);
+	x->msg_start = g_new0(int64_t, messages);
+	x->left = g_new(uint32_t, messages);
+	for (uint64_t m = 0; m < messages; m++)
+		x->left[m] = (uint32_t)x->ns;
+	x->issuer_busy = g_new0(int64_t, r->issuers);
+	x->db_wait = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	x->db_run = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	for (int s = 0; s < r->nsteps; s++)
+		if (r->steps[s].res == GM_TX_R_PROXY_POLL) {
+			x->px_read_ps = r->steps[s].fixed_ps;
+			x->px_period_ps = r->steps[s].period_ps;
+		}
+	if (trace) {
+		ge_trace_name_process(trace, 1, r->id);
+		int ntr = 0;
+		const char *names[GM_TX_MAX_STEPS];
+		for (int s = 0; s < r->nsteps; s++) {
+			int k;
+			for (k = 0; k < ntr && strcmp(names[k], r->steps[s].actor); k++)
+				;
+			if (k == ntr) {
+				names[ntr++] = r->steps[s].actor;
+				ge_trace_name_thread(trace, 1, k + 1, r->steps[s].actor);
+			}
+			x->tids[s] = k + 1;
+		}
+	}
+	x->next_msg = g_new(uint64_t, r->issuers);
+	x->inflight = g_new0(uint32_t, r->issuers);
+	x->ifree = g_new(bool, r->issuers);
+	for (int i = 0; i < r->issuers; i++) {
+		x->next_msg[i] = (uint64_t)i;
+		x->ifree[i] = true;
+		try_issue(x, (uint64_t)i);
+	}
+	gc_status st = ge_run(&x->eng, GE_TIME_MAX);
+	if (st == GC_OK && x->done_msgs != messages)
+		st = ge_fail(&x->eng, GC_ERR_INTERNAL, "gm_tx: %llu of %llu messages completed",
+			     (unsigned long long)x->done_msgs, (unsigned long long)messages);
+	if (st != GC_OK) {
+		*errmsg = g_strdup(x->eng.errmsg ? x->eng.errmsg : "gm_tx: run failed");
+	} else {
+		out->messages = messages;
+		out->makespan_ps = x->last_end;
+		out->rate_Mops = x->last_end > 0 ? (double)messages / (double)x->last_end * 1e6 : 0;
+		out->events = x->eng.events_handled;
+		name_limit(x, out);
+	}
+	gm_net_fini(&x->net);
+	ge_engine_fini(&x->eng);
+	for (int i = 0; i < SRV__COUNT; i++)
+		g_free(x->srv[i].q.v);
+	g_free(x->px_fifo.v);
+	g_free(x->px_work.v);
+	g_array_free(x->db_wait, TRUE);
+	g_array_free(x->db_run, TRUE);
+	g_free(x->waiting);
+	g_free(x->start);
+	g_free(x->msg_start);
+	g_free(x->left);
+	g_free(x->issuer_busy);
+	g_free(x->next_msg);
+	g_free(x->inflight);
+	g_free(x->ifree);
+	g_free(x);
+	return st;
+}

@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gm_tx_explain: turns recipes and their executions into text for people
+ * learning the taxonomy (a numbered walk, an ASCII timeline, a comparison
+ * table or CSV), and runs explain studies described by scenario files.
+ *
+ * An explain scenario is an ordinary gcsim YAML file (schema_version 1)
+ * whose `explain:` group says what to show; any component key (gpu.*,
+ * pcie.*, proxy.*, nic.*, ...) may be set beside it. `explain.vary:
+ * KEY=V1,V2` repeats the study once per value, so a what-if is one file.
+ *
+ * Invariants: output depends only on the configuration (no clock, no hash
+ * order); every number printed is the event-driven result, which equals the
+ * recipe's closed form for one message.
+ */
+#include "gm_tx.h"
+
+#include <glib.h>
+#include <string.h>
+
+#include "../core/gc_units.h"
+
+static const gc_param study_params[] = {
+	{"explain.mode", GC_P_ENUM, "list", "list|path|compare", 1, 0,
+	 "list the types, walk one path, or compare the types of a scope", NULL},
+	{"explain.path", GC_P_STRING, "inter:3", NULL, 1, 0,
+	 "the path to walk: intra:1-4, inter:1-5, roundtrip", NULL},
+	{"explain.variant", GC_P_STRING, "", NULL, 1, 0,
+	 "variant of the path (inter:3: cpu|proxy; intra:2: ce|kernel); empty: the default", NULL},
+	{"explain.scope", GC_P_ENUM, "inter", "intra|inter", 1, 0, "the types compared", NULL},
+	{"explain.bytes", GC_P_BYTES, "8B", NULL, 1, 1099511627776.0 * 16, "payload of one message", NULL},
+	{"explain.messages", GC_P_INT, "0", NULL, 0, GM_TX_MAX_MESSAGES,
+	 "compare: also time this many back-to-back messages per type (0: latency only)", NULL},
+	{"explain.platform", GC_P_ENUM, "dgx-h100", "dgx-h100|p5|p4d", 1, 0,
+	 "the platform whose defaults and capabilities apply", NULL},
+	{"explain.format", GC_P_ENUM, "table", "table|csv", 1, 0, "compare: aligned table or CSV", NULL},
+	{"explain.timeline", GC_P_BOOL, "false", NULL, 1, 0, "path: add an ASCII timeline", NULL},
+	{"explain.vary", GC_P_STRING, "", NULL, 1, 0,
+	 "repeat the study for each value: KEY=V1,V2,... (empty: once)", NULL},
+};
+
+void gm_tx_register_study_params(gc_config *cfg)
+{
+	gc_config_add_params(cfg, study_params, G_N_ELEMENTS(study_params));
+}
+
+void gm_tx_format_list(void *gs)
+{
+	GString *o = gs;
+	g_string_append(o, "Communication types (Unat et al., arXiv 2409.09874); walk one with\n"
+			   "  gcsim explain --path TYPE --bytes SIZE [--variant V] [--platform P]\n\n");
+	for (size_t i = 0; i < gm_tx_type_count(); i++) {
+		const gm_tx_type_info *t = gm_tx_type_at(i);
+		char v[40] = "";
+		if (t->variants && *t->variants)
+			g_snprintf(v, sizeof(v), " [%s]", t->variants);
+		g_string_append_printf(o, "  %-9s %-20s %s%s\n", t->id, t->name, t->defines, v);
+	}
+}
+
+static double us(int64_t ps)
+{
+	return (double)ps / 1e6;
+}
+
+void gm_tx_format_walk(const gm_tx_params *p, const gm_tx_recipe *r, const gm_tx_result *res,
+		       uint64_t bytes, bool timeline, void *gs)
+{
+	GString *o = gs;
+	char b[32];
+	gc_fmt_bytes(bytes, b, sizeof(b));
+	g_string_append_printf(o, "%s: %s, %s on %s\n", r->id, r->name, b, p->platform);
+	int ncopies = 0;
+	for (int i = 0; i < r->nsteps; i++) {
+		const gm_tx_step *s = &r->steps[i];
+		const gm_tx_step_time *t = &res->steps[i];
+		g_string_append_printf(o, "%3d. %-26s start %10.3f us  takes %10.3f us  %s%s\n", i + 1,
+				       s->actor, us(t->start_ps), us(t->end_ps - t->start_ps), s->action,
+				       s->copy ? " [copy]" : "");
+		ncopies += s->copy;
+		g_string_append_printf(o, "     cost: %s", s->rule);
+		if (s->ndeps > 1 || (s->ndeps == 1 && s->deps[0] != i - 1)) {
+			g_string_append(o, "; waits for step");
+			for (int d = 0; d < s->ndeps; d++)
+				g_string_append_printf(o, "%s %d", d ? "," : (s->ndeps > 1 ? "s" : ""),
+						       s->deps[d] + 1);
+		}
+		g_string_append_c(o, '\n');
+	}
+	g_string_append_printf(o,
+			       "total: %.3f us; copies made: %d (%d before the network, as Unat et al. "
+			       "count them); CPU on the critical path: %s\n",
+			       us(res->latency_ps), ncopies, r->copies, r->cpu_critical ? "yes" : "no");
+	if (!timeline)
+		return;
+	const int W = 60;
+	double T = (double)MAX(res->latency_ps, 1);
+	g_string_append_printf(o, "\ntimeline (0 to %.3f us, %d columns):\n", us(res->latency_ps), W);
+	for (int i = 0; i < r->nsteps; i++) {
+		const gm_tx_step_time *t = &res->steps[i];
+		int a = (int)((double)t->start_ps / T * W), e = (int)((double)t->end_ps / T * W + 0.999);
+		if (e <= a)
+			e = a + 1;
+		if (e > W)
+			e = W;
+		if (a >= W)
+			a = W - 1;
+		g_string_append_printf(o, "%3d %-26s |", i + 1, r->steps[i].actor);
+		for (int c = 0; c < W; c++)
+			g_string_append_c(o, c >= a && c < e ? (t->end_ps > t->start_ps ? '#' : '|') : ' ');
+		g_string_append(o, "|\n");
+	}
+}
+
+static const char *const intra_rows[][2] = {{"intra:1", NULL}, {"intra:2", NULL}, {"intra:3", NULL},
+					     {"intra:4", NULL}};
+static const char *const inter_rows[][2] = {{"inter:1", NULL}, {"inter:2", NULL}, {"inter:3", "cpu"},
+					     {"inter:3", "proxy"}, {"inter:4", NULL}, {"inter:5", NULL}};
+
+gc_status gm_tx_format_compare(const gm_tx_params *p, const gm_tx_compare_opts *o, void *gs,
+			       char **errmsg)
+{
+	GString *out = gs;
+	bool intra = !strcmp(o->scope, "intra");
+	size_t n = intra ? G_N_ELEMENTS(intra_rows) : G_N_ELEMENTS(inter_rows);
+	const char *const (*rows)[2] = intra ? intra_rows : inter_rows;
+	bool rate = o->messages > 0;
+	if (o->csv) {
+		g_string_append(out, "type,name,latency_us,copies,cpu_on_critical_path");
+		g_string_append(out, rate ? ",rate_Mops\n" : "\n");
+	} else {
+		char b[32];
+		gc_fmt_bytes(o->bytes, b, sizeof(b));
+		g_string_append_printf(out, "# %s-node types, %s per message, platform %s", o->scope, b,
+				       p->platform);
+		if (rate)
+			g_string_append_printf(out, "; rate of %llu back-to-back messages from one GPU",
+					       (unsigned long long)o->messages);
+		g_string_append_printf(out, "\n%-8s %-28s %12s %6s %4s", "type", "name", "latency_us",
+				       "copies", "cpu");
+		if (rate)
+			g_string_append_printf(out, " %11s %7s  %s", "rate_Mops", "issuers", "limited by");
+		g_string_append_c(out, '\n');
+	}
+	for (size_t i = 0; i < n; i++) {
+		gm_tx_recipe r;
+		char *why = NULL;
+		const char *label = rows[i][0] + 6;
+		char typ[16];
+		g_snprintf(typ, sizeof(typ), "%s%s%s", label, rows[i][1] && strcmp(rows[i][1], "cpu") ? "/" : "",
+			   rows[i][1] && strcmp(rows[i][1], "cpu") ? rows[i][1] : "");
+		gc_status st = gm_tx_recipe_build(p, rows[i][0], rows[i][1], o->bytes, &r, &why);
+		if (st != GC_OK) {
+			if (!o->csv)
+				g_string_append_printf(out, "%-8s refused: %s\n", typ, why);
+			g_free(why);
+			continue;
+		}
+		gm_tx_result one, many;
+		st = gm_tx_simulate(p, &r, 1, NULL, &one, errmsg);
+		if (st == GC_OK && rate)
+			st = gm_tx_simulate(p, &r, o->messages, NULL, &many, errmsg);
+		if (st != GC_OK)
+			return st;
+		if (o->csv) {
+			g_string_append_printf(out, "%s,%s,%.3f,%d,%s", typ, r.name, us(one.latency_ps), r.copies,
+					       r.cpu_critical ? "yes" : "no");
+			if (rate)
+				g_string_append_printf(out, ",%.3f", many.rate_Mops);
+			g_string_append_c(out, '\n');
+		} else {
+			g_string_append_printf(out, "%-8s %-28s %12.3f %6d %4s", typ, r.name, us(one.latency_ps),
+					       r.copies, r.cpu_critical ? "yes" : "no");
+			if (rate)
+				g_string_append_printf(out, " %11.3f %7d  %s (%.0f%% busy)", many.rate_Mops,
+						       r.issuers, many.limit, 100 * many.limit_util);
+			g_string_append_c(out, '\n');
+		}
+	}
+	return GC_OK;
+}
+
+static gc_status run_once(gc_config *cfg, const char *trace_path, bool timeline, GString *o,
+			  char **errmsg)
+{
+	const char *platform = gc_config_str(cfg, "explain.platform");
+	gm_tx_platform_apply(cfg, platform);
+	gm_tx_params p;
+	gm_tx_params_read(cfg, platform, &p);
+	const char *mode = gc_config_str(cfg, "explain.mode");
+	uint64_t bytes = gc_config_bytes(cfg, "explain.bytes");
+	if (!strcmp(mode, "list")) {
+		gm_tx_format_list(o);
+		return GC_OK;
+	}
+	if (!strcmp(mode, "compare")) {
+		gm_tx_compare_opts co = {
+			.scope = gc_config_str(cfg, "explain.scope"),
+			.bytes = bytes,
+			.messages = (uint64_t)gc_config_int(cfg, "explain.messages"),
+			.csv = !strcmp(gc_config_str(cfg, "explain.format"), "csv"),
+		};
+		return gm_tx_format_compare(&p, &co, o, errmsg);
+	}
+	gm_tx_recipe r;
+	gc_status st = gm_tx_recipe_build(&p, gc_config_str(cfg, "explain.path"),
+					  gc_config_str(cfg, "explain.variant"), bytes, &r, errmsg);
+	if (st != GC_OK)
+		return st;
+	ge_trace tr, *trp = NULL;
+	if (trace_path) {
+		st = ge_trace_open(&tr, trace_path, errmsg);
+		if (st != GC_OK)
+			return st;
+		trp = &tr;
+	}
+	gm_tx_result res;
+	st = gm_tx_simulate(&p, &r, 1, trp, &res, errmsg);
+	if (trp) {
+		if (st == GC_OK)
+			st = ge_trace_close(trp, errmsg);
+		else
+			ge_trace_abort(trp);
+	}
+	if (st != GC_OK)
+		return st;
+	gm_tx_format_walk(&p, &r, &res, bytes, timeline || gc_config_bool(cfg, "explain.timeline"), o);
+	return GC_OK;
+}
+
+gc_status gm_tx_study_run(gc_config *cfg, const char *trace_path, bool timeline, void *gs,
+			  char **errmsg)
+{
+	GString *o = gs;
+	const char *vary = gc_config_str(cfg, "explain.vary");
+	if (!vary || !*vary)
+		return run_once(cfg, trace_path, timeline, o, errmsg);
+	const char *eq = strchr(vary, '=');
+	if (!eq || eq == vary || !eq[1])
+		return gc_config_error(cfg, "explain.vary", errmsg, "expected KEY=V1,V2,..., got '%s'", vary);
+	char *key = g_strndup(vary, (gsize)(eq - vary));
+	char **vals = g_strsplit(eq + 1, ",", -1);
+	gc_status st = GC_OK;
+	for (char **v = vals; st == GC_OK && *v; v++) {
+		char *set = g_strdup_printf("%s=%s", key, *v);
+		st = gc_config_set(cfg, set, errmsg);
+		g_free(set);
+		if (st != GC_OK)
+			break;
+		g_string_append_printf(o, "%s# %s=%s\n", v == vals ? "" : "\n", key, *v);
+		/* a trace, if asked for, shows the last variant */
+		st = run_once(cfg, v[1] ? NULL : trace_path, timeline, o, errmsg);
+	}
+	g_strfreev(vals);
+	g_free(key);
+	return st;
+}
