@@ -4,8 +4,9 @@
  * on this machine's GPUs, store measurements, fit calibration parameters.
  *
  * Every failure prints one line and returns a distinct status: 3 when no
- * usable GPU (or no CUDA in this build), 2 for bad input, 4 for i/o. A
- * command that fails before measuring writes no file.
+ * usable GPU, RDMA device or NCCL library (or no CUDA / rdma-core in this
+ * build), 2 for bad input, 4 for i/o. A command that fails before
+ * measuring writes no file.
  */
 #include <glib.h>
 #include <math.h>
@@ -16,6 +17,7 @@
 #include "hw/gh_bench.h"
 #include "hw/gh_calib.h"
 #include "hw/gh_device.h"
+#include "hw/gh_nccl.h"
 #include "hw/gh_verbs.h"
 #include "sim/core/gc_results.h"
 #include "sim/core/gc_units.h"
@@ -195,8 +197,9 @@ static int hw_interp(int argc, char **argv)
 	gint ranks = 4, channels = 1, dev = 0, iters = 20;
 	GOptionEntry entries[] = {
 		{"ranks", 'n', 0, G_OPTION_ARG_INT, &ranks, "virtual ranks on one GPU (default 4)", "N"},
-		{"op", 0, 0, G_OPTION_ARG_STRING, &op, "allreduce (default), allgather, reducescatter", "OP"},
-		{"algo", 0, 0, G_OPTION_ARG_STRING, &algo, "ring (default) or tree", "ALGO"},
+		{"op", 0, 0, G_OPTION_ARG_STRING, &op, "allreduce (default), allgather, reducescatter, alltoall", "OP"},
+		{"algo", 0, 0, G_OPTION_ARG_STRING, &algo,
+		 "ring (default), tree (allreduce), pairwise (alltoall default) or put (alltoall)", "ALGO"},
 		{"sizes", 0, 0, G_OPTION_ARG_STRING, &sizes, "comma-separated sizes (default 1KiB,64KiB,1MiB,16MiB)", "LIST"},
 		{"dtype", 0, 0, G_OPTION_ARG_STRING, &dtype, "float (default), int32, double", "T"},
 		{"channels", 'c', 0, G_OPTION_ARG_INT, &channels, "channels (default 1)", "N"},
@@ -216,16 +219,21 @@ static int hw_interp(int argc, char **argv)
 	char **sz = NULL;
 	if (done)
 		goto out;
-	static const char *const colls[] = {"allreduce", "allgather", "reducescatter"};
-	static const char *const algos[] = {"ring", "tree"};
+	static const char *const colls[] = {"allreduce", "allgather", "reducescatter", "alltoall"};
+	static const gs_coll collv[] = {GS_COLL_ALLREDUCE, GS_COLL_ALLGATHER, GS_COLL_REDUCESCATTER,
+					GS_COLL_ALLTOALL};
+	static const char *const algos[] = {"ring", "tree", "pairwise", "put"};
+	static const gs_algo algov[] = {GS_ALGO_RING, GS_ALGO_TREE, GS_ALGO_PAIRWISE, GS_ALGO_PUT};
 	static const char *const dts[] = {"float", "int32", "double"};
 	static const gs_dtype dtv[] = {GS_DT_F32, GS_DT_I32, GS_DT_F64};
 	int c = 0, a = 0, t = 0;
 	gc_status st = GC_OK;
-	if (op && parse_enum(op, colls, 3, &c) != GC_OK)
-		snprintf(why, sizeof(why), "--op: expected allreduce, allgather or reducescatter, got '%s'", op), st = GC_ERR_INPUT;
-	else if (algo && parse_enum(algo, algos, 2, &a) != GC_OK)
-		snprintf(why, sizeof(why), "--algo: expected ring or tree, got '%s'", algo), st = GC_ERR_INPUT;
+	if (op && parse_enum(op, colls, 4, &c) != GC_OK)
+		snprintf(why, sizeof(why), "--op: expected allreduce, allgather, reducescatter or alltoall, got '%s'", op), st = GC_ERR_INPUT;
+	else if (algo && parse_enum(algo, algos, 4, &a) != GC_OK)
+		snprintf(why, sizeof(why), "--algo: expected ring, tree, pairwise or put, got '%s'", algo), st = GC_ERR_INPUT;
+	else if (!algo && collv[c] == GS_COLL_ALLTOALL)
+		a = 2; /* alltoall has no ring: NCCL's pairwise exchange by default */
 	else if (dtype && parse_enum(dtype, dts, 3, &t) != GC_OK)
 		snprintf(why, sizeof(why), "--dtype: expected float, int32 or double, got '%s'", dtype), st = GC_ERR_INPUT;
 	else if (ranks < 1 || ranks > 1024 || channels < 1 || channels > 64 || iters < 1 || iters > 10000)
@@ -255,7 +263,7 @@ static int hw_interp(int argc, char **argv)
 	o.dev = dev;
 	o.iters = iters;
 	for (int i = 0; st == GC_OK && i < nsz; i++) {
-		gs_params p = {.coll = (gs_coll)c, .algo = (gs_algo)a, .dtype = dtv[t], .nranks = ranks,
+		gs_params p = {.coll = collv[c], .algo = algov[a], .dtype = dtv[t], .nranks = ranks,
 			       .bytes = list[i], .nchannels = channels, .chunk_bytes = 2u << 20,
 			       .slice_bytes = 1u << 20, .ranks_per_node = ranks};
 		st = gh_bench_interp(&o, &p, pts, why);
@@ -391,6 +399,165 @@ out:
 	return rc;
 }
 
+/* The first "# " line of notes, without the prefix: the run's device. */
+static char *first_note(const GString *notes)
+{
+	const char *s = notes->str;
+	if (strncmp(s, "# ", 2))
+		return g_strdup("");
+	const char *e = strchr(s, '\n');
+	return g_strndup(s + 2, e ? (gsize)(e - s - 2) : strlen(s + 2));
+}
+
+static int hw_rdma(int argc, char **argv)
+{
+	char *dev = NULL, *ops = NULL, *tests = NULL, *mem = NULL, *min = NULL, *max = NULL;
+	char *out = NULL, *csv = NULL;
+	gboolean quick = FALSE;
+	gint port = 1, gid = -1, iters = 0, window = 0;
+	GOptionEntry entries[] = {
+		{"device", 'd', 0, G_OPTION_ARG_STRING, &dev, "RDMA device name (default: the first)", "NAME"},
+		{"port", 0, 0, G_OPTION_ARG_INT, &port, "port number (default 1)", "N"},
+		{"gid-index", 0, 0, G_OPTION_ARG_INT, &gid,
+		 "GID index (default: an IPv4-mapped GID, else any valid one; InfiniBand: LID routing)", "N"},
+		{"op", 0, 0, G_OPTION_ARG_STRING, &ops, "write, write_imm or both (default write,write_imm)", "LIST"},
+		{"test", 0, 0, G_OPTION_ARG_STRING, &tests, "lat, bw or both (default lat,bw)", "LIST"},
+		{"mem", 0, 0, G_OPTION_ARG_STRING, &mem,
+		 "host, gpu (cudaMalloc'd, registered directly) or auto: host, plus GPU where allowed (default)", "KIND"},
+		{"min-size", 0, 0, G_OPTION_ARG_STRING, &min, "smallest write (default 8B)", "SIZE"},
+		{"max-size", 0, 0, G_OPTION_ARG_STRING, &max,
+		 "largest write, capped by the registrable size (default 1GiB, --quick 64MiB)", "SIZE"},
+		{"iters", 0, 0, G_OPTION_ARG_INT, &iters, "latency samples per size (default 1000, --quick 100)", "N"},
+		{"window", 0, 0, G_OPTION_ARG_INT, &window, "outstanding writes in the bandwidth test (default 64)", "N"},
+		{"quick", 'q', 0, G_OPTION_ARG_NONE, &quick, "fewer sizes and samples", NULL},
+		{"out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "append the measurements to a results SQLite file", "FILE"},
+		{"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "also write them as CSV", "FILE"},
+		{NULL, 0, 0, 0, NULL, NULL, NULL},
+	};
+	char *cmd = command_line(argc, argv);
+	int done, rc = cli_parse(&argc, &argv, "",
+				 "RDMA write and write-with-immediate through libibverbs: two RC queue pairs\n"
+				 "connected to each other on one port (loopback), latency (min/median/p99;\n"
+				 "write: post + completion, write_imm: half a ping-pong) and bandwidth (a\n"
+				 "window of outstanding writes) from 8 B doubling to 1 GiB, on host memory and,\n"
+				 "in a CUDA build with a GPU, on GPU memory registered directly (reported when\n"
+				 "the peer-memory driver refuses it). No RDMA device: one line, exit 3.",
+				 entries, &done);
+	GArray *pts = g_array_new(FALSE, FALSE, sizeof(gc_result_point));
+	GString *notes = g_string_new(NULL);
+	char why[GH_WHY] = "";
+	char *desc = NULL;
+	if (done)
+		goto out;
+	gh_verbs_opts o;
+	gh_verbs_opts_default(&o, quick);
+	o.dev_name = dev;
+	o.port = port;
+	o.gid_index = gid;
+	if (iters)
+		o.iters = iters;
+	if (window)
+		o.window = window;
+	gc_status st = gh_verbs_opts_parse(&o, ops, tests, mem, min, max, why);
+	if (st == GC_OK)
+		st = gh_verbs_bench(&o, gh_verbs_ops_real(), pts, notes, why);
+	if (st != GC_OK) {
+		rc = fail("rdma", st, why);
+		goto out;
+	}
+	fwrite(notes->str, 1, notes->len, stdout);
+	print_points(pts);
+	desc = first_note(notes);
+	gc_run_info info = {.kind = "hw", .label = quick ? "rdma-quick" : "rdma", .device = desc,
+			    .command = cmd};
+	rc = save_points("rdma", out, csv, &info, pts);
+out:
+	g_array_free(pts, TRUE);
+	g_string_free(notes, TRUE);
+	g_free(desc);
+	g_free(dev);
+	g_free(ops);
+	g_free(tests);
+	g_free(mem);
+	g_free(min);
+	g_free(max);
+	g_free(out);
+	g_free(csv);
+	g_free(cmd);
+	return rc;
+}
+
+static int hw_nccl(int argc, char **argv)
+{
+	char *ops = NULL, *sizes = NULL, *lib = NULL, *out = NULL, *csv = NULL;
+	gboolean quick = FALSE;
+	gint gpus = 0, iters = 0, warmup = -1;
+	GOptionEntry entries[] = {
+		{"op", 0, 0, G_OPTION_ARG_STRING, &ops,
+		 "allreduce, allgather, reducescatter, alltoall, comma-separated, or all (default)", "LIST"},
+		{"sizes", 0, 0, G_OPTION_ARG_STRING, &sizes,
+		 "comma-separated nccl-tests sizes (default 8B doubling to 1GiB; --quick 8B..32MiB by 4)", "LIST"},
+		{"gpus", 'g', 0, G_OPTION_ARG_INT, &gpus, "GPUs to use, >= 2 (default: all)", "N"},
+		{"iters", 0, 0, G_OPTION_ARG_INT, &iters, "timed iterations (default 20, --quick 10)", "N"},
+		{"warmup", 0, 0, G_OPTION_ARG_INT, &warmup, "warm-up iterations (default 5, --quick 2)", "N"},
+		{"lib", 0, 0, G_OPTION_ARG_FILENAME, &lib,
+		 "NCCL library (default libnccl.so.2, then /usr/local/cuda/lib{,64})", "PATH"},
+		{"quick", 'q', 0, G_OPTION_ARG_NONE, &quick, "fewer sizes and iterations", NULL},
+		{"out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "append the measurements to a results SQLite file", "FILE"},
+		{"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "also write them as CSV", "FILE"},
+		{NULL, 0, 0, 0, NULL, NULL, NULL},
+	};
+	char *cmd = command_line(argc, argv);
+	int done, rc = cli_parse(&argc, &argv, "",
+				 "The NCCL baseline: allreduce, allgather, reducescatter and alltoall through\n"
+				 "NCCL (loaded at run time) on every GPU of this machine from one process,\n"
+				 "float sum, out of place, timed like nccl-tests (warm-up, then back-to-back\n"
+				 "iterations between CUDA events; time = slowest GPU's average). Points have\n"
+				 "algo 'nccl'. Needs >= 2 GPUs; otherwise, or without libnccl, one line, exit 3.",
+				 entries, &done);
+	GArray *pts = g_array_new(FALSE, FALSE, sizeof(gc_result_point));
+	GString *notes = g_string_new(NULL);
+	char why[GH_WHY] = "", gdesc[512] = "";
+	char *desc = NULL;
+	if (done)
+		goto out;
+	gh_nccl_opts o;
+	gh_nccl_opts_default(&o, quick);
+	o.lib = lib;
+	o.ngpus = gpus;
+	if (iters)
+		o.iters = iters;
+	if (warmup >= 0)
+		o.warmup = warmup;
+	gc_status st = gh_nccl_opts_parse(&o, ops, sizes, why);
+	if (st == GC_OK)
+		st = gh_nccl_bench(&o, pts, notes, why);
+	if (st == GC_OK && pts->len > 0)
+		st = describe_dev(0, gdesc, sizeof(gdesc), why);
+	if (st != GC_OK) {
+		rc = fail("nccl", st, why);
+		goto out;
+	}
+	fwrite(notes->str, 1, notes->len, stdout);
+	print_points(pts);
+	desc = g_strdup_printf("%d x %s", pts->len ? g_array_index(pts, gc_result_point, 0).nranks : 0,
+			       gdesc);
+	gc_run_info info = {.kind = "hw", .label = quick ? "nccl-quick" : "nccl", .device = desc,
+			    .command = cmd};
+	rc = save_points("nccl", out, csv, &info, pts);
+out:
+	g_array_free(pts, TRUE);
+	g_string_free(notes, TRUE);
+	g_free(desc);
+	g_free(ops);
+	g_free(sizes);
+	g_free(lib);
+	g_free(out);
+	g_free(csv);
+	g_free(cmd);
+	return rc;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(int, char **);
@@ -400,6 +567,8 @@ static const struct {
 	{"bench", hw_bench, "run the microbenchmarks, store the measurements"},
 	{"interp", hw_interp, "run a collective's schedule on the GPU with virtual ranks"},
 	{"calibrate", hw_calibrate, "fit model parameters into scenarios/calibration/NAME.yaml"},
+	{"rdma", hw_rdma, "RDMA write / write-with-immediate latency and bandwidth (libibverbs)"},
+	{"nccl", hw_nccl, "the NCCL baseline: the same collectives through NCCL on >= 2 GPUs"},
 };
 
 int cli_hw(int argc, char **argv)
@@ -409,12 +578,14 @@ int cli_hw(int argc, char **argv)
 		fprintf(f, "Usage: gcsim hw SUBCOMMAND [OPTIONS]\n\nSubcommands:\n");
 		for (size_t i = 0; i < G_N_ELEMENTS(subs); i++)
 			fprintf(f, "  %-10s %s\n", subs[i].name, subs[i].summary);
-		fprintf(f, "\nExit status: 3 no usable GPU or a build without CUDA, 2 bad input, 4 i/o.\n");
+		fprintf(f, "\n'gcsim hw SUBCOMMAND --help' lists a subcommand's options.\n"
+			   "Exit status: 3 no usable GPU / RDMA device / NCCL library (or a build\n"
+			   "without CUDA / rdma-core), 2 bad input, 4 i/o.\n");
 		return argc < 2 ? 2 : 0;
 	}
 	for (size_t i = 0; i < G_N_ELEMENTS(subs); i++)
 		if (!strcmp(argv[1], subs[i].name))
 			return subs[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "gcsim hw: unknown subcommand '%s' (info, bench, interp, calibrate)\n", argv[1]);
+	fprintf(stderr, "gcsim hw: unknown subcommand '%s' (info, bench, interp, calibrate, rdma, nccl)\n", argv[1]);
 	return 2;
 }

@@ -10,6 +10,12 @@
  * A mailbox's head is written only by its sending block and its tail only
  * by its receiving block, so packing refuses a schedule where two strands
  * send, or two strands receive, on one connection.
+ *
+ * One-sided ops (PUT, SIGNAL, WAIT) get no mailbox: only connections that
+ * carry two-sided messages are numbered, so every mailbox has a receiver.
+ * Their sends still count for the one-sending-strand rule, and the fields
+ * the kernel uses without checking (the peer, the PUT's remote range, the
+ * signal slots) are checked here.
  */
 #include "gh_interp.h"
 
@@ -18,9 +24,35 @@
 
 static uint32_t step_props(gs_op op)
 {
+	/* one-sided ops never touch a mailbox: their bits say what to do */
+	if (op == GS_OP_PUT)
+		return GH_P_PUT | GH_P_READS;
+	if (op == GS_OP_SIGNAL)
+		return GH_P_SIGNAL;
+	if (op == GS_OP_WAIT)
+		return GH_P_WAIT;
 	return (gs_op_sends(op) ? GH_P_SEND : 0) | (gs_op_recvs(op) ? GH_P_RECV : 0) |
 	       (gs_op_reduces(op) ? GH_P_REDUCE : 0) | (gs_op_reads_src(op) ? GH_P_READS : 0) |
 	       (gs_op_writes_dst(op) ? GH_P_WRITES : 0);
+}
+
+/* The fields of a one-sided step the kernel trusts; NULL when they are fine. */
+static const char *one_sided_fault(const gs_sched *s, int r, const gs_step *st)
+{
+	gs_op op = (gs_op)st->op;
+
+	if ((op == GS_OP_PUT || op == GS_OP_SIGNAL) &&
+	    (st->send_peer < 0 || st->send_peer >= s->nranks || st->send_peer == r))
+		return "send_peer is not another rank";
+	if (op == GS_OP_SIGNAL && st->dst_off >= s->nsignals)
+		return "signal slot out of range";
+	if (op == GS_OP_WAIT && st->src_off >= s->nsignals)
+		return "signal slot out of range";
+	if (op == GS_OP_PUT &&
+	    (st->dst_buf >= GS_BUF__COUNT || st->dst_off > s->buf_bytes[st->dst_buf] ||
+	     st->bytes > s->buf_bytes[st->dst_buf] - st->dst_off))
+		return "PUT outside the peer's buffer";
+	return NULL;
 }
 
 static uint64_t align256(uint64_t x)
@@ -54,6 +86,7 @@ gc_status gh_interp_plan_build(const gs_sched *s, gh_interp_plan *plan, char **e
 	plan->nranks = s->nranks;
 	plan->nstrands = s->nstrands;
 	plan->strands_per_channel = s->strands_per_channel;
+	plan->nsignals = s->nsignals;
 	plan->elem = gs_dtype_size(dt);
 	uint64_t nstr = (uint64_t)s->nranks * (uint64_t)s->nstrands;
 	plan->nsteps = s->strand_off[nstr];
@@ -69,11 +102,12 @@ gc_status gh_interp_plan_build(const gs_sched *s, gh_interp_plan *plan, char **e
 	plan->rank_stride = off ? off : 256;
 
 	GHashTable *conns = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+	/* per connection key: 1 + the one strand that sends on it (two- or one-sided) */
+	GHashTable *senders = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
 	GArray *src = g_array_new(FALSE, FALSE, sizeof(int32_t));
 	GArray *dst = g_array_new(FALSE, FALSE, sizeof(int32_t));
 	GArray *chs = g_array_new(FALSE, FALSE, sizeof(int32_t));
-	/* per connection: the one strand that sends / receives on it */
-	GArray *sender = g_array_new(FALSE, FALSE, sizeof(int32_t));
+	/* per mailbox: the one strand that receives from it */
 	GArray *receiver = g_array_new(FALSE, FALSE, sizeof(int32_t));
 	gc_status st = GC_OK;
 	/* Pass 1 numbers the connections in send order; pass 2 resolves receives. */
@@ -93,30 +127,30 @@ gc_status gh_interp_plan_build(const gs_sched *s, gh_interp_plan *plan, char **e
 						break;
 					}
 					gs_op op = (gs_op)stp->op;
-					if (stp->bytes > plan->max_msg_bytes)
+					if (op != GS_OP_SIGNAL && op != GS_OP_WAIT &&
+					    stp->bytes > plan->max_msg_bytes)
 						plan->max_msg_bytes = stp->bytes;
 					if (pass == 0) {
 						ax->props = step_props(op);
 						ax->send_conn = ax->recv_conn = -1;
+						const char *fault = gs_op_one_sided(op)
+									    ? one_sided_fault(s, r, stp)
+									    : NULL;
+						if (fault) {
+							*errmsg = g_strdup_printf(
+								"r%d c%d #%" G_GUINT64_FORMAT " (%s): %s",
+								r, c, i, gs_op_name(op), fault);
+							st = GC_ERR_INPUT;
+							break;
+						}
 						if (!gs_op_sends(op))
 							continue;
 						int64_t k = conn_key(s, r, stp->send_peer, c);
-						if (!g_hash_table_contains(conns, &k)) {
-							int32_t idx = (int32_t)src->len, sr = r,
-								ds = stp->send_peer,
-								cc = c / s->strands_per_channel, sc = c,
-								none = -1;
-							g_hash_table_insert(conns, g_memdup2(&k, sizeof(k)),
-									    GINT_TO_POINTER(idx + 1));
-							g_array_append_val(src, sr);
-							g_array_append_val(dst, ds);
-							g_array_append_val(chs, cc);
-							g_array_append_val(sender, sc);
-							g_array_append_val(receiver, none);
-						}
-						ax->send_conn = GPOINTER_TO_INT(g_hash_table_lookup(conns, &k)) - 1;
-						int32_t owner = g_array_index(sender, int32_t, ax->send_conn);
-						if (owner != c) {
+						int32_t owner = GPOINTER_TO_INT(g_hash_table_lookup(senders, &k)) - 1;
+						if (owner < 0) {
+							g_hash_table_insert(senders, g_memdup2(&k, sizeof(k)),
+									    GINT_TO_POINTER(c + 1));
+						} else if (owner != c) {
 							*errmsg = g_strdup_printf(
 								"r%d c%d #%" G_GUINT64_FORMAT ": connection "
 								"%d->%d channel %d has two sending strands: "
@@ -126,6 +160,20 @@ gc_status gh_interp_plan_build(const gs_sched *s, gh_interp_plan *plan, char **e
 							st = GC_ERR_INPUT;
 							break;
 						}
+						if (gs_op_one_sided(op))
+							continue; /* no mailbox */
+						if (!g_hash_table_contains(conns, &k)) {
+							int32_t idx = (int32_t)src->len, sr = r,
+								ds = stp->send_peer,
+								cc = c / s->strands_per_channel, none = -1;
+							g_hash_table_insert(conns, g_memdup2(&k, sizeof(k)),
+									    GINT_TO_POINTER(idx + 1));
+							g_array_append_val(src, sr);
+							g_array_append_val(dst, ds);
+							g_array_append_val(chs, cc);
+							g_array_append_val(receiver, none);
+						}
+						ax->send_conn = GPOINTER_TO_INT(g_hash_table_lookup(conns, &k)) - 1;
 					} else if (gs_op_recvs(op)) {
 						/* the mailbox of the sender's channel, found
 						 * from the receiving strand's channel */
@@ -160,7 +208,7 @@ gc_status gh_interp_plan_build(const gs_sched *s, gh_interp_plan *plan, char **e
 		}
 	}
 	g_hash_table_destroy(conns);
-	g_array_free(sender, TRUE);
+	g_hash_table_destroy(senders);
 	g_array_free(receiver, TRUE);
 	plan->nconns = (int)src->len;
 	plan->conn_src = (int32_t *)(void *)g_array_free(src, FALSE);
@@ -211,6 +259,12 @@ gc_status gh_interp_expected(const gh_interp_plan *plan, void *expected, char **
 	uint64_t in_n = plan->buf_bytes[GS_BUF_INPUT] / plan->elem;
 	uint64_t out_n = plan->buf_bytes[GS_BUF_OUTPUT] / plan->elem;
 	gs_coll c = plan->p.coll;
+	if (c == GS_COLL_ALLTOALL && out_n % (uint64_t)n != 0) {
+		*errmsg = g_strdup_printf("alltoall OUTPUT of %" G_GUINT64_FORMAT
+					  " elements is not %d equal blocks",
+					  out_n, n);
+		return GC_ERR_INPUT;
+	}
 	for (int r = 0; r < n; r++) {
 		char *o = (char *)expected + (uint64_t)r * plan->buf_bytes[GS_BUF_OUTPUT];
 		for (uint64_t i = 0; i < out_n; i++) {
@@ -227,6 +281,10 @@ gc_status gh_interp_expected(const gh_interp_plan *plan, void *expected, char **
 					v += gh_interp_input_value(k, (uint64_t)r * out_n + i);
 			} else if (c == GS_COLL_SENDRECV) {
 				v = gh_interp_input_value((r - 1 + n) % n, i);
+			} else if (c == GS_COLL_ALLTOALL) {
+				/* out_n = n blocks: block j comes from rank j's block r */
+				uint64_t blk = out_n / (uint64_t)n;
+				v = gh_interp_input_value((int)(i / blk), (uint64_t)r * blk + i % blk);
 			} else {
 				*errmsg = g_strdup_printf("no expected result defined for %s",
 							  gs_coll_name(c));

@@ -11,6 +11,8 @@
  *               properties as bits, so the kernel needs no op tables
  *   arena       rank r's buffer b starts at r*rank_stride + buf_off[b]; every
  *               buffer start is 256-byte aligned
+ *   signals     nranks * nsignals 64-bit counters, zero at every launch; rank
+ *               r's slot s is signals[r * nsignals + s]
  * A connection is one (src, dst, channel) triple that some step sends on,
  * channel = strand / strands_per_channel; every step that receives from src
  * at rank dst on a strand of that channel refers to the same index, so the
@@ -19,6 +21,14 @@
  * groups). Each connection has exactly one sending and one receiving
  * strand (packing checks it): a mailbox's head has one writer, its tail
  * another.
+ *
+ * One-sided ops use no mailbox (send_conn = recv_conn = -1): all virtual
+ * ranks share one address space, so a PUT's block stores straight into the
+ * peer's buffer and fences, a SIGNAL fences and atomically adds 1 to the
+ * peer's slot, and a WAIT spins on its own slot. Packing still refuses two
+ * strands sending (two- or one-sided) on one connection, the schedule
+ * contract, and checks the signal slots and the PUT destination against
+ * the plan, since the kernel trusts them.
  *
  * Input convention: element i of rank r's INPUT is gh_interp_input_value(r, i),
  * a small integer, so float sums over up to 2^16 ranks are exact and the
@@ -41,6 +51,9 @@ extern "C" {
 #define GH_P_REDUCE 4u
 #define GH_P_READS 8u
 #define GH_P_WRITES 16u
+#define GH_P_PUT 32u	/* store L into the peer's (dst_buf, dst_off) */
+#define GH_P_SIGNAL 64u /* add 1 to the peer's slot dst_off */
+#define GH_P_WAIT 128u	/* wait for own slot src_off >= bytes */
 
 typedef struct gh_step_aux {
 	int32_t send_conn; /* -1 when the step does not send */
@@ -63,14 +76,16 @@ typedef struct gh_interp_plan {
 	uint64_t buf_bytes[GS_BUF__COUNT];
 	uint64_t buf_off[GS_BUF__COUNT];
 	uint64_t rank_stride;
-	uint64_t max_msg_bytes; /* largest single step */
+	uint64_t max_msg_bytes; /* largest single data step (not SIGNAL / WAIT) */
+	uint32_t nsignals;	/* signal slots per rank */
 	int strands_per_channel; /* a connection's channel = strand / this */
 } gh_interp_plan;
 
 /* GC_ERR_UNSUPPORTED for a dtype the kernel cannot reduce (float, int32 and
  * double are supported); GC_ERR_INPUT for a bad channel grouping, an
- * unmatched receive, or a connection with two sending or two receiving
- * strands. */
+ * unmatched receive, a connection with two sending or two receiving
+ * strands, a signal slot out of range or a PUT outside the peer's
+ * buffer. */
 gc_status gh_interp_plan_build(const gs_sched *s, gh_interp_plan *plan, char **errmsg);
 void gh_interp_plan_clear(gh_interp_plan *plan);
 
@@ -78,8 +93,9 @@ double gh_interp_input_value(int rank, uint64_t i);
 /* inputs: nranks consecutive INPUT buffers of buf_bytes[INPUT] bytes. */
 void gh_interp_fill_inputs(const gh_interp_plan *plan, void *inputs);
 /* expected: nranks consecutive OUTPUT buffers (sendrecv: the INPUT of rank
- * (r - 1 + n) % n). GC_ERR_UNSUPPORTED for a collective whose result is not
- * defined here. */
+ * (r - 1 + n) % n; alltoall: OUTPUT block j of rank r is INPUT block r of
+ * rank j). GC_ERR_UNSUPPORTED for a collective whose result is not defined
+ * here. */
 gc_status gh_interp_expected(const gh_interp_plan *plan, void *expected, char **errmsg);
 /* Compares outputs with the expected result; the message names the first
  * mismatching rank and element. */

@@ -25,6 +25,21 @@
  * The receiver bumps tail after the whole block has consumed a piece; the
  * sender waits while head - tail == GH_NSLOTS (credits).
  *
+ * One-sided ops bypass the mailboxes (all virtual ranks share the arena):
+ *  - PUT: the block stores L straight into the peer's (dst_buf, dst_off);
+ *    every thread then __threadfence()s its own stores and the block
+ *    synchronizes, so the data is visible device-wide before the strand's
+ *    next step -- in particular before the SIGNAL that follows the PUTs of
+ *    its connection (one sending strand per connection: the same block).
+ *  - SIGNAL: thread 0 __threadfence()s, then atomicAdd()s 1 to the peer's
+ *    slot in the signal array (nranks * nsignals counters, zeroed before
+ *    every launch).
+ *  - WAIT: thread 0 spins on its own slot (volatile loads) until it reaches
+ *    the threshold, with the same timeout as every other spin, then
+ *    fences. Data that peers PUT may still sit stale in this SM's L1 if
+ *    the block read those lines earlier, so after its first WAIT a strand
+ *    reads its local operands through L2 (__ldcg).
+ *
  * Progress needs every (rank, strand) block resident at once (a sender may
  * wait on a receiver that was never scheduled); the launch is cooperative,
  * which the runtime refuses when the blocks do not fit, and each spin gives
@@ -60,6 +75,8 @@ struct gh_dev_plan {
 	uint64_t buf_off[GS_BUF__COUNT];
 	gh_mailbox_ctl *ctl;
 	char *slots; /* nconns * GH_NSLOTS * GH_SLOT_BYTES */
+	unsigned long long *signals; /* nranks * nsignals slot counters */
+	uint64_t nsignals;
 	int nstrands;
 	int dtype;
 	int *err;
@@ -90,18 +107,20 @@ template <typename C> __device__ static bool spin(const gh_dev_plan &P, uint64_t
 	return true;
 }
 
+/* r_l2: R (a Simple slot) is read and S written through L2; l_l2: L is read
+ * through L2 (it may hold data a peer PUT there). */
 template <typename T>
 __device__ static void compute(uint32_t props, const T *R, const T *L, T *D, T *S, uint64_t n,
-			       bool r_l2)
+			       bool r_l2, bool l_l2)
 {
 	for (uint64_t i = threadIdx.x; i < n; i += blockDim.x) {
 		T v;
 		if (props & GH_P_RECV) {
 			v = r_l2 ? __ldcg(R + i) : R[i];
 			if (props & GH_P_REDUCE)
-				v = v + L[i];
+				v = v + (l_l2 ? __ldcg(L + i) : L[i]);
 		} else {
-			v = L[i];
+			v = l_l2 ? __ldcg(L + i) : L[i];
 		}
 		if (props & GH_P_WRITES)
 			D[i] = v;
@@ -115,19 +134,20 @@ __device__ static void compute(uint32_t props, const T *R, const T *L, T *D, T *
 }
 
 __device__ static void compute_any(int dtype, uint32_t props, const void *R, const void *L, void *D,
-				   void *S, uint64_t bytes, bool simple)
+				   void *S, uint64_t bytes, bool simple, bool l_l2)
 {
 	switch (dtype) {
 	case GS_DT_F32:
 		compute<float>(props, (const float *)R, (const float *)L, (float *)D, (float *)S, bytes / 4,
-			       simple);
+			       simple, l_l2);
 		break;
 	case GS_DT_I32:
-		compute<int>(props, (const int *)R, (const int *)L, (int *)D, (int *)S, bytes / 4, simple);
+		compute<int>(props, (const int *)R, (const int *)L, (int *)D, (int *)S, bytes / 4, simple,
+			     l_l2);
 		break;
 	default:
 		compute<double>(props, (const double *)R, (const double *)L, (double *)D, (double *)S,
-				bytes / 8, simple);
+				bytes / 8, simple, l_l2);
 		break;
 	}
 }
@@ -141,9 +161,37 @@ __global__ void __launch_bounds__(GH_THREADS) gh_interp_kernel(gh_dev_plan P)
 	const int rank = strand / P.nstrands;
 	char *base = P.arena + (uint64_t)rank * P.rank_stride;
 	const uint64_t t0 = gtime();
+	bool after_wait = false; /* a WAIT passed: read local operands through L2 */
 	for (uint64_t si = P.strand_off[strand]; si < P.strand_off[strand + 1]; si++) {
 		const gs_step st = P.steps[si];
 		const gh_step_aux ax = P.aux[si];
+		if (ax.props & (GH_P_PUT | GH_P_SIGNAL | GH_P_WAIT)) {
+			if (ax.props & GH_P_PUT) {
+				const char *src = base + P.buf_off[st.src_buf] + st.src_off;
+				char *dst = P.arena + (uint64_t)st.send_peer * P.rank_stride + P.buf_off[st.dst_buf] +
+					    st.dst_off;
+				compute_any(P.dtype, GH_P_READS | GH_P_WRITES, nullptr, src, dst, nullptr, st.bytes,
+					    false, after_wait);
+				__threadfence(); /* this thread's stores, before the block moves on */
+				__syncthreads();
+			} else if (ax.props & GH_P_SIGNAL) {
+				if (threadIdx.x == 0) {
+					__threadfence();
+					atomicAdd(&P.signals[(uint64_t)st.send_peer * P.nsignals + st.dst_off], 1ull);
+				}
+			} else {
+				if (threadIdx.x == 0) {
+					const unsigned long long *slot = &P.signals[(uint64_t)rank * P.nsignals + st.src_off];
+					ok = spin(P, t0, [&] { return vload(slot) >= st.bytes; }) ? 1 : 0;
+					__threadfence();
+				}
+				__syncthreads();
+				if (!ok)
+					return;
+				after_wait = true;
+			}
+			continue;
+		}
 		const bool ll = st.bytes <= GH_LL_MAX;
 		const uint64_t cap = ll ? GH_LL_MAX : GH_SLOT_BYTES;
 		const char *L = base + P.buf_off[st.src_buf] + st.src_off;
@@ -192,7 +240,7 @@ __global__ void __launch_bounds__(GH_THREADS) gh_interp_kernel(gh_dev_plan P)
 			if (*(volatile int *)P.err)
 				return;
 			void *S = out ? (ll ? (void *)out_stage : (void *)out_slot) : nullptr;
-			compute_any(P.dtype, ax.props, R, L + off, D + off, S, n, !ll);
+			compute_any(P.dtype, ax.props, R, L + off, D + off, S, n, !ll, after_wait);
 			if (out && ll) {
 				__syncthreads();
 				const uint32_t flag = (uint32_t)out_seq + 1u;
@@ -244,6 +292,8 @@ extern "C" gc_status gh_cuda_interp_run(int dev, const gh_interp_plan *plan, con
 	const int nblocks = plan->nranks * plan->nstrands;
 	const size_t ctl_bytes = sizeof(gh_mailbox_ctl) * (size_t)(plan->nconns ? plan->nconns : 1);
 	const size_t slot_bytes = (size_t)(plan->nconns ? plan->nconns : 1) * GH_NSLOTS * GH_SLOT_BYTES;
+	const uint64_t nsig_all = (uint64_t)plan->nranks * plan->nsignals;
+	const size_t sig_bytes = sizeof(unsigned long long) * (size_t)(nsig_all ? nsig_all : 1);
 	int per_sm = 0, nsm = 0, coop = 0, herr = 0;
 	CK(cudaSetDevice(dev));
 	CK(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
@@ -265,6 +315,7 @@ extern "C" gc_status gh_cuda_interp_run(int dev, const gh_interp_plan *plan, con
 	CK(cudaMalloc((void **)&P.arena, plan->rank_stride * (uint64_t)plan->nranks));
 	CK(cudaMalloc((void **)&P.ctl, ctl_bytes));
 	CK(cudaMalloc((void **)&P.slots, slot_bytes));
+	CK(cudaMalloc((void **)&P.signals, sig_bytes));
 	CK(cudaMalloc((void **)&P.err, sizeof(int)));
 	CK(cudaMemcpy((void *)P.steps, plan->steps, sizeof(gs_step) * plan->nsteps, cudaMemcpyHostToDevice));
 	CK(cudaMemcpy((void *)P.aux, plan->aux, sizeof(gh_step_aux) * plan->nsteps, cudaMemcpyHostToDevice));
@@ -278,11 +329,13 @@ extern "C" gc_status gh_cuda_interp_run(int dev, const gh_interp_plan *plan, con
 	P.rank_stride = plan->rank_stride;
 	memcpy(P.buf_off, plan->buf_off, sizeof(P.buf_off));
 	P.nstrands = plan->nstrands;
+	P.nsignals = plan->nsignals;
 	P.dtype = plan->p.dtype;
 	CK(cudaMemset(P.err, 0, sizeof(int)));
 	for (int it = -warmup; it < iters; it++) {
 		CK(cudaMemsetAsync(P.ctl, 0, ctl_bytes, s));
 		CK(cudaMemsetAsync(P.slots, 0, slot_bytes, s));
+		CK(cudaMemsetAsync(P.signals, 0, sig_bytes, s));
 		void *args[] = {&P};
 		CK(cudaEventRecord(a, s));
 		CK(cudaLaunchCooperativeKernel((const void *)gh_interp_kernel, dim3(nblocks), dim3(GH_THREADS),
@@ -312,6 +365,7 @@ out:
 	cudaFree(P.arena);
 	cudaFree(P.ctl);
 	cudaFree(P.slots);
+	cudaFree(P.signals);
 	cudaFree(P.err);
 	if (a)
 		cudaEventDestroy(a);

@@ -28,6 +28,11 @@
  *
  *   sendrecv: T = launch + alpha + M tau.
  *
+ *   alltoall (pairwise or put): channels serve several peers at once, so
+ *   the exchange is bound by rank 0's busiest link, which carries the
+ *   blocks of S/n of every peer routed over it:
+ *       T = launch + max_link (blocks(link) S/n) / B(link) + max alpha.
+ *
  * beta per channel is the link bandwidth divided by the number of channels
  * whose first hop shares that link (found from the schedule itself: the first
  * sending step of each strand names its peer).
@@ -184,7 +189,27 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 			tau = fmax(tau, s / (b_net / (2.0 * heads)) * 1e12);
 		}
 		t += 2.0 * fill + (double)(M - 1) * tau;
-		} else if (n > 1 && p->bytes > 0) { /* sendrecv */
+		} else if (n > 1 && p->bytes > 0 && p->coll == GS_COLL_ALLTOALL) {
+		/* channels serve up to C peers at once, so the exchange is
+		 * bandwidth-bound on rank 0's busiest link (by symmetry every
+		 * rank's links carry the same): sum the blocks each of its links
+		 * carries, take the largest load / bandwidth, add the longest
+		 * route latency for the last message (and the signal, for put) */
+		double block = (double)(p->bytes / (uint64_t)n);
+		uint32_t route[GM_MAX_HOPS];
+		double *load = g_new0(double, net.nlinks);
+		double worst = 0, lat = 0;
+		for (int k = 1; k < n; k++) {
+			int h = gt_topo_route(topo, 0, k, route);
+			for (int j = 0; j < h; j++)
+				load[route[j]] += block;
+			lat = fmax(lat, (double)gm_net_route_latency(&net, route, h));
+		}
+		for (uint32_t l = 0; l < net.nlinks; l++)
+			worst = fmax(worst, load[l] / net.links[l].bw_Bps * 1e12);
+		g_free(load);
+		t += worst + lat;
+	} else if (n > 1 && p->bytes > 0) { /* sendrecv */
 		uint64_t Dc = ceil_div(per_rank, C);
 		uint64_t M = ceil_div(Dc, p->slice_bytes);
 		t += alpha + (double)M * ((double)Dc / (double)M / beta * 1e12);

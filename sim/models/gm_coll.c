@@ -23,8 +23,8 @@
 #define WIN 32
 #define NONE UINT32_MAX
 
-enum { EV_LAUNCH = 1, EV_DELIVER = 2, EV_CREDIT = 3 };
-enum { S_IDLE, S_WAIT_RECV, S_WAIT_CREDIT, S_SENDING, S_DONE };
+enum { EV_LAUNCH = 1, EV_DELIVER = 2, EV_CREDIT = 3, EV_SIGNAL = 4 };
+enum { S_IDLE, S_WAIT_RECV, S_WAIT_CREDIT, S_WAIT_SIGNAL, S_SENDING, S_DONE };
 
 typedef struct strand {
 	uint64_t pos, len;
@@ -32,6 +32,7 @@ typedef struct strand {
 	uint32_t win_n;
 	uint32_t rank, ch;
 	uint8_t state, recvd, queued;
+	uint32_t next_wait; /* next strand parked on the same signal slot */
 	uint32_t send_conn, recv_conn; /* cached last connections */
 	int64_t step_start;
 } strand;
@@ -77,6 +78,9 @@ typedef struct sim {
 	strand *strands;
 	gs_step *winbuf;
 	rankst *ranks;
+	uint32_t nsig;	     /* signal slots per rank */
+	uint64_t *signals;   /* nranks x nsig counters */
+	uint32_t *sig_wait;  /* per slot: first parked strand, or NONE */
 	conn *conns;
 	uint32_t nconns, capconns;
 	uint64_t *hkeys; /* open addressing, key+1 (0 = empty) */
@@ -306,6 +310,38 @@ static void strand_run(sim *m, uint32_t sid)
 			}
 			s->recvd = 1;
 		}
+		if (gs_op_one_sided(op)) {
+			if (op == GS_OP_WAIT) {
+				uint64_t slot = (uint64_t)s->rank * m->nsig + st->src_off;
+				/* cumulative counts: iteration k needs k+1 times the
+				 * threshold (every iteration sends the same signals) */
+				uint64_t need = st->bytes * (uint64_t)(m->ranks[s->rank].iter + 1);
+				if (m->signals[slot] < need) {
+					s->state = S_WAIT_SIGNAL;
+					s->next_wait = m->sig_wait[slot];
+					m->sig_wait[slot] = sid;
+					return;
+				}
+				step_complete(m, s, st);
+				continue;
+			}
+			/* PUT or SIGNAL: a flow into the peer's memory; no receive
+			 * step, no buffer credit */
+			conn *c = &m->conns[s->send_conn];
+			if (c->dst != (uint32_t)st->send_peer) {
+				s->send_conn = conn_get(m, s->rank, (uint32_t)st->send_peer,
+							s->ch / (uint32_t)m->spc);
+				c = &m->conns[s->send_conn];
+			}
+			m->messages++;
+			if (st->bytes > 0) {
+				s->state = S_SENDING;
+				gm_net_start(&m->net, c->route, c->nhops, (double)st->bytes, sid);
+				return;
+			}
+			step_complete(m, s, st); /* an empty PUT moves nothing */
+			continue;
+		}
 		if (gs_op_sends(op)) {
 			conn *c = &m->conns[s->send_conn];
 			if (c->dst != (uint32_t)st->send_peer) {
@@ -363,6 +399,21 @@ static void deliver(sim *m, conn *c)
 	}
 }
 
+/* A SIGNAL landed: count it and let every strand parked on the slot
+ * re-check its threshold. */
+static void signal_arrive(sim *m, uint64_t slot)
+{
+	m->signals[slot]++;
+	uint32_t sid = m->sig_wait[slot];
+	m->sig_wait[slot] = NONE;
+	while (sid != NONE) {
+		uint32_t next = m->strands[sid].next_wait;
+		m->strands[sid].state = S_IDLE;
+		wake(m, sid);
+		sid = next;
+	}
+}
+
 /* Net callback: the flow of strand `tag` has left the bottleneck. */
 static void on_flow_done(void *ctx, uint64_t tag, ge_time now)
 {
@@ -370,11 +421,22 @@ static void on_flow_done(void *ctx, uint64_t tag, ge_time now)
 	uint32_t sid = (uint32_t)tag;
 	strand *s = &m->strands[sid];
 	conn *c = &m->conns[s->send_conn];
-	if (c->lat_ps == 0)
-		deliver(m, c);
-	else
-		ge_schedule(&m->eng, now + c->lat_ps, m->ent, EV_DELIVER, (uint64_t)(c - m->conns));
 	const gs_step *st = cur_step(m, s, sid);
+	if (st->op == GS_OP_SIGNAL) {
+		/* the signal word lands one route latency later; PUTs before it
+		 * on this connection landed earlier (same route, sent earlier) */
+		uint64_t slot = (uint64_t)c->dst * m->nsig + st->dst_off;
+		if (c->lat_ps == 0)
+			signal_arrive(m, slot);
+		else
+			ge_schedule(&m->eng, now + c->lat_ps, m->ent, EV_SIGNAL, slot);
+	} else if (st->op != GS_OP_PUT) {
+		if (c->lat_ps == 0)
+			deliver(m, c);
+		else
+			ge_schedule(&m->eng, now + c->lat_ps, m->ent, EV_DELIVER,
+				    (uint64_t)(c - m->conns));
+	}
 	step_complete(m, s, st);
 	wake(m, sid);
 	drain(m);
@@ -392,6 +454,8 @@ static gc_status coll_handle(ge_engine *e, void *self, const ge_event *ev)
 		}
 	} else if (ev->kind == EV_DELIVER) {
 		deliver(m, &m->conns[ev->arg]);
+	} else if (ev->kind == EV_SIGNAL) {
+		signal_arrive(m, ev->arg);
 	} else { /* EV_CREDIT */
 		conn *c = &m->conns[ev->arg];
 		if (c->waiting_send != NONE) {
@@ -447,6 +511,16 @@ static gc_status deadlock_report(sim *m, char **errmsg)
 		if (s->state == S_DONE)
 			continue;
 		const gs_step *st = cur_step(m, s, i);
+		if (s->state == S_WAIT_SIGNAL) {
+			g_string_append_printf(g, " rank %u channel %u step %llu (WAIT) waits for signal slot "
+					       "%llu to reach %llu, it has %llu;", s->rank, s->ch,
+					       (unsigned long long)s->pos, (unsigned long long)st->src_off,
+					       (unsigned long long)st->bytes,
+					       (unsigned long long)m->signals[(uint64_t)s->rank * m->nsig +
+									      st->src_off]);
+			shown++;
+			continue;
+		}
 		const char *why = s->state == S_WAIT_RECV	? "waits for a message from rank"
 				  : s->state == S_WAIT_CREDIT ? "waits for buffer space at rank"
 							      : "is stuck with peer";
@@ -498,6 +572,11 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	m->strands = g_new0(strand, m->nstrands);
 	m->winbuf = g_new(gs_step, (uint64_t)m->nstrands * WIN);
 	m->ranks = g_new0(rankst, m->nranks);
+	m->nsig = gen->nsignals;
+	m->signals = g_new0(uint64_t, (uint64_t)m->nranks * m->nsig);
+	m->sig_wait = g_new(uint32_t, (uint64_t)m->nranks * m->nsig);
+	for (uint64_t i = 0; i < (uint64_t)m->nranks * m->nsig; i++)
+		m->sig_wait[i] = NONE;
 	m->rmask = 1;
 	while (m->rmask < m->nstrands)
 		m->rmask <<= 1;
@@ -573,6 +652,8 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	g_free(m->hvals);
 	g_free(m->ready);
 	g_free(m->ranks);
+	g_free(m->signals);
+	g_free(m->sig_wait);
 	g_free(m->winbuf);
 	g_free(m->strands);
 	gm_net_fini(&m->net);

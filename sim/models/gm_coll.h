@@ -14,6 +14,11 @@
  *  - the send part starts a flow over the route between the two GPUs; the
  *    step completes when the flow's last byte has left the bottleneck, and
  *    the message is delivered one route latency later;
+ *  - one-sided ops: a PUT is a flow into the peer's buffer (no receive step,
+ *    no credit); a SIGNAL is an 8-byte flow whose arrival one route latency
+ *    later increments the peer's signal slot; a WAIT parks the strand until
+ *    its slot reaches the threshold (times the iteration number: counts are
+ *    cumulative over back-to-back iterations);
  *  - reductions and copies are fused with data movement (NCCL performs them
  *    in the same SM loop that moves the data) and add no time of their own.
  * Streaming: steps are fetched from the generator in small windows per

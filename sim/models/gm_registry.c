@@ -50,6 +50,16 @@ static const gm_model_info models[] = {
 	 "nodes, up (reduce) and down (broadcast) pipelined",
 	 "Sanders, Speck & Traeff 2009; NVIDIA/nccl src/graph/trees.cc",
 	 "collective.channels, collective.slice"},
+	{"pairwise", "algorithm",
+	 "two-sided all-to-all: rank r sends block r+k to r+k for k = 1..n-1 on a send strand, receives "
+	 "on a receive strand (NCCL grouped send/recv)",
+	 "NVIDIA/nccl-tests src/alltoall.cu; NCCL ncclGroupStart/ncclSend/ncclRecv",
+	 "collective.channels, collective.slice"},
+	{"put", "algorithm",
+	 "one-sided all-to-all: PUT each block into the peer's output, SIGNAL it, WAIT for n-1 signals "
+	 "(NVSHMEM put-with-signal)",
+	 "NVSHMEM nvshmem_putmem_signal; pplx-kernels / DeepEP dispatch structure",
+	 "collective.channels, collective.slice"},
 	{"sendrecv", "algorithm", "each rank sends to rank+1 and receives from rank-1 (nccl-tests sendrecv_perf)",
 	 "NVIDIA/nccl-tests src/sendrecv.cu", "collective.slice"},
 	{"credits", "link",

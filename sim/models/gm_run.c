@@ -19,7 +19,33 @@ static gs_coll coll_of(const char *s)
 		return GS_COLL_REDUCESCATTER;
 	if (!strcmp(s, "sendrecv"))
 		return GS_COLL_SENDRECV;
+	if (!strcmp(s, "alltoall"))
+		return GS_COLL_ALLTOALL;
 	return GS_COLL_ALLREDUCE;
+}
+
+static gs_algo algo_of(const char *s)
+{
+	if (!strcmp(s, "tree"))
+		return GS_ALGO_TREE;
+	if (!strcmp(s, "pairwise"))
+		return GS_ALGO_PAIRWISE;
+	if (!strcmp(s, "put"))
+		return GS_ALGO_PUT;
+	return GS_ALGO_RING;
+}
+
+/* Why algorithm a cannot run collective c, or NULL if it can. */
+static const char *algo_refusal(gs_coll c, gs_algo a)
+{
+	bool a2a = c == GS_COLL_ALLTOALL;
+	if (a == GS_ALGO_TREE && c != GS_COLL_ALLREDUCE)
+		return "tree is implemented for allreduce only";
+	if ((a == GS_ALGO_PAIRWISE || a == GS_ALGO_PUT) && !a2a)
+		return "pairwise and put are alltoall algorithms";
+	if (a2a && a != GS_ALGO_PAIRWISE && a != GS_ALGO_PUT)
+		return "alltoall runs as pairwise (two-sided) or put (one-sided)";
+	return NULL;
 }
 
 static gs_dtype dtype_of(const char *s)
@@ -38,7 +64,9 @@ static gc_status collective_from_config(const gc_config *cfg, const gt_topo *t, 
 {
 	memset(p, 0, sizeof(*p));
 	p->coll = coll_of(gc_config_str(cfg, "collective.op"));
-	p->algo = strcmp(gc_config_str(cfg, "collective.algo"), "tree") == 0 ? GS_ALGO_TREE : GS_ALGO_RING;
+	p->algo = algo_of(gc_config_str(cfg, "collective.algo"));
+	if (p->coll == GS_COLL_ALLTOALL && !gc_config_is_set(cfg, "collective.algo"))
+		p->algo = GS_ALGO_PAIRWISE;
 	p->dtype = dtype_of(gc_config_str(cfg, "collective.dtype"));
 	p->nranks = t->ngpus;
 	int64_t ch = gc_config_int(cfg, "collective.channels");
@@ -46,9 +74,10 @@ static gc_status collective_from_config(const gc_config *cfg, const gt_topo *t, 
 	p->chunk_bytes = gc_config_bytes(cfg, "collective.chunk");
 	p->slice_bytes = gc_config_bytes(cfg, "collective.slice");
 	p->ranks_per_node = t->gpus_per_node;
-	if (p->algo == GS_ALGO_TREE && p->coll != GS_COLL_ALLREDUCE)
-		return gc_config_error(cfg, "collective.algo", errmsg,
-				       "tree is implemented for allreduce only, not %s", gs_coll_name(p->coll));
+	const char *why = algo_refusal(p->coll, p->algo);
+	if (why)
+		return gc_config_error(cfg, "collective.algo", errmsg, "%s; not %s with %s", why,
+				       gs_algo_name(p->algo), gs_coll_name(p->coll));
 	if (p->slice_bytes > p->chunk_bytes)
 		return gc_config_error(cfg, "collective.slice", errmsg,
 				       "slice (%llu B) must not exceed collective.chunk (%llu B)",
@@ -76,7 +105,7 @@ static uint64_t count_of(const gs_params *p)
 	uint64_t c = p->bytes / gs_dtype_size(p->dtype);
 	if (p->coll == GS_COLL_ALLGATHER || p->coll == GS_COLL_REDUCESCATTER)
 		c /= (uint64_t)p->nranks;
-	return c;
+	return c; /* alltoall: nccl-tests prints the whole buffer's count */
 }
 
 void gm_run_free(gm_run *r)
@@ -174,13 +203,13 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 	gs_params q = r->base;
 	const char *cmp = gc_config_str(r->cfg, "collective.compare");
 	if (strcmp(cmp, "none") != 0) {
-		q.algo = strcmp(cmp, "tree") == 0 ? GS_ALGO_TREE : GS_ALGO_RING;
+		q.algo = algo_of(cmp);
+		const char *why = algo_refusal(q.coll, q.algo);
 		if (q.algo == r->base.algo)
 			st = gc_config_error(r->cfg, "collective.compare", errmsg,
 					     "compares %s with itself; name the other algorithm", cmp);
-		else if (q.algo == GS_ALGO_TREE && q.coll != GS_COLL_ALLREDUCE)
-			st = gc_config_error(r->cfg, "collective.compare", errmsg,
-					     "tree is implemented for allreduce only");
+		else if (why)
+			st = gc_config_error(r->cfg, "collective.compare", errmsg, "%s", why);
 		r->compare = true;
 		r->compare_algo = q.algo;
 		r->cmp = g_new0(gm_point, n);

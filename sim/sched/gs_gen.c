@@ -10,6 +10,12 @@
  *    effective p.bytes is count * elem, the per-rank buffer.
  *  - allgather, reducescatter: per-rank count = bytes / (elem * nranks);
  *    the effective p.bytes is count * elem * nranks, the total buffer.
+ *  - alltoall: bytes / elem rounded down to a multiple of nranks (blocks
+ *    of bytes / (elem * nranks) elements, one per peer); the effective
+ *    p.bytes is the total per-rank buffer, INPUT and OUTPUT alike.
+ *  - algorithms: tree only for allreduce; pairwise and put only for
+ *    alltoall, which has no other algorithm; sendrecv ignores the
+ *    algorithm (ring by convention).
  *  - chunk_bytes 0 means NCCL's Simple ring chunk (2 MiB); slice_bytes 0
  *    means half a chunk (NCCL: SLICESTEPS / CHUNKSTEPS = 2 / 4). Both are
  *    rounded down to a multiple of the element size, at least one element,
@@ -20,7 +26,8 @@
  * Invariants: a gs_gen is immutable after gs_gen_create() (fill may be
  * called concurrently from several threads), its output is a pure
  * function of the normalized parameters, and strands_per_channel >= 1
- * divides nstrands (checked here for every generator).
+ * divides nstrands (checked here for every generator). nsignals is 0
+ * unless the generator emits one-sided ops.
  */
 #include <inttypes.h>
 
@@ -40,14 +47,15 @@
 #define GS_MAX_CHUNK_BYTES (1ull << 40)
 
 /*
- * The generator constructors. They live in gs_ring.c, gs_tree.c and
- * gs_p2p.c; each fills in ops, nstrands, strands_per_channel, buf_bytes
- * and priv of a gs_gen whose p is already normalized. (These prototypes would belong in a
+ * The generator constructors. They live in gs_ring.c, gs_tree.c, gs_p2p.c
+ * and gs_a2a.c; each fills in ops, nstrands, strands_per_channel,
+ * buf_bytes, nsignals and priv of a gs_gen whose p is already normalized. (These prototypes would belong in a
  * private header of sim/sched; they are repeated in each generator file.)
  */
 gc_status gs_ring_init(gs_gen *g, char **errmsg);
 gc_status gs_tree_init(gs_gen *g, char **errmsg);
 gc_status gs_p2p_init(gs_gen *g, char **errmsg);
+gc_status gs_a2a_init(gs_gen *g, char **errmsg);
 
 /* Round bytes down to a multiple of elem, keeping at least one element. */
 static uint64_t gs_round_elems(uint64_t bytes, uint64_t elem)
@@ -103,6 +111,17 @@ static gc_status gs_params_normalize(const gs_params *in, gs_params *p, char **e
 					gs_coll_name(p->coll));
 		return GC_ERR_INPUT;
 	}
+	if ((p->algo == GS_ALGO_PAIRWISE || p->algo == GS_ALGO_PUT) &&
+	    p->coll != GS_COLL_ALLTOALL) {
+		*errmsg = g_strdup_printf("the %s algorithm is only defined for alltoall, not %s",
+					  gs_algo_name(p->algo), gs_coll_name(p->coll));
+		return GC_ERR_INPUT;
+	}
+	if (p->coll == GS_COLL_ALLTOALL && p->algo != GS_ALGO_PAIRWISE && p->algo != GS_ALGO_PUT) {
+		*errmsg = g_strdup_printf("alltoall has the pairwise and put algorithms, not %s",
+					  gs_algo_name(p->algo));
+		return GC_ERR_INPUT;
+	}
 
 	elem = gs_dtype_size(p->dtype);
 	if (p->chunk_bytes == 0)
@@ -126,6 +145,7 @@ static gc_status gs_params_normalize(const gs_params *in, gs_params *p, char **e
 	switch (p->coll) {
 	case GS_COLL_ALLGATHER:
 	case GS_COLL_REDUCESCATTER:
+	case GS_COLL_ALLTOALL:
 		count = p->bytes / (elem * (uint64_t)p->nranks);
 		p->bytes = count * elem * (uint64_t)p->nranks;
 		break;
@@ -155,6 +175,7 @@ gc_status gs_gen_create(const gs_params *p, gs_gen **out, char **errmsg)
 	case GS_COLL_ALLGATHER:
 	case GS_COLL_REDUCESCATTER: st = gs_ring_init(g, errmsg); break;
 	case GS_COLL_SENDRECV: st = gs_p2p_init(g, errmsg); break;
+	case GS_COLL_ALLTOALL: st = gs_a2a_init(g, errmsg); break;
 	default:
 		*errmsg = g_strdup_printf("no generator for %s", gs_coll_name(g->p.coll));
 		st = GC_ERR_INPUT;
@@ -217,6 +238,7 @@ gs_sched *gs_sched_materialize(const gs_gen *g)
 	s->strands_per_channel = g->strands_per_channel;
 	for (int b = 0; b < GS_BUF__COUNT; b++)
 		s->buf_bytes[b] = g->buf_bytes[b];
+	s->nsignals = g->nsignals;
 
 	s->strand_off = g_new(uint64_t, nstr + 1);
 	for (int r = 0; r < s->nranks; r++) {

@@ -10,20 +10,30 @@
  * properties are the single source of truth for which fields of a gs_step
  * are meaningful: send_peer iff gs_op_sends(), recv_peer iff gs_op_recvs(),
  * (src_buf, src_off) iff gs_op_reads_src(), (dst_buf, dst_off) iff
- * gs_op_writes_dst().
+ * gs_op_writes_dst(), except for the one-sided ops (gs_op_one_sided()),
+ * whose remaining fields are spelled out in gs_sched.h: PUT's
+ * (dst_buf, dst_off) names the peer's buffer, SIGNAL's dst_off a signal
+ * slot of the peer, WAIT's src_off a slot of its own rank and its bytes a
+ * threshold. None of the one-sided ops receives a message.
  */
 #include "gs_sched.h"
 
-/* One row per op, indexed by gs_op. */
+/* One row per op, indexed by gs_op:
+ * name, sends, recvs, reduces, reads_src, writes_dst, one_sided. */
 const gs_op_info gs_op_table[GS_OP__COUNT] = {
-	[GS_OP_NOP] = { "NOP", false, false, false, false, false },
-	[GS_OP_SEND] = { "SEND", true, false, false, true, false },
-	[GS_OP_RECV] = { "RECV", false, true, false, false, true },
-	[GS_OP_RECV_REDUCE_SEND] = { "RECV_REDUCE_SEND", true, true, true, true, false },
-	[GS_OP_RECV_COPY_SEND] = { "RECV_COPY_SEND", true, true, false, false, true },
-	[GS_OP_RECV_REDUCE_COPY] = { "RECV_REDUCE_COPY", false, true, true, true, true },
-	[GS_OP_RECV_REDUCE_COPY_SEND] = { "RECV_REDUCE_COPY_SEND", true, true, true, true, true },
-	[GS_OP_COPY] = { "COPY", false, false, false, true, true },
+	[GS_OP_NOP] = { "NOP", false, false, false, false, false, false },
+	[GS_OP_SEND] = { "SEND", true, false, false, true, false, false },
+	[GS_OP_RECV] = { "RECV", false, true, false, false, true, false },
+	[GS_OP_RECV_REDUCE_SEND] = { "RECV_REDUCE_SEND", true, true, true, true, false, false },
+	[GS_OP_RECV_COPY_SEND] = { "RECV_COPY_SEND", true, true, false, false, true, false },
+	[GS_OP_RECV_REDUCE_COPY] = { "RECV_REDUCE_COPY", false, true, true, true, true, false },
+	[GS_OP_RECV_REDUCE_COPY_SEND] = { "RECV_REDUCE_COPY_SEND", true, true, true, true, true,
+					  false },
+	[GS_OP_COPY] = { "COPY", false, false, false, true, true, false },
+	/* PUT's destination is the peer's buffer, so it writes no local dst */
+	[GS_OP_PUT] = { "PUT", true, false, false, true, false, true },
+	[GS_OP_SIGNAL] = { "SIGNAL", true, false, false, false, false, true },
+	[GS_OP_WAIT] = { "WAIT", false, false, false, false, false, true },
 };
 
 const char *gs_coll_name(gs_coll c)
@@ -33,6 +43,7 @@ const char *gs_coll_name(gs_coll c)
 	case GS_COLL_ALLGATHER: return "allgather";
 	case GS_COLL_REDUCESCATTER: return "reducescatter";
 	case GS_COLL_SENDRECV: return "sendrecv";
+	case GS_COLL_ALLTOALL: return "alltoall";
 	case GS_COLL__COUNT: break;
 	}
 	return "?";
@@ -43,6 +54,8 @@ const char *gs_algo_name(gs_algo a)
 	switch (a) {
 	case GS_ALGO_RING: return "ring";
 	case GS_ALGO_TREE: return "tree";
+	case GS_ALGO_PAIRWISE: return "pairwise";
+	case GS_ALGO_PUT: return "put";
 	case GS_ALGO__COUNT: break;
 	}
 	return "?";
@@ -87,7 +100,8 @@ double gs_busbw_factor(gs_coll c, int nranks)
 	switch (c) {
 	case GS_COLL_ALLREDUCE: return 2.0 * (n - 1.0) / n;
 	case GS_COLL_ALLGATHER:
-	case GS_COLL_REDUCESCATTER: return (n - 1.0) / n;
+	case GS_COLL_REDUCESCATTER:
+	case GS_COLL_ALLTOALL: return (n - 1.0) / n;
 	case GS_COLL_SENDRECV: return 1.0;
 	case GS_COLL__COUNT: break;
 	}

@@ -22,15 +22,24 @@
  * one waiter per connection enough. The semantics are exactly the
  * op table of gs_sched.h, with R op L computed into the received copy
  * before anything is written, so overlapping operands are well defined.
+ * One-sided ops act at once: a PUT copies its bytes into the peer's
+ * buffer when it executes (so it is visible before any later SIGNAL of its
+ * connection, as the contract demands), a SIGNAL adds 1 to the peer's
+ * slot and wakes every strand waiting on that slot, and a WAIT blocks its
+ * strand until its own slot reaches the threshold (it re-checks when
+ * woken). Neither PUT nor SIGNAL makes a message.
  * Steps are checked just enough to execute safely (peers, bounds,
  * alignment, matched sizes); gs_sched_validate is the full checker.
  *
  * Expected results: allreduce: the sum over ranks; allgather: the
  * concatenation of INPUTs in rank order; reducescatter: block r of the sum;
- * sendrecv: the INPUT of rank (r - 1 + n) % n.
+ * sendrecv: the INPUT of rank (r - 1 + n) % n; alltoall (blocks of
+ * B = OUTPUT elements / n): OUTPUT block j of rank r is INPUT block r of
+ * rank j.
  *
  * All ranks' buffers live in memory at once; a schedule needing more than
- * GS_REFEXEC_LIMIT bytes of them is refused with GC_ERR_UNSUPPORTED.
+ * GS_REFEXEC_LIMIT bytes of them, or more than GS_REFEXEC_SIGNAL_LIMIT
+ * signal slots over all ranks, is refused with GC_ERR_UNSUPPORTED.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -42,6 +51,8 @@
 #define GS_REFEXEC_QUANTUM 256
 /* total bytes of rank buffers the executor agrees to allocate */
 #define GS_REFEXEC_LIMIT (4ull << 30)
+/* signal slots over all ranks the executor agrees to allocate */
+#define GS_REFEXEC_SIGNAL_LIMIT (1ull << 26)
 #define GS_POISON_OUTPUT 0xa5
 #define GS_POISON_SCRATCH 0x5a
 
@@ -68,6 +79,10 @@ typedef struct gs_rstate {
 	uint64_t elem;
 	uint8_t **bufs; /* [rank * GS_BUF__COUNT + buf] */
 	GHashTable *conns;
+	uint64_t nsig;	     /* signal slots per rank */
+	uint64_t *sig;	     /* [rank * nsig + slot] */
+	int64_t *sig_wait;   /* [rank * nsig + slot]: first waiting strand, or -1 */
+	int64_t *wait_next;  /* [strand]: next strand waiting on the same slot, or -1 */
 	char **errmsg;
 } gs_rstate;
 
@@ -245,7 +260,11 @@ static gc_status gs_rstep_check(gs_rstate *rs, int r, int c, uint64_t i, const g
 
 	if (op >= GS_OP__COUNT)
 		why = "op out of range";
-	else if (st->bytes % rs->elem)
+	else if (op == GS_OP_SIGNAL && st->dst_off >= rs->nsig)
+		why = "signal slot out of range";
+	else if (op == GS_OP_WAIT && st->src_off >= rs->nsig)
+		why = "signal slot out of range";
+	else if (op != GS_OP_SIGNAL && op != GS_OP_WAIT && st->bytes % rs->elem)
 		why = "bytes not a multiple of the element size";
 	else if (gs_op_sends(op) &&
 		 (st->send_peer < 0 || st->send_peer >= rs->n || st->send_peer == r))
@@ -257,6 +276,8 @@ static gc_status gs_rstep_check(gs_rstate *rs, int r, int c, uint64_t i, const g
 		why = "src operand out of bounds or misaligned";
 	else if (gs_op_writes_dst(op) && !gs_operand_ok(rs, st->dst_buf, st->dst_off, st->bytes))
 		why = "dst operand out of bounds or misaligned";
+	else if (op == GS_OP_PUT && !gs_operand_ok(rs, st->dst_buf, st->dst_off, st->bytes))
+		why = "remote dst operand out of bounds or misaligned";
 	if (!why)
 		return GC_OK;
 	*rs->errmsg = g_strdup_printf("rank %d strand %d step %" PRIu64 " (%s): %s", r, c, i,
@@ -273,6 +294,11 @@ static uint8_t *gs_rstep_exec(gs_rstate *rs, int r, const gs_step *st, uint8_t *
 
 	if (op == GS_OP_NOP)
 		return NULL;
+	if (op == GS_OP_PUT) {
+		memmove(rs->bufs[st->send_peer * GS_BUF__COUNT + st->dst_buf] + st->dst_off, L,
+			st->bytes);
+		return NULL;
+	}
 	if (!R) /* SEND, COPY: the value is L */
 		R = g_memdup2(L, MAX(st->bytes, 1));
 	else if (gs_op_reduces(op))
@@ -314,6 +340,33 @@ static gc_status gs_rexec(gs_rstate *rs)
 			rc = gs_rstep_check(rs, r, c, pos[k], st);
 			if (rc != GC_OK)
 				break;
+			if (st->op == GS_OP_WAIT) {
+				uint64_t slot = (uint64_t)r * rs->nsig + st->src_off;
+
+				if (rs->sig[slot] < st->bytes) {
+					rs->wait_next[k] = rs->sig_wait[slot];
+					rs->sig_wait[slot] = k;
+					blocked = true;
+					break;
+				}
+				pos[k]++;
+				continue;
+			}
+			if (st->op == GS_OP_SIGNAL) {
+				uint64_t slot = (uint64_t)st->send_peer * rs->nsig + st->dst_off;
+
+				rs->sig[slot]++;
+				/* wake every waiter; each re-checks its threshold */
+				for (int64_t w = rs->sig_wait[slot], nx; w >= 0; w = nx) {
+					nx = rs->wait_next[w];
+					rs->wait_next[w] = -1;
+					runq[(qhead + qlen) % nstr] = w;
+					qlen++;
+				}
+				rs->sig_wait[slot] = -1;
+				pos[k]++;
+				continue;
+			}
 			if (gs_op_recvs(st->op)) {
 				gs_rconn *cn = gs_rconn_get(rs, st->recv_peer, r, c);
 				gs_rmsg *m = g_queue_pop_head(&cn->q);
@@ -340,7 +393,7 @@ static gc_status gs_rexec(gs_rstate *rs)
 				g_free(m);
 			}
 			out = gs_rstep_exec(rs, r, st, R);
-			if (gs_op_sends(st->op)) {
+			if (gs_op_sends(st->op) && !gs_op_one_sided(st->op)) {
 				gs_rconn *cn = gs_rconn_get(rs, r, st->send_peer, c);
 				gs_rmsg *m = g_new(gs_rmsg, 1);
 
@@ -369,10 +422,18 @@ static gc_status gs_rexec(gs_rstate *rs)
 			uint64_t len;
 			const gs_step *st = gs_sched_strand(s, r, c, &len) + pos[k];
 
-			*rs->errmsg =
-				g_strdup_printf("deadlock: rank %d strand %d step %" PRIu64
-						" (%s) waits for rank %" PRId32,
-						r, c, pos[k], gs_op_name(st->op), st->recv_peer);
+			if (st->op == GS_OP_WAIT)
+				*rs->errmsg = g_strdup_printf(
+					"deadlock: rank %d strand %d step %" PRIu64
+					" (WAIT) waits for signal slot %" PRIu64 " to reach %" PRIu64
+					", but it stays at %" PRIu64,
+					r, c, pos[k], st->src_off, st->bytes,
+					rs->sig[(uint64_t)r * rs->nsig + st->src_off]);
+			else
+				*rs->errmsg = g_strdup_printf("deadlock: rank %d strand %d step %" PRIu64
+							      " (%s) waits for rank %" PRId32,
+							      r, c, pos[k], gs_op_name(st->op),
+							      st->recv_peer);
 			rc = GC_ERR_DEADLOCK;
 		}
 	}
@@ -433,6 +494,12 @@ static gc_status gs_rcheck(gs_rstate *rs)
 			}
 		}
 	}
+	if (s->p.coll == GS_COLL_ALLTOALL && nout % (uint64_t)rs->n != 0) {
+		*rs->errmsg = g_strdup_printf("alltoall OUTPUT of %" PRIu64
+					      " elements is not %d equal blocks",
+					      nout, rs->n);
+		return GC_ERR_INPUT;
+	}
 	for (int r = 0; r < rs->n && rc == GC_OK; r++) {
 		const uint8_t *out = rs->bufs[r * GS_BUF__COUNT + GS_BUF_OUTPUT];
 
@@ -448,6 +515,13 @@ static gc_status gs_rcheck(gs_rstate *rs)
 			case GS_COLL_SENDRECV:
 				gs_input_value(t, (r - 1 + rs->n) % rs->n, e, want);
 				break;
+			case GS_COLL_ALLTOALL: {
+				/* nout = n * B: OUTPUT block j of rank r is INPUT block r of j */
+				uint64_t blk = nout / (uint64_t)rs->n;
+
+				gs_input_value(t, (int)(e / blk), (uint64_t)r * blk + e % blk, want);
+				break;
+			}
 			default:
 				g_free(sum);
 				*rs->errmsg =
@@ -505,9 +579,24 @@ gc_status gs_refexec_run(const gs_sched *s, char **errmsg)
 			return GC_ERR_UNSUPPORTED;
 		}
 	}
+	if ((uint64_t)s->nsignals > GS_REFEXEC_SIGNAL_LIMIT / (uint64_t)rs.n) {
+		*errmsg = g_strdup_printf("the reference executor keeps every rank's signal slots "
+					  "in memory: %d ranks x %" PRIu32 " slots is above its "
+					  "limit of %" PRIu64 " slots",
+					  rs.n, s->nsignals, (uint64_t)GS_REFEXEC_SIGNAL_LIMIT);
+		return GC_ERR_UNSUPPORTED;
+	}
 	rc = gs_sched_check_conns(s, errmsg);
 	if (rc != GC_OK)
 		return rc;
+	rs.nsig = s->nsignals;
+	rs.sig = g_new0(uint64_t, MAX((uint64_t)rs.n * rs.nsig, 1));
+	rs.sig_wait = g_new(int64_t, MAX((uint64_t)rs.n * rs.nsig, 1));
+	for (uint64_t i = 0; i < (uint64_t)rs.n * rs.nsig; i++)
+		rs.sig_wait[i] = -1;
+	rs.wait_next = g_new(int64_t, MAX((uint64_t)rs.n * (uint64_t)rs.ns, 1));
+	for (uint64_t i = 0; i < (uint64_t)rs.n * (uint64_t)rs.ns; i++)
+		rs.wait_next[i] = -1;
 	rs.conns = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, gs_rconn_free);
 	rs.bufs = g_new0(uint8_t *, (size_t)rs.n * GS_BUF__COUNT);
 	for (int r = 0; r < rs.n; r++) {
@@ -531,6 +620,9 @@ gc_status gs_refexec_run(const gs_sched *s, char **errmsg)
 	for (size_t k = 0; k < (size_t)rs.n * GS_BUF__COUNT; k++)
 		g_free(rs.bufs[k]);
 	g_free(rs.bufs);
+	g_free(rs.sig);
+	g_free(rs.sig_wait);
+	g_free(rs.wait_next);
 	g_hash_table_destroy(rs.conns);
 	return rc;
 }

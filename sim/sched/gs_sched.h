@@ -38,6 +38,24 @@
  *   RECV_REDUCE_COPY       dst := R op L
  *   RECV_REDUCE_COPY_SEND  dst := R op L; send (R op L)
  *   COPY                   dst := L
+ *
+ * One-sided ops (NVSHMEM-style puts, NCCL GIN): a PUT writes into the peer's
+ * memory without a matching step there; SIGNAL and WAIT order it.
+ *   PUT     send_peer's (dst_buf, dst_off) := L (bytes); no receive step;
+ *           travels on the connection (this rank, send_peer, channel) in
+ *           FIFO order with the SIGNALs of that connection, and takes no
+ *           receive-buffer credit (the destination is the peer's own buffer)
+ *   SIGNAL  adds 1 to signal slot dst_off of send_peer once every earlier
+ *           PUT on the same connection is visible there (put-with-signal /
+ *           fence semantics); bytes = 8, the signal word on the wire
+ *   WAIT    waits until this rank's signal slot src_off is >= bytes (a
+ *           cumulative count; slots start at 0 and only grow)
+ * Every rank has nsignals signal slots. A PUT's bytes land in the peer's
+ * buffer; reading them there before the matching WAIT is a race the
+ * validator reports. For PUT, src is (src_buf, src_off) as for SEND and dst
+ * is the peer's (dst_buf, dst_off); SIGNAL uses only send_peer and dst_off;
+ * WAIT uses only src_off and bytes (unused fields are 0 / -1 as usual).
+ *
  * No pointers: a schedule can be hashed, dumped as golden text, stored and
  * copied to a GPU as is.
  */
@@ -59,6 +77,9 @@ typedef enum gs_op {
 	GS_OP_RECV_REDUCE_COPY,
 	GS_OP_RECV_REDUCE_COPY_SEND,
 	GS_OP_COPY,
+	GS_OP_PUT,
+	GS_OP_SIGNAL,
+	GS_OP_WAIT,
 	GS_OP__COUNT
 } gs_op;
 
@@ -69,7 +90,11 @@ enum gs_buf { GS_BUF_INPUT = 0, GS_BUF_OUTPUT = 1, GS_BUF_SCRATCH = 2, GS_BUF__C
  * out-of-range op has no property. */
 typedef struct gs_op_info {
 	const char *name;
+	/* sends: has a send_peer (SEND-like, PUT, SIGNAL); recvs: consumes a
+	 * message; reads_src: reads L; writes_dst: writes a local dst (PUT's dst
+	 * is remote: see gs_op_one_sided) */
 	bool sends, recvs, reduces, reads_src, writes_dst;
+	bool one_sided; /* PUT, SIGNAL, WAIT */
 } gs_op_info;
 extern const gs_op_info gs_op_table[GS_OP__COUNT];
 
@@ -82,6 +107,7 @@ static inline bool gs_op_reduces(gs_op op) { return gs_op_valid(op) && gs_op_tab
 static inline bool gs_op_reads_src(gs_op op) { return gs_op_valid(op) && gs_op_table[op].reads_src; }
 static inline bool gs_op_writes_dst(gs_op op) { return gs_op_valid(op) && gs_op_table[op].writes_dst; }
 /* "SEND", "RECV_REDUCE_SEND", ...; "?" when out of range */
+static inline bool gs_op_one_sided(gs_op op) { return gs_op_valid(op) && gs_op_table[op].one_sided; }
 static inline const char *gs_op_name(gs_op op) { return gs_op_valid(op) ? gs_op_table[op].name : "?"; }
 
 typedef struct gs_step {
@@ -102,19 +128,24 @@ typedef enum gs_coll {
 	GS_COLL_ALLGATHER,
 	GS_COLL_REDUCESCATTER,
 	GS_COLL_SENDRECV,
+	GS_COLL_ALLTOALL,
 	GS_COLL__COUNT
 } gs_coll;
 
-typedef enum gs_algo { GS_ALGO_RING = 0, GS_ALGO_TREE, GS_ALGO__COUNT } gs_algo;
+/* ring, tree: see above; pairwise: two-sided all-to-all (every rank sends
+ * its block for peer r+k to r+k, k = 1..n-1, as NCCL's grouped send/recv);
+ * put: one-sided all-to-all (PUT each block into the peer's OUTPUT, SIGNAL
+ * it, WAIT for n-1 signals), NVSHMEM style. */
+typedef enum gs_algo { GS_ALGO_RING = 0, GS_ALGO_TREE, GS_ALGO_PAIRWISE, GS_ALGO_PUT, GS_ALGO__COUNT } gs_algo;
 
 typedef enum gs_dtype { GS_DT_F32 = 0, GS_DT_I32, GS_DT_F64, GS_DT_U8, GS_DT__COUNT } gs_dtype;
 
-const char *gs_coll_name(gs_coll c);   /* "allreduce", "allgather", "reducescatter", "sendrecv" */
-const char *gs_algo_name(gs_algo a);   /* "ring", "tree" */
+const char *gs_coll_name(gs_coll c);   /* "allreduce", "allgather", "reducescatter", "sendrecv", "alltoall" */
+const char *gs_algo_name(gs_algo a);   /* "ring", "tree", "pairwise", "put" */
 const char *gs_dtype_name(gs_dtype t); /* nccl-tests spelling: "float", "int32", "double", "uint8" */
 size_t gs_dtype_size(gs_dtype t);
-/* nccl-tests bus-bandwidth factor: allreduce 2(n-1)/n; allgather and
- * reducescatter (n-1)/n; sendrecv 1. */
+/* nccl-tests bus-bandwidth factor: allreduce 2(n-1)/n; allgather,
+ * reducescatter and alltoall (n-1)/n; sendrecv 1. */
 double gs_busbw_factor(gs_coll c, int nranks);
 
 typedef struct gs_params {
@@ -123,7 +154,9 @@ typedef struct gs_params {
 	gs_dtype dtype;
 	int nranks;		/* >= 1 */
 	uint64_t bytes;		/* nccl-tests "size": per-rank buffer for allreduce and
-				   sendrecv; total buffer for allgather and reducescatter */
+				   sendrecv; total buffer for allgather, reducescatter
+				   and alltoall (alltoall: each rank's INPUT and OUTPUT
+				   hold n blocks of bytes/n, block j for/from rank j) */
 	int nchannels;		/* logical channels (>= 1); a generator may use more strands */
 	uint64_t chunk_bytes;	/* per-rank chunk of one loop (NCCL: 2 MiB, Simple) */
 	uint64_t slice_bytes;	/* one message (NCCL: 1 MiB, Simple); <= chunk_bytes */
@@ -148,6 +181,7 @@ struct gs_gen {
 	int strands_per_channel;	/* divides nstrands; connection channel =
 					   strand / strands_per_channel */
 	uint64_t buf_bytes[GS_BUF__COUNT]; /* per-rank buffer sizes */
+	uint32_t nsignals;		/* signal slots per rank (one-sided ops) */
 	void *priv;			/* generator state */
 };
 
@@ -163,6 +197,7 @@ typedef struct gs_sched {
 	int nstrands;
 	int strands_per_channel;
 	uint64_t buf_bytes[GS_BUF__COUNT];
+	uint32_t nsignals;
 	uint64_t *strand_off; /* nranks*nstrands + 1 prefix offsets into steps */
 	gs_step *steps;
 } gs_sched;

@@ -9,21 +9,33 @@
  *  1. Fields: the shape (strands_per_channel >= 1 divides nstrands), op in
  *     range, reserved fields (flags, reserved) zero, buffers in range,
  *     send_peer / recv_peer a rank other than the step's own exactly when
- *     the op sends / receives and -1 otherwise.
+ *     the op sends / receives and -1 otherwise (PUT and SIGNAL send, no
+ *     one-sided op receives). SIGNAL: bytes == 8, slot dst_off < nsignals,
+ *     src_off 0; WAIT: slot src_off < nsignals, threshold bytes >= 1,
+ *     dst_off 0.
  *  2. Bounds and alignment of every operand the op uses: off + bytes within
  *     the buffer (computed without overflow), off and bytes multiples of
- *     the element size.
+ *     the element size. A PUT's (dst_buf, dst_off, bytes) is checked
+ *     against the buffer sizes of its peer (the same on every rank).
  *  3. Connection ownership: a message travels on the connection
  *     (src, dst, channel), channel = strand / strands_per_channel; every
  *     connection must be sent on by one strand of src only and received on
  *     by one strand of dst only, so its FIFO order cannot depend on timing
  *     ("connection 3->5 channel 2 has two sending strands: 4 and 5").
+ *     PUT and SIGNAL count as sends on their connection (still one sending
+ *     strand per connection) and have no receiving strand.
  *     Symbolic execution with unlimited buffering: a strand advances while
  *     its next step's receive, if any, finds a message waiting on its
- *     connection; messages match in FIFO order and must have equal sizes.
- *     If no strand can advance and some are unfinished the schedule
- *     deadlocks (GC_ERR_DEADLOCK); messages left on a connection at the end
- *     are sends without a receive.
+ *     connection, and while its next WAIT, if any, finds its slot at the
+ *     threshold; messages match in FIFO order and must have equal sizes. A
+ *     PUT and a SIGNAL take effect when they execute (the PUT's bytes are
+ *     in the peer's buffer, the slot is one higher), which respects their
+ *     FIFO order. If no strand can advance and some are unfinished the
+ *     schedule deadlocks (GC_ERR_DEADLOCK; a WAIT whose threshold is never
+ *     reached is reported with its slot and the count it stays at);
+ *     messages left on a connection at the end are sends without a
+ *     receive. Slot counts only grow, so whether a WAIT is ever released
+ *     does not depend on the interleaving the executor happens to pick.
  *  4. Data: every element carries a symbolic value, the set of ranks whose
  *     INPUT it combines (a bitset, interned as a small integer id) and the
  *     INPUT element index those contributions come from. INPUT element i of
@@ -33,10 +45,29 @@
  *     twice") is an error. At the end every OUTPUT element must hold the
  *     collective's value: allreduce ({all}, e); reducescatter
  *     ({all}, r * count + e); allgather ({e / count}, e % count); sendrecv
- *     ({r - 1}, e).
+ *     ({r - 1}, e); alltoall, blocks of B = OUTPUT elements / n:
+ *     ({e / B}, r * B + e % B).
+ *  5. One-sided races (with the data check): an element a PUT writes stays
+ *     "unsettled" until a WAIT of the destination rank guarantees that a
+ *     SIGNAL following that PUT on its connection has arrived. A WAIT for
+ *     slot s >= T guarantees SIGNAL X (to slot s) when
+ *     T >= N_s - later(X), N_s being the number of SIGNALs to slot s in the
+ *     whole schedule and later(X) those to slot s after X on X's
+ *     connection (which arrive after X): fewer than T signals can arrive
+ *     without X. Such a WAIT settles the PUT for the waiting strand only
+ *     (strands are ordered with each other only by messages). Errors: a
+ *     read (L of any op) or a local write of an unsettled element by any
+ *     other strand, a PUT over an element still unsettled from a PUT of
+ *     another connection, and an OUTPUT element still unsettled at the end
+ *     (the final read). The rule is conservative: a read ordered after a
+ *     WAIT only through a chain of messages, or a WAIT that is certain of
+ *     a SIGNAL only through causality across connections, is reported.
+ *     Reads of a buffer before a later PUT overwrites it (write after
+ *     read) are not tracked.
  *
  * Memory: the data check keeps 8 bytes per element of every written buffer
- * of every rank (INPUT is virtual until written), the interned rank sets
+ * of every rank (INPUT is virtual until written), 4 more per element of a
+ * buffer some PUT writes, a record per PUT step, the interned rank sets
  * (n / 8 bytes each, at most one or two per reducing step) and the payloads
  * of in-flight messages, which the round-robin executor keeps to about a
  * quantum of steps per strand. If the buffers and sets would exceed
@@ -73,7 +104,34 @@ typedef struct gs_conn {
 	int32_t src, dst;
 	GQueue q;	/* gs_msg * */
 	int64_t waiter; /* the receiving strand (rank * ns + strand) while it waits, or -1 */
+	GHashTable *sig; /* slot (gint64 *) -> gs_csig *: SIGNALs on this connection, or NULL */
+	GArray *open;	 /* uint32 ids of PUTs not yet followed by a SIGNAL, or NULL */
 } gs_conn;
+
+/* The SIGNALs of one connection to one slot. */
+typedef struct gs_csig {
+	uint64_t total; /* in the whole schedule */
+	uint64_t sent;	/* executed so far */
+} gs_csig;
+
+/* A signal slot of a rank. */
+typedef struct gs_slot {
+	gint64 key;	/* rank * nsignals + slot */
+	uint64_t count; /* SIGNALs executed */
+	uint64_t total; /* SIGNALs in the whole schedule */
+	int64_t waiter; /* first strand waiting on it (chained by wait_next), or -1 */
+	GArray *signalled; /* uint32 ids of PUTs signalled here, not yet settled */
+} gs_slot;
+
+/* A PUT step, for the race check. */
+typedef struct gs_put {
+	int32_t src, strand; /* the putting rank and strand */
+	uint64_t step;
+	gint64 conn;	    /* its connection's key */
+	uint64_t need;	    /* once signalled: the WAIT threshold that guarantees it */
+	int64_t settled_by; /* the destination strand (rank * ns + strand) it is
+			       settled for, or -1 */
+} gs_put;
 
 typedef struct gs_bset {
 	uint32_t id;
@@ -92,6 +150,11 @@ typedef struct gs_vstate {
 	GHashTable *unions;  /* gint64 * ((a << 32) | b) -> id */
 	uint64_t *tmp;	     /* nw words */
 	gs_val **bufs;	     /* [rank * GS_BUF__COUNT + buf], NULL = not written yet */
+	uint32_t **pend;     /* [rank * GS_BUF__COUNT + buf]: PUT id per element (0: none),
+				NULL = no PUT wrote there */
+	GArray *puts;	     /* gs_put, id = index + 1 */
+	GHashTable *slots;   /* gint64 * -> gs_slot * */
+	int64_t *wait_next;  /* [rank * ns + strand]: next strand waiting on the same slot */
 	GHashTable *conns;   /* gint64 * -> gs_conn * */
 	uint32_t full_set;
 	char **errmsg;
@@ -236,6 +299,26 @@ static gc_status gs_check_step(const gs_sched *s, int r, int c, uint64_t i, cons
 	} else if (st->recv_peer != -1) {
 		GS_FAIL("recv_peer %" PRId32 " set but the op does not receive", st->recv_peer);
 	}
+	if (op == GS_OP_SIGNAL) {
+		if (st->bytes != 8)
+			GS_FAIL("bytes %" PRIu64 " is not the 8-byte signal word", st->bytes);
+		if (st->dst_off >= s->nsignals)
+			GS_FAIL("signal slot %" PRIu64 " out of range (%" PRIu32 " slots)",
+				st->dst_off, s->nsignals);
+		if (st->src_off != 0)
+			GS_FAIL("src offset %" PRIu64 " set but the op reads nothing", st->src_off);
+		return GC_OK;
+	}
+	if (op == GS_OP_WAIT) {
+		if (st->src_off >= s->nsignals)
+			GS_FAIL("signal slot %" PRIu64 " out of range (%" PRIu32 " slots)",
+				st->src_off, s->nsignals);
+		if (st->bytes == 0)
+			GS_FAIL("threshold 0: a WAIT must wait for at least one signal");
+		if (st->dst_off != 0)
+			GS_FAIL("dst offset %" PRIu64 " set but the op writes nothing", st->dst_off);
+		return GC_OK;
+	}
 	if (st->bytes % elem)
 		GS_FAIL("bytes %" PRIu64 " not a multiple of the element size %" PRIu64, st->bytes,
 			elem);
@@ -261,11 +344,23 @@ static gc_status gs_check_step(const gs_sched *s, int r, int c, uint64_t i, cons
 				gs_buf_names[st->dst_buf], st->dst_off, st->bytes,
 				s->buf_bytes[st->dst_buf]);
 	}
+	if (op == GS_OP_PUT) {
+		if (st->dst_off % elem)
+			GS_FAIL("remote dst offset %" PRIu64
+				" not a multiple of the element size %" PRIu64,
+				st->dst_off, elem);
+		if (!gs_range_ok(s, st->dst_buf, st->dst_off, st->bytes))
+			GS_FAIL("remote dst %s+%" PRIu64 " bytes=%" PRIu64
+				" out of bounds of rank %" PRId32 "'s buffer (%" PRIu64 " bytes)",
+				gs_buf_names[st->dst_buf], st->dst_off, st->bytes, st->send_peer,
+				s->buf_bytes[st->dst_buf]);
+	}
 #undef GS_FAIL
 	return GC_OK;
 }
 
-static gc_status gs_check_fields(const gs_sched *s, bool written[GS_BUF__COUNT], uint64_t *nreduce,
+static gc_status gs_check_fields(const gs_sched *s, bool written[GS_BUF__COUNT],
+				 bool put_target[GS_BUF__COUNT], uint64_t *nreduce, uint64_t *nput,
 				 char **errmsg)
 {
 	uint64_t nstr = (uint64_t)s->nranks * (uint64_t)s->nstrands;
@@ -308,6 +403,11 @@ static gc_status gs_check_fields(const gs_sched *s, bool written[GS_BUF__COUNT],
 					return rc;
 				if (gs_op_writes_dst(st[i].op))
 					written[st[i].dst_buf] = true;
+				if (st[i].op == GS_OP_PUT) {
+					written[st[i].dst_buf] = true;
+					put_target[st[i].dst_buf] = true;
+					(*nput)++;
+				}
 				*nreduce += gs_op_reduces(st[i].op);
 			}
 		}
@@ -345,7 +445,194 @@ static void gs_conn_free(gpointer p)
 		g_free(m->data);
 		g_free(m);
 	}
+	if (cn->sig)
+		g_hash_table_destroy(cn->sig);
+	if (cn->open)
+		g_array_free(cn->open, TRUE);
 	g_free(cn);
+}
+
+/* The SIGNAL counts of connection cn for slot `slot`. */
+static gs_csig *gs_csig_get(gs_conn *cn, uint64_t slot)
+{
+	gint64 key = (gint64)slot;
+	gs_csig *cs;
+
+	if (!cn->sig)
+		cn->sig = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+	cs = g_hash_table_lookup(cn->sig, &key);
+	if (!cs) {
+		cs = g_new0(gs_csig, 1);
+		g_hash_table_insert(cn->sig, g_memdup2(&key, sizeof(key)), cs);
+	}
+	return cs;
+}
+
+/* Signal slot `slot` of rank r. */
+static gs_slot *gs_slot_get(gs_vstate *vs, int32_t r, uint64_t slot)
+{
+	gint64 key = (gint64)r * (gint64)vs->s->nsignals + (gint64)slot;
+	gs_slot *sl = g_hash_table_lookup(vs->slots, &key);
+
+	if (!sl) {
+		sl = g_new0(gs_slot, 1);
+		sl->key = key;
+		sl->waiter = -1;
+		g_hash_table_insert(vs->slots, &sl->key, sl);
+	}
+	return sl;
+}
+
+static void gs_slot_free(gpointer p)
+{
+	gs_slot *sl = p;
+
+	if (sl->signalled)
+		g_array_free(sl->signalled, TRUE);
+	g_free(sl);
+}
+
+/* Count every SIGNAL of the schedule per slot and per (connection, slot):
+ * the totals that say which SIGNALs a WAIT threshold guarantees. */
+static void gs_count_signals(gs_vstate *vs)
+{
+	const gs_sched *s = vs->s;
+
+	for (int r = 0; r < vs->n; r++) {
+		for (int c = 0; c < vs->ns; c++) {
+			uint64_t len;
+			const gs_step *st = gs_sched_strand(s, r, c, &len);
+
+			for (uint64_t i = 0; i < len; i++) {
+				if (st[i].op != GS_OP_SIGNAL)
+					continue;
+				gs_slot_get(vs, st[i].send_peer, st[i].dst_off)->total++;
+				gs_csig_get(gs_conn_get(vs, r, st[i].send_peer, c), st[i].dst_off)
+					->total++;
+			}
+		}
+	}
+}
+
+/* ---- 5: one-sided races ------------------------------------------------ */
+
+static const gs_put *gs_put_at(const gs_vstate *vs, uint32_t id)
+{
+	return &g_array_index(vs->puts, gs_put, id - 1);
+}
+
+/*
+ * Elements [e0, e0 + nel) of buffer b of rank r are accessed (read, or
+ * locally written when `write`) by strand c's step i: each must be free of
+ * PUTs or settled for this strand. A local write replaces the PUT's data,
+ * so the elements are free of it afterwards.
+ */
+static gc_status gs_race_access(gs_vstate *vs, int r, int c, uint64_t i, gs_op op, int b,
+				uint64_t e0, uint64_t nel, bool write)
+{
+	uint32_t *pd = vs->pend[r * GS_BUF__COUNT + b];
+	int64_t k = (int64_t)r * vs->ns + c;
+
+	if (!pd)
+		return GC_OK;
+	for (uint64_t e = e0; e < e0 + nel; e++) {
+		const gs_put *pt;
+
+		if (!pd[e])
+			continue;
+		pt = gs_put_at(vs, pd[e]);
+		if (pt->settled_by != k) {
+			*vs->errmsg = g_strdup_printf(
+				"rank %d strand %d step %" PRIu64 " (%s): %s %s element %" PRIu64
+				" that rank %" PRId32 " strand %" PRId32 " step %" PRIu64
+				" (PUT) writes, before a WAIT of this strand covers it (race)",
+				r, c, i, gs_op_name(op), write ? "writes" : "reads", gs_buf_names[b],
+				e, pt->src, pt->strand, pt->step);
+			return GC_ERR_INPUT;
+		}
+		if (write)
+			pd[e] = 0;
+	}
+	return GC_OK;
+}
+
+/* PUT step i of rank r strand c writes elements [e0, e0 + nel) of the
+ * peer's buffer b: record it as unsettled there. */
+static gc_status gs_race_put(gs_vstate *vs, int r, int c, uint64_t i, const gs_step *st,
+			     uint64_t e0, uint64_t nel)
+{
+	int32_t p = st->send_peer;
+	uint32_t **pd = &vs->pend[p * GS_BUF__COUNT + st->dst_buf];
+	gs_conn *cn = gs_conn_get(vs, r, p, c);
+	gs_put pt = { r, c, i, cn->key, 0, -1 };
+	uint32_t id;
+
+	if (!*pd)
+		*pd = g_new0(uint32_t, MAX(vs->s->buf_bytes[st->dst_buf] / vs->elem, 1));
+	for (uint64_t e = e0; e < e0 + nel; e++) {
+		const gs_put *old;
+
+		/* PUTs of one connection land in order; others are unordered */
+		if (!(*pd)[e] || (old = gs_put_at(vs, (*pd)[e]))->conn == cn->key)
+			continue;
+		*vs->errmsg = g_strdup_printf(
+			"rank %d strand %d step %" PRIu64 " (PUT): writes %s element %" PRIu64
+			" of rank %" PRId32 " that rank %" PRId32 " strand %" PRId32 " step %" PRIu64
+			" (PUT) also writes, unordered with it (race)",
+			r, c, i, gs_buf_names[st->dst_buf], e, p, old->src, old->strand, old->step);
+		return GC_ERR_INPUT;
+	}
+	g_array_append_val(vs->puts, pt);
+	id = vs->puts->len;
+	for (uint64_t e = e0; e < e0 + nel; e++)
+		(*pd)[e] = id;
+	if (!cn->open)
+		cn->open = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	g_array_append_val(cn->open, id);
+	return GC_OK;
+}
+
+/* A SIGNAL to slot sl (slot number `slot`) on connection cn: it follows
+ * every PUT of cn not yet signalled, which become guaranteed by a WAIT
+ * threshold of total - later. */
+static void gs_race_signal(gs_vstate *vs, gs_conn *cn, gs_slot *sl, uint64_t slot)
+{
+	gs_csig *cs = gs_csig_get(cn, slot);
+	uint64_t later = cs->total - cs->sent - 1;
+
+	cs->sent++;
+	if (!cn->open || cn->open->len == 0)
+		return;
+	if (!sl->signalled)
+		sl->signalled = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	for (guint j = 0; j < cn->open->len; j++) {
+		uint32_t id = g_array_index(cn->open, uint32_t, j);
+
+		g_array_index(vs->puts, gs_put, id - 1).need = sl->total - later;
+		g_array_append_val(sl->signalled, id);
+	}
+	g_array_set_size(cn->open, 0);
+}
+
+/* Strand k passed a WAIT for slot sl >= threshold: settle for k every
+ * signalled PUT the threshold guarantees. */
+static void gs_race_wait(gs_vstate *vs, gs_slot *sl, int64_t k, uint64_t threshold)
+{
+	guint j = 0;
+
+	if (!sl->signalled)
+		return;
+	while (j < sl->signalled->len) {
+		uint32_t id = g_array_index(sl->signalled, uint32_t, j);
+		gs_put *pt = &g_array_index(vs->puts, gs_put, id - 1);
+
+		if (pt->need <= threshold) {
+			pt->settled_by = k;
+			g_array_remove_index_fast(sl->signalled, j);
+		} else {
+			j++;
+		}
+	}
 }
 
 /* Value of element e of buffer b of rank r. */
@@ -383,8 +670,16 @@ static gc_status gs_exec_data(gs_vstate *vs, int r, int c, uint64_t i, const gs_
 	uint64_t nel = st->bytes / vs->elem;
 	uint64_t soff = st->src_off / vs->elem, doff = st->dst_off / vs->elem;
 	uint32_t last_a = 0, last_b = 0, last_u = 0;
+	gc_status rc;
 
 	*out = NULL;
+	if (gs_op_reads_src(op)) {
+		rc = gs_race_access(vs, r, c, i, op, st->src_buf, soff, nel, false);
+		if (rc != GC_OK) {
+			g_free(R);
+			return rc;
+		}
+	}
 	if (!R && gs_op_reads_src(op)) {
 		/* SEND or COPY: the result is L */
 		R = g_new(gs_val, MAX(nel, 1));
@@ -441,7 +736,22 @@ static gc_status gs_exec_data(gs_vstate *vs, int r, int c, uint64_t i, const gs_
 	if (gs_op_writes_dst(op)) {
 		gs_val *d = gs_buf_writable(vs, r, st->dst_buf);
 
+		rc = gs_race_access(vs, r, c, i, op, st->dst_buf, doff, nel, true);
+		if (rc != GC_OK) {
+			g_free(R);
+			return rc;
+		}
 		memmove(d + doff, R, sizeof(gs_val) * nel);
+	}
+	if (op == GS_OP_PUT) {
+		/* the bytes land in the peer's buffer; nothing travels as a message */
+		gs_val *d = gs_buf_writable(vs, st->send_peer, st->dst_buf);
+
+		rc = gs_race_put(vs, r, c, i, st, doff, nel);
+		if (rc == GC_OK)
+			memmove(d + doff, R, sizeof(gs_val) * nel);
+		g_free(R);
+		return rc;
 	}
 	if (gs_op_sends(op))
 		*out = R;
@@ -476,6 +786,38 @@ static gc_status gs_exec(gs_vstate *vs)
 			const gs_step *st = &steps[pos[k]];
 			gs_val *R = NULL, *send = NULL;
 
+			if (st->op == GS_OP_WAIT) {
+				gs_slot *sl = gs_slot_get(vs, r, st->src_off);
+
+				if (sl->count < st->bytes) {
+					vs->wait_next[k] = sl->waiter;
+					sl->waiter = k;
+					blocked = true;
+					break;
+				}
+				if (vs->data)
+					gs_race_wait(vs, sl, k, st->bytes);
+				pos[k]++;
+				continue;
+			}
+			if (st->op == GS_OP_SIGNAL) {
+				gs_slot *sl = gs_slot_get(vs, st->send_peer, st->dst_off);
+
+				sl->count++;
+				if (vs->data)
+					gs_race_signal(vs, gs_conn_get(vs, r, st->send_peer, c), sl,
+						       st->dst_off);
+				/* wake every waiter; each re-checks its threshold */
+				for (int64_t w = sl->waiter, nx; w >= 0; w = nx) {
+					nx = vs->wait_next[w];
+					vs->wait_next[w] = -1;
+					runq[(qhead + qlen) % nstr] = w;
+					qlen++;
+				}
+				sl->waiter = -1;
+				pos[k]++;
+				continue;
+			}
 			if (gs_op_recvs(st->op)) {
 				gs_conn *cn = gs_conn_get(vs, st->recv_peer, r, c);
 				gs_msg *m = g_queue_pop_head(&cn->q);
@@ -508,7 +850,7 @@ static gc_status gs_exec(gs_vstate *vs)
 				if (rc != GC_OK)
 					break;
 			}
-			if (gs_op_sends(st->op)) {
+			if (gs_op_sends(st->op) && !gs_op_one_sided(st->op)) {
 				gs_conn *cn = gs_conn_get(vs, r, st->send_peer, c);
 				gs_msg *m = g_new(gs_msg, 1);
 
@@ -547,11 +889,19 @@ static gc_status gs_exec(gs_vstate *vs)
 			uint64_t len;
 			const gs_step *st = gs_sched_strand(s, r, c, &len) + pos[first];
 
-			*vs->errmsg = g_strdup_printf(
-				"deadlock: rank %d strand %d step %" PRIu64
-				" (%s) waits for a message from rank %" PRId32
-				" that never comes (%" PRIu64 " strands stuck)",
-				r, c, pos[first], gs_op_name(st->op), st->recv_peer, stuck);
+			if (st->op == GS_OP_WAIT)
+				*vs->errmsg = g_strdup_printf(
+					"deadlock: rank %d strand %d step %" PRIu64
+					" (WAIT) waits for signal slot %" PRIu64 " to reach %" PRIu64
+					", but it stays at %" PRIu64 " (%" PRIu64 " strands stuck)",
+					r, c, pos[first], st->src_off, st->bytes,
+					gs_slot_get(vs, r, st->src_off)->count, stuck);
+			else
+				*vs->errmsg = g_strdup_printf(
+					"deadlock: rank %d strand %d step %" PRIu64
+					" (%s) waits for a message from rank %" PRId32
+					" that never comes (%" PRIu64 " strands stuck)",
+					r, c, pos[first], gs_op_name(st->op), st->recv_peer, stuck);
 			rc = GC_ERR_DEADLOCK;
 		}
 	}
@@ -597,12 +947,34 @@ static gc_status gs_check_output(gs_vstate *vs)
 	const gs_sched *s = vs->s;
 	uint64_t nout = s->buf_bytes[GS_BUF_OUTPUT] / vs->elem;
 	uint64_t nin = s->buf_bytes[GS_BUF_INPUT] / vs->elem;
+	uint64_t blk = nout / (uint64_t)vs->n;
 
+	if (s->p.coll == GS_COLL_ALLTOALL && nout % (uint64_t)vs->n != 0) {
+		*vs->errmsg = g_strdup_printf("alltoall OUTPUT of %" PRIu64
+					      " elements is not %d equal blocks",
+					      nout, vs->n);
+		return GC_ERR_INPUT;
+	}
 	for (int r = 0; r < vs->n; r++) {
+		const uint32_t *pd = vs->pend[r * GS_BUF__COUNT + GS_BUF_OUTPUT];
+
 		for (uint64_t e = 0; e < nout; e++) {
 			gs_val v = gs_read(vs, r, GS_BUF_OUTPUT, e);
 			uint32_t want_set, want_idx;
 			int miss;
+
+			/* the final read of OUTPUT is after every strand, so a PUT
+			 * only needs to be settled for some strand of the rank */
+			if (pd && pd[e] && gs_put_at(vs, pd[e])->settled_by < 0) {
+				const gs_put *pt = gs_put_at(vs, pd[e]);
+
+				*vs->errmsg = g_strdup_printf(
+					"rank %d OUTPUT element %" PRIu64 ": written by rank %" PRId32
+					" strand %" PRId32 " step %" PRIu64
+					" (PUT), but no WAIT of rank %d covers it (race)",
+					r, e, pt->src, pt->strand, pt->step, r);
+				return GC_ERR_INPUT;
+			}
 
 			switch (s->p.coll) {
 			case GS_COLL_ALLREDUCE:
@@ -622,6 +994,10 @@ static gc_status gs_check_output(gs_vstate *vs)
 			case GS_COLL_SENDRECV:
 				want_set = gs_set_single(vs, (r - 1 + vs->n) % vs->n);
 				want_idx = (uint32_t)e;
+				break;
+			case GS_COLL_ALLTOALL:
+				want_set = gs_set_single(vs, (int)(e / blk));
+				want_idx = (uint32_t)((uint64_t)r * blk + e % blk);
 				break;
 			default: return GC_OK;
 			}
@@ -677,6 +1053,13 @@ static void gs_vstate_init(gs_vstate *vs, const gs_sched *s, bool data, char **e
 	vs->unions = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
 	vs->conns = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, gs_conn_free);
 	vs->bufs = g_new0(gs_val *, (size_t)vs->n * GS_BUF__COUNT);
+	vs->pend = g_new0(uint32_t *, (size_t)vs->n * GS_BUF__COUNT);
+	vs->puts = g_array_new(FALSE, FALSE, sizeof(gs_put));
+	vs->slots = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, gs_slot_free);
+	vs->wait_next = g_new(int64_t, MAX((size_t)vs->n * (size_t)vs->ns, 1));
+	for (size_t k = 0; k < (size_t)vs->n * (size_t)vs->ns; k++)
+		vs->wait_next[k] = -1;
+	gs_count_signals(vs);
 	if (!data)
 		return;
 	/* singletons first (id = rank + 1), then the full set */
@@ -693,9 +1076,15 @@ static void gs_vstate_init(gs_vstate *vs, const gs_sched *s, bool data, char **e
 
 static void gs_vstate_fini(gs_vstate *vs)
 {
-	for (size_t k = 0; k < (size_t)vs->n * GS_BUF__COUNT; k++)
+	for (size_t k = 0; k < (size_t)vs->n * GS_BUF__COUNT; k++) {
 		g_free(vs->bufs[k]);
+		g_free(vs->pend[k]);
+	}
 	g_free(vs->bufs);
+	g_free(vs->pend);
+	g_array_free(vs->puts, TRUE);
+	g_hash_table_destroy(vs->slots);
+	g_free(vs->wait_next);
 	g_hash_table_destroy(vs->conns);
 	g_hash_table_destroy(vs->unions);
 	g_hash_table_destroy(vs->set_ids);
@@ -707,7 +1096,8 @@ static void gs_vstate_fini(gs_vstate *vs)
 
 /*
  * Every connection (src, dst, channel) has one sending strand (at src) and
- * one receiving strand (at dst). Shared with gs_refexec.c, whose single
+ * one receiving strand (at dst); PUT and SIGNAL count as sends of their
+ * connection, and nothing receives them. Shared with gs_refexec.c, whose single
  * waiter per connection relies on it (the prototype would belong in a
  * private header of sim/sched). Needs a valid shape (nranks >= 1,
  * strands_per_channel >= 1 dividing nstrands); steps with an out-of-range
@@ -775,14 +1165,14 @@ gc_status gs_sched_check_conns(const gs_sched *s, char **errmsg)
 
 gc_status gs_sched_validate(const gs_sched *s, char **errmsg)
 {
-	bool written[GS_BUF__COUNT] = { false };
-	uint64_t elem, state = 0, nreduce = 0, nsets, nn;
+	bool written[GS_BUF__COUNT] = { false }, put_target[GS_BUF__COUNT] = { false };
+	uint64_t elem, state = 0, nreduce = 0, nput = 0, nsets, nn;
 	bool data = true;
 	gs_vstate vs;
 	gc_status rc;
 
 	*errmsg = NULL;
-	rc = gs_check_fields(s, written, &nreduce, errmsg);
+	rc = gs_check_fields(s, written, put_target, &nreduce, &nput, errmsg);
 	if (rc != GC_OK)
 		return rc;
 	rc = gs_sched_check_conns(s, errmsg);
@@ -815,8 +1205,16 @@ gc_status gs_sched_validate(const gs_sched *s, char **errmsg)
 				data = false;
 			else
 				state += nel * sizeof(gs_val) * (uint64_t)s->nranks;
+			/* the PUT id per element of a PUT target */
+			if (put_target[b])
+				state += nel * sizeof(uint32_t) * (uint64_t)s->nranks;
 		}
 	}
+	/* a record per PUT step; ids are 32-bit */
+	if (nput >= (1ull << 32) || nput > GS_VALIDATE_DATA_LIMIT / sizeof(gs_put))
+		data = false;
+	else
+		state += nput * (sizeof(gs_put) + 2 * sizeof(uint32_t));
 	if (state > GS_VALIDATE_DATA_LIMIT)
 		data = false;
 

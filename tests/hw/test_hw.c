@@ -10,9 +10,13 @@
  * strand / strands_per_channel, so the receiving strand of a tree
  * broadcast or a sendrecv (strand 2c + 1) must land in the mailbox the
  * sending strand (2c) fills; every mailbox has one sending and one
- * receiving strand, and a schedule breaking that is refused. Where a GPU
- * is present, the interpreter also runs the split tree and sendrecv
- * layouts and checks every output element.
+ * receiving strand, and a schedule breaking that is refused. One-sided
+ * steps (the put all-to-all) get no mailbox but their op bits, and still
+ * count as the sends of their connection; a bad signal slot, a PUT outside
+ * the peer's buffer and PUT and SEND from two strands on one connection
+ * are refused. Where a GPU is present, the interpreter also runs the split
+ * tree and sendrecv layouts and both all-to-all algorithms and checks
+ * every output element.
  */
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -179,6 +183,18 @@ static void check_pack(gs_coll coll, gs_algo algo, int nranks, int nch, uint64_t
 			const gs_step *st = gs_sched_strand(s, r, c, &len);
 			for (uint64_t i = 0; i < len; i++) {
 				const gh_step_aux *ax = &plan.aux[base + i];
+				gs_op op = (gs_op)st[i].op;
+				if (gs_op_one_sided(op)) {
+					/* no mailbox; the op bits say what the kernel does */
+					g_assert_cmpint(ax->send_conn, ==, -1);
+					g_assert_cmpint(ax->recv_conn, ==, -1);
+					g_assert_cmpuint(ax->props, ==,
+							 op == GS_OP_PUT	    ? (GH_P_PUT | GH_P_READS)
+							 : op == GS_OP_SIGNAL ? GH_P_SIGNAL
+									      : GH_P_WAIT);
+					continue;
+				}
+				g_assert_cmpuint(ax->props & (GH_P_PUT | GH_P_SIGNAL | GH_P_WAIT), ==, 0);
 				if (gs_op_sends((gs_op)st[i].op)) {
 					int k = ax->send_conn;
 					g_assert_cmpint(k, >=, 0);
@@ -213,8 +229,15 @@ static void check_pack(gs_coll coll, gs_algo algo, int nranks, int nch, uint64_t
 		cross += sender[k] != receiver[k];
 	}
 	/* the split layouts really exercise strands that differ */
-	if (spc > 1 && nranks > 1 && bytes > 0)
+	if (spc > 1 && nranks > 1 && bytes > 0 && algo != GS_ALGO_PUT)
 		g_assert_cmpint(cross, >, 0);
+	/* the put all-to-all moves no message: no mailbox, one signal slot */
+	if (algo == GS_ALGO_PUT) {
+		g_assert_cmpint(plan.nconns, ==, 0);
+		g_assert_cmpuint(plan.nsignals, ==, 1);
+	} else {
+		g_assert_cmpuint(plan.nsignals, ==, 0);
+	}
 	g_free(sender);
 	g_free(receiver);
 	g_free(nsent);
@@ -242,6 +265,10 @@ static void check_pack(gs_coll coll, gs_algo algo, int nranks, int nch, uint64_t
 				want = gh_interp_input_value((int)(i / in_n), i % in_n);
 			else if (coll == GS_COLL_SENDRECV)
 				want = gh_interp_input_value((r - 1 + nranks) % nranks, i);
+			else if (coll == GS_COLL_ALLTOALL)
+				/* block j of rank r's OUTPUT: rank j's INPUT block r */
+				want = gh_interp_input_value((int)(i / (on / nranks)),
+							     (uint64_t)r * (on / nranks) + i % (on / nranks));
 			else
 				for (int k = 0; k < nranks; k++)
 					want += gh_interp_input_value(k, (uint64_t)r * on + i);
@@ -270,6 +297,11 @@ static void test_interp_pack(void)
 	check_pack(GS_COLL_REDUCESCATTER, GS_ALGO_RING, 4, 1, 4 * 4096);
 	check_pack(GS_COLL_SENDRECV, GS_ALGO_RING, 4, 2, 256 * 1024);
 	check_pack(GS_COLL_SENDRECV, GS_ALGO_RING, 2, 1, 4096);
+	check_pack(GS_COLL_ALLTOALL, GS_ALGO_PAIRWISE, 4, 2, 256 * 1024);
+	check_pack(GS_COLL_ALLTOALL, GS_ALGO_PAIRWISE, 3, 1, 3 * 4096 + 7);
+	check_pack(GS_COLL_ALLTOALL, GS_ALGO_PUT, 4, 2, 256 * 1024);
+	check_pack(GS_COLL_ALLTOALL, GS_ALGO_PUT, 5, 3, 5 * 4000 + 13);
+	check_pack(GS_COLL_ALLTOALL, GS_ALGO_PUT, 1, 2, 4096);
 	/* A dtype the kernel cannot reduce is refused up front. */
 	gs_params p = {.coll = GS_COLL_ALLREDUCE, .algo = GS_ALGO_RING, .dtype = GS_DT_U8, .nranks = 2,
 		       .bytes = 4096, .nchannels = 1, .chunk_bytes = 4096, .slice_bytes = 4096,
@@ -348,9 +380,99 @@ static void test_interp_split(void)
 	gs_sched_free(s);
 }
 
-/* On a GPU: the split tree and sendrecv layouts through the interpreter,
- * every output element checked (the device-side proof that a receiving
- * strand finds its sender's mailbox). */
+/* A 2-rank put all-to-all of one float per block (one channel, one slot). */
+static gs_sched *put2(void)
+{
+	gs_sched *s = g_new0(gs_sched, 1);
+	s->p = (gs_params){.coll = GS_COLL_ALLTOALL, .algo = GS_ALGO_PUT, .dtype = GS_DT_F32,
+			   .nranks = 2, .bytes = 8, .nchannels = 1, .chunk_bytes = 4,
+			   .slice_bytes = 4, .ranks_per_node = 2};
+	s->nranks = 2;
+	s->nstrands = 2;
+	s->strands_per_channel = 2;
+	s->nsignals = 1;
+	s->buf_bytes[GS_BUF_INPUT] = s->buf_bytes[GS_BUF_OUTPUT] = 8;
+	s->strand_off = g_new(uint64_t, 5);
+	s->steps = g_new0(gs_step, 8);
+	for (int r = 0; r < 2; r++) {
+		gs_step *st = s->steps + 4 * r;
+		uint64_t own = 4 * (uint64_t)r;
+		st[0] = (gs_step){.op = GS_OP_COPY, .send_peer = -1, .recv_peer = -1, .src_off = own,
+				  .dst_buf = GS_BUF_OUTPUT, .dst_off = own, .bytes = 4};
+		st[1] = (gs_step){.op = GS_OP_PUT, .send_peer = 1 - r, .recv_peer = -1,
+				  .src_off = 4 - own, .dst_buf = GS_BUF_OUTPUT, .dst_off = own,
+				  .bytes = 4};
+		st[2] = (gs_step){.op = GS_OP_SIGNAL, .send_peer = 1 - r, .recv_peer = -1,
+				  .dst_buf = GS_BUF_OUTPUT, .bytes = 8};
+		st[3] = (gs_step){.op = GS_OP_WAIT, .send_peer = -1, .recv_peer = -1,
+				  .dst_buf = GS_BUF_OUTPUT, .bytes = 1};
+	}
+	uint64_t off[5] = {0, 3, 4, 7, 8};
+	memcpy(s->strand_off, off, sizeof(off));
+	return s;
+}
+
+static void expect_pack_error(gs_sched *s, const char *needle)
+{
+	gh_interp_plan plan;
+	char *err = NULL;
+	g_assert_cmpint(gh_interp_plan_build(s, &plan, &err), ==, GC_ERR_INPUT);
+	if (!strstr(err, needle))
+		g_test_fail_printf("message \"%s\" lacks \"%s\"", err, needle);
+	g_free(err);
+	gs_sched_free(s);
+}
+
+/* One-sided steps: no mailbox, checked fields, one sending strand per
+ * connection whatever the op. */
+static void test_interp_one_sided(void)
+{
+	gh_interp_plan plan;
+	char *err = NULL;
+	gs_sched *s = put2();
+	g_assert_cmpint(gh_interp_plan_build(s, &plan, &err), ==, GC_OK);
+	g_assert_cmpint(plan.nconns, ==, 0);
+	g_assert_cmpuint(plan.nsignals, ==, 1);
+	g_assert_cmpuint(plan.max_msg_bytes, ==, 4); /* the SIGNAL word is no message */
+	g_assert_cmpuint(plan.aux[1].props, ==, GH_P_PUT | GH_P_READS);
+	g_assert_cmpuint(plan.aux[2].props, ==, GH_P_SIGNAL);
+	g_assert_cmpuint(plan.aux[3].props, ==, GH_P_WAIT);
+	/* the host-side expectation of the exchange */
+	float exp[4];
+	g_assert_cmpint(gh_interp_expected(&plan, exp, &err), ==, GC_OK);
+	g_assert_cmpfloat(exp[0], ==, (float)gh_interp_input_value(0, 0));
+	g_assert_cmpfloat(exp[1], ==, (float)gh_interp_input_value(1, 0));
+	g_assert_cmpfloat(exp[2], ==, (float)gh_interp_input_value(0, 1));
+	g_assert_cmpfloat(exp[3], ==, (float)gh_interp_input_value(1, 1));
+	gh_interp_plan_clear(&plan);
+	gs_sched_free(s);
+
+	s = put2();
+	s->steps[2].dst_off = 1;
+	expect_pack_error(s, "r0 c0 #2 (SIGNAL): signal slot out of range");
+	s = put2();
+	s->steps[7].src_off = 5;
+	expect_pack_error(s, "r1 c1 #0 (WAIT): signal slot out of range");
+	s = put2();
+	s->steps[5].dst_off = 8;
+	expect_pack_error(s, "r1 c0 #1 (PUT): PUT outside the peer's buffer");
+	s = put2();
+	s->steps[5].send_peer = 1;
+	expect_pack_error(s, "r1 c0 #1 (PUT): send_peer is not another rank");
+	/* rank 0: PUT on strand 0, a SEND on strand 1 to the same peer and
+	 * channel (the WAIT becomes a SEND, rank 1's WAIT a RECV) */
+	s = put2();
+	s->steps[3] = (gs_step){.op = GS_OP_SEND, .send_peer = 1, .recv_peer = -1,
+				.dst_buf = GS_BUF_OUTPUT, .bytes = 4};
+	s->steps[7] = (gs_step){.op = GS_OP_RECV, .send_peer = -1, .recv_peer = 0,
+				.dst_buf = GS_BUF_OUTPUT, .bytes = 4};
+	expect_pack_error(s, "r0 c1 #0: connection 0->1 channel 0 has two sending strands: 0 and 1");
+}
+
+/* On a GPU: the split tree and sendrecv layouts and both all-to-all
+ * algorithms through the interpreter, every output element checked (the
+ * device-side proof that a receiving strand finds its sender's mailbox and
+ * that PUT data is in place once the WAIT passes). */
 static void test_interp_gpu(void)
 {
 	int ndev = 0;
@@ -370,6 +492,11 @@ static void test_interp_gpu(void)
 		{GS_COLL_ALLREDUCE, GS_ALGO_TREE, 2, 1, 1, 4096},
 		{GS_COLL_SENDRECV, GS_ALGO_RING, 4, 4, 2, 3u << 20},
 		{GS_COLL_SENDRECV, GS_ALGO_RING, 3, 3, 1, 4096 + 4},
+		{GS_COLL_ALLTOALL, GS_ALGO_PAIRWISE, 8, 8, 2, 3u << 20},
+		{GS_COLL_ALLTOALL, GS_ALGO_PAIRWISE, 3, 3, 1, 3 * 1000 + 8},
+		{GS_COLL_ALLTOALL, GS_ALGO_PUT, 8, 8, 2, 3u << 20},
+		{GS_COLL_ALLTOALL, GS_ALGO_PUT, 5, 5, 3, 5 * 100000 + 12},
+		{GS_COLL_ALLTOALL, GS_ALGO_PUT, 1, 1, 1, 4096},
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
 		gs_params p = {.coll = cases[i].coll, .algo = cases[i].algo, .dtype = GS_DT_F32,
@@ -429,6 +556,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/hw/calibration-fit", test_calibration_fit);
 	g_test_add_func("/hw/interp-pack", test_interp_pack);
 	g_test_add_func("/hw/interp-split", test_interp_split);
+	g_test_add_func("/hw/interp-one-sided", test_interp_one_sided);
 	g_test_add_func("/hw/interp-gpu", test_interp_gpu);
 	g_test_add_func("/hw/no-device", test_no_device);
 	return g_test_run();

@@ -17,11 +17,14 @@
  * simulator's credit rule: a send waits while its connection holds
  * unconsumed messages and adding it would exceed `cap` bytes (a message
  * always fits an empty connection), and a receive frees its message's
- * bytes before the step's send part. The validator assumes unlimited
+ * bytes before the step's send part. One-sided ops take no credit: a PUT
+ * completes at once, a SIGNAL adds 1 to the peer's slot, and a WAIT waits
+ * until its slot reaches the threshold. The validator assumes unlimited
  * buffering; this shows that the simulator's receive buffer of one chunk
- * (or, for the tree and sendrecv, of a single message) cannot deadlock.
- * It can also run only the strands of one role (strand % strands_per_channel)
- * to show that they complete without the others ever running.
+ * (or, for the tree, sendrecv and the pairwise all-to-all, of a single
+ * message) cannot deadlock. It can also run only the strands of one role
+ * (strand % strands_per_channel) to show that they complete without the
+ * others ever running.
  */
 #ifndef SCHED_TESTUTIL_H
 #define SCHED_TESTUTIL_H
@@ -129,6 +132,33 @@ static inline tu_bconn *tu_bconn_get(GHashTable *conns, const gs_sched *s, int s
 	return cn;
 }
 
+/* A signal slot: its count and the strands waiting on it. */
+typedef struct tu_bslot {
+	uint64_t count;
+	GArray *waiters; /* int64_t strand indices */
+} tu_bslot;
+
+static inline void tu_bslot_free(gpointer p)
+{
+	tu_bslot *sl = p;
+
+	g_array_free(sl->waiters, TRUE);
+	g_free(sl);
+}
+
+static inline tu_bslot *tu_bslot_get(GHashTable *slots, const gs_sched *s, int rank, uint64_t slot)
+{
+	gint64 key = (gint64)rank * (gint64)s->nsignals + (gint64)slot;
+	tu_bslot *sl = g_hash_table_lookup(slots, &key);
+
+	if (!sl) {
+		sl = g_new0(tu_bslot, 1);
+		sl->waiters = g_array_new(FALSE, FALSE, sizeof(int64_t));
+		g_hash_table_insert(slots, g_memdup2(&key, sizeof(key)), sl);
+	}
+	return sl;
+}
+
 /* Append strand k (if any and not queued yet) to the ring of ready strands. */
 static inline void tu_wake(int64_t *ready, bool *queued, uint64_t nstr, uint64_t head,
 			   uint64_t *count, int64_t k)
@@ -153,7 +183,7 @@ static inline uint64_t tu_run_bounded(const gs_sched *s, uint64_t cap, int role,
 	int64_t *ready = g_new(int64_t, nstr + 1);
 	uint64_t head = 0, count = 0;
 	GHashTable *conns = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, tu_bconn_free);
-
+	GHashTable *slots = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, tu_bslot_free);
 
 	*where = NULL;
 	for (uint64_t k = 0; k < nstr; k++)
@@ -171,6 +201,27 @@ static inline uint64_t tu_run_bounded(const gs_sched *s, uint64_t cap, int role,
 		while (pos[k] < len) {
 			const gs_step *x = &st[pos[k]];
 
+			if (x->op == GS_OP_WAIT) {
+				tu_bslot *sl = tu_bslot_get(slots, s, r, x->src_off);
+
+				if (sl->count < x->bytes) {
+					g_array_append_val(sl->waiters, k);
+					break;
+				}
+				pos[k]++;
+				continue;
+			}
+			if (x->op == GS_OP_SIGNAL) {
+				tu_bslot *sl = tu_bslot_get(slots, s, x->send_peer, x->dst_off);
+
+				sl->count++;
+				for (guint w = 0; w < sl->waiters->len; w++)
+					tu_wake(ready, queued, nstr, head, &count,
+						g_array_index(sl->waiters, int64_t, w));
+				g_array_set_size(sl->waiters, 0);
+				pos[k]++;
+				continue;
+			}
 			if (gs_op_recvs(x->op) && !recvd[k]) {
 				tu_bconn *cn = tu_bconn_get(conns, s, x->recv_peer, r, c);
 				uint64_t *m = g_queue_pop_head(&cn->q);
@@ -185,7 +236,7 @@ static inline uint64_t tu_run_bounded(const gs_sched *s, uint64_t cap, int role,
 				tu_wake(ready, queued, nstr, head, &count, cn->send_waiter);
 				cn->send_waiter = -1;
 			}
-			if (gs_op_sends(x->op)) {
+			if (gs_op_sends(x->op) && !gs_op_one_sided(x->op)) {
 				tu_bconn *cn = tu_bconn_get(conns, s, r, x->send_peer, c);
 
 				if (cn->inflight > 0 && cn->inflight + x->bytes > cap) {
@@ -214,6 +265,7 @@ static inline uint64_t tu_run_bounded(const gs_sched *s, uint64_t cap, int role,
 		}
 	}
 	g_hash_table_destroy(conns);
+	g_hash_table_destroy(slots);
 	g_free(pos);
 	g_free(recvd);
 	g_free(queued);
@@ -251,6 +303,11 @@ static inline bool tu_check_case(const gs_params *p, GRand *rnd)
 		goto out;
 	}
 	s = gs_sched_materialize(g);
+	if (s->nsignals != g->nsignals) {
+		g_test_fail_printf("%s: materialized %" PRIu32 " signal slots, generator %" PRIu32,
+				   desc, s->nsignals, g->nsignals);
+		goto out;
+	}
 	if (s->strands_per_channel != g->strands_per_channel || s->strands_per_channel < 1 ||
 	    s->nstrands % s->strands_per_channel != 0 ||
 	    s->nstrands / s->strands_per_channel != p->nchannels) {
@@ -269,6 +326,9 @@ static inline bool tu_check_case(const gs_params *p, GRand *rnd)
 				goto out;
 			}
 			for (uint64_t i = 0; i < len; i++) {
+				/* SIGNAL's bytes are the signal word, WAIT's a threshold */
+				if (steps[i].op == GS_OP_SIGNAL || steps[i].op == GS_OP_WAIT)
+					continue;
 				if (steps[i].bytes == 0 || steps[i].bytes > g->p.slice_bytes) {
 					g_test_fail_printf("%s: r%d c%d #%" PRIu64 " has %" PRIu64
 							   " bytes (slice %" PRIu64 ")",
@@ -297,8 +357,10 @@ static inline bool tu_check_case(const gs_params *p, GRand *rnd)
 	/* the simulator's smallest receive buffer: one chunk */
 	if (!tu_check_bounded(s, g->p.chunk_bytes, desc))
 		goto out;
-	/* the tree and sendrecv need no more than one message per connection */
-	if ((p->algo == GS_ALGO_TREE || p->coll == GS_COLL_SENDRECV) &&
+	/* the tree, sendrecv and the pairwise all-to-all need no more than one
+	 * message per connection */
+	if ((p->algo == GS_ALGO_TREE || p->coll == GS_COLL_SENDRECV ||
+	     p->algo == GS_ALGO_PAIRWISE) &&
 	    !tu_check_bounded(s, 1, desc))
 		goto out;
 	ok = tu_check_windows(g, s, rnd, 4, desc);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_ops: the static vocabulary (op properties and names, collective,
- * algorithm and type names, element sizes, bus-bandwidth factors) and the
- * parameter checks and normalization of gs_gen_create.
+ * test_ops: the static vocabulary (op properties and names, the one-sided
+ * flag, collective, algorithm and type names, element sizes, bus-bandwidth
+ * factors) and the parameter checks and normalization of gs_gen_create,
+ * including the algorithm / collective pairings and the alltoall
+ * rounding.
  */
 #include <math.h>
 
@@ -10,20 +12,24 @@
 
 static void test_op_props(void)
 {
-	/* name, sends, recvs, reduces, reads_src, writes_dst */
+	/* name, sends, recvs, reduces, reads_src, writes_dst, one_sided */
 	static const struct {
 		gs_op op;
 		const char *name;
-		bool s, r, red, rd, wr;
+		bool s, r, red, rd, wr, os;
 	} t[] = {
-		{ GS_OP_NOP, "NOP", 0, 0, 0, 0, 0 },
-		{ GS_OP_SEND, "SEND", 1, 0, 0, 1, 0 },
-		{ GS_OP_RECV, "RECV", 0, 1, 0, 0, 1 },
-		{ GS_OP_RECV_REDUCE_SEND, "RECV_REDUCE_SEND", 1, 1, 1, 1, 0 },
-		{ GS_OP_RECV_COPY_SEND, "RECV_COPY_SEND", 1, 1, 0, 0, 1 },
-		{ GS_OP_RECV_REDUCE_COPY, "RECV_REDUCE_COPY", 0, 1, 1, 1, 1 },
-		{ GS_OP_RECV_REDUCE_COPY_SEND, "RECV_REDUCE_COPY_SEND", 1, 1, 1, 1, 1 },
-		{ GS_OP_COPY, "COPY", 0, 0, 0, 1, 1 },
+		{ GS_OP_NOP, "NOP", 0, 0, 0, 0, 0, 0 },
+		{ GS_OP_SEND, "SEND", 1, 0, 0, 1, 0, 0 },
+		{ GS_OP_RECV, "RECV", 0, 1, 0, 0, 1, 0 },
+		{ GS_OP_RECV_REDUCE_SEND, "RECV_REDUCE_SEND", 1, 1, 1, 1, 0, 0 },
+		{ GS_OP_RECV_COPY_SEND, "RECV_COPY_SEND", 1, 1, 0, 0, 1, 0 },
+		{ GS_OP_RECV_REDUCE_COPY, "RECV_REDUCE_COPY", 0, 1, 1, 1, 1, 0 },
+		{ GS_OP_RECV_REDUCE_COPY_SEND, "RECV_REDUCE_COPY_SEND", 1, 1, 1, 1, 1, 0 },
+		{ GS_OP_COPY, "COPY", 0, 0, 0, 1, 1, 0 },
+		/* PUT writes the peer's buffer, not a local dst */
+		{ GS_OP_PUT, "PUT", 1, 0, 0, 1, 0, 1 },
+		{ GS_OP_SIGNAL, "SIGNAL", 1, 0, 0, 0, 0, 1 },
+		{ GS_OP_WAIT, "WAIT", 0, 0, 0, 0, 0, 1 },
 	};
 
 	g_assert_cmpint(G_N_ELEMENTS(t), ==, GS_OP__COUNT);
@@ -34,7 +40,9 @@ static void test_op_props(void)
 		g_assert_cmpint(gs_op_reduces(t[i].op), ==, t[i].red);
 		g_assert_cmpint(gs_op_reads_src(t[i].op), ==, t[i].rd);
 		g_assert_cmpint(gs_op_writes_dst(t[i].op), ==, t[i].wr);
+		g_assert_cmpint(gs_op_one_sided(t[i].op), ==, t[i].os);
 	}
+	g_assert_false(gs_op_one_sided(GS_OP__COUNT));
 	g_assert_cmpstr(gs_op_name(GS_OP__COUNT), ==, "?");
 	g_assert_false(gs_op_sends((gs_op)200));
 }
@@ -45,8 +53,13 @@ static void test_names(void)
 	g_assert_cmpstr(gs_coll_name(GS_COLL_ALLGATHER), ==, "allgather");
 	g_assert_cmpstr(gs_coll_name(GS_COLL_REDUCESCATTER), ==, "reducescatter");
 	g_assert_cmpstr(gs_coll_name(GS_COLL_SENDRECV), ==, "sendrecv");
+	g_assert_cmpstr(gs_coll_name(GS_COLL_ALLTOALL), ==, "alltoall");
+	g_assert_cmpstr(gs_coll_name(GS_COLL__COUNT), ==, "?");
 	g_assert_cmpstr(gs_algo_name(GS_ALGO_RING), ==, "ring");
 	g_assert_cmpstr(gs_algo_name(GS_ALGO_TREE), ==, "tree");
+	g_assert_cmpstr(gs_algo_name(GS_ALGO_PAIRWISE), ==, "pairwise");
+	g_assert_cmpstr(gs_algo_name(GS_ALGO_PUT), ==, "put");
+	g_assert_cmpstr(gs_algo_name(GS_ALGO__COUNT), ==, "?");
 	g_assert_cmpstr(gs_dtype_name(GS_DT_F32), ==, "float");
 	g_assert_cmpstr(gs_dtype_name(GS_DT_I32), ==, "int32");
 	g_assert_cmpstr(gs_dtype_name(GS_DT_F64), ==, "double");
@@ -64,6 +77,8 @@ static void test_busbw(void)
 	g_assert_cmpfloat(fabs(gs_busbw_factor(GS_COLL_ALLGATHER, 8) - 0.875), <, 1e-12);
 	g_assert_cmpfloat(fabs(gs_busbw_factor(GS_COLL_REDUCESCATTER, 4) - 0.75), <, 1e-12);
 	g_assert_cmpfloat(gs_busbw_factor(GS_COLL_SENDRECV, 16), ==, 1.0);
+	g_assert_cmpfloat(fabs(gs_busbw_factor(GS_COLL_ALLTOALL, 8) - 0.875), <, 1e-12);
+	g_assert_cmpfloat(gs_busbw_factor(GS_COLL_ALLTOALL, 1), ==, 0.0);
 	g_assert_cmpfloat(gs_busbw_factor(GS_COLL_ALLREDUCE, 1), ==, 0.0);
 	g_assert_cmpfloat(gs_busbw_factor(GS_COLL_SENDRECV, 1), ==, 1.0);
 }
@@ -105,6 +120,12 @@ static void test_bad_params(void)
 	expect_reject(p, "tree algorithm is only defined for allreduce");
 	p = ok, p.coll = GS_COLL_SENDRECV, p.algo = GS_ALGO_TREE;
 	expect_reject(p, "tree");
+	p = ok, p.coll = GS_COLL_ALLTOALL;
+	expect_reject(p, "alltoall has the pairwise and put algorithms, not ring");
+	p = ok, p.algo = GS_ALGO_PAIRWISE;
+	expect_reject(p, "the pairwise algorithm is only defined for alltoall, not allreduce");
+	p = ok, p.coll = GS_COLL_ALLGATHER, p.algo = GS_ALGO_PUT;
+	expect_reject(p, "the put algorithm is only defined for alltoall, not allgather");
 	p = ok, p.coll = GS_COLL__COUNT;
 	expect_reject(p, "unknown collective");
 	p = ok, p.algo = GS_ALGO__COUNT;
@@ -174,6 +195,25 @@ static void test_normalize(void)
 	g_assert_cmpint(g->nstrands, ==, 6);
 	g_assert_cmpint(g->strands_per_channel, ==, 2);
 	g_assert_cmpuint(g->buf_bytes[GS_BUF_SCRATCH], ==, 3 * 256);
+	gs_gen_free(g);
+
+	/* alltoall: the total buffer, rounded down to n blocks of whole
+	 * elements; two strands per channel; put: one signal slot per channel */
+	g = create(tu_params(GS_COLL_ALLTOALL, GS_ALGO_PUT, GS_DT_F32, 3, 100, 2, 0, 0, 0));
+	g_assert_cmpuint(g->p.bytes, ==, 96);
+	g_assert_cmpuint(g->buf_bytes[GS_BUF_INPUT], ==, 96);
+	g_assert_cmpuint(g->buf_bytes[GS_BUF_OUTPUT], ==, 96);
+	g_assert_cmpint(g->nstrands, ==, 4);
+	g_assert_cmpint(g->strands_per_channel, ==, 2);
+	g_assert_cmpuint(g->nsignals, ==, 2);
+	gs_gen_free(g);
+	g = create(tu_params(GS_COLL_ALLTOALL, GS_ALGO_PAIRWISE, GS_DT_U8, 4, 10, 1, 0, 0, 0));
+	g_assert_cmpuint(g->p.bytes, ==, 8);
+	g_assert_cmpuint(g->nsignals, ==, 0);
+	gs_gen_free(g);
+	/* two-sided generators have no signal slots */
+	g = create(tu_params(GS_COLL_ALLREDUCE, GS_ALGO_TREE, GS_DT_F32, 4, 4096, 2, 0, 0, 0));
+	g_assert_cmpuint(g->nsignals, ==, 0);
 	gs_gen_free(g);
 
 	/* sendrecv: two strands per channel (send, receive) */

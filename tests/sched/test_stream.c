@@ -8,7 +8,8 @@
  * generator (where materializing is too costly for a unit test), random
  * windows must equal the same steps produced one at a time and the whole
  * strand produced in one call, and consecutive windows must tile the
- * strand. Also: every step of a 4096-rank ring allreduce is streamed in
+ * strand (the all-to-all generators included). Also: every step of a
+ * 4096-rank ring allreduce is streamed in
  * windows of 300 (checking peers against the ring order and that data
  * offsets stay in bounds), and generation is deterministic.
  */
@@ -48,7 +49,18 @@ static void check_strand(const gs_gen *g, int r, int c, GRand *rnd, int nwin)
 	}
 	for (uint64_t i = 0; i < len; i++) {
 		g_assert_cmpuint(whole[i].bytes, >, 0);
+		if (whole[i].op == GS_OP_SIGNAL || whole[i].op == GS_OP_WAIT) {
+			/* the signal word / a threshold; the slot is in range */
+			g_assert_cmpuint(whole[i].op == GS_OP_SIGNAL ? whole[i].dst_off
+								      : whole[i].src_off,
+					 <, g->nsignals);
+			continue;
+		}
 		g_assert_cmpuint(whole[i].bytes, <=, g->p.slice_bytes);
+		/* a PUT's dst is the peer's buffer, of the same size */
+		if (whole[i].op == GS_OP_PUT)
+			g_assert_cmpuint(whole[i].dst_off + whole[i].bytes, <=,
+					 g->buf_bytes[whole[i].dst_buf]);
 		if (gs_op_reads_src(whole[i].op))
 			g_assert_cmpuint(whole[i].src_off + whole[i].bytes, <=,
 					 g->buf_bytes[whole[i].src_buf]);
@@ -74,6 +86,12 @@ static void test_large_windows(void)
 			  4096, 4),
 		tu_params(GS_COLL_SENDRECV, GS_ALGO_RING, GS_DT_F32, 4096, 1ull << 30, 8, 65536,
 			  16384, 8),
+		tu_params(GS_COLL_ALLTOALL, GS_ALGO_PAIRWISE, GS_DT_F32, 1024, 3ull << 30, 4, 0, 0,
+			  8),
+		tu_params(GS_COLL_ALLTOALL, GS_ALGO_PUT, GS_DT_F32, 4096, 1ull << 32, 2, 65536,
+			  16384, 8),
+		tu_params(GS_COLL_ALLTOALL, GS_ALGO_PUT, GS_DT_F64, 129, 987654321, 3, 4096, 1024,
+			  3),
 	};
 	GRand *rnd = g_rand_new_with_seed(17);
 
@@ -141,6 +159,9 @@ static void test_deterministic(void)
 		tu_params(GS_COLL_ALLREDUCE, GS_ALGO_TREE, GS_DT_F32, 24, 100003, 3, 1024, 256, 4),
 		tu_params(GS_COLL_ALLGATHER, GS_ALGO_RING, GS_DT_F32, 24, 100003, 3, 1024, 256, 4),
 		tu_params(GS_COLL_SENDRECV, GS_ALGO_RING, GS_DT_F32, 24, 100003, 3, 1024, 256, 4),
+		tu_params(GS_COLL_ALLTOALL, GS_ALGO_PAIRWISE, GS_DT_F32, 24, 100003, 3, 1024, 256,
+			  4),
+		tu_params(GS_COLL_ALLTOALL, GS_ALGO_PUT, GS_DT_F32, 24, 100003, 3, 1024, 256, 4),
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(ps); i++) {

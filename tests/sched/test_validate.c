@@ -13,15 +13,23 @@
  * meet on (src, dst, strand / strands_per_channel), so a send and a receive
  * on different strands of one channel match; a connection with two sending
  * or two receiving strands and a bad channel grouping are rejected; a wait
- * cycle across the strands of a channel is still a deadlock. Finally,
- * random single-field mutations of generated ring, tree and sendrecv
- * schedules must all be rejected.
+ * cycle across the strands of a channel is still a deadlock. One-sided
+ * ops: a hand-built 2-rank put all-to-all is valid; a PUT out of the
+ * peer's bounds or to itself, bad SIGNAL and WAIT fields, a WAIT whose
+ * threshold is never reached (a deadlock naming the WAIT), reads and local
+ * writes of PUT data before a covering WAIT, OUTPUT left uncovered, a
+ * WAIT threshold too low to guarantee every peer's SIGNAL, unordered PUTs
+ * to one element and two sending strands mixing PUT and SEND or SIGNAL on
+ * one connection are rejected. Finally, random single-field mutations of
+ * generated ring, tree, sendrecv and all-to-all schedules must all be
+ * rejected.
  */
 #include "tests/sched/sched_testutil.h"
 
 typedef struct hs_builder {
 	gs_params p;
 	int n, ns, spc; /* ranks, strands per rank, strands per channel (1 unless set) */
+	uint32_t nsig;	/* signal slots per rank (0 unless set) */
 	uint64_t buf[GS_BUF__COUNT];
 	GArray **strand; /* [rank * ns + ch] of gs_step */
 } hs_builder;
@@ -70,6 +78,7 @@ static gs_sched *hs_build(hs_builder *b)
 	s->nranks = b->n;
 	s->nstrands = b->ns;
 	s->strands_per_channel = b->spc;
+	s->nsignals = b->nsig;
 	memcpy(s->buf_bytes, b->buf, sizeof(s->buf_bytes));
 	s->strand_off = g_new(uint64_t, (size_t)(b->n * b->ns) + 1);
 	for (int i = 0; i < b->n * b->ns; i++) {
@@ -425,6 +434,340 @@ static void test_channels(void)
 	expect_ref(hs_build(b), GC_ERR_INPUT, "bad schedule shape");
 }
 
+/*
+ * A 2-rank put all-to-all of one float per block, one channel of two
+ * strands, one signal slot: rank r copies its own block, PUTs INPUT block
+ * q = 1 - r into OUTPUT block r of q and signals q's slot 0 (strand 0);
+ * strand 1 waits for slot 0 >= 1.
+ */
+static hs_builder *put2(void)
+{
+	hs_builder *b = hs_new(GS_COLL_ALLTOALL, 2, 2, 8, 8, 4);
+
+	b->spc = 2;
+	b->nsig = 1;
+	for (int r = 0; r < 2; r++) {
+		uint64_t own = 4 * (uint64_t)r, other = 4 - own;
+
+		hs_add(b, r, 0, GS_OP_COPY, -1, -1, IN, own, OUT, own, 4);
+		hs_add(b, r, 0, GS_OP_PUT, 1 - r, -1, IN, other, OUT, own, 4);
+		hs_add(b, r, 0, GS_OP_SIGNAL, 1 - r, -1, IN, 0, OUT, 0, 8);
+		hs_add(b, r, 1, GS_OP_WAIT, -1, -1, IN, 0, OUT, 0, 1);
+	}
+	return b;
+}
+
+/* Step j of strand c of rank r of a built schedule. */
+static gs_step *at(gs_sched *s, int r, int c, uint64_t j)
+{
+	uint64_t len;
+	gs_step *st = (gs_step *)gs_sched_strand(s, r, c, &len);
+
+	g_assert_cmpuint(j, <, len);
+	return &st[j];
+}
+
+static void test_one_sided_fields(void)
+{
+	gs_sched *s;
+
+	expect(hs_build(put2()), GC_OK, NULL);
+	expect_ref(hs_build(put2()), GC_OK, NULL);
+
+	/* PUT into the peer's OUTPUT (8 bytes) at 8: out of the peer's bounds */
+	s = hs_build(put2());
+	at(s, 0, 0, 1)->dst_off = 8;
+	expect(s, GC_ERR_INPUT,
+	       "rank 0 strand 0 step 1 (PUT): remote dst OUTPUT+8 bytes=4 out of bounds of "
+	       "rank 1's buffer (8 bytes)");
+	s = hs_build(put2());
+	at(s, 0, 0, 1)->dst_off = 8;
+	expect_ref(s, GC_ERR_INPUT, "rank 0 strand 0 step 1 (PUT): remote dst operand");
+	s = hs_build(put2());
+	at(s, 0, 0, 1)->dst_off = UINT64_MAX - 3; /* must not wrap around */
+	expect(s, GC_ERR_INPUT, "out of bounds of rank 1's buffer");
+	s = hs_build(put2());
+	at(s, 0, 0, 1)->dst_off = 2;
+	expect(s, GC_ERR_INPUT, "remote dst offset 2 not a multiple of the element size 4");
+	s = hs_build(put2());
+	at(s, 1, 0, 1)->send_peer = 1;
+	expect(s, GC_ERR_INPUT, "rank 1 strand 0 step 1 (PUT): send_peer 1 is not another rank");
+	s = hs_build(put2());
+	at(s, 1, 0, 1)->recv_peer = 0;
+	expect(s, GC_ERR_INPUT, "recv_peer 0 set but the op does not receive");
+
+	/* SIGNAL: slot in range, the 8-byte word, nothing read */
+	s = hs_build(put2());
+	at(s, 1, 0, 2)->dst_off = 1;
+	expect(s, GC_ERR_INPUT,
+	       "rank 1 strand 0 step 2 (SIGNAL): signal slot 1 out of range (1 slots)");
+	s = hs_build(put2());
+	at(s, 1, 0, 2)->dst_off = 1;
+	expect_ref(s, GC_ERR_INPUT, "rank 1 strand 0 step 2 (SIGNAL): signal slot out of range");
+	s = hs_build(put2());
+	at(s, 0, 0, 2)->bytes = 4;
+	expect(s, GC_ERR_INPUT,
+	       "rank 0 strand 0 step 2 (SIGNAL): bytes 4 is not the 8-byte signal word");
+	s = hs_build(put2());
+	at(s, 0, 0, 2)->src_off = 4;
+	expect(s, GC_ERR_INPUT, "src offset 4 set but the op reads nothing");
+	s = hs_build(put2());
+	at(s, 0, 0, 2)->send_peer = -1;
+	expect(s, GC_ERR_INPUT, "(SIGNAL): send_peer -1 is not another rank");
+
+	/* WAIT: slot in range, a threshold of at least 1, no peers */
+	s = hs_build(put2());
+	at(s, 0, 1, 0)->src_off = 3;
+	expect(s, GC_ERR_INPUT,
+	       "rank 0 strand 1 step 0 (WAIT): signal slot 3 out of range (1 slots)");
+	s = hs_build(put2());
+	at(s, 0, 1, 0)->src_off = 3;
+	expect_ref(s, GC_ERR_INPUT, "(WAIT): signal slot out of range");
+	s = hs_build(put2());
+	at(s, 0, 1, 0)->bytes = 0;
+	expect(s, GC_ERR_INPUT, "rank 0 strand 1 step 0 (WAIT): threshold 0");
+	s = hs_build(put2());
+	at(s, 0, 1, 0)->dst_off = 4;
+	expect(s, GC_ERR_INPUT, "dst offset 4 set but the op writes nothing");
+	s = hs_build(put2());
+	at(s, 0, 1, 0)->send_peer = 1;
+	expect(s, GC_ERR_INPUT, "send_peer 1 set but the op does not send");
+	/* a WAIT threshold need not be a multiple of the element size */
+	s = hs_build(put2());
+	s->nsignals = 2;
+	expect(s, GC_OK, NULL);
+}
+
+static void test_one_sided_deadlock(void)
+{
+	gs_sched *s;
+	hs_builder *b;
+
+	/* rank 1 waits for 2 signals, only rank 0's ever comes */
+	s = hs_build(put2());
+	at(s, 1, 1, 0)->bytes = 2;
+	expect(s, GC_ERR_DEADLOCK,
+	       "deadlock: rank 1 strand 1 step 0 (WAIT) waits for signal slot 0 to reach 2, but "
+	       "it stays at 1 (1 strands stuck)");
+	s = hs_build(put2());
+	at(s, 1, 1, 0)->bytes = 2;
+	expect_ref(s, GC_ERR_DEADLOCK,
+		   "deadlock: rank 1 strand 1 step 0 (WAIT) waits for signal slot 0 to reach 2, "
+		   "but it stays at 1");
+
+	/* both ranks wait before they signal, on the same strand: a cycle */
+	b = hs_new(GS_COLL_ALLTOALL, 2, 1, 8, 8, 0);
+	b->nsig = 1;
+	for (int r = 0; r < 2; r++) {
+		uint64_t own = 4 * (uint64_t)r, other = 4 - own;
+
+		hs_add(b, r, 0, GS_OP_COPY, -1, -1, IN, own, OUT, own, 4);
+		hs_add(b, r, 0, GS_OP_PUT, 1 - r, -1, IN, other, OUT, own, 4);
+		hs_add(b, r, 0, GS_OP_WAIT, -1, -1, IN, 0, OUT, 0, 1);
+		hs_add(b, r, 0, GS_OP_SIGNAL, 1 - r, -1, IN, 0, OUT, 0, 8);
+	}
+	expect(hs_build(b), GC_ERR_DEADLOCK,
+	       "deadlock: rank 0 strand 0 step 2 (WAIT) waits for signal slot 0 to reach 1, but "
+	       "it stays at 0 (2 strands stuck)");
+
+	/* a WAIT released by a SIGNAL that follows a RECV: rank 0 puts and
+	 * signals only after receiving rank 1's block, which rank 1 sends
+	 * before its WAIT (on its other strand) */
+	b = hs_new(GS_COLL_ALLTOALL, 2, 2, 8, 8, 0);
+	b->spc = 2;
+	b->nsig = 1;
+	hs_add(b, 0, 0, GS_OP_COPY, -1, -1, IN, 0, OUT, 0, 4);
+	hs_add(b, 0, 1, GS_OP_RECV, -1, 1, IN, 0, OUT, 4, 4);
+	hs_add(b, 0, 1, GS_OP_PUT, 1, -1, IN, 4, OUT, 0, 4);
+	hs_add(b, 0, 1, GS_OP_SIGNAL, 1, -1, IN, 0, OUT, 0, 8);
+	hs_add(b, 1, 0, GS_OP_COPY, -1, -1, IN, 4, OUT, 4, 4);
+	hs_add(b, 1, 0, GS_OP_SEND, 0, -1, IN, 0, OUT, 0, 4);
+	hs_add(b, 1, 1, GS_OP_WAIT, -1, -1, IN, 0, OUT, 0, 1);
+	expect(hs_build(b), GC_OK, NULL);
+}
+
+static void test_one_sided_races(void)
+{
+	hs_builder *b;
+	gs_sched *s;
+
+	/* rank 1 strand 0 reads its OUTPUT block 0 (rank 0's PUT) without
+	 * waiting for it */
+	b = put2();
+	hs_add(b, 1, 0, GS_OP_COPY, -1, -1, OUT, 0, SCR, 0, 4);
+	expect(hs_build(b), GC_ERR_INPUT,
+	       "rank 1 strand 0 step 3 (COPY): reads OUTPUT element 0 that rank 0 strand 0 step 1 "
+	       "(PUT) writes, before a WAIT of this strand covers it (race)");
+	/* ... after the WAIT on the waiting strand it is settled */
+	b = put2();
+	hs_add(b, 1, 1, GS_OP_COPY, -1, -1, OUT, 0, SCR, 0, 4);
+	expect(hs_build(b), GC_OK, NULL);
+	/* a SEND of PUT data before the WAIT is a read too */
+	b = put2();
+	b->spc = 1;
+	hs_add(b, 1, 0, GS_OP_SEND, 0, -1, OUT, 0, OUT, 0, 4);
+	hs_add(b, 0, 1, GS_OP_RECV, -1, 1, IN, 0, SCR, 0, 4);
+	expect(hs_build(b), GC_ERR_INPUT,
+	       "rank 1 strand 0 step 3 (SEND): reads OUTPUT element 0 that rank 0 strand 0 step 1 "
+	       "(PUT) writes");
+	/* a local write over PUT data the strand has not waited for */
+	b = put2();
+	hs_add(b, 1, 0, GS_OP_COPY, -1, -1, IN, 0, OUT, 0, 4);
+	expect(hs_build(b), GC_ERR_INPUT,
+	       "rank 1 strand 0 step 3 (COPY): writes OUTPUT element 0 that rank 0 strand 0 step 1 "
+	       "(PUT) writes, before a WAIT of this strand covers it (race)");
+
+	/* no WAIT at all on rank 1: its OUTPUT block 0 is never settled */
+	s = hs_build(put2());
+	s->strand_off[4] = s->strand_off[3]; /* rank 1 strand 1 (its WAIT) empty */
+	expect(s, GC_ERR_INPUT,
+	       "rank 1 OUTPUT element 0: written by rank 0 strand 0 step 1 (PUT), but no WAIT of "
+	       "rank 1 covers it (race)");
+
+	/* a SIGNAL before the PUT covers nothing */
+	b = hs_new(GS_COLL_ALLTOALL, 2, 2, 8, 8, 0);
+	b->spc = 2;
+	b->nsig = 1;
+	for (int r = 0; r < 2; r++) {
+		uint64_t own = 4 * (uint64_t)r, other = 4 - own;
+
+		hs_add(b, r, 0, GS_OP_COPY, -1, -1, IN, own, OUT, own, 4);
+		if (r == 0)
+			hs_add(b, r, 0, GS_OP_SIGNAL, 1, -1, IN, 0, OUT, 0, 8);
+		hs_add(b, r, 0, GS_OP_PUT, 1 - r, -1, IN, other, OUT, own, 4);
+		if (r == 1)
+			hs_add(b, r, 0, GS_OP_SIGNAL, 0, -1, IN, 0, OUT, 0, 8);
+		hs_add(b, r, 1, GS_OP_WAIT, -1, -1, IN, 0, OUT, 0, 1);
+	}
+	expect(hs_build(b), GC_ERR_INPUT,
+	       "rank 1 OUTPUT element 0: written by rank 0 strand 0 step 2 (PUT), but no WAIT of "
+	       "rank 1 covers it (race)");
+
+	/* two ranks PUT to the same element of rank 2, unordered */
+	b = hs_new(GS_COLL_ALLTOALL, 3, 2, 12, 12, 0);
+	b->spc = 2;
+	b->nsig = 1;
+	hs_add(b, 0, 0, GS_OP_PUT, 2, -1, IN, 8, OUT, 0, 4);
+	hs_add(b, 0, 0, GS_OP_SIGNAL, 2, -1, IN, 0, OUT, 0, 8);
+	hs_add(b, 1, 0, GS_OP_PUT, 2, -1, IN, 8, OUT, 0, 4);
+	hs_add(b, 1, 0, GS_OP_SIGNAL, 2, -1, IN, 0, OUT, 0, 8);
+	hs_add(b, 2, 1, GS_OP_WAIT, -1, -1, IN, 0, OUT, 0, 2);
+	expect(hs_build(b), GC_ERR_INPUT,
+	       "rank 1 strand 0 step 0 (PUT): writes OUTPUT element 0 of rank 2 that rank 0 "
+	       "strand 0 step 0 (PUT) also writes, unordered with it (race)");
+}
+
+/* A WAIT threshold below the number of SIGNALs to its slot guarantees
+ * none of them: with 3 ranks and the WAIT of rank 0 lowered to 1, either
+ * peer's data may still be in flight when rank 0 finishes. */
+static void test_one_sided_threshold(void)
+{
+	gs_params p = tu_params(GS_COLL_ALLTOALL, GS_ALGO_PUT, GS_DT_F32, 3, 3 * 4 * 5, 1, 8, 4, 0);
+	gs_gen *g;
+	gs_sched *s;
+	char *err = NULL;
+
+	g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
+	s = gs_sched_materialize(g);
+	g_assert_cmpint(gs_sched_validate(s, &err), ==, GC_OK);
+	at(s, 0, 1, 0)->bytes = 1;
+	expect(s, GC_ERR_INPUT, "rank 0 OUTPUT element 5: written by rank 1 strand 0 step ");
+	/* the reference executor cannot see it: its PUTs land at once */
+	s = gs_sched_materialize(g);
+	at(s, 0, 1, 0)->bytes = 1;
+	expect_ref(s, GC_OK, NULL);
+	gs_gen_free(g);
+}
+
+/* PUT and SIGNAL are sends on their connection: one sending strand each. */
+static void test_one_sided_conns(void)
+{
+	hs_builder *b;
+
+	b = hs_new(GS_COLL_ALLTOALL, 2, 2, 8, 8, 0);
+	b->spc = 2;
+	b->nsig = 1;
+	hs_add(b, 0, 0, GS_OP_PUT, 1, -1, IN, 0, OUT, 0, 4);
+	hs_add(b, 0, 1, GS_OP_SEND, 1, -1, IN, 4, OUT, 0, 4);
+	hs_add(b, 1, 1, GS_OP_RECV, -1, 0, IN, 0, OUT, 4, 4);
+	expect(hs_build(b), GC_ERR_INPUT,
+	       "connection 0->1 channel 0 has two sending strands: 0 and 1 (rank 0 strand 1 step "
+	       "0, SEND)");
+	b = hs_new(GS_COLL_ALLTOALL, 2, 2, 8, 8, 0);
+	b->spc = 2;
+	b->nsig = 1;
+	hs_add(b, 0, 0, GS_OP_PUT, 1, -1, IN, 0, OUT, 0, 4);
+	hs_add(b, 0, 1, GS_OP_SEND, 1, -1, IN, 4, OUT, 0, 4);
+	hs_add(b, 1, 1, GS_OP_RECV, -1, 0, IN, 0, OUT, 4, 4);
+	expect_ref(hs_build(b), GC_ERR_INPUT,
+		   "connection 0->1 channel 0 has two sending strands: 0 and 1");
+	/* PUT on one strand, its SIGNAL on the other */
+	b = put2();
+	hs_add(b, 0, 1, GS_OP_SIGNAL, 1, -1, IN, 0, OUT, 0, 8);
+	expect(hs_build(b), GC_ERR_INPUT,
+	       "connection 0->1 channel 0 has two sending strands: 0 and 1 (rank 0 strand 1 step "
+	       "1, SIGNAL)");
+	/* SEND and PUT on one strand and connection: one sender, valid as a
+	 * connection (the SEND still needs its receive) */
+	b = hs_new(GS_COLL_ALLTOALL, 2, 2, 8, 8, 0);
+	b->spc = 2;
+	b->nsig = 1;
+	hs_add(b, 0, 0, GS_OP_COPY, -1, -1, IN, 0, OUT, 0, 4);
+	hs_add(b, 0, 0, GS_OP_SEND, 1, -1, IN, 4, OUT, 0, 4);
+	hs_add(b, 0, 0, GS_OP_PUT, 1, -1, IN, 4, SCR, 0, 4);
+	hs_add(b, 0, 0, GS_OP_SIGNAL, 1, -1, IN, 0, OUT, 0, 8);
+	hs_add(b, 1, 1, GS_OP_RECV, -1, 0, IN, 0, OUT, 0, 4);
+	hs_add(b, 1, 1, GS_OP_WAIT, -1, -1, IN, 0, OUT, 0, 1);
+	hs_add(b, 1, 0, GS_OP_COPY, -1, -1, IN, 4, OUT, 4, 4);
+	hs_add(b, 1, 0, GS_OP_SEND, 0, -1, IN, 0, OUT, 0, 4);
+	hs_add(b, 0, 1, GS_OP_RECV, -1, 1, IN, 0, OUT, 4, 4);
+	b->buf[SCR] = 4;
+	expect(hs_build(b), GC_OK, NULL);
+}
+
+/* Misplaced all-to-all blocks are caught by both checkers. */
+static void test_alltoall_data(void)
+{
+	hs_builder *b;
+	gs_sched *s;
+
+	/* rank 0 puts its block for rank 1 into rank 1's block 1 instead of 0,
+	 * where rank 1's own COPY also writes */
+	s = hs_build(put2());
+	at(s, 0, 0, 1)->dst_off = 4;
+	expect(s, GC_ERR_INPUT, "rank 1 strand 0 step 0 (COPY): writes OUTPUT element 1 that rank 0");
+	/* a pairwise exchange receiving into the wrong block */
+	b = hs_new(GS_COLL_ALLTOALL, 2, 2, 8, 8, 0);
+	b->spc = 2;
+	for (int r = 0; r < 2; r++) {
+		uint64_t own = 4 * (uint64_t)r, other = 4 - own;
+
+		hs_add(b, r, 0, GS_OP_COPY, -1, -1, IN, own, OUT, own, 4);
+		hs_add(b, r, 0, GS_OP_SEND, 1 - r, -1, IN, other, OUT, 0, 4);
+		hs_add(b, r, 1, GS_OP_RECV, -1, 1 - r, IN, 0, OUT, other, 4);
+	}
+	expect(hs_build(b), GC_OK, NULL);
+	b = hs_new(GS_COLL_ALLTOALL, 2, 2, 8, 8, 0);
+	b->spc = 2;
+	for (int r = 0; r < 2; r++) {
+		uint64_t own = 4 * (uint64_t)r, other = 4 - own;
+
+		hs_add(b, r, 0, GS_OP_COPY, -1, -1, IN, own, OUT, other, 4);
+		hs_add(b, r, 0, GS_OP_SEND, 1 - r, -1, IN, other, OUT, 0, 4);
+		hs_add(b, r, 1, GS_OP_RECV, -1, 1 - r, IN, 0, OUT, own, 4);
+	}
+	s = hs_build(b);
+	/* the validator sees the wrong rank, the executor the wrong value */
+	{
+		char *err = NULL;
+
+		g_assert_cmpint(gs_refexec_run(s, &err), ==, GC_ERR_INPUT);
+		g_assert_nonnull(strstr(err, "rank 0 element 0: got"));
+		g_free(err);
+	}
+	expect(s, GC_ERR_INPUT, "rank 0 OUTPUT element 0: holds data of rank 1, expected rank 0");
+}
+
 /* The reference executor refuses schedules whose buffers do not fit. */
 static void test_refexec_limit(void)
 {
@@ -460,6 +803,11 @@ static void mutate_all(const gs_params *p, int trials, guint32 seed)
 
 		switch (kind) {
 		case 0:
+			/* a WAIT threshold: lower it by one */
+			if (st->op == GS_OP_WAIT && st->bytes > 1) {
+				st->bytes--;
+				break;
+			}
 			if (st->bytes <= el)
 				continue;
 			st->bytes -= el;
@@ -470,7 +818,7 @@ static void mutate_all(const gs_params *p, int trials, guint32 seed)
 			st->src_off += el;
 			break;
 		case 2:
-			if (!gs_op_writes_dst(st->op))
+			if (!gs_op_writes_dst(st->op) && st->op != GS_OP_PUT)
 				continue;
 			st->dst_off += el;
 			break;
@@ -515,12 +863,18 @@ static void test_mutations(void)
 	gs_params tree =
 		tu_params(GS_COLL_ALLREDUCE, GS_ALGO_TREE, GS_DT_F32, 12, 4 * 1003, 2, 256, 64, 2);
 	gs_params sr = tu_params(GS_COLL_SENDRECV, GS_ALGO_RING, GS_DT_U8, 5, 1003, 2, 256, 64, 0);
+	gs_params a2a_pw = tu_params(GS_COLL_ALLTOALL, GS_ALGO_PAIRWISE, GS_DT_F32, 5,
+				     4 * 5 * 101, 2, 256, 64, 0);
+	gs_params a2a_put =
+		tu_params(GS_COLL_ALLTOALL, GS_ALGO_PUT, GS_DT_I32, 6, 4 * 6 * 101, 2, 256, 64, 0);
 
 	mutate_all(&ring, 300, 1);
 	mutate_all(&rs, 300, 2);
 	mutate_all(&ag, 300, 3);
 	mutate_all(&tree, 300, 4);
 	mutate_all(&sr, 300, 5);
+	mutate_all(&a2a_pw, 300, 6);
+	mutate_all(&a2a_put, 300, 7);
 }
 
 int main(int argc, char **argv)
@@ -534,6 +888,12 @@ int main(int argc, char **argv)
 	g_test_add_func("/sched/validate/data_errors", test_data_errors);
 	g_test_add_func("/sched/validate/fields", test_fields);
 	g_test_add_func("/sched/validate/channels", test_channels);
+	g_test_add_func("/sched/validate/one_sided_fields", test_one_sided_fields);
+	g_test_add_func("/sched/validate/one_sided_deadlock", test_one_sided_deadlock);
+	g_test_add_func("/sched/validate/one_sided_races", test_one_sided_races);
+	g_test_add_func("/sched/validate/one_sided_threshold", test_one_sided_threshold);
+	g_test_add_func("/sched/validate/one_sided_conns", test_one_sided_conns);
+	g_test_add_func("/sched/validate/alltoall_data", test_alltoall_data);
 	g_test_add_func("/sched/validate/mutations", test_mutations);
 	g_test_add_func("/sched/validate/refexec_limit", test_refexec_limit);
 	return g_test_run();
