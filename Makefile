@@ -20,7 +20,10 @@ PKGS     := glib-2.0 yaml-0.1 sqlite3
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
-OPT      ?= -O2
+# Link-time optimization lets the engine, the flow network and the schedule
+# executor inline across files (a few percent on the large benchmarks).
+OPT      ?= -O2 -flto=auto
+AR       := gcc-ar
 CFLAGS_W := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS   += -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE $(OPT) -g $(CFLAGS_W) -I. $(PKG_CFLAGS) $(SAN)
 LDLIBS   += $(PKG_LIBS) -lm -lpthread
@@ -73,7 +76,7 @@ $(BUILD)/obj/%.o: %.cu
 
 $(LIB): $(LIB_OBJS) $(CU_OBJS)
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(BIN): $(CLI_OBJS) $(LIB)
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJS) $(LIB) $(LDLIBS)
@@ -102,7 +105,7 @@ test: deps
 	GCSIM=$(abspath $(BIN)) BUILD=$(abspath $(BUILD)) prove -e '' $(TEST_BINS) $(sort $(wildcard tests/*/*.t)) :: --tap
 
 asan:
-	@$(MAKE) --no-print-directory test BUILD=build/asan OPT=-O1 \
+	@$(MAKE) --no-print-directory test BUILD=build/asan OPT=-O1 AR=ar \
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" CUDA=0
 
 bench: deps

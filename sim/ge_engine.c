@@ -43,15 +43,6 @@ uint32_t ge_entity_add(ge_engine *e, const ge_entity_ops *ops, void *self)
 	return id;
 }
 
-/* Place (k, x) at heap index i, keeping the open bucket's index current. */
-static inline void put(ge_engine *e, uint64_t i, ge_key k, ge_hent x)
-{
-	e->hkey[i] = k;
-	e->heap[i] = x;
-	if (k == e->open_key)
-		e->open_pos = i;
-}
-
 static void sift_up(ge_engine *e, uint64_t i)
 {
 	ge_key k = e->hkey[i];
@@ -60,10 +51,12 @@ static void sift_up(ge_engine *e, uint64_t i)
 		uint64_t parent = (i - 1) >> 2;
 		if (k >= e->hkey[parent])
 			break;
-		put(e, i, e->hkey[parent], e->heap[parent]);
+		e->hkey[i] = e->hkey[parent];
+		e->heap[i] = e->heap[parent];
 		i = parent;
 	}
-	put(e, i, k, x);
+	e->hkey[i] = k;
+	e->heap[i] = x;
 }
 
 /* Remove the root: move the hole down along the smallest children to a
@@ -89,11 +82,29 @@ static void heap_pop(ge_engine *e)
 			best = lt ? k : best;
 			bk = lt ? hk[k] : bk;
 		}
-		put(e, i, bk, e->heap[best]);
+		hk[i] = bk;
+		e->heap[i] = e->heap[best];
 		i = best;
 	}
-	put(e, i, hk[n], e->heap[n]);
+	hk[i] = hk[n];
+	e->heap[i] = e->heap[n];
 	sift_up(e, i);
+}
+
+/* Move the open bucket into the heap (it is closed: no event joins it). */
+static void close_open(ge_engine *e)
+{
+	if (!e->open_valid)
+		return;
+	if (e->nheap == e->capheap) {
+		e->capheap = e->capheap ? e->capheap * 2 : 256;
+		e->heap = g_renew(ge_hent, e->heap, e->capheap);
+		e->hkey = g_renew(ge_key, e->hkey, e->capheap);
+	}
+	e->hkey[e->nheap] = e->open_key;
+	e->heap[e->nheap] = e->open;
+	sift_up(e, e->nheap++);
+	e->open_valid = false;
 }
 
 static uint32_t chunk_new(ge_engine *e)
@@ -122,29 +133,19 @@ static inline void chunk_free(ge_engine *e, uint32_t c)
 void ge_schedule(ge_engine *e, ge_time t, uint32_t entity, uint32_t kind, uint64_t arg)
 {
 	g_assert(t >= e->now);
-	ge_hent *b = NULL;
-	if (e->open_valid && e->open_t == t)
-		b = &e->heap[e->open_pos];
-	if (!b) {
-		if (e->nheap == e->capheap) {
-			e->capheap = e->capheap ? e->capheap * 2 : 256;
-			e->heap = g_renew(ge_hent, e->heap, e->capheap);
-			e->hkey = g_renew(ge_key, e->hkey, e->capheap);
-		}
+	if (!e->open_valid || e->open_t != t) {
+		close_open(e);
 		uint32_t c = chunk_new(e);
 		e->open_valid = true;
 		e->open_t = t;
 		e->open_key = ge_key_make(t, e->seq);
-		e->hkey[e->nheap] = e->open_key;
-		e->heap[e->nheap] = (ge_hent){.first = c, .last = c};
-		sift_up(e, e->nheap++);
-		b = &e->heap[e->open_pos];
+		e->open = (ge_hent){.first = c, .last = c};
 	}
-	ge_chunk *ch = &e->chunks[b->last];
+	ge_chunk *ch = &e->chunks[e->open.last];
 	if (ch->n == GE_CHUNK) {
 		uint32_t c = chunk_new(e);
-		e->chunks[b->last].next = c;
-		b->last = c;
+		e->chunks[e->open.last].next = c;
+		e->open.last = c;
 		ch = &e->chunks[c];
 	}
 	ch->ev[ch->n++] = (ge_payload){.entity = entity, .kind = kind, .arg = arg, .seq = e->seq++};
@@ -152,24 +153,43 @@ void ge_schedule(ge_engine *e, ge_time t, uint32_t entity, uint32_t kind, uint64
 		e->heap_peak = e->npending;
 }
 
+bool ge_peek_time(const ge_engine *e, ge_time *t)
+{
+	if (e->nheap == 0 && !e->open_valid)
+		return false;
+	if (e->nheap == 0 || (e->open_valid && e->open_key < e->hkey[0]))
+		*t = e->open_t;
+	else
+		*t = ge_key_time(e->hkey[0]);
+	return true;
+}
+
 bool ge_pop(ge_engine *e, ge_event *out)
 {
-	if (e->nheap == 0)
-		return false;
-	ge_hent *b = &e->heap[0];
+	bool from_open;
+	if (e->nheap == 0) {
+		if (!e->open_valid)
+			return false;
+		from_open = true;
+	} else {
+		from_open = e->open_valid && e->open_key < e->hkey[0];
+	}
+	ge_hent *b = from_open ? &e->open : &e->heap[0];
+	ge_key key = from_open ? e->open_key : e->hkey[0];
 	uint32_t c = b->first;
 	ge_chunk *ch = &e->chunks[c];
 	const ge_payload *pl = &ch->ev[ch->head++];
-	*out = (ge_event){.t = ge_key_time(e->hkey[0]), .seq = pl->seq, .entity = pl->entity, .kind = pl->kind, .arg = pl->arg};
+	*out = (ge_event){.t = ge_key_time(key), .seq = pl->seq, .entity = pl->entity, .kind = pl->kind,
+			  .arg = pl->arg};
 	e->npending--;
 	if (ch->head == ch->n) {
 		if (c == b->last) {
+			/* the bucket is empty (an open one may reopen at its time) */
 			chunk_free(e, c);
-			if (e->open_valid && e->open_key == e->hkey[0]) {
+			if (from_open)
 				e->open_valid = false;
-				e->open_key = 0;
-			}
-			heap_pop(e);
+			else
+				heap_pop(e);
 		} else {
 			b->first = ch->next;
 			chunk_free(e, c);
@@ -217,8 +237,9 @@ gc_status ge_run(ge_engine *e, ge_time until)
 		if (e->ents[i].ops->init)
 			st = e->ents[i].ops->init(e, e->ents[i].self);
 	ge_event ev;
-	while (st == GC_OK && !e->stop && e->nheap > 0) {
-		if (ge_key_time(e->hkey[0]) > until)
+	ge_time next;
+	while (st == GC_OK && !e->stop && ge_peek_time(e, &next)) {
+		if (next > until)
 			break;
 		ge_pop(e, &ev);
 		ge_time prev = e->now;

@@ -66,11 +66,13 @@ struct ge_entity {
 /* Simultaneous events are common (lockstep collectives start thousands of
  * transfers at one instant), so the queue is a 4-ary min-heap of *buckets*:
  * a bucket is a FIFO of events with one time, stored in chunks of GE_CHUNK.
- * A new event joins the most recently opened bucket when it has the same
- * time and is still open, and otherwise opens a bucket. Buckets are ordered
- * by (time, seq of their first event), and every event of a bucket precedes
- * (in seq) every event of any bucket opened later, so popping yields exactly
- * (time, seq) order while heap work is paid once per bucket. */
+ * A new event joins the open bucket (the most recently opened one, kept
+ * outside the heap) when it has the same time, and otherwise closes it into
+ * the heap and opens a new one. Buckets are ordered by (time, seq of their
+ * first event), and every event of a bucket precedes (in seq) every event of
+ * any bucket opened later, so popping the smaller of the heap's root and the
+ * open bucket yields exactly (time, seq) order, while heap work is paid once
+ * per bucket. */
 typedef struct ge_payload {
 	uint32_t entity;
 	uint32_t kind;
@@ -116,9 +118,9 @@ struct ge_engine {
 	ge_key *hkey;		 /* 4-ary min-heap of buckets: keys */
 	ge_hent *heap;		 /* and their chunks, same index */
 	uint64_t nheap, capheap;
-	ge_key open_key;	 /* the open bucket: its key and heap index, */
-	ge_time open_t;		 /* tracked through every sift; valid while */
-	uint64_t open_pos;	 /* open_valid */
+	ge_hent open;		 /* the open bucket (not in the heap), its */
+	ge_key open_key;	 /* key and time; valid while open_valid */
+	ge_time open_t;
 	bool open_valid;
 	struct ge_entity *ents;
 	uint32_t nents, capents;
@@ -135,6 +137,8 @@ static inline gc_rng *ge_entity_rng(ge_engine *e, uint32_t id) { return &e->ents
 /* Schedule an event at absolute time t (>= now). */
 void ge_schedule(ge_engine *e, ge_time t, uint32_t entity, uint32_t kind, uint64_t arg);
 
+/* Time of the earliest pending event; false if none. */
+bool ge_peek_time(const ge_engine *e, ge_time *t);
 /* Pop the earliest event into *ev; false if none. */
 bool ge_pop(ge_engine *e, ge_event *ev);
 

@@ -20,7 +20,7 @@
 #include <glib.h>
 #include <string.h>
 
-#define WIN 32
+#define WIN 64
 #define NONE UINT32_MAX
 
 enum { EV_LAUNCH = 1, EV_DELIVER = 2, EV_CREDIT = 3, EV_SIGNAL = 4 };

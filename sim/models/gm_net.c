@@ -69,6 +69,7 @@ uint32_t gm_net_add_link(gm_net *n, const char *name, gm_link_kind kind, double 
 	gm_link *l = &n->links[n->nlinks];
 	memset(l, 0, sizeof(*l));
 	l->bw_Bps = bw_Bps;
+	l->ps_per_byte = 1e12 / bw_Bps;
 	l->lat_ps = lat_ps;
 	l->kind = (uint8_t)kind;
 	g_strlcpy(l->name, name, sizeof(l->name));
@@ -186,15 +187,21 @@ static void collect(gm_net *n, const uint32_t *seeds, int nseeds)
 	n->comp_flow_visits += n->ncomp_flows;
 }
 
-static void schedule_done(gm_net *n, uint32_t fid)
+/* Schedule the end of flow fid, dt_ps from now, rounded up to whole
+ * picoseconds (a cast truncates; add one if it did). */
+static void schedule_done_in(gm_net *n, uint32_t fid, double dt_ps)
 {
 	gm_flow *f = &n->flows[fid];
 	f->version++;
-	/* round up to whole picoseconds (a cast truncates; add one if it did) */
-	double dt = f->remaining / f->rate * 1e12;
-	int64_t idt = (int64_t)dt;
-	int64_t t = n->eng->now + idt + ((double)idt < dt);
+	int64_t idt = (int64_t)dt_ps;
+	int64_t t = n->eng->now + idt + ((double)idt < dt_ps);
 	ge_schedule(n->eng, t, n->ent_id, EV_FLOW_DONE, ((uint64_t)fid << 32) | f->version);
+}
+
+static void schedule_done(gm_net *n, uint32_t fid)
+{
+	const gm_flow *f = &n->flows[fid];
+	schedule_done_in(n, fid, f->remaining / f->rate * 1e12);
 }
 
 /* Progressive filling over the collected component; reschedules the
@@ -298,15 +305,15 @@ uint32_t gm_net_start(gm_net *n, const uint32_t *route, int nhops, double bytes,
 	/* fast path: alone on every link of its route, the flow is a component
 	 * by itself and gets the route's bottleneck bandwidth */
 	bool alone = true;
-	double bw = INFINITY;
+	const gm_link *slow = &n->links[route[0]];
 	for (int h = 0; h < nhops && alone; h++) {
 		const gm_link *l = &n->links[route[h]];
 		alone = l->nflows == 1;
-		bw = l->bw_Bps < bw ? l->bw_Bps : bw;
+		slow = l->bw_Bps < slow->bw_Bps ? l : slow;
 	}
 	if (alone && !(n->trace && n->trace->f)) {
-		f->rate = bw;
-		schedule_done(n, fid);
+		f->rate = slow->bw_Bps;
+		schedule_done_in(n, fid, bytes * slow->ps_per_byte);
 		return fid;
 	}
 	collect(n, route, nhops);

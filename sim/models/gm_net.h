@@ -57,6 +57,7 @@ typedef struct gm_link {
 	int64_t busy_ps;
 	double bytes;
 	int64_t lat_ps;
+	double ps_per_byte; /* 1e12 / bw_Bps: transfer time without a division */
 	uint32_t max_flows;
 	uint32_t mark;
 	/* solver scratch */
