@@ -12,7 +12,7 @@
 
 int cli_run(int argc, char **argv)
 {
-	char *format = NULL, *trace = NULL, *fidelity = NULL;
+	char *format = NULL, *trace = NULL, *fidelity = NULL, *results = NULL;
 	char **sets = NULL;
 	gboolean links = FALSE, check = FALSE;
 	gint64 seed = -1;
@@ -24,6 +24,9 @@ int cli_run(int argc, char **argv)
 		 "add a per-link summary: bytes carried, busy fraction, busiest first", NULL},
 		{"seed", 's', 0, G_OPTION_ARG_INT64, &seed, "seed of the random streams (overrides the scenario)", "N"},
 		{"check", 0, 0, G_OPTION_ARG_NONE, &check, "assert engine invariants after every event", NULL},
+		{"results", 'r', 0, G_OPTION_ARG_FILENAME, &results,
+		 "also store the points in a results file (SQLite, or CSV if it ends in .csv) that "
+		 "gcsim validate compares with measurements", "FILE"},
 		{"fidelity", 0, 0, G_OPTION_ARG_STRING, &fidelity, "flow (default) or analytical", "F"},
 		{"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets,
 		 "override a scenario key, e.g. --set topology.nodes=4 (repeatable)", "KEY=VALUE"},
@@ -72,6 +75,18 @@ int cli_run(int argc, char **argv)
 		rc = st == GC_ERR_INPUT ? 2 : st == GC_ERR_IO ? 4 : st == GC_ERR_DEADLOCK ? 2 : 1;
 		goto out;
 	}
+	if (results) {
+		char *args = g_strjoinv(" ", argv + 1);
+		char *cmd = g_strdup_printf("gcsim run %s", args);
+		g_free(args);
+		st = gm_run_save_results(run, results, cmd, &err);
+		g_free(cmd);
+		if (st != GC_OK) {
+			fprintf(stderr, "%s\n", err);
+			rc = st == GC_ERR_INPUT ? 2 : 4;
+			goto out;
+		}
+	}
 	out = g_string_new(NULL);
 	if (csv)
 		gm_run_format_csv(run, out);
@@ -92,6 +107,7 @@ out:
 	g_free(format);
 	g_free(trace);
 	g_free(fidelity);
+	g_free(results);
 	g_strfreev(sets);
 	return rc;
 }

@@ -2,10 +2,13 @@
 /* gm_run: scenario execution and nccl-tests-style reporting (see gm_run.h). */
 #include "gm_run.h"
 
+#include <errno.h>
 #include <glib.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "../core/gc_results.h"
 #include "../core/gc_units.h"
 #include "gm_scenario.h"
 
@@ -366,4 +369,73 @@ void gm_run_format_links(const gm_run *r, size_t max_rows, void *gstring_out)
 		g_string_append_printf(g, "#   %zu of %u links carried no traffic\n", idle, pt->r.nlinks);
 		g_free(ls);
 	}
+}
+
+static void fill_point(const gm_run *r, const gm_point *pt, gs_algo algo, gc_result_point *out)
+{
+	gc_result_point_init(out);
+	g_strlcpy(out->collective, gs_coll_name(r->base.coll), sizeof(out->collective));
+	g_strlcpy(out->algo, gs_algo_name(algo), sizeof(out->algo));
+	g_strlcpy(out->dtype, gs_dtype_name(r->base.dtype), sizeof(out->dtype));
+	out->nranks = r->base.nranks;
+	out->size_bytes = pt->bytes;
+	out->count = pt->count;
+	out->time_us = pt->time_us;
+	out->algbw_GBps = pt->algbw_GBps;
+	out->busbw_GBps = pt->busbw_GBps;
+	out->iters = gc_config_int(r->cfg, "collective.iters");
+}
+
+gc_status gm_run_save_results(const gm_run *r, const char *path, const char *command,
+			      char **errmsg)
+{
+	size_t n = r->npts * (r->compare ? 2 : 1);
+	gc_result_point *pts = g_new(gc_result_point, n);
+	for (size_t i = 0; i < r->npts; i++) {
+		fill_point(r, &r->pts[i], r->base.algo, &pts[i]);
+		if (r->compare)
+			fill_point(r, &r->cmp[i], r->compare_algo, &pts[r->npts + i]);
+	}
+	GString *cfg = g_string_new(NULL);
+	gc_config_dump(r->cfg, cfg);
+	const char *name = gc_config_str(r->cfg, "name");
+	gc_run_info info = {.kind = "sim", .label = name[0] ? name : NULL, .scenario = r->path,
+			    .config = cfg->str, .device = "gcsim flow model", .command = command};
+	if (r->analytical)
+		info.device = "gcsim analytical model";
+	gc_status st;
+	if (g_str_has_suffix(path, ".csv")) {
+		info.created = "";
+		char *tmp = g_strdup_printf("%s.tmp", path);
+		FILE *f = fopen(tmp, "w");
+		st = f ? gc_results_write_csv(f, &info, pts, n) : GC_ERR_IO;
+		if (f && fclose(f) != 0)
+			st = GC_ERR_IO;
+		if (st == GC_OK && rename(tmp, path) != 0)
+			st = GC_ERR_IO;
+		if (st != GC_OK) {
+			remove(tmp);
+			*errmsg = g_strdup_printf("%s: cannot write results: %s", path, g_strerror(errno));
+		}
+		g_free(tmp);
+	} else {
+		gc_results *db = NULL;
+		int64_t run_id = 0;
+		st = gc_results_open(path, true, &db, errmsg);
+		if (st == GC_OK)
+			st = gc_results_begin(db, errmsg);
+		if (st == GC_OK)
+			st = gc_results_insert_run(db, &info, &run_id, errmsg);
+		for (size_t i = 0; i < n && st == GC_OK; i++)
+			st = gc_results_insert_point(db, run_id, &pts[i], errmsg);
+		if (st == GC_OK)
+			st = gc_results_commit(db, errmsg);
+		else if (db)
+			gc_results_rollback(db);
+		if (db)
+			gc_results_close(db);
+	}
+	g_string_free(cfg, TRUE);
+	g_free(pts);
+	return st;
 }

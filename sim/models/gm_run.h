@@ -59,4 +59,12 @@ void gm_run_format_csv(const gm_run *r, void *gstring_out);
 /* Per size: the busiest links (bytes carried, busy fraction, utilization). */
 void gm_run_format_links(const gm_run *r, size_t max_rows, void *gstring_out);
 
+/* Store the points in a results file shared with measurements (kind "sim"):
+ * SQLite unless the name ends in ".csv", then the CSV interchange form (no
+ * creation time, so the file is as deterministic as the run). All or
+ * nothing: a CSV is written to FILE.tmp and renamed, SQLite rows go in one
+ * transaction. */
+gc_status gm_run_save_results(const gm_run *r, const char *path, const char *command,
+			      char **errmsg);
+
 #endif

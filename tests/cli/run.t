@@ -55,6 +55,19 @@ check "failed run leaves no trace file" "[ ! -e '$T/bad.json' ] && [ ! -e '$T/ba
 "$G" run scenarios/dgx-h100-allreduce.yaml --set collective.sizes=64MiB --links >"$T/links.txt"
 check "--links lists the busiest links" "grep -q '^# links at size 67108864 B, busiest first' '$T/links.txt' && grep -q 'n0.gpu0.nvlink.tx' '$T/links.txt'"
 
+# --- results file and validation against published figures -------------------
+"$G" run scenarios/dgx-h100-allreduce.yaml --set collective.sizes=2GiB,4GiB --results "$T/pred.csv" >/dev/null
+check "--results writes the points CSV" "grep -q '^allreduce,ring,float,8,4294967296,' '$T/pred.csv' && grep -q '^# kind: sim' '$T/pred.csv'"
+"$G" run scenarios/dgx-h100-allreduce.yaml --set collective.sizes=2GiB --results "$T/pred.sqlite" >/dev/null
+check "--results writes SQLite" "[ -s '$T/pred.sqlite' ]"
+pub=../shared/reference/nccl_tests_published.csv
+if [ -f "$pub" ]; then
+  "$G" validate --measured "$pub" --predicted "$T/pred.csv" >"$T/val.txt"
+  check "prediction within the 5% band of the published 8xH100 ring busbw" "grep -q 'PASS' '$T/val.txt' && grep -q '^allreduce      ring        8     4294967296' '$T/val.txt'"
+else
+  ok "validation against shared/reference # SKIP $pub not found"
+fi
+
 # --- bad input: status 2, FILE:LINE:COLUMN on stderr, nothing on stdout ---------
 bad() { # name, expected-stderr-regex, args...
   name=$1; re=$2; shift 2
