@@ -24,7 +24,8 @@ if [ "${1:-}" = "--prepare" ]; then
 	# Dev machine: a GPU-machine binary with everything but glibc static.
 	# Every command-line object (cli/*.c), whatever commands exist.
 	CLI_OBJS=$(for f in cli/*.c; do printf 'build/portable/obj/%s.o ' "${f%.c}"; done)
-	make -j8 BUILD=build/portable RDMA=0 build/portable/libgcsim.a $CLI_OBJS
+	# plain -O2 objects: the link below is an ordinary (non-LTO) link
+	make -j8 BUILD=build/portable RDMA=0 OPT=-O2 AR=ar build/portable/libgcsim.a $CLI_OBJS
 	cc -o build/gcsim-portable $CLI_OBJS build/portable/libgcsim.a \
 		-Wl,-Bstatic -lglib-2.0 -lpcre2-8 -lyaml -lsqlite3 -lz -Wl,-Bdynamic \
 		-L/usr/local/cuda/lib64 -lcudart_static -Wl,-Bstatic -lstdc++ -Wl,-Bdynamic -static-libgcc \
