@@ -92,6 +92,27 @@ static int save_points(const char *sub, const char *db, const char *csv, const g
 	return rc;
 }
 
+/* The options that store a subcommand's measurements (entries of its
+ * GOptionEntry table). */
+#define HW_SAVE_ENTRIES(out, csv)                                                                  \
+	{"out", 'o', 0, G_OPTION_ARG_FILENAME, &(out),                                             \
+	 "append the measurements to a results SQLite file", "FILE"},                              \
+	{"csv", 0, 0, G_OPTION_ARG_FILENAME, &(csv), "also write them as CSV", "FILE"}
+
+/* The GPU `dev` of this machine, described into desc (n bytes). */
+static gc_status pick_gpu(int dev, char *desc, size_t n, char *why)
+{
+	int ndev = 0;
+	gc_status st = gh_cuda_probe(&ndev, why);
+	if (st == GC_OK && (dev < 0 || dev >= ndev)) {
+		snprintf(why, GH_WHY, "--device %d: this machine has %d GPU(s)", dev, ndev);
+		st = GC_ERR_INPUT;
+	}
+	if (st == GC_OK)
+		st = describe_dev(dev, desc, n, why);
+	return st;
+}
+
 static void print_points(GArray *pts)
 {
 	printf("# %-14s %-10s %6s %14s %12s %12s %12s %10s %10s\n", "path", "algo", "ranks", "size",
@@ -103,6 +124,18 @@ static void print_points(GArray *pts)
 		       p->p99_us, isfinite(p->algbw_GBps) ? p->algbw_GBps : 0.0,
 		       isfinite(p->busbw_GBps) ? p->busbw_GBps : 0.0);
 	}
+}
+
+/* Prints notes (when given) and the points, then stores them as one 'hw'
+ * run; the exit status. */
+static int show_and_save(const char *sub, const char *label, const char *device, const char *cmd,
+			 const char *out, const char *csv, const GString *notes, GArray *pts)
+{
+	if (notes)
+		fwrite(notes->str, 1, notes->len, stdout);
+	print_points(pts);
+	gc_run_info info = {.kind = "hw", .label = label, .device = device, .command = cmd};
+	return save_points(sub, out, csv, &info, pts);
 }
 
 static int hw_info(int argc, char **argv)
@@ -135,8 +168,7 @@ static int hw_bench(int argc, char **argv)
 	gboolean quick = FALSE;
 	gint dev = 0;
 	GOptionEntry entries[] = {
-		{"out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "append the measurements to a results SQLite file", "FILE"},
-		{"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "also write them as CSV", "FILE"},
+		HW_SAVE_ENTRIES(out, csv),
 		{"quick", 'q', 0, G_OPTION_ARG_NONE, &quick, "fewer sizes and iterations", NULL},
 		{"device", 'd', 0, G_OPTION_ARG_INT, &dev, "GPU index (default 0)", "N"},
 		{NULL, 0, 0, 0, NULL, NULL, NULL},
@@ -151,15 +183,8 @@ static int hw_bench(int argc, char **argv)
 	GArray *pts = g_array_new(FALSE, FALSE, sizeof(gc_result_point));
 	if (done)
 		goto out;
-	int ndev = 0;
 	char desc[512];
-	gc_status st = gh_cuda_probe(&ndev, why);
-	if (st == GC_OK && (dev < 0 || dev >= ndev)) {
-		snprintf(why, sizeof(why), "--device %d: this machine has %d GPU(s)", dev, ndev);
-		st = GC_ERR_INPUT;
-	}
-	if (st == GC_OK)
-		st = describe_dev(dev, desc, sizeof(desc), why);
+	gc_status st = pick_gpu(dev, desc, sizeof(desc), why);
 	gh_bench_opts o;
 	gh_bench_opts_default(&o, quick);
 	o.dev = dev;
@@ -169,10 +194,7 @@ static int hw_bench(int argc, char **argv)
 		rc = fail("bench", st, why);
 		goto out;
 	}
-	print_points(pts);
-	gc_run_info info = {.kind = "hw", .label = quick ? "bench-quick" : "bench", .device = desc,
-			    .command = cmd};
-	rc = save_points("bench", out, csv, &info, pts);
+	rc = show_and_save("bench", quick ? "bench-quick" : "bench", desc, cmd, out, csv, NULL, pts);
 out:
 	g_array_free(pts, TRUE);
 	g_free(out);
@@ -248,16 +270,9 @@ static int hw_interp(int argc, char **argv)
 			st = GC_ERR_INPUT;
 		}
 	}
-	int ndev = 0;
 	char desc[512] = "";
 	if (st == GC_OK)
-		st = gh_cuda_probe(&ndev, why);
-	if (st == GC_OK && (dev < 0 || dev >= ndev)) {
-		snprintf(why, sizeof(why), "--device %d: this machine has %d GPU(s)", dev, ndev);
-		st = GC_ERR_INPUT;
-	}
-	if (st == GC_OK)
-		st = describe_dev(dev, desc, sizeof(desc), why);
+		st = pick_gpu(dev, desc, sizeof(desc), why);
 	gh_bench_opts o;
 	gh_bench_opts_default(&o, false);
 	o.dev = dev;
@@ -350,10 +365,7 @@ static int hw_calibrate(int argc, char **argv)
 		g_free(p);
 		recording_run(from, &run);
 	} else {
-		int ndev = 0;
-		st = gh_cuda_probe(&ndev, why);
-		if (st == GC_OK)
-			st = describe_dev(0, desc, sizeof(desc), why);
+		st = pick_gpu(0, desc, sizeof(desc), why);
 		gh_bench_opts o;
 		gh_bench_opts_default(&o, quick);
 		if (st == GC_OK)
@@ -430,8 +442,7 @@ static int hw_rdma(int argc, char **argv)
 		{"iters", 0, 0, G_OPTION_ARG_INT, &iters, "latency samples per size (default 1000, --quick 100)", "N"},
 		{"window", 0, 0, G_OPTION_ARG_INT, &window, "outstanding writes in the bandwidth test (default 64)", "N"},
 		{"quick", 'q', 0, G_OPTION_ARG_NONE, &quick, "fewer sizes and samples", NULL},
-		{"out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "append the measurements to a results SQLite file", "FILE"},
-		{"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "also write them as CSV", "FILE"},
+		HW_SAVE_ENTRIES(out, csv),
 		{NULL, 0, 0, 0, NULL, NULL, NULL},
 	};
 	char *cmd = command_line(argc, argv);
@@ -465,12 +476,8 @@ static int hw_rdma(int argc, char **argv)
 		rc = fail("rdma", st, why);
 		goto out;
 	}
-	fwrite(notes->str, 1, notes->len, stdout);
-	print_points(pts);
 	desc = first_note(notes);
-	gc_run_info info = {.kind = "hw", .label = quick ? "rdma-quick" : "rdma", .device = desc,
-			    .command = cmd};
-	rc = save_points("rdma", out, csv, &info, pts);
+	rc = show_and_save("rdma", quick ? "rdma-quick" : "rdma", desc, cmd, out, csv, notes, pts);
 out:
 	g_array_free(pts, TRUE);
 	g_string_free(notes, TRUE);
@@ -503,8 +510,7 @@ static int hw_nccl(int argc, char **argv)
 		{"lib", 0, 0, G_OPTION_ARG_FILENAME, &lib,
 		 "NCCL library (default libnccl.so.2, then /usr/local/cuda/lib{,64})", "PATH"},
 		{"quick", 'q', 0, G_OPTION_ARG_NONE, &quick, "fewer sizes and iterations", NULL},
-		{"out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "append the measurements to a results SQLite file", "FILE"},
-		{"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "also write them as CSV", "FILE"},
+		HW_SAVE_ENTRIES(out, csv),
 		{NULL, 0, 0, 0, NULL, NULL, NULL},
 	};
 	char *cmd = command_line(argc, argv);
@@ -538,13 +544,9 @@ static int hw_nccl(int argc, char **argv)
 		rc = fail("nccl", st, why);
 		goto out;
 	}
-	fwrite(notes->str, 1, notes->len, stdout);
-	print_points(pts);
 	desc = g_strdup_printf("%d x %s", pts->len ? g_array_index(pts, gc_result_point, 0).nranks : 0,
 			       gdesc);
-	gc_run_info info = {.kind = "hw", .label = quick ? "nccl-quick" : "nccl", .device = desc,
-			    .command = cmd};
-	rc = save_points("nccl", out, csv, &info, pts);
+	rc = show_and_save("nccl", quick ? "nccl-quick" : "nccl", desc, cmd, out, csv, notes, pts);
 out:
 	g_array_free(pts, TRUE);
 	g_string_free(notes, TRUE);

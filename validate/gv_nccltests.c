@@ -62,12 +62,8 @@ gc_status gv_nccltests_parse(const char *path, const char *collective, int nrank
 	*pts = NULL;
 	*n = 0;
 	char *text = NULL;
-	GError *ge = NULL;
-	if (!g_file_get_contents(path, &text, NULL, &ge)) {
-		*errmsg = g_strdup_printf("%s: cannot read: %s", path, ge->message);
-		g_error_free(ge);
+	if (gc_read_text(path, &text, errmsg) != GC_OK)
 		return GC_ERR_IO;
-	}
 	char coll[32];
 	if (collective)
 		g_strlcpy(coll, collective, sizeof(coll));

@@ -56,27 +56,11 @@ static GPtrArray *csv_fields(const char *l)
 	return f;
 }
 
-static bool num(const char *s, double *v)
-{
-	char *e;
-	if (!*s)
-		return false;
-	errno = 0;
-	*v = strtod(s, &e);
-	return !errno && !*e && isfinite(*v);
-}
-
 gc_status gv_load_reference_csv(const char *path, gc_result_point **pts, size_t *n, char **errmsg)
 {
-	char *text = NULL;
-	GError *ge = NULL;
-	if (!g_file_get_contents(path, &text, NULL, &ge)) {
-		*errmsg = g_strdup_printf("%s: cannot read: %s", path, ge->message);
-		g_error_free(ge);
+	char **lines = NULL;
+	if (gc_read_lines(path, &lines, errmsg) != GC_OK)
 		return GC_ERR_IO;
-	}
-	char **lines = g_strsplit(text, "\n", -1);
-	g_free(text);
 	GArray *a = g_array_new(FALSE, FALSE, sizeof(gc_result_point));
 	gc_status st = GC_OK;
 	bool header = false;
@@ -101,7 +85,7 @@ gc_status gv_load_reference_csv(const char *path, gc_result_point **pts, size_t 
 		gc_result_point_init(&p);
 		double gpus, bytes, bus, alg, t;
 		const char **v = (const char **)f->pdata;
-		if (f->len < 9 || !num(v[1], &gpus) || gpus < 1 || !num(v[5], &bytes) || bytes < 0) {
+		if (f->len < 9 || !gc_parse_real(v[1], &gpus) || gpus < 1 || !gc_parse_real(v[5], &bytes) || bytes < 0) {
 			*errmsg = g_strdup_printf("%s:%d: expected gpus and bytes as numbers", path, i + 1);
 			st = GC_ERR_INPUT;
 		} else {
@@ -110,11 +94,11 @@ gc_status gv_load_reference_csv(const char *path, gc_result_point **pts, size_t 
 			p.nranks = (int)gpus;
 			p.size_bytes = (uint64_t)bytes;
 			double fac = gv_busbw_factor(p.collective, p.nranks);
-			if (num(v[8], &t))
+			if (gc_parse_real(v[8], &t))
 				p.time_us = t;
-			if (num(v[7], &alg))
+			if (gc_parse_real(v[7], &alg))
 				p.algbw_GBps = alg;
-			if (num(v[6], &bus))
+			if (gc_parse_real(v[6], &bus))
 				p.busbw_GBps = bus;
 			if (!isfinite(p.algbw_GBps) && isfinite(p.busbw_GBps) && fac > 0)
 				p.algbw_GBps = p.busbw_GBps / fac;
@@ -170,15 +154,9 @@ gc_status gv_load_points(const char *path, gc_result_point **pts, size_t *n, cha
 
 gc_status gv_bands_load(const char *path, gv_band **bands, size_t *n, char **errmsg)
 {
-	char *text = NULL;
-	GError *ge = NULL;
-	if (!g_file_get_contents(path, &text, NULL, &ge)) {
-		*errmsg = g_strdup_printf("%s: cannot read: %s", path, ge->message);
-		g_error_free(ge);
+	char **lines = NULL;
+	if (gc_read_lines(path, &lines, errmsg) != GC_OK)
 		return GC_ERR_IO;
-	}
-	char **lines = g_strsplit(text, "\n", -1);
-	g_free(text);
 	GArray *a = g_array_new(FALSE, FALSE, sizeof(gv_band));
 	gc_status st = GC_OK;
 	bool header = false;
@@ -200,7 +178,7 @@ gc_status gv_bands_load(const char *path, gv_band **bands, size_t *n, char **err
 		gv_band b;
 		double v;
 		if (g_strv_length(f) != 2 || !*f[0] || strlen(f[0]) >= sizeof(b.name) ||
-		    !num(f[1], &v) || v < 0 || v <= last) {
+		    !gc_parse_real(f[1], &v) || v < 0 || v <= last) {
 			*errmsg = g_strdup_printf("%s:%d: expected NAME,LIMIT with limits increasing",
 						  path, i + 1);
 			st = GC_ERR_INPUT;

@@ -52,6 +52,7 @@
 
 #include "hw/gh_cuda.h"
 #include "hw/gh_interp.h"
+#include "hw/kernels/gh_common.cuh"
 
 #define GH_NSLOTS 4
 #define GH_SLOT_BYTES (128u * 1024u)
@@ -82,13 +83,6 @@ struct gh_dev_plan {
 	int *err;
 };
 
-__device__ static inline uint64_t gtime(void)
-{
-	uint64_t t;
-	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-	return t;
-}
-
 __device__ static inline unsigned long long vload(const unsigned long long *p)
 {
 	return *(const volatile unsigned long long *)p;
@@ -99,7 +93,7 @@ template <typename C> __device__ static bool spin(const gh_dev_plan &P, uint64_t
 {
 	unsigned n = 0;
 	while (!cond()) {
-		if ((++n & 1023) == 0 && (gtime() - t0 > GH_SPIN_TIMEOUT_NS || *(volatile int *)P.err)) {
+		if ((++n & 1023) == 0 && (gh_gtime() - t0 > GH_SPIN_TIMEOUT_NS || *(volatile int *)P.err)) {
 			atomicExch(P.err, 1);
 			return false;
 		}
@@ -160,7 +154,7 @@ __global__ void __launch_bounds__(GH_THREADS) gh_interp_kernel(gh_dev_plan P)
 	const int strand = blockIdx.x;
 	const int rank = strand / P.nstrands;
 	char *base = P.arena + (uint64_t)rank * P.rank_stride;
-	const uint64_t t0 = gtime();
+	const uint64_t t0 = gh_gtime();
 	bool after_wait = false; /* a WAIT passed: read local operands through L2 */
 	for (uint64_t si = P.strand_off[strand]; si < P.strand_off[strand + 1]; si++) {
 		const gs_step st = P.steps[si];
@@ -223,7 +217,7 @@ __global__ void __launch_bounds__(GH_THREADS) gh_interp_kernel(gh_dev_plan P)
 					unsigned long long v = lines[w];
 					unsigned k = 0;
 					while ((uint32_t)(v >> 32) != want) {
-						if ((++k & 1023) == 0 && (gtime() - t0 > GH_SPIN_TIMEOUT_NS || *(volatile int *)P.err)) {
+						if ((++k & 1023) == 0 && (gh_gtime() - t0 > GH_SPIN_TIMEOUT_NS || *(volatile int *)P.err)) {
 							atomicExch(P.err, 1);
 							break;
 						}
@@ -266,20 +260,7 @@ __global__ void __launch_bounds__(GH_THREADS) gh_interp_kernel(gh_dev_plan P)
 	}
 }
 
-static gc_status cuda_fail(cudaError_t e, const char *what, char *why)
-{
-	snprintf(why, GH_WHY, "interpreter: %s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
-	return GC_ERR_IO;
-}
-
-#define CK(call)                                                                                   \
-	do {                                                                                       \
-		cudaError_t e_ = (call);                                                           \
-		if (e_ != cudaSuccess) {                                                           \
-			st = cuda_fail(e_, #call, why);                                            \
-			goto out;                                                                  \
-		}                                                                                  \
-	} while (0)
+#define CK(call) GH_CK("interpreter: ", call)
 
 extern "C" gc_status gh_cuda_interp_run(int dev, const gh_interp_plan *plan, const void *inputs,
 					void *outputs, int warmup, int iters, double *us, char *why)

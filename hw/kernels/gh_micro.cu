@@ -18,23 +18,11 @@
 #include <time.h>
 
 #include "hw/gh_cuda.h"
+#include "hw/kernels/gh_common.cuh"
 
 #define GH_SPIN_TIMEOUT_NS 5000000000ull
 
-static gc_status cuda_fail(cudaError_t e, const char *what, char *why)
-{
-	snprintf(why, GH_WHY, "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
-	return GC_ERR_IO;
-}
-
-#define CK(call)                                                                                   \
-	do {                                                                                       \
-		cudaError_t e_ = (call);                                                           \
-		if (e_ != cudaSuccess) {                                                           \
-			st = cuda_fail(e_, #call, why);                                            \
-			goto out;                                                                  \
-		}                                                                                  \
-	} while (0)
+#define CK(call) GH_CK("", call)
 
 extern "C" gc_status gh_cuda_probe(int *ndev, char *why)
 {
@@ -237,13 +225,6 @@ out:
 	if (s)
 		cudaStreamDestroy(s);
 	return st;
-}
-
-__device__ static inline uint64_t gh_gtime(void)
-{
-	uint64_t t;
-	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-	return t;
 }
 
 /* Shared by the ping-pong and the proxy: a host-pinned mailbox. */

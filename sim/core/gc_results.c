@@ -472,16 +472,48 @@ gc_status gc_results_write_csv(FILE *f, const gc_run_info *info, const gc_result
 	return st;
 }
 
+gc_status gc_read_text(const char *path, char **text, char **errmsg)
+{
+	GError *gerr = NULL;
+	*text = NULL;
+	if (!g_file_get_contents(path, text, NULL, &gerr)) {
+		*errmsg = g_strdup_printf("%s: cannot read: %s", path, gerr->message);
+		g_error_free(gerr);
+		return GC_ERR_IO;
+	}
+	return GC_OK;
+}
+
+gc_status gc_read_lines(const char *path, char ***lines, char **errmsg)
+{
+	char *text = NULL;
+	gc_status st = gc_read_text(path, &text, errmsg);
+	*lines = NULL;
+	if (st != GC_OK)
+		return st;
+	*lines = g_strsplit(text, "\n", -1);
+	g_free(text);
+	return GC_OK;
+}
+
+bool gc_parse_real(const char *s, double *out)
+{
+	char *end;
+	if (!*s)
+		return false;
+	errno = 0;
+	*out = strtod(s, &end);
+	return !errno && *end == '\0' && isfinite(*out);
+}
+
+/* An empty field is a missing value (NaN). */
 static bool parse_real_field(const char *s, double *out)
 {
 	if (!*s) {
 		*out = NAN;
 		return true;
 	}
-	char *end;
-	errno = 0;
-	*out = strtod(s, &end);
-	return !errno && *end == '\0' && isfinite(*out);
+	return gc_parse_real(s, out);
 }
 
 static bool parse_u64_field(const char *s, uint64_t *out)
@@ -501,15 +533,9 @@ gc_status gc_results_read_csv(const char *path, gc_run_row *run, gc_result_point
 	*pts = NULL;
 	*n = 0;
 	memset(run, 0, sizeof(*run));
-	char *text = NULL;
-	GError *gerr = NULL;
-	if (!g_file_get_contents(path, &text, NULL, &gerr)) {
-		*errmsg = g_strdup_printf("%s: cannot read: %s", path, gerr->message);
-		g_error_free(gerr);
+	char **lines = NULL;
+	if (gc_read_lines(path, &lines, errmsg) != GC_OK)
 		return GC_ERR_IO;
-	}
-	char **lines = g_strsplit(text, "\n", -1);
-	g_free(text);
 	GArray *a = g_array_new(FALSE, FALSE, sizeof(gc_result_point));
 	gc_status st = GC_OK;
 	bool header = false;

@@ -104,6 +104,14 @@ gc_status gc_results_write_csv(FILE *f, const gc_run_info *info, const gc_result
 gc_status gc_results_read_csv(const char *path, gc_run_row *run, gc_result_point **pts, size_t *n,
 			      char **errmsg);
 
+/* Text-file helpers shared with the other CSV and log readers. The whole
+ * file (*text, g_free) or its lines (*lines, split at '\n', g_strfreev);
+ * GC_ERR_IO with "PATH: cannot read: REASON" in *errmsg. */
+gc_status gc_read_text(const char *path, char **text, char **errmsg);
+gc_status gc_read_lines(const char *path, char ***lines, char **errmsg);
+/* s, all of it and not empty, as a finite number. */
+bool gc_parse_real(const char *s, double *out);
+
 /* "YYYY-MM-DDTHH:MM:SSZ" for now, into buf (>= 21 bytes). */
 char *gc_results_now_iso(char *buf, size_t n);
 

@@ -63,9 +63,7 @@
 
 #include <glib.h>
 
-#include "gs_sched.h"
-
-gc_status gs_a2a_init(gs_gen *g, char **errmsg);
+#include "gs_impl.h"
 
 typedef struct gs_a2a {
 	gs_algo algo;
@@ -89,11 +87,6 @@ typedef struct gs_a2a_plan {
 	uint64_t per_turn;  /* steps per distance */
 	uint64_t len;	    /* strand length */
 } gs_a2a_plan;
-
-static uint64_t gs_divup(uint64_t a, uint64_t b)
-{
-	return a / b + (a % b != 0);
-}
 
 static void gs_a2a_plan_init(gs_a2a_plan *pl, const gs_a2a *a, int rank, int strand)
 {
@@ -125,15 +118,6 @@ static void gs_a2a_plan_init(gs_a2a_plan *pl, const gs_a2a *a, int rank, int str
 	}
 }
 
-static void gs_a2a_step_clear(gs_step *st)
-{
-	memset(st, 0, sizeof(*st));
-	st->send_peer = -1;
-	st->recv_peer = -1;
-	st->src_buf = GS_BUF_INPUT;
-	st->dst_buf = GS_BUF_OUTPUT;
-}
-
 /*
  * Slice j (< P) of a block: *off is its element offset inside the block,
  * the return value its length in elements.
@@ -156,7 +140,7 @@ static void gs_a2a_emit(const gs_a2a_plan *pl, uint64_t i, gs_step *st)
 	uint64_t el = a->elem, blk = a->blk, off, len, j;
 	int64_t peer, k;
 
-	gs_a2a_step_clear(st);
+	gs_step_clear(st);
 	if (pl->role == GS_A2A_RECV && a->algo == GS_ALGO_PUT) {
 		st->op = GS_OP_WAIT;
 		st->src_off = 0;
@@ -199,7 +183,7 @@ static void gs_a2a_emit(const gs_a2a_plan *pl, uint64_t i, gs_step *st)
 	/* pairwise receive strand */
 	k = 1 + pl->ch + (int64_t)(i / pl->per_turn) * a->nch;
 	j = i % pl->per_turn;
-	peer = ((pl->rank - k) % n + n) % n;
+	peer = gs_mod(pl->rank - k, n);
 	len = gs_a2a_slice(pl, j, &off);
 	st->op = GS_OP_RECV;
 	st->recv_peer = (int32_t)peer;
@@ -227,16 +211,10 @@ static void gs_a2a_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint3
 		gs_a2a_emit(&pl, first + i, &out[i]);
 }
 
-static void gs_a2a_destroy(gs_gen *g)
-{
-	g_free(g->priv);
-	g->priv = NULL;
-}
-
 static const gs_gen_ops gs_a2a_ops = {
 	.strand_len = gs_a2a_strand_len,
 	.fill = gs_a2a_fill,
-	.destroy = gs_a2a_destroy,
+	.destroy = gs_gen_free_priv,
 };
 
 gc_status gs_a2a_init(gs_gen *g, char **errmsg)

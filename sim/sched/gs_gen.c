@@ -33,7 +33,7 @@
 
 #include <glib.h>
 
-#include "gs_sched.h"
+#include "gs_impl.h"
 
 /* NCCL Simple protocol defaults (shared/reference/README.md: "ring allreduce
  * Simple chunk 2 MiB of 1 MiB slices"). */
@@ -45,17 +45,6 @@
 #define GS_MAX_CHANNELS (1 << 12)
 #define GS_MAX_BYTES (1ull << 48)
 #define GS_MAX_CHUNK_BYTES (1ull << 40)
-
-/*
- * The generator constructors. They live in gs_ring.c, gs_tree.c, gs_p2p.c
- * and gs_a2a.c; each fills in ops, nstrands, strands_per_channel,
- * buf_bytes, nsignals and priv of a gs_gen whose p is already normalized. (These prototypes would belong in a
- * private header of sim/sched; they are repeated in each generator file.)
- */
-gc_status gs_ring_init(gs_gen *g, char **errmsg);
-gc_status gs_tree_init(gs_gen *g, char **errmsg);
-gc_status gs_p2p_init(gs_gen *g, char **errmsg);
-gc_status gs_a2a_init(gs_gen *g, char **errmsg);
 
 /* Round bytes down to a multiple of elem, keeping at least one element. */
 static uint64_t gs_round_elems(uint64_t bytes, uint64_t elem)
@@ -211,6 +200,12 @@ void gs_gen_free(gs_gen *g)
 	if (g->ops && g->ops->destroy)
 		g->ops->destroy(g);
 	g_free(g);
+}
+
+void gs_gen_free_priv(gs_gen *g)
+{
+	g_free(g->priv);
+	g->priv = NULL;
 }
 
 uint64_t gs_gen_total_steps(const gs_gen *g)

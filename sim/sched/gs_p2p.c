@@ -35,9 +35,7 @@
 
 #include <glib.h>
 
-#include "gs_sched.h"
-
-gc_status gs_p2p_init(gs_gen *g, char **errmsg);
+#include "gs_impl.h"
 
 typedef struct gs_p2p {
 	int64_t n, nch;
@@ -57,15 +55,9 @@ typedef struct gs_p2p_plan {
 	uint64_t s_full, s_last;
 } gs_p2p_plan;
 
-static uint64_t gs_divup(uint64_t a, uint64_t b)
-{
-	return a / b + (a % b != 0);
-}
-
 static void gs_p2p_plan_init(gs_p2p_plan *pl, const gs_p2p *pp, int rank, int strand)
 {
-	uint64_t nch = (uint64_t)pp->nch, c = (uint64_t)(strand / 2);
-	uint64_t base = pp->count / nch, rem = pp->count % nch;
+	uint64_t c = (uint64_t)(strand / 2);
 
 	memset(pl, 0, sizeof(*pl));
 	pl->pp = pp;
@@ -73,8 +65,7 @@ static void gs_p2p_plan_init(gs_p2p_plan *pl, const gs_p2p *pp, int rank, int st
 	pl->prev = (int32_t)((rank - 1 + pp->n) % pp->n);
 	pl->role = strand % 2;
 	pl->empty = pp->n == 1 && pl->role == GS_P2P_RECV;
-	pl->m = base + (c < rem);
-	pl->cs = c * base + MIN(c, rem);
+	gs_part(pp->count, (uint64_t)pp->nch, c, &pl->cs, &pl->m);
 	pl->nfull = pl->m / pp->ce;
 	pl->last_sz = pl->m % pp->ce;
 	pl->s_full = gs_divup(pp->ce, pp->se);
@@ -102,25 +93,11 @@ static void gs_p2p_emit(const gs_p2p_plan *pl, uint64_t l, uint64_t s, gs_step *
 	uint64_t off = (pl->cs + l * pp->ce + s * pp->se) * pp->elem;
 	uint64_t len = MIN(pp->se, sz - s * pp->se) * pp->elem;
 
-	memset(st, 0, sizeof(*st));
-	st->send_peer = -1;
-	st->recv_peer = -1;
-	st->src_buf = GS_BUF_INPUT;
-	st->dst_buf = GS_BUF_OUTPUT;
-	st->bytes = len;
-	if (pp->n == 1) {
-		st->op = GS_OP_COPY;
-		st->src_off = off;
-		st->dst_off = off;
-	} else if (pl->role == GS_P2P_SEND) {
-		st->op = GS_OP_SEND;
-		st->send_peer = pl->next;
-		st->src_off = off;
-	} else {
-		st->op = GS_OP_RECV;
-		st->recv_peer = pl->prev;
-		st->dst_off = off;
-	}
+	gs_op op = pp->n == 1			? GS_OP_COPY
+		   : pl->role == GS_P2P_SEND ? GS_OP_SEND
+					     : GS_OP_RECV;
+
+	gs_step_set(st, op, pl->next, pl->prev, GS_BUF_INPUT, off, GS_BUF_OUTPUT, off, len);
 }
 
 static void gs_p2p_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint32_t n, gs_step *out)
@@ -152,16 +129,10 @@ static void gs_p2p_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint3
 	}
 }
 
-static void gs_p2p_destroy(gs_gen *g)
-{
-	g_free(g->priv);
-	g->priv = NULL;
-}
-
 static const gs_gen_ops gs_p2p_ops = {
 	.strand_len = gs_p2p_strand_len,
 	.fill = gs_p2p_fill,
-	.destroy = gs_p2p_destroy,
+	.destroy = gs_gen_free_priv,
 };
 
 gc_status gs_p2p_init(gs_gen *g, char **errmsg)

@@ -13,7 +13,8 @@
  * sums modulo 256 as C does. OUTPUT and SCRATCH start filled with a poison
  * byte pattern.
  *
- * Execution: strands run round-robin, each until it blocks on a receive
+ * Execution (the strand walker of gs_walk.c, shared with the validator):
+ * strands run round-robin, each until it blocks on a receive
  * whose connection (src, dst, channel = strand / strands_per_channel) has
  * no message or for a quantum of steps; a message carries a private copy of
  * the sent bytes, so later writes to the source cannot change it. Every
@@ -46,7 +47,7 @@
 
 #include <glib.h>
 
-#include "gs_sched.h"
+#include "gs_impl.h"
 
 #define GS_REFEXEC_QUANTUM 256
 /* total bytes of rank buffers the executor agrees to allocate */
@@ -56,33 +57,13 @@
 #define GS_POISON_OUTPUT 0xa5
 #define GS_POISON_SCRATCH 0x5a
 
-typedef struct gs_rmsg {
-	uint64_t bytes;
-	uint64_t step;	/* sending step */
-	int strand;	/* sending strand */
-	uint8_t *data;
-} gs_rmsg;
-
-typedef struct gs_rconn {
-	gint64 key; /* ((src * n) + dst) * nchannels + channel */
-	int32_t src, dst;
-	GQueue q;
-	int64_t waiter; /* the receiving strand (rank * ns + strand) while it waits, or -1 */
-} gs_rconn;
-
-/* Shared with gs_validate.c (would belong in a private header). */
-gc_status gs_sched_check_conns(const gs_sched *s, char **errmsg);
-
 typedef struct gs_rstate {
 	const gs_sched *s;
 	int n, ns, spc; /* ranks, strands per rank, strands per channel */
 	uint64_t elem;
 	uint8_t **bufs; /* [rank * GS_BUF__COUNT + buf] */
-	GHashTable *conns;
-	uint64_t nsig;	     /* signal slots per rank */
-	uint64_t *sig;	     /* [rank * nsig + slot] */
-	int64_t *sig_wait;   /* [rank * nsig + slot]: first waiting strand, or -1 */
-	int64_t *wait_next;  /* [strand]: next strand waiting on the same slot, or -1 */
+	uint64_t nsig;	/* signal slots per rank */
+	gs_wslot *sig;	/* [rank * nsig + slot] */
 	char **errmsg;
 } gs_rstate;
 
@@ -212,36 +193,6 @@ static char *gs_value_str(gs_dtype t, const void *a)
 
 /* ---- execution -------------------------------------------------------- */
 
-/* The connection a step of strand `strand` uses towards / from a peer. */
-static gs_rconn *gs_rconn_get(gs_rstate *rs, int32_t src, int32_t dst, int strand)
-{
-	gint64 key = ((gint64)src * rs->n + dst) * (rs->ns / rs->spc) + strand / rs->spc;
-	gs_rconn *cn = g_hash_table_lookup(rs->conns, &key);
-
-	if (!cn) {
-		cn = g_new0(gs_rconn, 1);
-		cn->key = key;
-		cn->src = src;
-		cn->dst = dst;
-		cn->waiter = -1;
-		g_queue_init(&cn->q);
-		g_hash_table_insert(rs->conns, &cn->key, cn);
-	}
-	return cn;
-}
-
-static void gs_rconn_free(gpointer p)
-{
-	gs_rconn *cn = p;
-	gs_rmsg *m;
-
-	while ((m = g_queue_pop_head(&cn->q))) {
-		g_free(m->data);
-		g_free(m);
-	}
-	g_free(cn);
-}
-
 static bool gs_operand_ok(const gs_rstate *rs, uint8_t buf, uint64_t off, uint64_t bytes)
 {
 	uint64_t size;
@@ -252,9 +203,10 @@ static bool gs_operand_ok(const gs_rstate *rs, uint8_t buf, uint64_t off, uint64
 	return off <= size && bytes <= size - off;
 }
 
-/* The checks needed to execute st safely. */
-static gc_status gs_rstep_check(gs_rstate *rs, int r, int c, uint64_t i, const gs_step *st)
+/* The checks needed to execute st safely (walker check callback). */
+static gc_status gs_rstep_check(void *ctx, int r, int c, uint64_t i, const gs_step *st)
 {
+	gs_rstate *rs = ctx;
 	gs_op op = st->op;
 	const char *why = NULL;
 
@@ -285,19 +237,30 @@ static gc_status gs_rstep_check(gs_rstate *rs, int r, int c, uint64_t i, const g
 	return GC_ERR_INPUT;
 }
 
-/* Execute one step; R is the received copy (ownership passes here). */
-static uint8_t *gs_rstep_exec(gs_rstate *rs, int r, const gs_step *st, uint8_t *R)
+static gs_wslot *gs_rslot(void *ctx, int32_t r, uint64_t slot)
 {
+	gs_rstate *rs = ctx;
+
+	return &rs->sig[(uint64_t)r * rs->nsig + slot];
+}
+
+/* Execute one step (walker exec callback); R is the received copy
+ * (ownership passes here), *send the bytes a send carries. */
+static gc_status gs_rstep_exec(void *ctx, int r, int c, uint64_t i, const gs_step *st, void *Rv,
+			       void **send)
+{
+	gs_rstate *rs = ctx;
 	gs_op op = st->op;
+	uint8_t *R = Rv;
 	uint8_t *L = gs_op_reads_src(op) ? rs->bufs[r * GS_BUF__COUNT + st->src_buf] + st->src_off
 					 : NULL;
 
 	if (op == GS_OP_NOP)
-		return NULL;
+		return GC_OK;
 	if (op == GS_OP_PUT) {
 		memmove(rs->bufs[st->send_peer * GS_BUF__COUNT + st->dst_buf] + st->dst_off, L,
 			st->bytes);
-		return NULL;
+		return GC_OK;
 	}
 	if (!R) /* SEND, COPY: the value is L */
 		R = g_memdup2(L, MAX(st->bytes, 1));
@@ -306,166 +269,58 @@ static uint8_t *gs_rstep_exec(gs_rstate *rs, int r, const gs_step *st, uint8_t *
 	if (gs_op_writes_dst(op))
 		memmove(rs->bufs[r * GS_BUF__COUNT + st->dst_buf] + st->dst_off, R, st->bytes);
 	if (gs_op_sends(op))
-		return R;
-	g_free(R);
-	return NULL;
+		*send = R;
+	else
+		g_free(R);
+	return GC_OK;
 }
+
+static const gs_walk_ops gs_rwalk_ops = {
+	.check = gs_rstep_check,
+	.slot = gs_rslot,
+	.exec = gs_rstep_exec,
+};
 
 static gc_status gs_rexec(gs_rstate *rs)
 {
-	const gs_sched *s = rs->s;
-	uint64_t nstr = (uint64_t)rs->n * (uint64_t)rs->ns;
-	uint64_t *pos = g_new0(uint64_t, MAX(nstr, 1));
-	int64_t *runq = g_new(int64_t, MAX(nstr, 1));
-	uint64_t qhead = 0, qlen = 0;
-	gc_status rc = GC_OK;
+	gs_walk w;
+	gs_walk_fail f;
+	gc_status rc;
 
-	for (uint64_t k = 0; k < nstr; k++)
-		if (s->strand_off[k + 1] > s->strand_off[k])
-			runq[qlen++] = (int64_t)k;
-
-	while (qlen > 0 && rc == GC_OK) {
-		int64_t k = runq[qhead];
-		int r = (int)(k / rs->ns), c = (int)(k % rs->ns);
-		uint64_t len;
-		const gs_step *steps = gs_sched_strand(s, r, c, &len);
-		bool blocked = false;
-
-		qhead = (qhead + 1) % nstr;
-		qlen--;
-		for (int q = 0; q < GS_REFEXEC_QUANTUM && pos[k] < len; q++) {
-			const gs_step *st = &steps[pos[k]];
-			uint8_t *R = NULL, *out;
-
-			rc = gs_rstep_check(rs, r, c, pos[k], st);
-			if (rc != GC_OK)
-				break;
-			if (st->op == GS_OP_WAIT) {
-				uint64_t slot = (uint64_t)r * rs->nsig + st->src_off;
-
-				if (rs->sig[slot] < st->bytes) {
-					rs->wait_next[k] = rs->sig_wait[slot];
-					rs->sig_wait[slot] = k;
-					blocked = true;
-					break;
-				}
-				pos[k]++;
-				continue;
-			}
-			if (st->op == GS_OP_SIGNAL) {
-				uint64_t slot = (uint64_t)st->send_peer * rs->nsig + st->dst_off;
-
-				rs->sig[slot]++;
-				/* wake every waiter; each re-checks its threshold */
-				for (int64_t w = rs->sig_wait[slot], nx; w >= 0; w = nx) {
-					nx = rs->wait_next[w];
-					rs->wait_next[w] = -1;
-					runq[(qhead + qlen) % nstr] = w;
-					qlen++;
-				}
-				rs->sig_wait[slot] = -1;
-				pos[k]++;
-				continue;
-			}
-			if (gs_op_recvs(st->op)) {
-				gs_rconn *cn = gs_rconn_get(rs, st->recv_peer, r, c);
-				gs_rmsg *m = g_queue_pop_head(&cn->q);
-
-				if (!m) {
-					cn->waiter = k;
-					blocked = true;
-					break;
-				}
-				if (m->bytes != st->bytes) {
-					*rs->errmsg = g_strdup_printf(
-						"rank %d strand %d step %" PRIu64
-						" (%s) receives %" PRIu64
-						" bytes but rank %d strand %d step %" PRIu64
-						" sent %" PRIu64,
-						r, c, pos[k], gs_op_name(st->op), st->bytes,
-						st->recv_peer, m->strand, m->step, m->bytes);
-					g_free(m->data);
-					g_free(m);
-					rc = GC_ERR_INPUT;
-					break;
-				}
-				R = m->data;
-				g_free(m);
-			}
-			out = gs_rstep_exec(rs, r, st, R);
-			if (gs_op_sends(st->op) && !gs_op_one_sided(st->op)) {
-				gs_rconn *cn = gs_rconn_get(rs, r, st->send_peer, c);
-				gs_rmsg *m = g_new(gs_rmsg, 1);
-
-				m->bytes = st->bytes;
-				m->step = pos[k];
-				m->strand = c;
-				m->data = out;
-				g_queue_push_tail(&cn->q, m);
-				if (cn->waiter >= 0) {
-					runq[(qhead + qlen) % nstr] = cn->waiter;
-					qlen++;
-					cn->waiter = -1;
-				}
-			}
-			pos[k]++;
-		}
-		if (rc == GC_OK && !blocked && pos[k] < len) {
-			runq[(qhead + qlen) % nstr] = k;
-			qlen++;
-		}
+	gs_walk_init(&w, rs->s, &gs_rwalk_ops, rs, GS_REFEXEC_QUANTUM, sizeof(gs_wconn));
+	rc = gs_walk_run(&w, &f);
+	gs_walk_fini(&w);
+	switch (f.why) {
+	case GS_WALK_MISMATCH:
+		*rs->errmsg = g_strdup_printf("rank %d strand %d step %" PRIu64
+					      " (%s) receives %" PRIu64
+					      " bytes but rank %d strand %d step %" PRIu64
+					      " sent %" PRIu64,
+					      f.rank, f.strand, f.step, gs_op_name(f.st->op),
+					      f.st->bytes, f.st->recv_peer, f.msg.strand,
+					      f.msg.step, f.msg.bytes);
+		break;
+	case GS_WALK_DEADLOCK:
+		if (f.st->op == GS_OP_WAIT)
+			*rs->errmsg = g_strdup_printf(
+				"deadlock: rank %d strand %d step %" PRIu64
+				" (WAIT) waits for signal slot %" PRIu64 " to reach %" PRIu64
+				", but it stays at %" PRIu64,
+				f.rank, f.strand, f.step, f.st->src_off, f.st->bytes,
+				f.slot_count);
+		else
+			*rs->errmsg = g_strdup_printf("deadlock: rank %d strand %d step %" PRIu64
+						      " (%s) waits for rank %" PRId32,
+						      f.rank, f.strand, f.step,
+						      gs_op_name(f.st->op), f.st->recv_peer);
+		break;
+	case GS_WALK_UNRECEIVED:
+		*rs->errmsg = g_strdup_printf("rank %d strand %d step %" PRIu64
+					      " sends to rank %d, never received",
+					      f.rank, f.strand, f.step, f.peer);
+		break;
+	case GS_WALK_OK: break;
 	}
-
-	for (uint64_t k = 0; rc == GC_OK && k < nstr; k++) {
-		if (pos[k] < s->strand_off[k + 1] - s->strand_off[k]) {
-			int r = (int)(k / (uint64_t)rs->ns), c = (int)(k % (uint64_t)rs->ns);
-			uint64_t len;
-			const gs_step *st = gs_sched_strand(s, r, c, &len) + pos[k];
-
-			if (st->op == GS_OP_WAIT)
-				*rs->errmsg = g_strdup_printf(
-					"deadlock: rank %d strand %d step %" PRIu64
-					" (WAIT) waits for signal slot %" PRIu64 " to reach %" PRIu64
-					", but it stays at %" PRIu64,
-					r, c, pos[k], st->src_off, st->bytes,
-					rs->sig[(uint64_t)r * rs->nsig + st->src_off]);
-			else
-				*rs->errmsg = g_strdup_printf("deadlock: rank %d strand %d step %" PRIu64
-							      " (%s) waits for rank %" PRId32,
-							      r, c, pos[k], gs_op_name(st->op),
-							      st->recv_peer);
-			rc = GC_ERR_DEADLOCK;
-		}
-	}
-	if (rc == GC_OK) {
-		/* unreceived messages: report the lowest (src, strand, step) */
-		GHashTableIter it;
-		gpointer key, val;
-		const gs_rconn *worst = NULL;
-		const gs_rmsg *wm = NULL;
-
-		g_hash_table_iter_init(&it, rs->conns);
-		while (g_hash_table_iter_next(&it, &key, &val)) {
-			gs_rconn *cn = val;
-			const gs_rmsg *m = g_queue_peek_head(&cn->q);
-
-			if (m && (!worst || cn->src < worst->src ||
-				  (cn->src == worst->src &&
-				   (m->strand < wm->strand ||
-				    (m->strand == wm->strand && m->step < wm->step))))) {
-				worst = cn;
-				wm = m;
-			}
-		}
-		if (worst) {
-			*rs->errmsg = g_strdup_printf("rank %d strand %d step %" PRIu64
-						      " sends to rank %d, never received",
-						      worst->src, wm->strand, wm->step, worst->dst);
-			rc = GC_ERR_INPUT;
-		}
-	}
-	g_free(pos);
-	g_free(runq);
 	return rc;
 }
 
@@ -590,14 +445,9 @@ gc_status gs_refexec_run(const gs_sched *s, char **errmsg)
 	if (rc != GC_OK)
 		return rc;
 	rs.nsig = s->nsignals;
-	rs.sig = g_new0(uint64_t, MAX((uint64_t)rs.n * rs.nsig, 1));
-	rs.sig_wait = g_new(int64_t, MAX((uint64_t)rs.n * rs.nsig, 1));
+	rs.sig = g_new0(gs_wslot, MAX((uint64_t)rs.n * rs.nsig, 1));
 	for (uint64_t i = 0; i < (uint64_t)rs.n * rs.nsig; i++)
-		rs.sig_wait[i] = -1;
-	rs.wait_next = g_new(int64_t, MAX((uint64_t)rs.n * (uint64_t)rs.ns, 1));
-	for (uint64_t i = 0; i < (uint64_t)rs.n * (uint64_t)rs.ns; i++)
-		rs.wait_next[i] = -1;
-	rs.conns = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, gs_rconn_free);
+		rs.sig[i].waiter = -1;
 	rs.bufs = g_new0(uint8_t *, (size_t)rs.n * GS_BUF__COUNT);
 	for (int r = 0; r < rs.n; r++) {
 		uint8_t **b = &rs.bufs[r * GS_BUF__COUNT];
@@ -621,8 +471,5 @@ gc_status gs_refexec_run(const gs_sched *s, char **errmsg)
 		g_free(rs.bufs[k]);
 	g_free(rs.bufs);
 	g_free(rs.sig);
-	g_free(rs.sig_wait);
-	g_free(rs.wait_next);
-	g_hash_table_destroy(rs.conns);
 	return rc;
 }

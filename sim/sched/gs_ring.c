@@ -64,9 +64,7 @@
 
 #include <glib.h>
 
-#include "gs_sched.h"
-
-gc_status gs_ring_init(gs_gen *g, char **errmsg);
+#include "gs_impl.h"
 
 typedef struct gs_ring {
 	gs_coll coll;
@@ -99,27 +97,6 @@ typedef struct gs_ring_plan {
 	uint64_t s_ce, s_part; /* slices of a last_ce chunk, of the partial chunk */
 	uint64_t last_steps;
 } gs_ring_plan;
-
-static uint64_t gs_divup(uint64_t a, uint64_t b)
-{
-	return a / b + (a % b != 0);
-}
-
-static int64_t gs_mod(int64_t a, int64_t n)
-{
-	int64_t r = a % n;
-
-	return r < 0 ? r + n : r;
-}
-
-/* Channel c's contiguous part of count elements. */
-static void gs_ring_part(uint64_t count, uint64_t nch, uint64_t c, uint64_t *start, uint64_t *len)
-{
-	uint64_t base = count / nch, rem = count % nch;
-
-	*len = base + (c < rem);
-	*start = c * base + MIN(c, rem);
-}
 
 /* Rank at ring position pos of channel c. */
 static int32_t gs_ring_rank(const gs_ring *rg, int64_t c, int64_t pos)
@@ -190,7 +167,7 @@ static void gs_ring_plan_init(gs_ring_plan *pl, const gs_ring *rg, int rank, int
 	pl->p = gs_ring_pos(rg, ch, rank);
 	pl->next = gs_ring_rank(rg, ch, pl->p + 1);
 	pl->prev = gs_ring_rank(rg, ch, pl->p - 1);
-	gs_ring_part(rg->count, (uint64_t)rg->nch, (uint64_t)ch, &pl->cs, &pl->m);
+	gs_part(rg->count, (uint64_t)rg->nch, (uint64_t)ch, &pl->cs, &pl->m);
 
 	if (rg->coll == GS_COLL_ALLREDUCE)
 		pl->loop_elems = (uint64_t)rg->n * rg->ce;
@@ -221,20 +198,6 @@ static uint64_t gs_ring_slot_slices(const gs_ring_plan *pl, uint64_t l, int64_t 
 	if (l < pl->nfull)
 		return pl->s_full;
 	return gs_divup(gs_ring_last_size(pl, t), pl->rg->se);
-}
-
-static void gs_step_set(gs_step *st, gs_op op, int32_t send, int32_t recv, uint8_t src_buf,
-			uint64_t src_off, uint8_t dst_buf, uint64_t dst_off, uint64_t bytes)
-{
-	memset(st, 0, sizeof(*st));
-	st->op = (uint8_t)op;
-	st->send_peer = gs_op_sends(op) ? send : -1;
-	st->recv_peer = gs_op_recvs(op) ? recv : -1;
-	st->src_buf = gs_op_reads_src(op) ? src_buf : GS_BUF_INPUT;
-	st->src_off = gs_op_reads_src(op) ? src_off : 0;
-	st->dst_buf = gs_op_writes_dst(op) ? dst_buf : GS_BUF_OUTPUT;
-	st->dst_off = gs_op_writes_dst(op) ? dst_off : 0;
-	st->bytes = bytes;
 }
 
 /* Emit slice s of slot t of loop l. */
@@ -369,16 +332,10 @@ static void gs_ring_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint
 	}
 }
 
-static void gs_ring_destroy(gs_gen *g)
-{
-	g_free(g->priv);
-	g->priv = NULL;
-}
-
 static const gs_gen_ops gs_ring_ops = {
 	.strand_len = gs_ring_strand_len,
 	.fill = gs_ring_fill,
-	.destroy = gs_ring_destroy,
+	.destroy = gs_gen_free_priv,
 };
 
 gc_status gs_ring_init(gs_gen *g, char **errmsg)

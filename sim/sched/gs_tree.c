@@ -92,9 +92,7 @@
 
 #include <glib.h>
 
-#include "gs_sched.h"
-
-gc_status gs_tree_init(gs_gen *g, char **errmsg);
+#include "gs_impl.h"
 
 /* Most slots of one slice: the root with three up-children has
  * 2 RECV_REDUCE_COPY + RECV_REDUCE_COPY_SEND + 2 SEND = 5. */
@@ -128,19 +126,6 @@ typedef struct gs_tree_plan {
 	uint64_t s_full, s_last; /* slices of a full / the partial loop */
 	uint64_t scratch_base; /* element offset of the channel's SCRATCH region */
 } gs_tree_plan;
-
-static uint64_t gs_divup(uint64_t a, uint64_t b)
-{
-	return a / b + (a % b != 0);
-}
-
-static void gs_tree_part(uint64_t count, uint64_t nch, uint64_t c, uint64_t *start, uint64_t *len)
-{
-	uint64_t base = count / nch, rem = count % nch;
-
-	*len = base + (c < rem);
-	*start = c * base + MIN(c, rem);
-}
 
 /* NCCL ncclGetBtree's parent rule over node indices [0, nn). */
 static int32_t gs_btree_parent(int64_t r, int64_t nn)
@@ -310,7 +295,7 @@ static void gs_tree_plan_init(gs_tree_plan *pl, const gs_tree *tr, int rank, int
 	memset(pl, 0, sizeof(*pl));
 	pl->tr = tr;
 	pl->nslot = gs_tree_slots(tr, rank, c, strand % 2, pl->slot);
-	gs_tree_part(tr->count, (uint64_t)tr->nch, (uint64_t)c, &pl->cs, &pl->m);
+	gs_part(tr->count, (uint64_t)tr->nch, (uint64_t)c, &pl->cs, &pl->m);
 	pl->nfull = pl->m / tr->ce;
 	pl->last_sz = pl->m % tr->ce;
 	pl->s_full = gs_divup(tr->ce, tr->se);
@@ -343,17 +328,9 @@ static void gs_tree_emit(const gs_tree_plan *pl, uint64_t l, uint64_t s, int t, 
 	uint64_t len = MIN(tr->se, sz - in_loop);
 	uint64_t soff = sl->src_buf == GS_BUF_SCRATCH ? pl->scratch_base + in_loop : off;
 	uint64_t doff = sl->dst_buf == GS_BUF_SCRATCH ? pl->scratch_base + in_loop : off;
-	gs_op op = sl->op;
 
-	memset(st, 0, sizeof(*st));
-	st->op = (uint8_t)op;
-	st->send_peer = gs_op_sends(op) ? sl->send : -1;
-	st->recv_peer = gs_op_recvs(op) ? sl->recv : -1;
-	st->src_buf = gs_op_reads_src(op) ? sl->src_buf : GS_BUF_INPUT;
-	st->src_off = gs_op_reads_src(op) ? soff * el : 0;
-	st->dst_buf = gs_op_writes_dst(op) ? sl->dst_buf : GS_BUF_OUTPUT;
-	st->dst_off = gs_op_writes_dst(op) ? doff * el : 0;
-	st->bytes = len * el;
+	gs_step_set(st, sl->op, sl->send, sl->recv, sl->src_buf, soff * el, sl->dst_buf, doff * el,
+		    len * el);
 }
 
 static void gs_tree_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint32_t n,

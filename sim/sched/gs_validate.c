@@ -82,7 +82,7 @@
 
 #include <glib.h>
 
-#include "gs_sched.h"
+#include "gs_impl.h"
 
 #define GS_VALIDATE_DATA_LIMIT (512ull << 20)
 #define GS_VALIDATE_QUANTUM 256
@@ -92,18 +92,11 @@ typedef struct gs_val {
 	uint32_t idx; /* INPUT element index of the contributions */
 } gs_val;
 
-typedef struct gs_msg {
-	uint64_t bytes;
-	uint64_t step; /* sending step, for messages */
-	int strand;    /* sending strand */
-	gs_val *data;  /* NULL when the data check is off */
-} gs_msg;
-
+/* A connection: the walker's part, then the race check's. Message
+ * payloads (gs_wmsg.data) are gs_val arrays, NULL when the data check is
+ * off. */
 typedef struct gs_conn {
-	gint64 key; /* ((src * n) + dst) * nchannels + channel */
-	int32_t src, dst;
-	GQueue q;	/* gs_msg * */
-	int64_t waiter; /* the receiving strand (rank * ns + strand) while it waits, or -1 */
+	gs_wconn w;	 /* first: the walker allocates gs_conn */
 	GHashTable *sig; /* slot (gint64 *) -> gs_csig *: SIGNALs on this connection, or NULL */
 	GArray *open;	 /* uint32 ids of PUTs not yet followed by a SIGNAL, or NULL */
 } gs_conn;
@@ -116,10 +109,9 @@ typedef struct gs_csig {
 
 /* A signal slot of a rank. */
 typedef struct gs_slot {
+	gs_wslot w;	/* first: count and waiters, for the walker */
 	gint64 key;	/* rank * nsignals + slot */
-	uint64_t count; /* SIGNALs executed */
 	uint64_t total; /* SIGNALs in the whole schedule */
-	int64_t waiter; /* first strand waiting on it (chained by wait_next), or -1 */
 	GArray *signalled; /* uint32 ids of PUTs signalled here, not yet settled */
 } gs_slot;
 
@@ -154,8 +146,7 @@ typedef struct gs_vstate {
 				NULL = no PUT wrote there */
 	GArray *puts;	     /* gs_put, id = index + 1 */
 	GHashTable *slots;   /* gint64 * -> gs_slot * */
-	int64_t *wait_next;  /* [rank * ns + strand]: next strand waiting on the same slot */
-	GHashTable *conns;   /* gint64 * -> gs_conn * */
+	gs_walk walk;	     /* the strands, connections (gs_conn) and messages */
 	uint32_t full_set;
 	char **errmsg;
 } gs_vstate;
@@ -420,36 +411,18 @@ static gc_status gs_check_fields(const gs_sched *s, bool written[GS_BUF__COUNT],
 /* The connection a step of strand `strand` uses towards / from a peer. */
 static gs_conn *gs_conn_get(gs_vstate *vs, int32_t src, int32_t dst, int strand)
 {
-	int nch = vs->ns / vs->spc;
-	gint64 key = ((gint64)src * vs->n + dst) * nch + strand / vs->spc;
-	gs_conn *cn = g_hash_table_lookup(vs->conns, &key);
-
-	if (!cn) {
-		cn = g_new0(gs_conn, 1);
-		cn->key = key;
-		cn->src = src;
-		cn->dst = dst;
-		cn->waiter = -1;
-		g_queue_init(&cn->q);
-		g_hash_table_insert(vs->conns, &cn->key, cn);
-	}
-	return cn;
+	return (gs_conn *)gs_walk_conn(&vs->walk, src, dst, strand);
 }
 
-static void gs_conn_free(gpointer p)
+/* The race check's part of a connection (walker conn_fini callback). */
+static void gs_conn_fini(gs_wconn *w)
 {
-	gs_conn *cn = p;
-	gs_msg *m;
+	gs_conn *cn = (gs_conn *)w;
 
-	while ((m = g_queue_pop_head(&cn->q))) {
-		g_free(m->data);
-		g_free(m);
-	}
 	if (cn->sig)
 		g_hash_table_destroy(cn->sig);
 	if (cn->open)
 		g_array_free(cn->open, TRUE);
-	g_free(cn);
 }
 
 /* The SIGNAL counts of connection cn for slot `slot`. */
@@ -477,7 +450,7 @@ static gs_slot *gs_slot_get(gs_vstate *vs, int32_t r, uint64_t slot)
 	if (!sl) {
 		sl = g_new0(gs_slot, 1);
 		sl->key = key;
-		sl->waiter = -1;
+		sl->w.waiter = -1;
 		g_hash_table_insert(vs->slots, &sl->key, sl);
 	}
 	return sl;
@@ -564,7 +537,7 @@ static gc_status gs_race_put(gs_vstate *vs, int r, int c, uint64_t i, const gs_s
 	int32_t p = st->send_peer;
 	uint32_t **pd = &vs->pend[p * GS_BUF__COUNT + st->dst_buf];
 	gs_conn *cn = gs_conn_get(vs, r, p, c);
-	gs_put pt = { r, c, i, cn->key, 0, -1 };
+	gs_put pt = { r, c, i, cn->w.key, 0, -1 };
 	uint32_t id;
 
 	if (!*pd)
@@ -573,7 +546,7 @@ static gc_status gs_race_put(gs_vstate *vs, int r, int c, uint64_t i, const gs_s
 		const gs_put *old;
 
 		/* PUTs of one connection land in order; others are unordered */
-		if (!(*pd)[e] || (old = gs_put_at(vs, (*pd)[e]))->conn == cn->key)
+		if (!(*pd)[e] || (old = gs_put_at(vs, (*pd)[e]))->conn == cn->w.key)
 			continue;
 		*vs->errmsg = g_strdup_printf(
 			"rank %d strand %d step %" PRIu64 " (PUT): writes %s element %" PRIu64
@@ -760,183 +733,91 @@ static gc_status gs_exec_data(gs_vstate *vs, int r, int c, uint64_t i, const gs_
 	return GC_OK;
 }
 
+/* ---- the walker's callbacks -------------------------------------------- */
+
+static gs_wslot *gs_vslot(void *ctx, int32_t r, uint64_t slot)
+{
+	return &gs_slot_get(ctx, r, slot)->w;
+}
+
+static void gs_vwaited(void *ctx, int64_t k, gs_wslot *sl, const gs_step *st)
+{
+	gs_vstate *vs = ctx;
+
+	if (vs->data)
+		gs_race_wait(vs, (gs_slot *)sl, k, st->bytes);
+}
+
+static void gs_vsignalled(void *ctx, int r, int c, const gs_step *st, gs_wslot *sl)
+{
+	gs_vstate *vs = ctx;
+
+	if (vs->data)
+		gs_race_signal(vs, gs_conn_get(vs, r, st->send_peer, c), (gs_slot *)sl,
+			       st->dst_off);
+}
+
+static gc_status gs_vexec(void *ctx, int r, int c, uint64_t i, const gs_step *st, void *R,
+			  void **send)
+{
+	gs_vstate *vs = ctx;
+	gs_val *out = NULL;
+	gc_status rc;
+
+	if (!vs->data)
+		return GC_OK;
+	rc = gs_exec_data(vs, r, c, i, st, R, &out);
+	*send = out;
+	return rc;
+}
+
+static const gs_walk_ops gs_vwalk_ops = {
+	.slot = gs_vslot,
+	.waited = gs_vwaited,
+	.signalled = gs_vsignalled,
+	.exec = gs_vexec,
+	.conn_fini = gs_conn_fini,
+};
+
+/* Symbolic execution of every strand; the walker's own findings are worded
+ * here. */
 static gc_status gs_exec(gs_vstate *vs)
 {
-	const gs_sched *s = vs->s;
-	uint64_t nstr = (uint64_t)vs->n * (uint64_t)vs->ns;
-	uint64_t *pos = g_new0(uint64_t, MAX(nstr, 1));
-	int64_t *runq = g_new(int64_t, MAX(nstr, 1));
-	uint64_t qhead = 0, qlen = 0;
-	gc_status rc = GC_OK;
+	gs_walk_fail f;
+	gc_status rc = gs_walk_run(&vs->walk, &f);
 
-	for (uint64_t k = 0; k < nstr; k++)
-		if (s->strand_off[k + 1] > s->strand_off[k])
-			runq[qlen++] = (int64_t)k;
-
-	while (qlen > 0 && rc == GC_OK) {
-		int64_t k = runq[qhead];
-		int r = (int)(k / vs->ns), c = (int)(k % vs->ns);
-		uint64_t len;
-		const gs_step *steps = gs_sched_strand(s, r, c, &len);
-		bool blocked = false;
-
-		qhead = (qhead + 1) % nstr;
-		qlen--;
-		for (int q = 0; q < GS_VALIDATE_QUANTUM && pos[k] < len; q++) {
-			const gs_step *st = &steps[pos[k]];
-			gs_val *R = NULL, *send = NULL;
-
-			if (st->op == GS_OP_WAIT) {
-				gs_slot *sl = gs_slot_get(vs, r, st->src_off);
-
-				if (sl->count < st->bytes) {
-					vs->wait_next[k] = sl->waiter;
-					sl->waiter = k;
-					blocked = true;
-					break;
-				}
-				if (vs->data)
-					gs_race_wait(vs, sl, k, st->bytes);
-				pos[k]++;
-				continue;
-			}
-			if (st->op == GS_OP_SIGNAL) {
-				gs_slot *sl = gs_slot_get(vs, st->send_peer, st->dst_off);
-
-				sl->count++;
-				if (vs->data)
-					gs_race_signal(vs, gs_conn_get(vs, r, st->send_peer, c), sl,
-						       st->dst_off);
-				/* wake every waiter; each re-checks its threshold */
-				for (int64_t w = sl->waiter, nx; w >= 0; w = nx) {
-					nx = vs->wait_next[w];
-					vs->wait_next[w] = -1;
-					runq[(qhead + qlen) % nstr] = w;
-					qlen++;
-				}
-				sl->waiter = -1;
-				pos[k]++;
-				continue;
-			}
-			if (gs_op_recvs(st->op)) {
-				gs_conn *cn = gs_conn_get(vs, st->recv_peer, r, c);
-				gs_msg *m = g_queue_pop_head(&cn->q);
-
-				if (!m) {
-					cn->waiter = k;
-					blocked = true;
-					break;
-				}
-				if (m->bytes != st->bytes) {
-					*vs->errmsg = g_strdup_printf(
-						"rank %d strand %d step %" PRIu64
-						" (%s) receives %" PRIu64
-						" bytes from rank %d, but the matching send (rank "
-						"%d strand %d step %" PRIu64 ") has %" PRIu64
-						" bytes",
-						r, c, pos[k], gs_op_name(st->op), st->bytes,
-						st->recv_peer, st->recv_peer, m->strand, m->step,
-						m->bytes);
-					g_free(m->data);
-					g_free(m);
-					rc = GC_ERR_INPUT;
-					break;
-				}
-				R = m->data;
-				g_free(m);
-			}
-			if (vs->data) {
-				rc = gs_exec_data(vs, r, c, pos[k], st, R, &send);
-				if (rc != GC_OK)
-					break;
-			}
-			if (gs_op_sends(st->op) && !gs_op_one_sided(st->op)) {
-				gs_conn *cn = gs_conn_get(vs, r, st->send_peer, c);
-				gs_msg *m = g_new(gs_msg, 1);
-
-				m->bytes = st->bytes;
-				m->step = pos[k];
-				m->strand = c;
-				m->data = send;
-				g_queue_push_tail(&cn->q, m);
-				if (cn->waiter >= 0) {
-					runq[(qhead + qlen) % nstr] = cn->waiter;
-					qlen++;
-					cn->waiter = -1;
-				}
-			}
-			pos[k]++;
-		}
-		if (rc == GC_OK && !blocked && pos[k] < len) {
-			runq[(qhead + qlen) % nstr] = k;
-			qlen++;
-		}
-	}
-
-	if (rc == GC_OK) {
-		/* unfinished strands: deadlock; report the first and count them */
-		uint64_t stuck = 0, first = nstr;
-
-		for (uint64_t k = 0; k < nstr; k++) {
-			if (pos[k] < s->strand_off[k + 1] - s->strand_off[k]) {
-				stuck++;
-				first = MIN(first, k);
-			}
-		}
-		if (stuck) {
-			int r = (int)(first / (uint64_t)vs->ns),
-			    c = (int)(first % (uint64_t)vs->ns);
-			uint64_t len;
-			const gs_step *st = gs_sched_strand(s, r, c, &len) + pos[first];
-
-			if (st->op == GS_OP_WAIT)
-				*vs->errmsg = g_strdup_printf(
-					"deadlock: rank %d strand %d step %" PRIu64
-					" (WAIT) waits for signal slot %" PRIu64 " to reach %" PRIu64
-					", but it stays at %" PRIu64 " (%" PRIu64 " strands stuck)",
-					r, c, pos[first], st->src_off, st->bytes,
-					gs_slot_get(vs, r, st->src_off)->count, stuck);
-			else
-				*vs->errmsg = g_strdup_printf(
-					"deadlock: rank %d strand %d step %" PRIu64
-					" (%s) waits for a message from rank %" PRId32
-					" that never comes (%" PRIu64 " strands stuck)",
-					r, c, pos[first], gs_op_name(st->op), st->recv_peer, stuck);
-			rc = GC_ERR_DEADLOCK;
-		}
-	}
-	if (rc == GC_OK) {
-		/* messages never received: report the lowest (src, strand, step) */
-		GHashTableIter it;
-		gpointer key, val;
-		const gs_conn *worst = NULL;
-		const gs_msg *wm = NULL;
-
-		g_hash_table_iter_init(&it, vs->conns);
-		while (g_hash_table_iter_next(&it, &key, &val)) {
-			gs_conn *cn = val;
-			const gs_msg *m = g_queue_peek_head(&cn->q);
-
-			if (!m)
-				continue;
-			if (!worst || cn->src < worst->src ||
-			    (cn->src == worst->src &&
-			     (m->strand < wm->strand ||
-			      (m->strand == wm->strand && m->step < wm->step)))) {
-				worst = cn;
-				wm = m;
-			}
-		}
-		if (worst) {
+	switch (f.why) {
+	case GS_WALK_MISMATCH:
+		*vs->errmsg = g_strdup_printf(
+			"rank %d strand %d step %" PRIu64 " (%s) receives %" PRIu64
+			" bytes from rank %d, but the matching send (rank "
+			"%d strand %d step %" PRIu64 ") has %" PRIu64 " bytes",
+			f.rank, f.strand, f.step, gs_op_name(f.st->op), f.st->bytes,
+			f.st->recv_peer, f.st->recv_peer, f.msg.strand, f.msg.step, f.msg.bytes);
+		break;
+	case GS_WALK_DEADLOCK:
+		if (f.st->op == GS_OP_WAIT)
 			*vs->errmsg = g_strdup_printf(
-				"rank %d strand %d step %" PRIu64 " sends %" PRIu64
-				" bytes to rank %d that are never received",
-				worst->src, wm->strand, wm->step, wm->bytes, worst->dst);
-			rc = GC_ERR_INPUT;
-		}
+				"deadlock: rank %d strand %d step %" PRIu64
+				" (WAIT) waits for signal slot %" PRIu64 " to reach %" PRIu64
+				", but it stays at %" PRIu64 " (%" PRIu64 " strands stuck)",
+				f.rank, f.strand, f.step, f.st->src_off, f.st->bytes,
+				f.slot_count, f.stuck);
+		else
+			*vs->errmsg = g_strdup_printf(
+				"deadlock: rank %d strand %d step %" PRIu64
+				" (%s) waits for a message from rank %" PRId32
+				" that never comes (%" PRIu64 " strands stuck)",
+				f.rank, f.strand, f.step, gs_op_name(f.st->op), f.st->recv_peer,
+				f.stuck);
+		break;
+	case GS_WALK_UNRECEIVED:
+		*vs->errmsg = g_strdup_printf("rank %d strand %d step %" PRIu64 " sends %" PRIu64
+					      " bytes to rank %d that are never received",
+					      f.rank, f.strand, f.step, f.msg.bytes, f.peer);
+		break;
+	case GS_WALK_OK: break;
 	}
-	g_free(pos);
-	g_free(runq);
 	return rc;
 }
 
@@ -1051,14 +932,11 @@ static void gs_vstate_init(gs_vstate *vs, const gs_sched *s, bool data, char **e
 	g_ptr_array_add(vs->sets, NULL); /* id 0: uninitialized */
 	vs->set_ids = g_hash_table_new(gs_bset_hash, gs_bset_equal);
 	vs->unions = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
-	vs->conns = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, gs_conn_free);
+	gs_walk_init(&vs->walk, s, &gs_vwalk_ops, vs, GS_VALIDATE_QUANTUM, sizeof(gs_conn));
 	vs->bufs = g_new0(gs_val *, (size_t)vs->n * GS_BUF__COUNT);
 	vs->pend = g_new0(uint32_t *, (size_t)vs->n * GS_BUF__COUNT);
 	vs->puts = g_array_new(FALSE, FALSE, sizeof(gs_put));
 	vs->slots = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, gs_slot_free);
-	vs->wait_next = g_new(int64_t, MAX((size_t)vs->n * (size_t)vs->ns, 1));
-	for (size_t k = 0; k < (size_t)vs->n * (size_t)vs->ns; k++)
-		vs->wait_next[k] = -1;
 	gs_count_signals(vs);
 	if (!data)
 		return;
@@ -1084,8 +962,7 @@ static void gs_vstate_fini(gs_vstate *vs)
 	g_free(vs->pend);
 	g_array_free(vs->puts, TRUE);
 	g_hash_table_destroy(vs->slots);
-	g_free(vs->wait_next);
-	g_hash_table_destroy(vs->conns);
+	gs_walk_fini(&vs->walk);
 	g_hash_table_destroy(vs->unions);
 	g_hash_table_destroy(vs->set_ids);
 	g_ptr_array_free(vs->sets, TRUE);
@@ -1094,24 +971,14 @@ static void gs_vstate_fini(gs_vstate *vs)
 
 /* ---- 3: connection ownership -------------------------------------- */
 
-/*
- * Every connection (src, dst, channel) has one sending strand (at src) and
- * one receiving strand (at dst); PUT and SIGNAL count as sends of their
- * connection, and nothing receives them. Shared with gs_refexec.c, whose single
- * waiter per connection relies on it (the prototype would belong in a
- * private header of sim/sched). Needs a valid shape (nranks >= 1,
- * strands_per_channel >= 1 dividing nstrands); steps with an out-of-range
- * peer are skipped, so it is safe on unvalidated steps.
- */
-gc_status gs_sched_check_conns(const gs_sched *s, char **errmsg);
-
+/* gs_sched_check_conns (contract in gs_impl.h) */
 typedef struct gs_owner {
 	int32_t sender, receiver; /* strand index at src / dst, or -1 */
 } gs_owner;
 
 gc_status gs_sched_check_conns(const gs_sched *s, char **errmsg)
 {
-	int n = s->nranks, spc = s->strands_per_channel, nch = s->nstrands / spc;
+	int n = s->nranks, spc = s->strands_per_channel;
 	GHashTable *own = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
 	gc_status rc = GC_OK;
 
@@ -1127,7 +994,7 @@ gc_status gs_sched_check_conns(const gs_sched *s, char **errmsg)
 							   : gs_op_recvs(st[i].op);
 					int32_t peer = dir == 0 ? st[i].send_peer : st[i].recv_peer;
 					int32_t src = dir == 0 ? r : peer, dst = dir == 0 ? peer : r;
-					gint64 key = ((gint64)src * n + dst) * nch + c / spc;
+					gint64 key = gs_conn_key(s, src, dst, c);
 					gs_owner *o;
 					int32_t *who;
 

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gh_common: helpers shared by the CUDA translation units of hw/kernels --
+ * the device clock and the CUDA error check that unwinds through `out`.
+ *
+ * Invariants: everything here is static or inline (each .cu includes it
+ * once, no symbol is exported); GH_CK expects a gc_status `st`, a char
+ * `why[GH_WHY]` and a label `out` in the calling function, and sets st to
+ * GC_ERR_IO with the failing call's text, the CUDA error string and name.
+ */
+#ifndef GH_COMMON_CUH
+#define GH_COMMON_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hw/gh_cuda.h"
+
+/* Nanoseconds of the GPU's global timer (comparable across SMs). */
+__device__ static inline uint64_t gh_gtime(void)
+{
+	uint64_t t;
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	return t;
+}
+
+/* why := "<prefix><what>: <error string> (<error name>)"; GC_ERR_IO. */
+static inline gc_status gh_cuda_fail(cudaError_t e, const char *prefix, const char *what, char *why)
+{
+	snprintf(why, GH_WHY, "%s%s: %s (%s)", prefix, what, cudaGetErrorString(e), cudaGetErrorName(e));
+	return GC_ERR_IO;
+}
+
+#define GH_CK(prefix, call)                                                                        \
+	do {                                                                                       \
+		cudaError_t e_ = (call);                                                           \
+		if (e_ != cudaSuccess) {                                                           \
+			st = gh_cuda_fail(e_, prefix, #call, why);                                 \
+			goto out;                                                                  \
+		}                                                                                  \
+	} while (0)
+
+#endif

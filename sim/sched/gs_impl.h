@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gs_impl: what the files of sim/sched share and nothing outside them uses
+ * -- the generator constructors, small arithmetic and step helpers of the
+ * generators, connection keys, and the strand walker that both the
+ * validator (symbolic values) and the reference executor (real bytes) run.
+ *
+ * Invariants: connection keys are ((src * nranks) + dst) * nchannels +
+ * channel, channel = strand / strands_per_channel, everywhere in this
+ * folder; a step built by gs_step_set / gs_step_clear has canonical unused
+ * fields (src = INPUT+0 when the op reads no L, dst = OUTPUT+0 when it
+ * writes no local dst, peers -1 when unused).
+ */
+#ifndef GS_IMPL_H
+#define GS_IMPL_H
+
+#include <string.h>
+
+#include <glib.h>
+
+#include "gs_sched.h"
+
+/* ---- generator constructors ------------------------------------------- */
+
+/*
+ * They live in gs_ring.c, gs_tree.c, gs_p2p.c and gs_a2a.c; each fills in
+ * ops, nstrands, strands_per_channel, buf_bytes, nsignals and priv of a
+ * gs_gen whose p is already normalized (gs_gen.c).
+ */
+gc_status gs_ring_init(gs_gen *g, char **errmsg);
+gc_status gs_tree_init(gs_gen *g, char **errmsg);
+gc_status gs_p2p_init(gs_gen *g, char **errmsg);
+gc_status gs_a2a_init(gs_gen *g, char **errmsg);
+
+/* destroy op of a generator whose priv is one g_malloc'ed block */
+void gs_gen_free_priv(gs_gen *g);
+
+/* ---- generator helpers ------------------------------------------------ */
+
+static inline uint64_t gs_divup(uint64_t a, uint64_t b)
+{
+	return a / b + (a % b != 0);
+}
+
+/* a mod n in [0, n) for any sign of a (n > 0) */
+static inline int64_t gs_mod(int64_t a, int64_t n)
+{
+	int64_t r = a % n;
+
+	return r < 0 ? r + n : r;
+}
+
+/* Channel c's contiguous part [*start, *start + *len) of count elements
+ * split over nch channels; the first count % nch channels get one more. */
+static inline void gs_part(uint64_t count, uint64_t nch, uint64_t c, uint64_t *start, uint64_t *len)
+{
+	uint64_t base = count / nch, rem = count % nch;
+
+	*len = base + (c < rem);
+	*start = c * base + MIN(c, rem);
+}
+
+/* A NOP step with canonical fields, for generators that set ops by hand. */
+static inline void gs_step_clear(gs_step *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->send_peer = -1;
+	st->recv_peer = -1;
+	st->src_buf = GS_BUF_INPUT;
+	st->dst_buf = GS_BUF_OUTPUT;
+}
+
+/* A two-sided or local step; the fields op does not use are made canonical
+ * whatever is passed for them. */
+static inline void gs_step_set(gs_step *st, gs_op op, int32_t send, int32_t recv, uint8_t src_buf,
+			       uint64_t src_off, uint8_t dst_buf, uint64_t dst_off, uint64_t bytes)
+{
+	memset(st, 0, sizeof(*st));
+	st->op = (uint8_t)op;
+	st->send_peer = gs_op_sends(op) ? send : -1;
+	st->recv_peer = gs_op_recvs(op) ? recv : -1;
+	st->src_buf = gs_op_reads_src(op) ? src_buf : GS_BUF_INPUT;
+	st->src_off = gs_op_reads_src(op) ? src_off : 0;
+	st->dst_buf = gs_op_writes_dst(op) ? dst_buf : GS_BUF_OUTPUT;
+	st->dst_off = gs_op_writes_dst(op) ? dst_off : 0;
+	st->bytes = bytes;
+}
+
+/* ---- connections -------------------------------------------------------- */
+
+/* Key of the connection (src, dst, channel of `strand`) of schedule s. */
+static inline gint64 gs_conn_key(const gs_sched *s, int32_t src, int32_t dst, int strand)
+{
+	int spc = s->strands_per_channel;
+
+	return ((gint64)src * s->nranks + dst) * (s->nstrands / spc) + strand / spc;
+}
+
+/*
+ * Every connection (src, dst, channel) has one sending strand (at src) and
+ * one receiving strand (at dst); PUT and SIGNAL count as sends of their
+ * connection, and nothing receives them. The walker's single waiter per
+ * connection relies on it. Needs a valid shape (nranks >= 1,
+ * strands_per_channel >= 1 dividing nstrands); steps with an out-of-range
+ * peer are skipped, so it is safe on unvalidated steps. (gs_validate.c)
+ */
+gc_status gs_sched_check_conns(const gs_sched *s, char **errmsg);
+
+/* ---- the strand walker (gs_walk.c) ------------------------------------- */
+
+/*
+ * Strands run round-robin, each until it blocks or for a quantum of steps.
+ * A strand blocks on a receive whose connection has no message (it is the
+ * connection's waiter until a send wakes it) and on a WAIT whose slot is
+ * below the threshold (it is chained on the slot until a SIGNAL to the slot
+ * wakes every waiter, and re-checks). A SIGNAL counts at once; PUT and
+ * SIGNAL make no message. Messages match in FIFO order and must have equal
+ * sizes. The executor supplies the per-step semantics through gs_walk_ops
+ * and the payloads (g_malloc'ed, freed with g_free); the walker owns the run
+ * queue, the connections and their FIFOs.
+ *
+ * Requires gs_sched_check_conns to have passed (one receiving strand per
+ * connection) and the steps to be safe to execute (peers and slots in
+ * range), either checked up front or by ops->check.
+ */
+
+typedef struct gs_wmsg {
+	uint64_t bytes;
+	uint64_t step; /* sending step */
+	int strand;    /* sending strand */
+	void *data;    /* payload, or NULL */
+} gs_wmsg;
+
+/* A connection; executors that keep more per connection allocate a larger
+ * struct that starts with this one (gs_walk.conn_size). */
+typedef struct gs_wconn {
+	gint64 key; /* gs_conn_key */
+	int32_t src, dst;
+	GQueue q;	/* gs_wmsg * */
+	int64_t waiter; /* the receiving strand (rank * ns + strand) while it waits, or -1 */
+} gs_wconn;
+
+/* The walker's view of a signal slot: executors embed it. */
+typedef struct gs_wslot {
+	uint64_t count; /* SIGNALs executed */
+	int64_t waiter; /* first strand waiting on it (chained by the walker), or -1 */
+} gs_wslot;
+
+typedef struct gs_walk gs_walk;
+
+typedef struct gs_walk_ops {
+	/* optional: reject a step before anything of it executes */
+	gc_status (*check)(void *ctx, int r, int c, uint64_t i, const gs_step *st);
+	/* signal slot `slot` of rank r (never NULL) */
+	gs_wslot *(*slot)(void *ctx, int32_t r, uint64_t slot);
+	/* optional: strand k of rank r passed WAIT st (its slot is sl) */
+	void (*waited)(void *ctx, int64_t k, gs_wslot *sl, const gs_step *st);
+	/* optional: SIGNAL st of (r, c) was counted in slot sl */
+	void (*signalled)(void *ctx, int r, int c, const gs_step *st, gs_wslot *sl);
+	/* any other step, after its receive: R is the received payload (owned
+	 * by the callee from here), *send the payload a two-sided send carries
+	 * (NULL when unset); an error status stops the walk with *errmsg set */
+	gc_status (*exec)(void *ctx, int r, int c, uint64_t i, const gs_step *st, void *R,
+			  void **send);
+	/* optional: releases the executor's part of a connection */
+	void (*conn_fini)(gs_wconn *cn);
+} gs_walk_ops;
+
+/* What stopped a walk that the walker itself diagnosed; the executor words
+ * the message. */
+typedef enum gs_walk_why {
+	GS_WALK_OK = 0,
+	GS_WALK_MISMATCH,   /* a receive of a size other than the message's */
+	GS_WALK_DEADLOCK,   /* strands left unfinished */
+	GS_WALK_UNRECEIVED, /* a message never received */
+} gs_walk_why;
+
+typedef struct gs_walk_fail {
+	gs_walk_why why;
+	int rank, strand;   /* MISMATCH, DEADLOCK: the step's; UNRECEIVED: the sender's */
+	uint64_t step;
+	const gs_step *st;  /* MISMATCH, DEADLOCK: the step */
+	int32_t peer;	    /* UNRECEIVED: the destination rank */
+	gs_wmsg msg;	    /* MISMATCH, UNRECEIVED: the message (data NULL) */
+	uint64_t stuck;	    /* DEADLOCK: unfinished strands */
+	uint64_t slot_count; /* DEADLOCK at a WAIT: the count its slot stays at */
+} gs_walk_fail;
+
+struct gs_walk {
+	const gs_sched *s;
+	const gs_walk_ops *ops;
+	void *ctx;
+	int quantum;
+	size_t conn_size;    /* >= sizeof(gs_wconn) */
+	GHashTable *conns;   /* gint64 * -> gs_wconn * */
+	int64_t *wait_next;  /* [strand]: next strand waiting on the same slot, or -1 */
+};
+
+void gs_walk_init(gs_walk *w, const gs_sched *s, const gs_walk_ops *ops, void *ctx, int quantum,
+		  size_t conn_size);
+void gs_walk_fini(gs_walk *w);
+/* The connection (src, dst, channel of `strand`), created on first use. */
+gs_wconn *gs_walk_conn(gs_walk *w, int32_t src, int32_t dst, int strand);
+/* Runs every strand to its end. GC_OK; a callback's status; or
+ * GC_ERR_INPUT / GC_ERR_DEADLOCK with *fail saying why (its errmsg is the
+ * executor's to write). */
+gc_status gs_walk_run(gs_walk *w, gs_walk_fail *fail);
+
+#endif
