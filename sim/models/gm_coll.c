@@ -551,6 +551,15 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 					  gen->p.nranks, gen->nstrands, (unsigned long long)total);
 		return GC_ERR_INPUT;
 	}
+	/* about 50 ns per step on one core: refuse runs that would take hours */
+	uint64_t steps = gs_gen_total_steps(gen) * (uint64_t)o->iters;
+	if (steps > UINT64_C(10000000000)) {
+		*errmsg = g_strdup_printf("%llu steps to simulate (%d ranks): more than the 10^10 this "
+					  "simulator takes on (hours of work); use --fidelity analytical, "
+					  "fewer GPUs or a larger collective.slice",
+					  (unsigned long long)steps, gen->p.nranks);
+		return GC_ERR_INPUT;
+	}
 	sim *m = g_new0(sim, 1);
 	ge_engine_init(&m->eng, o->seed);
 	m->eng.check = o->check;

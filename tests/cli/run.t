@@ -85,6 +85,7 @@ bad "missing file" "^$T/none.yaml:1:1: cannot open file" run "$T/none.yaml"
 bad "directory" "^$T:[0-9]+:[0-9]+: " run "$T"
 printf 'schema_version: 1\ntopology: {kind: flat, gpus: 4}\ncollective: {op: allreduce, algo: tree, sizes: [1MiB]}\n' >"$T/s.yaml"
 bad "tree is for allreduce only" "^$T/s.yaml:3:[0-9]+: collective.algo: tree is implemented for allreduce only" run "$T/s.yaml" --set collective.op=allgather
+bad "a run of more than 10^10 steps is refused up front" "steps to simulate \\(1048576 ranks\\)" run scenarios/flat-1024-ring.yaml --set topology.gpus=1048576
 bad "unknown --set key suggests" "unknown key 'topology.gpu'" run "$T/s.yaml" --set topology.gpu=8
 bad "bad --set value" "expected an integer" run "$T/s.yaml" --set topology.gpus=many
 bad "unknown format" "--format: expected table or csv" run "$T/s.yaml" --format xml
