@@ -397,6 +397,28 @@ static int hw_calibrate(int argc, char **argv)
 	}
 	fwrite(yaml->str, 1, yaml->len, stdout);
 	printf("# wrote %d parameters to %s\n", np, path);
+	/* the virtual-rank model as a runnable scenario, when ring points exist */
+	GString *sc = g_string_new(NULL);
+	char *scerr = NULL;
+	if (gh_calib_scenario((gc_result_point *)(void *)pts->data, pts->len, &prov, sc, &scerr) ==
+	    GC_OK) {
+		char *scpath = g_strdup_printf("%s/%s-virtual.yaml", dir ? dir : "scenarios/calibration",
+					       name);
+		GError *se = NULL;
+		if (!g_file_set_contents(scpath, sc->str, (gssize)sc->len, &se)) {
+			char *m = g_strdup_printf("%s: cannot write: %s", scpath, se->message);
+			g_error_free(se);
+			rc = fail("calibrate", GC_ERR_IO, m);
+			g_free(m);
+			g_free(scpath);
+			g_string_free(sc, TRUE);
+			goto out;
+		}
+		printf("# wrote the virtual-rank scenario %s (gcsim run it to predict)\n", scpath);
+		g_free(scpath);
+	}
+	g_free(scerr);
+	g_string_free(sc, TRUE);
 	rc = 0;
 out:
 	gc_run_row_clear(&run);

@@ -32,6 +32,7 @@ int cli_run(int argc, char **argv)
 		 "override a scenario key, e.g. --set topology.nodes=4 (repeatable)", "KEY=VALUE"},
 		{NULL, 0, 0, 0, NULL, NULL, NULL},
 	};
+	char *cmdline = g_strjoinv(" ", argv); /* before option parsing eats it */
 	int done, rc = cli_parse(&argc, &argv, "SCENARIO.yaml",
 				 "Simulate the collective of a scenario at each of its sizes and print\n"
 				 "an nccl-tests-style table (size, count, type, redop, root, time, algbw,\n"
@@ -76,9 +77,7 @@ int cli_run(int argc, char **argv)
 		goto out;
 	}
 	if (results) {
-		char *args = g_strjoinv(" ", argv + 1);
-		char *cmd = g_strdup_printf("gcsim run %s", args);
-		g_free(args);
+		char *cmd = g_strdup_printf("gcsim %s", cmdline);
 		st = gm_run_save_results(run, results, cmd, &err);
 		g_free(cmd);
 		if (st != GC_OK) {
@@ -108,6 +107,7 @@ out:
 	g_free(trace);
 	g_free(fidelity);
 	g_free(results);
+	g_free(cmdline);
 	g_strfreev(sets);
 	return rc;
 }

@@ -205,3 +205,47 @@ gc_status gh_calib_yaml(const gc_result_point *pts, size_t n, const gh_calib_pro
 	g_string_free(g, TRUE);
 	return st;
 }
+
+gc_status gh_calib_scenario(const gc_result_point *pts, size_t n, const gh_calib_prov *prov,
+			    void *gstring_out, char **errmsg)
+{
+	gh_fit f;
+	int ranks = 0;
+	if (gh_calib_fit_ring(pts, n, 0, &f, &ranks) != GC_OK) {
+		*errmsg = g_strdup("no virtual-rank scenario: the measurements hold no ring allreduce "
+				   "points at one rank count to fit");
+		return GC_ERR_INPUT;
+	}
+	GString *g = gstring_out;
+	g_string_append(g, "# SPDX-License-Identifier: MIT\n");
+	g_string_append_printf(g, "# Virtual-rank model '%s', fitted by gcsim hw calibrate.\n", prov->name);
+	prov_line(g, "device:", prov->device);
+	prov_line(g, "date:", prov->created);
+	prov_line(g, "command:", prov->command);
+	prov_line(g, "source:", prov->source);
+	g_string_append_printf(g,
+			       "# %d ranks on one GPU, ring allreduce fit T = 2(n-1)(alpha + (S/n)/bandwidth)\n"
+			       "# (%zu points, max_error %.1f%%): a flat cluster whose links have that\n"
+			       "# latency and bandwidth, one channel. Predict schedules not used for the\n"
+			       "# fit with --set (collective.algo=tree, collective.op=allgather,\n"
+			       "# topology.gpus=N) and --results, then gcsim validate.\n",
+			       ranks, f.n, 100 * f.max_rel_err);
+	g_string_append(g, "schema_version: 1\n");
+	g_string_append_printf(g, "name: %s virtual ranks\n", prov->name);
+	g_string_append_printf(g,
+			       "topology: {kind: flat, gpus: %d, link: {bandwidth: %.6gGB/s, latency: "
+			       "%.6gus}, launch_latency: 0us}\n",
+			       ranks, f.beta_GBps, f.alpha_us);
+	/* one message per step, as in the fitted form (no slicing) */
+	g_string_append(g, "collective: {op: allreduce, algo: ring, channels: 1, chunk: 1TiB, "
+			   "slice: 1TiB, buffer: 1TiB, sizes: [");
+	bool first = true;
+	for (size_t i = 0; i < n; i++)
+		if (match(&pts[i], "allreduce", "ring") && pts[i].nranks == ranks && pts[i].size_bytes > 0) {
+			g_string_append_printf(g, "%s%lluB", first ? "" : ", ",
+					       (unsigned long long)pts[i].size_bytes);
+			first = false;
+		}
+	g_string_append(g, "]}\n");
+	return GC_OK;
+}

@@ -52,4 +52,12 @@ typedef struct gh_calib_prov {
 gc_status gh_calib_yaml(const gc_result_point *pts, size_t n, const gh_calib_prov *prov,
 			void *gstring_out, int *nparams, char **errmsg);
 
+/* The virtual-rank model as a scenario gcsim run takes as is: a flat
+ * cluster of the calibrated rank count whose link latency and bandwidth are
+ * the ring fit's alpha and beta (the fit's form, 2(n-1)(alpha + (S/n)/beta),
+ * is exactly a one-channel flat ring), at the measured ring sizes. Appends
+ * to out (GString *); GC_ERR_INPUT when the points hold no ring allreduce. */
+gc_status gh_calib_scenario(const gc_result_point *pts, size_t n, const gh_calib_prov *prov,
+			    void *gstring_out, char **errmsg);
+
 #endif
