@@ -62,6 +62,11 @@ static const gm_model_info models[] = {
 	 "collective.channels, collective.slice"},
 	{"sendrecv", "algorithm", "each rank sends to rank+1 and receives from rank-1 (nccl-tests sendrecv_perf)",
 	 "NVIDIA/nccl-tests src/sendrecv.cu", "collective.slice"},
+	{"protocols", "algorithm",
+	 "NCCL Simple / LL / LL128: per-class hop latency and base latency in NCCL's ratios, data "
+	 "efficiency (1, 1/2, 120/128) and buffer geometry; auto picks per size by the closed form",
+	 "NVIDIA/nccl src/graph/tuning.cc (hwLat, baseLat), src/include/device.h (buffers)",
+	 "collective.protocol"},
 	{"credits", "link",
 	 "per-connection receive buffer: a send waits until its message fits (NCCL slots)",
 	 "NCCL Simple buffer 4 MiB in 8 slots", "collective.buffer"},

@@ -10,6 +10,7 @@
 
 #include "../core/gc_results.h"
 #include "../core/gc_units.h"
+#include "gm_proto.h"
 #include "gm_scenario.h"
 
 #define GCSIM_VERSION "0.1.0"
@@ -62,7 +63,7 @@ static gs_dtype dtype_of(const char *s)
 	return GS_DT_F32;
 }
 
-static gc_status collective_from_config(const gc_config *cfg, const gt_topo *t, gs_params *p,
+static gc_status collective_from_config(gc_config *cfg, const gt_topo *t, gs_params *p,
 					char **errmsg)
 {
 	memset(p, 0, sizeof(*p));
@@ -74,6 +75,20 @@ static gc_status collective_from_config(const gc_config *cfg, const gt_topo *t, 
 	p->nranks = t->ngpus;
 	int64_t ch = gc_config_int(cfg, "collective.channels");
 	p->nchannels = ch > 0 ? (int)ch : t->default_channels;
+	/* a fixed protocol brings its own step geometry unless the scenario
+	 * gives one (auto resolves it per size, see proto_setup) */
+	int proto = gm_proto_from_name(gc_config_str(cfg, "collective.protocol"));
+	if (proto > GM_PROTO_SIMPLE) {
+		const gm_proto_info *q = gm_proto_get((gm_proto)proto);
+		char v[32], origin[32];
+		snprintf(origin, sizeof(origin), "protocol %s", q->name);
+		snprintf(v, sizeof(v), "%lluB", (unsigned long long)q->chunk);
+		gc_config_set_default(cfg, "collective.chunk", v, origin);
+		snprintf(v, sizeof(v), "%lluB", (unsigned long long)q->slice);
+		gc_config_set_default(cfg, "collective.slice", v, origin);
+		snprintf(v, sizeof(v), "%lluB", (unsigned long long)q->buffer);
+		gc_config_set_default(cfg, "collective.buffer", v, origin);
+	}
 	p->chunk_bytes = gc_config_bytes(cfg, "collective.chunk");
 	p->slice_bytes = gc_config_bytes(cfg, "collective.slice");
 	p->ranks_per_node = t->gpus_per_node;
@@ -128,6 +143,59 @@ void gm_run_free(gm_run *r)
 	g_free(r);
 }
 
+/* Parameters, topology and buffer of protocol q for one size: the
+ * protocol's step geometry unless the scenario gives it, its scaling of the
+ * links and of the launch latency. */
+static void proto_setup(const gm_run *r, gm_proto q, const gs_params *base, uint64_t bytes,
+			gs_params *p, gt_topo *t, gm_coll_opts *co)
+{
+	const gm_proto_info *pi = gm_proto_get(q);
+	*p = *base;
+	p->bytes = bytes;
+	*t = r->topo;
+	gm_proto_apply(q, t);
+	if (r->proto < 0) { /* auto: geometry per protocol unless given */
+		if (!gc_config_is_set(r->cfg, "collective.chunk"))
+			p->chunk_bytes = pi->chunk;
+		if (!gc_config_is_set(r->cfg, "collective.slice"))
+			p->slice_bytes = pi->slice < p->chunk_bytes ? pi->slice : p->chunk_bytes;
+		co->buffer_bytes = gc_config_is_set(r->cfg, "collective.buffer")
+					   ? gc_config_bytes(r->cfg, "collective.buffer")
+					   : pi->buffer;
+		if (co->buffer_bytes < p->chunk_bytes)
+			co->buffer_bytes = p->chunk_bytes;
+	}
+}
+
+/* auto: the protocol whose closed-form time is smallest for this size (what
+ * NCCL's tuner does with its own cost model). */
+static gc_status proto_choose(const gm_run *r, const gs_params *base, uint64_t bytes,
+			      const gm_coll_opts *co0, gm_proto *out, char **errmsg)
+{
+	int64_t best = INT64_MAX;
+	*out = GM_PROTO_SIMPLE;
+	for (int q = 0; q < GM_PROTO__COUNT; q++) {
+		gs_params p;
+		gt_topo t;
+		gm_coll_opts co = *co0;
+		co.trace = NULL;
+		proto_setup(r, (gm_proto)q, base, bytes, &p, &t, &co);
+		gs_gen *gen = NULL;
+		gm_coll_result res;
+		gc_status st = gs_gen_create(&p, &gen, errmsg);
+		if (st == GC_OK)
+			st = gm_coll_analytic(&t, gen, &co, &res, errmsg);
+		gs_gen_free(gen);
+		if (st != GC_OK)
+			return st;
+		if (res.time_ps < best) {
+			best = res.time_ps;
+			*out = (gm_proto)q;
+		}
+	}
+	return GC_OK;
+}
+
 /* Time every size with parameters `base`; fills pts[0..n). */
 static gc_status run_sizes(const gm_run *r, const gs_params *base, const uint64_t *sizes, size_t n,
 			   gm_coll_opts *co, bool links, gm_point *pts, ge_trace *trace,
@@ -135,19 +203,25 @@ static gc_status run_sizes(const gm_run *r, const gs_params *base, const uint64_
 {
 	gc_status st = GC_OK;
 	ge_trace *saved = co->trace;
+	uint64_t saved_buffer = co->buffer_bytes;
 	co->trace = trace && trace->f ? trace : NULL;
 	for (size_t i = 0; i < n && st == GC_OK; i++) {
-		gs_params p = *base;
-		p.bytes = sizes[i];
+		gm_proto q = r->proto < 0 ? GM_PROTO_SIMPLE : (gm_proto)r->proto;
+		if (r->proto < 0)
+			st = proto_choose(r, base, sizes[i], co, &q, errmsg);
+		gs_params p;
+		gt_topo topo;
 		gs_gen *gen = NULL;
-		st = gs_gen_create(&p, &gen, errmsg);
-		if (st != GC_OK)
-			break;
+		co->buffer_bytes = saved_buffer;
+		proto_setup(r, q, base, sizes[i], &p, &topo, co);
+		if (st == GC_OK)
+			st = gs_gen_create(&p, &gen, errmsg);
 		gm_point *pt = &pts[i];
-		if (r->analytical)
-			st = gm_coll_analytic(&r->topo, gen, co, &pt->r, errmsg);
-		else
-			st = gm_coll_simulate(&r->topo, gen, co, links, &pt->r, errmsg);
+		pt->proto = (int)q;
+		if (st == GC_OK && r->analytical)
+			st = gm_coll_analytic(&topo, gen, co, &pt->r, errmsg);
+		else if (st == GC_OK)
+			st = gm_coll_simulate(&topo, gen, co, links, &pt->r, errmsg);
 		if (st == GC_OK) {
 			pt->bytes = gen->p.bytes;
 			pt->count = count_of(&gen->p);
@@ -165,6 +239,7 @@ static gc_status run_sizes(const gm_run *r, const gs_params *base, const uint64_
 		gs_gen_free(gen);
 	}
 	co->trace = saved;
+	co->buffer_bytes = saved_buffer;
 	return st;
 }
 
@@ -182,6 +257,7 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 		gm_run_free(r);
 		return st;
 	}
+	r->proto = gm_proto_from_name(gc_config_str(r->cfg, "collective.protocol")); /* auto: -1 */
 	r->analytical = strcmp(gc_config_str(r->cfg, "sim.fidelity"), "analytical") == 0;
 	gm_coll_opts co = {
 		.buffer_bytes = gc_config_bytes(r->cfg, "collective.buffer"),
@@ -235,6 +311,17 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 	return GC_OK;
 }
 
+/* A step-geometry value for the header: with protocol auto and no value in
+ * the scenario it depends on the protocol chosen per size. */
+static const char *geom(const gm_run *r, const char *key, uint64_t v, char *buf, size_t n)
+{
+	if (r->proto < 0 && !gc_config_is_set(r->cfg, key)) {
+		g_strlcpy(buf, "per protocol", n);
+		return buf;
+	}
+	return gc_fmt_bytes(v, buf, n);
+}
+
 /* nccl-tests time column: width 7, fewer decimals as the value grows. */
 static void fmt_time(GString *g, double us)
 {
@@ -256,13 +343,15 @@ void gm_run_format_table(const gm_run *r, void *gstring_out)
 	g_string_append_printf(g, "# gcsim %s  scenario: %s%s%s%s\n", GCSIM_VERSION, r->path,
 			       name[0] ? " (" : "", name, name[0] ? ")" : "");
 	g_string_append_printf(g, "# topology  : %s\n", desc);
-	g_string_append_printf(g, "# collective: %s, algo %s, %d ranks, %d channel%s, chunk %s, slice %s, "
-			       "buffer %s\n",
+	g_string_append_printf(g, "# collective: %s, algo %s, %d ranks, %d channel%s, protocol %s, chunk %s, "
+			       "slice %s, buffer %s\n",
 			       gs_coll_name(p->coll), gs_algo_name(p->algo), p->nranks, p->nchannels,
 			       p->nchannels == 1 ? "" : "s",
-			       gc_fmt_bytes(p->chunk_bytes, b1, sizeof(b1)),
-			       gc_fmt_bytes(p->slice_bytes, b2, sizeof(b2)),
-			       gc_fmt_bytes(gc_config_bytes(r->cfg, "collective.buffer"), b3, sizeof(b3)));
+			       r->proto < 0 ? "auto" : gm_proto_get((gm_proto)r->proto)->name,
+			       geom(r, "collective.chunk", p->chunk_bytes, b1, sizeof(b1)),
+			       geom(r, "collective.slice", p->slice_bytes, b2, sizeof(b2)),
+			       geom(r, "collective.buffer", gc_config_bytes(r->cfg, "collective.buffer"), b3,
+				    sizeof(b3)));
 	g_string_append_printf(g, "# model     : %s, launch %s, iters %lld, seed %lld\n",
 			       r->analytical ? "analytical (closed form)" : "flow (max-min fair sharing)",
 			       gc_fmt_time_ps(r->topo.launch_ps, b1, sizeof(b1)),
@@ -282,6 +371,14 @@ void gm_run_format_table(const gm_run *r, void *gstring_out)
 		sum += pt->busbw_GBps;
 	}
 	g_string_append_printf(g, "# Avg bus bandwidth    : %g\n", r->npts ? sum / (double)r->npts : 0.0);
+	if (r->proto < 0 && r->npts > 0) {
+		g_string_append(g, "# protocol chosen per size (auto):");
+		for (size_t i = 0; i < r->npts; i++)
+			g_string_append_printf(g, "%s %llu B %s", i ? "," : "",
+					       (unsigned long long)r->pts[i].bytes,
+					       gm_proto_get((gm_proto)r->pts[i].proto)->name);
+		g_string_append(g, "\n");
+	}
 }
 
 void gm_run_format_compare(const gm_run *r, void *gstring_out)

@@ -25,6 +25,7 @@ typedef struct gm_run_opts {
 } gm_run_opts;
 
 typedef struct gm_point {
+	int proto;	/* gm_proto the point was timed with */
 	uint64_t bytes; /* effective nccl-tests size */
 	uint64_t count; /* elements, nccl-tests "count" */
 	double time_us;
@@ -37,6 +38,7 @@ typedef struct gm_run {
 	char *path;
 	gt_topo topo;
 	gs_params base; /* collective parameters; bytes set per point */
+	int proto;	/* gm_proto, or -1 for auto */
 	bool analytical;
 	gm_point *pts;
 	size_t npts;

@@ -43,6 +43,11 @@ static const gc_param coll_params[] = {
 	 "NCCL Simple buffer 4 MiB in 8 slots (shared/reference/README.md)"},
 	{"collective.compare", GC_P_ENUM, "none", "none|ring|tree|pairwise|put", 1, 0,
 	 "also time this algorithm at every size and print which is faster and the crossover", NULL},
+	{"collective.protocol", GC_P_ENUM, "simple", "simple|ll|ll128|auto", 1, 0,
+	 "NCCL protocol: simple (fenced chunks), ll (8 B lines with flags: low latency, half "
+	 "bandwidth), ll128 (128 B lines, 120 B data), or auto (per size, the one the closed form "
+	 "finds fastest, as NCCL's tuner does); sets chunk, slice and buffer unless given",
+	 "NVIDIA/nccl tuning.cc and device.h"},
 	{"collective.iters", GC_P_INT, "1", NULL, 1, 1000000,
 	 "back-to-back repetitions timed (the reported time is per operation)", NULL},
 };

@@ -26,6 +26,7 @@
 #include "gt_topo.h"
 
 #include <glib.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -133,6 +134,9 @@ gc_status gt_topo_from_config(const gc_config *cfg, gt_topo *t, char **errmsg)
 	if (strcmp(preset, "none") != 0)
 		g_strlcpy(t->preset, preset, sizeof(t->preset));
 	t->launch_ps = gc_config_time(cfg, "topology.launch_latency");
+	t->bw_scale = 1.0;
+	for (int k = 0; k < GM_LINK__COUNT; k++)
+		t->lat_scale[k] = 1.0;
 	if (strcmp(gc_config_str(cfg, "topology.kind"), "flat") == 0) {
 		gc_status st = gc_config_require(cfg, "topology.gpus", errmsg);
 		if (st != GC_OK)
@@ -165,29 +169,37 @@ void gt_topo_instantiate(const gt_topo *t, gm_net *net)
 {
 	g_assert(net->nlinks == 0);
 	char name[GM_LINK_NAME];
+	/* a zeroed description (tests build them by hand) means "as described" */
+	double bws = t->bw_scale > 0 ? t->bw_scale : 1.0;
+#define LAT(kind, ps) (t->lat_scale[kind] > 0 ? (int64_t)llround((double)(ps) * t->lat_scale[kind]) : (ps))
 	for (int g = 0; g < t->ngpus; g++) {
 		if (t->kind == GT_FLAT) {
 			snprintf(name, sizeof(name), "gpu%d.up", g);
-			gm_net_add_link(net, name, GM_LINK_GENERIC, t->link.bw_Bps, t->link.lat_ps);
+			gm_net_add_link(net, name, GM_LINK_GENERIC, t->link.bw_Bps * bws,
+				       LAT(GM_LINK_GENERIC, t->link.lat_ps));
 			snprintf(name, sizeof(name), "gpu%d.down", g);
-			gm_net_add_link(net, name, GM_LINK_GENERIC, t->link.bw_Bps, 0);
+			gm_net_add_link(net, name, GM_LINK_GENERIC, t->link.bw_Bps * bws, 0);
 			continue;
 		}
 		int node = g / t->gpus_per_node, loc = g % t->gpus_per_node;
 		snprintf(name, sizeof(name), "n%d.gpu%d.nvlink.tx", node, loc);
-		gm_net_add_link(net, name, GM_LINK_NVLINK, t->nvlink.bw_Bps, t->nvlink.lat_ps);
+		gm_net_add_link(net, name, GM_LINK_NVLINK, t->nvlink.bw_Bps * bws,
+				LAT(GM_LINK_NVLINK, t->nvlink.lat_ps));
 		snprintf(name, sizeof(name), "n%d.gpu%d.nvlink.rx", node, loc);
-		gm_net_add_link(net, name, GM_LINK_NVLINK, t->nvlink.bw_Bps, 0);
+		gm_net_add_link(net, name, GM_LINK_NVLINK, t->nvlink.bw_Bps * bws, 0);
 		snprintf(name, sizeof(name), "n%d.gpu%d.pcie.up", node, loc);
-		gm_net_add_link(net, name, GM_LINK_PCIE, t->pcie.bw_Bps, t->pcie.lat_ps);
+		gm_net_add_link(net, name, GM_LINK_PCIE, t->pcie.bw_Bps * bws,
+				LAT(GM_LINK_PCIE, t->pcie.lat_ps));
 		snprintf(name, sizeof(name), "n%d.gpu%d.pcie.down", node, loc);
-		gm_net_add_link(net, name, GM_LINK_PCIE, t->pcie.bw_Bps, 0);
+		gm_net_add_link(net, name, GM_LINK_PCIE, t->pcie.bw_Bps * bws, 0);
 		snprintf(name, sizeof(name), "n%d.nic%d.tx", node, loc);
-		gm_net_add_link(net, name, GM_LINK_NIC, t->nic.bw_Bps, t->nic.lat_ps);
+		gm_net_add_link(net, name, GM_LINK_NIC, t->nic.bw_Bps * bws,
+				LAT(GM_LINK_NIC, t->nic.lat_ps));
 		snprintf(name, sizeof(name), "n%d.nic%d.rx", node, loc);
-		gm_net_add_link(net, name, GM_LINK_NIC, t->nic.bw_Bps, 0);
+		gm_net_add_link(net, name, GM_LINK_NIC, t->nic.bw_Bps * bws, 0);
 	}
 }
+#undef LAT
 
 int gt_topo_node_of(const gt_topo *t, int gpu)
 {

@@ -45,6 +45,10 @@ typedef struct gt_topo {
 	gt_link_spec nvlink; /* dgx */
 	gt_link_spec pcie;   /* dgx */
 	gt_link_spec nic;    /* dgx */
+	/* protocol adjustments applied when links are instantiated (1 = as
+	 * described): bandwidth efficiency and per-class latency factors */
+	double bw_scale;
+	double lat_scale[GM_LINK__COUNT];
 } gt_topo;
 
 /* Register the topology parameter table. */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "sim/models/gm_coll.h"
+#include "sim/models/gm_proto.h"
 #include "sim/models/gm_run.h"
 #include "sim/models/gm_scenario.h"
 
@@ -287,6 +288,41 @@ static void test_alltoall(void)
 	gm_run_free(a);
 }
 
+/* NCCL protocols on one DGX H100 node: LL's low per-hop latency wins at
+ * 8 B, its half-bandwidth lines lose at 1 GiB: busbw at most half of
+ * Simple's (8-byte lines carry 4 data bytes), less still because each 32 KiB
+ * step also waits one hop latency; auto picks, per size, the protocol whose
+ * closed form is fastest, and reports the time of the one it picked. */
+static void test_protocols(void)
+{
+	const char *yaml = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100}\n"
+			   "collective: {op: allreduce, sizes: [8B, 1GiB]}\n";
+	const char *ll[] = {"collective.protocol=ll", NULL};
+	const char *ll128[] = {"collective.protocol=ll128", NULL};
+	const char *aut[] = {"collective.protocol=auto", NULL};
+	gm_run *s = run_yaml(yaml, NULL), *l = run_yaml(yaml, ll), *l8 = run_yaml(yaml, ll128),
+	       *a = run_yaml(yaml, aut);
+	g_test_message("8 B: simple %.2f ll %.2f ll128 %.2f auto %.2f us", s->pts[0].time_us,
+		       l->pts[0].time_us, l8->pts[0].time_us, a->pts[0].time_us);
+	g_test_message("1 GiB busbw: simple %.1f ll %.1f ll128 %.1f auto %.1f GB/s", s->pts[1].busbw_GBps,
+		       l->pts[1].busbw_GBps, l8->pts[1].busbw_GBps, a->pts[1].busbw_GBps);
+	g_assert_cmpfloat(l->pts[0].time_us, <, l8->pts[0].time_us);
+	g_assert_cmpfloat(l8->pts[0].time_us, <, s->pts[0].time_us);
+	g_assert_cmpfloat(s->pts[1].time_us, <, l8->pts[1].time_us);
+	g_assert_cmpfloat(l8->pts[1].time_us, <, l->pts[1].time_us);
+	g_assert_cmpfloat(l->pts[1].busbw_GBps / s->pts[1].busbw_GBps, <=, 0.5);
+	g_assert_cmpfloat(l->pts[1].busbw_GBps / s->pts[1].busbw_GBps, >, 0.35);
+	g_assert_cmpint(a->pts[0].proto, ==, GM_PROTO_LL);
+	g_assert_cmpint(a->pts[1].proto, ==, GM_PROTO_SIMPLE);
+	g_assert_cmpint(a->pts[0].r.time_ps, ==, l->pts[0].r.time_ps);
+	g_assert_cmpint(a->pts[1].r.time_ps, ==, s->pts[1].r.time_ps);
+	gm_run_free(s);
+	gm_run_free(l);
+	gm_run_free(l8);
+	gm_run_free(a);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -300,5 +336,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/coll/deadlock", test_deadlock_reported);
 	g_test_add_func("/coll/iterations", test_iterations_average);
 	g_test_add_func("/coll/alltoall", test_alltoall);
+	g_test_add_func("/coll/protocols", test_protocols);
 	return g_test_run();
 }

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gm_proto: the protocol table and its application to a topology (see
+ * gm_proto.h for the mechanisms and sources).
+ *
+ * Buffers (NCCL device.h): LL 8 lines/thread x 512 threads x 8 steps x 16 B
+ * = 512 KiB of lines, half of it data, so 256 KiB of data in 8 steps of
+ * 32 KiB; LL128 120 elements/thread x 640 threads x 8 steps x 8 B = 4,915,200
+ * B of lines, 120/128 of it data: 8 steps of 576,000 B. LL and LL128 move a
+ * whole step per message (chunk = slice); Simple: 4 MiB in 8 slots, chunk
+ * 2 MiB of 1 MiB slices.
+ */
+#include "gm_proto.h"
+
+#include <math.h>
+#include <string.h>
+
+static const gm_proto_info protos[GM_PROTO__COUNT] = {
+	[GM_PROTO_SIMPLE] = {"simple", 1.0, 8.4, {3.4, 5.7, 14.0}, 2097152, 1048576, 4194304},
+	[GM_PROTO_LL] = {"ll", 0.5, 6.6, {0.6, 1.0, 2.7}, 32768, 32768, 262144},
+	[GM_PROTO_LL128] = {"ll128", 120.0 / 128.0, 14.0, {1.9, 2.5, 4.0}, 576000, 576000, 4608000},
+};
+
+const gm_proto_info *gm_proto_get(gm_proto p)
+{
+	return &protos[(unsigned)p < GM_PROTO__COUNT ? p : GM_PROTO_SIMPLE];
+}
+
+int gm_proto_from_name(const char *name)
+{
+	for (int i = 0; i < GM_PROTO__COUNT; i++)
+		if (!strcmp(protos[i].name, name))
+			return i;
+	return -1;
+}
+
+static int64_t scale_ps(int64_t ps, double f)
+{
+	return (int64_t)llround((double)ps * f);
+}
+
+void gm_proto_apply(gm_proto p, gt_topo *t)
+{
+	const gm_proto_info *q = gm_proto_get(p), *s = gm_proto_get(GM_PROTO_SIMPLE);
+	t->bw_scale = q->bw_eff;
+	t->lat_scale[GM_LINK_GENERIC] = 1.0;
+	t->lat_scale[GM_LINK_NVLINK] = q->hop_lat_us[0] / s->hop_lat_us[0];
+	t->lat_scale[GM_LINK_PCIE] = q->hop_lat_us[1] / s->hop_lat_us[1];
+	t->lat_scale[GM_LINK_NIC] = q->hop_lat_us[2] / s->hop_lat_us[2];
+	t->launch_ps = scale_ps(t->launch_ps, q->base_lat_us / s->base_lat_us);
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gm_proto: NCCL's three protocols as changes to the same mechanisms.
+ *
+ * Simple moves chunks of slices with a fence and a flag per step (what the
+ * topology's per-message latencies describe). LL sends 8-byte stores that
+ * carry 4 bytes of data and a flag, so the receiver needs no fence: low
+ * latency, half the bandwidth. LL128 does the same with 128-byte lines of 120
+ * data bytes. A protocol therefore changes, relative to Simple:
+ *  - every link's bandwidth by its data efficiency (LL 1/2, LL128 120/128);
+ *  - each link class's per-message latency by the ratio of NCCL's per-hop
+ *    latencies for that protocol and Simple (NVLink, PCIe, network; the flat
+ *    switch's user-given latency is a wire latency and is kept);
+ *  - the launch and setup latency by the ratio of NCCL's base latencies;
+ *  - the step geometry (chunk, slice, receive buffer) to NCCL's buffers.
+ * Sources: NVIDIA/nccl src/graph/tuning.cc (hwLat, baseLat, as quoted in
+ * shared/reference/README.md) and src/include/device.h (buffer sizes).
+ */
+#ifndef GM_PROTO_H
+#define GM_PROTO_H
+
+#include <stdint.h>
+
+#include "../topologies/gt_topo.h"
+
+typedef enum gm_proto { GM_PROTO_SIMPLE = 0, GM_PROTO_LL, GM_PROTO_LL128, GM_PROTO__COUNT } gm_proto;
+
+typedef struct gm_proto_info {
+	const char *name;      /* "simple", "ll", "ll128" */
+	double bw_eff;	       /* data bytes per byte on the wire */
+	double base_lat_us;    /* NCCL base latency, ring */
+	double hop_lat_us[3];  /* NCCL ring per-hop latency: NVLink, PCIe, network */
+	uint64_t chunk, slice; /* step geometry (per-rank chunk, one message) */
+	uint64_t buffer;       /* receive buffer per connection */
+} gm_proto_info;
+
+const gm_proto_info *gm_proto_get(gm_proto p);
+/* "simple" / "ll" / "ll128" -> protocol; -1 when unknown. */
+int gm_proto_from_name(const char *name);
+/* Scale a topology description, given with Simple's latencies, to p. */
+void gm_proto_apply(gm_proto p, gt_topo *t);
+
+#endif
