@@ -48,6 +48,7 @@ typedef struct conn {
 	uint32_t src, dst, ch;
 	uint32_t waiting_send, waiting_recv;
 	uint64_t inflight;
+	uint64_t bytes_pushed, bytes_reclaimed; /* check mode: inflight = their difference */
 	union { /* FIFO of messages: inline while qmask < 4 */
 		msg inl[4];
 		msg *heap;
@@ -199,6 +200,7 @@ static void reclaim(sim *m, conn *c)
 		if (q->credit_at > m->eng.now)
 			break;
 		c->inflight -= q->bytes;
+		c->bytes_reclaimed += q->bytes;
 		c->ncredited++;
 	}
 }
@@ -360,6 +362,7 @@ static void strand_run(sim *m, uint32_t sid)
 				return;
 			}
 			c->inflight += st->bytes;
+			c->bytes_pushed += st->bytes;
 			conn_push(c, st->bytes);
 			m->messages++;
 			if (st->bytes > 0) {
@@ -472,9 +475,17 @@ static gc_status coll_check(const ge_engine *e, const void *self, char **errmsg)
 	const sim *m = self;
 	for (uint32_t i = 0; i < m->nconns; i++) {
 		const conn *c = &m->conns[i];
-		uint64_t sum = 0;
-		for (uint64_t k = c->ncredited; k < c->nsent; k++)
-			sum += cq_c(c)[k & c->qmask].bytes;
+		/* the credit in use is what was pushed and not yet reclaimed, and
+		 * (summed when the FIFO is short, to keep the check O(1)) the sizes
+		 * of the messages still in the FIFO */
+		uint64_t sum = c->bytes_pushed - c->bytes_reclaimed;
+		if (c->nsent - c->ncredited <= 64) {
+			uint64_t q = 0;
+			for (uint64_t k = c->ncredited; k < c->nsent; k++)
+				q += cq_c(c)[k & c->qmask].bytes;
+			if (q != sum)
+				sum = q;
+		}
 		if (!(c->ncredited <= c->nconsumed && c->nconsumed <= c->ndelivered &&
 		      c->ndelivered <= c->nsent) ||
 		    sum != c->inflight) {
@@ -558,6 +569,16 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 					  "simulator takes on (hours of work); use --fidelity analytical, "
 					  "fewer GPUs or a larger collective.slice",
 					  (unsigned long long)steps, gen->p.nranks);
+		return GC_ERR_INPUT;
+	}
+	/* check mode verifies every strand, connection and link after every
+	 * event (about two per step): keep that below ~5e8 verifications */
+	uint64_t per_event = 3 * total + 8 * (uint64_t)topo->ngpus;
+	if (o->check && steps > UINT64_C(500000000) / (2 * per_event)) {
+		*errmsg = g_strdup_printf("%llu steps to simulate with --check, which verifies every "
+					  "strand, connection and link after every event: too slow here "
+					  "(use smaller sizes, fewer GPUs or larger slices with --check)",
+					  (unsigned long long)steps);
 		return GC_ERR_INPUT;
 	}
 	sim *m = g_new0(sim, 1);
