@@ -1,0 +1,51 @@
+#!/bin/sh
+# Random valid scenarios (fixed seed) through `gcsim run` with --check: every
+# run must end with status 0 or with one clear input-error line (status 2),
+# never an internal error, an invariant violation or a sanitizer report.
+# Sizes stay small so the whole script takes seconds.
+cd "$(dirname "$0")/../.." || exit 1
+G=${GCSIM:-build/gcsim}
+if ! command -v python3 >/dev/null 2>&1; then
+	echo "1..0 # SKIP python3 not installed"
+	exit 0
+fi
+exec python3 - "$G" <<'PY'
+import random, subprocess, sys, tempfile, os
+G = sys.argv[1]
+rng = random.Random(20261129)
+N = 40
+print("1..%d" % N)
+fails = 0
+with tempfile.TemporaryDirectory() as d:
+    path = os.path.join(d, "s.yaml")
+    for i in range(N):
+        op = rng.choice(["allreduce", "allgather", "reducescatter", "sendrecv", "alltoall"])
+        algo = {"allreduce": rng.choice(["ring", "tree"]), "alltoall": rng.choice(["pairwise", "put"])}.get(op, "ring")
+        if rng.random() < 0.5:
+            topo = "{kind: flat, gpus: %d, link: {bandwidth: %dGB/s, latency: %dns}, launch_latency: %dns}" % (
+                rng.randint(1, 12), rng.randint(1, 400), rng.randint(0, 5000), rng.randint(0, 9000))
+        else:
+            topo = "{preset: dgx-h100, nodes: %d, gpus_per_node: %d}" % (rng.randint(1, 3), rng.choice([1, 2, 3, 4, 8]))
+        sizes = ", ".join("%dB" % rng.choice([1, 4, 8, 100, 4096, 65536, 262147]) for _ in range(3))
+        chunk = rng.choice([64, 4096, 65536, 2097152])
+        slc = min(chunk, rng.choice([64, 4096, 1048576]))
+        buf = max(chunk, rng.choice([4096, 4194304]))
+        y = ("schema_version: 1\ntopology: %s\ncollective: {op: %s, algo: %s, sizes: [%s], channels: %d, "
+             "chunk: %dB, slice: %dB, buffer: %dB, protocol: %s, iters: %d}\nsim: {check: true, fidelity: %s}\n") % (
+            topo, op, algo, sizes, rng.randint(0, 5), chunk, slc, buf,
+            rng.choice(["simple", "ll", "ll128", "auto"]), rng.randint(1, 3), rng.choice(["flow", "flow", "analytical"]))
+        with open(path, "w") as f:
+            f.write(y)
+        r = subprocess.run([G, "run", path, "--format", "csv"], capture_output=True, text=True, timeout=300)
+        err = r.stderr.strip()
+        good = (r.returncode == 0 and err == "" and r.stdout.startswith("size_bytes,")) or \
+               (r.returncode == 2 and r.stdout == "" and err.count("\n") == 0 and err.startswith(path))
+        if good:
+            print("ok %d - %s %s (status %d)" % (i + 1, op, algo, r.returncode))
+        else:
+            fails += 1
+            print("not ok %d - %s %s (status %d)" % (i + 1, op, algo, r.returncode))
+            for line in (y + err).splitlines():
+                print("# " + line)
+sys.exit(1 if fails else 0)
+PY
