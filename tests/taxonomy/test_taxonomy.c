@@ -2,7 +2,7 @@
 /*
  * Communication-type taxonomy tests: every component's and every path's
  * closed form equals its event-driven run on one uncontended message; the
- * acceptance relations of issue 3 computed from the executor (latency
+ * relations the taxonomy must show, computed from the executor (latency
  * orderings at 8 B and 1 GiB, the proxy's flag read by cudaMemcpy vs
  * GDRCopy, the IBGDA vs IBRC small-message rate ratio with the limiting
  * resources named, the GPU -> CPU proxy -> GPU floor); platform refusals;
