@@ -6,9 +6,18 @@
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "sim/models/gm_run.h"
+
+/* Progress on a terminal's stderr only (stdout stays the deterministic
+ * result; a redirected stderr gets nothing). */
+static void progress(void *ctx, size_t i, size_t n, uint64_t bytes)
+{
+	fprintf(stderr, "\rgcsim: size %zu of %zu (%llu B)   ", i + 1, n, (unsigned long long)bytes);
+	fflush(stderr);
+}
 
 int cli_run(int argc, char **argv)
 {
@@ -70,7 +79,12 @@ int cli_run(int argc, char **argv)
 		g_ptr_array_add(all, g_strdup_printf("sim.fidelity=%s", fidelity));
 	g_ptr_array_add(all, NULL);
 	gm_run_opts o = {.sets = (const char *const *)all->pdata, .trace_path = trace, .links = links};
+	bool tty = isatty(STDERR_FILENO);
+	if (tty)
+		o.progress = progress;
 	gc_status st = gm_run_scenario(argv[1], &o, &run, &err);
+	if (tty)
+		fputs("\r\033[K", stderr); /* clear the progress line */
 	if (st != GC_OK) {
 		fprintf(stderr, "%s\n", err);
 		rc = st == GC_ERR_INPUT ? 2 : st == GC_ERR_IO ? 4 : st == GC_ERR_DEADLOCK ? 2 : 1;

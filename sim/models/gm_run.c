@@ -199,13 +199,15 @@ static gc_status proto_choose(const gm_run *r, const gs_params *base, uint64_t b
 /* Time every size with parameters `base`; fills pts[0..n). */
 static gc_status run_sizes(const gm_run *r, const gs_params *base, const uint64_t *sizes, size_t n,
 			   gm_coll_opts *co, bool links, gm_point *pts, ge_trace *trace,
-			   char **errmsg)
+			   const gm_run_opts *o, char **errmsg)
 {
 	gc_status st = GC_OK;
 	ge_trace *saved = co->trace;
 	uint64_t saved_buffer = co->buffer_bytes;
 	co->trace = trace && trace->f ? trace : NULL;
 	for (size_t i = 0; i < n && st == GC_OK; i++) {
+		if (o && o->progress)
+			o->progress(o->progress_ctx, i, n, sizes[i]);
 		gm_proto q = r->proto < 0 ? GM_PROTO_SIMPLE : (gm_proto)r->proto;
 		if (r->proto < 0)
 			st = proto_choose(r, base, sizes[i], co, &q, errmsg);
@@ -294,9 +296,9 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 		r->cmp = g_new0(gm_point, n);
 	}
 	if (st == GC_OK)
-		st = run_sizes(r, &r->base, sizes, n, &co, o->links, r->pts, &trace, errmsg);
+		st = run_sizes(r, &r->base, sizes, n, &co, o->links, r->pts, &trace, o, errmsg);
 	if (st == GC_OK && r->compare)
-		st = run_sizes(r, &q, sizes, n, &co, false, r->cmp, NULL, errmsg);
+		st = run_sizes(r, &q, sizes, n, &co, false, r->cmp, NULL, o, errmsg);
 	if (co.trace) {
 		if (st == GC_OK)
 			st = ge_trace_close(&trace, errmsg);

@@ -22,6 +22,9 @@ typedef struct gm_run_opts {
 	const char *const *sets; /* --set KEY=VALUE, NULL-terminated (may be NULL) */
 	const char *trace_path;	 /* Chrome/Perfetto trace, or NULL */
 	bool links;		 /* keep per-link statistics */
+	/* called before each size is timed (may be NULL): i of n, the size */
+	void (*progress)(void *ctx, size_t i, size_t n, uint64_t bytes);
+	void *progress_ctx;
 } gm_run_opts;
 
 typedef struct gm_point {
