@@ -47,8 +47,13 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--version"))
 		return cli_version(argc - 1, argv + 1);
 	for (size_t i = 0; i < G_N_ELEMENTS(cmds); i++)
-		if (!strcmp(argv[1], cmds[i].name))
+		if (!strcmp(argv[1], cmds[i].name)) {
+			/* "Usage: gcsim run ..." in every subcommand's --help */
+			char *prg = g_strdup_printf("gcsim %s", cmds[i].name);
+			g_set_prgname(prg);
+			g_free(prg);
 			return cmds[i].fn(argc - 1, argv + 1);
+		}
 	fprintf(stderr, "gcsim: unknown command '%s'; expected one of:", argv[1]);
 	for (size_t i = 0; i < G_N_ELEMENTS(cmds); i++)
 		fprintf(stderr, " %s", cmds[i].name);
