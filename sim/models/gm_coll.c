@@ -645,11 +645,10 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		*errmsg = g_strdup(m->eng.errmsg);
 	} else if (m->ranks_done < (uint32_t)m->nranks) {
 		st = deadlock_report(m, errmsg);
-	} else if (m->steps_done != gs_gen_total_steps(gen) * (uint64_t)o->iters) {
+	} else if (m->steps_done != steps) {
 		st = GC_ERR_INTERNAL;
-		*errmsg = g_strdup_printf("executed %llu steps, schedule has %llu x %d",
-					  (unsigned long long)m->steps_done,
-					  (unsigned long long)gs_gen_total_steps(gen), o->iters);
+		*errmsg = g_strdup_printf("executed %llu steps, schedule has %llu (all iterations)",
+					  (unsigned long long)m->steps_done, (unsigned long long)steps);
 	}
 	if (st == GC_OK) {
 		gm_net_finish_stats(&m->net, m->end_time);

@@ -61,6 +61,20 @@ static inline void gs_part(uint64_t count, uint64_t nch, uint64_t c, uint64_t *s
 }
 
 /* A NOP step with canonical fields, for generators that set ops by hand. */
+/* Slice index j of a part made of nfull full loops of s_full slices and a
+ * last, shorter loop -> (loop *l, slice in loop *s). */
+static inline void gs_slice_locate(uint64_t j, uint64_t nfull, uint64_t s_full, uint64_t *l,
+				   uint64_t *s)
+{
+	if (j < nfull * s_full) {
+		*l = j / s_full;
+		*s = j % s_full;
+	} else {
+		*l = nfull;
+		*s = j - nfull * s_full;
+	}
+}
+
 static inline void gs_step_clear(gs_step *st)
 {
 	memset(st, 0, sizeof(*st));

@@ -111,13 +111,7 @@ static void gs_p2p_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint3
 	g_assert(first + n <= gs_p2p_plan_len(&pl));
 
 	/* one step per slice: loop l = first / s_full inside the full loops */
-	if (first < pl.nfull * pl.s_full) {
-		l = first / pl.s_full;
-		s = first % pl.s_full;
-	} else {
-		l = pl.nfull;
-		s = first - pl.nfull * pl.s_full;
-	}
+	gs_slice_locate(first, pl.nfull, pl.s_full, &l, &s);
 	slices = l < pl.nfull ? pl.s_full : pl.s_last;
 	for (uint32_t i = 0; i < n; i++) {
 		gs_p2p_emit(&pl, l, s, &out[i]);

@@ -348,13 +348,7 @@ static void gs_tree_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint
 	/* step = (slice index over the strand) * nslot + slot */
 	slice = first / (uint64_t)pl.nslot;
 	t = (int)(first % (uint64_t)pl.nslot);
-	if (slice < pl.nfull * pl.s_full) {
-		l = slice / pl.s_full;
-		s = slice % pl.s_full;
-	} else {
-		l = pl.nfull;
-		s = slice - pl.nfull * pl.s_full;
-	}
+	gs_slice_locate(slice, pl.nfull, pl.s_full, &l, &s);
 	slices = l < pl.nfull ? pl.s_full : pl.s_last;
 	for (uint32_t i = 0; i < n; i++) {
 		gs_tree_emit(&pl, l, s, t, &out[i]);

@@ -78,6 +78,7 @@
  * paths, and checks 1-3 stay linear in the number of steps.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <glib.h>
@@ -256,6 +257,24 @@ static bool gs_range_ok(const gs_sched *s, uint8_t buf, uint64_t off, uint64_t b
 	return off <= size && bytes <= size - off;
 }
 
+/* An operand (name "src" or "dst") that is misaligned or out of its buffer:
+ * true, with the problem written to what. */
+static bool gs_operand_bad(const gs_sched *s, const char *name, uint8_t buf, uint64_t off,
+			   uint64_t bytes, uint64_t elem, char *what, size_t n)
+{
+	if (off % elem) {
+		snprintf(what, n, "%s offset %" PRIu64 " not a multiple of the element size %" PRIu64,
+			 name, off, elem);
+		return true;
+	}
+	if (!gs_range_ok(s, buf, off, bytes)) {
+		snprintf(what, n, "%s %s+%" PRIu64 " bytes=%" PRIu64 " out of bounds (buffer %" PRIu64
+			 " bytes)", name, gs_buf_names[buf], off, bytes, s->buf_bytes[buf]);
+		return true;
+	}
+	return false;
+}
+
 static gc_status gs_check_step(const gs_sched *s, int r, int c, uint64_t i, const gs_step *st,
 			       char **errmsg)
 {
@@ -313,28 +332,13 @@ static gc_status gs_check_step(const gs_sched *s, int r, int c, uint64_t i, cons
 	if (st->bytes % elem)
 		GS_FAIL("bytes %" PRIu64 " not a multiple of the element size %" PRIu64, st->bytes,
 			elem);
-	if (gs_op_reads_src(op)) {
-		if (st->src_off % elem)
-			GS_FAIL("src offset %" PRIu64
-				" not a multiple of the element size %" PRIu64,
-				st->src_off, elem);
-		if (!gs_range_ok(s, st->src_buf, st->src_off, st->bytes))
-			GS_FAIL("src %s+%" PRIu64 " bytes=%" PRIu64
-				" out of bounds (buffer %" PRIu64 " bytes)",
-				gs_buf_names[st->src_buf], st->src_off, st->bytes,
-				s->buf_bytes[st->src_buf]);
-	}
-	if (gs_op_writes_dst(op)) {
-		if (st->dst_off % elem)
-			GS_FAIL("dst offset %" PRIu64
-				" not a multiple of the element size %" PRIu64,
-				st->dst_off, elem);
-		if (!gs_range_ok(s, st->dst_buf, st->dst_off, st->bytes))
-			GS_FAIL("dst %s+%" PRIu64 " bytes=%" PRIu64
-				" out of bounds (buffer %" PRIu64 " bytes)",
-				gs_buf_names[st->dst_buf], st->dst_off, st->bytes,
-				s->buf_bytes[st->dst_buf]);
-	}
+	char what[192];
+	if (gs_op_reads_src(op) &&
+	    gs_operand_bad(s, "src", st->src_buf, st->src_off, st->bytes, elem, what, sizeof(what)))
+		GS_FAIL("%s", what);
+	if (gs_op_writes_dst(op) &&
+	    gs_operand_bad(s, "dst", st->dst_buf, st->dst_off, st->bytes, elem, what, sizeof(what)))
+		GS_FAIL("%s", what);
 	if (op == GS_OP_PUT) {
 		if (st->dst_off % elem)
 			GS_FAIL("remote dst offset %" PRIu64
