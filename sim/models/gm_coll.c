@@ -17,6 +17,8 @@
  */
 #include "gm_coll.h"
 
+#include "../core/gc_mem.h"
+
 #include <glib.h>
 #include <string.h>
 
@@ -44,21 +46,25 @@ typedef struct msg {
 	int64_t credit_at;
 } msg;
 
+/* Three cache lines: counters and FIFO geometry, then the route and the
+ * check-mode totals, then the inline FIFO. */
 typedef struct conn {
 	uint32_t src, dst, ch;
 	uint32_t waiting_send, waiting_recv;
+	int nhops;
 	uint64_t inflight;
+	uint64_t qmask;
+	uint64_t nsent, ndelivered, nconsumed;
+	uint64_t ncredited;
+	int64_t lat_ps;
+	uint32_t route[GM_MAX_HOPS];
 	uint64_t bytes_pushed, bytes_reclaimed; /* check mode: inflight = their difference */
 	union { /* FIFO of messages: inline while qmask < 4 */
 		msg inl[4];
 		msg *heap;
 	} q;
-	uint64_t qmask;
-	uint64_t nsent, ndelivered, nconsumed, ncredited;
-	uint32_t route[GM_MAX_HOPS];
-	int nhops;
-	int64_t lat_ps;
 } conn;
+_Static_assert(sizeof(conn) == 192, "conn: three cache lines");
 
 typedef struct rankst {
 	uint32_t strands_done;
@@ -146,8 +152,9 @@ static uint32_t conn_get(sim *m, uint32_t src, uint32_t dst, uint32_t ch)
 	if ((uint64_t)(m->nconns + 1) * 2 > m->hcap)
 		hash_grow(m);
 	if (m->nconns == m->capconns) {
-		m->capconns = m->capconns ? m->capconns * 2 : 256;
-		m->conns = g_renew(conn, m->conns, m->capconns);
+		uint32_t old = m->capconns;
+		m->capconns = old ? old * 2 : 256;
+		m->conns = gc_aligned_renew(m->conns, old, m->capconns, sizeof(conn));
 	}
 	uint32_t id = m->nconns++;
 	conn *c = &m->conns[id];
@@ -599,7 +606,7 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	}
 	m->ent = ge_entity_add(&m->eng, &coll_ops, m);
 	gt_topo_instantiate(topo, &m->net);
-	m->strands = g_new0(strand, m->nstrands);
+	m->strands = gc_aligned_renew(NULL, 0, m->nstrands, sizeof(strand));
 	m->winbuf = g_new(gs_step, (uint64_t)m->nstrands * WIN);
 	m->ranks = g_new0(rankst, m->nranks);
 	m->nsig = gen->nsignals;
@@ -633,7 +640,7 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	}
 	/* connection 0 is a sentinel no step ever matches, so the cached
 	 * connection ids of every strand are valid from the start */
-	m->conns = g_new0(conn, 1);
+	m->conns = gc_aligned_renew(NULL, 0, 1, sizeof(conn));
 	m->capconns = 1;
 	m->nconns = 1;
 	m->conns[0].src = m->conns[0].dst = NONE;
@@ -665,7 +672,7 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 			for (uint32_t i = 0; i < m->net.nlinks; i++) {
 				gm_link *l = &m->net.links[i];
 				gm_link_stat *ls = &res->links[i];
-				memcpy(ls->name, l->name, sizeof(ls->name));
+				memcpy(ls->name, m->net.info[i].name, sizeof(ls->name));
 				ls->bw_Bps = l->bw_Bps;
 				ls->bytes = l->bytes;
 				ls->busy_ps = l->busy_ps;
@@ -676,7 +683,7 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	for (uint32_t i = 0; i < m->nconns; i++)
 		if (m->conns[i].qmask >= 4)
 			g_free(m->conns[i].q.heap);
-	g_free(m->conns);
+	gc_aligned_free(m->conns);
 	g_free(m->hkeys);
 	g_free(m->hvals);
 	g_free(m->ready);
@@ -684,7 +691,7 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	g_free(m->signals);
 	g_free(m->sig_wait);
 	g_free(m->winbuf);
-	g_free(m->strands);
+	gc_aligned_free(m->strands);
 	gm_net_fini(&m->net);
 	ge_engine_fini(&m->eng);
 	g_free(m);

@@ -11,6 +11,8 @@
  */
 #include "gm_net.h"
 
+#include "../core/gc_mem.h"
+
 #include <glib.h>
 #include <math.h>
 #include <string.h>
@@ -50,8 +52,9 @@ void gm_net_fini(gm_net *n)
 	for (uint32_t i = 0; i < n->nlinks; i++)
 		if (n->links[i].capflows > 2)
 			g_free(n->links[i].fl.heap);
-	g_free(n->links);
-	g_free(n->flows);
+	gc_aligned_free(n->links);
+	g_free(n->info);
+	gc_aligned_free(n->flows);
 	g_free(n->free_ids);
 	g_free(n->comp_links);
 	g_free(n->comp_flows);
@@ -63,16 +66,20 @@ uint32_t gm_net_add_link(gm_net *n, const char *name, gm_link_kind kind, double 
 {
 	g_assert(bw_Bps > 0 && lat_ps >= 0);
 	if (n->nlinks == n->caplinks) {
-		n->caplinks = n->caplinks ? n->caplinks * 2 : 64;
-		n->links = g_renew(gm_link, n->links, n->caplinks);
+		uint32_t old = n->caplinks;
+		n->caplinks = old ? old * 2 : 64;
+		n->links = gc_aligned_renew(n->links, old, n->caplinks, sizeof(gm_link));
+		n->info = g_renew(gm_link_info, n->info, n->caplinks);
 	}
 	gm_link *l = &n->links[n->nlinks];
 	memset(l, 0, sizeof(*l));
 	l->bw_Bps = bw_Bps;
 	l->ps_per_byte = 1e12 / bw_Bps;
-	l->lat_ps = lat_ps;
-	l->kind = (uint8_t)kind;
-	g_strlcpy(l->name, name, sizeof(l->name));
+	gm_link_info *li = &n->info[n->nlinks];
+	memset(li, 0, sizeof(*li));
+	li->lat_ps = lat_ps;
+	li->kind = (uint8_t)kind;
+	g_strlcpy(li->name, name, sizeof(li->name));
 	return n->nlinks++;
 }
 
@@ -80,7 +87,7 @@ int64_t gm_net_route_latency(const gm_net *n, const uint32_t *route, int nhops)
 {
 	int64_t lat = 0;
 	for (int h = 0; h < nhops; h++)
-		lat += n->links[route[h]].lat_ps;
+		lat += n->info[route[h]].lat_ps;
 	return lat;
 }
 
@@ -110,7 +117,7 @@ static void link_add_flow(gm_net *n, uint32_t lid, uint32_t fid, int hop)
 	}
 	if (l->nflows == 0)
 		l->busy_since = n->eng->now;
-	n->flows[fid].slot[hop] = l->nflows;
+	n->flows[fid].hop[hop].slot = l->nflows;
 	gm_link_flows(l)[l->nflows++] = fid;
 	if (l->nflows > l->max_flows)
 		l->max_flows = l->nflows;
@@ -119,7 +126,7 @@ static void link_add_flow(gm_net *n, uint32_t lid, uint32_t fid, int hop)
 static void link_remove_flow(gm_net *n, uint32_t lid, uint32_t fid, int hop)
 {
 	gm_link *l = &n->links[lid];
-	uint32_t s = n->flows[fid].slot[hop];
+	uint32_t s = n->flows[fid].hop[hop].slot;
 	uint32_t *lf = gm_link_flows(l);
 	g_assert(s < l->nflows && lf[s] == fid);
 	uint32_t moved = lf[--l->nflows];
@@ -127,8 +134,8 @@ static void link_remove_flow(gm_net *n, uint32_t lid, uint32_t fid, int hop)
 		lf[s] = moved;
 		gm_flow *mf = &n->flows[moved];
 		for (int h = 0; h < mf->nhops; h++)
-			if (mf->links[h] == lid) {
-				mf->slot[h] = s;
+			if (mf->hop[h].link == lid) {
+				mf->hop[h].slot = s;
 				break;
 			}
 	}
@@ -180,8 +187,8 @@ static void collect(gm_net *n, const uint32_t *seeds, int nseeds)
 			comp_push_flow(n, fid);
 			gm_flow *f = &n->flows[fid];
 			for (int h = 0; h < f->nhops; h++)
-				if (n->links[f->links[h]].mark != n->epoch)
-					comp_push_link(n, f->links[h]);
+				if (n->links[f->hop[h].link].mark != n->epoch)
+					comp_push_link(n, f->hop[h].link);
 		}
 	}
 	n->comp_flow_visits += n->ncomp_flows;
@@ -211,32 +218,33 @@ static void solve(gm_net *n)
 	int64_t now = n->eng->now;
 	n->recomputes++;
 	for (uint32_t i = 0; i < n->ncomp_links; i++) {
-		gm_link *l = &n->links[n->comp_links[i]];
-		l->cap_left = l->bw_Bps;
-		l->unfixed = l->nflows;
+		uint32_t lid = n->comp_links[i];
+		n->info[lid].cap_left = n->links[lid].bw_Bps;
+		n->info[lid].unfixed = n->links[lid].nflows;
 	}
 	for (uint32_t i = 0; i < n->ncomp_flows; i++)
 		n->flows[n->comp_flows[i]].fixed = 0;
 	uint32_t left = n->ncomp_flows;
 	while (left > 0) {
-		gm_link *best = NULL;
+		uint32_t best = UINT32_MAX;
 		double best_share = INFINITY;
 		for (uint32_t i = 0; i < n->ncomp_links; i++) {
-			gm_link *l = &n->links[n->comp_links[i]];
-			if (l->unfixed == 0)
+			const gm_link_info *li = &n->info[n->comp_links[i]];
+			if (li->unfixed == 0)
 				continue;
-			double share = l->cap_left / l->unfixed;
+			double share = li->cap_left / li->unfixed;
 			if (share < best_share) {
 				best_share = share;
-				best = l;
+				best = n->comp_links[i];
 			}
 		}
-		g_assert(best);
+		g_assert(best != UINT32_MAX);
+		gm_link *bl = &n->links[best];
 		/* rounding may leave a saturated link a hair below zero */
-		if (best_share < best->bw_Bps * 1e-12)
-			best_share = best->bw_Bps * 1e-12;
-		for (uint32_t k = 0; k < best->nflows; k++) {
-			gm_flow *f = &n->flows[gm_link_flows(best)[k]];
+		if (best_share < bl->bw_Bps * 1e-12)
+			best_share = bl->bw_Bps * 1e-12;
+		for (uint32_t k = 0; k < bl->nflows; k++) {
+			gm_flow *f = &n->flows[gm_link_flows(bl)[k]];
 			if (f->fixed)
 				continue;
 			f->fixed = 1;
@@ -252,19 +260,20 @@ static void solve(gm_net *n)
 				schedule_done(n, (uint32_t)(f - n->flows));
 			}
 			for (int h = 0; h < f->nhops; h++) {
-				gm_link *hl = &n->links[f->links[h]];
-				hl->cap_left -= new_rate;
-				hl->unfixed--;
+				gm_link_info *hi = &n->info[f->hop[h].link];
+				hi->cap_left -= new_rate;
+				hi->unfixed--;
 			}
 		}
 	}
 	if (n->trace && n->trace->f) {
 		for (uint32_t i = 0; i < n->ncomp_links; i++) {
-			gm_link *l = &n->links[n->comp_links[i]];
+			uint32_t lid = n->comp_links[i];
+			gm_link *l = &n->links[lid];
 			double used = 0;
 			for (uint32_t k = 0; k < l->nflows; k++)
 				used += n->flows[gm_link_flows(l)[k]].rate;
-			ge_trace_counter(n->trace, n->trace_pid, l->name, now, used / l->bw_Bps);
+			ge_trace_counter(n->trace, n->trace_pid, n->info[lid].name, now, used / l->bw_Bps);
 		}
 	}
 }
@@ -278,8 +287,7 @@ uint32_t gm_net_start(gm_net *n, const uint32_t *route, int nhops, double bytes,
 	} else {
 		uint32_t old = n->capflows;
 		n->capflows = old ? old * 2 : 256;
-		n->flows = g_renew(gm_flow, n->flows, n->capflows);
-		memset(n->flows + old, 0, (n->capflows - old) * sizeof(gm_flow));
+		n->flows = gc_aligned_renew(n->flows, old, n->capflows, sizeof(gm_flow));
 		n->free_ids = g_renew(uint32_t, n->free_ids, n->capflows);
 		for (uint32_t i = n->capflows; i > old + 1; i--)
 			n->free_ids[n->nfree++] = i - 1;
@@ -296,7 +304,7 @@ uint32_t gm_net_start(gm_net *n, const uint32_t *route, int nhops, double bytes,
 	f->last_t = n->eng->now;
 	f->tag = tag;
 	for (int h = 0; h < nhops; h++) {
-		f->links[h] = route[h];
+		f->hop[h].link = route[h];
 		link_add_flow(n, route[h], fid, h);
 	}
 	n->nactive++;
@@ -331,7 +339,8 @@ static gc_status net_handle(ge_engine *e, void *self, const ge_event *ev)
 		return GC_OK; /* superseded by a rate change */
 	uint32_t route[GM_MAX_HOPS];
 	int nhops = f->nhops;
-	memcpy(route, f->links, sizeof(route));
+	for (int h = 0; h < nhops; h++)
+		route[h] = f->hop[h].link;
 	for (int h = 0; h < nhops; h++) {
 		link_remove_flow(n, route[h], fid, h);
 		n->links[route[h]].bytes += f->bytes;
@@ -355,7 +364,7 @@ static gc_status net_handle(ge_engine *e, void *self, const ge_event *ev)
 		solve(n);
 	else if (n->trace && n->trace->f)
 		for (int h = 0; h < nhops; h++)
-			ge_trace_counter(n->trace, n->trace_pid, n->links[route[h]].name, e->now, 0);
+			ge_trace_counter(n->trace, n->trace_pid, n->info[route[h]].name, e->now, 0);
 	n->on_done(n->ctx, tag, e->now);
 	return GC_OK;
 }
@@ -388,9 +397,10 @@ gc_status gm_net_check(const gm_net *n, char **errmsg)
 		}
 		outstanding += f->bytes;
 		for (int h = 0; h < f->nhops; h++) {
-			const gm_link *l = &n->links[f->links[h]];
-			if (f->slot[h] >= l->nflows || gm_link_flows_c(l)[f->slot[h]] != fid) {
-				*errmsg = g_strdup_printf("flow %u not listed on link %s", fid, l->name);
+			const gm_link *l = &n->links[f->hop[h].link];
+			if (f->hop[h].slot >= l->nflows || gm_link_flows_c(l)[f->hop[h].slot] != fid) {
+				*errmsg = g_strdup_printf("flow %u not listed on link %s", fid,
+							  n->info[f->hop[h].link].name);
 				return GC_ERR_INTERNAL;
 			}
 		}
@@ -405,7 +415,7 @@ gc_status gm_net_check(const gm_net *n, char **errmsg)
 		for (uint32_t k = 0; k < l->nflows; k++)
 			sum += n->flows[gm_link_flows_c(l)[k]].rate;
 		if (sum > l->bw_Bps * (1 + 1e-9)) {
-			*errmsg = g_strdup_printf("link %s oversubscribed: %g of %g B/s", l->name, sum,
+			*errmsg = g_strdup_printf("link %s oversubscribed: %g of %g B/s", n->info[i].name, sum,
 						  l->bw_Bps);
 			return GC_ERR_INTERNAL;
 		}

@@ -45,9 +45,10 @@ typedef enum gm_link_kind {
 
 const char *gm_link_kind_name(gm_link_kind k);
 
+/* What every flow start and end touches: one cache line per link. */
 typedef struct gm_link {
-	/* hot: touched by every flow start and end (one cache line) */
 	double bw_Bps;
+	double ps_per_byte; /* 1e12 / bw_Bps: transfer time without a division */
 	uint32_t nflows, capflows; /* active flows: in inl while capflows <= 2 */
 	union {
 		uint32_t inl[2];
@@ -56,16 +57,19 @@ typedef struct gm_link {
 	int64_t busy_since;
 	int64_t busy_ps;
 	double bytes;
-	int64_t lat_ps;
-	double ps_per_byte; /* 1e12 / bw_Bps: transfer time without a division */
 	uint32_t max_flows;
-	uint32_t mark;
-	/* solver scratch */
-	double cap_left;
-	uint32_t unfixed;
+	uint32_t mark; /* solver: component epoch */
+} gm_link;
+_Static_assert(sizeof(gm_link) == 64, "gm_link: one cache line");
+
+/* The rest of a link: its description and the solver's scratch. */
+typedef struct gm_link_info {
+	int64_t lat_ps;
+	double cap_left; /* solver scratch */
+	uint32_t unfixed; /* solver scratch */
 	uint8_t kind;
 	char name[GM_LINK_NAME];
-} gm_link;
+} gm_link_info;
 
 /* The active flows of a link (a small inline array until a third joins). */
 static inline uint32_t *gm_link_flows(gm_link *l) { return l->capflows > 2 ? l->fl.heap : l->fl.inl; }
@@ -74,8 +78,15 @@ static inline const uint32_t *gm_link_flows_c(const gm_link *l)
 	return l->capflows > 2 ? l->fl.heap : l->fl.inl;
 }
 
+/* One hop of a flow's route: the link, and where the flow sits in that
+ * link's list of active flows. */
+typedef struct gm_hop {
+	uint32_t link, slot;
+} gm_hop;
+
+/* 128 bytes on a line boundary: what a flow's start and end touch on a route
+ * of up to two hops is in the first line. */
 typedef struct gm_flow {
-	/* hot fields first */
 	uint8_t nhops;
 	uint8_t active;
 	uint8_t fixed; /* solver scratch */
@@ -83,10 +94,11 @@ typedef struct gm_flow {
 	double bytes, remaining, rate;
 	int64_t last_t;
 	uint64_t tag;
+	gm_hop hop[GM_MAX_HOPS];
 	uint32_t mark;
-	uint32_t links[GM_MAX_HOPS];
-	uint32_t slot[GM_MAX_HOPS]; /* index of this flow in links[h]->flows */
+	uint32_t pad_[3];
 } gm_flow;
+_Static_assert(sizeof(gm_flow) == 128, "gm_flow: two cache lines");
 
 typedef void (*gm_net_done_fn)(void *ctx, uint64_t tag, ge_time now);
 
@@ -94,6 +106,7 @@ typedef struct gm_net {
 	ge_engine *eng;
 	uint32_t ent_id;
 	gm_link *links;
+	gm_link_info *info; /* parallel to links */
 	uint32_t nlinks, caplinks;
 	gm_flow *flows;
 	uint32_t capflows;

@@ -480,7 +480,7 @@ static void name_limit(exec *x, gm_tx_result *out)
 		CAND(x->px_busy_ps / T, "CPU proxy thread (proxy.request_cost + host.post_send per request)");
 	for (uint32_t l = 0; l < x->net.nlinks; l++) {
 		const gm_link *k = &x->net.links[l];
-		CAND(k->bytes / (k->bw_Bps * T * 1e-12), "%s", k->name);
+		CAND(k->bytes / (k->bw_Bps * T * 1e-12), "%s", x->net.info[l].name);
 	}
 #undef CAND
 	if (best < 0.9) {
