@@ -107,6 +107,36 @@ gc_status gh_bench_micro(const gh_bench_opts *o, void *pts_out, char *why)
 			g_array_append_val(pts, pt);
 		}
 	}
+	/* The posting paths of inter-node types 5 and 3/proxy, without a NIC:
+	 * one CTA posting alone (batch 1: a doorbell per request, as the
+	 * taxonomy's recipe; batch 32: NVSHMEM's default), every SM posting,
+	 * and the CPU proxy fed by every SM. */
+	gh_dev_info di;
+	if (st == GC_OK)
+		st = gh_cuda_dev_info(o->dev, &di, why);
+	int posts = o->quick ? 1024 : 4096, per_cta = o->quick ? 256 : 1024;
+	static const struct {
+		const char *algo;
+		bool all_sms;
+		int batch;
+	} post_runs[] = {{"1cta-b1", false, 1}, {"1cta-b32", false, 32}, {"sms-b32", true, 32}};
+	for (size_t r = 0; r < G_N_ELEMENTS(post_runs) && st == GC_OK; r++) {
+		int ctas = post_runs[r].all_sms ? di.sm_count : 1;
+		st = gh_cuda_gpu_post(o->dev, ctas, posts, post_runs[r].batch, o->warmup, n, s, why);
+		if (st == GC_OK) {
+			gh_bench_point(&pt, "gpu_post", post_runs[r].algo, 0, s, n);
+			pt.nranks = ctas;
+			g_array_append_val(pts, pt);
+		}
+	}
+	if (st == GC_OK) {
+		st = gh_cuda_proxy_rate(o->dev, di.sm_count, per_cta, 32, o->warmup, n, s, why);
+		if (st == GC_OK) {
+			gh_bench_point(&pt, "proxy_rate", "sms-b32", 0, s, n);
+			pt.nranks = di.sm_count;
+			g_array_append_val(pts, pt);
+		}
+	}
 	int ndev = 0;
 	char why2[GH_WHY];
 	if (st == GC_OK && gh_cuda_probe(&ndev, why2) == GC_OK && ndev >= 2) {

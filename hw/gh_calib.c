@@ -128,6 +128,28 @@ static void prov_line(GString *g, const char *key, const char *v)
 	g_string_append_printf(g, "# %-8s %s\n", key, v ? v : "unknown");
 }
 
+/* Requests per second each side can post when no NIC limits it: every SM
+ * posting on its own queue vs one proxy thread. The ratio is the ceiling
+ * of what GPU-initiated posting buys for small messages (inter-node type 5
+ * vs 3/proxy) before the NIC's message rate and line rate cap both. */
+static void posting_capacity(GString *g, const gc_result_point *pts, size_t n)
+{
+	const gc_result_point *gp = NULL, *pp = NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (match(&pts[i], "gpu_post", "sms-b32") && pts[i].time_us > 0)
+			gp = &pts[i];
+		if (match(&pts[i], "proxy_rate", "sms-b32") && pts[i].time_us > 0)
+			pp = &pts[i];
+	}
+	if (!gp || !pp)
+		return;
+	double gpu_Mops = gp->nranks / gp->time_us, proxy_Mops = 1.0 / pp->time_us;
+	g_string_append_printf(g,
+			       "  # posting capacity without a NIC: %d CTAs %.1f Mreq/s, CPU proxy "
+			       "%.1f Mreq/s (%.1fx)\n",
+			       gp->nranks, gpu_Mops, proxy_Mops, gpu_Mops / proxy_Mops);
+}
+
 gc_status gh_calib_yaml(const gc_result_point *pts, size_t n, const gh_calib_prov *prov,
 			void *gstring_out, int *nparams, char **errmsg)
 {
@@ -145,6 +167,12 @@ gc_status gh_calib_yaml(const gc_result_point *pts, size_t n, const gh_calib_pro
 		{"launch", "pipelined", "launch_pipelined", "per launch, back to back"},
 		{"flag_pingpong", NULL, "flag_roundtrip", "GPU->CPU->GPU flags in pinned memory"},
 		{"proxy_rtt", NULL, "proxy_roundtrip", "kernel -> host FIFO -> CPU proxy -> kernel"},
+		{"gpu_post", "1cta-b1", "gpu_post",
+		 "one CTA posts a work request the IBGDA way, a doorbell each (no NIC)"},
+		{"gpu_post", "sms-b32", "gpu_post_all_sms",
+		 "per post of the slowest CTA, every SM posting, a doorbell per 32"},
+		{"proxy_rate", "sms-b32", "proxy_per_request",
+		 "CPU proxy time per request fed by every SM (IBRC path, no NIC)"},
 	};
 	GString *g = g_string_new(NULL);
 	*nparams = 0;
@@ -168,6 +196,7 @@ gc_status gh_calib_yaml(const gc_result_point *pts, size_t n, const gh_calib_pro
 	}
 	if (sc->len)
 		g_string_append_printf(g, "  control:\n%s", sc->str);
+	posting_capacity(g, pts, n);
 	g_string_free(sc, TRUE);
 	GString *ps = g_string_new(NULL);
 	for (size_t i = 0; i < G_N_ELEMENTS(paths); i++) {

@@ -60,6 +60,18 @@ gc_status gh_cuda_proxy_rtt(int dev, int batch, int warmup, int iters, double *u
 	return nocuda(why);
 }
 
+gc_status gh_cuda_gpu_post(int dev, int ctas, int posts, int batch, int warmup, int iters,
+			   double *us, char *why)
+{
+	return nocuda(why);
+}
+
+gc_status gh_cuda_proxy_rate(int dev, int ctas, int per_cta, int batch, int warmup, int iters,
+			     double *us, char *why)
+{
+	return nocuda(why);
+}
+
 gc_status gh_cuda_p2p_copy(int dev_src, int dev_dst, uint64_t bytes, int warmup, int iters,
 			   double *us, char *why)
 {

@@ -99,6 +99,15 @@ static void test_calibration_fit(void)
 	gc_result_point p;
 	gh_bench_point(&p, "launch", "isolated", 0, &lat, 1);
 	g_array_append_val(pts, p);
+	/* posting paths: 132 CTAs at 2 us per post each, a proxy at 0.25 us
+	 * per request: 66 vs 4 Mreq/s */
+	double post = 2.0, req = 0.25;
+	gh_bench_point(&p, "gpu_post", "sms-b32", 0, &post, 1);
+	p.nranks = 132;
+	g_array_append_val(pts, p);
+	gh_bench_point(&p, "proxy_rate", "sms-b32", 0, &req, 1);
+	p.nranks = 132;
+	g_array_append_val(pts, p);
 
 	/* Through the CSV a GPU machine hands back. */
 	char *dir = g_dir_make_tmp("gccal-XXXXXX", NULL);
@@ -133,11 +142,14 @@ static void test_calibration_fit(void)
 	gh_calib_prov prov = {.name = "synthetic", .device = run.device, .created = run.created,
 			      .command = "test", .source = csv};
 	g_assert_cmpint(gh_calib_yaml(rec, nrec, &prov, y, &np, &err), ==, GC_OK);
-	g_assert_cmpint(np, ==, 5); /* launch + h2d (2) + ring link (2) */
+	g_assert_cmpint(np, ==, 7); /* launch + 2 posting + h2d (2) + ring link (2) */
 	g_assert_nonnull(strstr(y->str, "# device:  synthetic"));
 	g_assert_nonnull(strstr(y->str, "launch_latency: 4.25us"));
 	g_assert_nonnull(strstr(y->str, "memcpy_h2d: {alpha: "));
 	g_assert_nonnull(strstr(y->str, "virtual_rank_link:"));
+	g_assert_nonnull(strstr(y->str, "gpu_post_all_sms: 2us"));
+	g_assert_nonnull(strstr(y->str, "proxy_per_request: 0.25us"));
+	g_assert_nonnull(strstr(y->str, "132 CTAs 66.0 Mreq/s, CPU proxy 4.0 Mreq/s (16.5x)"));
 	/* Nothing fittable: an input error, nothing appended. */
 	g_string_truncate(y, 0);
 	g_assert_cmpint(gh_calib_yaml(rec, 0, &prov, y, &np, &err), ==, GC_ERR_INPUT);
