@@ -37,7 +37,7 @@ int cli_explain(int argc, char **argv)
 		{"variant", 'v', 0, G_OPTION_ARG_STRING, &variant,
 		 "variant of the type (inter:3: cpu or proxy; intra:2: ce or kernel)", "V"},
 		{"bytes", 'b', 0, G_OPTION_ARG_STRING, &bytes, "payload per message (default 8B)", "SIZE"},
-		{"platform", 0, 0, G_OPTION_ARG_STRING, &platform, "dgx-h100 (default), p5 or p4d", "P"},
+		{"platform", 0, 0, G_OPTION_ARG_STRING, &platform, "dgx-h100 (default), dgx-a100, p5 or p4d", "P"},
 		{"compare", 'c', 0, G_OPTION_ARG_STRING, &compare, "compare the intra or inter types", "SCOPE"},
 		{"format", 'f', 0, G_OPTION_ARG_STRING, &format, "compare output: table (default) or csv", "FMT"},
 		{"messages", 'm', 0, G_OPTION_ARG_INT64, &messages,
@@ -84,7 +84,11 @@ int cli_explain(int argc, char **argv)
 		goto out;
 	}
 	if (platform && !gm_tx_platform_summary(platform)) {
-		err = g_strdup_printf("--platform: expected one of dgx-h100, p5, p4d; got '%s'", platform);
+		char **alts = g_strsplit(gm_tx_platform_choices(), "|", -1);
+		char *list = g_strjoinv(", ", alts);
+		err = g_strdup_printf("--platform: expected one of %s; got '%s'", list, platform);
+		g_free(list);
+		g_strfreev(alts);
 		rc = fail(err);
 		goto out;
 	}

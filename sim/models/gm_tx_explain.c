@@ -31,7 +31,7 @@ static const gc_param study_params[] = {
 	{"explain.bytes", GC_P_BYTES, "8B", NULL, 1, 1099511627776.0 * 16, "payload of one message", NULL},
 	{"explain.messages", GC_P_INT, "0", NULL, 0, GM_TX_MAX_MESSAGES,
 	 "compare: also time this many back-to-back messages per type (0: latency only)", NULL},
-	{"explain.platform", GC_P_ENUM, "dgx-h100", "dgx-h100|p5|p4d", 1, 0,
+	{"explain.platform", GC_P_ENUM, "dgx-h100", "dgx-h100|dgx-a100|p5|p4d", 1, 0,
 	 "the platform whose defaults and capabilities apply", NULL},
 	{"explain.format", GC_P_ENUM, "table", "table|csv", 1, 0, "compare: aligned table or CSV", NULL},
 	{"explain.timeline", GC_P_BOOL, "false", NULL, 1, 0, "path: add an ASCII timeline", NULL},

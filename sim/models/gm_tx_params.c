@@ -2,7 +2,7 @@
 /*
  * gm_tx_params: the parameters of the components the communication-type
  * paths run over (GPU, NVLink, PCIe, host, CPU proxy, GDRCopy, NIC, wire,
- * switch) and the platforms (dgx-h100, p5, p4d) as sets of defaults plus
+ * switch) and the platforms (dgx-h100, dgx-a100, p5, p4d) as sets of defaults plus
  * capability flags.
  *
  * Every default names its source. Figures from shared/reference/ (the
@@ -166,9 +166,25 @@ static const platform_default p4d_defs[] = {
 	{"caps.gpudirect_async", "false"},
 };
 
+static const platform_default dgx_a100_defs[] = {
+	/* A100 SXM4: 108 SMs (A100 whitepaper), HBM2 1.55 TB/s; NVLink3 12 links
+	 * x 20 GB/s as NCCL assumes (REF); PCIe Gen4 ~25 GB/s measured (REF) */
+	{"gpu.sms", "108"},
+	{"gpu.sm_store_bw", "1.55TB/s"},
+	{"nvlink.bandwidth", "240GB/s"},
+	{"pcie.gen", "4"},
+	{"pcie.bandwidth", "25GB/s"},
+	/* DGX A100: one ConnectX-6 HDR 200 Gb/s InfiniBand adapter per GPU;
+	 * NVIDIA ConnectX-6 product brief: up to 215 million messages/s */
+	{"nic.bandwidth", "200Gbps"},
+	{"nic.msg_rate", "215e6"},
+};
+
 static const platform platforms[] = {
 	{"dgx-h100", "8x H100 SXM, NVLink4 via NVSwitch, PCIe Gen5, one ConnectX-7 400 Gb/s IB per GPU",
 	 NULL, 0},
+	{"dgx-a100", "8x A100 SXM4, NVLink3 via NVSwitch, PCIe Gen4, one ConnectX-6 200 Gb/s IB per GPU",
+	 dgx_a100_defs, G_N_ELEMENTS(dgx_a100_defs)},
 	{"p5", "AWS p5: 8x H100 SXM, NVSwitch, EFA (SRD) 4 x 100 Gb/s per GPU, no GPUDirect Async",
 	 p5_defs, G_N_ELEMENTS(p5_defs)},
 	{"p4d", "AWS p4d: 8x A100 SXM4, NVLink3, PCIe Gen4, EFA 4 x 100 Gb/s per node, no GPUDirect Async",
@@ -182,7 +198,7 @@ void gm_tx_register_params(gc_config *cfg)
 
 const char *gm_tx_platform_choices(void)
 {
-	return "dgx-h100|p5|p4d";
+	return "dgx-h100|dgx-a100|p5|p4d";
 }
 
 static const platform *platform_find(const char *name)

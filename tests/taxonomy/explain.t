@@ -81,7 +81,7 @@ bad "inter:5 refused on p4d" "EFA provides no GPUDirect Async" explain --path in
 bad "intra:3 refused without P2P" "use type 4" explain --path intra:3 --set caps.p2p=false
 bad "unknown path" "unknown path 'inter:9'; expected one of" explain --path inter:9
 bad "unknown variant" "expected cpu\\|proxy" explain --path inter:3 --variant gpu
-bad "unknown platform" "--platform: expected one of dgx-h100, p5, p4d" explain --path inter:3 --platform dgx
+bad "unknown platform" "--platform: expected one of dgx-h100, dgx-a100, p5, p4d" explain --path inter:3 --platform dgx
 bad "bad bytes" "--bytes: expected a positive size" explain --path inter:3 --bytes 8K
 bad "bad compare scope" "--compare: expected intra or inter" explain --compare both
 bad "bad format" "--format: expected table or csv" explain --compare inter --format xml

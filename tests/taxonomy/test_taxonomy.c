@@ -23,7 +23,7 @@
 #define PUB_PPLAT_US 1.09     /* gdrcopy pplat round trip */
 #define PUB_IBGDA_RATIO 9.5   /* NVIDIA NVSHMEM/IBGDA blog, < 1 KiB */
 
-static const char *const platforms[] = {"dgx-h100", "p5", "p4d"};
+static const char *const platforms[] = {"dgx-h100", "dgx-a100", "p5", "p4d"};
 
 static void params(const char *platform, const char *const *sets, gm_tx_params *p)
 {
@@ -244,9 +244,13 @@ static void test_roundtrip_floor(void)
 
 static void test_refusals(void)
 {
-	for (size_t pl = 1; pl < G_N_ELEMENTS(platforms); pl++) {
+	int efa = 0;
+	for (size_t pl = 0; pl < G_N_ELEMENTS(platforms); pl++) {
 		gm_tx_params p;
 		params(platforms[pl], NULL, &p);
+		if (p.nic_kind != GM_TX_NIC_EFA)
+			continue;
+		efa++;
 		gm_tx_recipe r;
 		char *err = NULL;
 		g_assert_cmpint(gm_tx_recipe_build(&p, "inter:5", NULL, 8, &r, &err), ==, GC_ERR_INPUT);
@@ -256,6 +260,7 @@ static void test_refusals(void)
 		g_assert_cmpint(gm_tx_recipe_build(&p, "inter:4", NULL, 8, &r, &err), ==, GC_OK);
 		g_assert_cmpint(gm_tx_recipe_build(&p, "inter:3", "proxy", 8, &r, &err), ==, GC_OK);
 	}
+	g_assert_cmpint(efa, ==, 2); /* p5 and p4d */
 	const char *sets[] = {"caps.p2p=false", NULL};
 	gm_tx_params p;
 	params("dgx-h100", sets, &p);
