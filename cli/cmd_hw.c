@@ -216,9 +216,12 @@ static gc_status parse_enum(const char *v, const char *const *names, int n, int 
 static int hw_interp(int argc, char **argv)
 {
 	char *op = NULL, *algo = NULL, *sizes = NULL, *dtype = NULL, *out = NULL, *csv = NULL;
-	gint ranks = 4, channels = 1, dev = 0, iters = 20;
+	gint ranks = 0, channels = 1, dev = 0, iters = 20, gpus = 0;
 	GOptionEntry entries[] = {
 		{"ranks", 'n', 0, G_OPTION_ARG_INT, &ranks, "virtual ranks on one GPU (default 4)", "N"},
+		{"gpus", 'g', 0, G_OPTION_ARG_INT, &gpus,
+		 "one rank per GPU on GPUs 0..N-1 instead of virtual ranks (N >= 2, peer access between "
+		 "every pair)", "N"},
 		{"op", 0, 0, G_OPTION_ARG_STRING, &op, "allreduce (default), allgather, reducescatter, alltoall", "OP"},
 		{"algo", 0, 0, G_OPTION_ARG_STRING, &algo,
 		 "ring (default), tree (allreduce), pairwise (alltoall default) or put (alltoall)", "ALGO"},
@@ -234,7 +237,8 @@ static int hw_interp(int argc, char **argv)
 	char *cmd = command_line(argc, argv);
 	int done, rc = cli_parse(&argc, &argv, "",
 				 "Run a collective's schedule on one GPU with N virtual ranks (own buffers,\n"
-				 "own mailboxes), check every output element, and time it.",
+				 "own mailboxes), or with --gpus N one rank per GPU over peer access, check\n"
+				 "every output element, and time it.",
 				 entries, &done);
 	GArray *pts = g_array_new(FALSE, FALSE, sizeof(gc_result_point));
 	char why[GH_WHY] = "";
@@ -258,7 +262,15 @@ static int hw_interp(int argc, char **argv)
 		a = 2; /* alltoall has no ring: NCCL's pairwise exchange by default */
 	else if (dtype && parse_enum(dtype, dts, 3, &t) != GC_OK)
 		snprintf(why, sizeof(why), "--dtype: expected float, int32 or double, got '%s'", dtype), st = GC_ERR_INPUT;
-	else if (ranks < 1 || ranks > 1024 || channels < 1 || channels > 64 || iters < 1 || iters > 10000)
+	else if (gpus && (gpus < 2 || gpus > GH_MAX_GPUS))
+		snprintf(why, sizeof(why), "--gpus: expected 2..%d, got %d", GH_MAX_GPUS, gpus), st = GC_ERR_INPUT;
+	else if (gpus && ranks && ranks != gpus)
+		snprintf(why, sizeof(why), "--ranks %d with --gpus %d: one rank per GPU (leave --ranks out)", ranks, gpus), st = GC_ERR_INPUT;
+	else if (gpus && dev)
+		snprintf(why, sizeof(why), "--device with --gpus: --gpus N uses GPUs 0..N-1"), st = GC_ERR_INPUT;
+	if (!ranks)
+		ranks = gpus ? gpus : 4;
+	if (st == GC_OK && (ranks < 1 || ranks > 1024 || channels < 1 || channels > 64 || iters < 1 || iters > 10000))
 		snprintf(why, sizeof(why), "--ranks 1..1024, --channels 1..64, --iters 1..10000"), st = GC_ERR_INPUT;
 	sz = g_strsplit(sizes ? sizes : "1KiB,64KiB,1MiB,16MiB", ",", -1);
 	uint64_t list[64];
@@ -273,9 +285,22 @@ static int hw_interp(int argc, char **argv)
 	char desc[512] = "";
 	if (st == GC_OK)
 		st = pick_gpu(dev, desc, sizeof(desc), why);
+	if (st == GC_OK && gpus) {
+		int ndev = 0;
+		st = gh_cuda_probe(&ndev, why);
+		if (st == GC_OK && ndev < gpus) {
+			snprintf(why, sizeof(why), "--gpus %d: this machine has %d GPU(s)", gpus, ndev);
+			st = GC_ERR_NODEV;
+		}
+		if (st == GC_OK) {
+			size_t l = strlen(desc);
+			snprintf(desc + l, sizeof(desc) - l, " (one rank on each of GPUs 0..%d)", gpus - 1);
+		}
+	}
 	gh_bench_opts o;
 	gh_bench_opts_default(&o, false);
 	o.dev = dev;
+	o.gpus = gpus;
 	o.iters = iters;
 	for (int i = 0; st == GC_OK && i < nsz; i++) {
 		gs_params p = {.coll = collv[c], .algo = algov[a], .dtype = dtv[t], .nranks = ranks,

@@ -183,7 +183,14 @@ gc_status gh_bench_interp(const gh_bench_opts *o, const gs_params *p, void *pts_
 		out = g_malloc0(plan.buf_bytes[GS_BUF_OUTPUT] * (uint64_t)plan.nranks + 1);
 		t = g_new(double, o->iters > 0 ? o->iters : 1);
 		gh_interp_fill_inputs(&plan, in);
-		st = gh_cuda_interp_run(o->dev, &plan, in, out, o->warmup, o->iters, t, why);
+		int devs[GH_MAX_GPUS], ndevs = 1;
+		devs[0] = o->dev;
+		if (o->gpus > 1) {
+			ndevs = o->gpus < GH_MAX_GPUS ? o->gpus : GH_MAX_GPUS;
+			for (int d = 0; d < ndevs; d++)
+				devs[d] = d;
+		}
+		st = gh_cuda_interp_run(devs, ndevs, &plan, in, out, o->warmup, o->iters, t, why);
 		if (st == GC_OK)
 			st = gh_interp_check(&plan, out, &err);
 	}

@@ -23,6 +23,7 @@
 
 typedef struct gh_bench_opts {
 	int dev;
+	int gpus; /* interpreter: 0 = every rank virtual on dev; N = rank r on GPU r */
 	bool quick; /* fewer sizes and iterations: the whole suite in well under a minute */
 	int warmup, iters;
 } gh_bench_opts;

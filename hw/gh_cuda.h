@@ -95,11 +95,16 @@ gc_status gh_cuda_p2p_copy(int dev_src, int dev_dst, uint64_t bytes, int warmup,
 
 /* The schedule interpreter's device-side input, built by gh_interp.c. */
 struct gh_interp_plan;
-/* Runs the plan on one device: copies inputs (nranks consecutive INPUT
- * buffers) in, runs warmup + iters launches (mailboxes reset before each),
- * copies every rank's OUTPUT out (nranks consecutive buffers). */
-gc_status gh_cuda_interp_run(int dev, const struct gh_interp_plan *plan, const void *inputs,
-			     void *outputs, int warmup, int iters, double *us, char *why);
+#define GH_MAX_GPUS 16
+/* Runs the plan on devs[0] with every rank virtual (ndevs == 1), or with
+ * rank r on devs[r] (ndevs == nranks; every pair needs peer access, else
+ * GC_ERR_UNSUPPORTED): copies inputs (nranks consecutive INPUT buffers) in,
+ * runs warmup + iters launches (mailboxes reset before each), copies every
+ * rank's OUTPUT out (nranks consecutive buffers). A sample is the slowest
+ * GPU's kernel time. */
+gc_status gh_cuda_interp_run(const int *devs, int ndevs, const struct gh_interp_plan *plan,
+			     const void *inputs, void *outputs, int warmup, int iters, double *us,
+			     char *why);
 
 #ifdef __cplusplus
 }

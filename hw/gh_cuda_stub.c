@@ -78,8 +78,9 @@ gc_status gh_cuda_p2p_copy(int dev_src, int dev_dst, uint64_t bytes, int warmup,
 	return nocuda(why);
 }
 
-gc_status gh_cuda_interp_run(int dev, const struct gh_interp_plan *plan, const void *inputs,
-			     void *outputs, int warmup, int iters, double *us, char *why)
+gc_status gh_cuda_interp_run(const int *devs, int ndevs, const struct gh_interp_plan *plan,
+			     const void *inputs, void *outputs, int warmup, int iters, double *us,
+			     char *why)
 {
 	return nocuda(why);
 }

@@ -9,10 +9,10 @@
  *   aux         one gh_step_aux per step: the mailbox of its send part and of
  *               its receive part (index into the connection table) and the op's
  *               properties as bits, so the kernel needs no op tables
- *   arena       rank r's buffer b starts at r*rank_stride + buf_off[b]; every
- *               buffer start is 256-byte aligned
- *   signals     nranks * nsignals 64-bit counters, zero at every launch; rank
- *               r's slot s is signals[r * nsignals + s]
+ *   arena       rank_stride bytes per rank (consecutive on one GPU, or on the
+ *               rank's own GPU); rank r's buffer b starts at buf_off[b] in
+ *               its arena; every buffer start is 256-byte aligned
+ *   signals     nsignals 64-bit counters per rank, zero at every launch
  * A connection is one (src, dst, channel) triple that some step sends on,
  * channel = strand / strands_per_channel; every step that receives from src
  * at rank dst on a strand of that channel refers to the same index, so the

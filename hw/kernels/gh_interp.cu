@@ -44,6 +44,18 @@
  * wait on a receiver that was never scheduled); the launch is cooperative,
  * which the runtime refuses when the blocks do not fit, and each spin gives
  * up after GH_SPIN_TIMEOUT_NS, so a broken schedule ends with an error.
+ *
+ * On N GPUs (one rank per GPU, every pair with peer access) the same kernel
+ * runs once per GPU with that rank's strands. The kernel only ever reaches
+ * memory through pointer tables (each rank's arena and signal counters,
+ * each connection's mailbox), so nothing changes in it but the placement:
+ * a rank's arena and signals live on its GPU, a connection's mailbox on
+ * the receiver's GPU (the sender writes the slots and head across NVLink,
+ * the receiver reads them locally, as NCCL places its receive buffers).
+ * Fences become system-scope and signal additions system-scope atomics so
+ * that stores are ordered as seen from the other GPUs. The kernels run
+ * concurrently on their own streams (each fits its GPU); the sample is the
+ * slowest GPU's time.
  */
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
@@ -67,21 +79,31 @@ struct gh_mailbox_ctl {
 	unsigned long long pad1[15];
 };
 
+/* Everything the kernel touches, through tables valid on every GPU that
+ * runs it (device arrays; peer pointers on N GPUs). */
 struct gh_dev_plan {
 	const gs_step *steps;
 	const gh_step_aux *aux;
 	const uint64_t *strand_off;
-	char *arena;
-	uint64_t rank_stride;
+	char *const *arena;		     /* per rank: its buffers start here */
 	uint64_t buf_off[GS_BUF__COUNT];
-	gh_mailbox_ctl *ctl;
-	char *slots; /* nconns * GH_NSLOTS * GH_SLOT_BYTES */
-	unsigned long long *signals; /* nranks * nsignals slot counters */
-	uint64_t nsignals;
+	gh_mailbox_ctl *const *ctl;	     /* per connection */
+	char *const *slots;		     /* per connection: GH_NSLOTS * GH_SLOT_BYTES */
+	unsigned long long *const *signals; /* per rank: nsignals slot counters */
+	int first_strand;		     /* strand of block 0 */
 	int nstrands;
 	int dtype;
+	int sys; /* ranks on several GPUs: system-scope fences and atomics */
 	int *err;
 };
+
+__device__ static inline void fence(const gh_dev_plan &P)
+{
+	if (P.sys)
+		__threadfence_system();
+	else
+		__threadfence();
+}
 
 __device__ static inline unsigned long long vload(const unsigned long long *p)
 {
@@ -151,9 +173,9 @@ __global__ void __launch_bounds__(GH_THREADS) gh_interp_kernel(gh_dev_plan P)
 	__shared__ __align__(16) char in_stage[GH_LL_MAX];
 	__shared__ __align__(16) char out_stage[GH_LL_MAX];
 	__shared__ int ok;
-	const int strand = blockIdx.x;
+	const int strand = P.first_strand + (int)blockIdx.x;
 	const int rank = strand / P.nstrands;
-	char *base = P.arena + (uint64_t)rank * P.rank_stride;
+	char *base = P.arena[rank];
 	const uint64_t t0 = gh_gtime();
 	bool after_wait = false; /* a WAIT passed: read local operands through L2 */
 	for (uint64_t si = P.strand_off[strand]; si < P.strand_off[strand + 1]; si++) {
@@ -162,22 +184,25 @@ __global__ void __launch_bounds__(GH_THREADS) gh_interp_kernel(gh_dev_plan P)
 		if (ax.props & (GH_P_PUT | GH_P_SIGNAL | GH_P_WAIT)) {
 			if (ax.props & GH_P_PUT) {
 				const char *src = base + P.buf_off[st.src_buf] + st.src_off;
-				char *dst = P.arena + (uint64_t)st.send_peer * P.rank_stride + P.buf_off[st.dst_buf] +
-					    st.dst_off;
+				char *dst = P.arena[st.send_peer] + P.buf_off[st.dst_buf] + st.dst_off;
 				compute_any(P.dtype, GH_P_READS | GH_P_WRITES, nullptr, src, dst, nullptr, st.bytes,
 					    false, after_wait);
-				__threadfence(); /* this thread's stores, before the block moves on */
+				fence(P); /* this thread's stores, before the block moves on */
 				__syncthreads();
 			} else if (ax.props & GH_P_SIGNAL) {
 				if (threadIdx.x == 0) {
-					__threadfence();
-					atomicAdd(&P.signals[(uint64_t)st.send_peer * P.nsignals + st.dst_off], 1ull);
+					fence(P);
+					unsigned long long *slot = P.signals[st.send_peer] + st.dst_off;
+					if (P.sys)
+						atomicAdd_system(slot, 1ull);
+					else
+						atomicAdd(slot, 1ull);
 				}
 			} else {
 				if (threadIdx.x == 0) {
-					const unsigned long long *slot = &P.signals[(uint64_t)rank * P.nsignals + st.src_off];
+					const unsigned long long *slot = P.signals[rank] + st.src_off;
 					ok = spin(P, t0, [&] { return vload(slot) >= st.bytes; }) ? 1 : 0;
-					__threadfence();
+					fence(P);
 				}
 				__syncthreads();
 				if (!ok)
@@ -190,8 +215,8 @@ __global__ void __launch_bounds__(GH_THREADS) gh_interp_kernel(gh_dev_plan P)
 		const uint64_t cap = ll ? GH_LL_MAX : GH_SLOT_BYTES;
 		const char *L = base + P.buf_off[st.src_buf] + st.src_off;
 		char *D = base + P.buf_off[st.dst_buf] + st.dst_off;
-		gh_mailbox_ctl *in = ax.recv_conn >= 0 ? &P.ctl[ax.recv_conn] : nullptr;
-		gh_mailbox_ctl *out = ax.send_conn >= 0 ? &P.ctl[ax.send_conn] : nullptr;
+		gh_mailbox_ctl *in = ax.recv_conn >= 0 ? P.ctl[ax.recv_conn] : nullptr;
+		gh_mailbox_ctl *out = ax.send_conn >= 0 ? P.ctl[ax.send_conn] : nullptr;
 		for (uint64_t off = 0; off < st.bytes || (off == 0 && st.bytes == 0); off += cap) {
 			const uint64_t n = st.bytes - off < cap ? st.bytes - off : cap;
 			if (threadIdx.x == 0) {
@@ -206,8 +231,8 @@ __global__ void __launch_bounds__(GH_THREADS) gh_interp_kernel(gh_dev_plan P)
 				return;
 			const unsigned long long in_seq = in ? vload(&in->tail) : 0;
 			const unsigned long long out_seq = out ? vload(&out->head) : 0;
-			char *in_slot = in ? P.slots + ((uint64_t)ax.recv_conn * GH_NSLOTS + in_seq % GH_NSLOTS) * GH_SLOT_BYTES : nullptr;
-			char *out_slot = out ? P.slots + ((uint64_t)ax.send_conn * GH_NSLOTS + out_seq % GH_NSLOTS) * GH_SLOT_BYTES : nullptr;
+			char *in_slot = in ? P.slots[ax.recv_conn] + (in_seq % GH_NSLOTS) * GH_SLOT_BYTES : nullptr;
+			char *out_slot = out ? P.slots[ax.send_conn] + (out_seq % GH_NSLOTS) * GH_SLOT_BYTES : nullptr;
 			const void *R = nullptr;
 			if (in && ll) {
 				/* Poll every line until its flag shows this piece. */
@@ -227,7 +252,7 @@ __global__ void __launch_bounds__(GH_THREADS) gh_interp_kernel(gh_dev_plan P)
 				}
 				R = in_stage;
 			} else if (in) {
-				__threadfence();
+				fence(P);
 				R = in_slot;
 			}
 			__syncthreads();
@@ -244,13 +269,13 @@ __global__ void __launch_bounds__(GH_THREADS) gh_interp_kernel(gh_dev_plan P)
 						   ((unsigned long long)flag << 32);
 			}
 			if (out && !ll)
-				__threadfence();
+				fence(P);
 			__syncthreads();
 			if (threadIdx.x == 0) {
 				if (out)
 					*(volatile unsigned long long *)&out->head = out_seq + 1;
 				if (in) {
-					__threadfence();
+					fence(P);
 					*(volatile unsigned long long *)&in->tail = in_seq + 1;
 				}
 			}
@@ -262,97 +287,241 @@ __global__ void __launch_bounds__(GH_THREADS) gh_interp_kernel(gh_dev_plan P)
 
 #define CK(call) GH_CK("interpreter: ", call)
 
-extern "C" gc_status gh_cuda_interp_run(int dev, const gh_interp_plan *plan, const void *inputs,
-					void *outputs, int warmup, int iters, double *us, char *why)
+/* Device memory of one launch: what each GPU needs, and what each rank and
+ * connection owns (on the GPU that holds it). */
+struct gh_run_mem {
+	int ndevs;
+	int devs[GH_MAX_GPUS];
+	cudaStream_t s[GH_MAX_GPUS];
+	cudaEvent_t a[GH_MAX_GPUS], b[GH_MAX_GPUS];
+	gh_dev_plan P[GH_MAX_GPUS]; /* per GPU: its copies of the tables */
+	char **arena;		    /* host copies of the tables */
+	gh_mailbox_ctl **ctl;
+	char **slots;
+	unsigned long long **signals;
+	void *blocks[4]; /* one GPU: the four shared blocks behind the tables */
+	int *err;
+};
+
+static void run_mem_free(gh_run_mem *m, const gh_interp_plan *plan)
+{
+	const bool multi = m->ndevs > 1;
+	for (int g = 0; g < m->ndevs; g++) {
+		cudaSetDevice(m->devs[g]);
+		cudaFree((void *)m->P[g].steps);
+		cudaFree((void *)m->P[g].aux);
+		cudaFree((void *)m->P[g].strand_off);
+		cudaFree((void *)m->P[g].arena);
+		cudaFree((void *)m->P[g].ctl);
+		cudaFree((void *)m->P[g].slots);
+		cudaFree((void *)m->P[g].signals);
+		if (m->a[g])
+			cudaEventDestroy(m->a[g]);
+		if (m->b[g])
+			cudaEventDestroy(m->b[g]);
+		if (m->s[g])
+			cudaStreamDestroy(m->s[g]);
+	}
+	if (multi) {
+		for (int r = 0; m->arena && m->signals && r < plan->nranks; r++) {
+			cudaFree(m->arena[r]);
+			cudaFree(m->signals[r]);
+		}
+		for (int c = 0; m->ctl && m->slots && c < plan->nconns; c++) {
+			cudaFree(m->ctl[c]);
+			cudaFree(m->slots[c]);
+		}
+	} else {
+		for (int i = 0; i < 4; i++)
+			cudaFree(m->blocks[i]);
+	}
+	cudaFree(m->err);
+	free(m->arena);
+	free(m->ctl);
+	free(m->slots);
+	free(m->signals);
+}
+
+/* A device copy of a host table of n pointers (at least one entry). */
+template <typename T> static cudaError_t table_to_device(T *const *host, size_t n, T *const **dev)
+{
+	size_t bytes = sizeof(T *) * (n ? n : 1);
+	cudaError_t e = cudaMalloc((void **)dev, bytes);
+	if (e == cudaSuccess && n)
+		e = cudaMemcpy((void *)*dev, host, sizeof(T *) * n, cudaMemcpyHostToDevice);
+	return e;
+}
+
+extern "C" gc_status gh_cuda_interp_run(const int *devs, int ndevs, const gh_interp_plan *plan,
+					const void *inputs, void *outputs, int warmup, int iters, double *us,
+					char *why)
 {
 	gc_status st = GC_OK;
-	gh_dev_plan P;
-	memset(&P, 0, sizeof(P));
-	cudaStream_t s = NULL;
-	cudaEvent_t a = NULL, b = NULL;
-	const int nblocks = plan->nranks * plan->nstrands;
-	const size_t ctl_bytes = sizeof(gh_mailbox_ctl) * (size_t)(plan->nconns ? plan->nconns : 1);
-	const size_t slot_bytes = (size_t)(plan->nconns ? plan->nconns : 1) * GH_NSLOTS * GH_SLOT_BYTES;
-	const uint64_t nsig_all = (uint64_t)plan->nranks * plan->nsignals;
-	const size_t sig_bytes = sizeof(unsigned long long) * (size_t)(nsig_all ? nsig_all : 1);
-	int per_sm = 0, nsm = 0, coop = 0, herr = 0;
-	CK(cudaSetDevice(dev));
-	CK(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
-	CK(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
-	CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gh_interp_kernel, GH_THREADS, 0));
-	if (!coop || nblocks > per_sm * nsm) {
-		snprintf(why, GH_WHY,
-			 "interpreter: %d ranks x %d strands = %d blocks, but only %d fit at once on this GPU "
-			 "(lower --ranks or the channel count)",
-			 plan->nranks, plan->nstrands, nblocks, per_sm * nsm);
-		return GC_ERR_UNSUPPORTED;
+	gh_run_mem M;
+	memset(&M, 0, sizeof(M));
+	const bool multi = ndevs > 1;
+	const int nr = plan->nranks, nc = plan->nconns;
+	const uint64_t nsig = plan->nsignals ? plan->nsignals : 1;
+	const size_t slot_bytes = (size_t)GH_NSLOTS * GH_SLOT_BYTES;
+	int herr = 0;
+	if (ndevs < 1 || ndevs > GH_MAX_GPUS || (multi && ndevs != nr)) {
+		snprintf(why, GH_WHY, "interpreter: %d GPUs for %d ranks (one GPU for all ranks, or one per rank, at most %d)",
+			 ndevs, nr, GH_MAX_GPUS);
+		return GC_ERR_INPUT;
 	}
-	CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-	CK(cudaEventCreate(&a));
-	CK(cudaEventCreate(&b));
-	CK(cudaMalloc((void **)&P.steps, sizeof(gs_step) * (plan->nsteps ? plan->nsteps : 1)));
-	CK(cudaMalloc((void **)&P.aux, sizeof(gh_step_aux) * (plan->nsteps ? plan->nsteps : 1)));
-	CK(cudaMalloc((void **)&P.strand_off, sizeof(uint64_t) * (size_t)(nblocks + 1)));
-	CK(cudaMalloc((void **)&P.arena, plan->rank_stride * (uint64_t)plan->nranks));
-	CK(cudaMalloc((void **)&P.ctl, ctl_bytes));
-	CK(cudaMalloc((void **)&P.slots, slot_bytes));
-	CK(cudaMalloc((void **)&P.signals, sig_bytes));
-	CK(cudaMalloc((void **)&P.err, sizeof(int)));
-	CK(cudaMemcpy((void *)P.steps, plan->steps, sizeof(gs_step) * plan->nsteps, cudaMemcpyHostToDevice));
-	CK(cudaMemcpy((void *)P.aux, plan->aux, sizeof(gh_step_aux) * plan->nsteps, cudaMemcpyHostToDevice));
-	CK(cudaMemcpy((void *)P.strand_off, plan->strand_off, sizeof(uint64_t) * (size_t)(nblocks + 1),
-		      cudaMemcpyHostToDevice));
-	CK(cudaMemset(P.arena, 0, plan->rank_stride * (uint64_t)plan->nranks));
-	for (int r = 0; r < plan->nranks; r++)
-		CK(cudaMemcpy(P.arena + (uint64_t)r * plan->rank_stride + plan->buf_off[GS_BUF_INPUT],
+	M.ndevs = ndevs;
+	memcpy(M.devs, devs, sizeof(int) * (size_t)ndevs);
+	/* every block of a launch must be resident: all ranks' strands on one
+	 * GPU, or one rank's on each */
+	const int per_launch = multi ? plan->nstrands : nr * plan->nstrands;
+	for (int g = 0; g < ndevs; g++) {
+		int per_sm = 0, nsm = 0, coop = 0;
+		CK(cudaSetDevice(devs[g]));
+		CK(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, devs[g]));
+		CK(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, devs[g]));
+		CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gh_interp_kernel, GH_THREADS, 0));
+		if (!coop || per_launch > per_sm * nsm) {
+			snprintf(why, GH_WHY,
+				 "interpreter: %d ranks x %d strands = %d blocks per GPU, but only %d fit at once on GPU %d "
+				 "(lower --ranks or the channel count)",
+				 multi ? 1 : nr, plan->nstrands, per_launch, per_sm * nsm, devs[g]);
+			return GC_ERR_UNSUPPORTED;
+		}
+		for (int h = 0; multi && h < ndevs; h++) {
+			int can = 0;
+			if (h == g)
+				continue;
+			CK(cudaDeviceCanAccessPeer(&can, devs[g], devs[h]));
+			if (!can) {
+				snprintf(why, GH_WHY, "interpreter: GPU %d cannot access GPU %d as a peer (one rank per GPU needs peer access between every pair)",
+					 devs[g], devs[h]);
+				return GC_ERR_UNSUPPORTED;
+			}
+			cudaError_t e = cudaDeviceEnablePeerAccess(devs[h], 0);
+			if (e != cudaSuccess && e != cudaErrorPeerAccessAlreadyEnabled)
+				CK(e);
+			cudaGetLastError(); /* clear "already enabled" */
+		}
+	}
+	M.arena = (char **)calloc((size_t)nr, sizeof(char *));
+	M.signals = (unsigned long long **)calloc((size_t)nr, sizeof(unsigned long long *));
+	M.ctl = (gh_mailbox_ctl **)calloc((size_t)(nc ? nc : 1), sizeof(gh_mailbox_ctl *));
+	M.slots = (char **)calloc((size_t)(nc ? nc : 1), sizeof(char *));
+	if (!M.arena || !M.signals || !M.ctl || !M.slots) {
+		snprintf(why, GH_WHY, "interpreter: out of host memory");
+		st = GC_ERR_IO;
+		goto out;
+	}
+	CK(cudaSetDevice(devs[0]));
+	CK(cudaMalloc((void **)&M.err, sizeof(int)));
+	if (multi) {
+		/* a rank's arena and signals on its GPU, a mailbox on its receiver's */
+		for (int r = 0; r < nr; r++) {
+			CK(cudaSetDevice(devs[r]));
+			CK(cudaMalloc((void **)&M.arena[r], plan->rank_stride));
+			CK(cudaMalloc((void **)&M.signals[r], sizeof(unsigned long long) * nsig));
+		}
+		for (int c = 0; c < nc; c++) {
+			CK(cudaSetDevice(devs[plan->conn_dst[c]]));
+			CK(cudaMalloc((void **)&M.ctl[c], sizeof(gh_mailbox_ctl)));
+			CK(cudaMalloc((void **)&M.slots[c], slot_bytes));
+		}
+	} else {
+		CK(cudaMalloc(&M.blocks[0], plan->rank_stride * (uint64_t)nr));
+		CK(cudaMalloc(&M.blocks[1], sizeof(unsigned long long) * nsig * (uint64_t)nr));
+		CK(cudaMalloc(&M.blocks[2], sizeof(gh_mailbox_ctl) * (size_t)(nc ? nc : 1)));
+		CK(cudaMalloc(&M.blocks[3], slot_bytes * (size_t)(nc ? nc : 1)));
+		for (int r = 0; r < nr; r++) {
+			M.arena[r] = (char *)M.blocks[0] + (uint64_t)r * plan->rank_stride;
+			M.signals[r] = (unsigned long long *)M.blocks[1] + (uint64_t)r * nsig;
+		}
+		for (int c = 0; c < nc; c++) {
+			M.ctl[c] = (gh_mailbox_ctl *)M.blocks[2] + c;
+			M.slots[c] = (char *)M.blocks[3] + (size_t)c * slot_bytes;
+		}
+	}
+	for (int g = 0; g < ndevs; g++) {
+		gh_dev_plan *P = &M.P[g];
+		CK(cudaSetDevice(devs[g]));
+		CK(cudaStreamCreateWithFlags(&M.s[g], cudaStreamNonBlocking));
+		CK(cudaEventCreate(&M.a[g]));
+		CK(cudaEventCreate(&M.b[g]));
+		CK(cudaMalloc((void **)&P->steps, sizeof(gs_step) * (plan->nsteps ? plan->nsteps : 1)));
+		CK(cudaMalloc((void **)&P->aux, sizeof(gh_step_aux) * (plan->nsteps ? plan->nsteps : 1)));
+		CK(cudaMalloc((void **)&P->strand_off, sizeof(uint64_t) * (size_t)(nr * plan->nstrands + 1)));
+		CK(cudaMemcpy((void *)P->steps, plan->steps, sizeof(gs_step) * plan->nsteps, cudaMemcpyHostToDevice));
+		CK(cudaMemcpy((void *)P->aux, plan->aux, sizeof(gh_step_aux) * plan->nsteps, cudaMemcpyHostToDevice));
+		CK(cudaMemcpy((void *)P->strand_off, plan->strand_off,
+			      sizeof(uint64_t) * (size_t)(nr * plan->nstrands + 1), cudaMemcpyHostToDevice));
+		CK(table_to_device(M.arena, (size_t)nr, &P->arena));
+		CK(table_to_device(M.signals, (size_t)nr, &P->signals));
+		CK(table_to_device(M.ctl, (size_t)nc, &P->ctl));
+		CK(table_to_device(M.slots, (size_t)nc, &P->slots));
+		memcpy(P->buf_off, plan->buf_off, sizeof(P->buf_off));
+		P->first_strand = multi ? g * plan->nstrands : 0;
+		P->nstrands = plan->nstrands;
+		P->dtype = plan->p.dtype;
+		P->sys = multi;
+		P->err = M.err;
+	}
+	for (int r = 0; r < nr; r++) {
+		CK(cudaSetDevice(devs[multi ? r : 0]));
+		CK(cudaMemset(M.arena[r], 0, plan->rank_stride));
+		CK(cudaMemcpy(M.arena[r] + plan->buf_off[GS_BUF_INPUT],
 			      (const char *)inputs + (uint64_t)r * plan->buf_bytes[GS_BUF_INPUT],
 			      plan->buf_bytes[GS_BUF_INPUT], cudaMemcpyHostToDevice));
-	P.rank_stride = plan->rank_stride;
-	memcpy(P.buf_off, plan->buf_off, sizeof(P.buf_off));
-	P.nstrands = plan->nstrands;
-	P.nsignals = plan->nsignals;
-	P.dtype = plan->p.dtype;
-	CK(cudaMemset(P.err, 0, sizeof(int)));
+	}
+	CK(cudaSetDevice(devs[0]));
+	CK(cudaMemset(M.err, 0, sizeof(int)));
 	for (int it = -warmup; it < iters; it++) {
-		CK(cudaMemsetAsync(P.ctl, 0, ctl_bytes, s));
-		CK(cudaMemsetAsync(P.slots, 0, slot_bytes, s));
-		CK(cudaMemsetAsync(P.signals, 0, sig_bytes, s));
-		void *args[] = {&P};
-		CK(cudaEventRecord(a, s));
-		CK(cudaLaunchCooperativeKernel((const void *)gh_interp_kernel, dim3(nblocks), dim3(GH_THREADS),
-					       args, 0, s));
-		CK(cudaEventRecord(b, s));
-		CK(cudaEventSynchronize(b));
-		CK(cudaMemcpy(&herr, P.err, sizeof(int), cudaMemcpyDeviceToHost));
+		/* fresh mailboxes and signals, everywhere, before any kernel runs */
+		for (int r = 0; r < nr; r++) {
+			CK(cudaSetDevice(devs[multi ? r : 0]));
+			CK(cudaMemset(M.signals[r], 0, sizeof(unsigned long long) * nsig));
+		}
+		for (int c = 0; c < nc; c++) {
+			CK(cudaSetDevice(devs[multi ? plan->conn_dst[c] : 0]));
+			CK(cudaMemset(M.ctl[c], 0, sizeof(gh_mailbox_ctl)));
+			CK(cudaMemset(M.slots[c], 0, slot_bytes));
+		}
+		for (int g = 0; g < ndevs; g++) {
+			CK(cudaSetDevice(devs[g]));
+			CK(cudaDeviceSynchronize());
+		}
+		for (int g = 0; g < ndevs; g++) {
+			void *args[] = {&M.P[g]};
+			CK(cudaSetDevice(devs[g]));
+			CK(cudaEventRecord(M.a[g], M.s[g]));
+			CK(cudaLaunchCooperativeKernel((const void *)gh_interp_kernel, dim3(per_launch),
+						       dim3(GH_THREADS), args, 0, M.s[g]));
+			CK(cudaEventRecord(M.b[g], M.s[g]));
+		}
+		float worst = 0;
+		for (int g = 0; g < ndevs; g++) {
+			float ms = 0;
+			CK(cudaSetDevice(devs[g]));
+			CK(cudaEventSynchronize(M.b[g]));
+			CK(cudaEventElapsedTime(&ms, M.a[g], M.b[g]));
+			worst = ms > worst ? ms : worst;
+		}
+		CK(cudaSetDevice(devs[0]));
+		CK(cudaMemcpy(&herr, M.err, sizeof(int), cudaMemcpyDeviceToHost));
 		if (herr) {
 			snprintf(why, GH_WHY, "interpreter: a block waited more than %.0f s for a peer (schedule deadlock or lost flag)",
 				 GH_SPIN_TIMEOUT_NS / 1e9);
 			st = GC_ERR_DEADLOCK;
 			goto out;
 		}
-		float ms = 0;
-		CK(cudaEventElapsedTime(&ms, a, b));
 		if (it >= 0)
-			us[it] = (double)ms * 1e3;
+			us[it] = (double)worst * 1e3;
 	}
-	for (int r = 0; r < plan->nranks; r++)
+	for (int r = 0; r < nr; r++) {
+		CK(cudaSetDevice(devs[multi ? r : 0]));
 		CK(cudaMemcpy((char *)outputs + (uint64_t)r * plan->buf_bytes[GS_BUF_OUTPUT],
-			      P.arena + (uint64_t)r * plan->rank_stride + plan->buf_off[GS_BUF_OUTPUT],
-			      plan->buf_bytes[GS_BUF_OUTPUT], cudaMemcpyDeviceToHost));
+			      M.arena[r] + plan->buf_off[GS_BUF_OUTPUT], plan->buf_bytes[GS_BUF_OUTPUT],
+			      cudaMemcpyDeviceToHost));
+	}
 out:
-	cudaFree((void *)P.steps);
-	cudaFree((void *)P.aux);
-	cudaFree((void *)P.strand_off);
-	cudaFree(P.arena);
-	cudaFree(P.ctl);
-	cudaFree(P.slots);
-	cudaFree(P.signals);
-	cudaFree(P.err);
-	if (a)
-		cudaEventDestroy(a);
-	if (b)
-		cudaEventDestroy(b);
-	if (s)
-		cudaStreamDestroy(s);
+	run_mem_free(&M, plan);
 	return st;
 }

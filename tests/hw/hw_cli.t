@@ -6,7 +6,7 @@ set -u
 G=${GCSIM:-build/gcsim}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-echo "1..6"
+echo "1..9"
 if "$G" hw info >/dev/null 2>&1; then
 	for i in 1 2 3 4; do echo "ok $i # SKIP a GPU is present"; done
 else
@@ -31,3 +31,15 @@ CSV
 	&& echo "ok 5 - calibrate --from recovers alpha 10us, 50GB/s" || echo "not ok 5 - rc $rc"
 "$G" hw calibrate --name '../x' --from "$T/rec.csv" --dir "$T" 2>/dev/null; rc=$?
 [ $rc -eq 2 ] && echo "ok 6 - bad --name exits 2" || echo "not ok 6 - exit $rc"
+# hw interp --gpus: bad combinations are input errors (2) before any device
+# is looked at; a machine with fewer GPUs than asked answers 3.
+"$G" hw interp --gpus 1 2>"$T/e"; rc=$?
+[ $rc -eq 2 ] && grep -q -- "--gpus: expected 2..16, got 1" "$T/e" && echo "ok 7 - --gpus 1 exits 2" || echo "not ok 7 - exit $rc"
+"$G" hw interp --gpus 2 --ranks 4 2>"$T/e"; rc=$?
+[ $rc -eq 2 ] && grep -q "one rank per GPU" "$T/e" && echo "ok 8 - --gpus with another --ranks exits 2" || echo "not ok 8 - exit $rc"
+if "$G" hw info >/dev/null 2>&1; then
+	echo "ok 9 # SKIP a GPU is present"
+else
+	(cd "$T" && "$G" hw interp --gpus 2 --csv i.csv 2>/dev/null); rc=$?
+	[ $rc -eq 3 ] && [ ! -e "$T/i.csv" ] && echo "ok 9 - --gpus without GPUs exits 3, nothing written" || echo "not ok 9 - exit $rc"
+fi

@@ -525,7 +525,8 @@ static void test_interp_gpu(void)
 		void *out = g_malloc0(plan.buf_bytes[GS_BUF_OUTPUT] * (uint64_t)plan.nranks + 1);
 		double us[2];
 		gh_interp_fill_inputs(&plan, in);
-		gc_status st = gh_cuda_interp_run(0, &plan, in, out, 1, 2, us, why);
+		const int dev0 = 0;
+		gc_status st = gh_cuda_interp_run(&dev0, 1, &plan, in, out, 1, 2, us, why);
 		if (st != GC_OK)
 			g_test_message("case %zu: %s", i, why);
 		g_assert_cmpint(st, ==, GC_OK);
@@ -542,6 +543,54 @@ static void test_interp_gpu(void)
 		gs_sched_free(s);
 		gs_gen_free(g);
 	}
+}
+
+/* With two or more GPUs that reach each other: rank r on GPU r, the ring
+ * and the split tree, every output element checked. The placement the
+ * interpreter checks without a device: a wrong GPU count is refused. */
+static void test_interp_multi_gpu(void)
+{
+	int ndev = 0;
+	char why[GH_WHY] = "";
+	gs_params p = {.coll = GS_COLL_ALLREDUCE, .algo = GS_ALGO_RING, .dtype = GS_DT_F32,
+		       .nranks = 2, .bytes = 1u << 20, .nchannels = 2, .chunk_bytes = 256 * 1024,
+		       .slice_bytes = 64 * 1024, .ranks_per_node = 2};
+	gs_gen *g = NULL;
+	char *err = NULL;
+	g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
+	gs_sched *s = gs_sched_materialize(g);
+	gh_interp_plan plan;
+	g_assert_cmpint(gh_interp_plan_build(s, &plan, &err), ==, GC_OK);
+	void *in = g_malloc(plan.buf_bytes[GS_BUF_INPUT] * (uint64_t)plan.nranks + 1);
+	void *out = g_malloc0(plan.buf_bytes[GS_BUF_OUTPUT] * (uint64_t)plan.nranks + 1);
+	gh_interp_fill_inputs(&plan, in);
+	double us[2];
+	const int three[] = {0, 1, 2};
+	gc_status st = gh_cuda_interp_run(three, 3, &plan, in, out, 1, 2, us, why);
+#if GC_HAVE_CUDA
+	/* refused before any device is touched */
+	g_assert_cmpint(st, ==, GC_ERR_INPUT);
+	g_assert_nonnull(strstr(why, "3 GPUs for 2 ranks"));
+#else
+	g_assert_cmpint(st, ==, GC_ERR_NODEV); /* the stub's answer, whatever was asked */
+#endif
+	if (gh_cuda_probe(&ndev, why) == GC_OK && ndev >= 2) {
+		st = gh_cuda_interp_run(three, 2, &plan, in, out, 1, 2, us, why);
+		if (st == GC_ERR_UNSUPPORTED) {
+			g_test_message("%s", why); /* no peer access between GPU 0 and 1 */
+		} else {
+			g_assert_cmpint(st, ==, GC_OK);
+			g_assert_cmpint(gh_interp_check(&plan, out, &err), ==, GC_OK);
+			g_test_message("ring allreduce 1 MiB on GPUs 0 and 1: %.1f us", us[1]);
+		}
+	} else {
+		g_test_message("fewer than 2 GPUs: the two-GPU run is not exercised");
+	}
+	g_free(in);
+	g_free(out);
+	gh_interp_plan_clear(&plan);
+	gs_sched_free(s);
+	gs_gen_free(g);
 }
 
 static void test_no_device(void)
@@ -570,6 +619,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/hw/interp-split", test_interp_split);
 	g_test_add_func("/hw/interp-one-sided", test_interp_one_sided);
 	g_test_add_func("/hw/interp-gpu", test_interp_gpu);
+	g_test_add_func("/hw/interp-multi-gpu", test_interp_multi_gpu);
 	g_test_add_func("/hw/no-device", test_no_device);
 	return g_test_run();
 }
