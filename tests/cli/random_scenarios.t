@@ -2,7 +2,8 @@
 # Random valid scenarios (fixed seed) through `gcsim run` with --check: every
 # run must end with status 0 or with one clear input-error line (status 2),
 # never an internal error, an invariant violation or a sanitizer report.
-# Sizes stay small so the whole script takes seconds.
+# Sizes stay small so the whole script takes seconds. GCSIM_RANDOM_SEED and
+# GCSIM_RANDOM_N draw another or a longer series (e.g. under build/asan/gcsim).
 cd "$(dirname "$0")/../.." || exit 1
 G=${GCSIM:-build/gcsim}
 if ! command -v python3 >/dev/null 2>&1; then
@@ -12,8 +13,8 @@ fi
 exec python3 - "$G" <<'PY'
 import random, subprocess, sys, tempfile, os
 G = sys.argv[1]
-rng = random.Random(20261129)
-N = 40
+rng = random.Random(int(os.environ.get("GCSIM_RANDOM_SEED", "20261129")))
+N = int(os.environ.get("GCSIM_RANDOM_N", "40"))
 print("1..%d" % N)
 fails = 0
 with tempfile.TemporaryDirectory() as d:
