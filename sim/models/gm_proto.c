@@ -13,12 +13,15 @@
 #include "gm_proto.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 static const gm_proto_info protos[GM_PROTO__COUNT] = {
-	[GM_PROTO_SIMPLE] = {"simple", 1.0, 8.4, {3.4, 5.7, 14.0}, 2097152, 1048576, 4194304},
-	[GM_PROTO_LL] = {"ll", 0.5, 6.6, {0.6, 1.0, 2.7}, 32768, 32768, 262144},
-	[GM_PROTO_LL128] = {"ll128", 120.0 / 128.0, 14.0, {1.9, 2.5, 4.0}, 576000, 576000, 4608000},
+	[GM_PROTO_SIMPLE] = {"simple", 1.0, 8.4, {3.4, 5.7, 14.0}, 8.4, {4.0, 4.0, 14.0}, 2097152, 1048576,
+			     4194304},
+	[GM_PROTO_LL] = {"ll", 0.5, 6.6, {0.6, 1.0, 2.7}, 6.8, {0.6, 1.0, 5.0}, 32768, 32768, 262144},
+	[GM_PROTO_LL128] = {"ll128", 120.0 / 128.0, 14.0, {1.9, 2.5, 4.0}, 14.0, {1.25, 1.9, 8.5}, 576000,
+			    576000, 4608000},
 };
 
 const gm_proto_info *gm_proto_get(gm_proto p)
@@ -39,13 +42,16 @@ static int64_t scale_ps(int64_t ps, double f)
 	return (int64_t)llround((double)ps * f);
 }
 
-void gm_proto_apply(gm_proto p, gt_topo *t)
+void gm_proto_apply(gm_proto p, gs_algo algo, gt_topo *t)
 {
 	const gm_proto_info *q = gm_proto_get(p), *s = gm_proto_get(GM_PROTO_SIMPLE);
+	const bool tree = algo == GS_ALGO_TREE;
+	const double *hop = tree ? q->tree_hop_lat_us : q->hop_lat_us;
+	const double base = tree ? q->tree_base_lat_us : q->base_lat_us;
 	t->bw_scale = q->bw_eff;
 	t->lat_scale[GM_LINK_GENERIC] = 1.0;
-	t->lat_scale[GM_LINK_NVLINK] = q->hop_lat_us[0] / s->hop_lat_us[0];
-	t->lat_scale[GM_LINK_PCIE] = q->hop_lat_us[1] / s->hop_lat_us[1];
-	t->lat_scale[GM_LINK_NIC] = q->hop_lat_us[2] / s->hop_lat_us[2];
-	t->launch_ps = scale_ps(t->launch_ps, q->base_lat_us / s->base_lat_us);
+	t->lat_scale[GM_LINK_NVLINK] = hop[0] / s->hop_lat_us[0];
+	t->lat_scale[GM_LINK_PCIE] = hop[1] / s->hop_lat_us[1];
+	t->lat_scale[GM_LINK_NIC] = hop[2] / s->hop_lat_us[2];
+	t->launch_ps = scale_ps(t->launch_ps, base / s->base_lat_us);
 }

@@ -9,9 +9,12 @@
  * data bytes. A protocol therefore changes, relative to Simple:
  *  - every link's bandwidth by its data efficiency (LL 1/2, LL128 120/128);
  *  - each link class's per-message latency by the ratio of NCCL's per-hop
- *    latencies for that protocol and Simple (NVLink, PCIe, network; the flat
- *    switch's user-given latency is a wire latency and is kept);
- *  - the launch and setup latency by the ratio of NCCL's base latencies;
+ *    latency for that protocol and algorithm (ring or tree) to the ring's
+ *    Simple one, which the topology's latencies describe (NVLink, PCIe,
+ *    network; the flat switch's user-given latency is a wire latency and is
+ *    kept);
+ *  - the launch and setup latency by the ratio of NCCL's base latencies
+ *    (that protocol and algorithm over the ring's Simple);
  *  - the step geometry (chunk, slice, receive buffer) to NCCL's buffers.
  * Sources: NVIDIA/nccl src/graph/tuning.cc (hwLat, baseLat, as quoted in
  * shared/reference/README.md) and src/include/device.h (buffer sizes).
@@ -21,6 +24,7 @@
 
 #include <stdint.h>
 
+#include "../sched/gs_sched.h"
 #include "../topologies/gt_topo.h"
 
 typedef enum gm_proto { GM_PROTO_SIMPLE = 0, GM_PROTO_LL, GM_PROTO_LL128, GM_PROTO__COUNT } gm_proto;
@@ -30,6 +34,8 @@ typedef struct gm_proto_info {
 	double bw_eff;	       /* data bytes per byte on the wire */
 	double base_lat_us;    /* NCCL base latency, ring */
 	double hop_lat_us[3];  /* NCCL ring per-hop latency: NVLink, PCIe, network */
+	double tree_base_lat_us;   /* NCCL base latency, tree */
+	double tree_hop_lat_us[3]; /* NCCL tree per-hop latency: NVLink, PCIe, network */
 	uint64_t chunk, slice; /* step geometry (per-rank chunk, one message) */
 	uint64_t buffer;       /* receive buffer per connection */
 } gm_proto_info;
@@ -37,7 +43,9 @@ typedef struct gm_proto_info {
 const gm_proto_info *gm_proto_get(gm_proto p);
 /* "simple" / "ll" / "ll128" -> protocol; -1 when unknown. */
 int gm_proto_from_name(const char *name);
-/* Scale a topology description, given with Simple's latencies, to p. */
-void gm_proto_apply(gm_proto p, gt_topo *t);
+/* Scale a topology description, given with the ring's Simple latencies, to
+ * protocol p of algorithm `algo` (NCCL tunes the tree's hop and base
+ * latencies apart from the ring's). */
+void gm_proto_apply(gm_proto p, gs_algo algo, gt_topo *t);
 
 #endif

@@ -153,7 +153,7 @@ static void proto_setup(const gm_run *r, gm_proto q, const gs_params *base, uint
 	*p = *base;
 	p->bytes = bytes;
 	*t = r->topo;
-	gm_proto_apply(q, t);
+	gm_proto_apply(q, base->algo, t);
 	if (r->proto < 0) { /* auto: geometry per protocol unless given */
 		if (!gc_config_is_set(r->cfg, "collective.chunk"))
 			p->chunk_bytes = pi->chunk;

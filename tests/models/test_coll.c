@@ -323,6 +323,36 @@ static void test_protocols(void)
 	gm_run_free(a);
 }
 
+/* The tree takes NCCL's tree hop and base latencies, the ring the ring's,
+ * both relative to the ring's Simple values the topology describes: LL over
+ * the network is 5.0 us per hop for the tree against 2.7 for the ring, and
+ * a Simple tree pays 4.0 us per NVLink hop against the ring's 3.4. */
+static void test_protocol_tree_latencies(void)
+{
+	gt_topo base;
+	memset(&base, 0, sizeof(base));
+	base.launch_ps = 8400000;
+	gt_topo t = base;
+	gm_proto_apply(GM_PROTO_LL, GS_ALGO_TREE, &t);
+	g_assert_cmpfloat_with_epsilon(t.lat_scale[GM_LINK_NIC], 5.0 / 14.0, 1e-12);
+	g_assert_cmpfloat_with_epsilon(t.lat_scale[GM_LINK_NVLINK], 0.6 / 3.4, 1e-12);
+	g_assert_cmpint(t.launch_ps, ==, 6800000);
+	t = base;
+	gm_proto_apply(GM_PROTO_LL, GS_ALGO_RING, &t);
+	g_assert_cmpfloat_with_epsilon(t.lat_scale[GM_LINK_NIC], 2.7 / 14.0, 1e-12);
+	g_assert_cmpint(t.launch_ps, ==, 6600000);
+	t = base;
+	gm_proto_apply(GM_PROTO_SIMPLE, GS_ALGO_TREE, &t);
+	g_assert_cmpfloat_with_epsilon(t.lat_scale[GM_LINK_NVLINK], 4.0 / 3.4, 1e-12);
+	g_assert_cmpfloat_with_epsilon(t.lat_scale[GM_LINK_PCIE], 4.0 / 5.7, 1e-12);
+	g_assert_cmpfloat(t.lat_scale[GM_LINK_GENERIC], ==, 1.0);
+	g_assert_cmpfloat(t.bw_scale, ==, 1.0);
+	t = base;
+	gm_proto_apply(GM_PROTO_SIMPLE, GS_ALGO_RING, &t);
+	g_assert_cmpfloat(t.lat_scale[GM_LINK_NVLINK], ==, 1.0);
+	g_assert_cmpint(t.launch_ps, ==, 8400000);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -337,5 +367,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/coll/iterations", test_iterations_average);
 	g_test_add_func("/coll/alltoall", test_alltoall);
 	g_test_add_func("/coll/protocols", test_protocols);
+	g_test_add_func("/coll/protocol-tree-latencies", test_protocol_tree_latencies);
 	return g_test_run();
 }
