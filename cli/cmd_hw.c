@@ -633,8 +633,13 @@ int cli_hw(int argc, char **argv)
 		return argc < 2 ? 2 : 0;
 	}
 	for (size_t i = 0; i < G_N_ELEMENTS(subs); i++)
-		if (!strcmp(argv[1], subs[i].name))
+		if (!strcmp(argv[1], subs[i].name)) {
+			/* "Usage: gcsim hw interp ..." in the subcommand's --help */
+			char *prg = g_strdup_printf("gcsim hw %s", subs[i].name);
+			g_set_prgname(prg);
+			g_free(prg);
 			return subs[i].fn(argc - 1, argv + 1);
+		}
 	fprintf(stderr, "gcsim hw: unknown subcommand '%s' (info, bench, interp, calibrate, rdma, nccl)\n", argv[1]);
 	return 2;
 }
