@@ -224,7 +224,8 @@ static int hw_interp(int argc, char **argv)
 		 "every pair)", "N"},
 		{"op", 0, 0, G_OPTION_ARG_STRING, &op, "allreduce (default), allgather, reducescatter, alltoall", "OP"},
 		{"algo", 0, 0, G_OPTION_ARG_STRING, &algo,
-		 "ring (default), tree (allreduce), pairwise (alltoall default) or put (alltoall)", "ALGO"},
+		 "ring (default), tree or nvls (allreduce), pairwise (alltoall default) or put (alltoall)",
+		 "ALGO"},
 		{"sizes", 0, 0, G_OPTION_ARG_STRING, &sizes, "comma-separated sizes (default 1KiB,64KiB,1MiB,16MiB)", "LIST"},
 		{"dtype", 0, 0, G_OPTION_ARG_STRING, &dtype, "float (default), int32, double", "T"},
 		{"channels", 'c', 0, G_OPTION_ARG_INT, &channels, "channels (default 1)", "N"},
@@ -248,16 +249,17 @@ static int hw_interp(int argc, char **argv)
 	static const char *const colls[] = {"allreduce", "allgather", "reducescatter", "alltoall"};
 	static const gs_coll collv[] = {GS_COLL_ALLREDUCE, GS_COLL_ALLGATHER, GS_COLL_REDUCESCATTER,
 					GS_COLL_ALLTOALL};
-	static const char *const algos[] = {"ring", "tree", "pairwise", "put"};
-	static const gs_algo algov[] = {GS_ALGO_RING, GS_ALGO_TREE, GS_ALGO_PAIRWISE, GS_ALGO_PUT};
+	static const char *const algos[] = {"ring", "tree", "pairwise", "put", "nvls"};
+	static const gs_algo algov[] = {GS_ALGO_RING, GS_ALGO_TREE, GS_ALGO_PAIRWISE, GS_ALGO_PUT,
+					GS_ALGO_NVLS};
 	static const char *const dts[] = {"float", "int32", "double"};
 	static const gs_dtype dtv[] = {GS_DT_F32, GS_DT_I32, GS_DT_F64};
 	int c = 0, a = 0, t = 0;
 	gc_status st = GC_OK;
 	if (op && parse_enum(op, colls, 4, &c) != GC_OK)
 		snprintf(why, sizeof(why), "--op: expected allreduce, allgather, reducescatter or alltoall, got '%s'", op), st = GC_ERR_INPUT;
-	else if (algo && parse_enum(algo, algos, 4, &a) != GC_OK)
-		snprintf(why, sizeof(why), "--algo: expected ring, tree, pairwise or put, got '%s'", algo), st = GC_ERR_INPUT;
+	else if (algo && parse_enum(algo, algos, 5, &a) != GC_OK)
+		snprintf(why, sizeof(why), "--algo: expected ring, tree, pairwise, put or nvls, got '%s'", algo), st = GC_ERR_INPUT;
 	else if (!algo && collv[c] == GS_COLL_ALLTOALL)
 		a = 2; /* alltoall has no ring: NCCL's pairwise exchange by default */
 	else if (dtype && parse_enum(dtype, dts, 3, &t) != GC_OK)

@@ -255,7 +255,7 @@ void gh_interp_fill_inputs(const gh_interp_plan *plan, void *inputs)
 
 gc_status gh_interp_expected(const gh_interp_plan *plan, void *expected, char **errmsg)
 {
-	int n = plan->nranks;
+	int n = plan->p.nranks; /* data ranks: helpers hold no result */
 	uint64_t in_n = plan->buf_bytes[GS_BUF_INPUT] / plan->elem;
 	uint64_t out_n = plan->buf_bytes[GS_BUF_OUTPUT] / plan->elem;
 	gs_coll c = plan->p.coll;
@@ -301,7 +301,7 @@ gc_status gh_interp_check(const gh_interp_plan *plan, const void *outputs, char 
 	uint64_t ob = plan->buf_bytes[GS_BUF_OUTPUT];
 	void *exp = g_malloc((size_t)(ob * (uint64_t)plan->nranks) + 1);
 	gc_status st = gh_interp_expected(plan, exp, errmsg);
-	for (int r = 0; st == GC_OK && r < plan->nranks; r++) {
+	for (int r = 0; st == GC_OK && r < plan->p.nranks; r++) {
 		const char *a = (const char *)outputs + (uint64_t)r * ob;
 		const char *e = (const char *)exp + (uint64_t)r * ob;
 		if (memcmp(a, e, ob) == 0)

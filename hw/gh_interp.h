@@ -92,7 +92,8 @@ void gh_interp_plan_clear(gh_interp_plan *plan);
 double gh_interp_input_value(int rank, uint64_t i);
 /* inputs: nranks consecutive INPUT buffers of buf_bytes[INPUT] bytes. */
 void gh_interp_fill_inputs(const gh_interp_plan *plan, void *inputs);
-/* expected: nranks consecutive OUTPUT buffers (sendrecv: the INPUT of rank
+/* expected: p.nranks consecutive OUTPUT buffers, one per data rank (helper
+ * ranks, which follow them, hold no result) (sendrecv: the INPUT of rank
  * (r - 1 + n) % n; alltoall: OUTPUT block j of rank r is INPUT block r of
  * rank j). GC_ERR_UNSUPPORTED for a collective whose result is not defined
  * here. */

@@ -26,6 +26,16 @@
  *       T = launch + 2 fill + (M - 1) tau
  *   where M is the number of slices per channel.
  *
+ *   nvls (one switch; helpers R and M are its ports): a slice goes GPU ->
+ *   R -> owner -> M -> GPUs, and every round moves one slice of each of the
+ *   C n blocks. The first round runs its four phases one after the other
+ *   through the ports (the GPU sends C n contributions, takes C reduced
+ *   slices in, stores C, takes C (n - 1) multicast in: C (2n + 1) slices
+ *   in all) after two GPU-to-switch latencies; every further round adds
+ *   what the GPU's egress carries, C (n + 1) slices (n contributions, one
+ *   owner store):
+ *       T = launch + 2 alpha_up + (C (2n + 1) + (M - 1) C (n + 1)) s / B.
+ *
  *   sendrecv: T = launch + alpha + M tau.
  *
  *   alltoall (pairwise or put): channels serve several peers at once, so
@@ -189,7 +199,21 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 			tau = fmax(tau, s / (b_net / (2.0 * heads)) * 1e12);
 		}
 		t += 2.0 * fill + (double)(M - 1) * tau;
-		} else if (n > 1 && p->bytes > 0 && p->coll == GS_COLL_ALLTOALL) {
+		} else if (n > 1 && p->bytes > 0 && p->algo == GS_ALGO_NVLS) {
+		uint64_t blocks = C * (uint64_t)n;
+		uint64_t Db = ceil_div(per_rank, blocks);
+		uint64_t M = ceil_div(Db, p->slice_bytes);
+		double s = (double)ceil_div(Db, M);
+		uint32_t route[GM_MAX_HOPS];
+		int h = gt_topo_route(topo, 0, n, route); /* GPU 0 into the switch */
+		double a_up = (double)gm_net_route_latency(&net, route, h);
+		double b = net.links[route[0]].bw_Bps;
+		h = gt_topo_route(topo, n, 0, route); /* and out of it */
+		b = fmin(b, net.links[route[0]].bw_Bps);
+		double first = (double)(C * (uint64_t)(2 * n + 1));
+		double round = (double)(C * (uint64_t)(n + 1));
+		t += 2.0 * a_up + (first + (double)(M - 1) * round) * s / b * 1e12;
+	} else if (n > 1 && p->bytes > 0 && p->coll == GS_COLL_ALLTOALL) {
 		/* channels serve up to C peers at once, so the exchange is
 		 * bandwidth-bound on rank 0's busiest link (by symmetry every
 		 * rank's links carry the same): sum the blocks each of its links

@@ -562,11 +562,11 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		return GC_ERR_INPUT;
 	}
 	/* state is O(ranks x strands); refuse sizes that cannot fit in memory */
-	uint64_t total = (uint64_t)gen->p.nranks * (uint64_t)gen->nstrands;
+	uint64_t total = (uint64_t)gs_gen_nranks(gen) * (uint64_t)gen->nstrands;
 	if (total > (UINT64_C(1) << 24)) {
 		*errmsg = g_strdup_printf("%d ranks x %d strands = %llu strands: more than the 16777216 "
 					  "this simulator keeps in memory; use fewer channels or GPUs",
-					  gen->p.nranks, gen->nstrands, (unsigned long long)total);
+					  gs_gen_nranks(gen), gen->nstrands, (unsigned long long)total);
 		return GC_ERR_INPUT;
 	}
 	/* about 50 ns per step on one core: refuse runs that would take hours */
@@ -594,7 +594,7 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	m->topo = topo;
 	m->gen = gen;
 	m->o = o;
-	m->nranks = gen->p.nranks;
+	m->nranks = gs_gen_nranks(gen); /* helpers (the switch's engines) run strands too */
 	m->nstr = gen->nstrands;
 	m->spc = gen->strands_per_channel > 0 ? gen->strands_per_channel : 1;
 	m->nstrands = (uint32_t)m->nranks * (uint32_t)m->nstr;
@@ -622,7 +622,10 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	for (int r = 0; r < m->nranks; r++) {
 		if (o->trace) {
 			char name[32];
-			snprintf(name, sizeof(name), "rank %d", r);
+			if (r < gen->p.nranks)
+				snprintf(name, sizeof(name), "rank %d", r);
+			else
+				snprintf(name, sizeof(name), "switch unit %d", r - gen->p.nranks);
 			ge_trace_name_process(o->trace, r + 1, name);
 			for (int c = 0; c < m->nstr; c++) {
 				snprintf(name, sizeof(name), "channel %d", c);

@@ -50,6 +50,13 @@ static const gm_model_info models[] = {
 	 "nodes, up (reduce) and down (broadcast) pipelined",
 	 "Sanders, Speck & Traeff 2009; NVIDIA/nccl src/graph/trees.cc",
 	 "collective.channels, collective.slice"},
+	{"nvls", "algorithm",
+	 "NVLink SHARP allreduce on one NVSwitch: the switch reduces each owner's slices from every "
+	 "GPU and multicasts the owner's store to the others (two helper ranks stand for its engines); "
+	 "16 channels of 128 KiB chunks; NVLink bandwidth x nvls_efficiency",
+	 "NVIDIA/nccl src/device/all_reduce.h (runNvls), src/transport/nvls.cc (chunk 128 KiB, "
+	 "16 channels), src/tuning nvls.cc (efficiency 0.85 Hopper)",
+	 "collective.channels, collective.slice, topology.nvlink.nvls_efficiency"},
 	{"pairwise", "algorithm",
 	 "two-sided all-to-all: rank r sends block r+k to r+k for k = 1..n-1 on a send strand, receives "
 	 "on a receive strand (NCCL grouped send/recv)",

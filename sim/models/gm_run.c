@@ -36,20 +36,56 @@ static gs_algo algo_of(const char *s)
 		return GS_ALGO_PAIRWISE;
 	if (!strcmp(s, "put"))
 		return GS_ALGO_PUT;
+	if (!strcmp(s, "nvls"))
+		return GS_ALGO_NVLS;
 	return GS_ALGO_RING;
 }
 
-/* Why algorithm a cannot run collective c, or NULL if it can. */
-static const char *algo_refusal(gs_coll c, gs_algo a)
+/* Why algorithm a cannot run collective c with protocol proto (-1: auto)
+ * on topology t, or NULL if it can. */
+static const char *algo_refusal(gs_coll c, gs_algo a, int proto, const gt_topo *t)
 {
 	bool a2a = c == GS_COLL_ALLTOALL;
 	if (a == GS_ALGO_TREE && c != GS_COLL_ALLREDUCE)
 		return "tree is implemented for allreduce only";
+	if (a == GS_ALGO_NVLS && c != GS_COLL_ALLREDUCE)
+		return "nvls is implemented for allreduce only";
+	if (a == GS_ALGO_NVLS && t->kind == GT_DGX && t->nodes > 1)
+		return "nvls reduces in one node's NVSwitch (NCCL's NVLS_TREE across nodes is not "
+		       "modelled); use one node";
+	if (a == GS_ALGO_NVLS && t->ngpus < 2)
+		return "nvls needs at least 2 GPUs";
+	if (a == GS_ALGO_NVLS && proto > GM_PROTO_SIMPLE)
+		return "nvls runs NCCL's Simple protocol only";
 	if ((a == GS_ALGO_PAIRWISE || a == GS_ALGO_PUT) && !a2a)
 		return "pairwise and put are alltoall algorithms";
 	if (a2a && a != GS_ALGO_PAIRWISE && a != GS_ALGO_PUT)
 		return "alltoall runs as pairwise (two-sided) or put (one-sided)";
 	return NULL;
+}
+
+/* NVLS's own step geometry unless the scenario gives one: NCCL moves it in
+ * 128 KiB chunks over 16 channels (src/transport/nvls.cc: NVLS_CHUNKSIZE
+ * 128 KiB, NVLS_NCHANNELS 16). */
+#define NVLS_CHUNK (128u * 1024u)
+#define NVLS_CHANNELS 16
+static void nvls_geometry(const gc_config *cfg, gs_params *p)
+{
+	if (!gc_config_is_set(cfg, "collective.chunk"))
+		p->chunk_bytes = NVLS_CHUNK;
+	if (!gc_config_is_set(cfg, "collective.slice"))
+		p->slice_bytes = p->chunk_bytes < NVLS_CHUNK ? p->chunk_bytes : NVLS_CHUNK;
+	if (gc_config_int(cfg, "collective.channels") == 0)
+		p->nchannels = NVLS_CHANNELS;
+}
+
+/* The geometry of the scenario (or the protocol's) for any other algorithm. */
+static void default_geometry(const gc_config *cfg, const gt_topo *t, gs_params *p)
+{
+	int64_t ch = gc_config_int(cfg, "collective.channels");
+	p->nchannels = ch > 0 ? (int)ch : t->default_channels;
+	p->chunk_bytes = gc_config_bytes(cfg, "collective.chunk");
+	p->slice_bytes = gc_config_bytes(cfg, "collective.slice");
 }
 
 static gs_dtype dtype_of(const char *s)
@@ -91,11 +127,14 @@ static gc_status collective_from_config(gc_config *cfg, const gt_topo *t, gs_par
 	}
 	p->chunk_bytes = gc_config_bytes(cfg, "collective.chunk");
 	p->slice_bytes = gc_config_bytes(cfg, "collective.slice");
-	p->ranks_per_node = t->gpus_per_node;
-	const char *why = algo_refusal(p->coll, p->algo);
+	/* nvls: every GPU behind the one switch (flat counts each GPU a node) */
+	p->ranks_per_node = p->algo == GS_ALGO_NVLS ? t->ngpus : t->gpus_per_node;
+	const char *why = algo_refusal(p->coll, p->algo, proto, t);
 	if (why)
-		return gc_config_error(cfg, "collective.algo", errmsg, "%s; not %s with %s", why,
+		return gc_config_error(cfg, "collective.algo", errmsg, "%s (algo %s, op %s)", why,
 				       gs_algo_name(p->algo), gs_coll_name(p->coll));
+	if (p->algo == GS_ALGO_NVLS)
+		nvls_geometry(cfg, p);
 	if (p->slice_bytes > p->chunk_bytes)
 		return gc_config_error(cfg, "collective.slice", errmsg,
 				       "slice (%llu B) must not exceed collective.chunk (%llu B)",
@@ -154,6 +193,9 @@ static void proto_setup(const gm_run *r, gm_proto q, const gs_params *base, uint
 	p->bytes = bytes;
 	*t = r->topo;
 	gm_proto_apply(q, base->algo, t);
+	/* in-switch reduction and multicast get a share of the NVLink port */
+	if (base->algo == GS_ALGO_NVLS && t->kind == GT_DGX && t->nvls_eff > 0)
+		t->bw_scale *= t->nvls_eff;
 	if (r->proto < 0) { /* auto: geometry per protocol unless given */
 		if (!gc_config_is_set(r->cfg, "collective.chunk"))
 			p->chunk_bytes = pi->chunk;
@@ -174,6 +216,8 @@ static gc_status proto_choose(const gm_run *r, const gs_params *base, uint64_t b
 {
 	int64_t best = INT64_MAX;
 	*out = GM_PROTO_SIMPLE;
+	if (base->algo == GS_ALGO_NVLS)
+		return GC_OK; /* NVLS has Simple only */
 	for (int q = 0; q < GM_PROTO__COUNT; q++) {
 		gs_params p;
 		gt_topo t;
@@ -285,7 +329,11 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 	const char *cmp = gc_config_str(r->cfg, "collective.compare");
 	if (strcmp(cmp, "none") != 0) {
 		q.algo = algo_of(cmp);
-		const char *why = algo_refusal(q.coll, q.algo);
+		q.ranks_per_node = q.algo == GS_ALGO_NVLS ? r->topo.ngpus : r->topo.gpus_per_node;
+		default_geometry(r->cfg, &r->topo, &q);
+		if (q.algo == GS_ALGO_NVLS)
+			nvls_geometry(r->cfg, &q);
+		const char *why = algo_refusal(q.coll, q.algo, r->proto, &r->topo);
 		if (q.algo == r->base.algo)
 			st = gc_config_error(r->cfg, "collective.compare", errmsg,
 					     "compares %s with itself; name the other algorithm", cmp);

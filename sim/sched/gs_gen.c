@@ -94,10 +94,14 @@ static gc_status gs_params_normalize(const gs_params *in, gs_params *p, char **e
 					  in->ranks_per_node, p->nranks);
 		return GC_ERR_INPUT;
 	}
-	if (p->algo == GS_ALGO_TREE && p->coll != GS_COLL_ALLREDUCE) {
-		*errmsg =
-			g_strdup_printf("the tree algorithm is only defined for allreduce, not %s",
-					gs_coll_name(p->coll));
+	if ((p->algo == GS_ALGO_TREE || p->algo == GS_ALGO_NVLS) && p->coll != GS_COLL_ALLREDUCE) {
+		*errmsg = g_strdup_printf("the %s algorithm is only defined for allreduce, not %s",
+					  gs_algo_name(p->algo), gs_coll_name(p->coll));
+		return GC_ERR_INPUT;
+	}
+	if (p->algo == GS_ALGO_NVLS && p->nranks > GS_MAX_RANKS - 2) {
+		*errmsg = g_strdup_printf("nvls: %d ranks and the switch's 2 helper ranks exceed %d",
+					  p->nranks, GS_MAX_RANKS);
 		return GC_ERR_INPUT;
 	}
 	if ((p->algo == GS_ALGO_PAIRWISE || p->algo == GS_ALGO_PUT) &&
@@ -159,7 +163,9 @@ gc_status gs_gen_create(const gs_params *p, gs_gen **out, char **errmsg)
 
 	switch (g->p.coll) {
 	case GS_COLL_ALLREDUCE:
-		st = g->p.algo == GS_ALGO_TREE ? gs_tree_init(g, errmsg) : gs_ring_init(g, errmsg);
+		st = g->p.algo == GS_ALGO_TREE	 ? gs_tree_init(g, errmsg)
+		     : g->p.algo == GS_ALGO_NVLS ? gs_nvls_init(g, errmsg)
+						 : gs_ring_init(g, errmsg);
 		break;
 	case GS_COLL_ALLGATHER:
 	case GS_COLL_REDUCESCATTER: st = gs_ring_init(g, errmsg); break;
@@ -212,7 +218,7 @@ uint64_t gs_gen_total_steps(const gs_gen *g)
 {
 	uint64_t total = 0;
 
-	for (int r = 0; r < g->p.nranks; r++)
+	for (int r = 0; r < gs_gen_nranks(g); r++)
 		for (int c = 0; c < g->nstrands; c++)
 			total += g->ops->strand_len(g, r, c);
 	return total;
@@ -224,11 +230,12 @@ uint64_t gs_gen_total_steps(const gs_gen *g)
 gs_sched *gs_sched_materialize(const gs_gen *g)
 {
 	gs_sched *s = g_new0(gs_sched, 1);
-	uint64_t nstr = (uint64_t)g->p.nranks * (uint64_t)g->nstrands;
+	uint64_t nstr = (uint64_t)gs_gen_nranks(g) * (uint64_t)g->nstrands;
 	uint64_t total = 0;
 
 	s->p = g->p;
-	s->nranks = g->p.nranks;
+	s->nranks = gs_gen_nranks(g);
+	s->nhelpers = g->nhelpers;
 	s->nstrands = g->nstrands;
 	s->strands_per_channel = g->strands_per_channel;
 	for (int b = 0; b < GS_BUF__COUNT; b++)

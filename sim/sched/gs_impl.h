@@ -23,14 +23,16 @@
 /* ---- generator constructors ------------------------------------------- */
 
 /*
- * They live in gs_ring.c, gs_tree.c, gs_p2p.c and gs_a2a.c; each fills in
- * ops, nstrands, strands_per_channel, buf_bytes, nsignals and priv of a
- * gs_gen whose p is already normalized (gs_gen.c).
+ * They live in gs_ring.c, gs_tree.c, gs_p2p.c, gs_a2a.c and gs_nvls.c; each
+ * fills in ops, nstrands, strands_per_channel, buf_bytes, nsignals,
+ * nhelpers (when not 0) and priv of a gs_gen whose p is already normalized
+ * (gs_gen.c).
  */
 gc_status gs_ring_init(gs_gen *g, char **errmsg);
 gc_status gs_tree_init(gs_gen *g, char **errmsg);
 gc_status gs_p2p_init(gs_gen *g, char **errmsg);
 gc_status gs_a2a_init(gs_gen *g, char **errmsg);
+gc_status gs_nvls_init(gs_gen *g, char **errmsg);
 
 /* destroy op of a generator whose priv is one g_malloc'ed block */
 void gs_gen_free_priv(gs_gen *g);

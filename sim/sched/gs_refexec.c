@@ -339,7 +339,7 @@ static gc_status gs_rcheck(gs_rstate *rs)
 	/* allreduce and reducescatter: the element-wise sum of all INPUTs */
 	if (s->p.coll == GS_COLL_ALLREDUCE || s->p.coll == GS_COLL_REDUCESCATTER) {
 		sum = g_malloc0(MAX(nin * el, 1));
-		for (int q = 0; q < rs->n; q++) {
+		for (int q = 0; q < s->p.nranks; q++) { /* data ranks only */
 			for (uint64_t i = 0; i < nin; i++) {
 				gs_input_value(t, q, i, v);
 				if (q == 0)
@@ -349,13 +349,14 @@ static gc_status gs_rcheck(gs_rstate *rs)
 			}
 		}
 	}
-	if (s->p.coll == GS_COLL_ALLTOALL && nout % (uint64_t)rs->n != 0) {
+	const int nd = s->p.nranks; /* the result is defined on the data ranks */
+	if (s->p.coll == GS_COLL_ALLTOALL && nout % (uint64_t)nd != 0) {
 		*rs->errmsg = g_strdup_printf("alltoall OUTPUT of %" PRIu64
 					      " elements is not %d equal blocks",
-					      nout, rs->n);
+					      nout, nd);
 		return GC_ERR_INPUT;
 	}
-	for (int r = 0; r < rs->n && rc == GC_OK; r++) {
+	for (int r = 0; r < nd && rc == GC_OK; r++) {
 		const uint8_t *out = rs->bufs[r * GS_BUF__COUNT + GS_BUF_OUTPUT];
 
 		for (uint64_t e = 0; e < nout; e++) {
@@ -368,11 +369,11 @@ static gc_status gs_rcheck(gs_rstate *rs)
 				gs_input_value(t, (int)(e / nin), e % nin, want);
 				break;
 			case GS_COLL_SENDRECV:
-				gs_input_value(t, (r - 1 + rs->n) % rs->n, e, want);
+				gs_input_value(t, (r - 1 + nd) % nd, e, want);
 				break;
 			case GS_COLL_ALLTOALL: {
 				/* nout = n * B: OUTPUT block j of rank r is INPUT block r of j */
-				uint64_t blk = nout / (uint64_t)rs->n;
+				uint64_t blk = nout / (uint64_t)nd;
 
 				gs_input_value(t, (int)(e / blk), (uint64_t)r * blk + e % blk, want);
 				break;

@@ -56,6 +56,13 @@
  * is the peer's (dst_buf, dst_off); SIGNAL uses only send_peer and dst_off;
  * WAIT uses only src_off and bytes (unused fields are 0 / -1 as usual).
  *
+ * Helper ranks: a schedule may have nhelpers ranks after the p.nranks data
+ * ranks (nranks = p.nranks + nhelpers). They stand for units in the network
+ * that compute on data in flight (the NVSwitch's reduction and multicast
+ * engines for nvls): they run strands, own buffers and send and receive
+ * like any rank, but hold no INPUT that counts and no OUTPUT that is
+ * checked; the collective's result is defined on the data ranks only.
+ *
  * No pointers: a schedule can be hashed, dumped as golden text, stored and
  * copied to a GPU as is.
  */
@@ -135,13 +142,21 @@ typedef enum gs_coll {
 /* ring, tree: see above; pairwise: two-sided all-to-all (every rank sends
  * its block for peer r+k to r+k, k = 1..n-1, as NCCL's grouped send/recv);
  * put: one-sided all-to-all (PUT each block into the peer's OUTPUT, SIGNAL
- * it, WAIT for n-1 signals), NVSHMEM style. */
-typedef enum gs_algo { GS_ALGO_RING = 0, GS_ALGO_TREE, GS_ALGO_PAIRWISE, GS_ALGO_PUT, GS_ALGO__COUNT } gs_algo;
+ * it, WAIT for n-1 signals), NVSHMEM style; nvls: allreduce reduced and
+ * multicast in the NVSwitch (two helper ranks, gs_nvls.c), one node. */
+typedef enum gs_algo {
+	GS_ALGO_RING = 0,
+	GS_ALGO_TREE,
+	GS_ALGO_PAIRWISE,
+	GS_ALGO_PUT,
+	GS_ALGO_NVLS,
+	GS_ALGO__COUNT
+} gs_algo;
 
 typedef enum gs_dtype { GS_DT_F32 = 0, GS_DT_I32, GS_DT_F64, GS_DT_U8, GS_DT__COUNT } gs_dtype;
 
 const char *gs_coll_name(gs_coll c);   /* "allreduce", "allgather", "reducescatter", "sendrecv", "alltoall" */
-const char *gs_algo_name(gs_algo a);   /* "ring", "tree", "pairwise", "put" */
+const char *gs_algo_name(gs_algo a);   /* "ring", "tree", "pairwise", "put", "nvls" */
 const char *gs_dtype_name(gs_dtype t); /* nccl-tests spelling: "float", "int32", "double", "uint8" */
 size_t gs_dtype_size(gs_dtype t);
 /* nccl-tests bus-bandwidth factor: allreduce 2(n-1)/n; allgather,
@@ -182,8 +197,12 @@ struct gs_gen {
 					   strand / strands_per_channel */
 	uint64_t buf_bytes[GS_BUF__COUNT]; /* per-rank buffer sizes */
 	uint32_t nsignals;		/* signal slots per rank (one-sided ops) */
+	int nhelpers;			/* helper ranks after the p.nranks data ranks */
 	void *priv;			/* generator state */
 };
+
+/* Ranks that run strands: the data ranks and the helpers. */
+static inline int gs_gen_nranks(const gs_gen *g) { return g->p.nranks + g->nhelpers; }
 
 /* Create the generator for p. Errors (GC_ERR_INPUT) set *errmsg (g_free). */
 gc_status gs_gen_create(const gs_params *p, gs_gen **out, char **errmsg);
@@ -193,7 +212,8 @@ uint64_t gs_gen_total_steps(const gs_gen *g);
 /* A materialized schedule. */
 typedef struct gs_sched {
 	gs_params p;
-	int nranks;
+	int nranks;   /* p.nranks data ranks + nhelpers helper ranks */
+	int nhelpers;
 	int nstrands;
 	int strands_per_channel;
 	uint64_t buf_bytes[GS_BUF__COUNT];

@@ -135,6 +135,7 @@ typedef struct gs_bset {
 typedef struct gs_vstate {
 	const gs_sched *s;
 	int n, ns, spc; /* ranks, strands per rank, strands per channel */
+	int nd;		/* data ranks (p.nranks; the rest are helpers) */
 	uint64_t elem;
 	bool data;
 	uint32_t nw;	     /* 64-bit words per rank set */
@@ -208,9 +209,20 @@ static int gs_set_first(const gs_vstate *vs, uint32_t a, bool complement)
 		if (w) {
 			int r = (int)(i * 64 + (uint32_t)__builtin_ctzll(w));
 
-			return r < vs->n ? r : -1;
+			return r < (complement ? vs->nd : vs->n) ? r : -1;
 		}
 	}
+	return -1;
+}
+
+/* Lowest helper rank (>= nd) in set a, or -1. */
+static int gs_helper_in(const gs_vstate *vs, uint32_t a)
+{
+	const gs_bset *b = g_ptr_array_index(vs->sets, a);
+
+	for (int r = vs->nd; r < vs->n; r++)
+		if (b->w[r / 64] >> (r % 64) & 1)
+			return r;
 	return -1;
 }
 
@@ -832,15 +844,16 @@ static gc_status gs_check_output(gs_vstate *vs)
 	const gs_sched *s = vs->s;
 	uint64_t nout = s->buf_bytes[GS_BUF_OUTPUT] / vs->elem;
 	uint64_t nin = s->buf_bytes[GS_BUF_INPUT] / vs->elem;
-	uint64_t blk = nout / (uint64_t)vs->n;
+	uint64_t blk = nout / (uint64_t)vs->nd;
 
-	if (s->p.coll == GS_COLL_ALLTOALL && nout % (uint64_t)vs->n != 0) {
+	if (s->p.coll == GS_COLL_ALLTOALL && nout % (uint64_t)vs->nd != 0) {
 		*vs->errmsg = g_strdup_printf("alltoall OUTPUT of %" PRIu64
 					      " elements is not %d equal blocks",
-					      nout, vs->n);
+					      nout, vs->nd);
 		return GC_ERR_INPUT;
 	}
-	for (int r = 0; r < vs->n; r++) {
+	/* the result is defined on the data ranks; helpers' OUTPUT is theirs */
+	for (int r = 0; r < vs->nd; r++) {
 		const uint32_t *pd = vs->pend[r * GS_BUF__COUNT + GS_BUF_OUTPUT];
 
 		for (uint64_t e = 0; e < nout; e++) {
@@ -877,7 +890,7 @@ static gc_status gs_check_output(gs_vstate *vs)
 				want_idx = (uint32_t)(e % nin);
 				break;
 			case GS_COLL_SENDRECV:
-				want_set = gs_set_single(vs, (r - 1 + vs->n) % vs->n);
+				want_set = gs_set_single(vs, (r - 1 + vs->nd) % vs->nd);
 				want_idx = (uint32_t)e;
 				break;
 			case GS_COLL_ALLTOALL:
@@ -900,12 +913,16 @@ static gc_status gs_check_output(gs_vstate *vs)
 			}
 			if (v.set == want_set)
 				continue;
-			if (want_set == vs->full_set) {
-				miss = gs_set_first(vs, v.set, true);
+			if (want_set == vs->full_set && (miss = gs_set_first(vs, v.set, true)) >= 0) {
 				*vs->errmsg =
 					g_strdup_printf("rank %d OUTPUT element %" PRIu64
 							": misses the contribution of rank %d",
 							r, e, miss);
+			} else if (want_set == vs->full_set) {
+				*vs->errmsg = g_strdup_printf(
+					"rank %d OUTPUT element %" PRIu64
+					": combines the INPUT of helper rank %d, which holds no data",
+					r, e, gs_helper_in(vs, v.set));
 			} else {
 				*vs->errmsg = g_strdup_printf(
 					"rank %d OUTPUT element %" PRIu64
@@ -925,6 +942,7 @@ static void gs_vstate_init(gs_vstate *vs, const gs_sched *s, bool data, char **e
 	memset(vs, 0, sizeof(*vs));
 	vs->s = s;
 	vs->n = s->nranks;
+	vs->nd = s->nranks - s->nhelpers;
 	vs->ns = s->nstrands;
 	vs->spc = s->strands_per_channel;
 	vs->elem = gs_dtype_size(s->p.dtype);
@@ -950,8 +968,9 @@ static void gs_vstate_init(gs_vstate *vs, const gs_sched *s, bool data, char **e
 		vs->tmp[r / 64] = 1ull << (r % 64);
 		gs_set_intern(vs, vs->tmp);
 	}
+	/* every data rank's contribution (helpers contribute none) */
 	memset(vs->tmp, 0, sizeof(uint64_t) * vs->nw);
-	for (int r = 0; r < vs->n; r++)
+	for (int r = 0; r < vs->nd; r++)
 		vs->tmp[r / 64] |= 1ull << (r % 64);
 	vs->full_set = gs_set_intern(vs, vs->tmp);
 }

@@ -69,6 +69,9 @@ static const gc_param topo_params[] = {
 	 "H200 PCIe Gen5 measured 52 GB/s (microbench_published.csv)"},
 	{"topology.pcie.latency", GC_P_TIME, "0us", NULL, 0, LAT_MAX,
 	 "dgx: GPU<->NIC PCIe latency (already part of nic.latency by default)", NULL},
+	{"topology.nvlink.nvls_efficiency", GC_P_DOUBLE, "0.85", NULL, 0.01, 1,
+	 "dgx: fraction of NVLink bandwidth that NVLS (in-switch reduction and multicast) "
+	 "traffic gets", "NCCL src/tuning nvls.cc nvlsEfficiency: Hopper 0.85, Blackwell 0.74"},
 };
 
 void gt_topo_register_params(gc_config *cfg)
@@ -80,7 +83,7 @@ static const char *const flat_only[] = {"topology.link.bandwidth", "topology.lin
 static const char *const dgx_only[] = {
 	"topology.nodes",	  "topology.gpus_per_node", "topology.nvlink.bandwidth",
 	"topology.nvlink.latency", "topology.nic.bandwidth", "topology.nic.latency",
-	"topology.pcie.bandwidth", "topology.pcie.latency",  NULL};
+	"topology.pcie.bandwidth", "topology.pcie.latency",  "topology.nvlink.nvls_efficiency", NULL};
 
 gc_status gt_topo_check(gc_config *cfg, char **errmsg)
 {
@@ -153,6 +156,7 @@ gc_status gt_topo_from_config(const gc_config *cfg, gt_topo *t, char **errmsg)
 		t->gpus_per_node = (int)gc_config_int(cfg, "topology.gpus_per_node");
 		t->ngpus = t->nodes * t->gpus_per_node;
 		t->nvlink = spec(cfg, "topology.nvlink");
+		t->nvls_eff = gc_config_double(cfg, "topology.nvlink.nvls_efficiency");
 		t->nic = spec(cfg, "topology.nic");
 		t->pcie = spec(cfg, "topology.pcie");
 		/* two channels per NIC: rings and trees then leave each node
@@ -208,7 +212,18 @@ int gt_topo_node_of(const gt_topo *t, int gpu)
 
 int gt_topo_route(const gt_topo *t, int src, int dst, uint32_t *route)
 {
-	g_assert(src != dst && src >= 0 && dst >= 0 && src < t->ngpus && dst < t->ngpus);
+	g_assert(src != dst && src >= 0 && dst >= 0 && (src < t->ngpus || dst < t->ngpus));
+	if (src >= t->ngpus || dst >= t->ngpus) {
+		/* a helper rank is the switch itself: one port of it */
+		g_assert(t->kind == GT_FLAT || t->nodes == 1);
+		bool to_switch = dst >= t->ngpus;
+		int g = to_switch ? src : dst;
+		if (t->kind == GT_FLAT)
+			route[0] = (uint32_t)(2 * g + (to_switch ? 0 : 1));
+		else
+			route[0] = (uint32_t)g * DGX_NLINKS + (to_switch ? DGX_NVL_UP : DGX_NVL_DOWN);
+		return 1;
+	}
 	if (t->kind == GT_FLAT) {
 		route[0] = (uint32_t)(2 * src);
 		route[1] = (uint32_t)(2 * dst + 1);

@@ -49,6 +49,7 @@ typedef struct gt_topo {
 	 * described): bandwidth efficiency and per-class latency factors */
 	double bw_scale;
 	double lat_scale[GM_LINK__COUNT];
+	double nvls_eff; /* dgx: NVLink share NVLS traffic gets (0: not given) */
 } gt_topo;
 
 /* Register the topology parameter table. */
@@ -61,7 +62,9 @@ gc_status gt_topo_from_config(const gc_config *cfg, gt_topo *t, char **errmsg);
 /* Add this topology's links to net (link ids start at the net's current
  * count, which must be 0). */
 void gt_topo_instantiate(const gt_topo *t, gm_net *net);
-/* Route from GPU src to GPU dst (src != dst) as link ids; returns hops. */
+/* Route from src to dst (src != dst) as link ids; returns hops. A rank
+ * >= ngpus is a helper rank, the switch of a one-switch topology (flat, or
+ * dgx with one node): its route is the GPU's port into or out of it. */
 int gt_topo_route(const gt_topo *t, int src, int dst, uint32_t *route);
 int gt_topo_node_of(const gt_topo *t, int gpu);
 /* One line describing the topology, e.g. "dgx-h100: 1 node x 8 GPUs, ...". */

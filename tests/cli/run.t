@@ -67,6 +67,13 @@ if [ -f "$pub" ]; then
 else
   ok "validation against shared/reference # SKIP $pub not found"
 fi
+"$G" run scenarios/dgx-h100-nvls.yaml --set collective.compare=none --set collective.sizes=4GiB --results "$T/nvls.csv" >/dev/null
+if [ -f "$pub" ]; then
+  "$G" validate --measured "$pub" --predicted "$T/nvls.csv" >"$T/valn.txt"
+  check "nvls prediction within the 5% band of the published 8xH100 NVLS busbw" "grep -q 'PASS' '$T/valn.txt' && grep -q '^allreduce      nvls        8     4294967296' '$T/valn.txt'"
+else
+  ok "nvls validation against shared/reference # SKIP $pub not found"
+fi
 
 # --- bad input: status 2, FILE:LINE:COLUMN on stderr, nothing on stdout ---------
 bad() { # name, expected-stderr-regex, args...
@@ -85,6 +92,7 @@ bad "missing file" "^$T/none.yaml:1:1: cannot open file" run "$T/none.yaml"
 bad "directory" "^$T:[0-9]+:[0-9]+: " run "$T"
 printf 'schema_version: 1\ntopology: {kind: flat, gpus: 4}\ncollective: {op: allreduce, algo: tree, sizes: [1MiB]}\n' >"$T/s.yaml"
 bad "tree is for allreduce only" "^$T/s.yaml:3:[0-9]+: collective.algo: tree is implemented for allreduce only" run "$T/s.yaml" --set collective.op=allgather
+bad "nvls across nodes is refused at its key" "dgx-h100-nvls.yaml:[0-9]+:[0-9]+: .*nvls reduces in one node's NVSwitch" run scenarios/dgx-h100-nvls.yaml --set topology.nodes=2
 bad "a run of more than 10^10 steps is refused up front" "steps to simulate \\(1048576 ranks\\)" run scenarios/flat-1024-ring.yaml --set topology.gpus=1048576
 bad "unknown --set key suggests" "unknown key 'topology.gpu'" run "$T/s.yaml" --set topology.gpu=8
 bad "bad --set value" "expected an integer" run "$T/s.yaml" --set topology.gpus=many

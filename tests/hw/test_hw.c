@@ -314,6 +314,9 @@ static void test_interp_pack(void)
 	check_pack(GS_COLL_ALLTOALL, GS_ALGO_PUT, 4, 2, 256 * 1024);
 	check_pack(GS_COLL_ALLTOALL, GS_ALGO_PUT, 5, 3, 5 * 4000 + 13);
 	check_pack(GS_COLL_ALLTOALL, GS_ALGO_PUT, 1, 2, 4096);
+	/* the switch's helper ranks are virtual ranks like any other */
+	check_pack(GS_COLL_ALLREDUCE, GS_ALGO_NVLS, 4, 2, 256 * 1024);
+	check_pack(GS_COLL_ALLREDUCE, GS_ALGO_NVLS, 3, 1, 3 * 4096 + 4);
 	/* A dtype the kernel cannot reduce is refused up front. */
 	gs_params p = {.coll = GS_COLL_ALLREDUCE, .algo = GS_ALGO_RING, .dtype = GS_DT_U8, .nranks = 2,
 		       .bytes = 4096, .nchannels = 1, .chunk_bytes = 4096, .slice_bytes = 4096,
@@ -509,6 +512,8 @@ static void test_interp_gpu(void)
 		{GS_COLL_ALLTOALL, GS_ALGO_PUT, 8, 8, 2, 3u << 20},
 		{GS_COLL_ALLTOALL, GS_ALGO_PUT, 5, 5, 3, 5 * 100000 + 12},
 		{GS_COLL_ALLTOALL, GS_ALGO_PUT, 1, 1, 1, 4096},
+		{GS_COLL_ALLREDUCE, GS_ALGO_NVLS, 8, 8, 2, 3u << 20},
+		{GS_COLL_ALLREDUCE, GS_ALGO_NVLS, 3, 3, 1, 1000 * 1024 + 12},
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
 		gs_params p = {.coll = cases[i].coll, .algo = cases[i].algo, .dtype = GS_DT_F32,

@@ -353,6 +353,92 @@ static void test_protocol_tree_latencies(void)
 	g_assert_cmpint(t.launch_ps, ==, 8400000);
 }
 
+/* A scenario that must be refused; err names the key. */
+static void expect_refused(const char *yaml, const char *const *sets, const char *what)
+{
+	char *path = NULL;
+	int fd = g_file_open_tmp("gcsim-test-XXXXXX.yaml", &path, NULL);
+	close(fd);
+	g_assert_true(g_file_set_contents(path, yaml, -1, NULL));
+	gm_run_opts o = {.sets = sets};
+	gm_run *r = NULL;
+	char *err = NULL;
+	g_assert_cmpint(gm_run_scenario(path, &o, &r, &err), ==, GC_ERR_INPUT);
+	g_assert_null(r);
+	if (!strstr(err, what))
+		g_test_fail_printf("'%s' does not say '%s'", err, what);
+	g_unlink(path);
+	g_free(path);
+	g_free(err);
+}
+
+/* NVLS on a flat switch (no efficiency factor): every GPU port carries
+ * S (1 + 1/n) on its busier direction, so at large sizes busbw approaches
+ * 2(n-1)/(n+1) B -- 77.8 GB/s for 8 GPUs at 50 GB/s, above the ring's
+ * bound of B = 50 GB/s; the closed form agrees with the flow run (exactly
+ * at 1 MiB, where each block is one slice); check mode holds with the
+ * switch's helper ranks. */
+static void test_nvls_flat(void)
+{
+	const char *yaml = "schema_version: 1\n"
+			   "topology: {kind: flat, gpus: 8, link: {bandwidth: 50GB/s, latency: 1us}, "
+			   "launch_latency: 0us}\n"
+			   "collective: {op: allreduce, algo: nvls, sizes: [1MiB, 64MiB, 1GiB], compare: ring}\n";
+	const char *ana[] = {"sim.fidelity=analytical", NULL};
+	gm_run *f = run_yaml(yaml, NULL), *a = run_yaml(yaml, ana);
+	double bound = 2.0 * 7 / 9 * 50;
+	g_test_message("1 GiB: nvls busbw %.2f GB/s (bound %.2f), ring %.2f", f->pts[2].busbw_GBps,
+		       bound, f->cmp[2].busbw_GBps);
+	g_assert_cmpfloat(f->pts[2].busbw_GBps, <=, bound * 1.0001);
+	g_assert_cmpfloat(f->pts[2].busbw_GBps, >, bound * 0.95); /* pipeline fill of 16 channels */
+	g_assert_cmpfloat(f->cmp[2].busbw_GBps, <=, 50 * 1.0001);
+	g_assert_cmpint(a->pts[0].r.time_ps, ==, f->pts[0].r.time_ps);
+	for (size_t i = 0; i < f->npts; i++) {
+		g_test_message("%llu B: flow %.2f us, analytical %.2f us",
+			       (unsigned long long)f->pts[i].bytes, f->pts[i].time_us, a->pts[i].time_us);
+		/* exact while a block is one slice; with a few slices per block
+		 * the closed form leaves out the drain of the last rounds'
+		 * multicast, about (n - 2) C s / B (docs/MODELS.md) */
+		g_assert_cmpfloat(fabs(a->pts[i].time_us - f->pts[i].time_us) / f->pts[i].time_us, <,
+				  0.15);
+	}
+	gm_run_free(f);
+	gm_run_free(a);
+	const char *chk[] = {"sim.check=true", "collective.sizes=300KiB", "collective.channels=2", NULL};
+	gm_run *c = run_yaml(yaml, chk);
+	g_assert_cmpfloat(c->pts[0].time_us, >, 0);
+	gm_run_free(c);
+}
+
+/* One DGX H100 node: NCCL's NVLS geometry (16 channels, 128 KiB chunks)
+ * and efficiency (0.85 of the NVLink port) against the published NVLS rows
+ * (nccl_tests_published.csv: 480 GB/s busbw on 8 GPUs, ~370 on 4, at
+ * 4 GiB), within 5 %; and the refusals: several nodes, another collective,
+ * another protocol. */
+static void test_nvls_dgx(void)
+{
+	const char *yaml = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100}\n"
+			   "collective: {op: allreduce, algo: nvls, sizes: [4GiB]}\n";
+	gm_run *r8 = run_yaml(yaml, NULL);
+	g_assert_cmpint(r8->base.nchannels, ==, 16);
+	g_assert_cmpuint(r8->base.slice_bytes, ==, 128 * 1024);
+	const char *four[] = {"topology.gpus_per_node=4", NULL};
+	gm_run *r4 = run_yaml(yaml, four);
+	g_test_message("4 GiB busbw: 8 GPUs %.1f GB/s (published 480), 4 GPUs %.1f (published ~370)",
+		       r8->pts[0].busbw_GBps, r4->pts[0].busbw_GBps);
+	g_assert_cmpfloat(fabs(r8->pts[0].busbw_GBps - 480) / 480, <, 0.05);
+	g_assert_cmpfloat(fabs(r4->pts[0].busbw_GBps - 370) / 370, <, 0.05);
+	gm_run_free(r8);
+	gm_run_free(r4);
+	const char *two[] = {"topology.nodes=2", NULL};
+	expect_refused(yaml, two, "nvls reduces in one node's NVSwitch");
+	const char *ag[] = {"collective.op=allgather", NULL};
+	expect_refused(yaml, ag, "nvls is implemented for allreduce only");
+	const char *ll[] = {"collective.protocol=ll", NULL};
+	expect_refused(yaml, ll, "Simple protocol only");
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -368,5 +454,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/coll/alltoall", test_alltoall);
 	g_test_add_func("/coll/protocols", test_protocols);
 	g_test_add_func("/coll/protocol-tree-latencies", test_protocol_tree_latencies);
+	g_test_add_func("/coll/nvls-flat", test_nvls_flat);
+	g_test_add_func("/coll/nvls-dgx", test_nvls_dgx);
 	return g_test_run();
 }

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_nvls: allreduce reduced and multicast in the NVSwitch (gs_nvls.c).
+ *
+ * Sweeps 2..20 GPUs over empty, one-element, odd and multi-slice sizes,
+ * channel counts 1, 2, 3 and all data types end to end (validator,
+ * reference executor, one-message and one-chunk buffers, streaming
+ * windows); counts the bytes every GPU sends and receives, which must be
+ * NVLS's S + S/n out and S in against the ring's 2(n-1)/n S each way;
+ * checks that the helpers' strands are the ones the layout names; and
+ * that nvls is refused for other collectives, one rank, or several nodes.
+ */
+#include "tests/sched/sched_testutil.h"
+
+#define CHUNK 256
+#define SLICE 64
+
+static const int nchs[] = { 1, 2, 3 };
+static const gs_dtype dts[] = { GS_DT_F32, GS_DT_I32, GS_DT_U8, GS_DT_F64 };
+
+static void test_sweep(void)
+{
+	GRand *rnd = g_rand_new_with_seed(23);
+	int k = 0;
+
+	for (int n = 2; n <= 20; n++) {
+		for (int i = 0; i < 4; i++, k++) {
+			gs_dtype dt = dts[k % 4];
+			uint64_t el = gs_dtype_size(dt), se = SLICE / el;
+			uint64_t cnt[4] = { 0, 1, 2 * (uint64_t)n + 1, 5 * se * (uint64_t)n + 3 };
+			gs_params p = tu_params(GS_COLL_ALLREDUCE, GS_ALGO_NVLS, dt, n, cnt[i] * el,
+						nchs[(k / 4 + i) % 3], CHUNK, SLICE, 0);
+
+			if (!tu_check_case(&p, rnd))
+				goto out;
+		}
+	}
+out:
+	g_rand_free(rnd);
+}
+
+/* Bytes each GPU sends and receives: S (1 + 1/n) out, S in, for S a
+ * multiple of n slices so every block is whole. */
+static void test_port_traffic(void)
+{
+	for (int n = 2; n <= 9; n++) {
+		uint64_t S = (uint64_t)n * 4 * SLICE;
+		gs_params p = tu_params(GS_COLL_ALLREDUCE, GS_ALGO_NVLS, GS_DT_F32, n, S, 2, CHUNK,
+					SLICE, 0);
+		gs_gen *g;
+		char *err = NULL;
+		g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
+		gs_sched *s = gs_sched_materialize(g);
+		g_assert_cmpint(s->nhelpers, ==, 2);
+		g_assert_cmpint(s->nranks, ==, n + 2);
+		uint64_t *out = g_new0(uint64_t, (size_t)s->nranks), *in = g_new0(uint64_t, (size_t)s->nranks);
+		for (int r = 0; r < s->nranks; r++)
+			for (int c = 0; c < s->nstrands; c++) {
+				uint64_t len;
+				const gs_step *st = gs_sched_strand(s, r, c, &len);
+				for (uint64_t i = 0; i < len; i++) {
+					if (gs_op_sends((gs_op)st[i].op)) {
+						out[r] += st[i].bytes;
+						in[st[i].send_peer] += st[i].bytes;
+					}
+				}
+			}
+		for (int r = 0; r < n; r++) {
+			g_assert_cmpuint(out[r], ==, S + S / (uint64_t)n);
+			g_assert_cmpuint(in[r], ==, S);
+		}
+		/* the reduction engine takes every GPU's S and returns S in all;
+		 * the multicast engine takes S and sends (n-1) S */
+		g_assert_cmpuint(in[n], ==, S * (uint64_t)n);
+		g_assert_cmpuint(out[n], ==, S);
+		g_assert_cmpuint(in[n + 1], ==, S);
+		g_assert_cmpuint(out[n + 1], ==, S * (uint64_t)(n - 1));
+		g_free(out);
+		g_free(in);
+		gs_sched_free(s);
+		gs_gen_free(g);
+	}
+}
+
+/* 3 GPUs, 1 channel, 12 floats in slices of 4 floats: block k = floats
+ * 4k..4k+3, one slice. R's strand 0 (block 0): RECV from 0, RECV_REDUCE_COPY
+ * from 1, RECV_REDUCE_SEND from 2 to the owner 0; M's strand 1: RECV from 0,
+ * SEND to 1, SEND to 2; GPU 0's strand 1 RECV_COPY_SENDs from R to M, GPU
+ * 1's strand 1 RECVs from M; R's strand 1 and M's strand 0 are empty. */
+static void test_layout(void)
+{
+	gs_params p = tu_params(GS_COLL_ALLREDUCE, GS_ALGO_NVLS, GS_DT_F32, 3, 48, 1, 16, 16, 0);
+	gs_gen *g;
+	char *err = NULL;
+	g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
+	gs_sched *s = gs_sched_materialize(g);
+	g_assert_cmpint(s->nstrands, ==, 6);
+	uint64_t len;
+	const gs_step *r0 = gs_sched_strand(s, 3, 0, &len);
+	g_assert_cmpuint(len, ==, 3);
+	g_assert_cmpint(r0[0].op, ==, GS_OP_RECV);
+	g_assert_cmpint(r0[0].recv_peer, ==, 0);
+	g_assert_cmpint(r0[0].dst_buf, ==, GS_BUF_SCRATCH);
+	g_assert_cmpint(r0[1].op, ==, GS_OP_RECV_REDUCE_COPY);
+	g_assert_cmpint(r0[1].recv_peer, ==, 1);
+	g_assert_cmpint(r0[2].op, ==, GS_OP_RECV_REDUCE_SEND);
+	g_assert_cmpint(r0[2].recv_peer, ==, 2);
+	g_assert_cmpint(r0[2].send_peer, ==, 0);
+	gs_sched_strand(s, 3, 1, &len);
+	g_assert_cmpuint(len, ==, 0);
+	const gs_step *m1 = gs_sched_strand(s, 4, 1, &len);
+	g_assert_cmpuint(len, ==, 3);
+	g_assert_cmpint(m1[0].op, ==, GS_OP_RECV);
+	g_assert_cmpint(m1[0].recv_peer, ==, 0);
+	g_assert_cmpint(m1[1].send_peer, ==, 1);
+	g_assert_cmpint(m1[2].send_peer, ==, 2);
+	gs_sched_strand(s, 4, 0, &len);
+	g_assert_cmpuint(len, ==, 0);
+	const gs_step *o = gs_sched_strand(s, 0, 1, &len);
+	g_assert_cmpuint(len, ==, 1);
+	g_assert_cmpint(o[0].op, ==, GS_OP_RECV_COPY_SEND);
+	g_assert_cmpint(o[0].recv_peer, ==, 3);
+	g_assert_cmpint(o[0].send_peer, ==, 4);
+	g_assert_cmpuint(o[0].dst_off, ==, 0);
+	const gs_step *x = gs_sched_strand(s, 1, 1, &len);
+	g_assert_cmpint(x[0].op, ==, GS_OP_RECV);
+	g_assert_cmpint(x[0].recv_peer, ==, 4);
+	const gs_step *u = gs_sched_strand(s, 2, 2, &len); /* GPU 2, block 1 up */
+	g_assert_cmpint(u[0].op, ==, GS_OP_SEND);
+	g_assert_cmpint(u[0].send_peer, ==, 3);
+	g_assert_cmpuint(u[0].src_off, ==, 16);
+	gs_sched_free(s);
+	gs_gen_free(g);
+}
+
+static void expect_refused(gs_coll coll, int n, int rpn, const char *what)
+{
+	gs_params p = tu_params(coll, GS_ALGO_NVLS, GS_DT_F32, n, 1024, 1, CHUNK, SLICE, rpn);
+	gs_gen *g = NULL;
+	char *err = NULL;
+	g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_ERR_INPUT);
+	g_assert_null(g);
+	if (!strstr(err, what))
+		g_test_fail_printf("'%s' does not say '%s'", err, what);
+	g_free(err);
+}
+
+static void test_refusals(void)
+{
+	expect_refused(GS_COLL_ALLGATHER, 4, 0, "only defined for allreduce");
+	expect_refused(GS_COLL_ALLREDUCE, 1, 0, "at least 2 ranks");
+	expect_refused(GS_COLL_ALLREDUCE, 8, 4, "must share a node");
+}
+
+/* A helper whose INPUT leaks into a sum is named by the validator. */
+static void test_helper_input_rejected(void)
+{
+	gs_params p = tu_params(GS_COLL_ALLREDUCE, GS_ALGO_NVLS, GS_DT_F32, 2, 16, 1, 16, 16, 0);
+	gs_gen *g;
+	char *err = NULL;
+	g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
+	gs_sched *s = gs_sched_materialize(g);
+	/* R's first step of block 0: reduce R's own INPUT in instead of GPU
+	 * 0's message (RECV_REDUCE_COPY from 0 with L = R's INPUT) */
+	uint64_t len;
+	gs_step *st = (gs_step *)gs_sched_strand(s, 2, 0, &len);
+	g_assert_cmpint(st[0].op, ==, GS_OP_RECV);
+	st[0].op = GS_OP_RECV_REDUCE_COPY;
+	st[0].src_buf = GS_BUF_INPUT;
+	st[0].src_off = 0;
+	g_assert_cmpint(gs_sched_validate(s, &err), ==, GC_ERR_INPUT);
+	if (!strstr(err, "helper rank 2"))
+		g_test_fail_printf("'%s' does not name the helper", err);
+	g_free(err);
+	gs_sched_free(s);
+	gs_gen_free(g);
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/nvls/sweep", test_sweep);
+	g_test_add_func("/nvls/port-traffic", test_port_traffic);
+	g_test_add_func("/nvls/layout", test_layout);
+	g_test_add_func("/nvls/refusals", test_refusals);
+	g_test_add_func("/nvls/helper-input", test_helper_input_rejected);
+	return g_test_run();
+}
