@@ -3,7 +3,9 @@
  * gm_coll: event-driven execution of a schedule over the flow network (see
  * gm_coll.h for how steps map onto the models).
  *
- * Per strand the executor keeps a cursor and a window of WIN steps fetched
+ * Per strand the executor keeps a cursor and a window of up to WIN steps
+ * (fewer when there are so many strands that the windows would pass
+ * WINBUF_MAX bytes) fetched
  * from the generator. Per connection it keeps the credit in use (bytes sent
  * whose buffer space has not come back yet) and a FIFO of message sizes with
  * four counters: credited <= consumed <= delivered <= sent. A consumed
@@ -23,6 +25,7 @@
 #include <string.h>
 
 #define WIN 64
+#define WINBUF_MAX (256u << 20)
 #define NONE UINT32_MAX
 
 enum { EV_LAUNCH = 1, EV_DELIVER = 2, EV_CREDIT = 3, EV_SIGNAL = 4 };
@@ -83,7 +86,8 @@ typedef struct sim {
 	int spc; /* strands per channel: a connection's channel = strand / spc */
 	uint32_t nstrands;
 	strand *strands;
-	gs_step *winbuf;
+	gs_step *winbuf; /* win = 1 << wshift steps per strand */
+	uint32_t win, wshift;
 	rankst *ranks;
 	uint32_t nsig;	     /* signal slots per rank */
 	uint64_t *signals;   /* nranks x nsig counters */
@@ -218,12 +222,12 @@ static const gs_step *cur_step(sim *m, strand *s, uint32_t sid)
 	if (s->pos < s->win_first || off >= s->win_n) {
 		uint64_t left = s->len - s->pos;
 		s->win_first = s->pos;
-		s->win_n = left < WIN ? (uint32_t)left : WIN;
+		s->win_n = left < m->win ? (uint32_t)left : m->win;
 		m->gen->ops->fill(m->gen, (int)s->rank, (int)s->ch, s->pos, s->win_n,
-				  &m->winbuf[(uint64_t)sid * WIN]);
+				  &m->winbuf[(uint64_t)sid << m->wshift]);
 		off = 0;
 	}
-	return &m->winbuf[(uint64_t)sid * WIN + off];
+	return &m->winbuf[((uint64_t)sid << m->wshift) + off];
 }
 
 static void trace_step(sim *m, strand *s, const gs_step *st)
@@ -607,7 +611,12 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	m->ent = ge_entity_add(&m->eng, &coll_ops, m);
 	gt_topo_instantiate(topo, &m->net);
 	m->strands = gc_aligned_renew(NULL, 0, m->nstrands, sizeof(strand));
-	m->winbuf = g_new(gs_step, (uint64_t)m->nstrands * WIN);
+	uint64_t fit = WINBUF_MAX / ((uint64_t)m->nstrands * sizeof(gs_step));
+	m->wshift = 0;
+	while ((2u << m->wshift) <= WIN && (2u << m->wshift) <= fit)
+		m->wshift++;
+	m->win = 1u << m->wshift;
+	m->winbuf = g_new(gs_step, (uint64_t)m->nstrands << m->wshift);
 	m->ranks = g_new0(rankst, m->nranks);
 	m->nsig = gen->nsignals;
 	m->signals = g_new0(uint64_t, (uint64_t)m->nranks * m->nsig);
