@@ -484,6 +484,36 @@ static void test_interp_one_sided(void)
 	expect_pack_error(s, "r0 c1 #0: connection 0->1 channel 0 has two sending strands: 0 and 1");
 }
 
+/* A schedule packed for the interpreter, with its input and output
+ * buffers (inputs filled). */
+typedef struct interp_case {
+	gs_gen *g;
+	gs_sched *s;
+	gh_interp_plan plan;
+	void *in, *out;
+} interp_case;
+
+static void interp_case_open(const gs_params *p, interp_case *c)
+{
+	char *err = NULL;
+	memset(c, 0, sizeof(*c));
+	g_assert_cmpint(gs_gen_create(p, &c->g, &err), ==, GC_OK);
+	c->s = gs_sched_materialize(c->g);
+	g_assert_cmpint(gh_interp_plan_build(c->s, &c->plan, &err), ==, GC_OK);
+	c->in = g_malloc(c->plan.buf_bytes[GS_BUF_INPUT] * (uint64_t)c->plan.nranks + 1);
+	c->out = g_malloc0(c->plan.buf_bytes[GS_BUF_OUTPUT] * (uint64_t)c->plan.nranks + 1);
+	gh_interp_fill_inputs(&c->plan, c->in);
+}
+
+static void interp_case_close(interp_case *c)
+{
+	g_free(c->in);
+	g_free(c->out);
+	gh_interp_plan_clear(&c->plan);
+	gs_sched_free(c->s);
+	gs_gen_free(c->g);
+}
+
 /* On a GPU: the split tree and sendrecv layouts and both all-to-all
  * algorithms through the interpreter, every output element checked (the
  * device-side proof that a receiving strand finds its sender's mailbox and
@@ -520,38 +550,28 @@ static void test_interp_gpu(void)
 			       .nranks = cases[i].nranks, .bytes = cases[i].bytes,
 			       .nchannels = cases[i].nch, .chunk_bytes = 256 * 1024,
 			       .slice_bytes = 64 * 1024, .ranks_per_node = cases[i].rpn};
-		gs_gen *g = NULL;
+		interp_case c;
+		interp_case_open(&p, &c);
 		char *err = NULL;
-		g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
-		gs_sched *s = gs_sched_materialize(g);
-		gh_interp_plan plan;
-		g_assert_cmpint(gh_interp_plan_build(s, &plan, &err), ==, GC_OK);
-		void *in = g_malloc(plan.buf_bytes[GS_BUF_INPUT] * (uint64_t)plan.nranks + 1);
-		void *out = g_malloc0(plan.buf_bytes[GS_BUF_OUTPUT] * (uint64_t)plan.nranks + 1);
 		double us[2];
-		gh_interp_fill_inputs(&plan, in);
 		const int dev0 = 0;
-		gc_status st = gh_cuda_interp_run(&dev0, 1, &plan, in, out, 1, 2, us, why);
+		gc_status st = gh_cuda_interp_run(&dev0, 1, &c.plan, c.in, c.out, 1, 2, us, why);
 		if (st != GC_OK)
 			g_test_message("case %zu: %s", i, why);
 		g_assert_cmpint(st, ==, GC_OK);
-		st = gh_interp_check(&plan, out, &err);
+		st = gh_interp_check(&c.plan, c.out, &err);
 		if (st != GC_OK)
 			g_test_message("case %zu: %s", i, err);
 		g_assert_cmpint(st, ==, GC_OK);
 		g_test_message("case %zu (%s/%s, %d ranks, %d channels): %.1f us", i,
 			       gs_coll_name(p.coll), gs_algo_name(p.algo), p.nranks, p.nchannels,
 			       us[1]);
-		g_free(in);
-		g_free(out);
-		gh_interp_plan_clear(&plan);
-		gs_sched_free(s);
-		gs_gen_free(g);
+		interp_case_close(&c);
 	}
 }
 
-/* With two or more GPUs that reach each other: rank r on GPU r, the ring
- * and the split tree, every output element checked. The placement the
+/* With two or more GPUs that reach each other: rank r on GPU r, ring
+ * allreduce over two channels, every output element checked. What the
  * interpreter checks without a device: a wrong GPU count is refused. */
 static void test_interp_multi_gpu(void)
 {
@@ -560,18 +580,12 @@ static void test_interp_multi_gpu(void)
 	gs_params p = {.coll = GS_COLL_ALLREDUCE, .algo = GS_ALGO_RING, .dtype = GS_DT_F32,
 		       .nranks = 2, .bytes = 1u << 20, .nchannels = 2, .chunk_bytes = 256 * 1024,
 		       .slice_bytes = 64 * 1024, .ranks_per_node = 2};
-	gs_gen *g = NULL;
+	interp_case c;
+	interp_case_open(&p, &c);
 	char *err = NULL;
-	g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
-	gs_sched *s = gs_sched_materialize(g);
-	gh_interp_plan plan;
-	g_assert_cmpint(gh_interp_plan_build(s, &plan, &err), ==, GC_OK);
-	void *in = g_malloc(plan.buf_bytes[GS_BUF_INPUT] * (uint64_t)plan.nranks + 1);
-	void *out = g_malloc0(plan.buf_bytes[GS_BUF_OUTPUT] * (uint64_t)plan.nranks + 1);
-	gh_interp_fill_inputs(&plan, in);
 	double us[2];
 	const int three[] = {0, 1, 2};
-	gc_status st = gh_cuda_interp_run(three, 3, &plan, in, out, 1, 2, us, why);
+	gc_status st = gh_cuda_interp_run(three, 3, &c.plan, c.in, c.out, 1, 2, us, why);
 #if GC_HAVE_CUDA
 	/* refused before any device is touched */
 	g_assert_cmpint(st, ==, GC_ERR_INPUT);
@@ -580,22 +594,18 @@ static void test_interp_multi_gpu(void)
 	g_assert_cmpint(st, ==, GC_ERR_NODEV); /* the stub's answer, whatever was asked */
 #endif
 	if (gh_cuda_probe(&ndev, why) == GC_OK && ndev >= 2) {
-		st = gh_cuda_interp_run(three, 2, &plan, in, out, 1, 2, us, why);
+		st = gh_cuda_interp_run(three, 2, &c.plan, c.in, c.out, 1, 2, us, why);
 		if (st == GC_ERR_UNSUPPORTED) {
 			g_test_message("%s", why); /* no peer access between GPU 0 and 1 */
 		} else {
 			g_assert_cmpint(st, ==, GC_OK);
-			g_assert_cmpint(gh_interp_check(&plan, out, &err), ==, GC_OK);
+			g_assert_cmpint(gh_interp_check(&c.plan, c.out, &err), ==, GC_OK);
 			g_test_message("ring allreduce 1 MiB on GPUs 0 and 1: %.1f us", us[1]);
 		}
 	} else {
 		g_test_message("fewer than 2 GPUs: the two-GPU run is not exercised");
 	}
-	g_free(in);
-	g_free(out);
-	gh_interp_plan_clear(&plan);
-	gs_sched_free(s);
-	gs_gen_free(g);
+	interp_case_close(&c);
 }
 
 static void test_no_device(void)
