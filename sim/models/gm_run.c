@@ -196,7 +196,7 @@ static void proto_setup(const gm_run *r, gm_proto q, const gs_params *base, uint
 	/* in-switch reduction and multicast get a share of the NVLink port */
 	if (base->algo == GS_ALGO_NVLS && t->kind == GT_DGX && t->nvls_eff > 0)
 		t->bw_scale *= t->nvls_eff;
-	if (r->proto < 0) { /* auto: geometry per protocol unless given */
+	if (r->proto < 0 && base->algo != GS_ALGO_NVLS) { /* auto: geometry per protocol unless given */
 		if (!gc_config_is_set(r->cfg, "collective.chunk"))
 			p->chunk_bytes = pi->chunk;
 		if (!gc_config_is_set(r->cfg, "collective.slice"))
@@ -365,7 +365,8 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
  * the scenario it depends on the protocol chosen per size. */
 static const char *geom(const gm_run *r, const char *key, uint64_t v, char *buf, size_t n)
 {
-	if (r->proto < 0 && !gc_config_is_set(r->cfg, key)) {
+	/* auto resolves the geometry per size, except for nvls (Simple only) */
+	if (r->proto < 0 && r->base.algo != GS_ALGO_NVLS && !gc_config_is_set(r->cfg, key)) {
 		g_strlcpy(buf, "per protocol", n);
 		return buf;
 	}
