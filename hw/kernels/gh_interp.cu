@@ -475,12 +475,17 @@ extern "C" gc_status gh_cuda_interp_run(const int *devs, int ndevs, const gh_int
 	CK(cudaMemset(M.err, 0, sizeof(int)));
 	for (int it = -warmup; it < iters; it++) {
 		/* fresh mailboxes and signals, everywhere, before any kernel runs */
-		for (int r = 0; r < nr; r++) {
-			CK(cudaSetDevice(devs[multi ? r : 0]));
+		if (!multi) {
+			CK(cudaMemset(M.blocks[1], 0, sizeof(unsigned long long) * nsig * (uint64_t)nr));
+			CK(cudaMemset(M.blocks[2], 0, sizeof(gh_mailbox_ctl) * (size_t)(nc ? nc : 1)));
+			CK(cudaMemset(M.blocks[3], 0, slot_bytes * (size_t)(nc ? nc : 1)));
+		}
+		for (int r = 0; multi && r < nr; r++) {
+			CK(cudaSetDevice(devs[r]));
 			CK(cudaMemset(M.signals[r], 0, sizeof(unsigned long long) * nsig));
 		}
-		for (int c = 0; c < nc; c++) {
-			CK(cudaSetDevice(devs[multi ? plan->conn_dst[c] : 0]));
+		for (int c = 0; multi && c < nc; c++) {
+			CK(cudaSetDevice(devs[plan->conn_dst[c]]));
 			CK(cudaMemset(M.ctl[c], 0, sizeof(gh_mailbox_ctl)));
 			CK(cudaMemset(M.slots[c], 0, slot_bytes));
 		}
