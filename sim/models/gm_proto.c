@@ -55,3 +55,10 @@ void gm_proto_apply(gm_proto p, gs_algo algo, gt_topo *t)
 	t->lat_scale[GM_LINK_NIC] = hop[2] / s->hop_lat_us[2];
 	t->launch_ps = scale_ps(t->launch_ps, base / s->base_lat_us);
 }
+
+void gm_proto_apply_nvls(gt_topo *t)
+{
+	const gm_proto_info *s = gm_proto_get(GM_PROTO_SIMPLE);
+	t->lat_scale[GM_LINK_NVLINK] = GM_NVLS_HOP_LAT_US / 2.0 / s->hop_lat_us[0];
+	t->launch_ps = scale_ps(t->launch_ps, GM_NVLS_BASE_LAT_US / s->base_lat_us);
+}

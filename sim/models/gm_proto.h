@@ -43,6 +43,16 @@ typedef struct gm_proto_info {
 const gm_proto_info *gm_proto_get(gm_proto p);
 /* "simple" / "ll" / "ll128" -> protocol; -1 when unknown. */
 int gm_proto_from_name(const char *name);
+/* NVLS's latency in NCCL's model (tuning.cc): no base latency, 25 us per
+ * operation over NVLink (hwLat NVLink NVLS Simple). */
+#define GM_NVLS_BASE_LAT_US 0.0
+#define GM_NVLS_HOP_LAT_US 25.0
+/* Scale a dgx topology, given with the ring's Simple latencies, to NVLS:
+ * the launch by NCCL's base-latency ratio, and each NVLink message by half
+ * of NVLS's operation latency over the ring's Simple hop, since a slice
+ * crosses into the switch twice (to the reduction engine, then from its
+ * owner to the multicast engine). */
+void gm_proto_apply_nvls(gt_topo *t);
 /* Scale a topology description, given with the ring's Simple latencies, to
  * protocol p of algorithm `algo` (NCCL tunes the tree's hop and base
  * latencies apart from the ring's). */

@@ -193,9 +193,13 @@ static void proto_setup(const gm_run *r, gm_proto q, const gs_params *base, uint
 	p->bytes = bytes;
 	*t = r->topo;
 	gm_proto_apply(q, base->algo, t);
-	/* in-switch reduction and multicast get a share of the NVLink port */
-	if (base->algo == GS_ALGO_NVLS && t->kind == GT_DGX && t->nvls_eff > 0)
-		t->bw_scale *= t->nvls_eff;
+	/* in-switch reduction and multicast get a share of the NVLink port,
+	 * and NCCL's NVLS latency */
+	if (base->algo == GS_ALGO_NVLS && t->kind == GT_DGX) {
+		if (t->nvls_eff > 0)
+			t->bw_scale *= t->nvls_eff;
+		gm_proto_apply_nvls(t);
+	}
 	if (r->proto < 0 && base->algo != GS_ALGO_NVLS) { /* auto: geometry per protocol unless given */
 		if (!gc_config_is_set(r->cfg, "collective.chunk"))
 			p->chunk_bytes = pi->chunk;
