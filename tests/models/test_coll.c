@@ -410,8 +410,8 @@ static void test_nvls_flat(void)
 	gm_run_free(c);
 }
 
-/* One DGX H100 node: NCCL's NVLS geometry (16 channels, 128 KiB chunks)
- * and efficiency (0.85 of the NVLink port) against the published NVLS rows
+/* One DGX H100 node: NCCL's NVLS geometry (16 channels, 128 KiB chunks),
+ * efficiency (0.85 of the NVLink port) and latency, against the published NVLS rows
  * (nccl_tests_published.csv: 480 GB/s busbw on 8 GPUs, ~370 on 4, at
  * 4 GiB), within 5 %; and the refusals: several nodes, another collective,
  * another protocol. */
@@ -431,6 +431,12 @@ static void test_nvls_dgx(void)
 	g_assert_cmpfloat(fabs(r4->pts[0].busbw_GBps - 370) / 370, <, 0.05);
 	gm_run_free(r8);
 	gm_run_free(r4);
+	/* 8 B: NCCL's NVLS latency, no base and 25 us per operation, in two
+	 * crossings into the switch */
+	const char *tiny[] = {"collective.sizes=8B", NULL};
+	gm_run *t = run_yaml(yaml, tiny);
+	g_assert_cmpfloat(fabs(t->pts[0].time_us - 25.0), <, 0.01);
+	gm_run_free(t);
 	const char *two[] = {"topology.nodes=2", NULL};
 	expect_refused(yaml, two, "nvls reduces in one node's NVSwitch");
 	const char *ag[] = {"collective.op=allgather", NULL};
