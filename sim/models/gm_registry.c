@@ -55,7 +55,7 @@ static const gm_model_info models[] = {
 	 "GPU and multicasts the owner's store to the others (two helper ranks stand for its engines); "
 	 "16 channels of 128 KiB chunks; NVLink bandwidth x nvls_efficiency; NCCL's NVLS latency",
 	 "NVIDIA/nccl src/device/all_reduce.h (runNvls), src/transport/nvls.cc (chunk 128 KiB, "
-	 "16 channels), src/tuning nvls.cc (efficiency 0.85 Hopper)",
+	 "16 channels), src/tuning nvls.cc (efficiency 0.85 Hopper), src/graph/tuning.cc (NVLS latency)",
 	 "collective.channels, collective.slice, topology.nvlink.nvls_efficiency"},
 	{"pairwise", "algorithm",
 	 "two-sided all-to-all: rank r sends block r+k to r+k for k = 1..n-1 on a send strand, receives "
