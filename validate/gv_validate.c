@@ -209,6 +209,17 @@ static int cmp_abs(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
+/* Algorithms match when equal, when either side names none, or when a
+ * published row says "default(X)": NCCL ran X by its own choice. */
+static bool algo_matches(const char *pred, const char *meas)
+{
+	if (!pred[0] || !meas[0] || !strcmp(pred, meas))
+		return true;
+	size_t n = strlen(pred);
+	return g_str_has_prefix(meas, "default(") && strlen(meas) == n + 9 &&
+	       !strncmp(meas + 8, pred, n) && meas[n + 8] == ')';
+}
+
 gc_status gv_compare(const gc_result_point *meas, size_t nm, const gc_result_point *pred,
 		     size_t np, const gv_band *bands, size_t nb, double tol, double max_tol,
 		     gv_report *out, char **errmsg)
@@ -223,8 +234,7 @@ gc_status gv_compare(const gc_result_point *meas, size_t nm, const gc_result_poi
 		for (size_t j = 0; j < np && !hit; j++) {
 			const gc_result_point *p = &pred[j];
 			if (!strcmp(p->collective, m->collective) && p->nranks == m->nranks &&
-			    p->size_bytes == m->size_bytes &&
-			    (!p->algo[0] || !m->algo[0] || !strcmp(p->algo, m->algo)))
+			    p->size_bytes == m->size_bytes && algo_matches(p->algo, m->algo))
 				hit = p;
 		}
 		if (!hit || !(m->time_us > 0) || !isfinite(hit->time_us)) {

@@ -202,6 +202,26 @@ static void test_compare_bands(void)
 	g_free(bp);
 }
 
+/* A published "default(nvls)" row is NCCL running nvls by its own choice:
+ * it matches an nvls prediction, not a ring one, nor "nvls2". */
+static void test_default_algo_matches(void)
+{
+	gc_result_point m[1], pr[3];
+	pt_set(&m[0], "allreduce", "default(nvls)", 8, 1000, 100);
+	pt_set(&pr[0], "allreduce", "ring", 8, 1000, 300);
+	pt_set(&pr[1], "allreduce", "nvls2", 8, 1000, 200);
+	pt_set(&pr[2], "allreduce", "nvls", 8, 1000, 110);
+	char *err = NULL;
+	gv_report r;
+	g_assert_cmpint(gv_compare(m, 1, pr, 3, NULL, 0, 5, 15, &r, &err), ==, GC_OK);
+	g_assert_cmpuint(r.nrows, ==, 1);
+	g_assert_cmpfloat_with_epsilon(r.rows[0].err_pct, 10.0, 1e-9);
+	gv_report_clear(&r);
+	/* no nvls prediction: nothing matches */
+	g_assert_cmpint(gv_compare(m, 1, pr, 2, NULL, 0, 5, 15, &r, &err), ==, GC_ERR_INPUT);
+	g_free(err);
+}
+
 static void test_nccltests_import(void)
 {
 	char *path = data_path("allreduce_new.log"), *err = NULL;
@@ -243,6 +263,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/validate/results-store", test_results_roundtrip);
 	g_test_add_func("/validate/reference-csv", test_reference_csv);
 	g_test_add_func("/validate/compare-bands", test_compare_bands);
+	g_test_add_func("/validate/default-algo", test_default_algo_matches);
 	g_test_add_func("/validate/nccltests-import", test_nccltests_import);
 	return g_test_run();
 }
