@@ -19,9 +19,81 @@ static void progress(void *ctx, size_t i, size_t n, uint64_t bytes)
 	fflush(stderr);
 }
 
+#define SWEEP_MAX 64
+
+static int status_rc(gc_status st)
+{
+	return st == GC_ERR_INPUT ? 2 : st == GC_ERR_IO ? 4 : st == GC_ERR_DEADLOCK ? 2 : 1;
+}
+
+/* --sweep KEY=V1,V2,...: every run first, then one table; on an error,
+ * one line naming the value and nothing on stdout. */
+static int run_sweep(const char *path, const char *spec, GPtrArray *sets, bool csv, bool other_outputs)
+{
+	if (other_outputs) {
+		fprintf(stderr, "gcsim run: --sweep prints one summary table; it does not combine with "
+				"--trace, --links or --results\n");
+		return 2;
+	}
+	const char *eq = strchr(spec, '=');
+	if (!eq || eq == spec || !eq[1]) {
+		fprintf(stderr, "gcsim run: --sweep: expected KEY=V1,V2,..., got '%s'\n", spec);
+		return 2;
+	}
+	char *key = g_strndup(spec, (gsize)(eq - spec));
+	char **vals = g_strsplit(eq + 1, ",", -1);
+	guint n = g_strv_length(vals);
+	gm_run **runs = g_new0(gm_run *, n ? n : 1);
+	int rc = 0;
+	if (n > SWEEP_MAX) {
+		fprintf(stderr, "gcsim run: --sweep: %u values, at most %d\n", n, SWEEP_MAX);
+		rc = 2;
+	}
+	for (guint k = 0; k < n && rc == 0; k++) {
+		g_strstrip(vals[k]);
+		if (!vals[k][0]) {
+			fprintf(stderr, "gcsim run: --sweep: empty value in '%s'\n", spec);
+			rc = 2;
+			break;
+		}
+		GPtrArray *all = g_ptr_array_new_with_free_func(g_free);
+		for (guint i = 0; i < sets->len; i++)
+			g_ptr_array_add(all, g_strdup(g_ptr_array_index(sets, i)));
+		g_ptr_array_add(all, g_strdup_printf("%s=%s", key, vals[k]));
+		g_ptr_array_add(all, NULL);
+		gm_run_opts o = {.sets = (const char *const *)all->pdata};
+		bool tty = isatty(STDERR_FILENO);
+		if (tty)
+			o.progress = progress;
+		char *err = NULL;
+		gc_status st = gm_run_scenario(path, &o, &runs[k], &err);
+		if (tty)
+			fputs("\r\033[K", stderr);
+		if (st != GC_OK) {
+			fprintf(stderr, "%s (sweep value %s=%s)\n", err, key, vals[k]);
+			rc = status_rc(st);
+		}
+		g_free(err);
+		g_ptr_array_free(all, TRUE);
+	}
+	if (rc == 0) {
+		GString *out = g_string_new(NULL);
+		gm_run_format_sweep(key, (const char *const *)vals, runs, n, csv, out);
+		fwrite(out->str, 1, out->len, stdout);
+		g_string_free(out, TRUE);
+		rc = fflush(stdout) == 0 ? 0 : 4;
+	}
+	for (guint k = 0; k < n; k++)
+		gm_run_free(runs[k]);
+	g_free(runs);
+	g_strfreev(vals);
+	g_free(key);
+	return rc;
+}
+
 int cli_run(int argc, char **argv)
 {
-	char *format = NULL, *trace = NULL, *fidelity = NULL, *results = NULL;
+	char *format = NULL, *trace = NULL, *fidelity = NULL, *results = NULL, *sweep = NULL;
 	char **sets = NULL;
 	gboolean links = FALSE, check = FALSE;
 	gint64 seed = -1;
@@ -39,6 +111,9 @@ int cli_run(int argc, char **argv)
 		{"fidelity", 0, 0, G_OPTION_ARG_STRING, &fidelity, "flow (default) or analytical", "F"},
 		{"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets,
 		 "override a scenario key, e.g. --set topology.nodes=4 (repeatable)", "KEY=VALUE"},
+		{"sweep", 0, 0, G_OPTION_ARG_STRING, &sweep,
+		 "run the scenario once per value of one key and print one row per value and size, "
+		 "e.g. --sweep topology.nodes=1,8,64,512,2048", "KEY=V1,V2,..."},
 		{NULL, 0, 0, 0, NULL, NULL, NULL},
 	};
 	char *cmdline = g_strjoinv(" ", argv); /* before option parsing eats it */
@@ -77,6 +152,10 @@ int cli_run(int argc, char **argv)
 		g_ptr_array_add(all, g_strdup("sim.check=true"));
 	if (fidelity)
 		g_ptr_array_add(all, g_strdup_printf("sim.fidelity=%s", fidelity));
+	if (sweep) {
+		rc = run_sweep(argv[1], sweep, all, csv, trace || links || results);
+		goto out;
+	}
 	g_ptr_array_add(all, NULL);
 	gm_run_opts o = {.sets = (const char *const *)all->pdata, .trace_path = trace, .links = links};
 	bool tty = isatty(STDERR_FILENO);
@@ -87,7 +166,7 @@ int cli_run(int argc, char **argv)
 		fputs("\r\033[K", stderr); /* clear the progress line */
 	if (st != GC_OK) {
 		fprintf(stderr, "%s\n", err);
-		rc = st == GC_ERR_INPUT ? 2 : st == GC_ERR_IO ? 4 : st == GC_ERR_DEADLOCK ? 2 : 1;
+		rc = status_rc(st);
 		goto out;
 	}
 	if (results) {
@@ -121,6 +200,7 @@ out:
 	g_free(trace);
 	g_free(fidelity);
 	g_free(results);
+	g_free(sweep);
 	g_free(cmdline);
 	g_strfreev(sets);
 	return rc;

@@ -479,6 +479,59 @@ void gm_run_format_csv(const gm_run *r, void *gstring_out)
 	}
 }
 
+void gm_run_format_sweep(const char *key, const char *const *values, gm_run *const *runs, size_t n,
+			 bool csv, void *gstring_out)
+{
+	GString *g = gstring_out;
+	const gm_run *r0 = runs[0];
+	const char *cmp = r0->compare ? gs_algo_name(r0->compare_algo) : NULL;
+	if (csv) {
+		g_string_append_printf(g, "%s,ranks,size_bytes,time_us,algbw_GBps,busbw_GBps%s%s%s\n", key,
+				       cmp ? "," : "", cmp ? cmp : "", cmp ? "_time_us" : "");
+	} else {
+		g_string_append_printf(g, "# gcsim %s  scenario: %s, sweep of %s (%s)\n", GCSIM_VERSION,
+				       r0->path, key, r0->analytical ? "closed form" : "flow model");
+		g_string_append_printf(g, "# collective: %s, algo %s%s%s\n", gs_coll_name(r0->base.coll),
+				       gs_algo_name(r0->base.algo), cmp ? ", compared with " : "",
+				       cmp ? cmp : "");
+		g_string_append_printf(g, "# %20s %8s %14s %10s %8s %8s", key, "ranks", "size(B)", "time(us)",
+				       "algbw", "busbw");
+		if (cmp) {
+			char h[32];
+			g_snprintf(h, sizeof(h), "%s(us)", cmp);
+			g_string_append_printf(g, " %10s %7s", h, "faster");
+		}
+		g_string_append(g, "\n");
+	}
+	for (size_t k = 0; k < n; k++) {
+		const gm_run *r = runs[k];
+		for (size_t i = 0; i < r->npts; i++) {
+			const gm_point *pt = &r->pts[i];
+			if (csv) {
+				g_string_append_printf(g, "%s,%d,%llu,%.6f,%.6f,%.6f", values[k], r->base.nranks,
+						       (unsigned long long)pt->bytes, pt->time_us,
+						       pt->algbw_GBps, pt->busbw_GBps);
+				if (cmp)
+					g_string_append_printf(g, ",%.6f", r->cmp[i].time_us);
+				g_string_append(g, "\n");
+				continue;
+			}
+			g_string_append_printf(g, "  %20s %8d %14llu ", values[k], r->base.nranks,
+					       (unsigned long long)pt->bytes);
+			fmt_time(g, pt->time_us);
+			g_string_append_printf(g, " %8.2f %8.2f", pt->algbw_GBps, pt->busbw_GBps);
+			if (cmp) {
+				g_string_append(g, " ");
+				fmt_time(g, r->cmp[i].time_us);
+				g_string_append_printf(g, " %7s",
+						       r->cmp[i].time_us < pt->time_us ? cmp
+										       : gs_algo_name(r->base.algo));
+			}
+			g_string_append(g, "\n");
+		}
+	}
+}
+
 static int cmp_link(const void *a, const void *b)
 {
 	const gm_link_stat *x = a, *y = b;

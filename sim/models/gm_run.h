@@ -61,6 +61,12 @@ void gm_run_format_table(const gm_run *r, void *gstring_out);
 void gm_run_format_compare(const gm_run *r, void *gstring_out);
 /* size_bytes,count,type,redop,root,time_us,algbw_GBps,busbw_GBps */
 void gm_run_format_csv(const gm_run *r, void *gstring_out);
+/* A sweep: the same scenario run with key = values[k] (runs[k]); one row
+ * per value and size (ranks, time, algbw, busbw, and with
+ * collective.compare the other algorithm's time and the faster one), as an
+ * aligned table or as CSV. */
+void gm_run_format_sweep(const char *key, const char *const *values, gm_run *const *runs, size_t n,
+			 bool csv, void *gstring_out);
 /* Per size: the busiest links (bytes carried, busy fraction, utilization). */
 void gm_run_format_links(const gm_run *r, size_t max_rows, void *gstring_out);
 

@@ -92,6 +92,9 @@ bad "missing file" "^$T/none.yaml:1:1: cannot open file" run "$T/none.yaml"
 bad "directory" "^$T:[0-9]+:[0-9]+: " run "$T"
 printf 'schema_version: 1\ntopology: {kind: flat, gpus: 4}\ncollective: {op: allreduce, algo: tree, sizes: [1MiB]}\n' >"$T/s.yaml"
 bad "tree is for allreduce only" "^$T/s.yaml:3:[0-9]+: collective.algo: tree is implemented for allreduce only" run "$T/s.yaml" --set collective.op=allgather
+bad "--sweep names the value that fails" "^--set topology.nodes=0: must be at least 1, got 0 \(sweep value topology.nodes=0\)" run scenarios/dgx-h100-scaling.yaml --sweep topology.nodes=1,0
+bad "--sweep needs KEY=VALUES" "--sweep: expected KEY=V1,V2" run scenarios/dgx-h100-scaling.yaml --sweep topology.nodes
+bad "--sweep does not combine with --links" "does not combine with --trace, --links or --results" run scenarios/dgx-h100-scaling.yaml --sweep topology.nodes=1 --links
 bad "nvls across nodes is refused at its key" "dgx-h100-nvls.yaml:[0-9]+:[0-9]+: .*nvls reduces in one node's NVSwitch" run scenarios/dgx-h100-nvls.yaml --set topology.nodes=2
 bad "a run of more than 10^10 steps is refused up front" "steps to simulate \\(1048576 ranks\\)" run scenarios/flat-1024-ring.yaml --set topology.gpus=1048576
 bad "unknown --set key suggests" "unknown key 'topology.gpu'" run "$T/s.yaml" --set topology.gpu=8
@@ -107,6 +110,16 @@ check "run --help exits 0 and lists the options" "[ \$? -eq 0 ] && grep -q -- '-
 "$G" models --keys >"$T/models"
 check "models lists the registry with sources" "grep -q '^ring ' '$T/models' && grep -q 'source: ' '$T/models'"
 check "models --keys lists every key with its source" "grep -q '^topology.nvlink.bandwidth' '$T/models' && grep -q 'p2pBandwidthLatencyTest' '$T/models'"
+
+# --- sweeps: one row per value and size, everything or nothing -------------------
+"$G" run scenarios/dgx-h100-scaling.yaml --sweep topology.nodes=1,8,2048 >"$T/sw.txt" 2>"$T/swerr"
+check "--sweep prints one row per value and size" "[ \$(grep -c '^  ' '$T/sw.txt') -eq 6 ] && grep -Eq '^ +2048 +16384 +1073741824 ' '$T/sw.txt' && [ ! -s '$T/swerr' ]"
+check "--sweep names the faster algorithm per row" "grep -Eq '^ +2048 +16384 +1073741824 .* tree\$' '$T/sw.txt' && grep -Eq '^ +1 +8 +1048576 .* ring\$' '$T/sw.txt'"
+"$G" run scenarios/dgx-h100-scaling.yaml --sweep topology.nodes=1,2 --format csv >"$T/sw.csv"
+check "--sweep --format csv has the key and the compared time" "[ \"\$(head -1 '$T/sw.csv')\" = 'topology.nodes,ranks,size_bytes,time_us,algbw_GBps,busbw_GBps,tree_time_us' ] && [ \$(wc -l <'$T/sw.csv') -eq 5 ]"
+"$G" run scenarios/dgx-h100-scaling.yaml --sweep topology.nodes=1,8 >"$T/sw2.txt"
+"$G" run scenarios/dgx-h100-scaling.yaml --sweep topology.nodes=1,8 >"$T/sw3.txt"
+check "--sweep twice: byte-identical" "cmp -s '$T/sw2.txt' '$T/sw3.txt'"
 
 # --- many strands: the step windows shrink instead of allocating without bound ---
 # 65536 GPUs x 256 channels = 16.7 M strands; 64-step windows would be 43 GB.
