@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "sim/models/gm_run.h"
+#include "sim/models/gm_scenario.h"
 
 /* Progress on a terminal's stderr only (stdout stays the deterministic
  * result; a redirected stderr gets nothing). */
@@ -152,6 +153,22 @@ int cli_run(int argc, char **argv)
 		g_ptr_array_add(all, g_strdup("sim.check=true"));
 	if (fidelity)
 		g_ptr_array_add(all, g_strdup_printf("sim.fidelity=%s", fidelity));
+	if (!sweep) {
+		/* a scenario may carry its own sweep (sweep.key, sweep.values) */
+		gc_config *cfg = NULL;
+		g_ptr_array_add(all, NULL);
+		gc_status st = gm_scenario_load(argv[1], (const char *const *)all->pdata, &cfg, &err);
+		g_ptr_array_remove_index(all, all->len - 1);
+		if (st != GC_OK) {
+			fprintf(stderr, "%s\n", err);
+			rc = status_rc(st);
+			goto out;
+		}
+		if (gc_config_str(cfg, "sweep.key")[0])
+			sweep = g_strdup_printf("%s=%s", gc_config_str(cfg, "sweep.key"),
+						gc_config_str(cfg, "sweep.values"));
+		gc_config_free(cfg);
+	}
 	if (sweep) {
 		rc = run_sweep(argv[1], sweep, all, csv, trace || links || results);
 		goto out;

@@ -7,6 +7,7 @@
 #include "gm_scenario.h"
 
 #include <glib.h>
+#include <string.h>
 
 #include "../topologies/gt_topo.h"
 #include "gm_tx.h"
@@ -60,6 +61,14 @@ static const gc_param sim_params[] = {
 	 "assert engine invariants after every event", NULL},
 };
 
+static const gc_param sweep_params[] = {
+	{"sweep.key", GC_P_STRING, "", NULL, 1, 0,
+	 "run the scenario once per value of this key (gcsim run prints one row per value and size)",
+	 NULL},
+	{"sweep.values", GC_P_STRING, "", NULL, 1, 0,
+	 "the values of sweep.key, comma-separated, e.g. 1,8,64,512,2048", NULL},
+};
+
 gc_config *gm_scenario_config_new(void)
 {
 	gc_config *cfg = gc_config_new();
@@ -67,8 +76,35 @@ gc_config *gm_scenario_config_new(void)
 	gt_topo_register_params(cfg);
 	gc_config_add_params(cfg, coll_params, G_N_ELEMENTS(coll_params));
 	gc_config_add_params(cfg, sim_params, G_N_ELEMENTS(sim_params));
+	gc_config_add_params(cfg, sweep_params, G_N_ELEMENTS(sweep_params));
 	gm_tx_register_params(cfg);
 	return cfg;
+}
+
+/* sweep.key names another known key and comes with values, or neither is
+ * given. */
+static gc_status check_sweep(const gc_config *cfg, char **errmsg)
+{
+	const char *key = gc_config_str(cfg, "sweep.key"), *vals = gc_config_str(cfg, "sweep.values");
+	if (!key[0] && !vals[0])
+		return GC_OK;
+	if (!key[0])
+		return gc_config_error(cfg, "sweep.values", errmsg, "given without sweep.key");
+	bool known = false;
+	for (size_t i = 0; !known; i++) {
+		const gc_param *p = gc_config_param_at(cfg, i);
+		if (!p)
+			break;
+		known = !strcmp(p->key, key);
+	}
+	if (!known || g_str_has_prefix(key, "sweep."))
+		return gc_config_error(cfg, "sweep.key", errmsg,
+				       "'%s' is not a scenario key to sweep (gcsim models --keys lists them)",
+				       key);
+	if (!vals[0])
+		return gc_config_error(cfg, "sweep.key", errmsg,
+				       "needs sweep.values, e.g. values: 1,8,64");
+	return GC_OK;
 }
 
 static gc_status finish(gc_config *cfg, gc_config **out, char **errmsg)
@@ -76,6 +112,8 @@ static gc_status finish(gc_config *cfg, gc_config **out, char **errmsg)
 	gc_status st = gc_config_require(cfg, "schema_version", errmsg);
 	if (st == GC_OK)
 		st = gt_topo_check(cfg, errmsg);
+	if (st == GC_OK)
+		st = check_sweep(cfg, errmsg);
 	if (st != GC_OK) {
 		gc_config_free(cfg);
 		return st;

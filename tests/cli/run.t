@@ -93,6 +93,8 @@ bad "directory" "^$T:[0-9]+:[0-9]+: " run "$T"
 printf 'schema_version: 1\ntopology: {kind: flat, gpus: 4}\ncollective: {op: allreduce, algo: tree, sizes: [1MiB]}\n' >"$T/s.yaml"
 bad "tree is for allreduce only" "^$T/s.yaml:3:[0-9]+: collective.algo: tree is implemented for allreduce only" run "$T/s.yaml" --set collective.op=allgather
 bad "--sweep names the value that fails" "^--set topology.nodes=0: must be at least 1, got 0 \(sweep value topology.nodes=0\)" run scenarios/dgx-h100-scaling.yaml --sweep topology.nodes=1,0
+printf 'schema_version: 1\ntopology: {kind: flat, gpus: 4}\nsweep:\n  key: topology.gpuz\n  values: 2,4\n' >"$T/sw.yaml"
+bad "a scenario's sweep.key must be a key" "^$T/sw.yaml:4:8: sweep.key: 'topology.gpuz' is not a scenario key" run "$T/sw.yaml"
 bad "--sweep needs KEY=VALUES" "--sweep: expected KEY=V1,V2" run scenarios/dgx-h100-scaling.yaml --sweep topology.nodes
 bad "--sweep does not combine with --links" "does not combine with --trace, --links or --results" run scenarios/dgx-h100-scaling.yaml --sweep topology.nodes=1 --links
 bad "nvls across nodes is refused at its key" "dgx-h100-nvls.yaml:[0-9]+:[0-9]+: .*nvls reduces in one node's NVSwitch" run scenarios/dgx-h100-nvls.yaml --set topology.nodes=2
@@ -115,6 +117,8 @@ check "models --keys lists every key with its source" "grep -q '^topology.nvlink
 "$G" run scenarios/dgx-h100-scaling.yaml --sweep topology.nodes=1,8,2048 >"$T/sw.txt" 2>"$T/swerr"
 check "--sweep prints one row per value and size" "[ \$(grep -c '^  ' '$T/sw.txt') -eq 6 ] && grep -Eq '^ +2048 +16384 +1073741824 ' '$T/sw.txt' && [ ! -s '$T/swerr' ]"
 check "--sweep names the faster algorithm per row" "grep -Eq '^ +2048 +16384 +1073741824 .* tree\$' '$T/sw.txt' && grep -Eq '^ +1 +8 +1048576 .* ring\$' '$T/sw.txt'"
+"$G" run scenarios/dgx-h100-scaling.yaml >"$T/sw4.txt"
+check "a scenario's own sweep (sweep.key, sweep.values) runs without --sweep" "[ \$(grep -c '^  ' '$T/sw4.txt') -eq 10 ] && grep -q 'sweep of topology.nodes' '$T/sw4.txt'"
 "$G" run scenarios/dgx-h100-scaling.yaml --sweep topology.nodes=1,2 --format csv >"$T/sw.csv"
 check "--sweep --format csv has the key and the compared time" "[ \"\$(head -1 '$T/sw.csv')\" = 'topology.nodes,ranks,size_bytes,time_us,algbw_GBps,busbw_GBps,tree_time_us' ] && [ \$(wc -l <'$T/sw.csv') -eq 5 ]"
 "$G" run scenarios/dgx-h100-scaling.yaml --sweep topology.nodes=1,8 >"$T/sw2.txt"
