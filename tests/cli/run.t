@@ -98,6 +98,7 @@ bad "a scenario's sweep.key must be a key" "^$T/sw.yaml:4:8: sweep.key: 'topolog
 bad "--sweep needs KEY=VALUES" "--sweep: expected KEY=V1,V2" run scenarios/dgx-h100-scaling.yaml --sweep topology.nodes
 bad "--sweep does not combine with --links" "does not combine with --trace, --links or --results" run scenarios/dgx-h100-scaling.yaml --sweep topology.nodes=1 --links
 bad "nvls across nodes is refused at its key" "dgx-h100-nvls.yaml:[0-9]+:[0-9]+: .*nvls reduces in one node's NVSwitch" run scenarios/dgx-h100-nvls.yaml --set topology.nodes=2
+bad "nvls with LL is refused at its key" "^[^:]+:[0-9]+:[0-9]+: collective.algo: nvls runs NCCL.s Simple protocol only" run scenarios/dgx-h100-nvls.yaml --set collective.protocol=ll
 bad "a run of more than 10^10 steps is refused up front" "steps to simulate \\(1048576 ranks\\)" run scenarios/flat-1024-ring.yaml --set topology.gpus=1048576
 bad "unknown --set key suggests" "unknown key 'topology.gpu'" run "$T/s.yaml" --set topology.gpu=8
 bad "bad --set value" "expected an integer" run "$T/s.yaml" --set topology.gpus=many
