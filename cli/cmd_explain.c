@@ -27,7 +27,7 @@ static int fail(const char *msg)
 int cli_explain(int argc, char **argv)
 {
 	char *path = NULL, *variant = NULL, *bytes = NULL, *platform = NULL, *compare = NULL;
-	char *format = NULL, *trace = NULL, *scenario = NULL;
+	char *format = NULL, *trace = NULL, *scenario = NULL, *sweep = NULL;
 	char **sets = NULL;
 	gint64 messages = -1;
 	gboolean timeline = FALSE;
@@ -48,6 +48,9 @@ int cli_explain(int argc, char **argv)
 		{"scenario", 0, 0, G_OPTION_ARG_FILENAME, &scenario, "run the explain study of a scenario file", "FILE"},
 		{"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets,
 		 "override a parameter, e.g. --set proxy.flag_read=gdrcopy (repeatable)", "KEY=VALUE"},
+		{"sweep", 0, 0, G_OPTION_ARG_STRING, &sweep,
+		 "repeat the study once per value of one key (explain.vary), e.g. --sweep "
+		 "explain.bytes=8B,512B,4KiB", "KEY=V1,V2,..."},
 		{NULL, 0, 0, 0, NULL, NULL, NULL},
 	};
 	int done, rc = cli_parse(&argc, &argv, "",
@@ -136,6 +139,8 @@ int cli_explain(int argc, char **argv)
 		g_ptr_array_add(all, g_strdup_printf("explain.messages=%lld", (long long)messages));
 	for (char **s = sets; s && *s; s++)
 		g_ptr_array_add(all, g_strdup(*s));
+	if (sweep)
+		g_ptr_array_add(all, g_strdup_printf("explain.vary=%s", sweep));
 
 	cfg = gm_scenario_config_new();
 	gm_tx_register_study_params(cfg);
@@ -173,6 +178,7 @@ out:
 	g_free(format);
 	g_free(trace);
 	g_free(scenario);
+	g_free(sweep);
 	g_strfreev(sets);
 	return rc;
 }

@@ -46,6 +46,8 @@ for f in scenarios/taxonomy/*.yaml; do
 done
 "$G" explain --scenario scenarios/taxonomy/flag-read.yaml --set proxy.flag_read=gdrcopy --set explain.vary= >"$T/fr"
 check "--set overrides a scenario key" "grep -q 'GDRCopy read' '$T/fr' && ! grep -q 'cudaMemcpy device-to-host' '$T/fr'"
+"$G" explain --compare inter --messages 2000 --sweep explain.bytes=8B,512B --format csv >"$T/sw"
+check "--sweep repeats the comparison per value" "[ \$(grep -c '^# explain.bytes=' '$T/sw') -eq 2 ] && [ \$(grep -c '^5,device native' '$T/sw') -eq 2 ]"
 
 # --- trace and timeline ---------------------------------------------------------------
 "$G" explain --path inter:3 --variant proxy --trace "$T/t.json" >/dev/null
