@@ -69,23 +69,27 @@ static const char *algo_refusal(gs_coll c, gs_algo a, int proto, const gt_topo *
  * 128 KiB, NVLS_NCHANNELS 16). */
 #define NVLS_CHUNK (128u * 1024u)
 #define NVLS_CHANNELS 16
-static void nvls_geometry(const gc_config *cfg, gs_params *p)
-{
-	if (!gc_config_is_set(cfg, "collective.chunk"))
-		p->chunk_bytes = NVLS_CHUNK;
-	if (!gc_config_is_set(cfg, "collective.slice"))
-		p->slice_bytes = p->chunk_bytes < NVLS_CHUNK ? p->chunk_bytes : NVLS_CHUNK;
-	if (gc_config_int(cfg, "collective.channels") == 0)
-		p->nchannels = NVLS_CHANNELS;
-}
 
-/* The geometry of the scenario (or the protocol's) for any other algorithm. */
-static void default_geometry(const gc_config *cfg, const gt_topo *t, gs_params *p)
+/* Channels, chunk, slice and ranks per node of p->algo on t: the
+ * scenario's (or the protocol's, set as defaults before), NVLS's own
+ * unless given, and for nvls every GPU behind the one switch (a flat
+ * topology counts each GPU a node). */
+static void algo_layout(const gc_config *cfg, const gt_topo *t, gs_params *p)
 {
 	int64_t ch = gc_config_int(cfg, "collective.channels");
 	p->nchannels = ch > 0 ? (int)ch : t->default_channels;
 	p->chunk_bytes = gc_config_bytes(cfg, "collective.chunk");
 	p->slice_bytes = gc_config_bytes(cfg, "collective.slice");
+	p->ranks_per_node = t->gpus_per_node;
+	if (p->algo != GS_ALGO_NVLS)
+		return;
+	p->ranks_per_node = t->ngpus;
+	if (!gc_config_is_set(cfg, "collective.chunk"))
+		p->chunk_bytes = NVLS_CHUNK;
+	if (!gc_config_is_set(cfg, "collective.slice"))
+		p->slice_bytes = p->chunk_bytes < NVLS_CHUNK ? p->chunk_bytes : NVLS_CHUNK;
+	if (ch == 0)
+		p->nchannels = NVLS_CHANNELS;
 }
 
 static gs_dtype dtype_of(const char *s)
@@ -109,8 +113,6 @@ static gc_status collective_from_config(gc_config *cfg, const gt_topo *t, gs_par
 		p->algo = GS_ALGO_PAIRWISE;
 	p->dtype = dtype_of(gc_config_str(cfg, "collective.dtype"));
 	p->nranks = t->ngpus;
-	int64_t ch = gc_config_int(cfg, "collective.channels");
-	p->nchannels = ch > 0 ? (int)ch : t->default_channels;
 	/* a fixed protocol brings its own step geometry unless the scenario
 	 * gives one (auto resolves it per size, see proto_setup) */
 	int proto = gm_proto_from_name(gc_config_str(cfg, "collective.protocol"));
@@ -125,16 +127,11 @@ static gc_status collective_from_config(gc_config *cfg, const gt_topo *t, gs_par
 		snprintf(v, sizeof(v), "%lluB", (unsigned long long)q->buffer);
 		gc_config_set_default(cfg, "collective.buffer", v, origin);
 	}
-	p->chunk_bytes = gc_config_bytes(cfg, "collective.chunk");
-	p->slice_bytes = gc_config_bytes(cfg, "collective.slice");
-	/* nvls: every GPU behind the one switch (flat counts each GPU a node) */
-	p->ranks_per_node = p->algo == GS_ALGO_NVLS ? t->ngpus : t->gpus_per_node;
+	algo_layout(cfg, t, p);
 	const char *why = algo_refusal(p->coll, p->algo, proto, t);
 	if (why)
 		return gc_config_error(cfg, "collective.algo", errmsg, "%s (algo %s, op %s)", why,
 				       gs_algo_name(p->algo), gs_coll_name(p->coll));
-	if (p->algo == GS_ALGO_NVLS)
-		nvls_geometry(cfg, p);
 	if (p->slice_bytes > p->chunk_bytes)
 		return gc_config_error(cfg, "collective.slice", errmsg,
 				       "slice (%llu B) must not exceed collective.chunk (%llu B)",
@@ -333,10 +330,7 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 	const char *cmp = gc_config_str(r->cfg, "collective.compare");
 	if (strcmp(cmp, "none") != 0) {
 		q.algo = algo_of(cmp);
-		q.ranks_per_node = q.algo == GS_ALGO_NVLS ? r->topo.ngpus : r->topo.gpus_per_node;
-		default_geometry(r->cfg, &r->topo, &q);
-		if (q.algo == GS_ALGO_NVLS)
-			nvls_geometry(r->cfg, &q);
+		algo_layout(r->cfg, &r->topo, &q);
 		const char *why = algo_refusal(q.coll, q.algo, r->proto, &r->topo);
 		if (q.algo == r->base.algo)
 			st = gc_config_error(r->cfg, "collective.compare", errmsg,
