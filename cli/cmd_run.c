@@ -20,6 +20,18 @@ static void progress(void *ctx, size_t i, size_t n, uint64_t bytes)
 	fflush(stderr);
 }
 
+/* gm_run_scenario with progress on a terminal's stderr, cleared after. */
+static gc_status run_with_progress(const char *path, gm_run_opts *o, gm_run **run, char **err)
+{
+	bool tty = isatty(STDERR_FILENO);
+	if (tty)
+		o->progress = progress;
+	gc_status st = gm_run_scenario(path, o, run, err);
+	if (tty)
+		fputs("\r\033[K", stderr); /* clear the progress line */
+	return st;
+}
+
 #define SWEEP_MAX 64
 
 static int status_rc(gc_status st)
@@ -63,13 +75,8 @@ static int run_sweep(const char *path, const char *spec, GPtrArray *sets, bool c
 		g_ptr_array_add(all, g_strdup_printf("%s=%s", key, vals[k]));
 		g_ptr_array_add(all, NULL);
 		gm_run_opts o = {.sets = (const char *const *)all->pdata};
-		bool tty = isatty(STDERR_FILENO);
-		if (tty)
-			o.progress = progress;
 		char *err = NULL;
-		gc_status st = gm_run_scenario(path, &o, &runs[k], &err);
-		if (tty)
-			fputs("\r\033[K", stderr);
+		gc_status st = run_with_progress(path, &o, &runs[k], &err);
 		if (st != GC_OK) {
 			fprintf(stderr, "%s (sweep value %s=%s)\n", err, key, vals[k]);
 			rc = status_rc(st);
@@ -175,12 +182,7 @@ int cli_run(int argc, char **argv)
 	}
 	g_ptr_array_add(all, NULL);
 	gm_run_opts o = {.sets = (const char *const *)all->pdata, .trace_path = trace, .links = links};
-	bool tty = isatty(STDERR_FILENO);
-	if (tty)
-		o.progress = progress;
-	gc_status st = gm_run_scenario(argv[1], &o, &run, &err);
-	if (tty)
-		fputs("\r\033[K", stderr); /* clear the progress line */
+	gc_status st = run_with_progress(argv[1], &o, &run, &err);
 	if (st != GC_OK) {
 		fprintf(stderr, "%s\n", err);
 		rc = status_rc(st);
