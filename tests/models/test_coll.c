@@ -42,6 +42,25 @@ static double ring_formula_us(int n, double S, double B, double alpha_s)
 	return 2.0 * (n - 1) * (alpha_s + S / n / B) * 1e6;
 }
 
+/* A scenario that must be refused; err names the key. */
+static void expect_refused(const char *yaml, const char *const *sets, const char *what)
+{
+	char *path = NULL;
+	int fd = g_file_open_tmp("gcsim-test-XXXXXX.yaml", &path, NULL);
+	close(fd);
+	g_assert_true(g_file_set_contents(path, yaml, -1, NULL));
+	gm_run_opts o = {.sets = sets};
+	gm_run *r = NULL;
+	char *err = NULL;
+	g_assert_cmpint(gm_run_scenario(path, &o, &r, &err), ==, GC_ERR_INPUT);
+	g_assert_null(r);
+	if (!strstr(err, what))
+		g_test_fail_printf("'%s' does not say '%s'", err, what);
+	g_unlink(path);
+	g_free(path);
+	g_free(err);
+}
+
 static void test_flat_ring_matches_alpha_beta(void)
 {
 	static const int ns[] = {2, 3, 7, 64, 1024};
@@ -203,20 +222,8 @@ static void test_credits(void)
 	gm_run_free(a);
 	gm_run_free(b);
 
-	char *path = NULL;
-	int fd = g_file_open_tmp("gcsim-test-XXXXXX.yaml", &path, NULL);
-	close(fd);
-	g_assert_true(g_file_set_contents(path, yaml, -1, NULL));
 	const char *tiny[] = {"collective.buffer=64KiB", NULL};
-	gm_run_opts o = {.sets = tiny};
-	gm_run *r = NULL;
-	char *err = NULL;
-	g_assert_cmpint(gm_run_scenario(path, &o, &r, &err), ==, GC_ERR_INPUT);
-	g_assert_null(r);
-	g_assert_nonnull(strstr(err, "--set: collective.buffer: 65536 B cannot hold one chunk"));
-	g_unlink(path);
-	g_free(path);
-	g_free(err);
+	expect_refused(yaml, tiny, "--set: collective.buffer: 65536 B cannot hold one chunk");
 }
 
 /* A hand-made generator whose rank 0 waits for a message nobody sends. */
@@ -351,25 +358,6 @@ static void test_protocol_tree_latencies(void)
 	gm_proto_apply(GM_PROTO_SIMPLE, GS_ALGO_RING, &t);
 	g_assert_cmpfloat(t.lat_scale[GM_LINK_NVLINK], ==, 1.0);
 	g_assert_cmpint(t.launch_ps, ==, 8400000);
-}
-
-/* A scenario that must be refused; err names the key. */
-static void expect_refused(const char *yaml, const char *const *sets, const char *what)
-{
-	char *path = NULL;
-	int fd = g_file_open_tmp("gcsim-test-XXXXXX.yaml", &path, NULL);
-	close(fd);
-	g_assert_true(g_file_set_contents(path, yaml, -1, NULL));
-	gm_run_opts o = {.sets = sets};
-	gm_run *r = NULL;
-	char *err = NULL;
-	g_assert_cmpint(gm_run_scenario(path, &o, &r, &err), ==, GC_ERR_INPUT);
-	g_assert_null(r);
-	if (!strstr(err, what))
-		g_test_fail_printf("'%s' does not say '%s'", err, what);
-	g_unlink(path);
-	g_free(path);
-	g_free(err);
 }
 
 /* NVLS on a flat switch (no efficiency factor): every GPU port carries
