@@ -94,13 +94,20 @@ static gc_status gs_params_normalize(const gs_params *in, gs_params *p, char **e
 					  in->ranks_per_node, p->nranks);
 		return GC_ERR_INPUT;
 	}
-	if ((p->algo == GS_ALGO_TREE || p->algo == GS_ALGO_NVLS) && p->coll != GS_COLL_ALLREDUCE) {
+	if ((p->algo == GS_ALGO_TREE || p->algo == GS_ALGO_NVLS || p->algo == GS_ALGO_NVLS_TREE) &&
+	    p->coll != GS_COLL_ALLREDUCE) {
 		*errmsg = g_strdup_printf("the %s algorithm is only defined for allreduce, not %s",
 					  gs_algo_name(p->algo), gs_coll_name(p->coll));
 		return GC_ERR_INPUT;
 	}
 	if (p->algo == GS_ALGO_NVLS && p->nranks > GS_MAX_RANKS - 2) {
 		*errmsg = g_strdup_printf("nvls: %d ranks and the switch's 2 helper ranks exceed %d",
+					  p->nranks, GS_MAX_RANKS);
+		return GC_ERR_INPUT;
+	}
+	if (p->algo == GS_ALGO_NVLS_TREE &&
+	    p->nranks > GS_MAX_RANKS - 2 * (p->nranks / p->ranks_per_node)) {
+		*errmsg = g_strdup_printf("nvlstree: %d ranks and 2 helper ranks per node exceed %d",
 					  p->nranks, GS_MAX_RANKS);
 		return GC_ERR_INPUT;
 	}
@@ -165,6 +172,7 @@ gc_status gs_gen_create(const gs_params *p, gs_gen **out, char **errmsg)
 	case GS_COLL_ALLREDUCE:
 		st = g->p.algo == GS_ALGO_TREE	 ? gs_tree_init(g, errmsg)
 		     : g->p.algo == GS_ALGO_NVLS ? gs_nvls_init(g, errmsg)
+		     : g->p.algo == GS_ALGO_NVLS_TREE ? gs_nvls_tree_init(g, errmsg)
 						 : gs_ring_init(g, errmsg);
 		break;
 	case GS_COLL_ALLGATHER:

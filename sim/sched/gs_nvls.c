@@ -164,3 +164,253 @@ gc_status gs_nvls_init(gs_gen *g, char **errmsg)
 	g->nsignals = 0;
 	return GC_OK;
 }
+
+/*
+ * nvlstree: NCCL's NVLS_TREE allreduce across nodes (src/device/all_reduce.h
+ * runNvlsTree): NVLS inside every node, NCCL's double binary tree between
+ * the nodes.
+ *
+ * m nodes of n GPUs (n = ranks_per_node, N = m n data ranks). Every node
+ * has its own switch: helper ranks R_x = N + 2x (reduction) and
+ * M_x = N + 2x + 1 (multicast) of node x, whose routes are the ports of
+ * that node's GPUs. The elements are split into C n blocks as for nvls;
+ * block b = c n + k is owned by local GPU k of every node, and the owners
+ * of block b on the m nodes -- one GPU and so one NIC per node -- reduce
+ * and broadcast it over node tree c % 2 (gs_ntree: the trees of gs_tree.c,
+ * so channels alternate between two complementary trees, as NCCL's do).
+ *
+ * Per block three strands (channel b, strands_per_channel = 3):
+ *   strand 3b      GPU g of node x: SEND each INPUT slice to R_x
+ *                  R_x: RECV from local GPU 0 into SCRATCH,
+ *                  RECV_REDUCE_COPY from local GPUs 1..n-2,
+ *                  RECV_REDUCE_SEND from local GPU n-1 to the owner
+ *   strand 3b + 1  owner (tree up): RECV the node's sum from R_x into
+ *                  SCRATCH, reduce each tree child's partial sum into it
+ *                  and send the result to the tree parent; a leaf forwards
+ *                  the node's sum (RECV_COPY_SEND); the root's last
+ *                  reduction writes OUTPUT and starts the broadcast
+ *   strand 3b + 2  owner (tree down, not at the root): RECV from the
+ *                  parent into OUTPUT, send it to each tree child, then to
+ *                  M_x; other GPUs: RECV the slice from M_x into OUTPUT
+ *                  M_x: RECV from the owner into SCRATCH, SEND it to the
+ *                  other n - 1 GPUs of the node, starting after the owner
+ * The owner sends down to its tree children before its own node's
+ * multicast, as gs_tree sends to the deeper subtrees first.
+ *
+ * Connections, each with one sending and one receiving strand: (g, R_x)
+ * strand 3b at both ends; (R_x, owner) R_x's 3b, owner's 3b + 1; (child,
+ * parent) both 3b + 1; (parent, child) the parent's 3b + 2 (the root's
+ * 3b + 1) and the child's 3b + 2; (owner, M_x) the owner's 3b + 2 (the
+ * root's 3b + 1) and M_x's 3b + 2; (M_x, g) both 3b + 2.
+ *
+ * Traffic: every GPU port carries what nvls's does on one node; every
+ * owner's NIC carries per block one slice each way per tree edge at its
+ * node (a leaf 1, an interior node 3, the root its children), which is
+ * why the network bandwidth halves beyond two nodes, as NCCL's tuning
+ * model assumes for NVLS_TREE.
+ */
+#define GS_NVT_MAX_SLOTS 6
+
+enum { GS_NVT_SCATTER = 0, GS_NVT_UP = 1, GS_NVT_DOWN = 2 };
+
+typedef struct gs_nvt {
+	int64_t n, m, N, nch;
+	uint64_t elem, count, se;
+	gs_ntree nt;
+} gs_nvt;
+
+typedef struct gs_nvt_slotdef {
+	gs_op op;
+	int32_t send, recv;
+	uint8_t src_buf, dst_buf;
+} gs_nvt_slotdef;
+
+typedef struct gs_nvt_plan {
+	const gs_nvt *nv;
+	int role;
+	bool gpu;
+	int32_t x, R, M, owner; /* node, its helpers, the block's owner there */
+	uint64_t bs, len, nslices;
+	int nslot; /* GPU strands: ops per slice; helpers: n per slice */
+	gs_nvt_slotdef slot[GS_NVT_MAX_SLOTS];
+} gs_nvt_plan;
+
+static void gs_nvt_slot(gs_nvt_plan *pl, gs_op op, int32_t send, int32_t recv, uint8_t src, uint8_t dst)
+{
+	g_assert(pl->nslot < GS_NVT_MAX_SLOTS);
+	pl->slot[pl->nslot++] = (gs_nvt_slotdef){op, send, recv, src, dst};
+}
+
+/* The owner's slots on its up (role UP) or down (role DOWN) strand. */
+static void gs_nvt_owner_slots(gs_nvt_plan *pl, int64_t c)
+{
+	const gs_nvt *nv = pl->nv;
+	const int t = (int)(c % 2);
+	const int64_t k = pl->owner - pl->x * nv->n;
+	const int32_t pn = nv->nt.parent[t][pl->x];
+	const int32_t parent = pn < 0 ? -1 : (int32_t)(pn * nv->n + k);
+	int32_t kids[2], down[3];
+	int nk = 0, nd = 0;
+
+	for (int i = 0; i < 2; i++) {
+		int32_t y = nv->nt.child[t][2 * pl->x + i];
+		if (y >= 0)
+			kids[nk++] = down[nd++] = (int32_t)(y * nv->n + k);
+	}
+	down[nd++] = pl->M;
+	if (pl->role == GS_NVT_UP) {
+		if (nk == 0) { /* a leaf (m >= 2, so not the root) */
+			gs_nvt_slot(pl, GS_OP_RECV_COPY_SEND, parent, pl->R, GS_BUF_SCRATCH, GS_BUF_SCRATCH);
+			return;
+		}
+		gs_nvt_slot(pl, GS_OP_RECV, -1, pl->R, GS_BUF_SCRATCH, GS_BUF_SCRATCH);
+		for (int i = 0; i < nk - 1; i++)
+			gs_nvt_slot(pl, GS_OP_RECV_REDUCE_COPY, -1, kids[i], GS_BUF_SCRATCH, GS_BUF_SCRATCH);
+		if (parent >= 0) {
+			gs_nvt_slot(pl, GS_OP_RECV_REDUCE_SEND, parent, kids[nk - 1], GS_BUF_SCRATCH,
+				    GS_BUF_SCRATCH);
+			return;
+		}
+		gs_nvt_slot(pl, GS_OP_RECV_REDUCE_COPY_SEND, down[0], kids[nk - 1], GS_BUF_SCRATCH,
+			    GS_BUF_OUTPUT);
+	} else {
+		if (parent < 0)
+			return; /* the root's up strand broadcasts */
+		gs_nvt_slot(pl, GS_OP_RECV_COPY_SEND, down[0], parent, GS_BUF_OUTPUT, GS_BUF_OUTPUT);
+	}
+	for (int i = 1; i < nd; i++)
+		gs_nvt_slot(pl, GS_OP_SEND, down[i], -1, GS_BUF_OUTPUT, GS_BUF_OUTPUT);
+}
+
+static void gs_nvt_plan_init(gs_nvt_plan *pl, const gs_nvt *nv, int rank, int strand)
+{
+	const uint64_t b = (uint64_t)(strand / 3);
+	const int64_t c = (int64_t)(b / (uint64_t)nv->n), k = (int64_t)(b % (uint64_t)nv->n);
+
+	memset(pl, 0, sizeof(*pl));
+	pl->nv = nv;
+	pl->role = strand % 3;
+	pl->gpu = rank < nv->N;
+	pl->x = pl->gpu ? (int32_t)(rank / nv->n) : (int32_t)((rank - nv->N) / 2);
+	pl->R = (int32_t)(nv->N + 2 * pl->x);
+	pl->M = pl->R + 1;
+	pl->owner = (int32_t)(pl->x * nv->n + k);
+	gs_part(nv->count, (uint64_t)nv->nch * (uint64_t)nv->n, b, &pl->bs, &pl->len);
+	pl->nslices = gs_divup(pl->len, nv->se);
+	if (!pl->gpu) {
+		/* R works on the scatter strands, M on the down strands */
+		bool r = rank == pl->R;
+		if ((r && pl->role == GS_NVT_SCATTER) || (!r && pl->role == GS_NVT_DOWN))
+			pl->nslot = (int)nv->n;
+		return;
+	}
+	if (pl->role == GS_NVT_SCATTER)
+		gs_nvt_slot(pl, GS_OP_SEND, pl->R, -1, GS_BUF_INPUT, GS_BUF_OUTPUT);
+	else if (rank == pl->owner)
+		gs_nvt_owner_slots(pl, c);
+	else if (pl->role == GS_NVT_DOWN)
+		gs_nvt_slot(pl, GS_OP_RECV, -1, pl->M, GS_BUF_OUTPUT, GS_BUF_OUTPUT);
+}
+
+static uint64_t gs_nvt_strand_len(const gs_gen *g, int rank, int ch)
+{
+	gs_nvt_plan pl;
+
+	gs_nvt_plan_init(&pl, g->priv, rank, ch);
+	return pl.nslices * (uint64_t)pl.nslot;
+}
+
+static void gs_nvt_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint32_t n, gs_step *out)
+{
+	const gs_nvt *nv = g->priv;
+	gs_nvt_plan pl;
+
+	gs_nvt_plan_init(&pl, nv, rank, ch);
+	g_assert(first + n <= pl.nslices * (uint64_t)pl.nslot);
+	const int32_t nn = (int32_t)nv->n, base = pl.x * nn;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t step = first + i, j = step / (uint64_t)pl.nslot;
+		int32_t q = (int32_t)(step % (uint64_t)pl.nslot);
+		uint64_t es = pl.bs + j * nv->se;
+		uint64_t el = MIN(nv->se, pl.bs + pl.len - es);
+		uint64_t off = es * nv->elem, bytes = el * nv->elem;
+		gs_step *st = &out[i];
+
+		if (pl.gpu) {
+			const gs_nvt_slotdef *sl = &pl.slot[q];
+			gs_step_set(st, sl->op, sl->send, sl->recv, sl->src_buf, off, sl->dst_buf, off, bytes);
+		} else if (rank == pl.R && q == 0) {
+			gs_step_set(st, GS_OP_RECV, -1, base, 0, 0, GS_BUF_SCRATCH, off, bytes);
+		} else if (rank == pl.R && q < nn - 1) {
+			gs_step_set(st, GS_OP_RECV_REDUCE_COPY, -1, base + q, GS_BUF_SCRATCH, off,
+				    GS_BUF_SCRATCH, off, bytes);
+		} else if (rank == pl.R) {
+			gs_step_set(st, GS_OP_RECV_REDUCE_SEND, pl.owner, base + q, GS_BUF_SCRATCH, off, 0,
+				    0, bytes);
+		} else if (q == 0) {
+			gs_step_set(st, GS_OP_RECV, -1, pl.owner, 0, 0, GS_BUF_SCRATCH, off, bytes);
+		} else {
+			int32_t dst = base + (pl.owner - base + q) % nn;
+			gs_step_set(st, GS_OP_SEND, dst, -1, GS_BUF_SCRATCH, off, 0, 0, bytes);
+		}
+	}
+}
+
+static void gs_nvt_destroy(gs_gen *g)
+{
+	gs_nvt *nv = g->priv;
+
+	if (nv) {
+		gs_ntree_free(&nv->nt);
+		g_free(nv);
+	}
+	g->priv = NULL;
+}
+
+static const gs_gen_ops gs_nvt_ops = {
+	.strand_len = gs_nvt_strand_len,
+	.fill = gs_nvt_fill,
+	.destroy = gs_nvt_destroy,
+};
+
+gc_status gs_nvls_tree_init(gs_gen *g, char **errmsg)
+{
+	const gs_params *p = &g->p;
+	const int64_t n = p->ranks_per_node, m = p->nranks / p->ranks_per_node;
+
+	if (m < 2) {
+		*errmsg = g_strdup_printf("nvlstree joins NVSwitch nodes by a tree: it needs at least 2 "
+					  "nodes, not %lld (one node: nvls)",
+					  (long long)m);
+		return GC_ERR_INPUT;
+	}
+	if (n < 2) {
+		*errmsg = g_strdup_printf("nvlstree reduces in each node's NVSwitch: it needs at least "
+					  "2 ranks per node, not %lld",
+					  (long long)n);
+		return GC_ERR_INPUT;
+	}
+	gs_nvt *nv = g_new0(gs_nvt, 1);
+	nv->n = n;
+	nv->m = m;
+	nv->N = p->nranks;
+	nv->nch = p->nchannels;
+	nv->elem = gs_dtype_size(p->dtype);
+	nv->count = p->bytes / nv->elem;
+	nv->se = MAX(p->slice_bytes / nv->elem, (uint64_t)1);
+	g->priv = nv;
+	g->ops = &gs_nvt_ops;
+	gc_status st = gs_ntree_build(&nv->nt, m, errmsg);
+	if (st != GC_OK) {
+		gs_nvt_destroy(g);
+		g->ops = NULL;
+		return st;
+	}
+	g->nhelpers = (int)(2 * m);
+	g->nstrands = 3 * p->nchannels * (int)n;
+	g->strands_per_channel = 3;
+	for (int b = 0; b < GS_BUF__COUNT; b++)
+		g->buf_bytes[b] = nv->count * nv->elem;
+	g->nsignals = 0;
+	return GC_OK;
+}

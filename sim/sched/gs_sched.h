@@ -143,20 +143,23 @@ typedef enum gs_coll {
  * its block for peer r+k to r+k, k = 1..n-1, as NCCL's grouped send/recv);
  * put: one-sided all-to-all (PUT each block into the peer's OUTPUT, SIGNAL
  * it, WAIT for n-1 signals), NVSHMEM style; nvls: allreduce reduced and
- * multicast in the NVSwitch (two helper ranks, gs_nvls.c), one node. */
+ * multicast in the NVSwitch (two helper ranks, gs_nvls.c), one node;
+ * nvlstree: nvls in every node and a double binary tree between the nodes
+ * (two helper ranks per node, gs_nvls.c). */
 typedef enum gs_algo {
 	GS_ALGO_RING = 0,
 	GS_ALGO_TREE,
 	GS_ALGO_PAIRWISE,
 	GS_ALGO_PUT,
 	GS_ALGO_NVLS,
+	GS_ALGO_NVLS_TREE,
 	GS_ALGO__COUNT
 } gs_algo;
 
 typedef enum gs_dtype { GS_DT_F32 = 0, GS_DT_I32, GS_DT_F64, GS_DT_U8, GS_DT__COUNT } gs_dtype;
 
 const char *gs_coll_name(gs_coll c);   /* "allreduce", "allgather", "reducescatter", "sendrecv", "alltoall" */
-const char *gs_algo_name(gs_algo a);   /* "ring", "tree", "pairwise", "put", "nvls" */
+const char *gs_algo_name(gs_algo a);   /* "ring", "tree", "pairwise", "put", "nvls", "nvlstree" */
 const char *gs_dtype_name(gs_dtype t); /* nccl-tests spelling: "float", "int32", "double", "uint8" */
 size_t gs_dtype_size(gs_dtype t);
 /* nccl-tests bus-bandwidth factor: allreduce 2(n-1)/n; allgather,

@@ -104,8 +104,7 @@ typedef struct gs_tree {
 	int64_t n, rpn, nnodes, nch;
 	uint64_t elem, count, ce, se;
 	uint64_t scratch_slot; /* SCRATCH elements per up strand */
-	int32_t *parent[2];    /* per tree, per node; -1 at the root */
-	int32_t *child[2];     /* per tree, 2 per node; -1 when absent */
+	gs_ntree nt;	       /* the two node trees */
 } gs_tree;
 
 /* One op of a strand, applied to every slice of every loop. */
@@ -149,9 +148,9 @@ static int32_t gs_dtree_map(int64_t x, int64_t nn)
 	return (int32_t)(nn % 2 ? (x + 1) % nn : nn - 1 - x);
 }
 
-static gc_status gs_tree_build(gs_tree *tr, char **errmsg)
+gc_status gs_ntree_build(gs_ntree *tr, int64_t nn, char **errmsg)
 {
-	int64_t nn = tr->nnodes;
+	tr->nn = nn;
 
 	for (int t = 0; t < 2; t++) {
 		tr->parent[t] = g_new(int32_t, nn);
@@ -204,6 +203,15 @@ static gc_status gs_tree_build(gs_tree *tr, char **errmsg)
 	return GC_OK;
 }
 
+void gs_ntree_free(gs_ntree *nt)
+{
+	for (int t = 0; t < 2; t++) {
+		g_free(nt->parent[t]);
+		g_free(nt->child[t]);
+		nt->parent[t] = nt->child[t] = NULL;
+	}
+}
+
 /* Global rank of chain position j of node k for head h. */
 static int32_t gs_tree_chain_rank(const gs_tree *tr, int64_t k, int64_t h, int64_t j)
 {
@@ -228,8 +236,8 @@ static int gs_tree_slots(const gs_tree *tr, int rank, int64_t c, int role, gs_tr
 
 	if (j > 0)
 		parent = gs_tree_chain_rank(tr, k, h, j - 1);
-	else if (tr->parent[t][k] >= 0)
-		parent = gs_tree_chain_rank(tr, tr->parent[t][k], h, 0);
+	else if (tr->nt.parent[t][k] >= 0)
+		parent = gs_tree_chain_rank(tr, tr->nt.parent[t][k], h, 0);
 	else
 		parent = -1;
 	/* up order: chain successor first, then tree children */
@@ -237,7 +245,7 @@ static int gs_tree_slots(const gs_tree *tr, int rank, int64_t c, int role, gs_tr
 		kids[nkids++] = gs_tree_chain_rank(tr, k, h, j + 1);
 	if (j == 0) {
 		for (int i = 0; i < 2; i++) {
-			int32_t tc = tr->child[t][2 * k + i];
+			int32_t tc = tr->nt.child[t][2 * k + i];
 
 			if (tc >= 0) {
 				kids[nkids++] = gs_tree_chain_rank(tr, tc, h, 0);
@@ -368,10 +376,7 @@ static void gs_tree_destroy(gs_gen *g)
 	gs_tree *tr = g->priv;
 
 	if (tr) {
-		for (int t = 0; t < 2; t++) {
-			g_free(tr->parent[t]);
-			g_free(tr->child[t]);
-		}
+		gs_ntree_free(&tr->nt);
 		g_free(tr);
 	}
 	g->priv = NULL;
@@ -399,7 +404,7 @@ gc_status gs_tree_init(gs_gen *g, char **errmsg)
 	tr->se = g->p.slice_bytes / tr->elem;
 	g->priv = tr;
 	g->ops = &gs_tree_ops;
-	st = gs_tree_build(tr, errmsg);
+	st = gs_ntree_build(&tr->nt, tr->nnodes, errmsg);
 	if (st != GC_OK) {
 		gs_tree_destroy(g);
 		g->ops = NULL;
@@ -410,8 +415,8 @@ gc_status gs_tree_init(gs_gen *g, char **errmsg)
 	if (tr->n > 1) {
 		for (int t = 0; t < MIN(2, tr->nch); t++) {
 			for (int64_t k = 0; k < tr->nnodes; k++) {
-				int kids = (tr->rpn > 1) + (tr->child[t][2 * k] >= 0) +
-					   (tr->child[t][2 * k + 1] >= 0);
+				int kids = (tr->rpn > 1) + (tr->nt.child[t][2 * k] >= 0) +
+					   (tr->nt.child[t][2 * k + 1] >= 0);
 
 				two_kids |= kids >= 2;
 			}

@@ -214,10 +214,15 @@ int gt_topo_route(const gt_topo *t, int src, int dst, uint32_t *route)
 {
 	g_assert(src != dst && src >= 0 && dst >= 0 && (src < t->ngpus || dst < t->ngpus));
 	if (src >= t->ngpus || dst >= t->ngpus) {
-		/* a helper rank is the switch itself: one port of it */
-		g_assert(t->kind == GT_FLAT || t->nodes == 1);
+		/* a helper rank is a switch itself: one port of it. Helpers come
+		 * in pairs per NVSwitch node (GT_HELPERS_PER_NODE); a flat
+		 * topology is one switch. */
 		bool to_switch = dst >= t->ngpus;
-		int g = to_switch ? src : dst;
+		int g = to_switch ? src : dst, h = to_switch ? dst : src;
+		g_assert(g < t->ngpus);
+		g_assert(t->kind == GT_FLAT ||
+			 (h - t->ngpus) / GT_HELPERS_PER_NODE == gt_topo_node_of(t, g));
+		(void)h;
 		if (t->kind == GT_FLAT)
 			route[0] = (uint32_t)(2 * g + (to_switch ? 0 : 1));
 		else

@@ -62,9 +62,13 @@ gc_status gt_topo_from_config(const gc_config *cfg, gt_topo *t, char **errmsg);
 /* Add this topology's links to net (link ids start at the net's current
  * count, which must be 0). */
 void gt_topo_instantiate(const gt_topo *t, gm_net *net);
+/* Helper ranks per NVSwitch node (its reduction and multicast engines). */
+#define GT_HELPERS_PER_NODE 2
 /* Route from src to dst (src != dst) as link ids; returns hops. A rank
- * >= ngpus is a helper rank, the switch of a one-switch topology (flat, or
- * dgx with one node): its route is the GPU's port into or out of it. */
+ * h >= ngpus is a helper rank, part of the switch of node
+ * (h - ngpus) / GT_HELPERS_PER_NODE of a dgx topology (of the one switch
+ * of a flat one): its route to or from a GPU of that node is the GPU's
+ * port into or out of the switch. */
 int gt_topo_route(const gt_topo *t, int src, int dst, uint32_t *route);
 int gt_topo_node_of(const gt_topo *t, int gpu);
 /* One line describing the topology, e.g. "dgx-h100: 1 node x 8 GPUs, ...". */

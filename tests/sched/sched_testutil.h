@@ -308,11 +308,13 @@ static inline bool tu_check_case(const gs_params *p, GRand *rnd)
 				   desc, s->nsignals, g->nsignals);
 		goto out;
 	}
-	/* nvls keys a connection per (logical channel, owner GPU) */
+	/* nvls and nvlstree key a connection per (logical channel, owner GPU) */
 	if (s->strands_per_channel != g->strands_per_channel || s->strands_per_channel < 1 ||
 	    s->nstrands % s->strands_per_channel != 0 ||
 	    s->nstrands / s->strands_per_channel !=
-		    p->nchannels * (p->algo == GS_ALGO_NVLS ? p->nranks : 1)) {
+		    p->nchannels * (p->algo == GS_ALGO_NVLS	  ? p->nranks
+				    : p->algo == GS_ALGO_NVLS_TREE ? p->ranks_per_node
+								   : 1)) {
 		g_test_fail_printf("%s: %d strands in channels of %d for %d channels", desc,
 				   s->nstrands, s->strands_per_channel, p->nchannels);
 		goto out;
@@ -362,7 +364,7 @@ static inline bool tu_check_case(const gs_params *p, GRand *rnd)
 	/* the tree, sendrecv and the pairwise all-to-all need no more than one
 	 * message per connection */
 	if ((p->algo == GS_ALGO_TREE || p->coll == GS_COLL_SENDRECV ||
-	     p->algo == GS_ALGO_PAIRWISE || p->algo == GS_ALGO_NVLS) &&
+	     p->algo == GS_ALGO_PAIRWISE || p->algo == GS_ALGO_NVLS || p->algo == GS_ALGO_NVLS_TREE) &&
 	    !tu_check_bounded(s, 1, desc))
 		goto out;
 	ok = tu_check_windows(g, s, rnd, 4, desc);

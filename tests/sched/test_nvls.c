@@ -9,8 +9,15 @@
  * NVLS's S + S/n out and S in against the ring's 2(n-1)/n S each way;
  * checks that the helpers' strands are the ones the layout names; and
  * that nvls is refused for other collectives, one rank, or several nodes.
+ *
+ * nvlstree (nvls in each node, a double binary tree between nodes): the
+ * same end-to-end sweep over 2..6 nodes of 2..5 GPUs; per GPU port the
+ * traffic of nvls on one node; per owner the network traffic of its
+ * place in the two node trees (one slice each way per tree edge); the
+ * layout of a 2-node case step by step; and its refusals.
  */
 #include "tests/sched/sched_testutil.h"
+#include "sim/sched/gs_impl.h"
 
 #define CHUNK 256
 #define SLICE 64
@@ -176,6 +183,176 @@ static void test_helper_input_rejected(void)
 	gs_gen_free(g);
 }
 
+static void test_tree_sweep(void)
+{
+	GRand *rnd = g_rand_new_with_seed(29);
+	int k = 0;
+
+	for (int m = 2; m <= 6; m++) {
+		for (int n = 2; n <= 5; n++) {
+			for (int i = 0; i < 4; i++, k++) {
+				gs_dtype dt = dts[k % 4];
+				uint64_t el = gs_dtype_size(dt), se = SLICE / el, N = (uint64_t)(m * n);
+				uint64_t cnt[4] = { 0, 1, 2 * N + 1, 5 * se * (uint64_t)n + 3 };
+				gs_params p = tu_params(GS_COLL_ALLREDUCE, GS_ALGO_NVLS_TREE, dt, m * n,
+							cnt[i] * el, nchs[(k / 4 + i) % 3], CHUNK, SLICE, n);
+
+				if (!tu_check_case(&p, rnd))
+					goto out;
+			}
+		}
+	}
+out:
+	g_rand_free(rnd);
+}
+
+/* Bytes every GPU sends and receives. Within the node a GPU's port carries
+ * nvls's S (1 + 1/n) out and S in, plus, for each block it owns, one slice
+ * each way per tree edge at its node: with C channels, block c n + k uses
+ * node tree c % 2, so an owner's network traffic each way is
+ * sum over c of deg_{c % 2}(node) S / (C n). */
+static void test_tree_traffic(void)
+{
+	const int C = 2;
+	for (int m = 2; m <= 7; m++) {
+		for (int n = 2; n <= 4; n++) {
+			int N = m * n;
+			uint64_t S = (uint64_t)(C * n) * 4 * SLICE; /* whole blocks */
+			gs_params p = tu_params(GS_COLL_ALLREDUCE, GS_ALGO_NVLS_TREE, GS_DT_F32, N, S, C,
+						CHUNK, SLICE, n);
+			gs_gen *g;
+			char *err = NULL;
+			g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
+			gs_sched *s = gs_sched_materialize(g);
+			g_assert_cmpint(s->nhelpers, ==, 2 * m);
+			uint64_t *nvl_out = g_new0(uint64_t, (size_t)s->nranks);
+			uint64_t *nvl_in = g_new0(uint64_t, (size_t)s->nranks);
+			uint64_t *net_out = g_new0(uint64_t, (size_t)s->nranks);
+			uint64_t *net_in = g_new0(uint64_t, (size_t)s->nranks);
+			for (int r = 0; r < s->nranks; r++)
+				for (int c = 0; c < s->nstrands; c++) {
+					uint64_t len;
+					const gs_step *st = gs_sched_strand(s, r, c, &len);
+					for (uint64_t i = 0; i < len; i++) {
+						int d = st[i].send_peer;
+						if (!gs_op_sends((gs_op)st[i].op))
+							continue;
+						bool net = r < N && d < N && r / n != d / n;
+						(net ? net_out : nvl_out)[r] += st[i].bytes;
+						(net ? net_in : nvl_in)[d] += st[i].bytes;
+					}
+				}
+			gs_ntree nt;
+			g_assert_cmpint(gs_ntree_build(&nt, m, &err), ==, GC_OK);
+			uint64_t block = S / (uint64_t)(C * n);
+			for (int r = 0; r < N; r++) {
+				int x = r / n;
+				uint64_t want = 0;
+				for (int c = 0; c < C; c++) {
+					int t = c % 2;
+					int deg = (nt.parent[t][x] >= 0) + (nt.child[t][2 * x] >= 0) +
+						  (nt.child[t][2 * x + 1] >= 0);
+					want += (uint64_t)deg * block;
+				}
+				g_assert_cmpuint(nvl_out[r], ==, S + S / (uint64_t)n);
+				g_assert_cmpuint(nvl_in[r], ==, S);
+				g_assert_cmpuint(net_out[r], ==, want);
+				g_assert_cmpuint(net_in[r], ==, want);
+			}
+			gs_ntree_free(&nt);
+			g_free(nvl_out);
+			g_free(nvl_in);
+			g_free(net_out);
+			g_free(net_in);
+			gs_sched_free(s);
+			gs_gen_free(g);
+		}
+	}
+}
+
+/* 2 nodes of 2 GPUs, 1 channel (tree 0: node 0 the root, node 1 its
+ * child), 16 floats in slices of 4: block 0 = floats 0..7 owned by GPUs 0
+ * and 2, block 1 = floats 8..15 owned by GPUs 1 and 3, two slices each. Helpers: R0 = 4, M0 = 5, R1 = 6, M1 = 7. Strands 3b + role. */
+static void test_tree_layout(void)
+{
+	gs_params p = tu_params(GS_COLL_ALLREDUCE, GS_ALGO_NVLS_TREE, GS_DT_F32, 4, 64, 1, 16, 16, 2);
+	gs_gen *g;
+	char *err = NULL;
+	g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
+	gs_sched *s = gs_sched_materialize(g);
+	g_assert_cmpint(s->nranks, ==, 8);
+	g_assert_cmpint(s->nstrands, ==, 6);
+	uint64_t len;
+	/* GPU 3 (node 1) sends block 1's two slices to R1 */
+	const gs_step *sc = gs_sched_strand(s, 3, 3, &len);
+	g_assert_cmpuint(len, ==, 2);
+	g_assert_cmpint(sc[1].op, ==, GS_OP_SEND);
+	g_assert_cmpint(sc[1].send_peer, ==, 6);
+	g_assert_cmpuint(sc[1].src_off, ==, 48);
+	/* R1 reduces block 1 from GPUs 2 and 3 and sends it to the owner 3 */
+	const gs_step *r1 = gs_sched_strand(s, 6, 3, &len);
+	g_assert_cmpuint(len, ==, 4);
+	g_assert_cmpint(r1[0].op, ==, GS_OP_RECV);
+	g_assert_cmpint(r1[0].recv_peer, ==, 2);
+	g_assert_cmpint(r1[1].op, ==, GS_OP_RECV_REDUCE_SEND);
+	g_assert_cmpint(r1[1].recv_peer, ==, 3);
+	g_assert_cmpint(r1[1].send_peer, ==, 3);
+	/* the leaf owner 3 forwards its node's sum up to owner 1 */
+	const gs_step *up = gs_sched_strand(s, 3, 4, &len);
+	g_assert_cmpuint(len, ==, 2);
+	g_assert_cmpint(up[0].op, ==, GS_OP_RECV_COPY_SEND);
+	g_assert_cmpint(up[0].recv_peer, ==, 6);
+	g_assert_cmpint(up[0].send_peer, ==, 1);
+	/* the root owner 1: node sum from R0, reduce the child's, write
+	 * OUTPUT and send to the child 3, then to its multicast engine M0 */
+	const gs_step *root = gs_sched_strand(s, 1, 4, &len);
+	g_assert_cmpuint(len, ==, 6);
+	g_assert_cmpint(root[0].op, ==, GS_OP_RECV);
+	g_assert_cmpint(root[0].recv_peer, ==, 4);
+	g_assert_cmpint(root[1].op, ==, GS_OP_RECV_REDUCE_COPY_SEND);
+	g_assert_cmpint(root[1].recv_peer, ==, 3);
+	g_assert_cmpint(root[1].send_peer, ==, 3);
+	g_assert_cmpint(root[1].dst_buf, ==, GS_BUF_OUTPUT);
+	g_assert_cmpint(root[2].op, ==, GS_OP_SEND);
+	g_assert_cmpint(root[2].send_peer, ==, 5);
+	gs_sched_strand(s, 1, 5, &len);
+	g_assert_cmpuint(len, ==, 0);
+	/* the child owner's down strand: from the parent to M1 */
+	const gs_step *dn = gs_sched_strand(s, 3, 5, &len);
+	g_assert_cmpint(dn[0].op, ==, GS_OP_RECV_COPY_SEND);
+	g_assert_cmpint(dn[0].recv_peer, ==, 1);
+	g_assert_cmpint(dn[0].send_peer, ==, 7);
+	/* M1 multicasts block 1 to GPU 2; GPU 2 receives it */
+	const gs_step *m1 = gs_sched_strand(s, 7, 5, &len);
+	g_assert_cmpuint(len, ==, 4);
+	g_assert_cmpint(m1[0].recv_peer, ==, 3);
+	g_assert_cmpint(m1[1].send_peer, ==, 2);
+	const gs_step *x = gs_sched_strand(s, 2, 5, &len);
+	g_assert_cmpint(x[0].op, ==, GS_OP_RECV);
+	g_assert_cmpint(x[0].recv_peer, ==, 7);
+	gs_sched_free(s);
+	gs_gen_free(g);
+}
+
+static void expect_tree_refused(gs_coll coll, int n, int rpn, const char *what)
+{
+	gs_params p = tu_params(coll, GS_ALGO_NVLS_TREE, GS_DT_F32, n, 1024, 1, CHUNK, SLICE, rpn);
+	gs_gen *g = NULL;
+	char *err = NULL;
+	g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_ERR_INPUT);
+	g_assert_null(g);
+	if (!strstr(err, what))
+		g_test_fail_printf("'%s' does not say '%s'", err, what);
+	g_free(err);
+}
+
+static void test_tree_refusals(void)
+{
+	expect_tree_refused(GS_COLL_REDUCESCATTER, 4, 2, "only defined for allreduce");
+	expect_tree_refused(GS_COLL_ALLREDUCE, 8, 8, "at least 2 nodes");
+	expect_tree_refused(GS_COLL_ALLREDUCE, 8, 1, "at least 2 ranks per node");
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -184,5 +361,9 @@ int main(int argc, char **argv)
 	g_test_add_func("/nvls/layout", test_layout);
 	g_test_add_func("/nvls/refusals", test_refusals);
 	g_test_add_func("/nvls/helper-input", test_helper_input_rejected);
+	g_test_add_func("/nvlstree/sweep", test_tree_sweep);
+	g_test_add_func("/nvlstree/traffic", test_tree_traffic);
+	g_test_add_func("/nvlstree/layout", test_tree_layout);
+	g_test_add_func("/nvlstree/refusals", test_tree_refusals);
 	return g_test_run();
 }
