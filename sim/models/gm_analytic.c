@@ -36,6 +36,17 @@
  *   owner store):
  *       T = launch + 2 alpha_up + (C (2n + 1) + (M - 1) C (n + 1)) s / B.
  *
+ *   nvlstree (nvls in each node, a tree of owners between nodes): the
+ *   first slice runs as nvls's first round, plus its way up and down the
+ *   deeper node tree (height H hops of network latency and one slice
+ *   each); every further round is bound by the GPU's port, C (n + 1)
+ *   slices as for nvls, or by the busiest NIC, which carries per round one
+ *   slice each way per tree edge of each block its GPU owns (D = the
+ *   largest sum over the C blocks of the node's degree in the block's
+ *   tree):
+ *       T = launch + 2 alpha_up + 2 H (alpha_net + s / B_net)
+ *           + C (2n + 1) s / B + (M - 1) max(C (n + 1) s / B, D s / B_net).
+ *
  *   sendrecv: T = launch + alpha + M tau.
  *
  *   alltoall (pairwise or put): channels serve several peers at once, so
@@ -111,6 +122,56 @@ static hopinfo first_hops(const gt_topo *topo, const gs_gen *g, gm_net *net)
 }
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : 0; }
+
+/* nvlstree: see the header comment; adds the time after the launch to *t. */
+static gc_status nvls_tree_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, double *t,
+				char **errmsg)
+{
+	const gs_params *p = &gen->p;
+	int64_t rpn = p->ranks_per_node, nodes = p->nranks / rpn;
+	uint64_t C = (uint64_t)p->nchannels;
+	uint64_t M = ceil_div(ceil_div(p->bytes, C * (uint64_t)rpn), p->slice_bytes);
+	double s = (double)ceil_div(ceil_div(p->bytes, C * (uint64_t)rpn), M);
+	gs_ntree nt;
+	gc_status st = gs_ntree_build(&nt, nodes, errmsg);
+	if (st != GC_OK)
+		return st;
+	/* the busiest NIC's slices per direction per round, and the depth of
+	 * the deeper tree in use */
+	uint64_t dmax = 0;
+	int height = 0;
+	for (int64_t x = 0; x < nodes; x++) {
+		uint64_t d = 0;
+		for (uint64_t c = 0; c < C; c++) {
+			int tr = (int)(c % 2);
+			d += (uint64_t)((nt.parent[tr][x] >= 0) + (nt.child[tr][2 * x] >= 0) +
+					(nt.child[tr][2 * x + 1] >= 0));
+		}
+		dmax = MAX(dmax, d);
+		for (int tr = 0; tr < (C > 1 ? 2 : 1); tr++) {
+			int h = 0;
+			for (int32_t y = (int32_t)x; nt.parent[tr][y] >= 0; y = nt.parent[tr][y])
+				h++;
+			height = MAX(height, h);
+		}
+	}
+	gs_ntree_free(&nt);
+	uint32_t route[GM_MAX_HOPS];
+	int h = gt_topo_route(topo, 0, p->nranks, route); /* GPU 0 into its switch */
+	double a_up = (double)gm_net_route_latency(net, route, h);
+	double b_nvl = net->links[route[0]].bw_Bps;
+	h = gt_topo_route(topo, p->nranks, 0, route); /* and out of it */
+	b_nvl = fmin(b_nvl, net->links[route[0]].bw_Bps);
+	h = gt_topo_route(topo, 0, (int)rpn, route); /* owner to owner, node 0 to 1 */
+	double a_net = (double)gm_net_route_latency(net, route, h), b_net = INFINITY;
+	for (int k = 0; k < h; k++)
+		b_net = fmin(b_net, net->links[route[k]].bw_Bps);
+	double n = (double)rpn;
+	double tau = fmax((double)C * (n + 1.0) * s / b_nvl, (double)dmax * s / b_net) * 1e12;
+	*t += 2.0 * a_up + 2.0 * height * (a_net + s / b_net * 1e12) +
+	      (double)C * (2.0 * n + 1.0) * s / b_nvl * 1e12 + (double)(M - 1) * tau;
+	return GC_OK;
+}
 
 gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll_opts *o,
 			   gm_coll_result *res, char **errmsg)
@@ -199,7 +260,14 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 			tau = fmax(tau, s / (b_net / (2.0 * heads)) * 1e12);
 		}
 		t += 2.0 * fill + (double)(M - 1) * tau;
-		} else if (n > 1 && p->bytes > 0 && p->algo == GS_ALGO_NVLS) {
+	} else if (n > 1 && p->bytes > 0 && p->algo == GS_ALGO_NVLS_TREE) {
+		gc_status st = nvls_tree_time(topo, gen, &net, &t, errmsg);
+		if (st != GC_OK) {
+			gm_net_fini(&net);
+			ge_engine_fini(&eng);
+			return st;
+		}
+	} else if (n > 1 && p->bytes > 0 && p->algo == GS_ALGO_NVLS) {
 		uint64_t blocks = C * (uint64_t)n;
 		uint64_t Db = ceil_div(per_rank, blocks);
 		uint64_t M = ceil_div(Db, p->slice_bytes);

@@ -22,6 +22,7 @@
 #ifndef GM_PROTO_H
 #define GM_PROTO_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../sched/gs_sched.h"
@@ -44,15 +45,20 @@ const gm_proto_info *gm_proto_get(gm_proto p);
 /* "simple" / "ll" / "ll128" -> protocol; -1 when unknown. */
 int gm_proto_from_name(const char *name);
 /* NVLS's latency in NCCL's model (tuning.cc): no base latency, 25 us per
- * operation over NVLink (hwLat NVLink NVLS Simple). */
+ * operation over NVLink (hwLat NVLink NVLS Simple); NVLS_TREE adds 14 us
+ * per network hop of its tree (hwLat NET NVLSTree Simple, the table
+ * quoted in shared/reference/README.md), the ring's Simple figure. */
 #define GM_NVLS_BASE_LAT_US 0.0
 #define GM_NVLS_HOP_LAT_US 25.0
-/* Scale a dgx topology, given with the ring's Simple latencies, to NVLS:
- * the launch by NCCL's base-latency ratio, and each NVLink message by half
- * of NVLS's operation latency over the ring's Simple hop, since a slice
- * crosses into the switch twice (to the reduction engine, then from its
- * owner to the multicast engine). */
-void gm_proto_apply_nvls(gt_topo *t);
+#define GM_NVLS_TREE_NET_LAT_US 14.0
+/* Scale a dgx topology, given with the ring's Simple latencies, to NVLS
+ * (tree: NVLS_TREE): the NVLink ports' bandwidth by the topology's NVLS
+ * efficiency; the launch by NCCL's base-latency ratio; each NVLink message
+ * by half of NVLS's operation latency over the ring's Simple hop, since a
+ * slice crosses into the switch twice (to the reduction engine, then from
+ * its owner to the multicast engine); for the tree, each network message
+ * by NVLS_TREE's network hop over the ring's Simple one. */
+void gm_proto_apply_nvls(gt_topo *t, bool tree);
 /* Scale a topology description, given with the ring's Simple latencies, to
  * protocol p of algorithm `algo` (NCCL tunes the tree's hop and base
  * latencies apart from the ring's). */

@@ -38,7 +38,15 @@ static gs_algo algo_of(const char *s)
 		return GS_ALGO_PUT;
 	if (!strcmp(s, "nvls"))
 		return GS_ALGO_NVLS;
+	if (!strcmp(s, "nvlstree"))
+		return GS_ALGO_NVLS_TREE;
 	return GS_ALGO_RING;
+}
+
+/* nvls and nvlstree: in-switch reduction, NCCL's Simple protocol only */
+static bool is_nvls(gs_algo a)
+{
+	return a == GS_ALGO_NVLS || a == GS_ALGO_NVLS_TREE;
 }
 
 /* Why algorithm a cannot run collective c with protocol proto (-1: auto)
@@ -48,15 +56,22 @@ static const char *algo_refusal(gs_coll c, gs_algo a, int proto, const gt_topo *
 	bool a2a = c == GS_COLL_ALLTOALL;
 	if (a == GS_ALGO_TREE && c != GS_COLL_ALLREDUCE)
 		return "tree is implemented for allreduce only";
-	if (a == GS_ALGO_NVLS && c != GS_COLL_ALLREDUCE)
-		return "nvls is implemented for allreduce only";
+	if (is_nvls(a) && c != GS_COLL_ALLREDUCE)
+		return a == GS_ALGO_NVLS ? "nvls is implemented for allreduce only"
+					 : "nvlstree is implemented for allreduce only";
 	if (a == GS_ALGO_NVLS && t->kind == GT_DGX && t->nodes > 1)
-		return "nvls reduces in one node's NVSwitch (NCCL's NVLS_TREE across nodes is not "
-		       "modelled); use one node";
+		return "nvls reduces in one node's NVSwitch; across nodes use nvlstree (NVLS in "
+		       "each node, a tree between them)";
 	if (a == GS_ALGO_NVLS && t->ngpus < 2)
 		return "nvls needs at least 2 GPUs";
-	if (a == GS_ALGO_NVLS && proto > GM_PROTO_SIMPLE)
-		return "nvls runs NCCL's Simple protocol only";
+	if (a == GS_ALGO_NVLS_TREE && (t->kind != GT_DGX || t->nodes < 2))
+		return "nvlstree joins NVSwitch nodes by a tree: it needs a dgx topology of at least "
+		       "2 nodes (one node: nvls)";
+	if (a == GS_ALGO_NVLS_TREE && t->gpus_per_node < 2)
+		return "nvlstree reduces in each node's NVSwitch: it needs at least 2 GPUs per node";
+	if (is_nvls(a) && proto > GM_PROTO_SIMPLE)
+		return a == GS_ALGO_NVLS ? "nvls runs NCCL's Simple protocol only"
+					 : "nvlstree runs NCCL's Simple protocol only";
 	if ((a == GS_ALGO_PAIRWISE || a == GS_ALGO_PUT) && !a2a)
 		return "pairwise and put are alltoall algorithms";
 	if (a2a && a != GS_ALGO_PAIRWISE && a != GS_ALGO_PUT)
@@ -66,7 +81,8 @@ static const char *algo_refusal(gs_coll c, gs_algo a, int proto, const gt_topo *
 
 /* NVLS's own step geometry unless the scenario gives one: NCCL moves it in
  * 128 KiB chunks over 16 channels (src/transport/nvls.cc: NVLS_CHUNKSIZE
- * 128 KiB, NVLS_NCHANNELS 16). */
+ * 128 KiB, NVLS_NCHANNELS 16); NVLS_TREE uses the same channels and
+ * (by default) chunk. */
 #define NVLS_CHUNK (128u * 1024u)
 #define NVLS_CHANNELS 16
 
@@ -81,9 +97,10 @@ static void algo_layout(const gc_config *cfg, const gt_topo *t, gs_params *p)
 	p->chunk_bytes = gc_config_bytes(cfg, "collective.chunk");
 	p->slice_bytes = gc_config_bytes(cfg, "collective.slice");
 	p->ranks_per_node = t->gpus_per_node;
-	if (p->algo != GS_ALGO_NVLS)
+	if (!is_nvls(p->algo))
 		return;
-	p->ranks_per_node = t->ngpus;
+	if (p->algo == GS_ALGO_NVLS)
+		p->ranks_per_node = t->ngpus;
 	if (!gc_config_is_set(cfg, "collective.chunk"))
 		p->chunk_bytes = NVLS_CHUNK;
 	if (!gc_config_is_set(cfg, "collective.slice"))
@@ -192,12 +209,9 @@ static void proto_setup(const gm_run *r, gm_proto q, const gs_params *base, uint
 	gm_proto_apply(q, base->algo, t);
 	/* in-switch reduction and multicast get a share of the NVLink port,
 	 * and NCCL's NVLS latency */
-	if (base->algo == GS_ALGO_NVLS && t->kind == GT_DGX) {
-		if (t->nvls_eff > 0)
-			t->bw_scale *= t->nvls_eff;
-		gm_proto_apply_nvls(t);
-	}
-	if (r->proto < 0 && base->algo != GS_ALGO_NVLS) { /* auto: geometry per protocol unless given */
+	if (is_nvls(base->algo) && t->kind == GT_DGX)
+		gm_proto_apply_nvls(t, base->algo == GS_ALGO_NVLS_TREE);
+	if (r->proto < 0 && !is_nvls(base->algo)) { /* auto: geometry per protocol unless given */
 		if (!gc_config_is_set(r->cfg, "collective.chunk"))
 			p->chunk_bytes = pi->chunk;
 		if (!gc_config_is_set(r->cfg, "collective.slice"))
@@ -217,7 +231,7 @@ static gc_status proto_choose(const gm_run *r, const gs_params *base, uint64_t b
 {
 	int64_t best = INT64_MAX;
 	*out = GM_PROTO_SIMPLE;
-	if (base->algo == GS_ALGO_NVLS)
+	if (is_nvls(base->algo))
 		return GC_OK; /* NVLS has Simple only */
 	for (int q = 0; q < GM_PROTO__COUNT; q++) {
 		gs_params p;
@@ -363,8 +377,9 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
  * the scenario it depends on the protocol chosen per size. */
 static const char *geom(const gm_run *r, const char *key, uint64_t v, char *buf, size_t n)
 {
-	/* auto resolves the geometry per size, except for nvls (Simple only) */
-	if (r->proto < 0 && r->base.algo != GS_ALGO_NVLS && !gc_config_is_set(r->cfg, key)) {
+	/* auto resolves the geometry per size, except for nvls and nvlstree
+	 * (Simple only) */
+	if (r->proto < 0 && !is_nvls(r->base.algo) && !gc_config_is_set(r->cfg, key)) {
 		g_strlcpy(buf, "per protocol", n);
 		return buf;
 	}

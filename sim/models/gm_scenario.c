@@ -24,10 +24,11 @@ static const gc_param doc_params[] = {
 static const gc_param coll_params[] = {
 	{"collective.op", GC_P_ENUM, "allreduce", "allreduce|allgather|reducescatter|sendrecv|alltoall",
 	 1, 0, "the collective to time", NULL},
-	{"collective.algo", GC_P_ENUM, "ring", "ring|tree|pairwise|put|nvls", 1, 0,
+	{"collective.algo", GC_P_ENUM, "ring", "ring|tree|pairwise|put|nvls|nvlstree", 1, 0,
 	 "ring; tree (NCCL double binary tree, allreduce); pairwise (two-sided) or put "
 	 "(one-sided, NVSHMEM style) for alltoall, whose default is pairwise; nvls (allreduce "
-	 "reduced and multicast in the switch, NVLink SHARP; one node)", NULL},
+	 "reduced and multicast in the switch, NVLink SHARP; one node); nvlstree (nvls in every "
+	 "node, a double binary tree between nodes; NCCL's NVLS_TREE)", NULL},
 	{"collective.sizes", GC_P_BYTES_LIST, "32MiB", NULL, 1, 1.8446744073709552e19,
 	 "message sizes, nccl-tests 'size' semantics", "nccl-tests default -b 32M -e 32M"},
 	{"collective.dtype", GC_P_ENUM, "float", "float|int32|double|uint8", 1, 0,
@@ -43,7 +44,7 @@ static const gc_param coll_params[] = {
 	{"collective.buffer", GC_P_BYTES, "4MiB", NULL, 4, 1099511627776.0,
 	 "receive buffer per connection (credits); a send waits for space",
 	 "NCCL Simple buffer 4 MiB in 8 slots (shared/reference/README.md)"},
-	{"collective.compare", GC_P_ENUM, "none", "none|ring|tree|pairwise|put|nvls", 1, 0,
+	{"collective.compare", GC_P_ENUM, "none", "none|ring|tree|pairwise|put|nvls|nvlstree", 1, 0,
 	 "also time this algorithm at every size and print which is faster and the crossover", NULL},
 	{"collective.protocol", GC_P_ENUM, "simple", "simple|ll|ll128|auto", 1, 0,
 	 "NCCL protocol: simple (fenced chunks), ll (8 B lines with flags: low latency, half "

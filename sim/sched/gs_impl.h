@@ -35,18 +35,6 @@ gc_status gs_a2a_init(gs_gen *g, char **errmsg);
 gc_status gs_nvls_init(gs_gen *g, char **errmsg);
 gc_status gs_nvls_tree_init(gs_gen *g, char **errmsg);
 
-/* NCCL's two complementary binary trees over nn node indices (ncclGetBtree /
- * ncclGetDtree, see gs_tree.c): per tree t, parent[t][x] (-1 at the root)
- * and child[t][2x], child[t][2x + 1] (-1 when absent, in increasing order
- * for tree 0). */
-typedef struct gs_ntree {
-	int64_t nn;
-	int32_t *parent[2];
-	int32_t *child[2];
-} gs_ntree;
-gc_status gs_ntree_build(gs_ntree *nt, int64_t nn, char **errmsg);
-void gs_ntree_free(gs_ntree *nt);
-
 /* destroy op of a generator whose priv is one g_malloc'ed block */
 void gs_gen_free_priv(gs_gen *g);
 

@@ -212,6 +212,18 @@ gc_status gs_gen_create(const gs_params *p, gs_gen **out, char **errmsg);
 void gs_gen_free(gs_gen *g);
 uint64_t gs_gen_total_steps(const gs_gen *g);
 
+/* NCCL's two complementary binary trees over nn node indices (ncclGetBtree /
+ * ncclGetDtree, see gs_tree.c): per tree t, parent[t][x] (-1 at the root)
+ * and child[t][2x], child[t][2x + 1] (-1 when absent, in increasing order
+ * for tree 0). */
+typedef struct gs_ntree {
+	int64_t nn;
+	int32_t *parent[2];
+	int32_t *child[2];
+} gs_ntree;
+gc_status gs_ntree_build(gs_ntree *nt, int64_t nn, char **errmsg);
+void gs_ntree_free(gs_ntree *nt);
+
 /* A materialized schedule. */
 typedef struct gs_sched {
 	gs_params p;

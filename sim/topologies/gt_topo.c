@@ -139,7 +139,7 @@ gc_status gt_topo_from_config(const gc_config *cfg, gt_topo *t, char **errmsg)
 	t->launch_ps = gc_config_time(cfg, "topology.launch_latency");
 	t->bw_scale = 1.0;
 	for (int k = 0; k < GM_LINK__COUNT; k++)
-		t->lat_scale[k] = 1.0;
+		t->lat_scale[k] = t->bw_class_scale[k] = 1.0;
 	if (strcmp(gc_config_str(cfg, "topology.kind"), "flat") == 0) {
 		gc_status st = gc_config_require(cfg, "topology.gpus", errmsg);
 		if (st != GC_OK)
@@ -174,36 +174,38 @@ void gt_topo_instantiate(const gt_topo *t, gm_net *net)
 	g_assert(net->nlinks == 0);
 	char name[GM_LINK_NAME];
 	/* a zeroed description (tests build them by hand) means "as described" */
-	double bws = t->bw_scale > 0 ? t->bw_scale : 1.0;
+	double bws0 = t->bw_scale > 0 ? t->bw_scale : 1.0;
 #define LAT(kind, ps) (t->lat_scale[kind] > 0 ? (int64_t)llround((double)(ps) * t->lat_scale[kind]) : (ps))
+#define BWS(kind) (bws0 * (t->bw_class_scale[kind] > 0 ? t->bw_class_scale[kind] : 1.0))
 	for (int g = 0; g < t->ngpus; g++) {
 		if (t->kind == GT_FLAT) {
 			snprintf(name, sizeof(name), "gpu%d.up", g);
-			gm_net_add_link(net, name, GM_LINK_GENERIC, t->link.bw_Bps * bws,
+			gm_net_add_link(net, name, GM_LINK_GENERIC, t->link.bw_Bps * BWS(GM_LINK_GENERIC),
 				       LAT(GM_LINK_GENERIC, t->link.lat_ps));
 			snprintf(name, sizeof(name), "gpu%d.down", g);
-			gm_net_add_link(net, name, GM_LINK_GENERIC, t->link.bw_Bps * bws, 0);
+			gm_net_add_link(net, name, GM_LINK_GENERIC, t->link.bw_Bps * BWS(GM_LINK_GENERIC), 0);
 			continue;
 		}
 		int node = g / t->gpus_per_node, loc = g % t->gpus_per_node;
 		snprintf(name, sizeof(name), "n%d.gpu%d.nvlink.tx", node, loc);
-		gm_net_add_link(net, name, GM_LINK_NVLINK, t->nvlink.bw_Bps * bws,
+		gm_net_add_link(net, name, GM_LINK_NVLINK, t->nvlink.bw_Bps * BWS(GM_LINK_NVLINK),
 				LAT(GM_LINK_NVLINK, t->nvlink.lat_ps));
 		snprintf(name, sizeof(name), "n%d.gpu%d.nvlink.rx", node, loc);
-		gm_net_add_link(net, name, GM_LINK_NVLINK, t->nvlink.bw_Bps * bws, 0);
+		gm_net_add_link(net, name, GM_LINK_NVLINK, t->nvlink.bw_Bps * BWS(GM_LINK_NVLINK), 0);
 		snprintf(name, sizeof(name), "n%d.gpu%d.pcie.up", node, loc);
-		gm_net_add_link(net, name, GM_LINK_PCIE, t->pcie.bw_Bps * bws,
+		gm_net_add_link(net, name, GM_LINK_PCIE, t->pcie.bw_Bps * BWS(GM_LINK_PCIE),
 				LAT(GM_LINK_PCIE, t->pcie.lat_ps));
 		snprintf(name, sizeof(name), "n%d.gpu%d.pcie.down", node, loc);
-		gm_net_add_link(net, name, GM_LINK_PCIE, t->pcie.bw_Bps * bws, 0);
+		gm_net_add_link(net, name, GM_LINK_PCIE, t->pcie.bw_Bps * BWS(GM_LINK_PCIE), 0);
 		snprintf(name, sizeof(name), "n%d.nic%d.tx", node, loc);
-		gm_net_add_link(net, name, GM_LINK_NIC, t->nic.bw_Bps * bws,
+		gm_net_add_link(net, name, GM_LINK_NIC, t->nic.bw_Bps * BWS(GM_LINK_NIC),
 				LAT(GM_LINK_NIC, t->nic.lat_ps));
 		snprintf(name, sizeof(name), "n%d.nic%d.rx", node, loc);
-		gm_net_add_link(net, name, GM_LINK_NIC, t->nic.bw_Bps * bws, 0);
+		gm_net_add_link(net, name, GM_LINK_NIC, t->nic.bw_Bps * BWS(GM_LINK_NIC), 0);
 	}
 }
 #undef LAT
+#undef BWS
 
 int gt_topo_node_of(const gt_topo *t, int gpu)
 {

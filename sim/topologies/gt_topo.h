@@ -49,6 +49,7 @@ typedef struct gt_topo {
 	 * described): bandwidth efficiency and per-class latency factors */
 	double bw_scale;
 	double lat_scale[GM_LINK__COUNT];
+	double bw_class_scale[GM_LINK__COUNT]; /* per link class, on top of bw_scale (0: 1) */
 	double nvls_eff; /* dgx: NVLink share NVLS traffic gets (0: not given) */
 } gt_topo;
 

@@ -17,7 +17,6 @@
  * layout of a 2-node case step by step; and its refusals.
  */
 #include "tests/sched/sched_testutil.h"
-#include "sim/sched/gs_impl.h"
 
 #define CHUNK 256
 #define SLICE 64
