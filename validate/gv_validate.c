@@ -210,7 +210,9 @@ static int cmp_abs(const void *x, const void *y)
 }
 
 /* Algorithms match when equal, when either side names none, or when a
- * published row says "default(X)": NCCL ran X by its own choice. */
+ * published row says "default(X)": NCCL ran X by its own choice. A row
+ * that says only "default" takes the fastest matching prediction (see
+ * gv_compare). */
 static bool algo_matches(const char *pred, const char *meas)
 {
 	if (!pred[0] || !meas[0] || !strcmp(pred, meas))
@@ -231,10 +233,15 @@ gc_status gv_compare(const gc_result_point *meas, size_t nm, const gc_result_poi
 	for (size_t i = 0; i < nm; i++) {
 		const gc_result_point *m = &meas[i];
 		const gc_result_point *hit = NULL;
-		for (size_t j = 0; j < np && !hit; j++) {
+		/* "default" alone: NCCL's tuner picked the algorithm it predicts
+		 * fastest, so the fastest prediction stands for it */
+		bool fastest = !strcmp(m->algo, "default");
+		for (size_t j = 0; j < np && (fastest || !hit); j++) {
 			const gc_result_point *p = &pred[j];
-			if (!strcmp(p->collective, m->collective) && p->nranks == m->nranks &&
-			    p->size_bytes == m->size_bytes && algo_matches(p->algo, m->algo))
+			if (strcmp(p->collective, m->collective) || p->nranks != m->nranks ||
+			    p->size_bytes != m->size_bytes || !(fastest || algo_matches(p->algo, m->algo)))
+				continue;
+			if (!hit || (isfinite(p->time_us) && !(hit->time_us <= p->time_us)))
 				hit = p;
 		}
 		if (!hit || !(m->time_us > 0) || !isfinite(hit->time_us)) {
@@ -278,6 +285,16 @@ void gv_report_clear(gv_report *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* The measured row's algorithm; for a plain "default", "default(X)" with X
+ * the prediction it was compared with. */
+static void row_algo(const gv_row *w, char *buf, size_t n)
+{
+	if (!strcmp(w->measured.algo, "default") && w->predicted.algo[0])
+		snprintf(buf, n, "default(%s)", w->predicted.algo);
+	else
+		snprintf(buf, n, "%s", w->measured.algo);
+}
+
 void gv_report_table(const gv_report *r, void *gstring_out)
 {
 	GString *g = gstring_out;
@@ -285,8 +302,10 @@ void gv_report_table(const gv_report *r, void *gstring_out)
 			       "ranks", "size", "measured_us", "predicted_us", "error%", "band");
 	for (size_t i = 0; i < r->nrows; i++) {
 		const gv_row *w = &r->rows[i];
+		char algo[64];
+		row_algo(w, algo, sizeof(algo));
 		g_string_append_printf(g, "%-14s %-6s %6d %14" G_GUINT64_FORMAT " %12.3f %12.3f %+8.2f  %s\n",
-				       w->measured.collective, w->measured.algo, w->measured.nranks,
+				       w->measured.collective, algo, w->measured.nranks,
 				       w->measured.size_bytes, w->measured.time_us, w->predicted.time_us,
 				       w->err_pct, w->band);
 	}
@@ -304,8 +323,10 @@ void gv_report_csv(const gv_report *r, void *gstring_out)
 	g_string_append(g, "collective,algo,nranks,size_bytes,measured_us,predicted_us,error_pct,band\n");
 	for (size_t i = 0; i < r->nrows; i++) {
 		const gv_row *w = &r->rows[i];
+		char algo[64];
+		row_algo(w, algo, sizeof(algo));
 		g_string_append_printf(g, "%s,%s,%d,%" G_GUINT64_FORMAT ",%.6g,%.6g,%.4f,%s\n",
-				       w->measured.collective, w->measured.algo, w->measured.nranks,
+				       w->measured.collective, algo, w->measured.nranks,
 				       w->measured.size_bytes, w->measured.time_us,
 				       w->predicted.time_us, w->err_pct, w->band);
 	}

@@ -49,7 +49,7 @@ void gc_run_row_clear(gc_run_row *r);
 
 typedef struct gc_result_point {
 	char collective[32]; /* "allreduce", or a microbenchmark path: "memcpy_h2d" */
-	char algo[16];	     /* "ring", "tree", "ce", "sm", "" when not applicable */
+	char algo[24];	     /* "ring", "tree", "ce", "sm", "" when not applicable */
 	char dtype[16];	     /* nccl-tests spelling, "" when not applicable */
 	int nranks;
 	uint64_t size_bytes;

@@ -37,15 +37,15 @@
  *       T = launch + 2 alpha_up + (C (2n + 1) + (M - 1) C (n + 1)) s / B.
  *
  *   nvlstree (nvls in each node, a tree of owners between nodes): the
- *   first slice runs as nvls's first round, plus its way up and down the
- *   deeper node tree (height H hops of network latency and one slice
- *   each); every further round is bound by the GPU's port, C (n + 1)
- *   slices as for nvls, or by the busiest NIC, which carries per round one
- *   slice each way per tree edge of each block its GPU owns (D = the
- *   largest sum over the C blocks of the node's degree in the block's
- *   tree):
- *       T = launch + 2 alpha_up + 2 H (alpha_net + s / B_net)
- *           + C (2n + 1) s / B + (M - 1) max(C (n + 1) s / B, D s / B_net).
+ *   first round runs as nvls's, plus its way up and down the deeper node
+ *   tree (height H hops of network latency) through the busiest NIC, which
+ *   carries per round one slice each way per tree edge of each block its
+ *   GPU owns (D = the largest sum over the C blocks of the node's degree in
+ *   the block's tree; the first slices of all blocks travel together);
+ *   every further round is bound by the GPU's port, C (n + 1) slices as
+ *   for nvls, or by that NIC:
+ *       T = launch + 2 alpha_up + 2 H alpha_net + C (2n + 1) s / B
+ *           + D s / B_net + (M - 1) max(C (n + 1) s / B, D s / B_net).
  *
  *   sendrecv: T = launch + alpha + M tau.
  *
@@ -168,8 +168,8 @@ static gc_status nvls_tree_time(const gt_topo *topo, const gs_gen *gen, gm_net *
 		b_net = fmin(b_net, net->links[route[k]].bw_Bps);
 	double n = (double)rpn;
 	double tau = fmax((double)C * (n + 1.0) * s / b_nvl, (double)dmax * s / b_net) * 1e12;
-	*t += 2.0 * a_up + 2.0 * height * (a_net + s / b_net * 1e12) +
-	      (double)C * (2.0 * n + 1.0) * s / b_nvl * 1e12 + (double)(M - 1) * tau;
+	*t += 2.0 * a_up + 2.0 * height * a_net + (double)C * (2.0 * n + 1.0) * s / b_nvl * 1e12 +
+	      (double)dmax * s / b_net * 1e12 + (double)(M - 1) * tau;
 	return GC_OK;
 }
 

@@ -426,11 +426,73 @@ static void test_nvls_dgx(void)
 	g_assert_cmpfloat(fabs(t->pts[0].time_us - 25.0), <, 0.01);
 	gm_run_free(t);
 	const char *two[] = {"topology.nodes=2", NULL};
-	expect_refused(yaml, two, "nvls reduces in one node's NVSwitch");
+	expect_refused(yaml, two, "across nodes use nvlstree");
 	const char *ag[] = {"collective.op=allgather", NULL};
 	expect_refused(yaml, ag, "nvls is implemented for allreduce only");
 	const char *ll[] = {"collective.protocol=ll", NULL};
 	expect_refused(yaml, ll, "Simple protocol only");
+}
+
+/* NVLS_TREE on DGX H100 nodes: at 8 B NCCL's latency, 25 us of NVLS plus
+ * 14 us per network hop up and down the node tree (53 us on 2 nodes, 81 on
+ * 4, where the tree is 2 deep), in both fidelities; the closed form within
+ * 20 % of the flow run as the sizes grow (it takes the larger of the
+ * NVLink and NIC rounds, the flow run serializes an owner's sends to its
+ * tree children and its switch); on 2 nodes NVLink bounds the rounds, on
+ * 4 the NIC of the interior tree nodes does; the refusals. */
+static void test_nvls_tree(void)
+{
+	const char *yaml = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100, nodes: 2}\n"
+			   "collective: {op: allreduce, algo: nvlstree, sizes: [8B, 1MiB, 16MiB, 64MiB]}\n";
+	const char *ana[] = {"sim.fidelity=analytical", NULL};
+	const char *four[] = {"topology.nodes=4", NULL};
+	const char *four_ana[] = {"topology.nodes=4", "sim.fidelity=analytical", NULL};
+	gm_run *f2 = run_yaml(yaml, NULL), *a2 = run_yaml(yaml, ana);
+	gm_run *f4 = run_yaml(yaml, four), *a4 = run_yaml(yaml, four_ana);
+	g_assert_cmpint(f2->base.nchannels, ==, 16);
+	g_assert_cmpint(f2->base.ranks_per_node, ==, 8);
+	g_assert_cmpfloat(fabs(f2->pts[0].time_us - 53.0), <, 0.01);
+	g_assert_cmpfloat(fabs(a2->pts[0].time_us - 53.0), <, 0.01);
+	g_assert_cmpfloat(fabs(f4->pts[0].time_us - 81.0), <, 0.01);
+	g_assert_cmpfloat(fabs(a4->pts[0].time_us - 81.0), <, 0.01);
+	for (size_t i = 1; i < f2->npts; i++) {
+		g_test_message("%llu B: 2 nodes flow %.1f us, closed form %.1f; 4 nodes %.1f, %.1f",
+			       (unsigned long long)f2->pts[i].bytes, f2->pts[i].time_us,
+			       a2->pts[i].time_us, f4->pts[i].time_us, a4->pts[i].time_us);
+		g_assert_cmpfloat(fabs(a2->pts[i].time_us - f2->pts[i].time_us) / f2->pts[i].time_us, <,
+				  0.20);
+		g_assert_cmpfloat(fabs(a4->pts[i].time_us - f4->pts[i].time_us) / f4->pts[i].time_us, <,
+				  0.20);
+		/* more nodes, deeper trees and busier NICs: never faster */
+		g_assert_cmpfloat(f4->pts[i].time_us, >, f2->pts[i].time_us);
+	}
+	gm_run_free(f2);
+	gm_run_free(a2);
+	gm_run_free(f4);
+	gm_run_free(a4);
+	/* the NIC binds on 4 nodes, NVLink on 2: halving the NIC's bandwidth
+	 * slows 64 MiB on 4 nodes far more than on 2 */
+	const char *slow2[] = {"topology.nic.bandwidth=200Gbps", "sim.fidelity=analytical", NULL};
+	const char *slow4[] = {"topology.nodes=4", "topology.nic.bandwidth=200Gbps",
+			       "sim.fidelity=analytical", NULL};
+	gm_run *s2 = run_yaml(yaml, slow2), *s4 = run_yaml(yaml, slow4);
+	a2 = run_yaml(yaml, ana);
+	a4 = run_yaml(yaml, four_ana);
+	double r2 = s2->pts[3].time_us / a2->pts[3].time_us, r4 = s4->pts[3].time_us / a4->pts[3].time_us;
+	g_test_message("64 MiB with half the NIC bandwidth: x%.2f on 2 nodes, x%.2f on 4", r2, r4);
+	g_assert_cmpfloat(r4, >, 1.5);
+	g_assert_cmpfloat(r2, <, r4);
+	gm_run_free(s2);
+	gm_run_free(s4);
+	gm_run_free(a2);
+	gm_run_free(a4);
+	const char *one[] = {"topology.nodes=1", NULL};
+	expect_refused(yaml, one, "at least 2 nodes (one node: nvls)");
+	const char *ll[] = {"collective.protocol=ll", NULL};
+	expect_refused(yaml, ll, "nvlstree runs NCCL's Simple protocol only");
+	const char *ag[] = {"collective.op=allgather", NULL};
+	expect_refused(yaml, ag, "nvlstree is implemented for allreduce only");
 }
 
 int main(int argc, char **argv)
@@ -450,5 +512,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/coll/protocol-tree-latencies", test_protocol_tree_latencies);
 	g_test_add_func("/coll/nvls-flat", test_nvls_flat);
 	g_test_add_func("/coll/nvls-dgx", test_nvls_dgx);
+	g_test_add_func("/coll/nvls-tree", test_nvls_tree);
 	return g_test_run();
 }

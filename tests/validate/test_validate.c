@@ -203,7 +203,8 @@ static void test_compare_bands(void)
 }
 
 /* A published "default(nvls)" row is NCCL running nvls by its own choice:
- * it matches an nvls prediction, not a ring one, nor "nvls2". */
+ * it matches an nvls prediction, not a ring one, nor "nvls2". A plain
+ * "default" row takes the fastest prediction. */
 static void test_default_algo_matches(void)
 {
 	gc_result_point m[1], pr[3];
@@ -220,6 +221,21 @@ static void test_default_algo_matches(void)
 	/* no nvls prediction: nothing matches */
 	g_assert_cmpint(gv_compare(m, 1, pr, 2, NULL, 0, 5, 15, &r, &err), ==, GC_ERR_INPUT);
 	g_free(err);
+	err = NULL;
+	/* a plain "default" row: NCCL's tuner ran what it predicts fastest,
+	 * so the fastest prediction of any algorithm stands for it, and the
+	 * report names which */
+	pt_set(&m[0], "allreduce", "default", 8, 1000, 100);
+	pt_set(&pr[2], "allreduce", "nvls", 8, 2000, 110); /* another size */
+	g_assert_cmpint(gv_compare(m, 1, pr, 3, NULL, 0, 5, 15, &r, &err), ==, GC_OK);
+	g_assert_cmpuint(r.nrows, ==, 1);
+	g_assert_cmpstr(r.rows[0].predicted.algo, ==, "nvls2");
+	g_assert_cmpfloat_with_epsilon(r.rows[0].err_pct, 100.0, 1e-9);
+	GString *g = g_string_new(NULL);
+	gv_report_table(&r, g);
+	g_assert_nonnull(strstr(g->str, "default(nvls2)"));
+	g_string_free(g, TRUE);
+	gv_report_clear(&r);
 }
 
 static void test_nccltests_import(void)
