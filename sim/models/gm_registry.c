@@ -57,6 +57,13 @@ static const gm_model_info models[] = {
 	 "NVIDIA/nccl src/device/all_reduce.h (runNvls), src/transport/nvls.cc (chunk 128 KiB, "
 	 "16 channels), src/tuning nvls.cc (efficiency 0.85 Hopper), src/graph/tuning.cc (NVLS latency)",
 	 "collective.channels, collective.slice, topology.nvlink.nvls_efficiency"},
+	{"nvlstree", "algorithm",
+	 "NCCL's NVLS_TREE allreduce across NVSwitch nodes: nvls in every node (two helper ranks "
+	 "per node) and NCCL's double binary tree between the owners of each slice, one GPU and NIC "
+	 "per node; NVLS geometry, efficiency and latency, 14 us per network message",
+	 "NVIDIA/nccl src/device/all_reduce.h (runNvlsTree), src/graph/tuning.cc (hwLat NET "
+	 "NVLSTree), src/graph/trees.cc",
+	 "collective.channels, collective.slice, topology.nvlink.nvls_efficiency, topology.nodes"},
 	{"pairwise", "algorithm",
 	 "two-sided all-to-all: rank r sends block r+k to r+k for k = 1..n-1 on a send strand, receives "
 	 "on a receive strand (NCCL grouped send/recv)",

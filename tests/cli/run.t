@@ -74,6 +74,18 @@ if [ -f "$pub" ]; then
 else
   ok "nvls validation against shared/reference # SKIP $pub not found"
 fi
+# Two nodes at 1 GiB, nvlstree with the ring as its comparison (both stored):
+# the published 2-node row says only "default", so it takes the faster
+# prediction, nvlstree, within 5 %.
+"$G" run scenarios/dgx-h100-2node-nvlstree.yaml --set collective.sizes=1GiB --results "$T/nvt.sqlite" >/dev/null
+if [ -f "$pub" ]; then
+  "$G" validate --measured "$pub" --predicted "$T/nvt.sqlite" >"$T/valt.txt"
+  check "2-node nvlstree within 5% of the published 2-node 1 GiB allreduce" "grep -q 'PASS' '$T/valt.txt' && grep -q '^allreduce      default(nvlstree)     16     1073741824' '$T/valt.txt'"
+else
+  ok "nvlstree validation against shared/reference # SKIP $pub not found"
+fi
+"$G" run scenarios/dgx-h100-2node-nvlstree.yaml --set collective.sizes=8B,64KiB --set collective.compare=none >"$T/nvt8.txt"
+check "nvlstree 8 B on 2 nodes: NCCL's 25 us NVLS + 2 x 14 us network" "grep -Eq '^ +8 +2 +float +sum +-1 +53.00 ' '$T/nvt8.txt'"
 
 # --- bad input: status 2, FILE:LINE:COLUMN on stderr, nothing on stdout ---------
 bad() { # name, expected-stderr-regex, args...
@@ -97,7 +109,8 @@ printf 'schema_version: 1\ntopology: {kind: flat, gpus: 4}\nsweep:\n  key: topol
 bad "a scenario's sweep.key must be a key" "^$T/sw.yaml:4:8: sweep.key: 'topology.gpuz' is not a scenario key" run "$T/sw.yaml"
 bad "--sweep needs KEY=VALUES" "--sweep: expected KEY=V1,V2" run scenarios/dgx-h100-scaling.yaml --sweep topology.nodes
 bad "--sweep does not combine with --links" "does not combine with --trace, --links or --results" run scenarios/dgx-h100-scaling.yaml --sweep topology.nodes=1 --links
-bad "nvls across nodes is refused at its key" "dgx-h100-nvls.yaml:[0-9]+:[0-9]+: .*nvls reduces in one node's NVSwitch" run scenarios/dgx-h100-nvls.yaml --set topology.nodes=2
+bad "nvls across nodes is refused at its key" "dgx-h100-nvls.yaml:[0-9]+:[0-9]+: .*nvls reduces in one node's NVSwitch; across nodes use nvlstree" run scenarios/dgx-h100-nvls.yaml --set topology.nodes=2
+bad "nvlstree on one node is refused at its key" "dgx-h100-2node-nvlstree.yaml:[0-9]+:[0-9]+: .*at least 2 nodes \\(one node: nvls\\)" run scenarios/dgx-h100-2node-nvlstree.yaml --set topology.nodes=1
 bad "nvls with LL is refused at its key" "^[^:]+:[0-9]+:[0-9]+: collective.algo: nvls runs NCCL.s Simple protocol only" run scenarios/dgx-h100-nvls.yaml --set collective.protocol=ll
 bad "a run of more than 10^10 steps is refused up front" "steps to simulate \\(1048576 ranks\\)" run scenarios/flat-1024-ring.yaml --set topology.gpus=1048576
 bad "unknown --set key suggests" "unknown key 'topology.gpu'" run "$T/s.yaml" --set topology.gpu=8
