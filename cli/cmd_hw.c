@@ -216,15 +216,19 @@ static gc_status parse_enum(const char *v, const char *const *names, int n, int 
 static int hw_interp(int argc, char **argv)
 {
 	char *op = NULL, *algo = NULL, *sizes = NULL, *dtype = NULL, *out = NULL, *csv = NULL;
-	gint ranks = 0, channels = 1, dev = 0, iters = 20, gpus = 0;
+	gint ranks = 0, channels = 1, dev = 0, iters = 20, gpus = 0, nodes = 1;
 	GOptionEntry entries[] = {
 		{"ranks", 'n', 0, G_OPTION_ARG_INT, &ranks, "virtual ranks on one GPU (default 4)", "N"},
 		{"gpus", 'g', 0, G_OPTION_ARG_INT, &gpus,
 		 "one rank per GPU on GPUs 0..N-1 instead of virtual ranks (N >= 2, peer access between "
 		 "every pair)", "N"},
+		{"nodes", 0, 0, G_OPTION_ARG_INT, &nodes,
+		 "split the ranks into N nodes of consecutive ranks (tree: a chain in each, a tree "
+		 "between them; nvlstree: N >= 2, a switch per node; default 1)", "N"},
 		{"op", 0, 0, G_OPTION_ARG_STRING, &op, "allreduce (default), allgather, reducescatter, alltoall", "OP"},
 		{"algo", 0, 0, G_OPTION_ARG_STRING, &algo,
-		 "ring (default), tree or nvls (allreduce), pairwise (alltoall default) or put (alltoall)",
+		 "ring (default), tree, nvls or nvlstree (allreduce), pairwise (alltoall default) or put "
+		 "(alltoall)",
 		 "ALGO"},
 		{"sizes", 0, 0, G_OPTION_ARG_STRING, &sizes, "comma-separated sizes (default 1KiB,64KiB,1MiB,16MiB)", "LIST"},
 		{"dtype", 0, 0, G_OPTION_ARG_STRING, &dtype, "float (default), int32, double", "T"},
@@ -249,17 +253,17 @@ static int hw_interp(int argc, char **argv)
 	static const char *const colls[] = {"allreduce", "allgather", "reducescatter", "alltoall"};
 	static const gs_coll collv[] = {GS_COLL_ALLREDUCE, GS_COLL_ALLGATHER, GS_COLL_REDUCESCATTER,
 					GS_COLL_ALLTOALL};
-	static const char *const algos[] = {"ring", "tree", "pairwise", "put", "nvls"};
+	static const char *const algos[] = {"ring", "tree", "pairwise", "put", "nvls", "nvlstree"};
 	static const gs_algo algov[] = {GS_ALGO_RING, GS_ALGO_TREE, GS_ALGO_PAIRWISE, GS_ALGO_PUT,
-					GS_ALGO_NVLS};
+					GS_ALGO_NVLS, GS_ALGO_NVLS_TREE};
 	static const char *const dts[] = {"float", "int32", "double"};
 	static const gs_dtype dtv[] = {GS_DT_F32, GS_DT_I32, GS_DT_F64};
 	int c = 0, a = 0, t = 0;
 	gc_status st = GC_OK;
 	if (op && parse_enum(op, colls, 4, &c) != GC_OK)
 		snprintf(why, sizeof(why), "--op: expected allreduce, allgather, reducescatter or alltoall, got '%s'", op), st = GC_ERR_INPUT;
-	else if (algo && parse_enum(algo, algos, 5, &a) != GC_OK)
-		snprintf(why, sizeof(why), "--algo: expected ring, tree, pairwise, put or nvls, got '%s'", algo), st = GC_ERR_INPUT;
+	else if (algo && parse_enum(algo, algos, 6, &a) != GC_OK)
+		snprintf(why, sizeof(why), "--algo: expected ring, tree, pairwise, put, nvls or nvlstree, got '%s'", algo), st = GC_ERR_INPUT;
 	else if (!algo && collv[c] == GS_COLL_ALLTOALL)
 		a = 2; /* alltoall has no ring: NCCL's pairwise exchange by default */
 	else if (dtype && parse_enum(dtype, dts, 3, &t) != GC_OK)
@@ -274,6 +278,12 @@ static int hw_interp(int argc, char **argv)
 		ranks = gpus ? gpus : 4;
 	if (st == GC_OK && (ranks < 1 || ranks > 1024 || channels < 1 || channels > 64 || iters < 1 || iters > 10000))
 		snprintf(why, sizeof(why), "--ranks 1..1024, --channels 1..64, --iters 1..10000"), st = GC_ERR_INPUT;
+	else if (st == GC_OK && (nodes < 1 || ranks % nodes != 0))
+		snprintf(why, sizeof(why), "--nodes %d: expected a divisor of the %d ranks", nodes, ranks), st = GC_ERR_INPUT;
+	else if (st == GC_OK && algov[a] == GS_ALGO_NVLS_TREE && (nodes < 2 || ranks / nodes < 2))
+		snprintf(why, sizeof(why), "--algo nvlstree: expected --nodes >= 2 with >= 2 ranks each (one node: nvls)"), st = GC_ERR_INPUT;
+	else if (st == GC_OK && algov[a] == GS_ALGO_NVLS && nodes > 1)
+		snprintf(why, sizeof(why), "--algo nvls reduces in one switch: leave --nodes at 1 (several: nvlstree)"), st = GC_ERR_INPUT;
 	sz = g_strsplit(sizes ? sizes : "1KiB,64KiB,1MiB,16MiB", ",", -1);
 	uint64_t list[64];
 	int nsz = 0;
@@ -307,7 +317,7 @@ static int hw_interp(int argc, char **argv)
 	for (int i = 0; st == GC_OK && i < nsz; i++) {
 		gs_params p = {.coll = collv[c], .algo = algov[a], .dtype = dtv[t], .nranks = ranks,
 			       .bytes = list[i], .nchannels = channels, .chunk_bytes = 2u << 20,
-			       .slice_bytes = 1u << 20, .ranks_per_node = ranks};
+			       .slice_bytes = 1u << 20, .ranks_per_node = ranks / nodes};
 		st = gh_bench_interp(&o, &p, pts, why);
 	}
 	if (st != GC_OK) {

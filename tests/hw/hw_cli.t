@@ -6,7 +6,7 @@ set -u
 G=${GCSIM:-build/gcsim}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-echo "1..9"
+echo "1..12"
 if "$G" hw info >/dev/null 2>&1; then
 	for i in 1 2 3 4; do echo "ok $i # SKIP a GPU is present"; done
 else
@@ -43,3 +43,11 @@ else
 	(cd "$T" && "$G" hw interp --gpus 2 --csv i.csv 2>/dev/null); rc=$?
 	[ $rc -eq 3 ] && [ ! -e "$T/i.csv" ] && echo "ok 9 - --gpus without GPUs exits 3, nothing written" || echo "not ok 9 - exit $rc"
 fi
+# hw interp --nodes: virtual nodes must divide the ranks; nvlstree needs two
+# or more of them, nvls exactly one (input errors, before any device).
+"$G" hw interp --ranks 8 --nodes 3 2>"$T/e"; rc=$?
+[ $rc -eq 2 ] && grep -q -- "--nodes 3: expected a divisor of the 8 ranks" "$T/e" && echo "ok 10 - --nodes not dividing --ranks exits 2" || echo "not ok 10 - exit $rc"
+"$G" hw interp --algo nvlstree --ranks 8 2>"$T/e"; rc=$?
+[ $rc -eq 2 ] && grep -q "nvlstree: expected --nodes >= 2" "$T/e" && echo "ok 11 - nvlstree on one node exits 2" || echo "not ok 11 - exit $rc"
+"$G" hw interp --algo nvls --ranks 8 --nodes 2 2>"$T/e"; rc=$?
+[ $rc -eq 2 ] && grep -q "leave --nodes at 1" "$T/e" && echo "ok 12 - nvls on two nodes exits 2" || echo "not ok 12 - exit $rc"

@@ -165,11 +165,11 @@ static void test_calibration_fit(void)
 	g_array_free(pts, TRUE);
 }
 
-static void check_pack(gs_coll coll, gs_algo algo, int nranks, int nch, uint64_t bytes)
+static void check_pack_rpn(gs_coll coll, gs_algo algo, int nranks, int rpn, int nch, uint64_t bytes)
 {
 	gs_params p = {.coll = coll, .algo = algo, .dtype = GS_DT_F32, .nranks = nranks,
 		       .bytes = bytes, .nchannels = nch, .chunk_bytes = 64 * 1024,
-		       .slice_bytes = 16 * 1024, .ranks_per_node = nranks};
+		       .slice_bytes = 16 * 1024, .ranks_per_node = rpn};
 	gs_gen *g = NULL;
 	char *err = NULL;
 	g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
@@ -300,6 +300,11 @@ static void check_pack(gs_coll coll, gs_algo algo, int nranks, int nch, uint64_t
 	gs_gen_free(g);
 }
 
+static void check_pack(gs_coll coll, gs_algo algo, int nranks, int nch, uint64_t bytes)
+{
+	check_pack_rpn(coll, algo, nranks, nranks, nch, bytes);
+}
+
 static void test_interp_pack(void)
 {
 	check_pack(GS_COLL_ALLREDUCE, GS_ALGO_RING, 4, 2, 256 * 1024);
@@ -317,6 +322,9 @@ static void test_interp_pack(void)
 	/* the switch's helper ranks are virtual ranks like any other */
 	check_pack(GS_COLL_ALLREDUCE, GS_ALGO_NVLS, 4, 2, 256 * 1024);
 	check_pack(GS_COLL_ALLREDUCE, GS_ALGO_NVLS, 3, 1, 3 * 4096 + 4);
+	/* and so are nvlstree's, one pair per virtual node */
+	check_pack_rpn(GS_COLL_ALLREDUCE, GS_ALGO_NVLS_TREE, 8, 4, 2, 256 * 1024);
+	check_pack_rpn(GS_COLL_ALLREDUCE, GS_ALGO_NVLS_TREE, 9, 3, 1, 9 * 4096 + 12);
 	/* A dtype the kernel cannot reduce is refused up front. */
 	gs_params p = {.coll = GS_COLL_ALLREDUCE, .algo = GS_ALGO_RING, .dtype = GS_DT_U8, .nranks = 2,
 		       .bytes = 4096, .nchannels = 1, .chunk_bytes = 4096, .slice_bytes = 4096,
@@ -544,6 +552,8 @@ static void test_interp_gpu(void)
 		{GS_COLL_ALLTOALL, GS_ALGO_PUT, 1, 1, 1, 4096},
 		{GS_COLL_ALLREDUCE, GS_ALGO_NVLS, 8, 8, 2, 3u << 20},
 		{GS_COLL_ALLREDUCE, GS_ALGO_NVLS, 3, 3, 1, 1000 * 1024 + 12},
+		{GS_COLL_ALLREDUCE, GS_ALGO_NVLS_TREE, 8, 4, 2, 3u << 20},
+		{GS_COLL_ALLREDUCE, GS_ALGO_NVLS_TREE, 12, 3, 1, 1000 * 1024 + 12},
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
 		gs_params p = {.coll = cases[i].coll, .algo = cases[i].algo, .dtype = GS_DT_F32,
