@@ -84,6 +84,9 @@ step interp-ring8 45 "$G" hw interp --ranks 8 --algo ring --op allreduce --sizes
 step interp-tree4 45 "$G" hw interp --ranks 4 --algo tree --op allreduce --sizes $S --csv "$DEST/interp-tree4.csv"
 step interp-ag4 30 "$G" hw interp --ranks 4 --op allgather --sizes $S --csv "$DEST/interp-ag4.csv"
 step interp-rs4 30 "$G" hw interp --ranks 4 --op reducescatter --sizes $S --csv "$DEST/interp-rs4.csv"
+# NVLS_TREE's schedule (a switch per virtual node, a tree between them):
+# every output checked, the times are not part of the validation.
+step interp-nvlstree8 30 "$G" hw interp --ranks 8 --nodes 2 --algo nvlstree --sizes 64KiB,1MiB,8MiB --csv "$DEST/interp-nvlstree8.csv"
 # One rank per GPU over peer access: exits 3 at once on a one-GPU machine.
 step interp-gpus2 45 "$G" hw interp --gpus 2 --sizes $S --csv "$DEST/interp-gpus2.csv"
 echo "done in $(( $(date +%s) - START ))s; results in $DEST" | tee -a "$LOG"
