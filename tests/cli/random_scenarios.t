@@ -21,7 +21,7 @@ with tempfile.TemporaryDirectory() as d:
     path = os.path.join(d, "s.yaml")
     for i in range(N):
         op = rng.choice(["allreduce", "allgather", "reducescatter", "sendrecv", "alltoall"])
-        algo = {"allreduce": rng.choice(["ring", "tree", "nvls"]), "alltoall": rng.choice(["pairwise", "put"])}.get(op, "ring")
+        algo = {"allreduce": rng.choice(["ring", "tree", "nvls", "nvlstree"]), "alltoall": rng.choice(["pairwise", "put"])}.get(op, "ring")
         if rng.random() < 0.5:
             topo = "{kind: flat, gpus: %d, link: {bandwidth: %dGB/s, latency: %dns}, launch_latency: %dns}" % (
                 rng.randint(1, 12), rng.randint(1, 400), rng.randint(0, 5000), rng.randint(0, 9000))
