@@ -86,6 +86,8 @@ else
 fi
 "$G" run scenarios/dgx-h100-2node-nvlstree.yaml --set collective.sizes=8B,64KiB --set collective.compare=none >"$T/nvt8.txt"
 check "nvlstree 8 B on 2 nodes: NCCL's 25 us NVLS + 2 x 14 us network" "grep -Eq '^ +8 +2 +float +sum +-1 +53.00 ' '$T/nvt8.txt'"
+"$G" run scenarios/dgx-h100-nvlstree-scaling.yaml >"$T/nvts.txt"
+check "nvlstree scaling sweep: 5 node counts x 3 sizes, nvlstree faster at 1 GiB, tree (LL) at 8 B" "[ \$(grep -c '^ ' '$T/nvts.txt') -eq 15 ] && [ \$(grep -Ec ' 1073741824 .* nvlstree\$' '$T/nvts.txt') -eq 5 ] && [ \$(grep -Ec '^ +[0-9]+ +[0-9]+ +8 .* tree\$' '$T/nvts.txt') -eq 5 ]"
 
 # --- bad input: status 2, FILE:LINE:COLUMN on stderr, nothing on stdout ---------
 bad() { # name, expected-stderr-regex, args...
