@@ -139,9 +139,9 @@ static void test_layout(void)
 	gs_gen_free(g);
 }
 
-static void expect_refused(gs_coll coll, int n, int rpn, const char *what)
+static void expect_refused_algo(gs_algo algo, gs_coll coll, int n, int rpn, const char *what)
 {
-	gs_params p = tu_params(coll, GS_ALGO_NVLS, GS_DT_F32, n, 1024, 1, CHUNK, SLICE, rpn);
+	gs_params p = tu_params(coll, algo, GS_DT_F32, n, 1024, 1, CHUNK, SLICE, rpn);
 	gs_gen *g = NULL;
 	char *err = NULL;
 	g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_ERR_INPUT);
@@ -149,6 +149,11 @@ static void expect_refused(gs_coll coll, int n, int rpn, const char *what)
 	if (!strstr(err, what))
 		g_test_fail_printf("'%s' does not say '%s'", err, what);
 	g_free(err);
+}
+
+static void expect_refused(gs_coll coll, int n, int rpn, const char *what)
+{
+	expect_refused_algo(GS_ALGO_NVLS, coll, n, rpn, what);
 }
 
 static void test_refusals(void)
@@ -333,23 +338,11 @@ static void test_tree_layout(void)
 	gs_gen_free(g);
 }
 
-static void expect_tree_refused(gs_coll coll, int n, int rpn, const char *what)
-{
-	gs_params p = tu_params(coll, GS_ALGO_NVLS_TREE, GS_DT_F32, n, 1024, 1, CHUNK, SLICE, rpn);
-	gs_gen *g = NULL;
-	char *err = NULL;
-	g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_ERR_INPUT);
-	g_assert_null(g);
-	if (!strstr(err, what))
-		g_test_fail_printf("'%s' does not say '%s'", err, what);
-	g_free(err);
-}
-
 static void test_tree_refusals(void)
 {
-	expect_tree_refused(GS_COLL_REDUCESCATTER, 4, 2, "only defined for allreduce");
-	expect_tree_refused(GS_COLL_ALLREDUCE, 8, 8, "at least 2 nodes");
-	expect_tree_refused(GS_COLL_ALLREDUCE, 8, 1, "at least 2 ranks per node");
+	expect_refused_algo(GS_ALGO_NVLS_TREE, GS_COLL_REDUCESCATTER, 4, 2, "only defined for allreduce");
+	expect_refused_algo(GS_ALGO_NVLS_TREE, GS_COLL_ALLREDUCE, 8, 8, "at least 2 nodes");
+	expect_refused_algo(GS_ALGO_NVLS_TREE, GS_COLL_ALLREDUCE, 8, 1, "at least 2 ranks per node");
 }
 
 int main(int argc, char **argv)
