@@ -88,6 +88,13 @@ fi
 check "nvlstree 8 B on 2 nodes: NCCL's 25 us NVLS + 2 x 14 us network" "grep -Eq '^ +8 +2 +float +sum +-1 +53.00 ' '$T/nvt8.txt'"
 "$G" run scenarios/dgx-h100-nvlstree-scaling.yaml >"$T/nvts.txt"
 check "nvlstree scaling sweep: 5 node counts x 3 sizes, nvlstree faster at 1 GiB, tree (LL) at 8 B" "[ \$(grep -c '^ ' '$T/nvts.txt') -eq 15 ] && [ \$(grep -Ec ' 1073741824 .* nvlstree\$' '$T/nvts.txt') -eq 5 ] && [ \$(grep -Ec '^ +[0-9]+ +[0-9]+ +8 .* tree\$' '$T/nvts.txt') -eq 5 ]"
+# Every shipped scenario runs as shipped: exit 0, a table, nothing on stderr.
+for f in scenarios/*.yaml; do
+  "$G" run "$f" >"$T/ship.txt" 2>"$T/ship.err"
+  check "shipped scenario $f runs" "[ \$? -eq 0 ] && [ ! -s '$T/ship.err' ] && grep -q '^# gcsim ' '$T/ship.txt'"
+done
+"$G" run scenarios/net-latency-sensitivity.yaml >"$T/lat.txt"
+check "network latency sweep: 8 B (tree, LL) grows by two network hops of LL's 5/14 of the added latency" "grep -Eq '^ +14us +16 +8 +25.20 ' '$T/lat.txt' && grep -Eq '^ +56us +16 +8 +55.20 ' '$T/lat.txt'"
 
 # --- bad input: status 2, FILE:LINE:COLUMN on stderr, nothing on stdout ---------
 bad() { # name, expected-stderr-regex, args...
