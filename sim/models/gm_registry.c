@@ -40,6 +40,12 @@ static const gm_model_info models[] = {
 	{"dgx-h100", "topology",
 	 "DGX H100 nodes: 8 GPUs on NVSwitch, one 400 Gb/s NIC per GPU, non-blocking network",
 	 "NVIDIA DGX H100 user guide; defaults in shared/reference/", "topology.preset, topology.nodes"},
+	{"p5", "topology",
+	 "AWS p5.48xlarge nodes: 8 H100s on NVSwitch, 4 x 100 Gb/s EFA per GPU (400 Gb/s), 75 us per "
+	 "network message",
+	 "AWS p5 instance specification; aws-ofi-nccl src/platform-aws.cpp (latency the plugin declares "
+	 "to NCCL for p5)",
+	 "topology.preset, topology.nodes"},
 	{"ring", "algorithm",
 	 "NCCL ring: per channel a ring, loops of per-rank chunks, steps of slices; allreduce "
 	 "2(n-1) steps, allgather and reduce-scatter n-1",

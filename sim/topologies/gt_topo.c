@@ -38,8 +38,9 @@
 static const gc_param topo_params[] = {
 	{"topology.kind", GC_P_ENUM, "flat", "flat|dgx", 1, 0,
 	 "flat: GPUs on one non-blocking switch; dgx: NVSwitch nodes + one NIC per GPU", NULL},
-	{"topology.preset", GC_P_ENUM, "none", "none|dgx-h100", 1, 0,
-	 "named hardware preset supplying defaults (dgx-h100: DGX H100 nodes)", NULL},
+	{"topology.preset", GC_P_ENUM, "none", "none|dgx-h100|p5", 1, 0,
+	 "named hardware preset supplying defaults (dgx-h100: DGX H100 nodes, InfiniBand; p5: AWS "
+	 "p5.48xlarge nodes, EFA)", NULL},
 	{"topology.gpus", GC_P_INT, NULL, NULL, 1, 1048576,
 	 "number of GPUs (flat); for dgx, nodes x gpus_per_node", NULL},
 	{"topology.nodes", GC_P_INT, "1", NULL, 1, 131072, "number of nodes (dgx)", NULL},
@@ -85,22 +86,44 @@ static const char *const dgx_only[] = {
 	"topology.nvlink.latency", "topology.nic.bandwidth", "topology.nic.latency",
 	"topology.pcie.bandwidth", "topology.pcie.latency",  "topology.nvlink.nvls_efficiency", NULL};
 
+/* Presets: dgx-style nodes of 8 H100 SXM GPUs on NVSwitch, one 400 Gb/s of
+ * network per GPU. They differ in the network's per-message latency:
+ *  - dgx-h100: one ConnectX-7 InfiniBand NIC per GPU; NCCL's own network hop
+ *    latency, 14 us for Simple (tuning.cc hwLat NET), as everywhere above.
+ *  - p5 (AWS p5.48xlarge): 32 EFA interfaces of 100 Gb/s, 4 per GPU, taken
+ *    together as 400 Gb/s per GPU; 75 us, the network latency the AWS net
+ *    plugin declares to NCCL for p5 (aws-ofi-nccl src/platform-aws.cpp,
+ *    platform "p5/p5e", latency 75.0). NCCL adds that figure to its own hop
+ *    latency to steer its algorithm choice; gcsim takes it as the network's
+ *    per-message latency in place of InfiniBand's 14 us (docs/MODELS.md). */
+typedef struct topo_preset {
+	const char *name, *nic_latency;
+} topo_preset;
+
+static const topo_preset presets[] = {
+	{"dgx-h100", "14us"},
+	{"p5", "75us"},
+};
+
 gc_status gt_topo_check(gc_config *cfg, char **errmsg)
 {
 	const char *preset = gc_config_str(cfg, "topology.preset");
-	if (strcmp(preset, "dgx-h100") == 0) {
-		const char *o = "preset dgx-h100";
+	for (size_t i = 0; i < G_N_ELEMENTS(presets); i++) {
+		if (strcmp(preset, presets[i].name) != 0)
+			continue;
+		char o[48];
+		snprintf(o, sizeof(o), "preset %s", preset);
 		if (gc_config_is_set(cfg, "topology.kind") &&
 		    strcmp(gc_config_str(cfg, "topology.kind"), "dgx") != 0)
 			return gc_config_error(cfg, "topology.kind", errmsg,
-					       "preset dgx-h100 describes kind dgx, not '%s'",
+					       "preset %s describes kind dgx, not '%s'", preset,
 					       gc_config_str(cfg, "topology.kind"));
 		gc_config_set_default(cfg, "topology.kind", "dgx", o);
 		gc_config_set_default(cfg, "topology.gpus_per_node", "8", o);
 		gc_config_set_default(cfg, "topology.nvlink.bandwidth", "374GB/s", o);
 		gc_config_set_default(cfg, "topology.nvlink.latency", "3.4us", o);
 		gc_config_set_default(cfg, "topology.nic.bandwidth", "400Gbps", o);
-		gc_config_set_default(cfg, "topology.nic.latency", "14us", o);
+		gc_config_set_default(cfg, "topology.nic.latency", presets[i].nic_latency, o);
 		gc_config_set_default(cfg, "topology.pcie.bandwidth", "52GB/s", o);
 	}
 	bool flat = strcmp(gc_config_str(cfg, "topology.kind"), "flat") == 0;

@@ -74,16 +74,19 @@ if [ -f "$pub" ]; then
 else
   ok "nvls validation against shared/reference # SKIP $pub not found"
 fi
-# Two nodes at 1 GiB, nvlstree with the ring as its comparison (both stored):
-# the published 2-node row says only "default", so it takes the faster
-# prediction, nvlstree, within 5 %.
-"$G" run scenarios/dgx-h100-2node-nvlstree.yaml --set collective.sizes=1GiB --results "$T/nvt.sqlite" >/dev/null
+# The published 2-node p5 rows say only "default": each takes the fastest
+# prediction stored for it. On the p5 preset (EFA's 75 us per message),
+# nvlstree at 1 GiB and the ring (LL, auto) at 8 B are within 5 %.
+"$G" run scenarios/dgx-h100-2node-nvlstree.yaml --set topology.preset=p5 --set collective.sizes=8B,1GiB --set collective.compare=none --results "$T/p5.sqlite" >/dev/null
+"$G" run scenarios/dgx-h100-2node-nvlstree.yaml --set topology.preset=p5 --set collective.sizes=8B,1GiB --set collective.algo=ring --set collective.protocol=auto --set collective.compare=tree --results "$T/p5.sqlite" >/dev/null
 if [ -f "$pub" ]; then
-  "$G" validate --measured "$pub" --predicted "$T/nvt.sqlite" >"$T/valt.txt"
-  check "2-node nvlstree within 5% of the published 2-node 1 GiB allreduce" "grep -q 'PASS' '$T/valt.txt' && grep -q '^allreduce      default(nvlstree)     16     1073741824' '$T/valt.txt'"
+  "$G" validate --measured "$pub" --predicted "$T/p5.sqlite" >"$T/valt.txt"
+  check "p5 2-node allreduce within 5% of the published 8 B and 1 GiB rows" "grep -q 'PASS' '$T/valt.txt' && grep -q '^allreduce      default(nvlstree)     16     1073741824' '$T/valt.txt' && grep -q '^allreduce      default(ring)     16              8 ' '$T/valt.txt'"
 else
-  ok "nvlstree validation against shared/reference # SKIP $pub not found"
+  ok "p5 validation against shared/reference # SKIP $pub not found"
 fi
+"$G" run scenarios/ib-vs-efa.yaml >"$T/ibefa.txt"
+check "ib vs efa: 8 B 25.20 us on dgx-h100, 68.77 us on p5" "grep -Eq '^ +dgx-h100 +16 +8 +25.20 ' '$T/ibefa.txt' && grep -Eq '^ +p5 +16 +8 +68.77 ' '$T/ibefa.txt'"
 "$G" run scenarios/dgx-h100-2node-nvlstree.yaml --set collective.sizes=8B,64KiB --set collective.compare=none >"$T/nvt8.txt"
 check "nvlstree 8 B on 2 nodes: NCCL's 25 us NVLS + 2 x 14 us network" "grep -Eq '^ +8 +2 +float +sum +-1 +53.00 ' '$T/nvt8.txt'"
 "$G" run scenarios/dgx-h100-nvlstree-scaling.yaml >"$T/nvts.txt"
@@ -119,6 +122,7 @@ bad "a scenario's sweep.key must be a key" "^$T/sw.yaml:4:8: sweep.key: 'topolog
 bad "--sweep needs KEY=VALUES" "--sweep: expected KEY=V1,V2" run scenarios/dgx-h100-scaling.yaml --sweep topology.nodes
 bad "--sweep does not combine with --links" "does not combine with --trace, --links or --results" run scenarios/dgx-h100-scaling.yaml --sweep topology.nodes=1 --links
 bad "nvls across nodes is refused at its key" "dgx-h100-nvls.yaml:[0-9]+:[0-9]+: .*nvls reduces in one node's NVSwitch; across nodes use nvlstree" run scenarios/dgx-h100-nvls.yaml --set topology.nodes=2
+bad "a preset with another topology kind is refused at its key" "^--set: topology.kind: preset p5 describes kind dgx, not 'flat'" run scenarios/ib-vs-efa.yaml --set topology.preset=p5 --set topology.kind=flat
 bad "nvlstree on one node is refused at its key" "dgx-h100-2node-nvlstree.yaml:[0-9]+:[0-9]+: .*at least 2 nodes \\(one node: nvls\\)" run scenarios/dgx-h100-2node-nvlstree.yaml --set topology.nodes=1
 bad "nvls with LL is refused at its key" "^[^:]+:[0-9]+:[0-9]+: collective.algo: nvls runs NCCL.s Simple protocol only" run scenarios/dgx-h100-nvls.yaml --set collective.protocol=ll
 bad "a run of more than 10^10 steps is refused up front" "steps to simulate \\(1048576 ranks\\)" run scenarios/flat-1024-ring.yaml --set topology.gpus=1048576
