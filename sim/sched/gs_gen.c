@@ -111,8 +111,13 @@ static gc_status gs_params_normalize(const gs_params *in, gs_params *p, char **e
 					  p->nranks, GS_MAX_RANKS);
 		return GC_ERR_INPUT;
 	}
+	if ((p->coll == GS_COLL_DISPATCH || p->coll == GS_COLL_COMBINE) && p->algo != GS_ALGO_PUT) {
+		*errmsg = g_strdup_printf("%s runs as put (one-sided, GPU-initiated), not %s",
+					  gs_coll_name(p->coll), gs_algo_name(p->algo));
+		return GC_ERR_INPUT;
+	}
 	if ((p->algo == GS_ALGO_PAIRWISE || p->algo == GS_ALGO_PUT) &&
-	    p->coll != GS_COLL_ALLTOALL) {
+	    p->coll != GS_COLL_ALLTOALL && p->coll != GS_COLL_DISPATCH && p->coll != GS_COLL_COMBINE) {
 		*errmsg = g_strdup_printf("the %s algorithm is only defined for alltoall, not %s",
 					  gs_algo_name(p->algo), gs_coll_name(p->coll));
 		return GC_ERR_INPUT;
@@ -179,6 +184,8 @@ gc_status gs_gen_create(const gs_params *p, gs_gen **out, char **errmsg)
 	case GS_COLL_REDUCESCATTER: st = gs_ring_init(g, errmsg); break;
 	case GS_COLL_SENDRECV: st = gs_p2p_init(g, errmsg); break;
 	case GS_COLL_ALLTOALL: st = gs_a2a_init(g, errmsg); break;
+	case GS_COLL_DISPATCH:
+	case GS_COLL_COMBINE: st = gs_moe_init(g, errmsg); break;
 	default:
 		*errmsg = g_strdup_printf("no generator for %s", gs_coll_name(g->p.coll));
 		st = GC_ERR_INPUT;

@@ -350,6 +350,11 @@ static gc_status gs_rcheck(gs_rstate *rs)
 		}
 	}
 	const int nd = s->p.nranks; /* the result is defined on the data ranks */
+	const bool moe = s->p.coll == GS_COLL_DISPATCH || s->p.coll == GS_COLL_COMBINE;
+	gs_moe_map map;
+	memset(&map, 0, sizeof(map));
+	if (moe && (rc = gs_moe_map_build(&s->p, &map, rs->errmsg)) != GC_OK)
+		return rc;
 	if (s->p.coll == GS_COLL_ALLTOALL && nout % (uint64_t)nd != 0) {
 		*rs->errmsg = g_strdup_printf("alltoall OUTPUT of %" PRIu64
 					      " elements is not %d equal blocks",
@@ -378,6 +383,16 @@ static gc_status gs_rcheck(gs_rstate *rs)
 				gs_input_value(t, (int)(e / blk), (uint64_t)r * blk + e % blk, want);
 				break;
 			}
+			case GS_COLL_DISPATCH:
+			case GS_COLL_COMBINE: {
+				int src;
+				uint64_t idx;
+
+				if (!gs_moe_expect(&map, s->p.coll, r, e, &src, &idx))
+					continue; /* a slot no message uses */
+				gs_input_value(t, src, idx, want);
+				break;
+			}
 			default:
 				g_free(sum);
 				*rs->errmsg =
@@ -399,6 +414,7 @@ static gc_status gs_rcheck(gs_rstate *rs)
 		}
 	}
 	g_free(sum);
+	gs_moe_map_free(&map);
 	return rc;
 }
 

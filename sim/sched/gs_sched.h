@@ -136,6 +136,8 @@ typedef enum gs_coll {
 	GS_COLL_REDUCESCATTER,
 	GS_COLL_SENDRECV,
 	GS_COLL_ALLTOALL,
+	GS_COLL_DISPATCH,
+	GS_COLL_COMBINE,
 	GS_COLL__COUNT
 } gs_coll;
 
@@ -158,7 +160,8 @@ typedef enum gs_algo {
 
 typedef enum gs_dtype { GS_DT_F32 = 0, GS_DT_I32, GS_DT_F64, GS_DT_U8, GS_DT__COUNT } gs_dtype;
 
-const char *gs_coll_name(gs_coll c);   /* "allreduce", "allgather", "reducescatter", "sendrecv", "alltoall" */
+const char *gs_coll_name(gs_coll c);   /* "allreduce", "allgather", "reducescatter", "sendrecv", "alltoall",
+					  "dispatch", "combine" */
 const char *gs_algo_name(gs_algo a);   /* "ring", "tree", "pairwise", "put", "nvls", "nvlstree" */
 const char *gs_dtype_name(gs_dtype t); /* nccl-tests spelling: "float", "int32", "double", "uint8" */
 size_t gs_dtype_size(gs_dtype t);
@@ -179,6 +182,12 @@ typedef struct gs_params {
 	uint64_t chunk_bytes;	/* per-rank chunk of one loop (NCCL: 2 MiB, Simple) */
 	uint64_t slice_bytes;	/* one message (NCCL: 1 MiB, Simple); <= chunk_bytes */
 	int ranks_per_node;	/* ranks sharing a node (tree: chain length); divides nranks */
+	/* dispatch and combine (MoE expert parallelism, gs_moe.c): bytes is
+	 * one token-expert message; every rank routes moe_tokens tokens to
+	 * moe_topk of moe_experts experts (a multiple of nranks, spread in
+	 * equal contiguous groups over the ranks), drawn from moe_seed */
+	uint32_t moe_tokens, moe_topk, moe_experts;
+	uint64_t moe_seed;
 } gs_params;
 
 /* Streaming generator: steps of any strand can be produced on demand, so an

@@ -839,6 +839,9 @@ static gc_status gs_exec(gs_vstate *vs)
 
 /* ---- 4: the final contents of OUTPUT ---------------------------------- */
 
+static gc_status gs_check_output_with(gs_vstate *vs, const gs_moe_map *map, uint64_t nout,
+				      uint64_t nin, uint64_t blk);
+
 static gc_status gs_check_output(gs_vstate *vs)
 {
 	const gs_sched *s = vs->s;
@@ -852,6 +855,24 @@ static gc_status gs_check_output(gs_vstate *vs)
 					      nout, vs->nd);
 		return GC_ERR_INPUT;
 	}
+	const bool moe = s->p.coll == GS_COLL_DISPATCH || s->p.coll == GS_COLL_COMBINE;
+	gs_moe_map map;
+	memset(&map, 0, sizeof(map));
+	if (moe) {
+		gc_status rc = gs_moe_map_build(&s->p, &map, vs->errmsg);
+		if (rc != GC_OK)
+			return rc;
+	}
+	gc_status rc = gs_check_output_with(vs, moe ? &map : NULL, nout, nin, blk);
+	gs_moe_map_free(&map);
+	return rc;
+}
+
+/* gs_check_output with the MoE routing (NULL for the other collectives). */
+static gc_status gs_check_output_with(gs_vstate *vs, const gs_moe_map *map, uint64_t nout,
+				      uint64_t nin, uint64_t blk)
+{
+	const gs_sched *s = vs->s;
 	/* the result is defined on the data ranks; helpers' OUTPUT is theirs */
 	for (int r = 0; r < vs->nd; r++) {
 		const uint32_t *pd = vs->pend[r * GS_BUF__COUNT + GS_BUF_OUTPUT];
@@ -897,6 +918,17 @@ static gc_status gs_check_output(gs_vstate *vs)
 				want_set = gs_set_single(vs, (int)(e / blk));
 				want_idx = (uint32_t)((uint64_t)r * blk + e % blk);
 				break;
+			case GS_COLL_DISPATCH:
+			case GS_COLL_COMBINE: {
+				int src;
+				uint64_t idx;
+
+				if (!gs_moe_expect(map, s->p.coll, r, e, &src, &idx))
+					continue; /* a slot no message uses */
+				want_set = gs_set_single(vs, src);
+				want_idx = (uint32_t)idx;
+				break;
+			}
 			default: return GC_OK;
 			}
 			if (v.set == 0) {
