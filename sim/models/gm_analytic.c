@@ -47,6 +47,11 @@
  *       T = launch + 2 alpha_up + 2 H alpha_net + C (2n + 1) s / B
  *           + D s / B_net + (M - 1) max(C (n + 1) s / B, D s / B_net).
  *
+ *   dispatch / combine (MoE): every token-expert message of every rank,
+ *   routed as drawn, loads the links of its route; the busiest link
+ *   decides (the draw's imbalance included), plus the longest route:
+ *       T = launch + max_link (bytes routed over it) / B(link) + max alpha.
+ *
  *   sendrecv: T = launch + alpha + M tau.
  *
  *   alltoall (pairwise or put): channels serve several peers at once, so
@@ -122,6 +127,37 @@ static hopinfo first_hops(const gt_topo *topo, const gs_gen *g, gm_net *net)
 }
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : 0; }
+
+/* dispatch/combine: see the header comment; adds the time after the launch
+ * to *t. */
+static gc_status moe_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, double *t,
+			  char **errmsg)
+{
+	const gs_params *p = &gen->p;
+	gs_moe_map m;
+	gc_status st = gs_moe_map_build(p, &m, errmsg);
+	if (st != GC_OK)
+		return st;
+	uint64_t TK = (uint64_t)m.T * m.K, all = (uint64_t)m.n * TK;
+	double *load = g_new0(double, net->nlinks), worst = 0, lat = 0;
+	uint32_t route[GM_MAX_HOPS];
+	for (uint64_t i = 0; i < all; i++) {
+		int r = (int)(i / TK), d = m.dst[i];
+		if (r == d)
+			continue; /* a local copy */
+		int src = p->coll == GS_COLL_DISPATCH ? r : d, dst = p->coll == GS_COLL_DISPATCH ? d : r;
+		int h = gt_topo_route(topo, src, dst, route);
+		for (int k = 0; k < h; k++)
+			load[route[k]] += (double)p->bytes;
+		lat = fmax(lat, (double)gm_net_route_latency(net, route, h));
+	}
+	for (uint32_t l = 0; l < net->nlinks; l++)
+		worst = fmax(worst, load[l] / net->links[l].bw_Bps * 1e12);
+	g_free(load);
+	gs_moe_map_free(&m);
+	*t += worst + lat;
+	return GC_OK;
+}
 
 /* nvlstree: see the header comment; adds the time after the launch to *t. */
 static gc_status nvls_tree_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, double *t,
@@ -260,6 +296,14 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 			tau = fmax(tau, s / (b_net / (2.0 * heads)) * 1e12);
 		}
 		t += 2.0 * fill + (double)(M - 1) * tau;
+	} else if (n > 1 && p->bytes > 0 &&
+		   (p->coll == GS_COLL_DISPATCH || p->coll == GS_COLL_COMBINE)) {
+		gc_status st = moe_time(topo, gen, &net, &t, errmsg);
+		if (st != GC_OK) {
+			gm_net_fini(&net);
+			ge_engine_fini(&eng);
+			return st;
+		}
 	} else if (n > 1 && p->bytes > 0 && p->algo == GS_ALGO_NVLS_TREE) {
 		gc_status st = nvls_tree_time(topo, gen, &net, &t, errmsg);
 		if (st != GC_OK) {

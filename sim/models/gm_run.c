@@ -25,6 +25,10 @@ static gs_coll coll_of(const char *s)
 		return GS_COLL_SENDRECV;
 	if (!strcmp(s, "alltoall"))
 		return GS_COLL_ALLTOALL;
+	if (!strcmp(s, "dispatch"))
+		return GS_COLL_DISPATCH;
+	if (!strcmp(s, "combine"))
+		return GS_COLL_COMBINE;
 	return GS_COLL_ALLREDUCE;
 }
 
@@ -54,6 +58,11 @@ static bool is_nvls(gs_algo a)
 static const char *algo_refusal(gs_coll c, gs_algo a, int proto, const gt_topo *t)
 {
 	bool a2a = c == GS_COLL_ALLTOALL;
+	if ((c == GS_COLL_DISPATCH || c == GS_COLL_COMBINE) && a != GS_ALGO_PUT)
+		return "dispatch and combine run as put (one-sided, GPU-initiated: DeepEP's low-latency "
+		       "kernels)";
+	if (c == GS_COLL_DISPATCH || c == GS_COLL_COMBINE)
+		return NULL;
 	if (a == GS_ALGO_TREE && c != GS_COLL_ALLREDUCE)
 		return "tree is implemented for allreduce only";
 	if (is_nvls(a) && c != GS_COLL_ALLREDUCE)
@@ -84,6 +93,7 @@ static const char *algo_refusal(gs_coll c, gs_algo a, int proto, const gt_topo *
  * 128 KiB, NVLS_NCHANNELS 16); NVLS_TREE uses the same channels and
  * (by default) chunk. */
 #define NVLS_CHUNK (128u * 1024u)
+#define MOE_CHANNELS 32
 #define NVLS_CHANNELS 16
 
 /* Channels, chunk, slice and ranks per node of p->algo on t: the
@@ -97,6 +107,11 @@ static void algo_layout(const gc_config *cfg, const gt_topo *t, gs_params *p)
 	p->chunk_bytes = gc_config_bytes(cfg, "collective.chunk");
 	p->slice_bytes = gc_config_bytes(cfg, "collective.slice");
 	p->ranks_per_node = t->gpus_per_node;
+	/* dispatch/combine: concurrent senders per GPU (DeepEP issues every
+	 * token-expert message from its own warp; docs/MODELS.md gives the
+	 * sensitivity) */
+	if ((p->coll == GS_COLL_DISPATCH || p->coll == GS_COLL_COMBINE) && ch == 0)
+		p->nchannels = MOE_CHANNELS;
 	if (!is_nvls(p->algo))
 		return;
 	if (p->algo == GS_ALGO_NVLS)
@@ -128,6 +143,13 @@ static gc_status collective_from_config(gc_config *cfg, const gt_topo *t, gs_par
 	p->algo = algo_of(gc_config_str(cfg, "collective.algo"));
 	if (p->coll == GS_COLL_ALLTOALL && !gc_config_is_set(cfg, "collective.algo"))
 		p->algo = GS_ALGO_PAIRWISE;
+	if ((p->coll == GS_COLL_DISPATCH || p->coll == GS_COLL_COMBINE) &&
+	    !gc_config_is_set(cfg, "collective.algo"))
+		p->algo = GS_ALGO_PUT;
+	p->moe_tokens = (uint32_t)gc_config_int(cfg, "moe.tokens");
+	p->moe_topk = (uint32_t)gc_config_int(cfg, "moe.topk");
+	p->moe_experts = (uint32_t)gc_config_int(cfg, "moe.experts");
+	p->moe_seed = (uint64_t)gc_config_int(cfg, "seed");
 	p->dtype = dtype_of(gc_config_str(cfg, "collective.dtype"));
 	p->nranks = t->ngpus;
 	/* a fixed protocol brings its own step geometry unless the scenario
@@ -288,7 +310,12 @@ static gc_status run_sizes(const gm_run *r, const gs_params *base, const uint64_
 			pt->count = count_of(&gen->p);
 			pt->time_us = (double)pt->r.time_ps * 1e-6;
 			double secs = (double)pt->r.time_ps * 1e-12;
-			pt->algbw_GBps = secs > 0 ? (double)pt->bytes / secs * 1e-9 : 0;
+			/* dispatch/combine: every GPU's token-expert messages over the
+			 * time, as DeepEP reports its bandwidth */
+			double moved = p.coll == GS_COLL_DISPATCH || p.coll == GS_COLL_COMBINE
+					       ? (double)pt->bytes * p.moe_tokens * p.moe_topk
+					       : (double)pt->bytes;
+			pt->algbw_GBps = secs > 0 ? moved / secs * 1e-9 : 0;
 			pt->busbw_GBps = pt->algbw_GBps * gs_busbw_factor(p.coll, p.nranks);
 			if (co->trace)
 				co->trace->offset_ps += pt->r.total_ps;

@@ -22,8 +22,10 @@ static const gc_param doc_params[] = {
 };
 
 static const gc_param coll_params[] = {
-	{"collective.op", GC_P_ENUM, "allreduce", "allreduce|allgather|reducescatter|sendrecv|alltoall",
-	 1, 0, "the collective to time", NULL},
+	{"collective.op", GC_P_ENUM, "allreduce",
+	 "allreduce|allgather|reducescatter|sendrecv|alltoall|dispatch|combine", 1, 0,
+	 "the collective to time; dispatch and combine are MoE expert parallelism (moe.*), their "
+	 "sizes one token-expert message", NULL},
 	{"collective.algo", GC_P_ENUM, "ring", "ring|tree|pairwise|put|nvls|nvlstree", 1, 0,
 	 "ring; tree (NCCL double binary tree, allreduce); pairwise (two-sided) or put "
 	 "(one-sided, NVSHMEM style) for alltoall, whose default is pairwise; nvls (allreduce "
@@ -55,6 +57,16 @@ static const gc_param coll_params[] = {
 	 "back-to-back repetitions timed (the reported time is per operation)", NULL},
 };
 
+static const gc_param moe_params[] = {
+	{"moe.tokens", GC_P_INT, "128", NULL, 1, 1048576, "dispatch/combine: tokens per GPU",
+	 "DeepEP low-latency benchmark, 128 tokens per GPU (moe_published.csv)"},
+	{"moe.topk", GC_P_INT, "8", NULL, 1, 1024, "dispatch/combine: experts each token goes to",
+	 "DeepSeek-V3 routing, top-8 of 256 experts (moe_published.csv)"},
+	{"moe.experts", GC_P_INT, "256", NULL, 1, 1048576,
+	 "dispatch/combine: routed experts, a multiple of the GPUs, in equal groups per GPU",
+	 "DeepSeek-V3, 256 routed experts (moe_published.csv)"},
+};
+
 static const gc_param sim_params[] = {
 	{"sim.fidelity", GC_P_ENUM, "flow", "flow|analytical", 1, 0,
 	 "flow: event-driven max-min fair sharing; analytical: closed form", NULL},
@@ -77,6 +89,7 @@ gc_config *gm_scenario_config_new(void)
 	gt_topo_register_params(cfg);
 	gc_config_add_params(cfg, coll_params, G_N_ELEMENTS(coll_params));
 	gc_config_add_params(cfg, sim_params, G_N_ELEMENTS(sim_params));
+	gc_config_add_params(cfg, moe_params, G_N_ELEMENTS(moe_params));
 	gc_config_add_params(cfg, sweep_params, G_N_ELEMENTS(sweep_params));
 	gm_tx_register_params(cfg);
 	return cfg;

@@ -36,24 +36,6 @@ gc_status gs_nvls_init(gs_gen *g, char **errmsg);
 gc_status gs_nvls_tree_init(gs_gen *g, char **errmsg);
 gc_status gs_moe_init(gs_gen *g, char **errmsg);
 
-/* MoE routing shared by the dispatch/combine generator and the checkers
- * (gs_moe.c): message i = (r T + t) K + k goes to rank dst[i], slot
- * slot[i] there; rank d receives recv[d] messages, slot j holding message
- * src_of[off[d] + j]; me = elements per message. */
-typedef struct gs_moe_map {
-	int n;
-	uint32_t T, K, maxrecv;
-	uint64_t me;
-	int32_t *dst;
-	uint32_t *slot, *recv;
-	uint64_t *off, *src_of;
-} gs_moe_map;
-#define GS_MOE_MAX_MESSAGES (UINT64_C(1) << 26)
-gc_status gs_moe_map_build(const gs_params *p, gs_moe_map *m, char **errmsg);
-void gs_moe_map_free(gs_moe_map *m);
-/* Where OUTPUT element e of rank r must come from (INPUT element *idx of
- * rank *src) after dispatch or combine; false for a slot no message uses. */
-bool gs_moe_expect(const gs_moe_map *m, gs_coll coll, int r, uint64_t e, int *src, uint64_t *idx);
 
 /* destroy op of a generator whose priv is one g_malloc'ed block */
 void gs_gen_free_priv(gs_gen *g);

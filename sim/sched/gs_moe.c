@@ -186,6 +186,33 @@ static void gs_moe_msg(const gs_moe *mo, int64_t r, uint64_t i, int32_t *dst, ui
 	*src_q = i; /* the slot */
 }
 
+/* Rank r's messages (sender-order indices) in the order it sends them;
+ * returns how many. */
+static uint64_t gs_moe_order(const gs_moe *mo, uint64_t r, uint64_t *order)
+{
+	const gs_moe_map *m = &mo->map;
+	const uint64_t n = (uint64_t)mo->n, TK = (uint64_t)m->T * m->K;
+	uint64_t cnt = 0;
+	if (mo->coll == GS_COLL_DISPATCH) {
+		for (uint64_t i = 0; i < TK; i++)
+			order[cnt++] = i;
+		return cnt;
+	}
+	/* slots are source-major: the source's slots are one range */
+	uint64_t *first = g_new0(uint64_t, n + 1);
+	for (uint64_t j = 0; j < m->recv[r]; j++)
+		first[m->src_of[m->off[r] + j] / TK + 1]++;
+	for (uint64_t s = 0; s < n; s++)
+		first[s + 1] += first[s];
+	for (uint64_t q = 1; q <= n; q++) {
+		uint64_t src = (r + q) % n;
+		for (uint64_t j = first[src]; j < first[src + 1]; j++)
+			order[cnt++] = j;
+	}
+	g_free(first);
+	return cnt;
+}
+
 static uint64_t gs_moe_strand_len(const gs_gen *g, int rank, int ch)
 {
 	const gs_moe *mo = g->priv;
@@ -285,28 +312,33 @@ gc_status gs_moe_init(gs_gen *g, char **errmsg)
 	mo->elem = gs_dtype_size(p->dtype);
 	mo->se = MAX(p->slice_bytes / mo->elem, (uint64_t)1);
 	mo->pieces = gs_divup(m->me, mo->se);
-	/* messages per (rank, channel), in the sender's order */
+	/* messages per (rank, channel), in the sender's order: dispatch, by
+	 * token (its K messages on the token's channel); combine, the slots
+	 * grouped by the rank they return to, starting with the next rank and
+	 * the own ones last -- as the pairwise all-to-all staggers its peers,
+	 * so the ranks do not all return to the same rank at once -- and
+	 * dealt to the channels in turn */
+	uint64_t *order = g_new(uint64_t, MAX(TK, (uint64_t)m->maxrecv) + 1);
 	mo->msg_off = g_new0(uint64_t, n * C + 1);
-	for (uint64_t r = 0; r < n; r++) {
-		uint64_t cnt = mo->coll == GS_COLL_DISPATCH ? TK : m->recv[r];
-		for (uint64_t i = 0; i < cnt; i++) {
-			uint64_t unit = mo->coll == GS_COLL_DISPATCH ? i / m->K : i; /* token or slot */
-			mo->msg_off[r * C + unit % C + 1]++;
+	mo->msg = g_new(uint64_t, mo->coll == GS_COLL_DISPATCH ? n * TK + 1 : m->off[n] + 1);
+	uint64_t *cnt_c = g_new(uint64_t, C);
+	for (uint64_t pass = 0; pass < 2; pass++) {
+		for (uint64_t r = 0; r < n; r++) {
+			uint64_t cnt = gs_moe_order(mo, r, order);
+			memset(cnt_c, 0, C * sizeof(uint64_t));
+			for (uint64_t i = 0; i < cnt; i++) {
+				uint64_t c = (mo->coll == GS_COLL_DISPATCH ? order[i] / m->K : i) % C;
+				if (pass == 0)
+					mo->msg_off[r * C + c + 1]++;
+				else
+					mo->msg[mo->msg_off[r * C + c] + cnt_c[c]++] = order[i];
+			}
 		}
+		for (uint64_t k = 0; pass == 0 && k < n * C; k++)
+			mo->msg_off[k + 1] += mo->msg_off[k];
 	}
-	for (uint64_t k = 0; k < n * C; k++)
-		mo->msg_off[k + 1] += mo->msg_off[k];
-	mo->msg = g_new(uint64_t, mo->msg_off[n * C] + 1);
-	uint64_t *fillp = g_new(uint64_t, n * C);
-	memcpy(fillp, mo->msg_off, n * C * sizeof(uint64_t));
-	for (uint64_t r = 0; r < n; r++) {
-		uint64_t cnt = mo->coll == GS_COLL_DISPATCH ? TK : m->recv[r];
-		for (uint64_t i = 0; i < cnt; i++) {
-			uint64_t unit = mo->coll == GS_COLL_DISPATCH ? i / m->K : i;
-			mo->msg[fillp[r * C + unit % C]++] = i;
-		}
-	}
-	g_free(fillp);
+	g_free(cnt_c);
+	g_free(order);
 	/* signal targets per (rank, channel), increasing, and wait counts */
 	mo->sig_off = g_new0(uint64_t, n * C + 1);
 	mo->wait = g_new0(uint32_t, n);

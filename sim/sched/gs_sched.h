@@ -233,6 +233,25 @@ typedef struct gs_ntree {
 gc_status gs_ntree_build(gs_ntree *nt, int64_t nn, char **errmsg);
 void gs_ntree_free(gs_ntree *nt);
 
+/* MoE routing shared by the dispatch/combine generator, the checkers and
+ * the closed form (gs_moe.c): message i = (r T + t) K + k goes to rank dst[i], slot
+ * slot[i] there; rank d receives recv[d] messages, slot j holding message
+ * src_of[off[d] + j]; me = elements per message. */
+typedef struct gs_moe_map {
+	int n;
+	uint32_t T, K, maxrecv;
+	uint64_t me;
+	int32_t *dst;
+	uint32_t *slot, *recv;
+	uint64_t *off, *src_of;
+} gs_moe_map;
+#define GS_MOE_MAX_MESSAGES (UINT64_C(1) << 26)
+gc_status gs_moe_map_build(const gs_params *p, gs_moe_map *m, char **errmsg);
+void gs_moe_map_free(gs_moe_map *m);
+/* Where OUTPUT element e of rank r must come from (INPUT element *idx of
+ * rank *src) after dispatch or combine; false for a slot no message uses. */
+bool gs_moe_expect(const gs_moe_map *m, gs_coll coll, int r, uint64_t e, int *src, uint64_t *idx);
+
 /* A materialized schedule. */
 typedef struct gs_sched {
 	gs_params p;
