@@ -74,7 +74,7 @@ static int import_log(const char *log, const char *db, const char *coll, int nra
 int cli_validate(int argc, char **argv)
 {
 	char *meas = NULL, *pred = NULL, *tol = NULL, *maxtol = NULL, *bands = NULL, *csv = NULL;
-	char *nccl = NULL, *out = NULL, *coll = NULL, *label = NULL;
+	char *nccl = NULL, *out = NULL, *coll = NULL, *label = NULL, *impl = NULL;
 	gint nranks = 0;
 	GOptionEntry entries[] = {
 		{"measured", 'm', 0, G_OPTION_ARG_FILENAME, &meas, "measurements: results SQLite, points CSV or reference CSV", "FILE"},
@@ -83,6 +83,9 @@ int cli_validate(int argc, char **argv)
 		{"max-tolerance", 0, 0, G_OPTION_ARG_STRING, &maxtol, "largest |error| allowed (default 15%)", "PCT"},
 		{"bands", 'b', 0, G_OPTION_ARG_FILENAME, &bands, "tolerance bands CSV 'band,max_error_pct' (default: pass at --tolerance, warn at --max-tolerance)", "FILE"},
 		{"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "also write the per-point report as CSV", "FILE"},
+		{"impl", 0, 0, G_OPTION_ARG_STRING, &impl,
+		 "keep only measured points of this algo or implementation (e.g. deepep-v1-ll in "
+		 "moe_published.csv)", "NAME"},
 		{"import-nccl-tests", 0, 0, G_OPTION_ARG_FILENAME, &nccl, "import an nccl-tests log into --out", "LOG"},
 		{"out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "results SQLite file for --import-nccl-tests", "FILE"},
 		{"collective", 0, 0, G_OPTION_ARG_STRING, &coll, "collective of the imported log (default: from the log)", "NAME"},
@@ -137,6 +140,17 @@ int cli_validate(int argc, char **argv)
 	}
 	if (st == GC_OK)
 		st = gv_load_points(meas, &m, &nm, &err);
+	if (st == GC_OK && impl) {
+		size_t k = 0;
+		for (size_t i = 0; i < nm; i++)
+			if (!strcmp(m[i].algo, impl))
+				m[k++] = m[i];
+		if (k == 0) {
+			err = g_strdup_printf("%s: no measured point of '%s'", meas, impl);
+			st = GC_ERR_INPUT;
+		}
+		nm = k;
+	}
 	if (st == GC_OK)
 		st = gv_load_points(pred, &p, &np, &err);
 	if (st == GC_OK)
@@ -172,6 +186,7 @@ out:
 	g_free(err);
 	g_free(meas);
 	g_free(pred);
+	g_free(impl);
 	g_free(tol);
 	g_free(maxtol);
 	g_free(bands);

@@ -123,6 +123,67 @@ gc_status gv_load_reference_csv(const char *path, gc_result_point **pts, size_t 
 	return GC_OK;
 }
 
+/* shared/reference/moe_published.csv: impl,transport,hardware,ep,
+ * tokens_per_gpu,phase,latency_us,... One point per dispatch or combine row
+ * (other phases are skipped): collective = phase, algo = the
+ * implementation, ranks = ep, size 0 (the rows give no message size). */
+gc_status gv_load_moe_csv(const char *path, gc_result_point **pts, size_t *n, char **errmsg)
+{
+	char **lines = NULL;
+	if (gc_read_lines(path, &lines, errmsg) != GC_OK)
+		return GC_ERR_IO;
+	GArray *a = g_array_new(FALSE, FALSE, sizeof(gc_result_point));
+	gc_status st = GC_OK;
+	bool header = false;
+	for (int i = 0; lines[i] && st == GC_OK; i++) {
+		char *l = g_strstrip(lines[i]);
+		if (!*l || *l == '#')
+			continue;
+		if (!header) {
+			if (!g_str_has_prefix(l, "impl,transport,hardware,ep,tokens_per_gpu,phase,latency_us")) {
+				*errmsg = g_strdup_printf("%s:%d: expected the MoE reference header "
+							  "impl,transport,hardware,ep,tokens_per_gpu,phase,"
+							  "latency_us,...",
+							  path, i + 1);
+				st = GC_ERR_INPUT;
+			}
+			header = true;
+			continue;
+		}
+		GPtrArray *f = csv_fields(l);
+		const char **v = (const char **)f->pdata;
+		double ep, t;
+		if (f->len < 7 || !gc_parse_real(v[3], &ep) || ep < 1 || ep > 1048576 ||
+		    !gc_parse_real(v[6], &t) || !(t > 0)) {
+			*errmsg = g_strdup_printf("%s:%d: expected ep and latency_us as positive numbers",
+						  path, i + 1);
+			st = GC_ERR_INPUT;
+		} else if (!strcmp(v[5], "dispatch") || !strcmp(v[5], "combine")) {
+			gc_result_point p;
+			gc_result_point_init(&p);
+			g_strlcpy(p.collective, v[5], sizeof(p.collective));
+			g_strlcpy(p.algo, v[0], sizeof(p.algo));
+			p.nranks = (int)ep;
+			p.size_bytes = 0;
+			p.time_us = t;
+			g_array_append_val(a, p);
+		}
+		g_ptr_array_free(f, TRUE);
+	}
+	g_strfreev(lines);
+	if (st == GC_OK && !header) {
+		*errmsg = g_strdup_printf("%s: empty (no header line)", path);
+		st = GC_ERR_INPUT;
+	}
+	if (st != GC_OK) {
+		g_array_free(a, TRUE);
+		return st;
+	}
+	*n = a->len;
+	*pts = (gc_result_point *)(void *)g_array_free(a, FALSE);
+	return GC_OK;
+}
+
 gc_status gv_load_points(const char *path, gc_result_point **pts, size_t *n, char **errmsg)
 {
 	*pts = NULL;
@@ -146,6 +207,8 @@ gc_status gv_load_points(const char *path, gc_result_point **pts, size_t *n, cha
 	}
 	if (strstr(head, "system,gpus,nodes,collective"))
 		return gv_load_reference_csv(path, pts, n, errmsg);
+	if (strstr(head, "impl,transport,hardware,ep,tokens_per_gpu,phase"))
+		return gv_load_moe_csv(path, pts, n, errmsg);
 	gc_run_row run;
 	gc_status st = gc_results_read_csv(path, &run, pts, n, errmsg);
 	gc_run_row_clear(&run);
@@ -236,10 +299,14 @@ gc_status gv_compare(const gc_result_point *meas, size_t nm, const gc_result_poi
 		/* "default" alone: NCCL's tuner picked the algorithm it predicts
 		 * fastest, so the fastest prediction stands for it */
 		bool fastest = !strcmp(m->algo, "default");
+		/* a published MoE row names an implementation, not an algorithm,
+		 * and no message size: it matches on phase and ranks */
+		bool moe = !strcmp(m->collective, "dispatch") || !strcmp(m->collective, "combine");
 		for (size_t j = 0; j < np && (fastest || !hit); j++) {
 			const gc_result_point *p = &pred[j];
 			if (strcmp(p->collective, m->collective) || p->nranks != m->nranks ||
-			    p->size_bytes != m->size_bytes || !(fastest || algo_matches(p->algo, m->algo)))
+			    (p->size_bytes != m->size_bytes && !(moe && m->size_bytes == 0)) ||
+			    !(fastest || moe || algo_matches(p->algo, m->algo)))
 				continue;
 			if (!hit || (isfinite(p->time_us) && !(hit->time_us <= p->time_us)))
 				hit = p;

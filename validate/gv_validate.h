@@ -27,6 +27,8 @@
 /* Loads points from FILE (format detected from its content). */
 gc_status gv_load_points(const char *path, gc_result_point **pts, size_t *n, char **errmsg);
 /* One reference-format CSV (shared/reference/nccl_tests_published.csv). */
+/* shared/reference/moe_published.csv (dispatch and combine rows). */
+gc_status gv_load_moe_csv(const char *path, gc_result_point **pts, size_t *n, char **errmsg);
 gc_status gv_load_reference_csv(const char *path, gc_result_point **pts, size_t *n,
 				char **errmsg);
 /* nccl-tests busbw factor by collective name (allreduce, allgather,

@@ -167,6 +167,25 @@ static gc_status collective_from_config(gc_config *cfg, const gt_topo *t, gs_par
 		gc_config_set_default(cfg, "collective.buffer", v, origin);
 	}
 	algo_layout(cfg, t, p);
+	if (p->coll == GS_COLL_DISPATCH || p->coll == GS_COLL_COMBINE) {
+		if (p->moe_experts % (uint32_t)p->nranks != 0)
+			return gc_config_error(cfg, "moe.experts", errmsg,
+					       "%u experts do not spread evenly over %d GPUs; give a "
+					       "multiple of %d",
+					       p->moe_experts, p->nranks, p->nranks);
+		if (p->moe_topk > p->moe_experts)
+			return gc_config_error(cfg, "moe.topk", errmsg,
+					       "a token cannot go to %u of %u experts", p->moe_topk,
+					       p->moe_experts);
+		uint64_t msgs = (uint64_t)p->nranks * p->moe_tokens * p->moe_topk;
+		if (msgs > GS_MOE_MAX_MESSAGES)
+			return gc_config_error(cfg, "moe.tokens", errmsg,
+					       "%d GPUs x %u tokens x top-%u = %llu messages, above the "
+					       "limit of %llu",
+					       p->nranks, p->moe_tokens, p->moe_topk,
+					       (unsigned long long)msgs,
+					       (unsigned long long)GS_MOE_MAX_MESSAGES);
+	}
 	const char *why = algo_refusal(p->coll, p->algo, proto, t);
 	if (why)
 		return gc_config_error(cfg, "collective.algo", errmsg, "%s (algo %s, op %s)", why,

@@ -91,6 +91,23 @@ check "ib vs efa: 8 B 25.20 us on dgx-h100, 68.77 us on p5" "grep -Eq '^ +dgx-h1
 check "nvlstree 8 B on 2 nodes: NCCL's 25 us NVLS + 2 x 14 us network" "grep -Eq '^ +8 +2 +float +sum +-1 +53.00 ' '$T/nvt8.txt'"
 "$G" run scenarios/dgx-h100-nvlstree-scaling.yaml >"$T/nvts.txt"
 check "nvlstree scaling sweep: 5 node counts x 3 sizes, nvlstree faster at 1 GiB, tree (LL) at 8 B" "[ \$(grep -c '^ ' '$T/nvts.txt') -eq 15 ] && [ \$(grep -Ec ' 1073741824 .* nvlstree\$' '$T/nvts.txt') -eq 5 ] && [ \$(grep -Ec '^ +[0-9]+ +[0-9]+ +8 .* tree\$' '$T/nvts.txt') -eq 5 ]"
+# MoE: DeepEP's low-latency dispatch and combine, 8 to 256 GPUs, closed
+# form, against the published DeepEP rows (moe_published.csv, --impl).
+for ep in 8 16 32 64 128 256; do
+  "$G" run scenarios/moe-dispatch.yaml --set sweep.key= --set sweep.values= --set topology.gpus=$ep --results "$T/moe.sqlite" >/dev/null
+  "$G" run scenarios/moe-dispatch.yaml --set sweep.key= --set sweep.values= --set topology.gpus=$ep --set collective.op=combine --set collective.sizes=14352B --results "$T/moe.sqlite" >/dev/null
+done
+mpub=../shared/reference/moe_published.csv
+if [ -f "$mpub" ]; then
+  "$G" validate --measured "$mpub" --predicted "$T/moe.sqlite" --impl deepep-v1-ll >"$T/valm.txt"
+  check "DeepEP dispatch and combine, 8..256 GPUs: 12 points, median within 5%, max within 15%" "grep -q 'compared 12 points' '$T/valm.txt' && grep -q 'PASS' '$T/valm.txt'"
+  "$G" validate --measured "$mpub" --predicted "$T/moe.sqlite" --impl no-such-impl >/dev/null 2>"$T/e"; rc=$?
+  check "validate --impl with no such implementation exits 2" "[ $rc -eq 2 ] && grep -q \"no measured point of 'no-such-impl'\" '$T/e'"
+else
+  ok "MoE validation against shared/reference # SKIP $mpub not found"
+  ok "validate --impl # SKIP $mpub not found"
+fi
+
 # Every shipped scenario runs as shipped: exit 0, a table, nothing on stderr.
 for f in scenarios/*.yaml; do
   "$G" run "$f" >"$T/ship.txt" 2>"$T/ship.err"
@@ -123,6 +140,8 @@ bad "--sweep needs KEY=VALUES" "--sweep: expected KEY=V1,V2" run scenarios/dgx-h
 bad "--sweep does not combine with --links" "does not combine with --trace, --links or --results" run scenarios/dgx-h100-scaling.yaml --sweep topology.nodes=1 --links
 bad "nvls across nodes is refused at its key" "dgx-h100-nvls.yaml:[0-9]+:[0-9]+: .*nvls reduces in one node's NVSwitch; across nodes use nvlstree" run scenarios/dgx-h100-nvls.yaml --set topology.nodes=2
 bad "a preset with another topology kind is refused at its key" "^--set: topology.kind: preset p5 describes kind dgx, not 'flat'" run scenarios/ib-vs-efa.yaml --set topology.preset=p5 --set topology.kind=flat
+bad "MoE experts that do not spread over the GPUs are refused at their key" "moe-dispatch.yaml:[0-9]+:[0-9]+: moe.experts: 256 experts do not spread evenly over 12 GPUs" run scenarios/moe-dispatch.yaml --set sweep.key= --set sweep.values= --set topology.gpus=12
+bad "MoE top-k above the experts is refused" "moe.topk: a token cannot go to 300 of 256 experts" run scenarios/moe-dispatch.yaml --set sweep.key= --set sweep.values= --set moe.topk=300
 bad "nvlstree on one node is refused at its key" "dgx-h100-2node-nvlstree.yaml:[0-9]+:[0-9]+: .*at least 2 nodes \\(one node: nvls\\)" run scenarios/dgx-h100-2node-nvlstree.yaml --set topology.nodes=1
 bad "nvls with LL is refused at its key" "^[^:]+:[0-9]+:[0-9]+: collective.algo: nvls runs NCCL.s Simple protocol only" run scenarios/dgx-h100-nvls.yaml --set collective.protocol=ll
 bad "a run of more than 10^10 steps is refused up front" "steps to simulate \\(1048576 ranks\\)" run scenarios/flat-1024-ring.yaml --set topology.gpus=1048576
