@@ -80,6 +80,12 @@ static const gm_model_info models[] = {
 	 "(NVSHMEM put-with-signal)",
 	 "NVSHMEM nvshmem_putmem_signal; pplx-kernels / DeepEP dispatch structure",
 	 "collective.channels, collective.slice"},
+	{"moe", "algorithm",
+	 "MoE dispatch and combine (DeepEP low-latency shape): every token-expert message PUT by the "
+	 "GPU into the expert's GPU, routing drawn per token from the seed, 32 concurrent senders per "
+	 "GPU; closed form: the busiest link under the draw",
+	 "deepseek-ai/DeepEP (low-latency kernels, message sizes); DeepSeek-V3 (top-8 of 256)",
+	 "collective.op, moe.tokens, moe.topk, moe.experts, seed, collective.channels"},
 	{"sendrecv", "algorithm", "each rank sends to rank+1 and receives from rank-1 (nccl-tests sendrecv_perf)",
 	 "NVIDIA/nccl-tests src/sendrecv.cu", "collective.slice"},
 	{"protocols", "algorithm",
