@@ -20,8 +20,9 @@ fails = 0
 with tempfile.TemporaryDirectory() as d:
     path = os.path.join(d, "s.yaml")
     for i in range(N):
-        op = rng.choice(["allreduce", "allgather", "reducescatter", "sendrecv", "alltoall"])
-        algo = {"allreduce": rng.choice(["ring", "tree", "nvls", "nvlstree"]), "alltoall": rng.choice(["pairwise", "put"])}.get(op, "ring")
+        op = rng.choice(["allreduce", "allgather", "reducescatter", "sendrecv", "alltoall", "dispatch", "combine"])
+        algo = {"allreduce": rng.choice(["ring", "tree", "nvls", "nvlstree"]), "alltoall": rng.choice(["pairwise", "put"]),
+                "dispatch": "put", "combine": "put"}.get(op, "ring")
         if rng.random() < 0.5:
             topo = "{kind: flat, gpus: %d, link: {bandwidth: %dGB/s, latency: %dns}, launch_latency: %dns}" % (
                 rng.randint(1, 12), rng.randint(1, 400), rng.randint(0, 5000), rng.randint(0, 9000))
@@ -35,6 +36,10 @@ with tempfile.TemporaryDirectory() as d:
              "chunk: %dB, slice: %dB, buffer: %dB, protocol: %s, iters: %d}\nsim: {check: true, fidelity: %s}\n") % (
             topo, op, algo, sizes, rng.randint(0, 5), chunk, slc, buf,
             rng.choice(["simple", "ll", "ll128", "auto"]), rng.randint(1, 3), rng.choice(["flow", "flow", "analytical"]))
+        if op in ("dispatch", "combine"):
+            # experts: often a multiple of the GPUs, sometimes not (refused)
+            y += "moe: {tokens: %d, topk: %d, experts: %d}\n" % (
+                rng.randint(1, 40), rng.randint(1, 9), rng.choice([1, 2, 3, 4, 6, 8, 12, 16, 24, 48]) * rng.choice([1, 1, 2]))
         with open(path, "w") as f:
             f.write(y)
         r = subprocess.run([G, "run", path, "--format", "csv"], capture_output=True, text=True, timeout=300)
