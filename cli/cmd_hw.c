@@ -216,7 +216,8 @@ static gc_status parse_enum(const char *v, const char *const *names, int n, int 
 static int hw_interp(int argc, char **argv)
 {
 	char *op = NULL, *algo = NULL, *sizes = NULL, *dtype = NULL, *out = NULL, *csv = NULL;
-	gint ranks = 0, channels = 1, dev = 0, iters = 20, gpus = 0, nodes = 1;
+	gint ranks = 0, channels = 0, dev = 0, iters = 20, gpus = 0, nodes = 1;
+	gint tokens = 128, topk = 8, experts = 256;
 	GOptionEntry entries[] = {
 		{"ranks", 'n', 0, G_OPTION_ARG_INT, &ranks, "virtual ranks on one GPU (default 4)", "N"},
 		{"gpus", 'g', 0, G_OPTION_ARG_INT, &gpus,
@@ -225,14 +226,21 @@ static int hw_interp(int argc, char **argv)
 		{"nodes", 0, 0, G_OPTION_ARG_INT, &nodes,
 		 "split the ranks into N nodes of consecutive ranks (tree: a chain in each, a tree "
 		 "between them; nvlstree: N >= 2, a switch per node; default 1)", "N"},
-		{"op", 0, 0, G_OPTION_ARG_STRING, &op, "allreduce (default), allgather, reducescatter, alltoall", "OP"},
+		{"op", 0, 0, G_OPTION_ARG_STRING, &op,
+		 "allreduce (default), allgather, reducescatter, alltoall, dispatch or combine (MoE)", "OP"},
+		{"tokens", 0, 0, G_OPTION_ARG_INT, &tokens, "dispatch/combine: tokens per rank (default 128)", "T"},
+		{"topk", 0, 0, G_OPTION_ARG_INT, &topk, "dispatch/combine: experts per token (default 8)", "K"},
+		{"experts", 0, 0, G_OPTION_ARG_INT, &experts,
+		 "dispatch/combine: experts, a multiple of the ranks (default 256)", "E"},
 		{"algo", 0, 0, G_OPTION_ARG_STRING, &algo,
 		 "ring (default), tree, nvls or nvlstree (allreduce), pairwise (alltoall default) or put "
 		 "(alltoall)",
 		 "ALGO"},
-		{"sizes", 0, 0, G_OPTION_ARG_STRING, &sizes, "comma-separated sizes (default 1KiB,64KiB,1MiB,16MiB)", "LIST"},
+		{"sizes", 0, 0, G_OPTION_ARG_STRING, &sizes,
+		 "comma-separated sizes (default 1KiB,64KiB,1MiB,16MiB; dispatch 7408B, combine 14352B: "
+		 "one token-expert message)", "LIST"},
 		{"dtype", 0, 0, G_OPTION_ARG_STRING, &dtype, "float (default), int32, double", "T"},
-		{"channels", 'c', 0, G_OPTION_ARG_INT, &channels, "channels (default 1)", "N"},
+		{"channels", 'c', 0, G_OPTION_ARG_INT, &channels, "channels (default 1; dispatch/combine 4)", "N"},
 		{"iters", 0, 0, G_OPTION_ARG_INT, &iters, "timed iterations (default 20)", "N"},
 		{"device", 'd', 0, G_OPTION_ARG_INT, &dev, "GPU index (default 0)", "N"},
 		{"out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "append to a results SQLite file", "FILE"},
@@ -250,9 +258,10 @@ static int hw_interp(int argc, char **argv)
 	char **sz = NULL;
 	if (done)
 		goto out;
-	static const char *const colls[] = {"allreduce", "allgather", "reducescatter", "alltoall"};
+	static const char *const colls[] = {"allreduce", "allgather", "reducescatter", "alltoall",
+					    "dispatch", "combine"};
 	static const gs_coll collv[] = {GS_COLL_ALLREDUCE, GS_COLL_ALLGATHER, GS_COLL_REDUCESCATTER,
-					GS_COLL_ALLTOALL};
+					GS_COLL_ALLTOALL, GS_COLL_DISPATCH, GS_COLL_COMBINE};
 	static const char *const algos[] = {"ring", "tree", "pairwise", "put", "nvls", "nvlstree"};
 	static const gs_algo algov[] = {GS_ALGO_RING, GS_ALGO_TREE, GS_ALGO_PAIRWISE, GS_ALGO_PUT,
 					GS_ALGO_NVLS, GS_ALGO_NVLS_TREE};
@@ -260,12 +269,14 @@ static int hw_interp(int argc, char **argv)
 	static const gs_dtype dtv[] = {GS_DT_F32, GS_DT_I32, GS_DT_F64};
 	int c = 0, a = 0, t = 0;
 	gc_status st = GC_OK;
-	if (op && parse_enum(op, colls, 4, &c) != GC_OK)
-		snprintf(why, sizeof(why), "--op: expected allreduce, allgather, reducescatter or alltoall, got '%s'", op), st = GC_ERR_INPUT;
+	if (op && parse_enum(op, colls, 6, &c) != GC_OK)
+		snprintf(why, sizeof(why), "--op: expected allreduce, allgather, reducescatter, alltoall, dispatch or combine, got '%s'", op), st = GC_ERR_INPUT;
 	else if (algo && parse_enum(algo, algos, 6, &a) != GC_OK)
 		snprintf(why, sizeof(why), "--algo: expected ring, tree, pairwise, put, nvls or nvlstree, got '%s'", algo), st = GC_ERR_INPUT;
 	else if (!algo && collv[c] == GS_COLL_ALLTOALL)
 		a = 2; /* alltoall has no ring: NCCL's pairwise exchange by default */
+	else if (!algo && (collv[c] == GS_COLL_DISPATCH || collv[c] == GS_COLL_COMBINE))
+		a = 3; /* put: one-sided, GPU-initiated */
 	else if (dtype && parse_enum(dtype, dts, 3, &t) != GC_OK)
 		snprintf(why, sizeof(why), "--dtype: expected float, int32 or double, got '%s'", dtype), st = GC_ERR_INPUT;
 	else if (gpus && (gpus < 2 || gpus > GH_MAX_GPUS))
@@ -276,6 +287,11 @@ static int hw_interp(int argc, char **argv)
 		snprintf(why, sizeof(why), "--device with --gpus: --gpus N uses GPUs 0..N-1"), st = GC_ERR_INPUT;
 	if (!ranks)
 		ranks = gpus ? gpus : 4;
+	const bool moe = collv[c] == GS_COLL_DISPATCH || collv[c] == GS_COLL_COMBINE;
+	if (!channels)
+		channels = moe ? 4 : 1;
+	if (st == GC_OK && moe && (tokens < 1 || topk < 1 || experts < topk || experts % ranks != 0))
+		snprintf(why, sizeof(why), "--tokens >= 1, 1 <= --topk <= --experts, and --experts a multiple of the %d ranks", ranks), st = GC_ERR_INPUT;
 	if (st == GC_OK && (ranks < 1 || ranks > 1024 || channels < 1 || channels > 64 || iters < 1 || iters > 10000))
 		snprintf(why, sizeof(why), "--ranks 1..1024, --channels 1..64, --iters 1..10000"), st = GC_ERR_INPUT;
 	else if (st == GC_OK && (nodes < 1 || ranks % nodes != 0))
@@ -284,7 +300,10 @@ static int hw_interp(int argc, char **argv)
 		snprintf(why, sizeof(why), "--algo nvlstree: expected --nodes >= 2 with >= 2 ranks each (one node: nvls)"), st = GC_ERR_INPUT;
 	else if (st == GC_OK && algov[a] == GS_ALGO_NVLS && nodes > 1)
 		snprintf(why, sizeof(why), "--algo nvls reduces in one switch: leave --nodes at 1 (several: nvlstree)"), st = GC_ERR_INPUT;
-	sz = g_strsplit(sizes ? sizes : "1KiB,64KiB,1MiB,16MiB", ",", -1);
+	sz = g_strsplit(sizes ? sizes
+			      : !moe ? "1KiB,64KiB,1MiB,16MiB"
+			      : collv[c] == GS_COLL_DISPATCH ? "7408B" : "14352B",
+			",", -1);
 	uint64_t list[64];
 	int nsz = 0;
 	for (char **s = sz; st == GC_OK && *s; s++) {
@@ -317,7 +336,9 @@ static int hw_interp(int argc, char **argv)
 	for (int i = 0; st == GC_OK && i < nsz; i++) {
 		gs_params p = {.coll = collv[c], .algo = algov[a], .dtype = dtv[t], .nranks = ranks,
 			       .bytes = list[i], .nchannels = channels, .chunk_bytes = 2u << 20,
-			       .slice_bytes = 1u << 20, .ranks_per_node = ranks / nodes};
+			       .slice_bytes = 1u << 20, .ranks_per_node = ranks / nodes,
+			       .moe_tokens = (uint32_t)tokens, .moe_topk = (uint32_t)topk,
+			       .moe_experts = (uint32_t)experts, .moe_seed = 1};
 		st = gh_bench_interp(&o, &p, pts, why);
 	}
 	if (st != GC_OK) {

@@ -265,11 +265,25 @@ gc_status gh_interp_expected(const gh_interp_plan *plan, void *expected, char **
 					  out_n, n);
 		return GC_ERR_INPUT;
 	}
+	const bool moe = c == GS_COLL_DISPATCH || c == GS_COLL_COMBINE;
+	gs_moe_map map;
+	memset(&map, 0, sizeof(map));
+	if (moe) {
+		gc_status st = gs_moe_map_build(&plan->p, &map, errmsg);
+		if (st != GC_OK)
+			return st;
+	}
 	for (int r = 0; r < n; r++) {
 		char *o = (char *)expected + (uint64_t)r * plan->buf_bytes[GS_BUF_OUTPUT];
 		for (uint64_t i = 0; i < out_n; i++) {
 			double v = 0;
-			if (n == 1) {
+			int src;
+			uint64_t idx;
+			if (moe) {
+				/* a slot no message uses keeps the arena's zero */
+				if (gs_moe_expect(&map, c, r, i, &src, &idx))
+					v = gh_interp_input_value(src, idx);
+			} else if (n == 1) {
 				v = gh_interp_input_value(r, i);
 			} else if (c == GS_COLL_ALLREDUCE) {
 				for (int k = 0; k < n; k++)
@@ -288,11 +302,13 @@ gc_status gh_interp_expected(const gh_interp_plan *plan, void *expected, char **
 			} else {
 				*errmsg = g_strdup_printf("no expected result defined for %s",
 							  gs_coll_name(c));
+				gs_moe_map_free(&map);
 				return GC_ERR_UNSUPPORTED;
 			}
 			put(plan->p.dtype, o, i, v);
 		}
 	}
+	gs_moe_map_free(&map);
 	return GC_OK;
 }
 

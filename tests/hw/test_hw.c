@@ -165,11 +165,33 @@ static void test_calibration_fit(void)
 	g_array_free(pts, TRUE);
 }
 
+static void check_pack_params(gs_params p);
+
 static void check_pack_rpn(gs_coll coll, gs_algo algo, int nranks, int rpn, int nch, uint64_t bytes)
 {
 	gs_params p = {.coll = coll, .algo = algo, .dtype = GS_DT_F32, .nranks = nranks,
 		       .bytes = bytes, .nchannels = nch, .chunk_bytes = 64 * 1024,
 		       .slice_bytes = 16 * 1024, .ranks_per_node = rpn};
+	check_pack_params(p);
+}
+
+/* MoE dispatch or combine of T tokens to the top K of E experts. */
+static void check_pack_moe(gs_coll coll, int nranks, int nch, uint64_t msg, uint32_t T, uint32_t K,
+			   uint32_t E)
+{
+	gs_params p = {.coll = coll, .algo = GS_ALGO_PUT, .dtype = GS_DT_F32, .nranks = nranks,
+		       .bytes = msg, .nchannels = nch, .chunk_bytes = 64 * 1024,
+		       .slice_bytes = 16 * 1024, .ranks_per_node = nranks, .moe_tokens = T,
+		       .moe_topk = K, .moe_experts = E, .moe_seed = 1};
+	check_pack_params(p);
+}
+
+static void check_pack_params(gs_params p)
+{
+	const gs_coll coll = p.coll;
+	const gs_algo algo = p.algo;
+	const int nranks = p.nranks;
+	const uint64_t bytes = p.bytes;
 	gs_gen *g = NULL;
 	char *err = NULL;
 	g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
@@ -267,10 +289,20 @@ static void check_pack_rpn(gs_coll coll, gs_algo algo, int nranks, int rpn, int 
 	float *exp = g_malloc(ob * (size_t)nranks);
 	g_assert_cmpint(gh_interp_expected(&plan, exp, &err), ==, GC_OK);
 	size_t on = ob / 4, in_n = plan.buf_bytes[GS_BUF_INPUT] / 4;
+	gs_moe_map map;
+	memset(&map, 0, sizeof(map));
+	if (coll == GS_COLL_DISPATCH || coll == GS_COLL_COMBINE)
+		g_assert_cmpint(gs_moe_map_build(&p, &map, &err), ==, GC_OK);
 	for (int r = 0; r < nranks; r++)
 		for (size_t i = 0; i < on; i += on / 7 + 1) {
 			double want = 0;
-			if (coll == GS_COLL_ALLREDUCE)
+			int src;
+			uint64_t idx;
+			if (coll == GS_COLL_DISPATCH || coll == GS_COLL_COMBINE)
+				want = gs_moe_expect(&map, coll, r, i, &src, &idx)
+					       ? gh_interp_input_value(src, idx)
+					       : 0;
+			else if (coll == GS_COLL_ALLREDUCE)
 				for (int k = 0; k < nranks; k++)
 					want += gh_interp_input_value(k, i);
 			else if (coll == GS_COLL_ALLGATHER)
@@ -286,6 +318,7 @@ static void check_pack_rpn(gs_coll coll, gs_algo algo, int nranks, int rpn, int 
 					want += gh_interp_input_value(k, (uint64_t)r * on + i);
 			g_assert_cmpfloat(exp[(size_t)r * on + i], ==, (float)want);
 		}
+	gs_moe_map_free(&map);
 	/* The checker accepts the expected buffers and pinpoints a wrong element. */
 	g_assert_cmpint(gh_interp_check(&plan, exp, &err), ==, GC_OK);
 	exp[(size_t)(nranks - 1) * on + 3] += 1;
@@ -325,6 +358,10 @@ static void test_interp_pack(void)
 	/* and so are nvlstree's, one pair per virtual node */
 	check_pack_rpn(GS_COLL_ALLREDUCE, GS_ALGO_NVLS_TREE, 8, 4, 2, 256 * 1024);
 	check_pack_rpn(GS_COLL_ALLREDUCE, GS_ALGO_NVLS_TREE, 9, 3, 1, 9 * 4096 + 12);
+	/* and MoE's irregular PUTs, local copies and per-target signals */
+	check_pack_moe(GS_COLL_DISPATCH, 4, 3, 7408, 16, 4, 16);
+	check_pack_moe(GS_COLL_COMBINE, 4, 2, 14352, 16, 4, 16);
+	check_pack_moe(GS_COLL_DISPATCH, 1, 1, 64, 3, 2, 4);
 	/* A dtype the kernel cannot reduce is refused up front. */
 	gs_params p = {.coll = GS_COLL_ALLREDUCE, .algo = GS_ALGO_RING, .dtype = GS_DT_U8, .nranks = 2,
 		       .bytes = 4096, .nchannels = 1, .chunk_bytes = 4096, .slice_bytes = 4096,
@@ -554,12 +591,15 @@ static void test_interp_gpu(void)
 		{GS_COLL_ALLREDUCE, GS_ALGO_NVLS, 3, 3, 1, 1000 * 1024 + 12},
 		{GS_COLL_ALLREDUCE, GS_ALGO_NVLS_TREE, 8, 4, 2, 3u << 20},
 		{GS_COLL_ALLREDUCE, GS_ALGO_NVLS_TREE, 12, 3, 1, 1000 * 1024 + 12},
+		{GS_COLL_DISPATCH, GS_ALGO_PUT, 8, 8, 4, 7408},
+		{GS_COLL_COMBINE, GS_ALGO_PUT, 8, 8, 4, 14352},
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
 		gs_params p = {.coll = cases[i].coll, .algo = cases[i].algo, .dtype = GS_DT_F32,
 			       .nranks = cases[i].nranks, .bytes = cases[i].bytes,
 			       .nchannels = cases[i].nch, .chunk_bytes = 256 * 1024,
-			       .slice_bytes = 64 * 1024, .ranks_per_node = cases[i].rpn};
+			       .slice_bytes = 64 * 1024, .ranks_per_node = cases[i].rpn,
+			       .moe_tokens = 32, .moe_topk = 4, .moe_experts = 64, .moe_seed = 1};
 		interp_case c;
 		interp_case_open(&p, &c);
 		char *err = NULL;
