@@ -23,11 +23,13 @@
  *
  * Schedule (strands_per_channel = 2, nstrands = 2C, nsignals = 1):
  *   strand 2c   the messages of channel c: dispatch, the tokens t = c mod C
- *               in order, each with its K messages; combine, the slots
- *               j = c mod C. A message to another rank is PUT (in pieces of
- *               at most SE elements), one to the rank itself a COPY; then
- *               one SIGNAL of slot 0 to every other rank the strand wrote
- *               to, in increasing rank order, after its PUTs on the same
+ *               in order, each with its K messages; combine, every C-th
+ *               slot of the rank's order, which takes one slot for each
+ *               destination rank in turn, starting with the next rank. A
+ *               message to another rank is PUT (in pieces of at most SE
+ *               elements), one to the rank itself a COPY; then one SIGNAL
+ *               of slot 0 to every other rank the strand wrote to, in
+ *               increasing rank order, after its PUTs on the same
  *               connection
  *   strand 1    one WAIT for slot 0 >= the number of (rank, channel) pairs
  *               that write to this rank (none when no other rank does)
@@ -204,11 +206,16 @@ static uint64_t gs_moe_order(const gs_moe *mo, uint64_t r, uint64_t *order)
 		first[m->src_of[m->off[r] + j] / TK + 1]++;
 	for (uint64_t s = 0; s < n; s++)
 		first[s + 1] += first[s];
-	for (uint64_t q = 1; q <= n; q++) {
-		uint64_t src = (r + q) % n;
-		for (uint64_t j = first[src]; j < first[src + 1]; j++)
-			order[cnt++] = j;
-	}
+	/* one message to each rank in turn, starting with the next rank */
+	uint64_t most = 0;
+	for (uint64_t s = 0; s < n; s++)
+		most = MAX(most, first[s + 1] - first[s]);
+	for (uint64_t i = 0; i < most; i++)
+		for (uint64_t q = 1; q <= n; q++) {
+			uint64_t src = (r + q) % n;
+			if (first[src] + i < first[src + 1])
+				order[cnt++] = first[src] + i;
+		}
 	g_free(first);
 	return cnt;
 }
@@ -313,11 +320,11 @@ gc_status gs_moe_init(gs_gen *g, char **errmsg)
 	mo->se = MAX(p->slice_bytes / mo->elem, (uint64_t)1);
 	mo->pieces = gs_divup(m->me, mo->se);
 	/* messages per (rank, channel), in the sender's order: dispatch, by
-	 * token (its K messages on the token's channel); combine, the slots
-	 * grouped by the rank they return to, starting with the next rank and
-	 * the own ones last -- as the pairwise all-to-all staggers its peers,
-	 * so the ranks do not all return to the same rank at once -- and
-	 * dealt to the channels in turn */
+	 * token (its K messages on the token's channel); combine, one slot for
+	 * each rank in turn, starting with the next rank -- the concurrent
+	 * senders of a GPU return to many ranks at once, as DeepEP's warp
+	 * groups (one per local expert) do, and the GPUs start at different
+	 * ranks -- dealt to the channels in turn */
 	uint64_t *order = g_new(uint64_t, MAX(TK, (uint64_t)m->maxrecv) + 1);
 	mo->msg_off = g_new0(uint64_t, n * C + 1);
 	mo->msg = g_new(uint64_t, mo->coll == GS_COLL_DISPATCH ? n * TK + 1 : m->off[n] + 1);

@@ -497,8 +497,7 @@ static void test_nvls_tree(void)
 
 /* MoE dispatch and combine (DeepEP's low-latency shape: 128 tokens, top-8
  * of 256 experts, 7408 B and 14352 B messages) on a flat 400 Gb/s fabric:
- * the flow run and the closed form agree on dispatch within 5 % and on
- * combine within 20 % (the flow run's senders meet at busy receivers); the
+ * the flow run and the closed form agree within 5 % on both; the
  * closed form grows with the width, as the drawn routing's busiest link
  * carries more above the mean; the same seed gives the same time, another
  * seed another draw; DeepEP's bandwidth column is tokens x topk x message
@@ -519,7 +518,7 @@ static void test_moe(void)
 	g_test_message("EP8 dispatch: flow %.1f us, closed form %.1f; combine %.1f, %.1f",
 		       fd->pts[0].time_us, ad->pts[0].time_us, fc->pts[0].time_us, ac->pts[0].time_us);
 	g_assert_cmpfloat(fabs(fd->pts[0].time_us - ad->pts[0].time_us) / ad->pts[0].time_us, <, 0.05);
-	g_assert_cmpfloat(fabs(fc->pts[0].time_us - ac->pts[0].time_us) / ac->pts[0].time_us, <, 0.20);
+	g_assert_cmpfloat(fabs(fc->pts[0].time_us - ac->pts[0].time_us) / ac->pts[0].time_us, <, 0.05);
 	g_assert_cmpfloat_with_epsilon(ad->pts[0].algbw_GBps,
 				       128.0 * 8 * 7408 / (ad->pts[0].time_us * 1e3), 1e-9);
 	/* bounded below by the mean load: 7/8 of 128 x 8 messages over 50 GB/s */
