@@ -923,8 +923,16 @@ static gc_status gs_check_output_with(gs_vstate *vs, const gs_moe_map *map, uint
 				int src;
 				uint64_t idx;
 
-				if (!gs_moe_expect(map, s->p.coll, r, e, &src, &idx))
-					continue; /* a slot no message uses */
+				if (!gs_moe_expect(map, s->p.coll, r, e, &src, &idx)) {
+					/* a slot no message uses stays unwritten */
+					if (v.set == 0)
+						continue;
+					*vs->errmsg = g_strdup_printf(
+						"rank %d OUTPUT element %" PRIu64
+						": written, but no message is routed to it",
+						r, e);
+					return GC_ERR_INPUT;
+				}
 				want_set = gs_set_single(vs, src);
 				want_idx = (uint32_t)idx;
 				break;
