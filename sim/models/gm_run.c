@@ -167,6 +167,13 @@ static gc_status collective_from_config(gc_config *cfg, const gt_topo *t, gs_par
 		gc_config_set_default(cfg, "collective.buffer", v, origin);
 	}
 	algo_layout(cfg, t, p);
+	static const char *const moe_keys[] = {"moe.tokens", "moe.topk", "moe.experts"};
+	for (size_t i = 0; i < G_N_ELEMENTS(moe_keys); i++)
+		if (p->coll != GS_COLL_DISPATCH && p->coll != GS_COLL_COMBINE &&
+		    gc_config_is_set(cfg, moe_keys[i]))
+			return gc_config_error(cfg, moe_keys[i], errmsg,
+					       "applies to collective.op dispatch or combine, not %s",
+					       gs_coll_name(p->coll));
 	if (p->coll == GS_COLL_DISPATCH || p->coll == GS_COLL_COMBINE) {
 		if (p->moe_experts % (uint32_t)p->nranks != 0)
 			return gc_config_error(cfg, "moe.experts", errmsg,
