@@ -56,61 +56,40 @@ static GPtrArray *csv_fields(const char *l)
 	return f;
 }
 
-gc_status gv_load_reference_csv(const char *path, gc_result_point **pts, size_t *n, char **errmsg)
+/* One data row of a reference CSV: append its point (if it makes one) to
+ * a, or set *errmsg naming path:line. */
+typedef gc_status (*ref_row_fn)(const char *path, int line, const char *const *v, guint nf,
+				GArray *a, char **errmsg);
+
+/* The reference CSV skeleton: '#' comments and blank lines skipped, a
+ * header line starting with `header` (`shown` in the error), then rows. */
+static gc_status load_ref_csv(const char *path, const char *header, const char *shown,
+			      ref_row_fn row, gc_result_point **pts, size_t *n, char **errmsg)
 {
 	char **lines = NULL;
 	if (gc_read_lines(path, &lines, errmsg) != GC_OK)
 		return GC_ERR_IO;
 	GArray *a = g_array_new(FALSE, FALSE, sizeof(gc_result_point));
 	gc_status st = GC_OK;
-	bool header = false;
+	bool seen = false;
 	for (int i = 0; lines[i] && st == GC_OK; i++) {
 		char *l = g_strstrip(lines[i]);
 		if (!*l || *l == '#')
 			continue;
-		if (!header) {
-			if (!g_str_has_prefix(l, "system,gpus,nodes,collective,algo,bytes,busbw_GBps,"
-						 "algbw_GBps,time_us")) {
-				*errmsg = g_strdup_printf("%s:%d: expected the reference header "
-							  "system,gpus,nodes,collective,algo,bytes,"
-							  "busbw_GBps,algbw_GBps,time_us,source",
-							  path, i + 1);
+		if (!seen) {
+			if (!g_str_has_prefix(l, header)) {
+				*errmsg = g_strdup_printf("%s:%d: expected the %s", path, i + 1, shown);
 				st = GC_ERR_INPUT;
 			}
-			header = true;
+			seen = true;
 			continue;
 		}
 		GPtrArray *f = csv_fields(l);
-		gc_result_point p;
-		gc_result_point_init(&p);
-		double gpus, bytes, bus, alg, t;
-		const char **v = (const char **)f->pdata;
-		if (f->len < 9 || !gc_parse_real(v[1], &gpus) || gpus < 1 || !gc_parse_real(v[5], &bytes) || bytes < 0) {
-			*errmsg = g_strdup_printf("%s:%d: expected gpus and bytes as numbers", path, i + 1);
-			st = GC_ERR_INPUT;
-		} else {
-			norm_coll(v[3], p.collective, sizeof(p.collective));
-			g_strlcpy(p.algo, v[4], sizeof(p.algo));
-			p.nranks = (int)gpus;
-			p.size_bytes = (uint64_t)bytes;
-			double fac = gv_busbw_factor(p.collective, p.nranks);
-			if (gc_parse_real(v[8], &t))
-				p.time_us = t;
-			if (gc_parse_real(v[7], &alg))
-				p.algbw_GBps = alg;
-			if (gc_parse_real(v[6], &bus))
-				p.busbw_GBps = bus;
-			if (!isfinite(p.algbw_GBps) && isfinite(p.busbw_GBps) && fac > 0)
-				p.algbw_GBps = p.busbw_GBps / fac;
-			if (!isfinite(p.time_us) && p.algbw_GBps > 0)
-				p.time_us = bytes / (p.algbw_GBps * 1e3);
-			if (isfinite(p.time_us))
-				g_array_append_val(a, p);
-		}
+		st = row(path, i + 1, (const char *const *)f->pdata, f->len, a, errmsg);
 		g_ptr_array_free(f, TRUE);
 	}
 	g_strfreev(lines);
-	if (st == GC_OK && !header) {
+	if (st == GC_OK && !seen) {
 		*errmsg = g_strdup_printf("%s: empty (no header line)", path);
 		st = GC_ERR_INPUT;
 	}
@@ -123,65 +102,77 @@ gc_status gv_load_reference_csv(const char *path, gc_result_point **pts, size_t 
 	return GC_OK;
 }
 
+static gc_status nccl_row(const char *path, int line, const char *const *v, guint nf, GArray *a,
+			  char **errmsg)
+{
+	gc_result_point p;
+	gc_result_point_init(&p);
+	double gpus, bytes, bus, alg, t;
+	if (nf < 9 || !gc_parse_real(v[1], &gpus) || gpus < 1 || !gc_parse_real(v[5], &bytes) || bytes < 0) {
+		*errmsg = g_strdup_printf("%s:%d: expected gpus and bytes as numbers", path, line);
+		return GC_ERR_INPUT;
+	}
+	norm_coll(v[3], p.collective, sizeof(p.collective));
+	g_strlcpy(p.algo, v[4], sizeof(p.algo));
+	p.nranks = (int)gpus;
+	p.size_bytes = (uint64_t)bytes;
+	double fac = gv_busbw_factor(p.collective, p.nranks);
+	if (gc_parse_real(v[8], &t))
+		p.time_us = t;
+	if (gc_parse_real(v[7], &alg))
+		p.algbw_GBps = alg;
+	if (gc_parse_real(v[6], &bus))
+		p.busbw_GBps = bus;
+	if (!isfinite(p.algbw_GBps) && isfinite(p.busbw_GBps) && fac > 0)
+		p.algbw_GBps = p.busbw_GBps / fac;
+	if (!isfinite(p.time_us) && p.algbw_GBps > 0)
+		p.time_us = bytes / (p.algbw_GBps * 1e3);
+	if (isfinite(p.time_us))
+		g_array_append_val(a, p);
+	return GC_OK;
+}
+
+gc_status gv_load_reference_csv(const char *path, gc_result_point **pts, size_t *n, char **errmsg)
+{
+	return load_ref_csv(path, "system,gpus,nodes,collective,algo,bytes,busbw_GBps,algbw_GBps,time_us",
+			    "reference header system,gpus,nodes,collective,algo,bytes,busbw_GBps,"
+			    "algbw_GBps,time_us,source",
+			    nccl_row, pts, n, errmsg);
+}
+
 /* shared/reference/moe_published.csv: impl,transport,hardware,ep,
  * tokens_per_gpu,phase,latency_us,... One point per dispatch or combine row
  * (other phases are skipped): collective = phase, algo = the
  * implementation, ranks = ep, size 0 (the rows give no message size). */
+static gc_status moe_row(const char *path, int line, const char *const *v, guint nf, GArray *a,
+			 char **errmsg)
+{
+	double ep, t;
+	if (nf < 7 || !gc_parse_real(v[3], &ep) || ep < 1 || ep > 1048576 || !gc_parse_real(v[6], &t) ||
+	    !(t > 0)) {
+		*errmsg = g_strdup_printf("%s:%d: expected ep and latency_us as positive numbers", path,
+					  line);
+		return GC_ERR_INPUT;
+	}
+	if (strcmp(v[5], "dispatch") != 0 && strcmp(v[5], "combine") != 0)
+		return GC_OK;
+	gc_result_point p;
+	gc_result_point_init(&p);
+	g_strlcpy(p.collective, v[5], sizeof(p.collective));
+	g_strlcpy(p.algo, v[0], sizeof(p.algo));
+	p.nranks = (int)ep;
+	p.size_bytes = 0;
+	p.time_us = t;
+	g_array_append_val(a, p);
+	return GC_OK;
+}
+
 gc_status gv_load_moe_csv(const char *path, gc_result_point **pts, size_t *n, char **errmsg)
 {
-	char **lines = NULL;
-	if (gc_read_lines(path, &lines, errmsg) != GC_OK)
-		return GC_ERR_IO;
-	GArray *a = g_array_new(FALSE, FALSE, sizeof(gc_result_point));
-	gc_status st = GC_OK;
-	bool header = false;
-	for (int i = 0; lines[i] && st == GC_OK; i++) {
-		char *l = g_strstrip(lines[i]);
-		if (!*l || *l == '#')
-			continue;
-		if (!header) {
-			if (!g_str_has_prefix(l, "impl,transport,hardware,ep,tokens_per_gpu,phase,latency_us")) {
-				*errmsg = g_strdup_printf("%s:%d: expected the MoE reference header "
-							  "impl,transport,hardware,ep,tokens_per_gpu,phase,"
-							  "latency_us,...",
-							  path, i + 1);
-				st = GC_ERR_INPUT;
-			}
-			header = true;
-			continue;
-		}
-		GPtrArray *f = csv_fields(l);
-		const char **v = (const char **)f->pdata;
-		double ep, t;
-		if (f->len < 7 || !gc_parse_real(v[3], &ep) || ep < 1 || ep > 1048576 ||
-		    !gc_parse_real(v[6], &t) || !(t > 0)) {
-			*errmsg = g_strdup_printf("%s:%d: expected ep and latency_us as positive numbers",
-						  path, i + 1);
-			st = GC_ERR_INPUT;
-		} else if (!strcmp(v[5], "dispatch") || !strcmp(v[5], "combine")) {
-			gc_result_point p;
-			gc_result_point_init(&p);
-			g_strlcpy(p.collective, v[5], sizeof(p.collective));
-			g_strlcpy(p.algo, v[0], sizeof(p.algo));
-			p.nranks = (int)ep;
-			p.size_bytes = 0;
-			p.time_us = t;
-			g_array_append_val(a, p);
-		}
-		g_ptr_array_free(f, TRUE);
-	}
-	g_strfreev(lines);
-	if (st == GC_OK && !header) {
-		*errmsg = g_strdup_printf("%s: empty (no header line)", path);
-		st = GC_ERR_INPUT;
-	}
-	if (st != GC_OK) {
-		g_array_free(a, TRUE);
-		return st;
-	}
-	*n = a->len;
-	*pts = (gc_result_point *)(void *)g_array_free(a, FALSE);
-	return GC_OK;
+	return load_ref_csv(path, "impl,transport,hardware,ep,tokens_per_gpu,phase,latency_us",
+			    "MoE reference header impl,transport,hardware,ep,tokens_per_gpu,phase,"
+			    "latency_us,...",
+			    moe_row, pts, n, errmsg);
 }
 
 gc_status gv_load_points(const char *path, gc_result_point **pts, size_t *n, char **errmsg)
