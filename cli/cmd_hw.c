@@ -275,7 +275,7 @@ static int hw_interp(int argc, char **argv)
 		snprintf(why, sizeof(why), "--algo: expected ring, tree, pairwise, put, nvls or nvlstree, got '%s'", algo), st = GC_ERR_INPUT;
 	else if (!algo && collv[c] == GS_COLL_ALLTOALL)
 		a = 2; /* alltoall has no ring: NCCL's pairwise exchange by default */
-	else if (!algo && (collv[c] == GS_COLL_DISPATCH || collv[c] == GS_COLL_COMBINE))
+	else if (!algo && gs_coll_is_moe(collv[c]))
 		a = 3; /* put: one-sided, GPU-initiated */
 	else if (dtype && parse_enum(dtype, dts, 3, &t) != GC_OK)
 		snprintf(why, sizeof(why), "--dtype: expected float, int32 or double, got '%s'", dtype), st = GC_ERR_INPUT;
@@ -287,7 +287,7 @@ static int hw_interp(int argc, char **argv)
 		snprintf(why, sizeof(why), "--device with --gpus: --gpus N uses GPUs 0..N-1"), st = GC_ERR_INPUT;
 	if (!ranks)
 		ranks = gpus ? gpus : 4;
-	const bool moe = collv[c] == GS_COLL_DISPATCH || collv[c] == GS_COLL_COMBINE;
+	const bool moe = gs_coll_is_moe(collv[c]);
 	if (!channels)
 		channels = moe ? 4 : 1;
 	if (st == GC_OK && moe && (tokens < 1 || topk < 1 || experts < topk || experts % ranks != 0))

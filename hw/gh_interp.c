@@ -265,7 +265,7 @@ gc_status gh_interp_expected(const gh_interp_plan *plan, void *expected, char **
 					  out_n, n);
 		return GC_ERR_INPUT;
 	}
-	const bool moe = c == GS_COLL_DISPATCH || c == GS_COLL_COMBINE;
+	const bool moe = gs_coll_is_moe(c);
 	gs_moe_map map;
 	memset(&map, 0, sizeof(map));
 	if (moe) {

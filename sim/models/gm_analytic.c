@@ -296,8 +296,7 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 			tau = fmax(tau, s / (b_net / (2.0 * heads)) * 1e12);
 		}
 		t += 2.0 * fill + (double)(M - 1) * tau;
-	} else if (n > 1 && p->bytes > 0 &&
-		   (p->coll == GS_COLL_DISPATCH || p->coll == GS_COLL_COMBINE)) {
+	} else if (n > 1 && p->bytes > 0 && gs_coll_is_moe(p->coll)) {
 		gc_status st = moe_time(topo, gen, &net, &t, errmsg);
 		if (st != GC_OK) {
 			gm_net_fini(&net);

@@ -58,10 +58,10 @@ static bool is_nvls(gs_algo a)
 static const char *algo_refusal(gs_coll c, gs_algo a, int proto, const gt_topo *t)
 {
 	bool a2a = c == GS_COLL_ALLTOALL;
-	if ((c == GS_COLL_DISPATCH || c == GS_COLL_COMBINE) && a != GS_ALGO_PUT)
+	if (gs_coll_is_moe(c) && a != GS_ALGO_PUT)
 		return "dispatch and combine run as put (one-sided, GPU-initiated: DeepEP's low-latency "
 		       "kernels)";
-	if (c == GS_COLL_DISPATCH || c == GS_COLL_COMBINE)
+	if (gs_coll_is_moe(c))
 		return NULL;
 	if (a == GS_ALGO_TREE && c != GS_COLL_ALLREDUCE)
 		return "tree is implemented for allreduce only";
@@ -110,7 +110,7 @@ static void algo_layout(const gc_config *cfg, const gt_topo *t, gs_params *p)
 	/* dispatch/combine: concurrent senders per GPU (DeepEP issues every
 	 * token-expert message from its own warp; docs/MODELS.md gives the
 	 * sensitivity) */
-	if ((p->coll == GS_COLL_DISPATCH || p->coll == GS_COLL_COMBINE) && ch == 0)
+	if (gs_coll_is_moe(p->coll) && ch == 0)
 		p->nchannels = MOE_CHANNELS;
 	if (!is_nvls(p->algo))
 		return;
@@ -143,7 +143,7 @@ static gc_status collective_from_config(gc_config *cfg, const gt_topo *t, gs_par
 	p->algo = algo_of(gc_config_str(cfg, "collective.algo"));
 	if (p->coll == GS_COLL_ALLTOALL && !gc_config_is_set(cfg, "collective.algo"))
 		p->algo = GS_ALGO_PAIRWISE;
-	if ((p->coll == GS_COLL_DISPATCH || p->coll == GS_COLL_COMBINE) &&
+	if (gs_coll_is_moe(p->coll) &&
 	    !gc_config_is_set(cfg, "collective.algo"))
 		p->algo = GS_ALGO_PUT;
 	p->moe_tokens = (uint32_t)gc_config_int(cfg, "moe.tokens");
@@ -174,7 +174,7 @@ static gc_status collective_from_config(gc_config *cfg, const gt_topo *t, gs_par
 			return gc_config_error(cfg, moe_keys[i], errmsg,
 					       "applies to collective.op dispatch or combine, not %s",
 					       gs_coll_name(p->coll));
-	if (p->coll == GS_COLL_DISPATCH || p->coll == GS_COLL_COMBINE) {
+	if (gs_coll_is_moe(p->coll)) {
 		if (p->moe_experts % (uint32_t)p->nranks != 0)
 			return gc_config_error(cfg, "moe.experts", errmsg,
 					       "%u experts do not spread evenly over %d GPUs; give a "
@@ -338,7 +338,7 @@ static gc_status run_sizes(const gm_run *r, const gs_params *base, const uint64_
 			double secs = (double)pt->r.time_ps * 1e-12;
 			/* dispatch/combine: every GPU's token-expert messages over the
 			 * time, as DeepEP reports its bandwidth */
-			double moved = p.coll == GS_COLL_DISPATCH || p.coll == GS_COLL_COMBINE
+			double moved = gs_coll_is_moe(p.coll)
 					       ? (double)pt->bytes * p.moe_tokens * p.moe_topk
 					       : (double)pt->bytes;
 			pt->algbw_GBps = secs > 0 ? moved / secs * 1e-9 : 0;

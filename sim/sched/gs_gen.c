@@ -111,7 +111,7 @@ static gc_status gs_params_normalize(const gs_params *in, gs_params *p, char **e
 					  p->nranks, GS_MAX_RANKS);
 		return GC_ERR_INPUT;
 	}
-	if ((p->coll == GS_COLL_DISPATCH || p->coll == GS_COLL_COMBINE) && p->algo != GS_ALGO_PUT) {
+	if (gs_coll_is_moe(p->coll) && p->algo != GS_ALGO_PUT) {
 		*errmsg = g_strdup_printf("%s runs as put (one-sided, GPU-initiated), not %s",
 					  gs_coll_name(p->coll), gs_algo_name(p->algo));
 		return GC_ERR_INPUT;

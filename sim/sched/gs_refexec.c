@@ -350,7 +350,7 @@ static gc_status gs_rcheck(gs_rstate *rs)
 		}
 	}
 	const int nd = s->p.nranks; /* the result is defined on the data ranks */
-	const bool moe = s->p.coll == GS_COLL_DISPATCH || s->p.coll == GS_COLL_COMBINE;
+	const bool moe = gs_coll_is_moe(s->p.coll);
 	gs_moe_map map;
 	memset(&map, 0, sizeof(map));
 	if (moe && (rc = gs_moe_map_build(&s->p, &map, rs->errmsg)) != GC_OK)

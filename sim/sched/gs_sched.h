@@ -168,6 +168,8 @@ size_t gs_dtype_size(gs_dtype t);
 /* nccl-tests bus-bandwidth factor: allreduce 2(n-1)/n; allgather,
  * reducescatter and alltoall (n-1)/n; sendrecv 1. */
 double gs_busbw_factor(gs_coll c, int nranks);
+/* dispatch or combine: the MoE collectives (gs_moe.c) */
+static inline bool gs_coll_is_moe(gs_coll c) { return c == GS_COLL_DISPATCH || c == GS_COLL_COMBINE; }
 
 typedef struct gs_params {
 	gs_coll coll;

@@ -855,7 +855,7 @@ static gc_status gs_check_output(gs_vstate *vs)
 					      nout, vs->nd);
 		return GC_ERR_INPUT;
 	}
-	const bool moe = s->p.coll == GS_COLL_DISPATCH || s->p.coll == GS_COLL_COMBINE;
+	const bool moe = gs_coll_is_moe(s->p.coll);
 	gs_moe_map map;
 	memset(&map, 0, sizeof(map));
 	if (moe) {
