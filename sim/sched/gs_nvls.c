@@ -88,6 +88,30 @@ static uint64_t gs_nvls_strand_len(const gs_gen *g, int rank, int ch)
 	return gs_nvls_plan_len(&pl);
 }
 
+/* Step q of a slice on a switch helper of the n GPUs base .. base + n - 1
+ * (`reduce`: the reduction engine R, else the multicast engine M), for
+ * the block whose owner is GPU `owner`, at element offset off:
+ *   R  RECV from GPU base into SCRATCH, RECV_REDUCE_COPY from base + q for
+ *      q = 1 .. n - 2, RECV_REDUCE_SEND from base + n - 1 to the owner
+ *   M  RECV from the owner into SCRATCH, then SEND to the other n - 1 GPUs,
+ *      starting after the owner */
+static void gs_switch_step(gs_step *st, bool reduce, int32_t q, int32_t n, int32_t base,
+			   int32_t owner, uint64_t off, uint64_t bytes)
+{
+	if (reduce && q == 0)
+		gs_step_set(st, GS_OP_RECV, -1, base, 0, 0, GS_BUF_SCRATCH, off, bytes);
+	else if (reduce && q < n - 1)
+		gs_step_set(st, GS_OP_RECV_REDUCE_COPY, -1, base + q, GS_BUF_SCRATCH, off, GS_BUF_SCRATCH,
+			    off, bytes);
+	else if (reduce)
+		gs_step_set(st, GS_OP_RECV_REDUCE_SEND, owner, base + q, GS_BUF_SCRATCH, off, 0, 0, bytes);
+	else if (q == 0)
+		gs_step_set(st, GS_OP_RECV, -1, owner, 0, 0, GS_BUF_SCRATCH, off, bytes);
+	else
+		gs_step_set(st, GS_OP_SEND, base + (owner - base + q) % n, -1, GS_BUF_SCRATCH, off, 0, 0,
+			    bytes);
+}
+
 static void gs_nvls_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint32_t n, gs_step *out)
 {
 	const gs_nvls *nv = g->priv;
@@ -111,19 +135,8 @@ static void gs_nvls_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint
 			gs_step_set(st, GS_OP_RECV_COPY_SEND, pl.M, pl.R, 0, 0, GS_BUF_OUTPUT, off, bytes);
 		else if (gpu)
 			gs_step_set(st, GS_OP_RECV, -1, pl.M, 0, 0, GS_BUF_OUTPUT, off, bytes);
-		else if (rank == pl.R && q == 0)
-			gs_step_set(st, GS_OP_RECV, -1, 0, 0, 0, GS_BUF_SCRATCH, off, bytes);
-		else if (rank == pl.R && q < nn - 1)
-			gs_step_set(st, GS_OP_RECV_REDUCE_COPY, -1, q, GS_BUF_SCRATCH, off, GS_BUF_SCRATCH,
-				    off, bytes);
-		else if (rank == pl.R)
-			gs_step_set(st, GS_OP_RECV_REDUCE_SEND, pl.owner, q, GS_BUF_SCRATCH, off, 0, 0,
-				    bytes);
-		else if (q == 0)
-			gs_step_set(st, GS_OP_RECV, -1, pl.owner, 0, 0, GS_BUF_SCRATCH, off, bytes);
 		else
-			gs_step_set(st, GS_OP_SEND, (pl.owner + q) % nn, -1, GS_BUF_SCRATCH, off, 0, 0,
-				    bytes);
+			gs_switch_step(st, rank == pl.R, q, nn, 0, pl.owner, off, bytes);
 	}
 }
 
@@ -339,19 +352,8 @@ static void gs_nvt_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint3
 		if (pl.gpu) {
 			const gs_nvt_slotdef *sl = &pl.slot[q];
 			gs_step_set(st, sl->op, sl->send, sl->recv, sl->src_buf, off, sl->dst_buf, off, bytes);
-		} else if (rank == pl.R && q == 0) {
-			gs_step_set(st, GS_OP_RECV, -1, base, 0, 0, GS_BUF_SCRATCH, off, bytes);
-		} else if (rank == pl.R && q < nn - 1) {
-			gs_step_set(st, GS_OP_RECV_REDUCE_COPY, -1, base + q, GS_BUF_SCRATCH, off,
-				    GS_BUF_SCRATCH, off, bytes);
-		} else if (rank == pl.R) {
-			gs_step_set(st, GS_OP_RECV_REDUCE_SEND, pl.owner, base + q, GS_BUF_SCRATCH, off, 0,
-				    0, bytes);
-		} else if (q == 0) {
-			gs_step_set(st, GS_OP_RECV, -1, pl.owner, 0, 0, GS_BUF_SCRATCH, off, bytes);
 		} else {
-			int32_t dst = base + (pl.owner - base + q) % nn;
-			gs_step_set(st, GS_OP_SEND, dst, -1, GS_BUF_SCRATCH, off, 0, 0, bytes);
+			gs_switch_step(st, rank == pl.R, q, nn, base, pl.owner, off, bytes);
 		}
 	}
 }
