@@ -128,6 +128,41 @@ static hopinfo first_hops(const gt_topo *topo, const gs_gen *g, gm_net *net)
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : 0; }
 
+/* Bytes routed over each link, for the closed forms bound by the busiest
+ * link, and the longest route seen. */
+typedef struct link_load {
+	const gm_net *net;
+	double *bytes;
+	double lat;
+} link_load;
+
+static void load_init(link_load *ld, const gm_net *net)
+{
+	ld->net = net;
+	ld->bytes = g_new0(double, net->nlinks);
+	ld->lat = 0;
+}
+
+static void load_add(link_load *ld, const gt_topo *topo, int src, int dst, double bytes)
+{
+	uint32_t route[GM_MAX_HOPS];
+	int h = gt_topo_route(topo, src, dst, route);
+	for (int k = 0; k < h; k++)
+		ld->bytes[route[k]] += bytes;
+	ld->lat = fmax(ld->lat, (double)gm_net_route_latency(ld->net, route, h));
+}
+
+/* The busiest link's time plus the longest route's latency (ps); frees. */
+static double load_time(link_load *ld)
+{
+	double worst = 0;
+	for (uint32_t l = 0; l < ld->net->nlinks; l++)
+		worst = fmax(worst, ld->bytes[l] / ld->net->links[l].bw_Bps * 1e12);
+	g_free(ld->bytes);
+	ld->bytes = NULL;
+	return worst + ld->lat;
+}
+
 /* dispatch/combine: see the header comment; adds the time after the launch
  * to *t. */
 static gc_status moe_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, double *t,
@@ -139,23 +174,17 @@ static gc_status moe_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, d
 	if (st != GC_OK)
 		return st;
 	uint64_t TK = (uint64_t)m.T * m.K, all = (uint64_t)m.n * TK;
-	double *load = g_new0(double, net->nlinks), worst = 0, lat = 0;
-	uint32_t route[GM_MAX_HOPS];
+	link_load ld;
+	load_init(&ld, net);
 	for (uint64_t i = 0; i < all; i++) {
 		int r = (int)(i / TK), d = m.dst[i];
 		if (r == d)
 			continue; /* a local copy */
-		int src = p->coll == GS_COLL_DISPATCH ? r : d, dst = p->coll == GS_COLL_DISPATCH ? d : r;
-		int h = gt_topo_route(topo, src, dst, route);
-		for (int k = 0; k < h; k++)
-			load[route[k]] += (double)p->bytes;
-		lat = fmax(lat, (double)gm_net_route_latency(net, route, h));
+		bool disp = p->coll == GS_COLL_DISPATCH;
+		load_add(&ld, topo, disp ? r : d, disp ? d : r, (double)p->bytes);
 	}
-	for (uint32_t l = 0; l < net->nlinks; l++)
-		worst = fmax(worst, load[l] / net->links[l].bw_Bps * 1e12);
-	g_free(load);
 	gs_moe_map_free(&m);
-	*t += worst + lat;
+	*t += load_time(&ld);
 	return GC_OK;
 }
 
@@ -331,19 +360,11 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		 * carries, take the largest load / bandwidth, add the longest
 		 * route latency for the last message (and the signal, for put) */
 		double block = (double)(p->bytes / (uint64_t)n);
-		uint32_t route[GM_MAX_HOPS];
-		double *load = g_new0(double, net.nlinks);
-		double worst = 0, lat = 0;
-		for (int k = 1; k < n; k++) {
-			int h = gt_topo_route(topo, 0, k, route);
-			for (int j = 0; j < h; j++)
-				load[route[j]] += block;
-			lat = fmax(lat, (double)gm_net_route_latency(&net, route, h));
-		}
-		for (uint32_t l = 0; l < net.nlinks; l++)
-			worst = fmax(worst, load[l] / net.links[l].bw_Bps * 1e12);
-		g_free(load);
-		t += worst + lat;
+		link_load ld;
+		load_init(&ld, &net);
+		for (int k = 1; k < n; k++)
+			load_add(&ld, topo, 0, k, block);
+		t += load_time(&ld);
 	} else if (n > 1 && p->bytes > 0) { /* sendrecv */
 		uint64_t Dc = ceil_div(per_rank, C);
 		uint64_t M = ceil_div(Dc, p->slice_bytes);
