@@ -148,7 +148,8 @@ void ge_schedule(ge_engine *e, ge_time t, uint32_t entity, uint32_t kind, uint64
 		e->open.last = c;
 		ch = &e->chunks[c];
 	}
-	ch->ev[ch->n++] = (ge_payload){.entity = entity, .kind = kind, .arg = arg, .seq = e->seq++};
+	ch->ev[ch->n++] = (ge_payload){.entity = entity, .kind = kind, .arg = arg};
+	e->seq++;
 	if (++e->npending > e->heap_peak)
 		e->heap_peak = e->npending;
 }
@@ -164,7 +165,8 @@ bool ge_peek_time(const ge_engine *e, ge_time *t)
 	return true;
 }
 
-bool ge_pop(ge_engine *e, ge_event *out)
+/* Pop the earliest event if its time is <= until. */
+static inline bool pop_until(ge_engine *e, ge_time until, ge_event *out)
 {
 	bool from_open;
 	if (e->nheap == 0) {
@@ -176,11 +178,17 @@ bool ge_pop(ge_engine *e, ge_event *out)
 	}
 	ge_hent *b = from_open ? &e->open : &e->heap[0];
 	ge_key key = from_open ? e->open_key : e->hkey[0];
+	if (ge_key_time(key) > until)
+		return false;
 	uint32_t c = b->first;
 	ge_chunk *ch = &e->chunks[c];
 	const ge_payload *pl = &ch->ev[ch->head++];
-	*out = (ge_event){.t = ge_key_time(key), .seq = pl->seq, .entity = pl->entity, .kind = pl->kind,
-			  .arg = pl->arg};
+	*out = (ge_event){.t = ge_key_time(key), .seq = ge_key_seq(key), .entity = pl->entity,
+			  .kind = pl->kind, .arg = pl->arg};
+	if (from_open)
+		e->open_key = key + 1;
+	else
+		e->hkey[0] = key + 1;
 	e->npending--;
 	if (ch->head == ch->n) {
 		if (c == b->last) {
@@ -197,6 +205,8 @@ bool ge_pop(ge_engine *e, ge_event *out)
 	}
 	return true;
 }
+
+bool ge_pop(ge_engine *e, ge_event *out) { return pop_until(e, GE_TIME_MAX, out); }
 
 gc_status ge_fail(ge_engine *e, gc_status st, const char *fmt, ...)
 {
@@ -237,11 +247,7 @@ gc_status ge_run(ge_engine *e, ge_time until)
 		if (e->ents[i].ops->init)
 			st = e->ents[i].ops->init(e, e->ents[i].self);
 	ge_event ev;
-	ge_time next;
-	while (st == GC_OK && !e->stop && ge_peek_time(e, &next)) {
-		if (next > until)
-			break;
-		ge_pop(e, &ev);
+	while (st == GC_OK && !e->stop && pop_until(e, until, &ev)) {
 		ge_time prev = e->now;
 		e->now = ev.t;
 		e->events_handled++;

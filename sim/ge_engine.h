@@ -72,12 +72,15 @@ struct ge_entity {
  * first event), and every event of a bucket precedes (in seq) every event of
  * any bucket opened later, so popping the smaller of the heap's root and the
  * open bucket yields exactly (time, seq) order, while heap work is paid once
- * per bucket. */
+ * per bucket. A bucket's events were scheduled one after another (any
+ * event at another time closes it), so their seqs are consecutive and are
+ * not stored: a bucket's key carries the seq of its next event, and popping
+ * one adds one to it. That keeps the heap ordered, since every later bucket
+ * of the same time starts past the last seq of this one. */
 typedef struct ge_payload {
 	uint32_t entity;
 	uint32_t kind;
 	uint64_t arg;
-	uint64_t seq;
 } ge_payload;
 
 #define GE_CHUNK 8
