@@ -116,7 +116,7 @@ int cli_run(int argc, char **argv)
 		{"results", 'r', 0, G_OPTION_ARG_FILENAME, &results,
 		 "also store the points in a results file (SQLite, or CSV if it ends in .csv) that "
 		 "gcsim validate compares with measurements", "FILE"},
-		{"fidelity", 0, 0, G_OPTION_ARG_STRING, &fidelity, "flow (default) or analytical", "F"},
+		{"fidelity", 0, 0, G_OPTION_ARG_STRING, &fidelity, "flow (default), packet or analytical", "F"},
 		{"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets,
 		 "override a scenario key, e.g. --set topology.nodes=4 (repeatable)", "KEY=VALUE"},
 		{"sweep", 0, 0, G_OPTION_ARG_STRING, &sweep,

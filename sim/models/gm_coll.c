@@ -216,6 +216,12 @@ static void reclaim(sim *m, conn *c)
 	}
 }
 
+/* The peer's signal slot a SIGNAL step on connection c increments. */
+static inline uint64_t signal_slot(const sim *m, const conn *c, const gs_step *st)
+{
+	return (uint64_t)c->dst * m->nsig + st->dst_off;
+}
+
 static const gs_step *cur_step(sim *m, strand *s, uint32_t sid)
 {
 	uint64_t off = s->pos - s->win_first;
@@ -349,7 +355,10 @@ static void strand_run(sim *m, uint32_t sid)
 			m->messages++;
 			if (st->bytes > 0) {
 				s->state = S_SENDING;
-				gm_net_start(&m->net, c->route, c->nhops, (double)st->bytes, sid);
+				uint64_t land = op == GS_OP_SIGNAL ? signal_slot(m, c, st) << 1 | 1
+								   : GM_NET_NO_TAG;
+				gm_net_start_queued(&m->net, s->send_conn, c->route, c->nhops,
+						    (double)st->bytes, sid, land);
 				return;
 			}
 			step_complete(m, s, st); /* an empty PUT moves nothing */
@@ -376,9 +385,12 @@ static void strand_run(sim *m, uint32_t sid)
 			c->bytes_pushed += st->bytes;
 			conn_push(c, st->bytes);
 			m->messages++;
-			if (st->bytes > 0) {
+			/* packet mode: an empty message is an empty packet, which
+			 * keeps its place behind the connection's earlier ones */
+			if (st->bytes > 0 || m->net.pkt_bytes) {
 				s->state = S_SENDING;
-				gm_net_start(&m->net, c->route, c->nhops, (double)st->bytes, sid);
+				gm_net_start_queued(&m->net, s->send_conn, c->route, c->nhops,
+						    (double)st->bytes, sid, (uint64_t)s->send_conn << 1);
 				return;
 			}
 			/* an empty message still travels the route latency */
@@ -428,7 +440,9 @@ static void signal_arrive(sim *m, uint64_t slot)
 	}
 }
 
-/* Net callback: the flow of strand `tag` has left the bottleneck. */
+/* Net callback: the flow of strand `tag` has left the bottleneck (flow
+ * mode) or its last packet has left the first link (packet mode, where the
+ * landing is on_land's). */
 static void on_flow_done(void *ctx, uint64_t tag, ge_time now)
 {
 	sim *m = ctx;
@@ -436,10 +450,12 @@ static void on_flow_done(void *ctx, uint64_t tag, ge_time now)
 	strand *s = &m->strands[sid];
 	conn *c = &m->conns[s->send_conn];
 	const gs_step *st = cur_step(m, s, sid);
-	if (st->op == GS_OP_SIGNAL) {
+	if (m->net.pkt_bytes) {
+		/* landing reported by on_land */
+	} else if (st->op == GS_OP_SIGNAL) {
 		/* the signal word lands one route latency later; PUTs before it
 		 * on this connection landed earlier (same route, sent earlier) */
-		uint64_t slot = (uint64_t)c->dst * m->nsig + st->dst_off;
+		uint64_t slot = signal_slot(m, c, st);
 		if (c->lat_ps == 0)
 			signal_arrive(m, slot);
 		else
@@ -453,6 +469,19 @@ static void on_flow_done(void *ctx, uint64_t tag, ge_time now)
 	}
 	step_complete(m, s, st);
 	wake(m, sid);
+	drain(m);
+}
+
+/* Packet mode: the last byte of a message (tag: connection << 1) or of a
+ * signal (tag: slot << 1 | 1) has landed; a connection's land in order. */
+static void on_land(void *ctx, uint64_t tag, ge_time now)
+{
+	(void)now;
+	sim *m = ctx;
+	if (tag & 1)
+		signal_arrive(m, tag >> 1);
+	else
+		deliver(m, &m->conns[tag >> 1]);
 	drain(m);
 }
 
@@ -556,6 +585,15 @@ static gc_status deadlock_report(sim *m, char **errmsg)
 	return GC_ERR_DEADLOCK;
 }
 
+double gm_coll_packets_estimate(const gs_params *p, uint32_t pkt_bytes, int iters)
+{
+	/* a rank sends about twice its buffer in an allreduce, less in the
+	 * others; dispatch and combine send one message per token and expert */
+	double per_rank = (double)p->bytes *
+			  (gs_coll_is_moe(p->coll) ? (double)p->moe_tokens * p->moe_topk : 2.0);
+	return (double)p->nranks * per_rank / pkt_bytes * (double)iters;
+}
+
 gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll_opts *o,
 			   bool want_links, gm_coll_result *res, char **errmsg)
 {
@@ -582,14 +620,34 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 					  (unsigned long long)steps, gen->p.nranks);
 		return GC_ERR_INPUT;
 	}
+	/* packet fidelity: about two events per packet and hop (~50 ns each);
+	 * estimate the packets from the bytes every rank moves */
+	double events = 2.0 * (double)steps;
+	if (o->pkt_bytes) {
+		/* every message is at least one packet */
+		double pkts = gm_coll_packets_estimate(&gen->p, o->pkt_bytes, o->iters) +
+			      (double)steps * (double)o->iters;
+		if (pkts > GM_COLL_MAX_PACKETS) {
+			*errmsg = g_strdup_printf("about %.3g packets to simulate (%d ranks, %llu-byte "
+						  "packets): more than the %.0e the packet fidelity takes "
+						  "on; use a larger sim.packet, smaller sizes or the flow "
+						  "fidelity",
+						  pkts, gen->p.nranks, (unsigned long long)o->pkt_bytes,
+						  GM_COLL_MAX_PACKETS);
+			return GC_ERR_INPUT;
+		}
+		events += 2.0 * pkts;
+	}
 	/* check mode verifies every strand, connection and link after every
-	 * event (about two per step): keep that below ~5e8 verifications */
+	 * event (about two per step, or per packet and hop): keep that below
+	 * ~5e8 verifications */
 	uint64_t per_event = 3 * total + 8 * (uint64_t)topo->ngpus;
-	if (o->check && steps > UINT64_C(500000000) / (2 * per_event)) {
-		*errmsg = g_strdup_printf("%llu steps to simulate with --check, which verifies every "
-					  "strand, connection and link after every event: too slow here "
-					  "(use smaller sizes, fewer GPUs or larger slices with --check)",
-					  (unsigned long long)steps);
+	if (o->check && events > 5e8 / (double)per_event) {
+		*errmsg = g_strdup_printf("about %.3g events to simulate with --check, which verifies "
+					  "every strand, connection and link after every event: too slow "
+					  "here (use smaller sizes, fewer GPUs or larger slices with "
+					  "--check)",
+					  events);
 		return GC_ERR_INPUT;
 	}
 	sim *m = g_new0(sim, 1);
@@ -603,6 +661,8 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	m->spc = gen->strands_per_channel > 0 ? gen->strands_per_channel : 1;
 	m->nstrands = (uint32_t)m->nranks * (uint32_t)m->nstr;
 	gm_net_init(&m->net, &m->eng, on_flow_done, m);
+	if (o->pkt_bytes)
+		gm_net_set_packet(&m->net, o->pkt_bytes, o->pkt_buf, on_land);
 	if (o->trace && o->trace_links) {
 		m->net.trace = o->trace;
 		m->net.trace_pid = 0;

@@ -42,6 +42,8 @@ typedef struct gm_coll_opts {
 	bool check;	       /* engine check mode */
 	ge_trace *trace;       /* optional */
 	int trace_links;       /* also trace link utilization */
+	uint32_t pkt_bytes;    /* > 0: packet fidelity (gm_net_set_packet) */
+	uint32_t pkt_buf;      /* its packets per flow per hop */
 } gm_coll_opts;
 
 typedef struct gm_link_stat {
@@ -66,6 +68,12 @@ typedef struct gm_coll_result {
 
 gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll_opts *o,
 			   bool want_links, gm_coll_result *res, char **errmsg);
+
+/* Packet fidelity: about how many packets a collective with parameters p
+ * sends (from its bytes; each message is at least one more), and the most
+ * a run takes on (about two events per packet and hop: minutes). */
+#define GM_COLL_MAX_PACKETS 2e9
+double gm_coll_packets_estimate(const gs_params *p, uint32_t pkt_bytes, int iters);
 
 /* Closed-form estimate of the same schedule on the same topology (no events):
  * see gm_analytic.c for the formulas. */

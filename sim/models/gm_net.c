@@ -10,6 +10,7 @@
  * Gallager, Data Networks, 6.5.2); the result is unique.
  */
 #include "gm_net.h"
+#include "gm_pkt.h"
 
 #include "../core/gc_mem.h"
 
@@ -58,6 +59,7 @@ void gm_net_fini(gm_net *n)
 	g_free(n->free_ids);
 	g_free(n->comp_links);
 	g_free(n->comp_flows);
+	gm_pkt_fini(n);
 	memset(n, 0, sizeof(*n));
 }
 
@@ -278,9 +280,52 @@ static void solve(gm_net *n)
 	}
 }
 
+void gm_net_set_packet(gm_net *n, uint32_t pkt_bytes, uint32_t hop_buffer, gm_net_land_fn on_land)
+{
+	g_assert(n->capflows == 0 && pkt_bytes > 0 && hop_buffer > 0);
+	n->pkt_bytes = pkt_bytes;
+	n->pkt_buf = hop_buffer;
+	n->on_land = on_land;
+}
+
+/* Store and forward of identical packets (the last one smaller) through
+ * hops with per-packet times s_h, all packets at hop 0 at time 0: packet j
+ * leaves hop h at C(j,h) = max(C(j-1,h), C(j,h-1) + lat_{h-1}) + s_h. */
+int64_t gm_net_estimate_pkt_ps(const gm_net *n, const uint32_t *route, int nhops, double bytes)
+{
+	if (bytes <= 0)
+		return gm_net_route_latency(n, route, nhops);
+	uint64_t b = (uint64_t)bytes, P = n->pkt_bytes;
+	uint64_t npk = (b + P - 1) / P;
+	int64_t prev[GM_MAX_HOPS] = {0}; /* C(j-1, h) */
+	for (uint64_t j = 0; j < npk; j++) {
+		uint64_t sz = j + 1 == npk ? b - (npk - 1) * P : P;
+		int64_t t = 0; /* C(j, h-1) + lat */
+		for (int h = 0; h < nhops; h++) {
+			const gm_link *l = &n->links[route[h]];
+			double dt = (double)sz * l->ps_per_byte;
+			int64_t idt = (int64_t)dt;
+			idt += (double)idt < dt;
+			int64_t start = prev[h] > t ? prev[h] : t;
+			prev[h] = start + idt;
+			t = prev[h] + n->info[route[h]].lat_ps;
+		}
+	}
+	return prev[nhops - 1] + n->info[route[nhops - 1]].lat_ps;
+}
+
 uint32_t gm_net_start(gm_net *n, const uint32_t *route, int nhops, double bytes, uint64_t tag)
 {
-	g_assert(nhops >= 1 && nhops <= GM_MAX_HOPS && bytes > 0);
+	g_assert(!n->pkt_bytes); /* packet mode: flows need a queue */
+	return gm_net_start_queued(n, 0, route, nhops, bytes, tag, GM_NET_NO_TAG);
+}
+
+uint32_t gm_net_start_queued(gm_net *n, uint32_t queue, const uint32_t *route, int nhops,
+			     double bytes, uint64_t tag, uint64_t land_tag)
+{
+	/* packet mode carries empty messages too: one packet of no bytes that
+	 * keeps its place in the queue */
+	g_assert(nhops >= 1 && nhops <= GM_MAX_HOPS && (bytes > 0 || (n->pkt_bytes && bytes == 0)));
 	uint32_t fid;
 	if (n->nfree > 0) {
 		fid = n->free_ids[--n->nfree];
@@ -289,6 +334,8 @@ uint32_t gm_net_start(gm_net *n, const uint32_t *route, int nhops, double bytes,
 		n->capflows = old ? old * 2 : 256;
 		n->flows = gc_aligned_renew(n->flows, old, n->capflows, sizeof(gm_flow));
 		n->free_ids = g_renew(uint32_t, n->free_ids, n->capflows);
+		if (n->pkt_bytes)
+			n->pf = g_renew(gm_pflow, n->pf, n->capflows);
 		for (uint32_t i = n->capflows; i > old + 1; i--)
 			n->free_ids[n->nfree++] = i - 1;
 		fid = old;
@@ -303,13 +350,19 @@ uint32_t gm_net_start(gm_net *n, const uint32_t *route, int nhops, double bytes,
 	f->rate = 0;
 	f->last_t = n->eng->now;
 	f->tag = tag;
+	n->nactive++;
+	n->flows_started++;
+	n->bytes_started += bytes;
+	if (n->pkt_bytes) {
+		for (int h = 0; h < nhops; h++)
+			f->hop[h].link = route[h];
+		gm_pkt_start(n, fid, queue, land_tag);
+		return fid;
+	}
 	for (int h = 0; h < nhops; h++) {
 		f->hop[h].link = route[h];
 		link_add_flow(n, route[h], fid, h);
 	}
-	n->nactive++;
-	n->flows_started++;
-	n->bytes_started += bytes;
 	/* fast path: alone on every link of its route, the flow is a component
 	 * by itself and gets the route's bottleneck bandwidth */
 	bool alone = true;
@@ -332,6 +385,10 @@ uint32_t gm_net_start(gm_net *n, const uint32_t *route, int nhops, double bytes,
 static gc_status net_handle(ge_engine *e, void *self, const ge_event *ev)
 {
 	gm_net *n = self;
+	if (ev->kind != EV_FLOW_DONE) {
+		gm_pkt_handle(n, ev->kind, ev->arg);
+		return GC_OK;
+	}
 	uint32_t fid = (uint32_t)(ev->arg >> 32);
 	uint32_t ver = (uint32_t)ev->arg;
 	gm_flow *f = &n->flows[fid];
@@ -380,6 +437,8 @@ void gm_net_finish_stats(gm_net *n, int64_t t)
 
 gc_status gm_net_check(const gm_net *n, char **errmsg)
 {
+	if (n->pkt_bytes)
+		return gm_pkt_check(n, errmsg);
 	double outstanding = 0;
 	uint32_t active = 0;
 	for (uint32_t fid = 0; fid < n->capflows; fid++) {

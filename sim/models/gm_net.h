@@ -102,6 +102,42 @@ _Static_assert(sizeof(gm_flow) == 128, "gm_flow: two cache lines");
 
 typedef void (*gm_net_done_fn)(void *ctx, uint64_t tag, ge_time now);
 
+/* Packet mode, per flow: its packets, how many left each hop, its place in
+ * its queue and what to report when its last byte lands. */
+typedef struct gm_pflow {
+	uint32_t npk, last_bytes; /* every packet is pkt_bytes but the last */
+	uint32_t queue, next;	  /* next flow of the queue, or UINT32_MAX */
+	uint32_t sent[GM_MAX_HOPS];
+	uint64_t land_tag;
+} gm_pflow;
+
+/* Packet mode, per queue (a connection: its messages keep their order):
+ * the route, per hop the packets waiting there and the flow they belong
+ * to, and the queue's flows, oldest first. */
+typedef struct gm_pqueue {
+	uint32_t route[GM_MAX_HOPS];
+	uint32_t q[GM_MAX_HOPS];   /* packets arrived at the hop, not yet sent */
+	uint32_t t[GM_MAX_HOPS];   /* packets on their way to the hop */
+	uint32_t lim[GM_MAX_HOPS]; /* the hop's buffer: q + t stays below it */
+	uint32_t cur[GM_MAX_HOPS]; /* oldest flow with packets to send there */
+	uint8_t inq[GM_MAX_HOPS];  /* (queue, hop) is in its link's ready ring */
+	uint32_t head, tail;	   /* active flows, oldest first */
+	int nhops;
+} gm_pqueue;
+
+/* Packet mode, per link: a round-robin ring of (queue, hop) entries with a
+ * packet ready to go, and the packet on the wire. */
+typedef struct gm_plink {
+	uint32_t *ring;
+	uint32_t head, n, cap;
+	uint32_t cur;	    /* entry being sent, or UINT32_MAX when idle */
+	uint32_t cur_flow;  /* its flow */
+	uint32_t cur_bytes; /* its size */
+} gm_plink;
+
+#define GM_NET_NO_TAG UINT64_MAX
+typedef void (*gm_net_land_fn)(void *ctx, uint64_t land_tag, ge_time now);
+
 typedef struct gm_net {
 	ge_engine *eng;
 	uint32_t ent_id;
@@ -124,6 +160,14 @@ typedef struct gm_net {
 	double bytes_started, bytes_done;
 	ge_trace *trace; /* optional: per-link utilization counters */
 	int trace_pid;
+	/* packet mode (pkt_bytes > 0; see gm_pkt.c) */
+	uint32_t pkt_bytes, pkt_buf;
+	gm_pflow *pf; /* parallel to flows */
+	gm_plink *pl; /* parallel to links, allocated at the first packet flow */
+	gm_pqueue *pq;
+	uint32_t npq;
+	gm_net_land_fn on_land;
+	uint64_t packets;
 } gm_net;
 
 void gm_net_init(gm_net *n, ge_engine *eng, gm_net_done_fn on_done, void *ctx);
@@ -137,6 +181,26 @@ int64_t gm_net_route_latency(const gm_net *n, const uint32_t *route, int nhops);
 /* Closed-form time of one uncontended transfer over the route: latency +
  * bytes / (min link bandwidth), rounded up to whole picoseconds. */
 int64_t gm_net_estimate_ps(const gm_net *n, const uint32_t *route, int nhops, double bytes);
+/* Packet mode (call before the first flow starts): a flow is cut into
+ * packets of pkt_bytes that every hop stores and forwards. Flows belong to
+ * queues (connections; one route each) whose messages keep their order. A
+ * link sends one packet at a time, taking the queues with a packet ready in
+ * turn (round robin); a queue's packet is ready at a hop when it has arrived
+ * there and the queue holds fewer than hop_buffer packets, plus what the
+ * link before covers in its latency, at the next hop or on their way there
+ * (lossless, credit-style back-pressure). A flow's on_done fires when
+ * its last packet has left the first link (the sender is done with it);
+ * on_land(land_tag) fires when its last byte has arrived at the end of the
+ * route. Start flows with gm_net_start_queued. See gm_pkt.c. */
+void gm_net_set_packet(gm_net *n, uint32_t pkt_bytes, uint32_t hop_buffer, gm_net_land_fn on_land);
+/* Start a flow in queue `queue` (any id; a queue's flows share one route);
+ * in flow mode the same as gm_net_start, with land_tag unused. */
+uint32_t gm_net_start_queued(gm_net *n, uint32_t queue, const uint32_t *route, int nhops,
+			     double bytes, uint64_t tag, uint64_t land_tag);
+/* Packet mode: closed-form time from the start of one uncontended flow to
+ * the landing of its last byte, the store-and-forward pipeline (tandem
+ * queue) over the route. */
+int64_t gm_net_estimate_pkt_ps(const gm_net *n, const uint32_t *route, int nhops, double bytes);
 /* Close open busy intervals at time t (call once at the end). */
 void gm_net_finish_stats(gm_net *n, int64_t t);
 gc_status gm_net_check(const gm_net *n, char **errmsg);

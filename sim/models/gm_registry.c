@@ -12,6 +12,12 @@ static const gm_model_info models[] = {
 	 "flow-level: concurrent transfers share links by max-min fairness, recomputed per "
 	 "start/end on the affected component",
 	 "Bertsekas & Gallager, Data Networks, 6.5.2 (progressive filling)", "sim.fidelity"},
+	{"packet", "fidelity",
+	 "packet-level: messages cut into sim.packet-byte packets stored and forwarded hop by hop; "
+	 "links take connections in turn (round robin), lossless credit back-pressure per hop",
+	 "store-and-forward tandem queues (Kleinrock, Queueing Systems vol. 2); InfiniBand "
+	 "credit-based link-level flow control (IBTA spec vol. 1, link layer)",
+	 "sim.fidelity, sim.packet, sim.hop_buffer"},
 	{"analytical", "fidelity",
 	 "closed-form pipelined alpha-beta time of the same schedule, no events",
 	 "Hockney alpha-beta; NCCL tuning.cc latency x steps + bytes / bw", "sim.fidelity"},

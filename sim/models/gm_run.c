@@ -379,6 +379,12 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 		.seed = (uint64_t)gc_config_int(r->cfg, "seed"),
 		.check = gc_config_bool(r->cfg, "sim.check"),
 	};
+	if (strcmp(gc_config_str(r->cfg, "sim.fidelity"), "packet") == 0) {
+		co.pkt_bytes = (uint32_t)gc_config_bytes(r->cfg, "sim.packet");
+		co.pkt_buf = (uint32_t)gc_config_int(r->cfg, "sim.hop_buffer");
+	}
+	r->pkt_bytes = co.pkt_bytes;
+	r->pkt_buf = co.pkt_buf;
 	ge_trace trace = {0};
 	if (o->trace_path && !r->analytical) {
 		st = ge_trace_open(&trace, o->trace_path, errmsg);
@@ -407,6 +413,23 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 		r->compare = true;
 		r->compare_algo = q.algo;
 		r->cmp = g_new0(gm_point, n);
+	}
+	/* refuse up front a size the packet fidelity cannot take on, rather
+	 * than after simulating the sizes before it */
+	for (size_t i = 0; i < n && st == GC_OK && co.pkt_bytes; i++) {
+		gs_params p = r->base;
+		p.bytes = sizes[i];
+		double pkts = gm_coll_packets_estimate(&p, co.pkt_bytes, co.iters);
+		if (pkts > GM_COLL_MAX_PACKETS)
+			st = gc_config_error(r->cfg,
+					     gc_config_is_set(r->cfg, "sim.packet") ? "sim.packet"
+										    : "sim.fidelity",
+					     errmsg,
+					     "size %llu B is about %.3g packets of %u B over %d ranks, more "
+					     "than the %.0e the packet fidelity takes on; use a larger "
+					     "packet, smaller sizes or the flow fidelity",
+					     (unsigned long long)sizes[i], pkts, co.pkt_bytes, p.nranks,
+					     GM_COLL_MAX_PACKETS);
 	}
 	if (st == GC_OK)
 		st = run_sizes(r, &r->base, sizes, n, &co, o->links, r->pts, &trace, o, errmsg);
@@ -469,8 +492,14 @@ void gm_run_format_table(const gm_run *r, void *gstring_out)
 			       geom(r, "collective.slice", p->slice_bytes, b2, sizeof(b2)),
 			       geom(r, "collective.buffer", gc_config_bytes(r->cfg, "collective.buffer"), b3,
 				    sizeof(b3)));
-	g_string_append_printf(g, "# model     : %s, launch %s, iters %lld, seed %lld\n",
-			       r->analytical ? "analytical (closed form)" : "flow (max-min fair sharing)",
+	char model[96];
+	if (r->pkt_bytes)
+		snprintf(model, sizeof(model), "packet (store and forward, %s packets, %u per hop)",
+			 gc_fmt_bytes(r->pkt_bytes, b1, sizeof(b1)), r->pkt_buf);
+	else
+		g_strlcpy(model, r->analytical ? "analytical (closed form)" : "flow (max-min fair sharing)",
+			  sizeof(model));
+	g_string_append_printf(g, "# model     : %s, launch %s, iters %lld, seed %lld\n", model,
 			       gc_fmt_time_ps(r->topo.launch_ps, b1, sizeof(b1)),
 			       (long long)gc_config_int(r->cfg, "collective.iters"),
 			       (long long)gc_config_int(r->cfg, "seed"));
@@ -552,7 +581,11 @@ void gm_run_format_sweep(const char *key, const char *const *values, gm_run *con
 				       cmp ? "," : "", cmp ? cmp : "", cmp ? "_time_us" : "");
 	} else {
 		g_string_append_printf(g, "# gcsim %s  scenario: %s, sweep of %s (%s)\n", GCSIM_VERSION,
-				       r0->path, key, r0->analytical ? "closed form" : "flow model");
+				       r0->path, key,
+				       strcmp(key, "sim.fidelity") == 0 ? "model per row"
+				       : r0->analytical		     ? "closed form"
+				       : r0->pkt_bytes		     ? "packet model"
+								     : "flow model");
 		g_string_append_printf(g, "# collective: %s, algo %s%s%s\n", gs_coll_name(r0->base.coll),
 				       gs_algo_name(r0->base.algo), cmp ? ", compared with " : "",
 				       cmp ? cmp : "");
@@ -670,6 +703,8 @@ gc_status gm_run_save_results(const gm_run *r, const char *path, const char *com
 			    .config = cfg->str, .device = "gcsim flow model", .command = command};
 	if (r->analytical)
 		info.device = "gcsim analytical model";
+	else if (r->pkt_bytes)
+		info.device = "gcsim packet model";
 	gc_status st;
 	if (g_str_has_suffix(path, ".csv")) {
 		info.created = "";

@@ -43,6 +43,7 @@ typedef struct gm_run {
 	gs_params base; /* collective parameters; bytes set per point */
 	int proto;	/* gm_proto, or -1 for auto */
 	bool analytical;
+	uint32_t pkt_bytes, pkt_buf; /* packet fidelity when pkt_bytes > 0 */
 	gm_point *pts;
 	size_t npts;
 	/* collective.compare: the same sizes with another algorithm */

@@ -68,8 +68,15 @@ static const gc_param moe_params[] = {
 };
 
 static const gc_param sim_params[] = {
-	{"sim.fidelity", GC_P_ENUM, "flow", "flow|analytical", 1, 0,
-	 "flow: event-driven max-min fair sharing; analytical: closed form", NULL},
+	{"sim.fidelity", GC_P_ENUM, "flow", "flow|packet|analytical", 1, 0,
+	 "flow: event-driven max-min fair sharing; packet: store and forward of sim.packet-byte "
+	 "packets, links taking flows in turn; analytical: closed form", NULL},
+	{"sim.packet", GC_P_BYTES, "4KiB", NULL, 64, 1073741824.0,
+	 "packet fidelity: packet size (the last packet of a message holds the rest)",
+	 "InfiniBand's largest MTU, 4096 B (IBTA spec vol. 1)"},
+	{"sim.hop_buffer", GC_P_INT, "8", NULL, 1, 1048576,
+	 "packet fidelity: packets of one flow that may wait at a hop before the previous link "
+	 "holds the flow back (lossless, credit-style)", NULL},
 	{"sim.check", GC_P_BOOL, "false", NULL, 1, 0,
 	 "assert engine invariants after every event", NULL},
 };

@@ -32,10 +32,13 @@ with tempfile.TemporaryDirectory() as d:
         chunk = rng.choice([64, 4096, 65536, 2097152])
         slc = min(chunk, rng.choice([64, 4096, 1048576]))
         buf = max(chunk, rng.choice([4096, 4194304]))
+        fid = rng.choice(["flow", "flow", "analytical", "packet"])
         y = ("schema_version: 1\ntopology: %s\ncollective: {op: %s, algo: %s, sizes: [%s], channels: %d, "
-             "chunk: %dB, slice: %dB, buffer: %dB, protocol: %s, iters: %d}\nsim: {check: true, fidelity: %s}\n") % (
+             "chunk: %dB, slice: %dB, buffer: %dB, protocol: %s, iters: %d}\nsim: {check: true, fidelity: %s%s}\n") % (
             topo, op, algo, sizes, rng.randint(0, 5), chunk, slc, buf,
-            rng.choice(["simple", "ll", "ll128", "auto"]), rng.randint(1, 3), rng.choice(["flow", "flow", "analytical"]))
+            rng.choice(["simple", "ll", "ll128", "auto"]), rng.randint(1, 3), fid,
+            ", packet: %dB, hop_buffer: %d" % (rng.choice([64, 1000, 4096, 65536]), rng.randint(1, 16))
+            if fid == "packet" else "")
         if op in ("dispatch", "combine"):
             # experts: often a multiple of the GPUs, sometimes not (refused)
             y += "moe: {tokens: %d, topk: %d, experts: %d}\n" % (

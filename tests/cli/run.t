@@ -108,6 +108,22 @@ else
   ok "validate --impl # SKIP $mpub not found"
 fi
 
+# Packet fidelity: the header names it, runs repeat byte for byte, and on
+# the shipped comparison the two fidelities meet at 1 GiB (within 0.2 %)
+# while the packets run ahead of the fluid model's lockstep at 64 MiB.
+"$G" run scenarios/fidelity-flow-vs-packet.yaml >"$T/fid.txt"
+"$G" run scenarios/fidelity-flow-vs-packet.yaml >"$T/fid2.txt"
+check "packet fidelity: same scenario, byte-identical output" "cmp -s '$T/fid.txt' '$T/fid2.txt'"
+check "flow and packet within 0.2% at 1 GiB, packet faster at 64 MiB" \
+  "awk '\$3 == 1073741824 { t[\$1] = \$4 } \$3 == 67108864 { m[\$1] = \$4 } END { e = (t[\"packet\"] - t[\"flow\"]) / t[\"flow\"]; if (e < 0) e = -e; exit !(e < 0.002 && m[\"packet\"] < 0.95 * m[\"flow\"]) }' '$T/fid.txt'"
+"$G" run scenarios/dgx-h100-allreduce.yaml --fidelity packet --set collective.sizes=1MiB >"$T/pk.txt"
+check "packet fidelity named in the header" "grep -q '^# model     : packet (store and forward, 4KiB packets, 8 per hop)' '$T/pk.txt'"
+printf 'schema_version: 1\ntopology: {preset: dgx-h100}\ncollective: {op: allreduce, sizes: [1MiB]}\nsim: {fidelity: packet, packet: 10B}\n' >"$T/bp.yaml"
+"$G" run "$T/bp.yaml" >"$T/out" 2>"$T/e"; rc=$?
+check "packet below 64 B: status 2 at its key" "[ $rc -eq 2 ] && [ ! -s '$T/out' ] && grep -q 'bp.yaml:4:33: sim.packet: must be at least 64B' '$T/e'"
+"$G" run scenarios/dgx-h100-8node-ring.yaml --fidelity packet --set sim.packet=64B >"$T/out" 2>"$T/e"; rc=$?
+check "packet fidelity refuses a run of billions of packets before running any size" "[ $rc -eq 2 ] && [ ! -s '$T/out' ] && grep -q 'sim.packet: size 2147483648 B is about 4.29e+09 packets' '$T/e'"
+
 # Every shipped scenario runs as shipped: exit 0, a table, nothing on stderr.
 for f in scenarios/*.yaml; do
   "$G" run "$f" >"$T/ship.txt" 2>"$T/ship.err"

@@ -544,6 +544,92 @@ static void test_moe(void)
 	expect_refused(yaml, pw, "dispatch and combine run as put");
 }
 
+/* Packet fidelity on whole collectives. One channel of a ring on a node
+ * (one flow per link at a time) agrees with the flow model to within the
+ * store-and-forward cost of one packet per message; every collective and
+ * algorithm, the one-sided MoE ops included, runs under check mode; runs
+ * are deterministic; and lockstep channels are where the two fidelities
+ * part: the fluid model keeps symmetric channels in step, so all of them
+ * pay each step's latency at once with the links idle, while packets taken
+ * in turn let one channel run ahead and fill those gaps. */
+static void test_packet_fidelity(void)
+{
+	const char *ring = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100}\n"
+			   "collective: {op: allreduce, algo: ring, sizes: [1MiB, 64MiB], channels: 1}\n";
+	const char *pkt[] = {"sim.fidelity=packet", NULL};
+	gm_run *f = run_yaml(ring, NULL), *p = run_yaml(ring, pkt), *p2 = run_yaml(ring, pkt);
+	for (size_t i = 0; i < f->npts; i++) {
+		double rel = (p->pts[i].time_us - f->pts[i].time_us) / f->pts[i].time_us;
+		g_assert_cmpfloat(rel, >=, 0);
+		g_assert_cmpfloat(rel, <, 0.01);
+		g_assert_cmpint(p->pts[i].r.time_ps, ==, p2->pts[i].r.time_ps);
+		g_assert_cmpuint(p->pts[i].r.events, ==, p2->pts[i].r.events);
+	}
+	gm_run_free(f);
+	gm_run_free(p);
+	gm_run_free(p2);
+
+	/* 16 channels in step: the packets run ahead of the fluid model */
+	const char *many = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100}\n"
+			   "collective: {op: allreduce, algo: ring, sizes: [64MiB], channels: 16}\n";
+	f = run_yaml(many, NULL);
+	p = run_yaml(many, pkt);
+	g_assert_cmpfloat(p->pts[0].time_us, <, 0.95 * f->pts[0].time_us);
+	/* ... but not past what the links allow: 2(n-1)/n S at 374 GB/s */
+	double wire_us = 2.0 * 7 / 8 * (64 << 20) / 374e9 * 1e6;
+	g_assert_cmpfloat(p->pts[0].time_us, >, wire_us);
+	gm_run_free(f);
+	gm_run_free(p);
+
+	static const char *cases[] = {
+		"collective: {op: allreduce, algo: tree, sizes: [8B, 96KiB, 2MiB]}\n",
+		"collective: {op: allreduce, algo: ring, protocol: ll, sizes: [8B, 96KiB]}\n",
+		"collective: {op: allgather, sizes: [8B, 96KiB, 2MiB], chunk: 128KiB, slice: 32KiB}\n",
+		"collective: {op: reducescatter, sizes: [96KiB, 2MiB], chunk: 128KiB, slice: 32KiB}\n",
+		"collective: {op: sendrecv, sizes: [8B, 2MiB]}\n",
+		"collective: {op: alltoall, sizes: [8B, 96KiB, 2MiB]}\n",
+		"collective: {op: allreduce, algo: nvlstree, sizes: [8B, 96KiB, 2MiB]}\n",
+		"collective: {op: dispatch, sizes: [7408B]}\nmoe: {tokens: 16, topk: 4, experts: 32}\n",
+		"collective: {op: combine, sizes: [14352B]}\nmoe: {tokens: 16, topk: 4, experts: 32}\n",
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		char *yaml = g_strdup_printf("schema_version: 1\n"
+					     "topology: {preset: dgx-h100, nodes: 2, gpus_per_node: 2}\n"
+					     "%s"
+					     "sim: {fidelity: packet, check: true, packet: 1KiB}\n",
+					     cases[i]);
+		char *flow = g_strdup_printf("schema_version: 1\n"
+					     "topology: {preset: dgx-h100, nodes: 2, gpus_per_node: 2}\n%s",
+					     cases[i]);
+		gm_run *r = run_yaml(yaml, NULL), *q = run_yaml(flow, NULL);
+		for (size_t k = 0; k < r->npts; k++) {
+			/* same schedule, same wires: within 25 % of the fluid model */
+			double rel = r->pts[k].time_us / q->pts[k].time_us;
+			if (rel < 0.75 || rel > 1.25)
+				g_test_fail_printf("%s size %llu: packet %.2f us, flow %.2f us", cases[i],
+						   (unsigned long long)r->pts[k].bytes, r->pts[k].time_us,
+						   q->pts[k].time_us);
+		}
+		gm_run_free(r);
+		gm_run_free(q);
+		g_free(yaml);
+		g_free(flow);
+	}
+}
+
+/* Packet fidelity refuses what it cannot do in reasonable time, and bad
+ * packet sizes, at their keys. */
+static void test_packet_refusals(void)
+{
+	const char *big = "schema_version: 1\n"
+			  "topology: {preset: dgx-h100, nodes: 64}\n"
+			  "collective: {op: allreduce, algo: ring, sizes: [16GiB]}\n"
+			  "sim: {fidelity: packet, packet: 64B}\n";
+	expect_refused(big, NULL, "4:33: sim.packet: size 17179869184 B is about 2.75e+11 packets");
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -563,5 +649,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/coll/nvls-dgx", test_nvls_dgx);
 	g_test_add_func("/coll/nvls-tree", test_nvls_tree);
 	g_test_add_func("/coll/moe", test_moe);
+	g_test_add_func("/coll/packet-fidelity", test_packet_fidelity);
+	g_test_add_func("/coll/packet-refusals", test_packet_refusals);
 	return g_test_run();
 }
