@@ -56,7 +56,8 @@
  *
  *   alltoall (pairwise or put): channels serve several peers at once, so
  *   the exchange is bound by rank 0's busiest link, which carries the
- *   blocks of S/n of every peer routed over it:
+ *   blocks of S/n of every peer routed over it (every rank's, with a
+ *   fabric whose leaf uplinks the ranks share):
  *       T = launch + max_link (blocks(link) S/n) / B(link) + max alpha.
  *
  * beta per channel is the link bandwidth divided by the number of channels
@@ -362,8 +363,13 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		double block = (double)(p->bytes / (uint64_t)n);
 		link_load ld;
 		load_init(&ld, &net);
-		for (int k = 1; k < n; k++)
-			load_add(&ld, topo, 0, k, block);
+		/* a fabric's leaf uplinks are shared by every rank under the
+		 * leaf: there, load every rank's blocks */
+		int senders = topo->kind == GT_DGX && topo->fabric != GT_FAB_NONBLOCKING ? n : 1;
+		for (int r = 0; r < senders; r++)
+			for (int k = 0; k < n; k++)
+				if (k != r)
+					load_add(&ld, topo, r, k, block);
 		t += load_time(&ld);
 	} else if (n > 1 && p->bytes > 0) { /* sendrecv */
 		uint64_t Dc = ceil_div(per_rank, C);

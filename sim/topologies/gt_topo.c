@@ -70,6 +70,24 @@ static const gc_param topo_params[] = {
 	 "H200 PCIe Gen5 measured 52 GB/s (microbench_published.csv)"},
 	{"topology.pcie.latency", GC_P_TIME, "0us", NULL, 0, LAT_MAX,
 	 "dgx: GPU<->NIC PCIe latency (already part of nic.latency by default)", NULL},
+	{"topology.fabric.kind", GC_P_ENUM, "nonblocking", "nonblocking|fat-tree|rail", 1, 0,
+	 "dgx: the network between nodes: one ideal switch, a two-level fat tree (a node's NICs on "
+	 "one leaf), or rail-optimized (NIC k of every node of a unit on leaf k)", NULL},
+	{"topology.fabric.leaf_nics", GC_P_INT, "32", NULL, 1, 1048576,
+	 "fat-tree/rail: NICs attached to one leaf switch (rail: nodes per scalable unit)",
+	 "a 64-port 400 Gb/s leaf (Quantum-2 QM9700) with half its ports down; DGX SuperPOD "
+	 "scalable unit of 32 nodes"},
+	{"topology.fabric.oversubscription", GC_P_DOUBLE, "1", NULL, 1, 1024,
+	 "fat-tree/rail: a leaf's NIC bandwidth over its uplink bandwidth (1: non-blocking)", NULL},
+	{"topology.fabric.routing", GC_P_ENUM, "adaptive", "adaptive|ecmp", 1, 0,
+	 "fat-tree/rail: adaptive spreads traffic over all uplinks; ecmp pins each GPU pair to the "
+	 "spine a hash picks", NULL},
+	{"topology.fabric.switch_latency", GC_P_TIME, "130ns", NULL, 0, LAT_MAX,
+	 "fat-tree/rail: latency of each further switch on a route (leaf -> spine -> leaf adds two)",
+	 "InfiniBand switch port-to-port latency, order of 100-130 ns (vendor datasheets)"},
+	{"topology.fabric.pxn", GC_P_BOOL, "true", NULL, 1, 0,
+	 "rail: reach another rail through the sender node's GPU on it (NVLink, then that GPU's "
+	 "NIC) instead of through a spine", "NCCL PXN (NCCL_PXN_DISABLE=0, the default)"},
 	{"topology.nvlink.nvls_efficiency", GC_P_DOUBLE, "0.85", NULL, 0.01, 1,
 	 "dgx: fraction of NVLink bandwidth that NVLS (in-switch reduction and multicast) "
 	 "traffic gets", "NCCL src/tuning nvls.cc nvlsEfficiency: Hopper 0.85, Blackwell 0.74"},
@@ -84,7 +102,9 @@ static const char *const flat_only[] = {"topology.link.bandwidth", "topology.lin
 static const char *const dgx_only[] = {
 	"topology.nodes",	  "topology.gpus_per_node", "topology.nvlink.bandwidth",
 	"topology.nvlink.latency", "topology.nic.bandwidth", "topology.nic.latency",
-	"topology.pcie.bandwidth", "topology.pcie.latency",  "topology.nvlink.nvls_efficiency", NULL};
+	"topology.pcie.bandwidth", "topology.pcie.latency",  "topology.nvlink.nvls_efficiency",
+	"topology.fabric.kind", "topology.fabric.leaf_nics", "topology.fabric.oversubscription",
+	"topology.fabric.routing", "topology.fabric.switch_latency", "topology.fabric.pxn", NULL};
 
 /* Presets: dgx-style nodes of 8 H100 SXM GPUs on NVSwitch, one 400 Gb/s of
  * network per GPU. They differ in the network's per-message latency:
@@ -142,6 +162,24 @@ gc_status gt_topo_check(gc_config *cfg, char **errmsg)
 		return gc_config_error(cfg, "topology.gpus", errmsg,
 				       "is %lld but nodes x gpus_per_node = %lld; give one or make them agree",
 				       (long long)gc_config_int(cfg, "topology.gpus"), (long long)total);
+	const char *fab = gc_config_str(cfg, "topology.fabric.kind");
+	static const char *const fabric_keys[] = {
+		"topology.fabric.leaf_nics", "topology.fabric.oversubscription",
+		"topology.fabric.routing", "topology.fabric.switch_latency", "topology.fabric.pxn", NULL};
+	for (int i = 0; strcmp(fab, "nonblocking") == 0 && fabric_keys[i]; i++)
+		if (gc_config_is_set(cfg, fabric_keys[i]))
+			return gc_config_error(cfg, fabric_keys[i], errmsg,
+					       "applies to fabric kind fat-tree or rail, not nonblocking");
+	if (strcmp(fab, "rail") != 0 && gc_config_is_set(cfg, "topology.fabric.pxn"))
+		return gc_config_error(cfg, "topology.fabric.pxn", errmsg,
+				       "applies to fabric kind rail only");
+	int64_t gpn = gc_config_int(cfg, "topology.gpus_per_node");
+	int64_t leaf = gc_config_int(cfg, "topology.fabric.leaf_nics");
+	if (strcmp(fab, "fat-tree") == 0 && leaf % gpn != 0)
+		return gc_config_error(cfg, "topology.fabric.leaf_nics", errmsg,
+				       "%lld NICs per leaf split a node of %lld GPUs (one NIC each) "
+				       "across leaves; use a multiple of gpus_per_node",
+				       (long long)leaf, (long long)gpn);
 	return GC_OK;
 }
 
@@ -186,6 +224,27 @@ gc_status gt_topo_from_config(const gc_config *cfg, gt_topo *t, char **errmsg)
 		 * through every NIC (NCCL builds as many channels as it needs to
 		 * cover all NICs, typically 2 per NIC on DGX H100) */
 		t->default_channels = 2 * t->gpus_per_node;
+		const char *fab = gc_config_str(cfg, "topology.fabric.kind");
+		t->fabric = strcmp(fab, "fat-tree") == 0 ? GT_FAB_FAT_TREE
+			    : strcmp(fab, "rail") == 0	 ? GT_FAB_RAIL
+							 : GT_FAB_NONBLOCKING;
+		if (t->fabric != GT_FAB_NONBLOCKING) {
+			t->leaf_nics = (int)gc_config_int(cfg, "topology.fabric.leaf_nics");
+			t->oversub = gc_config_double(cfg, "topology.fabric.oversubscription");
+			t->uplinks = (int)llround(t->leaf_nics / t->oversub);
+			if (t->uplinks < 1)
+				t->uplinks = 1;
+			t->ecmp = strcmp(gc_config_str(cfg, "topology.fabric.routing"), "ecmp") == 0;
+			t->switch_lat_ps = gc_config_time(cfg, "topology.fabric.switch_latency");
+			t->pxn = t->fabric == GT_FAB_RAIL && gc_config_bool(cfg, "topology.fabric.pxn");
+			if (t->fabric == GT_FAB_FAT_TREE) {
+				int per = t->leaf_nics / t->gpus_per_node; /* nodes per leaf */
+				t->nleaves = (t->nodes + per - 1) / per;
+			} else {
+				int units = (t->nodes + t->leaf_nics - 1) / t->leaf_nics;
+				t->nleaves = units * t->gpus_per_node;
+			}
+		}
 	}
 	return GC_OK;
 }
@@ -226,6 +285,26 @@ void gt_topo_instantiate(const gt_topo *t, gm_net *net)
 		snprintf(name, sizeof(name), "n%d.nic%d.rx", node, loc);
 		gm_net_add_link(net, name, GM_LINK_NIC, t->nic.bw_Bps * BWS(GM_LINK_NIC), 0);
 	}
+	/* the fabric's leaf uplinks (to the spines) and downlinks (from them),
+	 * after every GPU's links: as one pair per leaf (adaptive routing) or
+	 * one pair per spine (ecmp). They carry the NICs' traffic, so the
+	 * NIC class's protocol bandwidth applies; the switch latency is
+	 * physical and is not scaled per protocol. */
+	int per_leaf = t->ecmp ? t->uplinks : 1;
+	double up_bw = t->nic.bw_Bps * BWS(GM_LINK_NIC) * (t->ecmp ? 1.0 : (double)t->uplinks);
+	for (int l = 0; t->kind == GT_DGX && l < t->nleaves; l++)
+		for (int u = 0; u < per_leaf; u++) {
+			if (t->ecmp)
+				snprintf(name, sizeof(name), "leaf%d.up.s%d", l, u);
+			else
+				snprintf(name, sizeof(name), "leaf%d.up", l);
+			gm_net_add_link(net, name, GM_LINK_NIC, up_bw, 2 * t->switch_lat_ps);
+			if (t->ecmp)
+				snprintf(name, sizeof(name), "leaf%d.down.s%d", l, u);
+			else
+				snprintf(name, sizeof(name), "leaf%d.down", l);
+			gm_net_add_link(net, name, GM_LINK_NIC, up_bw, 0);
+		}
 }
 #undef LAT
 #undef BWS
@@ -233,6 +312,26 @@ void gt_topo_instantiate(const gt_topo *t, gm_net *net)
 int gt_topo_node_of(const gt_topo *t, int gpu)
 {
 	return gpu / t->gpus_per_node;
+}
+
+int gt_topo_leaf_of(const gt_topo *t, int gpu)
+{
+	int node = gpu / t->gpus_per_node, loc = gpu % t->gpus_per_node;
+	switch (t->fabric) {
+	case GT_FAB_FAT_TREE: return node / (t->leaf_nics / t->gpus_per_node);
+	case GT_FAB_RAIL: return (node / t->leaf_nics) * t->gpus_per_node + loc;
+	default: return 0;
+	}
+}
+
+/* The ECMP spine of the pair (src, dst): a fixed hash, so runs repeat. */
+static int ecmp_spine(const gt_topo *t, int src, int dst)
+{
+	uint64_t z = ((uint64_t)(uint32_t)src << 32 | (uint32_t)dst) + UINT64_C(0x9e3779b97f4a7c15);
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	z ^= z >> 31;
+	return (int)(z % (uint64_t)t->uplinks);
 }
 
 int gt_topo_route(const gt_topo *t, int src, int dst, uint32_t *route)
@@ -265,11 +364,31 @@ int gt_topo_route(const gt_topo *t, int src, int dst, uint32_t *route)
 		route[1] = d + DGX_NVL_DOWN;
 		return 2;
 	}
-	route[0] = s + DGX_PCIE_UP;
-	route[1] = s + DGX_NIC_TX;
-	route[2] = d + DGX_NIC_RX;
-	route[3] = d + DGX_PCIE_DOWN;
-	return 4;
+	int h = 0;
+	if (t->pxn) {
+		/* PXN: over NVLink to this node's GPU on the receiver's rail,
+		 * whose NIC sends (unless the sender is that GPU) */
+		int via = gt_topo_node_of(t, src) * t->gpus_per_node + dst % t->gpus_per_node;
+		if (via != src) {
+			route[h++] = s + DGX_NVL_UP;
+			route[h++] = (uint32_t)via * DGX_NLINKS + DGX_NVL_DOWN;
+			src = via;
+			s = (uint32_t)via * DGX_NLINKS;
+		}
+	}
+	route[h++] = s + DGX_PCIE_UP;
+	route[h++] = s + DGX_NIC_TX;
+	int ls = gt_topo_leaf_of(t, src), ld = gt_topo_leaf_of(t, dst);
+	if (ls != ld) {
+		uint32_t base = (uint32_t)t->ngpus * DGX_NLINKS;
+		int u = t->ecmp ? ecmp_spine(t, src, dst) : 0, per = t->ecmp ? t->uplinks : 1;
+		route[h++] = base + 2 * (uint32_t)(ls * per + u);
+		route[h++] = base + 2 * (uint32_t)(ld * per + u) + 1;
+	}
+	route[h++] = d + DGX_NIC_RX;
+	route[h++] = d + DGX_PCIE_DOWN;
+	g_assert(h <= GM_MAX_HOPS);
+	return h;
 }
 
 void gt_topo_describe(const gt_topo *t, char *buf, size_t n)
@@ -281,10 +400,15 @@ void gt_topo_describe(const gt_topo *t, char *buf, size_t n)
 			 gc_fmt_time_ps(t->link.lat_ps, b2, sizeof(b2)));
 		return;
 	}
-	snprintf(buf, n, "%s: %d node%s x %d GPUs; NVLink %s/GPU (%s), NIC %s/GPU (%s)",
-		 t->preset[0] ? t->preset : "dgx", t->nodes, t->nodes == 1 ? "" : "s", t->gpus_per_node,
-		 gc_fmt_bw_Bps(t->nvlink.bw_Bps, b1, sizeof(b1)),
-		 gc_fmt_time_ps(t->nvlink.lat_ps, b2, sizeof(b2)),
-		 gc_fmt_bw_Bps(t->nic.bw_Bps, b3, sizeof(b3)),
-		 gc_fmt_time_ps(t->nic.lat_ps, b4, sizeof(b4)));
+	int k = snprintf(buf, n, "%s: %d node%s x %d GPUs; NVLink %s/GPU (%s), NIC %s/GPU (%s)",
+			 t->preset[0] ? t->preset : "dgx", t->nodes, t->nodes == 1 ? "" : "s",
+			 t->gpus_per_node, gc_fmt_bw_Bps(t->nvlink.bw_Bps, b1, sizeof(b1)),
+			 gc_fmt_time_ps(t->nvlink.lat_ps, b2, sizeof(b2)),
+			 gc_fmt_bw_Bps(t->nic.bw_Bps, b3, sizeof(b3)),
+			 gc_fmt_time_ps(t->nic.lat_ps, b4, sizeof(b4)));
+	if (t->fabric == GT_FAB_NONBLOCKING || k < 0 || (size_t)k >= n)
+		return;
+	snprintf(buf + k, n - (size_t)k, "; %s fabric, %d leaves of %d NICs, %g:1, %s%s",
+		 t->fabric == GT_FAB_RAIL ? "rail" : "fat-tree", t->nleaves, t->leaf_nics, t->oversub,
+		 t->ecmp ? "ecmp" : "adaptive", t->pxn ? ", pxn" : "");
 }

@@ -21,12 +21,30 @@
 #ifndef GT_TOPO_H
 #define GT_TOPO_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../core/gc_config.h"
 #include "../models/gm_net.h"
 
 typedef enum gt_kind { GT_FLAT = 0, GT_DGX } gt_kind;
+
+/* The network between dgx nodes (topology.fabric.kind):
+ *  - nonblocking: one ideal switch; route nic_tx(i), nic_rx(j).
+ *  - fat-tree: two levels. Each leaf switch takes leaf_nics NICs (all the
+ *    NICs of leaf_nics / gpus_per_node nodes) and has uplinks of the NIC
+ *    rate to the spines, leaf_nics / oversubscription of them. NICs on one
+ *    leaf reach each other through it; others go leaf -> spine -> leaf.
+ *  - rail: rail-optimized (DGX SuperPOD): a scalable unit of leaf_nics
+ *    nodes has one leaf per rail; NIC k of each of its nodes is on leaf k.
+ *    Same rail and unit: one leaf; anything else crosses a spine.
+ * Routing over the spines: adaptive (the leaf's uplinks act as one link of
+ * their summed bandwidth: traffic spread perfectly) or ecmp (one uplink per
+ * spine; a GPU pair's traffic takes the spine its hash picks, so pairs can
+ * collide). pxn (rail only): a message to another rail first crosses
+ * NVLink to the sender's node's GPU on the receiver's rail and leaves
+ * through that GPU's NIC (NCCL's PXN), staying on one rail. */
+typedef enum gt_fabric { GT_FAB_NONBLOCKING = 0, GT_FAB_FAT_TREE, GT_FAB_RAIL } gt_fabric;
 
 typedef struct gt_link_spec {
 	double bw_Bps;
@@ -51,6 +69,14 @@ typedef struct gt_topo {
 	double lat_scale[GM_LINK__COUNT];
 	double bw_class_scale[GM_LINK__COUNT]; /* per link class, on top of bw_scale (0: 1) */
 	double nvls_eff; /* dgx: NVLink share NVLS traffic gets (0: not given) */
+	/* dgx: the network between the nodes (see gt_fabric) */
+	gt_fabric fabric;
+	int leaf_nics;	      /* NICs per leaf switch */
+	int uplinks;	      /* per leaf, each of the NIC rate */
+	int nleaves;
+	bool ecmp, pxn;
+	int64_t switch_lat_ps; /* one more switch on the way (leaf -> spine -> leaf: two) */
+	double oversub;
 } gt_topo;
 
 /* Register the topology parameter table. */
@@ -72,6 +98,8 @@ void gt_topo_instantiate(const gt_topo *t, gm_net *net);
  * port into or out of the switch. */
 int gt_topo_route(const gt_topo *t, int src, int dst, uint32_t *route);
 int gt_topo_node_of(const gt_topo *t, int gpu);
+/* dgx: the leaf switch of GPU g's NIC (0 with a nonblocking fabric). */
+int gt_topo_leaf_of(const gt_topo *t, int gpu);
 /* One line describing the topology, e.g. "dgx-h100: 1 node x 8 GPUs, ...". */
 void gt_topo_describe(const gt_topo *t, char *buf, size_t n);
 

@@ -630,6 +630,125 @@ static void test_packet_refusals(void)
 	expect_refused(big, NULL, "4:33: sim.packet: size 17179869184 B is about 2.75e+11 packets");
 }
 
+/* The fabric between nodes: routes, link bandwidths and latencies. */
+static void test_fabric_routes(void)
+{
+	const char *yaml = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100, nodes: 6, fabric: {kind: fat-tree, leaf_nics: 16, "
+			   "oversubscription: 2, switch_latency: 200ns}}\n"
+			   "collective: {op: allreduce, sizes: [8B]}\n";
+	gm_run *r = run_yaml(yaml, NULL);
+	const gt_topo *t = &r->topo;
+	g_assert_cmpint(t->fabric, ==, GT_FAB_FAT_TREE);
+	g_assert_cmpint(t->nleaves, ==, 3); /* 2 nodes per leaf */
+	g_assert_cmpint(t->uplinks, ==, 8);
+	ge_engine e;
+	ge_engine_init(&e, 1);
+	gm_net net;
+	gm_net_init(&net, &e, NULL, NULL);
+	gt_topo_instantiate(t, &net);
+	/* 6 links per GPU, then an up and a down link per leaf */
+	g_assert_cmpuint(net.nlinks, ==, 48 * 6 + 2 * 3);
+	uint32_t up0 = 48 * 6, down1 = 48 * 6 + 3;
+	g_assert_cmpfloat(net.links[up0].bw_Bps, ==, 8 * 50e9);
+	g_assert_cmpint(net.info[up0].lat_ps, ==, 400000);
+	g_assert_cmpint(net.info[down1].lat_ps, ==, 0);
+	uint32_t route[GM_MAX_HOPS];
+	/* nodes 0 and 1 share leaf 0: no spine */
+	g_assert_cmpint(gt_topo_route(t, 3, 8 + 5, route), ==, 4);
+	/* node 0 to node 2 (leaf 1): up leaf 0, down leaf 1 */
+	g_assert_cmpint(gt_topo_route(t, 3, 16 + 5, route), ==, 6);
+	g_assert_cmpuint(route[2], ==, up0);
+	g_assert_cmpuint(route[3], ==, down1);
+	for (int a = 0; a < 48; a += 5)
+		for (int b = 0; b < 48; b += 3) {
+			if (a == b)
+				continue;
+			int h = gt_topo_route(t, a, b, route);
+			for (int k = 0; k < h; k++)
+				g_assert_cmpuint(route[k], <, net.nlinks);
+		}
+	gm_net_fini(&net);
+	ge_engine_fini(&e);
+	gm_run_free(r);
+
+	/* rail: NIC k of each node of a unit on leaf k; PXN keeps a message on
+	 * the receiver's rail by crossing NVLink first; without it the rails
+	 * meet at a spine; past the unit, the spine is crossed either way */
+	const char *rail = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100, nodes: 4, fabric: {kind: rail, leaf_nics: 2, "
+			   "routing: ecmp}}\n"
+			   "collective: {op: allreduce, sizes: [8B]}\n";
+	const char *nopxn[] = {"topology.fabric.pxn=false", NULL};
+	gm_run *a = run_yaml(rail, NULL), *b = run_yaml(rail, nopxn);
+	g_assert_cmpint(a->topo.nleaves, ==, 16);
+	g_assert_cmpint(gt_topo_leaf_of(&a->topo, 8 + 3), ==, 3);
+	g_assert_cmpint(gt_topo_leaf_of(&a->topo, 16 + 3), ==, 8 + 3);
+	uint32_t r2[GM_MAX_HOPS];
+	g_assert_cmpint(gt_topo_route(&a->topo, 1, 8 + 1, route), ==, 4);	/* same rail, unit */
+	g_assert_cmpint(gt_topo_route(&a->topo, 1, 8 + 5, route), ==, 6);	/* PXN via GPU 5 */
+	g_assert_cmpuint(route[1], ==, 5 * 6 + 1);				/* GPU 5's NVLink in */
+	g_assert_cmpint(gt_topo_route(&b->topo, 1, 8 + 5, route), ==, 6);	/* no PXN: spine */
+	g_assert_cmpint(gt_topo_route(&a->topo, 1, 16 + 5, route), ==, 8);	/* PXN + spine */
+	/* ecmp: one spine per pair, the same every time, on both leaves */
+	g_assert_cmpint(gt_topo_route(&b->topo, 1, 24 + 6, r2), ==, 6);
+	uint32_t base = 32 * 6;
+	uint32_t su = (r2[2] - base) / 2 % (uint32_t)b->topo.uplinks;
+	g_assert_cmpuint((r2[3] - base - 1) / 2 % (uint32_t)b->topo.uplinks, ==, su);
+	gt_topo_route(&b->topo, 1, 24 + 6, route);
+	g_assert_cmpmem(route, 6 * sizeof(uint32_t), r2, 6 * sizeof(uint32_t));
+	gm_run_free(a);
+	gm_run_free(b);
+}
+
+/* Oversubscription slows what crosses the spines, by the ratio once the
+ * uplinks are the bottleneck, in the flow model and in the closed form;
+ * ecmp's collisions cost over adaptive spreading of the same capacity; a
+ * 1:1 fabric whose leaves hold whole nodes leaves the ring where the
+ * nonblocking network has it; and bad fabric keys are refused at the key. */
+static void test_fabric_oversubscription(void)
+{
+	const char *yaml = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100, nodes: 8, fabric: {kind: fat-tree, leaf_nics: 16}}\n"
+			   "collective: {op: alltoall, sizes: [1GiB]}\n";
+	const char *ov2[] = {"topology.fabric.oversubscription=2", NULL};
+	const char *ov2a[] = {"topology.fabric.oversubscription=2", "sim.fidelity=analytical", NULL};
+	const char *ecmp[] = {"topology.fabric.routing=ecmp", NULL};
+	gm_run *one = run_yaml(yaml, NULL), *two = run_yaml(yaml, ov2), *ana = run_yaml(yaml, ov2a);
+	gm_run *ec = run_yaml(yaml, ecmp);
+	double ratio = two->pts[0].time_us / one->pts[0].time_us;
+	/* 3/4 of a node's bytes leave its leaf (2 of 8 nodes per leaf); at
+	 * 1:1 the NICs bind, at 2:1 the uplinks carry 3/4 at half: 1.5x */
+	g_assert_cmpfloat(ratio, >, 1.4);
+	g_assert_cmpfloat(ratio, <, 1.9);
+	g_assert_cmpfloat(fabs(ana->pts[0].time_us - two->pts[0].time_us) / two->pts[0].time_us, <,
+			  0.08);
+	g_assert_cmpfloat(ec->pts[0].time_us, >, 1.02 * one->pts[0].time_us);
+	gm_run_free(one);
+	gm_run_free(two);
+	gm_run_free(ana);
+	gm_run_free(ec);
+
+	const char *ring = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100, nodes: 4}\n"
+			   "collective: {op: allreduce, algo: ring, sizes: [1GiB]}\n";
+	const char *ft[] = {"topology.fabric.kind=fat-tree", "topology.fabric.leaf_nics=8", NULL};
+	gm_run *nb = run_yaml(ring, NULL), *f = run_yaml(ring, ft);
+	g_assert_cmpfloat(fabs(f->pts[0].time_us - nb->pts[0].time_us) / nb->pts[0].time_us, <, 0.01);
+	gm_run_free(nb);
+	gm_run_free(f);
+
+	const char *bad[] = {"topology.fabric.leaf_nics=12", NULL};
+	expect_refused(yaml, bad, "topology.fabric.leaf_nics: 12 NICs per leaf split a node");
+	const char *pxn[] = {"topology.fabric.pxn=false", NULL};
+	expect_refused(yaml, pxn, "topology.fabric.pxn: applies to fabric kind rail only");
+	const char *nb_keys[] = {"topology.fabric.kind=nonblocking", NULL};
+	expect_refused(yaml, nb_keys, "topology.fabric.leaf_nics: applies to fabric kind fat-tree or rail");
+	expect_refused("schema_version: 1\ntopology: {gpus: 4, fabric: {kind: rail}}\n"
+		       "collective: {op: allreduce, sizes: [8B]}\n",
+		       NULL, "topology.fabric.kind: does not apply to topology kind flat");
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -651,5 +770,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/coll/moe", test_moe);
 	g_test_add_func("/coll/packet-fidelity", test_packet_fidelity);
 	g_test_add_func("/coll/packet-refusals", test_packet_refusals);
+	g_test_add_func("/coll/fabric-routes", test_fabric_routes);
+	g_test_add_func("/coll/fabric-oversubscription", test_fabric_oversubscription);
 	return g_test_run();
 }
