@@ -27,7 +27,12 @@ with tempfile.TemporaryDirectory() as d:
             topo = "{kind: flat, gpus: %d, link: {bandwidth: %dGB/s, latency: %dns}, launch_latency: %dns}" % (
                 rng.randint(1, 12), rng.randint(1, 400), rng.randint(0, 5000), rng.randint(0, 9000))
         else:
-            topo = "{preset: dgx-h100, nodes: %d, gpus_per_node: %d}" % (rng.randint(1, 3), rng.choice([1, 2, 3, 4, 8]))
+            gpn = rng.choice([1, 2, 3, 4, 8])
+            fab = rng.choice(["", "", "fat-tree", "rail"])
+            fabric = "" if not fab else ", fabric: {kind: %s, leaf_nics: %d, oversubscription: %g, routing: %s%s}" % (
+                fab, gpn * rng.choice([1, 2]) if fab == "fat-tree" else rng.randint(1, 3), rng.choice([1, 1.5, 3]),
+                rng.choice(["adaptive", "ecmp"]), ", pxn: false" if fab == "rail" and rng.random() < 0.5 else "")
+            topo = "{preset: dgx-h100, nodes: %d, gpus_per_node: %d%s}" % (rng.randint(1, 3), gpn, fabric)
         sizes = ", ".join("%dB" % rng.choice([1, 4, 8, 100, 4096, 65536, 262147]) for _ in range(3))
         chunk = rng.choice([64, 4096, 65536, 2097152])
         slc = min(chunk, rng.choice([64, 4096, 1048576]))
