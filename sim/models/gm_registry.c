@@ -52,6 +52,21 @@ static const gm_model_info models[] = {
 	 "AWS p5 instance specification; aws-ofi-nccl src/platform-aws.cpp (latency the plugin declares "
 	 "to NCCL for p5)",
 	 "topology.preset, topology.nodes"},
+	{"p5en", "topology",
+	 "AWS p5en.48xlarge nodes: 8 H200s on NVSwitch, 2 x 200 Gb/s EFA per GPU (400 Gb/s), 35 us per "
+	 "network message",
+	 "AWS p5en instance specification; aws-ofi-nccl src/platform-aws.cpp (\"p-series\" latency)",
+	 "topology.preset, topology.nodes"},
+	{"dgx-a100", "topology",
+	 "DGX A100 nodes: 8 A100s on second-generation NVSwitch (no NVLink SHARP), NVLink3 240 GB/s, "
+	 "one 200 Gb/s HDR NIC per GPU",
+	 "NVIDIA DGX A100 user guide; NCCL's NVLink3 and PCIe Gen4 bandwidths (shared/reference/)",
+	 "topology.preset, topology.nodes"},
+	{"p4d", "topology",
+	 "AWS p4d.24xlarge nodes: 8 A100s on NVSwitch, 4 x 100 Gb/s EFA per node (50 Gb/s per GPU), "
+	 "75 us per network message",
+	 "AWS p4d instance specification; aws-ofi-nccl src/platform-aws.cpp (p4d.24xlarge latency)",
+	 "topology.preset, topology.nodes"},
 	{"ring", "algorithm",
 	 "NCCL ring: per channel a ring, loops of per-rank chunks, steps of slices; allreduce "
 	 "2(n-1) steps, allgather and reduce-scatter n-1",

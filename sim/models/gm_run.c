@@ -68,6 +68,9 @@ static const char *algo_refusal(gs_coll c, gs_algo a, int proto, const gt_topo *
 	if (is_nvls(a) && c != GS_COLL_ALLREDUCE)
 		return a == GS_ALGO_NVLS ? "nvls is implemented for allreduce only"
 					 : "nvlstree is implemented for allreduce only";
+	if (is_nvls(a) && t->no_nvls)
+		return "this preset's NVSwitch (second generation, A100) has no NVLink SHARP: no "
+		       "in-switch reduction; use ring or tree";
 	if (a == GS_ALGO_NVLS && t->kind == GT_DGX && t->nodes > 1)
 		return "nvls reduces in one node's NVSwitch; across nodes use nvlstree (NVLS in "
 		       "each node, a tree between them)";

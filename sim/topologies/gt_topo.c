@@ -38,9 +38,10 @@
 static const gc_param topo_params[] = {
 	{"topology.kind", GC_P_ENUM, "flat", "flat|dgx", 1, 0,
 	 "flat: GPUs on one non-blocking switch; dgx: NVSwitch nodes + one NIC per GPU", NULL},
-	{"topology.preset", GC_P_ENUM, "none", "none|dgx-h100|p5", 1, 0,
-	 "named hardware preset supplying defaults (dgx-h100: DGX H100 nodes, InfiniBand; p5: AWS "
-	 "p5.48xlarge nodes, EFA)", NULL},
+	{"topology.preset", GC_P_ENUM, "none", "none|dgx-h100|p5|p5en|dgx-a100|p4d", 1, 0,
+	 "named hardware preset supplying defaults (dgx-h100: DGX H100 nodes, InfiniBand; p5, p5en: "
+	 "AWS H100/H200 nodes, EFA; dgx-a100: DGX A100 nodes, InfiniBand; p4d: AWS A100 nodes, EFA)",
+	 NULL},
 	{"topology.gpus", GC_P_INT, NULL, NULL, 1, 1048576,
 	 "number of GPUs (flat); for dgx, nodes x gpus_per_node", NULL},
 	{"topology.nodes", GC_P_INT, "1", NULL, 1, 131072, "number of nodes (dgx)", NULL},
@@ -106,31 +107,50 @@ static const char *const dgx_only[] = {
 	"topology.fabric.kind", "topology.fabric.leaf_nics", "topology.fabric.oversubscription",
 	"topology.fabric.routing", "topology.fabric.switch_latency", "topology.fabric.pxn", NULL};
 
-/* Presets: dgx-style nodes of 8 H100 SXM GPUs on NVSwitch, one 400 Gb/s of
- * network per GPU. They differ in the network's per-message latency:
- *  - dgx-h100: one ConnectX-7 InfiniBand NIC per GPU; NCCL's own network hop
- *    latency, 14 us for Simple (tuning.cc hwLat NET), as everywhere above.
- *  - p5 (AWS p5.48xlarge): 32 EFA interfaces of 100 Gb/s, 4 per GPU, taken
- *    together as 400 Gb/s per GPU; 75 us, the network latency the AWS net
- *    plugin declares to NCCL for p5 (aws-ofi-nccl src/platform-aws.cpp,
+/* Presets: dgx-style nodes of 8 GPUs on NVSwitch, one NIC's worth of
+ * network per GPU. NVLink, PCIe and NIC figures per GPU:
+ *  - dgx-h100: ConnectX-7 InfiniBand, 400 Gb/s per GPU; NCCL's own network
+ *    hop latency, 14 us for Simple (tuning.cc hwLat NET).
+ *  - p5 (AWS p5.48xlarge, H100): 32 EFA interfaces of 100 Gb/s, 4 per GPU,
+ *    taken together as 400 Gb/s per GPU; 75 us, the network latency the AWS
+ *    net plugin declares to NCCL for p5 (aws-ofi-nccl src/platform-aws.cpp,
  *    platform "p5/p5e", latency 75.0). NCCL adds that figure to its own hop
  *    latency to steer its algorithm choice; gcsim takes it as the network's
- *    per-message latency in place of InfiniBand's 14 us (docs/MODELS.md). */
+ *    per-message latency in place of InfiniBand's 14 us (docs/MODELS.md).
+ *  - p5en (H200, same NVLink4): 16 EFA interfaces of 200 Gb/s (400 Gb/s per
+ *    GPU), 35 us (the plugin's "p-series" entry: p5en and later).
+ *  - dgx-a100: NVLink3, 12 links per GPU at NCCL's 20.0 GB/s each (240
+ *    GB/s), one 200 Gb/s HDR NIC per GPU, PCIe Gen4 at NCCL's 24 GB/s. Its
+ *    second-generation NVSwitch has no SHARP: no nvls or nvlstree.
+ *  - p4d (AWS p4d.24xlarge, A100): as dgx-a100 inside the node; 4 EFA
+ *    interfaces of 100 Gb/s for 8 GPUs, 50 Gb/s per GPU (two GPUs share a
+ *    NIC; taken as half a NIC each), 75 us (plugin entry p4d.24xlarge). */
 typedef struct topo_preset {
-	const char *name, *nic_latency;
+	const char *name, *nvlink_bw, *nic_bw, *nic_latency, *pcie_bw;
+	bool nvls; /* the NVSwitch reduces and multicasts (NVLink SHARP) */
 } topo_preset;
 
 static const topo_preset presets[] = {
-	{"dgx-h100", "14us"},
-	{"p5", "75us"},
+	{"dgx-h100", "374GB/s", "400Gbps", "14us", "52GB/s", true},
+	{"p5", "374GB/s", "400Gbps", "75us", "52GB/s", true},
+	{"p5en", "374GB/s", "400Gbps", "35us", "52GB/s", true},
+	{"dgx-a100", "240GB/s", "200Gbps", "14us", "24GB/s", false},
+	{"p4d", "240GB/s", "50Gbps", "75us", "24GB/s", false},
 };
+
+static const topo_preset *preset_find(const char *name)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(presets); i++)
+		if (strcmp(name, presets[i].name) == 0)
+			return &presets[i];
+	return NULL;
+}
 
 gc_status gt_topo_check(gc_config *cfg, char **errmsg)
 {
 	const char *preset = gc_config_str(cfg, "topology.preset");
-	for (size_t i = 0; i < G_N_ELEMENTS(presets); i++) {
-		if (strcmp(preset, presets[i].name) != 0)
-			continue;
+	const topo_preset *ps = preset_find(preset);
+	if (ps) {
 		char o[48];
 		snprintf(o, sizeof(o), "preset %s", preset);
 		if (gc_config_is_set(cfg, "topology.kind") &&
@@ -140,11 +160,11 @@ gc_status gt_topo_check(gc_config *cfg, char **errmsg)
 					       gc_config_str(cfg, "topology.kind"));
 		gc_config_set_default(cfg, "topology.kind", "dgx", o);
 		gc_config_set_default(cfg, "topology.gpus_per_node", "8", o);
-		gc_config_set_default(cfg, "topology.nvlink.bandwidth", "374GB/s", o);
+		gc_config_set_default(cfg, "topology.nvlink.bandwidth", ps->nvlink_bw, o);
 		gc_config_set_default(cfg, "topology.nvlink.latency", "3.4us", o);
-		gc_config_set_default(cfg, "topology.nic.bandwidth", "400Gbps", o);
-		gc_config_set_default(cfg, "topology.nic.latency", presets[i].nic_latency, o);
-		gc_config_set_default(cfg, "topology.pcie.bandwidth", "52GB/s", o);
+		gc_config_set_default(cfg, "topology.nic.bandwidth", ps->nic_bw, o);
+		gc_config_set_default(cfg, "topology.nic.latency", ps->nic_latency, o);
+		gc_config_set_default(cfg, "topology.pcie.bandwidth", ps->pcie_bw, o);
 	}
 	bool flat = strcmp(gc_config_str(cfg, "topology.kind"), "flat") == 0;
 	const char *const *wrong = flat ? dgx_only : flat_only;
@@ -197,6 +217,8 @@ gc_status gt_topo_from_config(const gc_config *cfg, gt_topo *t, char **errmsg)
 	const char *preset = gc_config_str(cfg, "topology.preset");
 	if (strcmp(preset, "none") != 0)
 		g_strlcpy(t->preset, preset, sizeof(t->preset));
+	const topo_preset *ps = preset_find(preset);
+	t->no_nvls = ps && !ps->nvls;
 	t->launch_ps = gc_config_time(cfg, "topology.launch_latency");
 	t->bw_scale = 1.0;
 	for (int k = 0; k < GM_LINK__COUNT; k++)

@@ -69,6 +69,7 @@ typedef struct gt_topo {
 	double lat_scale[GM_LINK__COUNT];
 	double bw_class_scale[GM_LINK__COUNT]; /* per link class, on top of bw_scale (0: 1) */
 	double nvls_eff; /* dgx: NVLink share NVLS traffic gets (0: not given) */
+	bool no_nvls;	 /* a preset whose NVSwitch has no NVLink SHARP */
 	/* dgx: the network between the nodes (see gt_fabric) */
 	gt_fabric fabric;
 	int leaf_nics;	      /* NICs per leaf switch */

@@ -124,6 +124,19 @@ check "packet below 64 B: status 2 at its key" "[ $rc -eq 2 ] && [ ! -s '$T/out'
 "$G" run scenarios/dgx-h100-8node-ring.yaml --fidelity packet --set sim.packet=64B >"$T/out" 2>"$T/e"; rc=$?
 check "packet fidelity refuses a run of billions of packets before running any size" "[ $rc -eq 2 ] && [ ! -s '$T/out' ] && grep -q 'sim.packet: size 2147483648 B is about 4.29e+09 packets' '$T/e'"
 
+# Fabrics and generations (what-if scenarios): oversubscription slows the
+# all-to-all across the spines, the rail fabric with PXN does not cross
+# them, and the AWS generations order as their latency and bandwidth say.
+"$G" run scenarios/fabric-oversubscription.yaml >"$T/ov.txt"
+check "fat tree: 1 GiB all-to-all 1.5x slower at 2:1 than 1:1, 3x at 4:1" \
+  "awk '\$3 == 1073741824 { t[\$1] = \$4 } END { exit !(t[2] > 1.5 * t[1] && t[4] > 3 * t[1]) }' '$T/ov.txt'"
+"$G" run scenarios/fabric-rail-vs-fat-tree.yaml >"$T/rail.txt"
+check "2:1: the rail fabric carries the 1 GiB all-to-all 1.7x faster than the fat tree" \
+  "awk '\$3 == 1073741824 { t[\$1] = \$4 } END { exit !(t[\"fat-tree\"] > 1.7 * t[\"rail\"]) }' '$T/rail.txt'"
+"$G" run scenarios/aws-generations.yaml >"$T/aws.txt"
+check "AWS: p5en beats p5 at 8 B (35 vs 75 us), p5 beats p4d 7x at 1 GiB" \
+  "awk '\$3 == 8 { s[\$1] = \$4 } \$3 == 1073741824 { b[\$1] = \$4 } END { exit !(s[\"p5en\"] < 0.7 * s[\"p5\"] && b[\"p4d\"] > 7 * b[\"p5\"]) }' '$T/aws.txt'"
+
 # Every shipped scenario runs as shipped: exit 0, a table, nothing on stderr.
 for f in scenarios/*.yaml; do
   "$G" run "$f" >"$T/ship.txt" 2>"$T/ship.err"

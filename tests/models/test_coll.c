@@ -749,6 +749,48 @@ static void test_fabric_oversubscription(void)
 		       NULL, "topology.fabric.kind: does not apply to topology kind flat");
 }
 
+/* Presets: their per-GPU NVLink, NIC and PCIe figures and network
+ * latency, and A100 NVSwitches refusing in-switch reduction. */
+static void test_presets(void)
+{
+	static const struct {
+		const char *name;
+		double nvl, nic, pcie;
+		int64_t lat_ps;
+	} want[] = {
+		{"dgx-h100", 374e9, 50e9, 52e9, 14000000}, {"p5", 374e9, 50e9, 52e9, 75000000},
+		{"p5en", 374e9, 50e9, 52e9, 35000000},	   {"dgx-a100", 240e9, 25e9, 24e9, 14000000},
+		{"p4d", 240e9, 6.25e9, 24e9, 75000000},
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
+		char *yaml = g_strdup_printf("schema_version: 1\n"
+					     "topology: {preset: %s, nodes: 2}\n"
+					     "collective: {op: allreduce, algo: ring, sizes: [8B]}\n",
+					     want[i].name);
+		gm_run *r = run_yaml(yaml, NULL);
+		g_assert_cmpstr(r->topo.preset, ==, want[i].name);
+		g_assert_cmpint(r->topo.gpus_per_node, ==, 8);
+		g_assert_cmpfloat(fabs(r->topo.nvlink.bw_Bps - want[i].nvl), <, 1);
+		g_assert_cmpfloat(fabs(r->topo.nic.bw_Bps - want[i].nic), <, 1);
+		g_assert_cmpfloat(fabs(r->topo.pcie.bw_Bps - want[i].pcie), <, 1);
+		g_assert_cmpint(r->topo.nic.lat_ps, ==, want[i].lat_ps);
+		gm_run_free(r);
+		bool a100 = want[i].nvl < 300e9;
+		char *nvls = g_strdup_printf("schema_version: 1\n"
+					     "topology: {preset: %s}\n"
+					     "collective: {op: allreduce, algo: nvls, sizes: [8B]}\n",
+					     want[i].name);
+		if (a100) {
+			expect_refused(nvls, NULL, "has no NVLink SHARP");
+		} else {
+			r = run_yaml(nvls, NULL);
+			gm_run_free(r);
+		}
+		g_free(yaml);
+		g_free(nvls);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -772,5 +814,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/coll/packet-refusals", test_packet_refusals);
 	g_test_add_func("/coll/fabric-routes", test_fabric_routes);
 	g_test_add_func("/coll/fabric-oversubscription", test_fabric_oversubscription);
+	g_test_add_func("/coll/presets", test_presets);
 	return g_test_run();
 }
