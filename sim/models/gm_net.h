@@ -133,6 +133,7 @@ typedef struct gm_plink {
 	uint32_t cur;	    /* entry being sent, or UINT32_MAX when idle */
 	uint32_t cur_flow;  /* its flow */
 	uint32_t cur_bytes; /* its size */
+	uint8_t busy;	    /* trace: inside a busy period */
 } gm_plink;
 
 #define GM_NET_NO_TAG UINT64_MAX

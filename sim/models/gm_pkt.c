@@ -35,9 +35,11 @@
  *
  * Invariants (gm_pkt_check): per queue and hop, the packets waiting there
  * or on their way are exactly those the previous hop sent and this one has
- * not; a queue's flows are
- * listed oldest first; a link's ring holds only entries of its own hop,
- * each once (flagged in its queue).
+ * not; a queue's flows are listed oldest first; a link's ring holds only
+ * entries of its own hop, each once (flagged in its queue).
+ *
+ * Trace: a link's utilization counter is 1 while packets follow each other
+ * on its wire and 0 when it falls idle (one pair per busy period).
  */
 #include "gm_pkt.h"
 
@@ -93,6 +95,12 @@ static bool enqueue(gm_net *n, uint32_t qid, int h)
 	return true;
 }
 
+static void trace_busy(gm_net *n, uint32_t lid, double v)
+{
+	if (n->trace && n->trace->f)
+		ge_trace_counter(n->trace, n->trace_pid, n->info[lid].name, n->eng->now, v);
+}
+
 /* Link lid is free: put the next ready entry's packet on the wire. */
 static void try_send(gm_net *n, uint32_t lid)
 {
@@ -125,6 +133,10 @@ static void try_send(gm_net *n, uint32_t lid)
 	p->cur = e;
 	p->cur_flow = fid;
 	p->cur_bytes = bytes;
+	if (!p->busy) {
+		p->busy = 1;
+		trace_busy(n, lid, 1);
+	}
 	gm_link *l = &n->links[lid];
 	double dt = (double)bytes * l->ps_per_byte;
 	int64_t idt = (int64_t)dt;
@@ -243,6 +255,10 @@ static void sent(gm_net *n, uint32_t lid)
 		landed = true;
 	}
 	try_send(n, lid);
+	if (p->cur == NONE) {
+		p->busy = 0;
+		trace_busy(n, lid, 0);
+	}
 	if (flow_sent && n->on_done)
 		n->on_done(n->ctx, tag, n->eng->now);
 	if (landed && land_tag != GM_NET_NO_TAG && n->on_land) {

@@ -118,6 +118,8 @@ check "flow and packet within 0.2% at 1 GiB, packet faster at 64 MiB" \
   "awk '\$3 == 1073741824 { t[\$1] = \$4 } \$3 == 67108864 { m[\$1] = \$4 } END { e = (t[\"packet\"] - t[\"flow\"]) / t[\"flow\"]; if (e < 0) e = -e; exit !(e < 0.002 && m[\"packet\"] < 0.95 * m[\"flow\"]) }' '$T/fid.txt'"
 "$G" run scenarios/dgx-h100-allreduce.yaml --fidelity packet --set collective.sizes=1MiB >"$T/pk.txt"
 check "packet fidelity named in the header" "grep -q '^# model     : packet (store and forward, 4KiB packets, 8 per hop)' '$T/pk.txt'"
+"$G" run scenarios/flat-1024-ring.yaml --set topology.gpus=8 --fidelity packet --trace "$T/pt.json" >/dev/null
+check "packet fidelity trace: link counters step between 1 and 0" "grep -q '\"ph\":\"C\"' '$T/pt.json' && grep -q '\"value\":0' '$T/pt.json' && grep -q '\"value\":1' '$T/pt.json'"
 printf 'schema_version: 1\ntopology: {preset: dgx-h100}\ncollective: {op: allreduce, sizes: [1MiB]}\nsim: {fidelity: packet, packet: 10B}\n' >"$T/bp.yaml"
 "$G" run "$T/bp.yaml" >"$T/out" 2>"$T/e"; rc=$?
 check "packet below 64 B: status 2 at its key" "[ $rc -eq 2 ] && [ ! -s '$T/out' ] && grep -q 'bp.yaml:4:33: sim.packet: must be at least 64B' '$T/e'"
