@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../core/gc_fifo.h"
 #include "../ge_engine.h"
 #include "../ge_trace.h"
 
@@ -128,8 +129,7 @@ typedef struct gm_pqueue {
 /* Packet mode, per link: a round-robin ring of (queue, hop) entries with a
  * packet ready to go, and the packet on the wire. */
 typedef struct gm_plink {
-	uint32_t *ring;
-	uint32_t head, n, cap;
+	gc_fifo ring;
 	uint32_t cur;	    /* entry being sent, or UINT32_MAX when idle */
 	uint32_t cur_flow;  /* its flow */
 	uint32_t cur_bytes; /* its size */

@@ -54,29 +54,6 @@ static inline uint32_t entry_queue(uint32_t e) { return e >> 3; }
 static inline int entry_hop(uint32_t e) { return (int)(e & 7); }
 _Static_assert(GM_MAX_HOPS <= 8, "a hop index fits in three bits");
 
-static void ring_push(gm_plink *p, uint32_t e)
-{
-	if (p->n == p->cap) {
-		uint32_t cap = p->cap ? p->cap * 2 : 4;
-		uint32_t *r = g_new(uint32_t, cap);
-		for (uint32_t i = 0; i < p->n; i++)
-			r[i] = p->ring[(p->head + i) % p->cap];
-		g_free(p->ring);
-		p->ring = r;
-		p->cap = cap;
-		p->head = 0;
-	}
-	p->ring[(p->head + p->n++) % p->cap] = e;
-}
-
-static uint32_t ring_pop(gm_plink *p)
-{
-	uint32_t e = p->ring[p->head];
-	p->head = (p->head + 1) % p->cap;
-	p->n--;
-	return e;
-}
-
 /* May queue Q send a packet from hop h now? */
 static inline bool ready(const gm_pqueue *Q, int h)
 {
@@ -91,7 +68,7 @@ static bool enqueue(gm_net *n, uint32_t qid, int h)
 	if (Q->inq[h] || !ready(Q, h))
 		return false;
 	Q->inq[h] = 1;
-	ring_push(&n->pl[Q->route[h]], entry(qid, h));
+	gc_fifo_push(&n->pl[Q->route[h]].ring, entry(qid, h));
 	return true;
 }
 
@@ -114,9 +91,9 @@ static void try_send(gm_net *n, uint32_t lid)
 	int h;
 	gm_pqueue *Q;
 	do {
-		if (p->n == 0)
+		if (p->ring.n == 0)
 			return;
-		e = ring_pop(p);
+		e = (uint32_t)gc_fifo_pop(&p->ring);
 		qid = entry_queue(e);
 		h = entry_hop(e);
 		Q = &n->pq[qid];
@@ -142,8 +119,8 @@ static void try_send(gm_net *n, uint32_t lid)
 	int64_t idt = (int64_t)dt;
 	ge_schedule(n->eng, n->eng->now + idt + ((double)idt < dt), n->ent_id, GM_PKT_EV_TX, lid);
 	enqueue(n, qid, h); /* round robin: back at the tail */
-	if (p->n + 1 > l->max_flows)
-		l->max_flows = p->n + 1;
+	if (p->ring.n + 1 > l->max_flows)
+		l->max_flows = (uint32_t)p->ring.n + 1;
 	/* a place freed at hop h: the queue may send into it again */
 	if (h > 0 && enqueue(n, qid, h - 1))
 		try_send(n, Q->route[h - 1]);
@@ -313,9 +290,9 @@ gc_status gm_pkt_check(const gm_net *n, char **errmsg)
 			flagged += n->pq[qid].inq[h];
 	for (uint32_t i = 0; n->pl && i < n->nlinks; i++) {
 		const gm_plink *p = &n->pl[i];
-		ringed += p->n;
-		for (uint32_t k = 0; k < p->n; k++) {
-			uint32_t e = p->ring[(p->head + k) % p->cap];
+		ringed += p->ring.n;
+		for (size_t k = 0; k < p->ring.n; k++) {
+			uint32_t e = (uint32_t)gc_fifo_at(&p->ring, k);
 			const gm_pqueue *Q = &n->pq[entry_queue(e)];
 			if (!Q->inq[entry_hop(e)] || Q->route[entry_hop(e)] != i) {
 				*errmsg = g_strdup_printf("link %s: ring entry of queue %u hop %d misplaced",
@@ -345,7 +322,7 @@ gc_status gm_pkt_check(const gm_net *n, char **errmsg)
 void gm_pkt_fini(gm_net *n)
 {
 	for (uint32_t i = 0; n->pl && i < n->nlinks; i++)
-		g_free(n->pl[i].ring);
+		gc_fifo_free(&n->pl[i].ring);
 	g_free(n->pl);
 	g_free(n->pf);
 	g_free(n->pq);

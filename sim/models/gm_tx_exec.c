@@ -30,41 +30,14 @@
 #include <math.h>
 #include <string.h>
 
+#include "../core/gc_fifo.h"
 #include "gm_net.h"
 
 enum { EV_DONE = 1, EV_SERVER_DONE, EV_NET_START, EV_ISSUE, EV_PX_POLL_START, EV_PX_POLL_END, EV_PX_WORK_DONE };
 enum { SRV_CPU, SRV_NIC, SRV__COUNT };
 
-typedef struct ring {
-	uint64_t *v;
-	size_t head, n, cap;
-} ring;
-
-static void ring_push(ring *r, uint64_t x)
-{
-	if (r->n == r->cap) {
-		size_t nc = r->cap ? 2 * r->cap : 64;
-		uint64_t *nv = g_new(uint64_t, nc);
-		for (size_t i = 0; i < r->n; i++)
-			nv[i] = r->v[(r->head + i) % r->cap];
-		g_free(r->v);
-		r->v = nv;
-		r->cap = nc;
-		r->head = 0;
-	}
-	r->v[(r->head + r->n++) % r->cap] = x;
-}
-
-static uint64_t ring_pop(ring *r)
-{
-	uint64_t x = r->v[r->head];
-	r->head = (r->head + 1) % r->cap;
-	r->n--;
-	return x;
-}
-
 typedef struct server {
-	ring q;
+	gc_fifo q;
 	bool busy;
 	uint64_t cur;
 	int64_t busy_ps;
@@ -92,7 +65,7 @@ typedef struct exec {
 	/* proxy */
 	int px_state;
 	int64_t px_origin, px_busy_ps;
-	ring px_fifo, px_work;
+	gc_fifo px_fifo, px_work;
 	uint32_t px_snap;
 	GArray *db_wait, *db_run; /* jobs joined to the queued / running doorbell */
 	bool db_queued;
@@ -273,7 +246,7 @@ static void server_start(exec *x, int i)
 	server *v = &x->srv[i];
 	if (v->busy || v->q.n == 0)
 		return;
-	v->cur = ring_pop(&v->q);
+	v->cur = gc_fifo_pop(&v->q);
 	v->busy = true;
 	int64_t d = x->r->steps[job_step(v->cur)].fixed_ps;
 	v->busy_ps += d;
@@ -301,7 +274,7 @@ static void px_work_next(exec *x)
 		px_go_idle(x, x->eng.now + cq);
 		return;
 	}
-	uint64_t j = ring_pop(&x->px_work);
+	uint64_t j = gc_fifo_pop(&x->px_work);
 	int64_t d;
 	if (j == DB_JOB) {
 		x->db_queued = false;
@@ -339,12 +312,12 @@ static void step_begin(exec *x, uint64_t job)
 	case GM_TX_R_CPU:
 	case GM_TX_R_NIC_TX: {
 		int i = st->res == GM_TX_R_CPU ? SRV_CPU : SRV_NIC;
-		ring_push(&x->srv[i].q, job);
+		gc_fifo_push(&x->srv[i].q, job);
 		server_start(x, i);
 		break;
 	}
 	case GM_TX_R_PROXY_POLL:
-		ring_push(&x->px_fifo, job);
+		gc_fifo_push(&x->px_fifo, job);
 		if (x->px_state == PX_IDLE) {
 			x->px_state = PX_POLL_SCHEDULED;
 			ge_schedule(e, poll_end(e->now, x->px_origin, x->px_period_ps, 0), x->ent,
@@ -352,13 +325,13 @@ static void step_begin(exec *x, uint64_t job)
 		}
 		break;
 	case GM_TX_R_PROXY_WORK:
-		ring_push(&x->px_work, job);
+		gc_fifo_push(&x->px_work, job);
 		break;
 	case GM_TX_R_PROXY_DB:
 		g_array_append_val(x->db_wait, job);
 		if (!x->db_queued) {
 			x->db_queued = true;
-			ring_push(&x->px_work, DB_JOB);
+			gc_fifo_push(&x->px_work, DB_JOB);
 		}
 		break;
 	case GM_TX_R_NET:
@@ -432,7 +405,7 @@ static gc_status x_handle(ge_engine *e, void *self, const ge_event *ev)
 		x->px_busy_ps += x->px_read_ps;
 		x->px_state = PX_WORKING;
 		for (uint32_t i = 0; i < x->px_snap; i++)
-			step_done(x, ring_pop(&x->px_fifo));
+			step_done(x, gc_fifo_pop(&x->px_fifo));
 		x->px_snap = 0;
 		px_work_next(x);
 		break;
@@ -574,9 +547,9 @@ gc_status gm_tx_simulate(const gm_tx_params *p, const gm_tx_recipe *r, uint64_t 
 	gm_net_fini(&x->net);
 	ge_engine_fini(&x->eng);
 	for (int i = 0; i < SRV__COUNT; i++)
-		g_free(x->srv[i].q.v);
-	g_free(x->px_fifo.v);
-	g_free(x->px_work.v);
+		gc_fifo_free(&x->srv[i].q);
+	gc_fifo_free(&x->px_fifo);
+	gc_fifo_free(&x->px_work);
 	g_array_free(x->db_wait, TRUE);
 	g_array_free(x->db_run, TRUE);
 	g_free(x->waiting);

@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "sim/models/gm_net.h"
+#include "tests/models/net_starter.h"
 
 typedef struct done_log {
 	uint64_t tag[16];
@@ -23,38 +24,6 @@ static void on_done(void *ctx, uint64_t tag, ge_time now)
 	d->n++;
 }
 
-typedef struct start_ev {
-	ge_time t;
-	uint32_t route[GM_MAX_HOPS];
-	int nhops;
-	double bytes;
-} start_ev;
-
-/* A tiny entity that starts flows at given times. */
-typedef struct starter {
-	gm_net *net;
-	const start_ev *evs;
-	int n;
-	uint32_t id;
-} starter;
-
-static gc_status st_init(ge_engine *e, void *self)
-{
-	starter *s = self;
-	for (int i = 0; i < s->n; i++)
-		ge_schedule(e, s->evs[i].t, s->id, 0, (uint64_t)i);
-	return GC_OK;
-}
-
-static gc_status st_handle(ge_engine *e, void *self, const ge_event *ev)
-{
-	starter *s = self;
-	const start_ev *x = &s->evs[ev->arg];
-	gm_net_start(s->net, x->route, x->nhops, x->bytes, ev->arg);
-	return GC_OK;
-}
-
-static const ge_entity_ops starter_ops = {.name = "starter", .init = st_init, .handle = st_handle};
 
 /* Links: bandwidths in B/s. Runs with check mode on. */
 static void run(const double *bw, int nlinks, const start_ev *evs, int n, done_log *d, gm_net *keep)
@@ -66,14 +35,7 @@ static void run(const double *bw, int nlinks, const start_ev *evs, int n, done_l
 	gm_net_init(&net, &e, on_done, d);
 	for (int i = 0; i < nlinks; i++)
 		gm_net_add_link(&net, "l", GM_LINK_GENERIC, bw[i], 1000 * (i + 1));
-	starter s = {.net = &net, .evs = evs, .n = n};
-	s.id = ge_entity_add(&e, &starter_ops, &s);
-	gc_status st = ge_run(&e, GE_TIME_MAX);
-	if (st != GC_OK)
-		g_test_message("run failed: %s", e.errmsg);
-	g_assert_cmpint(st, ==, GC_OK);
-	g_assert_cmpuint(net.nactive, ==, 0);
-	g_assert_cmpfloat(fabs(net.bytes_done - net.bytes_started), <, 1e-6);
+	starter_run(&e, &net, evs, n);
 	if (keep) {
 		keep->recomputes = net.recomputes;
 		keep->comp_flow_visits = net.comp_flow_visits;

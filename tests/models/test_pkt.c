@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "sim/models/gm_net.h"
+#include "tests/models/net_starter.h"
 
 #define MAXEV 64
 
@@ -35,39 +36,6 @@ static void rec(log_t *l, uint64_t tag, ge_time now)
 static void on_done(void *ctx, uint64_t tag, ge_time now) { rec(&((world *)ctx)->done, tag, now); }
 static void on_land(void *ctx, uint64_t tag, ge_time now) { rec(&((world *)ctx)->land, tag, now); }
 
-typedef struct start_ev {
-	ge_time t;
-	uint32_t queue;
-	uint32_t route[GM_MAX_HOPS];
-	int nhops;
-	double bytes;
-} start_ev;
-
-typedef struct starter {
-	gm_net *net;
-	const start_ev *evs;
-	int n;
-	uint32_t id;
-} starter;
-
-static gc_status st_init(ge_engine *e, void *self)
-{
-	starter *s = self;
-	for (int i = 0; i < s->n; i++)
-		ge_schedule(e, s->evs[i].t, s->id, 0, (uint64_t)i);
-	return GC_OK;
-}
-
-static gc_status st_handle(ge_engine *e, void *self, const ge_event *ev)
-{
-	(void)e;
-	starter *s = self;
-	const start_ev *x = &s->evs[ev->arg];
-	gm_net_start_queued(s->net, x->queue, x->route, x->nhops, x->bytes, ev->arg, 100 + ev->arg);
-	return GC_OK;
-}
-
-static const ge_entity_ops starter_ops = {.name = "starter", .init = st_init, .handle = st_handle};
 
 /* Links with the given bandwidths (B/s) and latencies (ps), flows started
  * as listed, packet mode with P-byte packets and `buf` per hop; check mode
@@ -84,14 +52,7 @@ static void run(const double *bw, const int64_t *lat, int nlinks, const start_ev
 		gm_net_set_packet(&net, P, buf, on_land);
 	for (int i = 0; i < nlinks; i++)
 		gm_net_add_link(&net, "l", GM_LINK_GENERIC, bw[i], lat[i]);
-	starter s = {.net = &net, .evs = evs, .n = n};
-	s.id = ge_entity_add(&e, &starter_ops, &s);
-	gc_status st = ge_run(&e, GE_TIME_MAX);
-	if (st != GC_OK)
-		g_test_message("run failed: %s", e.errmsg);
-	g_assert_cmpint(st, ==, GC_OK);
-	g_assert_cmpuint(net.nactive, ==, 0);
-	g_assert_cmpfloat(fabs(net.bytes_done - net.bytes_started), <, 1e-6);
+	starter_run(&e, &net, evs, n);
 	if (packets)
 		*packets = net.packets;
 	gm_net_fini(&net);
