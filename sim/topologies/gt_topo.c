@@ -80,9 +80,11 @@ static const gc_param topo_params[] = {
 	 "scalable unit of 32 nodes"},
 	{"topology.fabric.oversubscription", GC_P_DOUBLE, "1", NULL, 1, 1024,
 	 "fat-tree/rail: a leaf's NIC bandwidth over its uplink bandwidth (1: non-blocking)", NULL},
-	{"topology.fabric.routing", GC_P_ENUM, "adaptive", "adaptive|ecmp", 1, 0,
+	{"topology.fabric.routing", GC_P_ENUM, "adaptive", "adaptive|ecmp|dmodk", 1, 0,
 	 "fat-tree/rail: adaptive spreads traffic over all uplinks; ecmp pins each GPU pair to the "
-	 "spine a hash picks", NULL},
+	 "spine a hash picks (RoCE); dmodk sends everything for one NIC through spine "
+	 "(NIC index mod uplinks), as InfiniBand's static fat-tree routing does",
+	 "OpenSM ftree routing (destination-based D-mod-K, Zahavi et al.)"},
 	{"topology.fabric.switch_latency", GC_P_TIME, "130ns", NULL, 0, LAT_MAX,
 	 "fat-tree/rail: latency of each further switch on a route (leaf -> spine -> leaf adds two)",
 	 "InfiniBand switch port-to-port latency, order of 100-130 ns (vendor datasheets)"},
@@ -256,7 +258,11 @@ gc_status gt_topo_from_config(const gc_config *cfg, gt_topo *t, char **errmsg)
 			t->uplinks = (int)llround(t->leaf_nics / t->oversub);
 			if (t->uplinks < 1)
 				t->uplinks = 1;
-			t->ecmp = strcmp(gc_config_str(cfg, "topology.fabric.routing"), "ecmp") == 0;
+			const char *rt = gc_config_str(cfg, "topology.fabric.routing");
+			t->routing = strcmp(rt, "ecmp") == 0    ? GT_ROUTE_ECMP
+				     : strcmp(rt, "dmodk") == 0 ? GT_ROUTE_DMODK
+								: GT_ROUTE_ADAPTIVE;
+			t->ecmp = t->routing != GT_ROUTE_ADAPTIVE;
 			t->switch_lat_ps = gc_config_time(cfg, "topology.fabric.switch_latency");
 			t->pxn = t->fabric == GT_FAB_RAIL && gc_config_bool(cfg, "topology.fabric.pxn");
 			if (t->fabric == GT_FAB_FAT_TREE) {
@@ -403,7 +409,10 @@ int gt_topo_route(const gt_topo *t, int src, int dst, uint32_t *route)
 	int ls = gt_topo_leaf_of(t, src), ld = gt_topo_leaf_of(t, dst);
 	if (ls != ld) {
 		uint32_t base = (uint32_t)t->ngpus * DGX_NLINKS;
-		int u = t->ecmp ? ecmp_spine(t, src, dst) : 0, per = t->ecmp ? t->uplinks : 1;
+		int u = t->routing == GT_ROUTE_ECMP	? ecmp_spine(t, src, dst)
+			: t->routing == GT_ROUTE_DMODK ? dst % t->uplinks
+						       : 0;
+		int per = t->ecmp ? t->uplinks : 1;
 		route[h++] = base + 2 * (uint32_t)(ls * per + u);
 		route[h++] = base + 2 * (uint32_t)(ld * per + u) + 1;
 	}
@@ -432,5 +441,6 @@ void gt_topo_describe(const gt_topo *t, char *buf, size_t n)
 		return;
 	snprintf(buf + k, n - (size_t)k, "; %s fabric, %d leaves of %d NICs, %g:1, %s%s",
 		 t->fabric == GT_FAB_RAIL ? "rail" : "fat-tree", t->nleaves, t->leaf_nics, t->oversub,
-		 t->ecmp ? "ecmp" : "adaptive", t->pxn ? ", pxn" : "");
+		 t->routing == GT_ROUTE_ECMP ? "ecmp" : t->routing == GT_ROUTE_DMODK ? "dmodk" : "adaptive",
+		 t->pxn ? ", pxn" : "");
 }

@@ -39,12 +39,15 @@ typedef enum gt_kind { GT_FLAT = 0, GT_DGX } gt_kind;
  *    nodes has one leaf per rail; NIC k of each of its nodes is on leaf k.
  *    Same rail and unit: one leaf; anything else crosses a spine.
  * Routing over the spines: adaptive (the leaf's uplinks act as one link of
- * their summed bandwidth: traffic spread perfectly) or ecmp (one uplink per
+ * their summed bandwidth: traffic spread perfectly), ecmp (one uplink per
  * spine; a GPU pair's traffic takes the spine its hash picks, so pairs can
- * collide). pxn (rail only): a message to another rail first crosses
+ * collide; RoCE) or dmodk (one uplink per spine; everything for the NIC of
+ * GPU d goes through spine d mod uplinks: InfiniBand's static destination
+ * routing). pxn (rail only): a message to another rail first crosses
  * NVLink to the sender's node's GPU on the receiver's rail and leaves
  * through that GPU's NIC (NCCL's PXN), staying on one rail. */
 typedef enum gt_fabric { GT_FAB_NONBLOCKING = 0, GT_FAB_FAT_TREE, GT_FAB_RAIL } gt_fabric;
+typedef enum gt_routing { GT_ROUTE_ADAPTIVE = 0, GT_ROUTE_ECMP, GT_ROUTE_DMODK } gt_routing;
 
 typedef struct gt_link_spec {
 	double bw_Bps;
@@ -75,7 +78,9 @@ typedef struct gt_topo {
 	int leaf_nics;	      /* NICs per leaf switch */
 	int uplinks;	      /* per leaf, each of the NIC rate */
 	int nleaves;
-	bool ecmp, pxn;
+	gt_routing routing;
+	bool ecmp; /* one link per spine (ecmp or dmodk) rather than one per leaf */
+	bool pxn;
 	int64_t switch_lat_ps; /* one more switch on the way (leaf -> spine -> leaf: two) */
 	double oversub;
 } gt_topo;

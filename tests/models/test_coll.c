@@ -714,8 +714,12 @@ static void test_fabric_oversubscription(void)
 	const char *ov2[] = {"topology.fabric.oversubscription=2", NULL};
 	const char *ov2a[] = {"topology.fabric.oversubscription=2", "sim.fidelity=analytical", NULL};
 	const char *ecmp[] = {"topology.fabric.routing=ecmp", NULL};
+	const char *dmodk[] = {"topology.fabric.routing=dmodk", NULL};
 	gm_run *one = run_yaml(yaml, NULL), *two = run_yaml(yaml, ov2), *ana = run_yaml(yaml, ov2a);
-	gm_run *ec = run_yaml(yaml, ecmp);
+	gm_run *ec = run_yaml(yaml, ecmp), *dk = run_yaml(yaml, dmodk);
+	/* destination routing spreads an all-to-all as evenly as adaptive */
+	g_assert_cmpfloat(fabs(dk->pts[0].time_us - one->pts[0].time_us) / one->pts[0].time_us, <, 0.01);
+	gm_run_free(dk);
 	double ratio = two->pts[0].time_us / one->pts[0].time_us;
 	/* 3/4 of a node's bytes leave its leaf (2 of 8 nodes per leaf); at
 	 * 1:1 the NICs bind, at 2:1 the uplinks carry 3/4 at half: 1.5x */
@@ -733,10 +737,20 @@ static void test_fabric_oversubscription(void)
 			   "topology: {preset: dgx-h100, nodes: 4}\n"
 			   "collective: {op: allreduce, algo: ring, sizes: [1GiB]}\n";
 	const char *ft[] = {"topology.fabric.kind=fat-tree", "topology.fabric.leaf_nics=8", NULL};
-	gm_run *nb = run_yaml(ring, NULL), *f = run_yaml(ring, ft);
+	const char *fte[] = {"topology.fabric.kind=fat-tree", "topology.fabric.leaf_nics=8",
+			     "topology.fabric.routing=ecmp", NULL};
+	const char *ftd[] = {"topology.fabric.kind=fat-tree", "topology.fabric.leaf_nics=8",
+			     "topology.fabric.routing=dmodk", NULL};
+	gm_run *nb = run_yaml(ring, NULL), *f = run_yaml(ring, ft), *fe = run_yaml(ring, fte);
+	gm_run *fd = run_yaml(ring, ftd);
 	g_assert_cmpfloat(fabs(f->pts[0].time_us - nb->pts[0].time_us) / nb->pts[0].time_us, <, 0.01);
+	g_assert_cmpfloat(fabs(fd->pts[0].time_us - nb->pts[0].time_us) / nb->pts[0].time_us, <, 0.01);
+	/* hashed spines: the ring's 16 connections out of each node collide */
+	g_assert_cmpfloat(fe->pts[0].time_us, >, 1.5 * nb->pts[0].time_us);
 	gm_run_free(nb);
 	gm_run_free(f);
+	gm_run_free(fe);
+	gm_run_free(fd);
 
 	const char *bad[] = {"topology.fabric.leaf_nics=12", NULL};
 	expect_refused(yaml, bad, "topology.fabric.leaf_nics: 12 NICs per leaf split a node");
