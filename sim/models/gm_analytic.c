@@ -96,6 +96,7 @@ static hopinfo first_hops(const gt_topo *topo, const gs_gen *g, gm_net *net)
 {
 	uint32_t *users = g_new0(uint32_t, net->nlinks);
 	int nr = g->p.nranks, ns = g->nstrands;
+	int spc = g->strands_per_channel > 0 ? g->strands_per_channel : 1;
 	int *peer = g_new(int, (size_t)nr * ns);
 	uint32_t route[GM_MAX_HOPS];
 	for (int r = 0; r < nr; r++)
@@ -103,7 +104,7 @@ static hopinfo first_hops(const gt_topo *topo, const gs_gen *g, gm_net *net)
 			int p = peer[r * ns + c] = first_send_peer(g, r, c);
 			if (p < 0)
 				continue;
-			int h = gt_topo_route(topo, r, p, route);
+			int h = gt_topo_route_ch(topo, r, p, c / spc, route);
 			for (int k = 0; k < h; k++)
 				users[route[k]]++;
 		}
@@ -115,7 +116,7 @@ static hopinfo first_hops(const gt_topo *topo, const gs_gen *g, gm_net *net)
 			int p = peer[r * ns + c];
 			if (p < 0)
 				continue;
-			int h = gt_topo_route(topo, r, p, route);
+			int h = gt_topo_route_ch(topo, r, p, c / spc, route);
 			for (int k = 0; k < h; k++)
 				hi.beta = fmin(hi.beta, net->links[route[k]].bw_Bps / users[route[k]]);
 			lat_sum += (double)gm_net_route_latency(net, route, h);

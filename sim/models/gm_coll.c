@@ -168,7 +168,7 @@ static uint32_t conn_get(sim *m, uint32_t src, uint32_t dst, uint32_t ch)
 	c->ch = ch;
 	c->waiting_send = c->waiting_recv = NONE;
 	c->qmask = 3;
-	c->nhops = gt_topo_route(m->topo, (int)src, (int)dst, c->route);
+	c->nhops = gt_topo_route_ch(m->topo, (int)src, (int)dst, (int)ch, c->route);
 	c->lat_ps = gm_net_route_latency(&m->net, c->route, c->nhops);
 	uint64_t h = hash64(key) & (m->hcap - 1);
 	while (m->hkeys[h])

@@ -81,7 +81,7 @@ static const gc_param topo_params[] = {
 	{"topology.fabric.oversubscription", GC_P_DOUBLE, "1", NULL, 1, 1024,
 	 "fat-tree/rail: a leaf's NIC bandwidth over its uplink bandwidth (1: non-blocking)", NULL},
 	{"topology.fabric.routing", GC_P_ENUM, "adaptive", "adaptive|ecmp|dmodk", 1, 0,
-	 "fat-tree/rail: adaptive spreads traffic over all uplinks; ecmp pins each GPU pair to the "
+	 "fat-tree/rail: adaptive spreads traffic over all uplinks; ecmp pins each connection to the "
 	 "spine a hash picks (RoCE); dmodk sends everything for one NIC through spine "
 	 "(NIC index mod uplinks), as InfiniBand's static fat-tree routing does",
 	 "OpenSM ftree routing (destination-based D-mod-K, Zahavi et al.)"},
@@ -352,10 +352,12 @@ int gt_topo_leaf_of(const gt_topo *t, int gpu)
 	}
 }
 
-/* The ECMP spine of the pair (src, dst): a fixed hash, so runs repeat. */
-static int ecmp_spine(const gt_topo *t, int src, int dst)
+/* The ECMP spine of connection (src, dst, channel): a fixed hash, so runs
+ * repeat; each channel is its own queue pair, hashed on its own. */
+static int ecmp_spine(const gt_topo *t, int src, int dst, int ch)
 {
-	uint64_t z = ((uint64_t)(uint32_t)src << 32 | (uint32_t)dst) + UINT64_C(0x9e3779b97f4a7c15);
+	uint64_t z = ((uint64_t)(uint32_t)src << 32 | (uint32_t)dst) +
+		     UINT64_C(0x9e3779b97f4a7c15) * (uint64_t)(ch + 1);
 	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
 	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
 	z ^= z >> 31;
@@ -363,6 +365,11 @@ static int ecmp_spine(const gt_topo *t, int src, int dst)
 }
 
 int gt_topo_route(const gt_topo *t, int src, int dst, uint32_t *route)
+{
+	return gt_topo_route_ch(t, src, dst, 0, route);
+}
+
+int gt_topo_route_ch(const gt_topo *t, int src, int dst, int ch, uint32_t *route)
 {
 	g_assert(src != dst && src >= 0 && dst >= 0 && (src < t->ngpus || dst < t->ngpus));
 	if (src >= t->ngpus || dst >= t->ngpus) {
@@ -409,7 +416,7 @@ int gt_topo_route(const gt_topo *t, int src, int dst, uint32_t *route)
 	int ls = gt_topo_leaf_of(t, src), ld = gt_topo_leaf_of(t, dst);
 	if (ls != ld) {
 		uint32_t base = (uint32_t)t->ngpus * DGX_NLINKS;
-		int u = t->routing == GT_ROUTE_ECMP	? ecmp_spine(t, src, dst)
+		int u = t->routing == GT_ROUTE_ECMP	? ecmp_spine(t, src, dst, ch)
 			: t->routing == GT_ROUTE_DMODK ? dst % t->uplinks
 						       : 0;
 		int per = t->ecmp ? t->uplinks : 1;

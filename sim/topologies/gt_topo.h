@@ -40,8 +40,8 @@ typedef enum gt_kind { GT_FLAT = 0, GT_DGX } gt_kind;
  *    Same rail and unit: one leaf; anything else crosses a spine.
  * Routing over the spines: adaptive (the leaf's uplinks act as one link of
  * their summed bandwidth: traffic spread perfectly), ecmp (one uplink per
- * spine; a GPU pair's traffic takes the spine its hash picks, so pairs can
- * collide; RoCE) or dmodk (one uplink per spine; everything for the NIC of
+ * spine; each connection, a GPU pair's channel, takes the spine its hash
+ * picks, so connections can collide; RoCE) or dmodk (one uplink per spine; everything for the NIC of
  * GPU d goes through spine d mod uplinks: InfiniBand's static destination
  * routing). pxn (rail only): a message to another rail first crosses
  * NVLink to the sender's node's GPU on the receiver's rail and leaves
@@ -103,6 +103,9 @@ void gt_topo_instantiate(const gt_topo *t, gm_net *net);
  * of a flat one): its route to or from a GPU of that node is the GPU's
  * port into or out of the switch. */
 int gt_topo_route(const gt_topo *t, int src, int dst, uint32_t *route);
+/* The same for the connection of channel ch: only ecmp routing tells
+ * channels apart (each is its own queue pair, hashed on its own). */
+int gt_topo_route_ch(const gt_topo *t, int src, int dst, int ch, uint32_t *route);
 int gt_topo_node_of(const gt_topo *t, int gpu);
 /* dgx: the leaf switch of GPU g's NIC (0 with a nonblocking fabric). */
 int gt_topo_leaf_of(const gt_topo *t, int gpu);
