@@ -122,7 +122,8 @@ static const char *const dgx_only[] = {
  *  - p5en (H200, same NVLink4): 16 EFA interfaces of 200 Gb/s (400 Gb/s per
  *    GPU), 35 us (the plugin's "p-series" entry: p5en and later).
  *  - dgx-a100: NVLink3, 12 links per GPU at NCCL's 20.0 GB/s each (240
- *    GB/s), one 200 Gb/s HDR NIC per GPU, PCIe Gen4 at NCCL's 24 GB/s. Its
+ *    GB/s), one 200 Gb/s HDR NIC per GPU, PCIe Gen4 at its measured ~25
+ *    GB/s (as the taxonomy's dgx-a100 platform). Its
  *    second-generation NVSwitch has no SHARP: no nvls or nvlstree.
  *  - p4d (AWS p4d.24xlarge, A100): as dgx-a100 inside the node; 4 EFA
  *    interfaces of 100 Gb/s for 8 GPUs, 50 Gb/s per GPU (two GPUs share a
@@ -136,8 +137,8 @@ static const topo_preset presets[] = {
 	{"dgx-h100", "374GB/s", "400Gbps", "14us", "52GB/s", true},
 	{"p5", "374GB/s", "400Gbps", "75us", "52GB/s", true},
 	{"p5en", "374GB/s", "400Gbps", "35us", "52GB/s", true},
-	{"dgx-a100", "240GB/s", "200Gbps", "14us", "24GB/s", false},
-	{"p4d", "240GB/s", "50Gbps", "75us", "24GB/s", false},
+	{"dgx-a100", "240GB/s", "200Gbps", "14us", "25GB/s", false},
+	{"p4d", "240GB/s", "50Gbps", "75us", "25GB/s", false},
 };
 
 static const topo_preset *preset_find(const char *name)

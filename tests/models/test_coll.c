@@ -773,8 +773,8 @@ static void test_presets(void)
 		int64_t lat_ps;
 	} want[] = {
 		{"dgx-h100", 374e9, 50e9, 52e9, 14000000}, {"p5", 374e9, 50e9, 52e9, 75000000},
-		{"p5en", 374e9, 50e9, 52e9, 35000000},	   {"dgx-a100", 240e9, 25e9, 24e9, 14000000},
-		{"p4d", 240e9, 6.25e9, 24e9, 75000000},
+		{"p5en", 374e9, 50e9, 52e9, 35000000},	   {"dgx-a100", 240e9, 25e9, 25e9, 14000000},
+		{"p4d", 240e9, 6.25e9, 25e9, 75000000},
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
 		char *yaml = g_strdup_printf("schema_version: 1\n"
