@@ -133,6 +133,14 @@ static inline void chunk_free(ge_engine *e, uint32_t c)
 void ge_schedule(ge_engine *e, ge_time t, uint32_t entity, uint32_t kind, uint64_t arg)
 {
 	g_assert(t >= e->now);
+	if (G_UNLIKELY(t > GE_HORIZON)) {
+		ge_fail(e, GC_ERR_INPUT,
+			"an event would fall %.3g s after the start, past the %.0f days of simulated "
+			"time the engine holds (int64 picoseconds); use fewer iterations or smaller "
+			"latencies",
+			(double)t * 1e-12, (double)GE_HORIZON * 1e-12 / 86400);
+		return;
+	}
 	if (!e->open_valid || e->open_t != t) {
 		close_open(e);
 		uint32_t c = chunk_new(e);
@@ -152,6 +160,23 @@ void ge_schedule(ge_engine *e, ge_time t, uint32_t entity, uint32_t kind, uint64
 	e->seq++;
 	if (++e->npending > e->heap_peak)
 		e->heap_peak = e->npending;
+}
+
+bool ge_schedule_in(ge_engine *e, double dt_ps, uint32_t entity, uint32_t kind, uint64_t arg,
+		    const char *what)
+{
+	g_assert(dt_ps >= 0);
+	if (!(dt_ps < (double)(GE_HORIZON - e->now))) {
+		ge_fail(e, GC_ERR_INPUT,
+			"%s would end %.3g s after the start, past the %.0f days of simulated time "
+			"the engine holds (int64 picoseconds); the sizes are too large for the "
+			"bandwidths",
+			what, ((double)e->now + dt_ps) * 1e-12, (double)GE_HORIZON * 1e-12 / 86400);
+		return false;
+	}
+	int64_t idt = (int64_t)dt_ps;
+	ge_schedule(e, e->now + idt + ((double)idt < dt_ps), entity, kind, arg);
+	return true;
 }
 
 bool ge_peek_time(const ge_engine *e, ge_time *t)
@@ -215,6 +240,7 @@ gc_status ge_fail(ge_engine *e, gc_status st, const char *fmt, ...)
 		va_start(ap, fmt);
 		e->errmsg = g_strdup_vprintf(fmt, ap);
 		va_end(ap);
+		e->fail_st = st;
 	}
 	e->stop = true;
 	return st;
@@ -256,6 +282,8 @@ gc_status ge_run(ge_engine *e, ge_time until)
 		if (st == GC_OK && e->check)
 			st = check_all(e, prev);
 	}
+	if (st == GC_OK && e->stop && e->fail_st != GC_OK)
+		st = e->fail_st; /* a failure recorded outside a handler's return */
 	for (uint32_t i = 0; i < e->nents; i++) {
 		if (!e->ents[i].ops->finalize)
 			continue;

@@ -26,6 +26,7 @@
 #ifndef GE_ENGINE_H
 #define GE_ENGINE_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -34,6 +35,21 @@
 
 typedef int64_t ge_time;
 #define GE_TIME_MAX INT64_MAX
+/* The latest time an event may have, about 53 days: half the int64 range,
+ * so that adding any latency a scenario allows to a time cannot overflow.
+ * Durations computed from bytes and bandwidths are checked against it
+ * (ge_schedule_in) before they are added. */
+#define GE_HORIZON (INT64_MAX / 2)
+
+/* A duration for closed forms, rounded up to whole picoseconds and capped
+ * at GE_HORIZON / 64 (about 20 hours): sums of up to 64 of them, added to
+ * any time before the horizon, stay inside int64, and whatever they are
+ * scheduled at then fails the horizon check instead of overflowing. */
+static inline int64_t ge_ps_sat(double ps)
+{
+	const double cap = (double)(GE_HORIZON / 64);
+	return ps < cap ? (int64_t)ceil(ps) : (int64_t)cap;
+}
 
 typedef struct ge_event {
 	ge_time t;
@@ -128,6 +144,7 @@ struct ge_engine {
 	struct ge_entity *ents;
 	uint32_t nents, capents;
 	char *errmsg;		 /* first error, g_free'd by ge_engine_free */
+	gc_status fail_st;	 /* its status (ge_fail) */
 };
 
 void ge_engine_init(ge_engine *e, uint64_t seed);
@@ -140,6 +157,12 @@ static inline gc_rng *ge_entity_rng(ge_engine *e, uint32_t id) { return &e->ents
 /* Schedule an event at absolute time t (>= now). */
 void ge_schedule(ge_engine *e, ge_time t, uint32_t entity, uint32_t kind, uint64_t arg);
 
+/* Schedule an event dt_ps (>= 0, rounded up to whole picoseconds) from
+ * now. Past GE_HORIZON it schedules nothing, fails the run (ge_fail,
+ * GC_ERR_INPUT, naming `what`) and returns false. */
+bool ge_schedule_in(ge_engine *e, double dt_ps, uint32_t entity, uint32_t kind, uint64_t arg,
+		    const char *what);
+
 /* Time of the earliest pending event; false if none. */
 bool ge_peek_time(const ge_engine *e, ge_time *t);
 /* Pop the earliest event into *ev; false if none. */
@@ -150,7 +173,8 @@ bool ge_pop(ge_engine *e, ge_event *ev);
  * Returns the first error (its message in e->errmsg). */
 gc_status ge_run(ge_engine *e, ge_time until);
 
-/* Record an error message (first one wins) and return st. */
+/* Record an error message and status (the first one wins), stop the run,
+ * and return st; ge_run returns that status. */
 gc_status ge_fail(ge_engine *e, gc_status st, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

@@ -377,6 +377,16 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		uint64_t M = ceil_div(Dc, p->slice_bytes);
 		t += alpha + (double)M * ((double)Dc / (double)M / beta * 1e12);
 	}
+	if (!(t * (double)o->iters < (double)GE_HORIZON)) {
+		gm_net_fini(&net);
+		ge_engine_fini(&eng);
+		*errmsg = g_strdup_printf("%d iteration(s) would take %.3g s, past the %.0f days of "
+					  "simulated time the engine holds (int64 picoseconds); the "
+					  "sizes are too large for the bandwidths",
+					  o->iters, t * (double)o->iters * 1e-12,
+					  (double)GE_HORIZON * 1e-12 / 86400);
+		return GC_ERR_INPUT;
+	}
 	res->time_ps = (int64_t)ceil(t);
 	res->total_ps = res->time_ps * o->iters;
 	gm_net_fini(&net);

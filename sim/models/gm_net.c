@@ -100,7 +100,7 @@ int64_t gm_net_estimate_ps(const gm_net *n, const uint32_t *route, int nhops, do
 		bw = fmin(bw, n->links[route[h]].bw_Bps);
 	int64_t t = gm_net_route_latency(n, route, nhops);
 	if (bytes > 0)
-		t += (int64_t)ceil(bytes / bw * 1e12);
+		t += ge_ps_sat(bytes / bw * 1e12);
 	return t;
 }
 
@@ -202,9 +202,8 @@ static void schedule_done_in(gm_net *n, uint32_t fid, double dt_ps)
 {
 	gm_flow *f = &n->flows[fid];
 	f->version++;
-	int64_t idt = (int64_t)dt_ps;
-	int64_t t = n->eng->now + idt + ((double)idt < dt_ps);
-	ge_schedule(n->eng, t, n->ent_id, EV_FLOW_DONE, ((uint64_t)fid << 32) | f->version);
+	ge_schedule_in(n->eng, dt_ps, n->ent_id, EV_FLOW_DONE, ((uint64_t)fid << 32) | f->version,
+		       "a transfer");
 }
 
 static void schedule_done(gm_net *n, uint32_t fid)
@@ -303,9 +302,7 @@ int64_t gm_net_estimate_pkt_ps(const gm_net *n, const uint32_t *route, int nhops
 		int64_t t = 0; /* C(j, h-1) + lat */
 		for (int h = 0; h < nhops; h++) {
 			const gm_link *l = &n->links[route[h]];
-			double dt = (double)sz * l->ps_per_byte;
-			int64_t idt = (int64_t)dt;
-			idt += (double)idt < dt;
+			int64_t idt = ge_ps_sat((double)sz * l->ps_per_byte);
 			int64_t start = prev[h] > t ? prev[h] : t;
 			prev[h] = start + idt;
 			t = prev[h] + n->info[route[h]].lat_ps;

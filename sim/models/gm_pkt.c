@@ -115,9 +115,8 @@ static void try_send(gm_net *n, uint32_t lid)
 		trace_busy(n, lid, 1);
 	}
 	gm_link *l = &n->links[lid];
-	double dt = (double)bytes * l->ps_per_byte;
-	int64_t idt = (int64_t)dt;
-	ge_schedule(n->eng, n->eng->now + idt + ((double)idt < dt), n->ent_id, GM_PKT_EV_TX, lid);
+	ge_schedule_in(n->eng, (double)bytes * l->ps_per_byte, n->ent_id, GM_PKT_EV_TX, lid,
+		       "a packet");
 	enqueue(n, qid, h); /* round robin: back at the tail */
 	if (p->ring.n + 1 > l->max_flows)
 		l->max_flows = (uint32_t)p->ring.n + 1;

@@ -22,6 +22,7 @@
  * counts completions on the CPU and sets the GPU's flag through GDRCopy.
  */
 #include "gm_tx.h"
+#include "../ge_engine.h"
 
 #include <glib.h>
 #include <math.h>
@@ -65,7 +66,7 @@ const gm_tx_type_info *gm_tx_type_at(size_t i)
 
 static int64_t ps_of_bytes(double bytes, double Bps)
 {
-	return (int64_t)ceil(bytes / Bps * 1e12);
+	return ge_ps_sat(bytes / Bps * 1e12);
 }
 
 static int add(gm_tx_recipe *r, const char *actor, gm_tx_res res, int64_t fixed, const char *rule,

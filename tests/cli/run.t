@@ -126,6 +126,19 @@ check "packet below 64 B: status 2 at its key" "[ $rc -eq 2 ] && [ ! -s '$T/out'
 "$G" run scenarios/dgx-h100-8node-ring.yaml --fidelity packet --set sim.packet=64B >"$T/out" 2>"$T/e"; rc=$?
 check "packet fidelity refuses a run of billions of packets before running any size" "[ $rc -eq 2 ] && [ ! -s '$T/out' ] && grep -q 'sim.packet: size 2147483648 B is about 4.29e+09 packets' '$T/e'"
 
+# Simulated time is int64 picoseconds (about 106 days, half of it usable):
+# a run that would pass that is refused in every fidelity, and in explain,
+# with status 2 and one line, instead of overflowing.
+printf 'schema_version: 1\ntopology: {kind: flat, gpus: 2, link: {bandwidth: 8bps, latency: 1us}}\ncollective: {op: allreduce, sizes: [1GiB]}\n' >"$T/slow.yaml"
+for f in flow packet analytical; do
+  "$G" run "$T/slow.yaml" --fidelity $f >"$T/out" 2>"$T/e"; rc=$?
+  check "$f: 1 GiB at 1 B/s refused past the 53-day horizon" "[ $rc -eq 2 ] && [ ! -s '$T/out' ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'past the 53 days of simulated time' '$T/e'"
+done
+"$G" run "$T/slow.yaml" --set collective.sizes=8 --set collective.iters=1000000 --set topology.link.latency=1000s >"$T/out" 2>"$T/e"; rc=$?
+check "latencies alone past the horizon: refused" "[ $rc -eq 2 ] && grep -q 'use fewer iterations or smaller latencies' '$T/e'"
+"$G" explain --path inter:3 --bytes 1GiB --set nic.bandwidth=8bps >"$T/out" 2>"$T/e"; rc=$?
+check "explain: a transfer past the horizon is refused" "[ $rc -eq 2 ] && grep -q 'past the 53 days' '$T/e'"
+
 # Fabrics and generations (what-if scenarios): oversubscription slows the
 # all-to-all across the spines, the rail fabric with PXN does not cross
 # them, and the AWS generations order as their latency and bandwidth say.
