@@ -203,6 +203,21 @@ gc_status gt_topo_check(gc_config *cfg, char **errmsg)
 				       "%lld NICs per leaf split a node of %lld GPUs (one NIC each) "
 				       "across leaves; use a multiple of gpus_per_node",
 				       (long long)leaf, (long long)gpn);
+	/* with one link per spine, leaves x uplinks links are modelled */
+	if (strcmp(fab, "nonblocking") != 0 &&
+	    strcmp(gc_config_str(cfg, "topology.fabric.routing"), "adaptive") != 0) {
+		int64_t nodes = gc_config_int(cfg, "topology.nodes");
+		int64_t leaves = strcmp(fab, "fat-tree") == 0 ? (nodes + leaf / gpn - 1) / (leaf / gpn)
+							       : (nodes + leaf - 1) / leaf * gpn;
+		double up = (double)leaf / gc_config_double(cfg, "topology.fabric.oversubscription");
+		double links = (double)leaves * (up > 1 ? up : 1);
+		if (links > (double)(1 << 22))
+			return gc_config_error(cfg, "topology.fabric.leaf_nics", errmsg,
+					       "%lld leaves of %.0f uplinks each are %.3g spine links to "
+					       "model, more than the %d this simulator keeps; use fewer NICs "
+					       "per leaf or adaptive routing",
+					       (long long)leaves, up > 1 ? up : 1, links, 1 << 22);
+	}
 	return GC_OK;
 }
 

@@ -754,6 +754,9 @@ static void test_fabric_oversubscription(void)
 
 	const char *bad[] = {"topology.fabric.leaf_nics=12", NULL};
 	expect_refused(yaml, bad, "topology.fabric.leaf_nics: 12 NICs per leaf split a node");
+	const char *huge[] = {"topology.fabric.kind=rail", "topology.fabric.leaf_nics=1000000",
+			      "topology.fabric.routing=dmodk", NULL};
+	expect_refused(yaml, huge, "spine links to model, more than the 4194304");
 	const char *pxn[] = {"topology.fabric.pxn=false", NULL};
 	expect_refused(yaml, pxn, "topology.fabric.pxn: applies to fabric kind rail only");
 	const char *nb_keys[] = {"topology.fabric.kind=nonblocking", NULL};
