@@ -473,7 +473,8 @@ static void on_flow_done(void *ctx, uint64_t tag, ge_time now)
 }
 
 /* Packet mode: the last byte of a message (tag: connection << 1) or of a
- * signal (tag: slot << 1 | 1) has landed; a connection's land in order. */
+ * signal (tag: slot << 1 | 1) has landed; a connection's messages land in
+ * the order they were sent. */
 static void on_land(void *ctx, uint64_t tag, ge_time now)
 {
 	(void)now;

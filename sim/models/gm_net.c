@@ -292,6 +292,7 @@ void gm_net_set_packet(gm_net *n, uint32_t pkt_bytes, uint32_t hop_buffer, gm_ne
  * leaves hop h at C(j,h) = max(C(j-1,h), C(j,h-1) + lat_{h-1}) + s_h. */
 int64_t gm_net_estimate_pkt_ps(const gm_net *n, const uint32_t *route, int nhops, double bytes)
 {
+	g_assert(n->pkt_bytes > 0 && nhops >= 1);
 	if (bytes <= 0)
 		return gm_net_route_latency(n, route, nhops);
 	uint64_t b = (uint64_t)bytes, P = n->pkt_bytes;
