@@ -41,6 +41,13 @@ static const gm_model_info models[] = {
 	 "one NIC per GPU into a non-blocking network: line rate per direction, per-message latency",
 	 "ConnectX-7 400 Gb/s; NCCL hwLat NET Simple 14 us",
 	 "topology.nic.bandwidth, topology.nic.latency"},
+	{"fabric", "topology",
+	 "the network between dgx nodes: nonblocking, a two-level fat tree or rail-optimized leaves, "
+	 "oversubscribed uplinks to the spines, adaptive, ECMP (hash) or D-mod-K (destination) "
+	 "routing, NCCL's PXN on rails",
+	 "DGX SuperPOD reference architecture (rail-optimized units of 32 nodes); OpenSM ftree "
+	 "routing; NCCL PXN",
+	 "topology.fabric.*"},
 	{"flat", "topology", "N GPUs on one non-blocking switch (link.latency = one-way GPU-to-GPU)",
 	 "alpha-beta model of a single-switch cluster", "topology.gpus, topology.link.*"},
 	{"dgx-h100", "topology",
@@ -60,7 +67,8 @@ static const gm_model_info models[] = {
 	{"dgx-a100", "topology",
 	 "DGX A100 nodes: 8 A100s on second-generation NVSwitch (no NVLink SHARP), NVLink3 240 GB/s, "
 	 "one 200 Gb/s HDR NIC per GPU",
-	 "NVIDIA DGX A100 user guide; NCCL's NVLink3 and PCIe Gen4 bandwidths (shared/reference/)",
+	 "NVIDIA DGX A100 user guide; NCCL's NVLink3 bandwidth, PCIe Gen4 measured ~25 GB/s "
+	 "(shared/reference/)",
 	 "topology.preset, topology.nodes"},
 	{"p4d", "topology",
 	 "AWS p4d.24xlarge nodes: 8 A100s on NVSwitch, 4 x 100 Gb/s EFA per node (50 Gb/s per GPU), "
