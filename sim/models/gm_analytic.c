@@ -47,6 +47,11 @@
  *       T = launch + 2 alpha_up + 2 H alpha_net + C (2n + 1) s / B
  *           + D s / B_net + (M - 1) max(C (n + 1) s / B, D s / B_net).
  *
+ *   nvls across nodes (SHARP): as nvlstree with the tree replaced by the
+ *   network switch: the network latency is once up to it and once back
+ *   (no 2 H hops), and a NIC carries one slice each way per block its GPU
+ *   owns (D = C), whatever the node count.
+ *
  *   dispatch / combine (MoE): every token-expert message of every rank,
  *   routed as drawn, loads the links of its route; the busiest link
  *   decides (the draw's imbalance included), plus the longest route:
@@ -190,9 +195,10 @@ static gc_status moe_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, d
 	return GC_OK;
 }
 
-/* nvlstree: see the header comment; adds the time after the launch to *t. */
-static gc_status nvls_tree_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, double *t,
-				char **errmsg)
+/* nvlstree, or nvls across nodes (sharp): see the header comment; adds the
+ * time after the launch to *t. */
+static gc_status nvls_tree_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, bool sharp,
+				double *t, char **errmsg)
 {
 	const gs_params *p = &gen->p;
 	int64_t rpn = p->ranks_per_node, nodes = p->nranks / rpn;
@@ -229,13 +235,28 @@ static gc_status nvls_tree_time(const gt_topo *topo, const gs_gen *gen, gm_net *
 	double b_nvl = net->links[route[0]].bw_Bps;
 	h = gt_topo_route(topo, p->nranks, 0, route); /* and out of it */
 	b_nvl = fmin(b_nvl, net->links[route[0]].bw_Bps);
-	h = gt_topo_route(topo, 0, (int)rpn, route); /* owner to owner, node 0 to 1 */
-	double a_net = (double)gm_net_route_latency(net, route, h), b_net = INFINITY;
-	for (int k = 0; k < h; k++)
-		b_net = fmin(b_net, net->links[route[k]].bw_Bps);
+	double a_net = 0, b_net = INFINITY;
+	if (sharp) {
+		/* up to the network switch's reduction and back from its port to
+		 * node 0: one slice each way per block a GPU owns, C per round */
+		int q = p->nranks + GT_HELPERS_PER_NODE * (int)nodes;
+		int hops[2][2] = {{0, q}, {q + 1, 0}};
+		for (int i = 0; i < 2; i++) {
+			h = gt_topo_route(topo, hops[i][0], hops[i][1], route);
+			a_net += (double)gm_net_route_latency(net, route, h);
+			for (int k = 0; k < h; k++)
+				b_net = fmin(b_net, net->links[route[k]].bw_Bps);
+		}
+		dmax = C;
+	} else {
+		h = gt_topo_route(topo, 0, (int)rpn, route); /* owner to owner, node 0 to 1 */
+		a_net = 2.0 * height * (double)gm_net_route_latency(net, route, h);
+		for (int k = 0; k < h; k++)
+			b_net = fmin(b_net, net->links[route[k]].bw_Bps);
+	}
 	double n = (double)rpn;
 	double tau = fmax((double)C * (n + 1.0) * s / b_nvl, (double)dmax * s / b_net) * 1e12;
-	*t += 2.0 * a_up + 2.0 * height * a_net + (double)C * (2.0 * n + 1.0) * s / b_nvl * 1e12 +
+	*t += 2.0 * a_up + a_net + (double)C * (2.0 * n + 1.0) * s / b_nvl * 1e12 +
 	      (double)dmax * s / b_net * 1e12 + (double)(M - 1) * tau;
 	return GC_OK;
 }
@@ -334,8 +355,10 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 			ge_engine_fini(&eng);
 			return st;
 		}
-	} else if (n > 1 && p->bytes > 0 && p->algo == GS_ALGO_NVLS_TREE) {
-		gc_status st = nvls_tree_time(topo, gen, &net, &t, errmsg);
+	} else if (n > 1 && p->bytes > 0 &&
+		   (p->algo == GS_ALGO_NVLS_TREE ||
+		    (p->algo == GS_ALGO_NVLS && p->ranks_per_node < p->nranks))) {
+		gc_status st = nvls_tree_time(topo, gen, &net, p->algo == GS_ALGO_NVLS, &t, errmsg);
 		if (st != GC_OK) {
 			gm_net_fini(&net);
 			ge_engine_fini(&eng);

@@ -386,14 +386,16 @@ static void strand_run(sim *m, uint32_t sid)
 			conn_push(c, st->bytes);
 			m->messages++;
 			/* packet mode: an empty message is an empty packet, which
-			 * keeps its place behind the connection's earlier ones */
-			if (st->bytes > 0 || m->net.pkt_bytes) {
+			 * keeps its place behind the connection's earlier ones; a
+			 * route of no links (inside a switch) moves no flow */
+			if ((st->bytes > 0 || m->net.pkt_bytes) && c->nhops > 0) {
 				s->state = S_SENDING;
 				gm_net_start_queued(&m->net, s->send_conn, c->route, c->nhops,
 						    (double)st->bytes, sid, (uint64_t)s->send_conn << 1);
 				return;
 			}
-			/* an empty message still travels the route latency */
+			/* an empty message still travels the route latency (none
+			 * inside a switch) */
 			ge_schedule(&m->eng, m->eng.now + c->lat_ps, m->ent, EV_DELIVER,
 				    (uint64_t)(c - m->conns));
 		}

@@ -56,13 +56,13 @@ void gm_proto_apply(gm_proto p, gs_algo algo, gt_topo *t)
 	t->launch_ps = scale_ps(t->launch_ps, base / s->base_lat_us);
 }
 
-void gm_proto_apply_nvls(gt_topo *t, bool tree)
+void gm_proto_apply_nvls(gt_topo *t, double net_lat_us)
 {
 	const gm_proto_info *s = gm_proto_get(GM_PROTO_SIMPLE);
 	if (t->nvls_eff > 0)
 		t->bw_class_scale[GM_LINK_NVLINK] = t->nvls_eff;
 	t->lat_scale[GM_LINK_NVLINK] = GM_NVLS_HOP_LAT_US / 2.0 / s->hop_lat_us[0];
-	if (tree)
-		t->lat_scale[GM_LINK_NIC] = GM_NVLS_TREE_NET_LAT_US / s->hop_lat_us[2];
+	if (net_lat_us > 0)
+		t->lat_scale[GM_LINK_NIC] = net_lat_us / s->hop_lat_us[2];
 	t->launch_ps = scale_ps(t->launch_ps, GM_NVLS_BASE_LAT_US / s->base_lat_us);
 }

@@ -51,14 +51,18 @@ int gm_proto_from_name(const char *name);
 #define GM_NVLS_BASE_LAT_US 0.0
 #define GM_NVLS_HOP_LAT_US 25.0
 #define GM_NVLS_TREE_NET_LAT_US 14.0
+/* NVLS across nodes with the network's switches reducing (SHARP): 18 us for
+ * the network part (hwLat NET NVLS Simple, shared/reference/README.md). */
+#define GM_NVLS_SHARP_NET_LAT_US 18.0
 /* Scale a dgx topology, given with the ring's Simple latencies, to NVLS
  * (tree: NVLS_TREE): the NVLink ports' bandwidth by the topology's NVLS
  * efficiency; the launch by NCCL's base-latency ratio; each NVLink message
  * by half of NVLS's operation latency over the ring's Simple hop, since a
  * slice crosses into the switch twice (to the reduction engine, then from
- * its owner to the multicast engine); for the tree, each network message
- * by NVLS_TREE's network hop over the ring's Simple one. */
-void gm_proto_apply_nvls(gt_topo *t, bool tree);
+ * its owner to the multicast engine); across nodes (net_lat_us > 0: the
+ * tree's per hop, or SHARP's), each network message by that latency over
+ * the ring's Simple network hop. */
+void gm_proto_apply_nvls(gt_topo *t, double net_lat_us);
 /* Scale a topology description, given with the ring's Simple latencies, to
  * protocol p of algorithm `algo` (NCCL tunes the tree's hop and base
  * latencies apart from the ring's). */

@@ -88,7 +88,9 @@ static const gm_model_info models[] = {
 	{"nvls", "algorithm",
 	 "NVLink SHARP allreduce on one NVSwitch: the switch reduces each owner's slices from every "
 	 "GPU and multicasts the owner's store to the others (two helper ranks stand for its engines); "
-	 "16 channels of 128 KiB chunks; NVLink bandwidth x nvls_efficiency; NCCL's NVLS latency",
+	 "16 channels of 128 KiB chunks; NVLink bandwidth x nvls_efficiency; NCCL's NVLS latency. "
+	 "Across nodes with topology.fabric.sharp: the owners' sums reduced and returned by the "
+	 "network's switch (InfiniBand SHARP)",
 	 "NVIDIA/nccl src/device/all_reduce.h (runNvls), src/transport/nvls.cc (chunk 128 KiB, "
 	 "16 channels), src/tuning nvls.cc (efficiency 0.85 Hopper), src/graph/tuning.cc (NVLS latency)",
 	 "collective.channels, collective.slice, topology.nvlink.nvls_efficiency"},

@@ -71,9 +71,13 @@ static const char *algo_refusal(gs_coll c, gs_algo a, int proto, const gt_topo *
 	if (is_nvls(a) && t->no_nvls)
 		return "this preset's NVSwitch (second generation, A100) has no NVLink SHARP: no "
 		       "in-switch reduction; use ring or tree";
-	if (a == GS_ALGO_NVLS && t->kind == GT_DGX && t->nodes > 1)
-		return "nvls reduces in one node's NVSwitch; across nodes use nvlstree (NVLS in "
-		       "each node, a tree between them)";
+	if (a == GS_ALGO_NVLS && t->kind == GT_DGX && t->nodes > 1 && !t->sharp)
+		return "nvls across nodes needs the network's switches to reduce (SHARP: "
+		       "topology.fabric.sharp: true); without it use nvlstree (NVLS in each node, a "
+		       "tree between them)";
+	if (a == GS_ALGO_NVLS && t->kind == GT_DGX && t->nodes > 1 && t->gpus_per_node < 2)
+		return "nvls across nodes reduces in each node's NVSwitch first: it needs at least 2 "
+		       "GPUs per node";
 	if (a == GS_ALGO_NVLS && t->ngpus < 2)
 		return "nvls needs at least 2 GPUs";
 	if (a == GS_ALGO_NVLS_TREE && (t->kind != GT_DGX || t->nodes < 2))
@@ -118,7 +122,7 @@ static void algo_layout(const gc_config *cfg, const gt_topo *t, gs_params *p)
 	if (!is_nvls(p->algo))
 		return;
 	if (p->algo == GS_ALGO_NVLS)
-		p->ranks_per_node = t->ngpus;
+		p->ranks_per_node = t->kind == GT_DGX && t->nodes > 1 ? t->gpus_per_node : t->ngpus;
 	if (!gc_config_is_set(cfg, "collective.chunk"))
 		p->chunk_bytes = NVLS_CHUNK;
 	if (!gc_config_is_set(cfg, "collective.slice"))
@@ -261,7 +265,9 @@ static void proto_setup(const gm_run *r, gm_proto q, const gs_params *base, uint
 	/* in-switch reduction and multicast get a share of the NVLink port,
 	 * and NCCL's NVLS latency */
 	if (is_nvls(base->algo) && t->kind == GT_DGX)
-		gm_proto_apply_nvls(t, base->algo == GS_ALGO_NVLS_TREE);
+		gm_proto_apply_nvls(t, base->algo == GS_ALGO_NVLS_TREE ? GM_NVLS_TREE_NET_LAT_US
+				       : t->nodes > 1		    ? GM_NVLS_SHARP_NET_LAT_US
+									    : 0);
 	if (r->proto < 0 && !is_nvls(base->algo)) { /* auto: geometry per protocol unless given */
 		if (!gc_config_is_set(r->cfg, "collective.chunk"))
 			p->chunk_bytes = pi->chunk;

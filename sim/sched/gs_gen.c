@@ -105,6 +105,13 @@ static gc_status gs_params_normalize(const gs_params *in, gs_params *p, char **e
 					  p->nranks, GS_MAX_RANKS);
 		return GC_ERR_INPUT;
 	}
+	if (p->algo == GS_ALGO_NVLS && p->ranks_per_node < p->nranks &&
+	    p->nranks > GS_MAX_RANKS - 3 * (p->nranks / p->ranks_per_node) - 1) {
+		*errmsg = g_strdup_printf("nvls across nodes: %d ranks and 3 helper ranks per node "
+					  "(and one) exceed %d",
+					  p->nranks, GS_MAX_RANKS);
+		return GC_ERR_INPUT;
+	}
 	if (p->algo == GS_ALGO_NVLS_TREE &&
 	    p->nranks > GS_MAX_RANKS - 2 * (p->nranks / p->ranks_per_node)) {
 		*errmsg = g_strdup_printf("nvlstree: %d ranks and 2 helper ranks per node exceed %d",

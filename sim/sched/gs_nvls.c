@@ -42,6 +42,8 @@
 
 #include "gs_impl.h"
 
+static gc_status gs_nvt_init(gs_gen *g, bool sharp, char **errmsg);
+
 typedef struct gs_nvls {
 	int64_t n, nch;
 	uint64_t elem, count, se;
@@ -155,12 +157,8 @@ gc_status gs_nvls_init(gs_gen *g, char **errmsg)
 		*errmsg = g_strdup_printf("nvls needs at least 2 ranks, not %d", p->nranks);
 		return GC_ERR_INPUT;
 	}
-	if (p->ranks_per_node != p->nranks) {
-		*errmsg = g_strdup_printf("nvls reduces in one NVSwitch: all %d ranks must share a node "
-					  "(ranks_per_node %d)",
-					  p->nranks, p->ranks_per_node);
-		return GC_ERR_INPUT;
-	}
+	if (p->ranks_per_node != p->nranks)
+		return gs_nvt_init(g, true, errmsg); /* across nodes: SHARP in the network */
 	nv = g_new0(gs_nvls, 1);
 	nv->n = p->nranks;
 	nv->nch = p->nchannels;
@@ -230,6 +228,7 @@ typedef struct gs_nvt {
 	int64_t n, m, N, nch;
 	uint64_t elem, count, se;
 	gs_ntree nt;
+	bool sharp; /* nvls across nodes: the network's switch reduces (below) */
 } gs_nvt;
 
 typedef struct gs_nvt_slotdef {
@@ -254,10 +253,49 @@ static void gs_nvt_slot(gs_nvt_plan *pl, gs_op op, int32_t send, int32_t recv, u
 	pl->slot[pl->nslot++] = (gs_nvt_slotdef){op, send, recv, src, dst};
 }
 
+/*
+ * nvls across nodes (NCCL's NVLS with the network's switches reducing:
+ * InfiniBand SHARP): as nvlstree inside every node, but the owners of a
+ * block do not form a tree. Each sends its node's sum of every slice to
+ * the network switch, which adds the m sums and sends the total back to
+ * every owner, which multicasts it in its node through M_x. The network
+ * switch is m + 1 more helper ranks after the 2m NVSwitch helpers:
+ *   Q = N + 2m         up strands (3b + 1): RECV from node 0's owner
+ *                      into SCRATCH, RECV_REDUCE_COPY from nodes 1..m-2,
+ *                      RECV_REDUCE_SEND from node m-1 to E_0
+ *   E_y = Q + 1 + y    up strands: the total from Q (y = 0) or E_{y-1},
+ *                      forwarded to E_{y+1} (RECV_COPY_SEND; E_{m-1}:
+ *                      RECV), then SENT to node y's owner
+ * A GPU reaches Q through its NIC, E_y reaches node y's GPUs through
+ * theirs, and the switch's helpers hand data to each other with no link
+ * (gt_topo_route), so the forwarding costs no time: E_0..E_{m-1} are the
+ * switch's egress ports sending one multicast. The owner's up strand
+ * RECV_COPY_SENDs R_x's sum on to Q; its down strand RECV_COPY_SENDs the
+ * total from E_x into OUTPUT and on to M_x.
+ * Traffic: an owner's NIC carries one slice each way per slice of each
+ * block it owns, S/n each way whatever m, against a tree's one per edge.
+ */
+
+/* The network switch's helpers: Q = N + 2m reduces, E_y = N + 2m + 1 + y
+ * sends to node y. */
+static int32_t gs_nvs_Q(const gs_nvt *nv) { return (int32_t)(nv->N + 2 * nv->m); }
+static int32_t gs_nvs_E(const gs_nvt *nv, int64_t y) { return gs_nvs_Q(nv) + 1 + (int32_t)y; }
+
 /* The owner's slots on its up (role UP) or down (role DOWN) strand. */
 static void gs_nvt_owner_slots(gs_nvt_plan *pl, int64_t c)
 {
 	const gs_nvt *nv = pl->nv;
+	if (nv->sharp) {
+		/* up: the node's sum from R_x on to the network switch; down:
+		 * the total from the switch's port into OUTPUT and on to M_x */
+		if (pl->role == GS_NVT_UP)
+			gs_nvt_slot(pl, GS_OP_RECV_COPY_SEND, gs_nvs_Q(nv), pl->R, GS_BUF_SCRATCH,
+				    GS_BUF_SCRATCH);
+		else
+			gs_nvt_slot(pl, GS_OP_RECV_COPY_SEND, pl->M, gs_nvs_E(nv, pl->x), GS_BUF_OUTPUT,
+				    GS_BUF_OUTPUT);
+		return;
+	}
 	const int t = (int)(c % 2);
 	const int64_t k = pl->owner - pl->x * nv->n;
 	const int32_t pn = nv->nt.parent[t][pl->x];
@@ -305,6 +343,17 @@ static void gs_nvt_plan_init(gs_nvt_plan *pl, const gs_nvt *nv, int rank, int st
 	pl->role = strand % 3;
 	pl->gpu = rank < nv->N;
 	pl->x = pl->gpu ? (int32_t)(rank / nv->n) : (int32_t)((rank - nv->N) / 2);
+	if (nv->sharp && rank >= gs_nvs_Q(nv)) {
+		/* the network switch works on the up strands: Q one step per
+		 * node's owner per slice, E_y two (forward, send to node y) */
+		pl->x = rank == gs_nvs_Q(nv) ? -1 : (int32_t)(rank - gs_nvs_E(nv, 0));
+		pl->owner = (int32_t)k; /* the block's owner on node 0 */
+		gs_part(nv->count, (uint64_t)nv->nch * (uint64_t)nv->n, b, &pl->bs, &pl->len);
+		pl->nslices = gs_divup(pl->len, nv->se);
+		if (pl->role == GS_NVT_UP)
+			pl->nslot = pl->x < 0 ? (int)nv->m : 2;
+		return;
+	}
 	pl->R = (int32_t)(nv->N + 2 * pl->x);
 	pl->M = pl->R + 1;
 	pl->owner = (int32_t)(pl->x * nv->n + k);
@@ -333,6 +382,39 @@ static uint64_t gs_nvt_strand_len(const gs_gen *g, int rank, int ch)
 	return pl.nslices * (uint64_t)pl.nslot;
 }
 
+/* Step q of a slice on the network switch for the block owned by local
+ * GPU k (its owners: k + y n on node y):
+ *   Q (x < 0)  RECV from node 0's owner into SCRATCH, RECV_REDUCE_COPY from
+ *              nodes 1 .. m-2, RECV_REDUCE_SEND from node m-1 to E_0
+ *   E_y        RECV (E_{m-1}) or RECV_COPY_SEND (forward to E_{y+1}) the
+ *              total from Q (y = 0) or E_{y-1}, then SEND it to node y's
+ *              owner */
+static void gs_nvs_step(const gs_nvt *nv, gs_step *st, int32_t x, int32_t q, int32_t k, uint64_t off,
+			uint64_t bytes)
+{
+	const int32_t m = (int32_t)nv->m, n = (int32_t)nv->n;
+	if (x < 0) {
+		int32_t from = k + q * n;
+		if (q == 0)
+			gs_step_set(st, GS_OP_RECV, -1, from, 0, 0, GS_BUF_SCRATCH, off, bytes);
+		else if (q < m - 1)
+			gs_step_set(st, GS_OP_RECV_REDUCE_COPY, -1, from, GS_BUF_SCRATCH, off, GS_BUF_SCRATCH,
+				    off, bytes);
+		else
+			gs_step_set(st, GS_OP_RECV_REDUCE_SEND, gs_nvs_E(nv, 0), from, GS_BUF_SCRATCH, off, 0,
+				    0, bytes);
+		return;
+	}
+	int32_t prev = x == 0 ? gs_nvs_Q(nv) : gs_nvs_E(nv, x - 1);
+	if (q == 1)
+		gs_step_set(st, GS_OP_SEND, k + x * n, -1, GS_BUF_SCRATCH, off, 0, 0, bytes);
+	else if (x + 1 < m)
+		gs_step_set(st, GS_OP_RECV_COPY_SEND, gs_nvs_E(nv, x + 1), prev, GS_BUF_SCRATCH, off,
+			    GS_BUF_SCRATCH, off, bytes);
+	else
+		gs_step_set(st, GS_OP_RECV, -1, prev, 0, 0, GS_BUF_SCRATCH, off, bytes);
+}
+
 static void gs_nvt_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint32_t n, gs_step *out)
 {
 	const gs_nvt *nv = g->priv;
@@ -352,6 +434,8 @@ static void gs_nvt_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint3
 		if (pl.gpu) {
 			const gs_nvt_slotdef *sl = &pl.slot[q];
 			gs_step_set(st, sl->op, sl->send, sl->recv, sl->src_buf, off, sl->dst_buf, off, bytes);
+		} else if (nv->sharp && rank >= gs_nvs_Q(nv)) {
+			gs_nvs_step(nv, st, pl.x, q, pl.owner, off, bytes);
 		} else {
 			gs_switch_step(st, rank == pl.R, q, nn, base, pl.owner, off, bytes);
 		}
@@ -375,21 +459,23 @@ static const gs_gen_ops gs_nvt_ops = {
 	.destroy = gs_nvt_destroy,
 };
 
-gc_status gs_nvls_tree_init(gs_gen *g, char **errmsg)
+/* nvlstree, or (sharp) nvls across nodes: see above and below. */
+static gc_status gs_nvt_init(gs_gen *g, bool sharp, char **errmsg)
 {
 	const gs_params *p = &g->p;
 	const int64_t n = p->ranks_per_node, m = p->nranks / p->ranks_per_node;
+	const char *name = sharp ? "nvls across nodes" : "nvlstree";
 
 	if (m < 2) {
-		*errmsg = g_strdup_printf("nvlstree joins NVSwitch nodes by a tree: it needs at least 2 "
-					  "nodes, not %lld (one node: nvls)",
-					  (long long)m);
+		*errmsg = g_strdup_printf("%s joins NVSwitch nodes: it needs at least 2 nodes, not %lld "
+					  "(one node: nvls)",
+					  name, (long long)m);
 		return GC_ERR_INPUT;
 	}
 	if (n < 2) {
-		*errmsg = g_strdup_printf("nvlstree reduces in each node's NVSwitch: it needs at least "
-					  "2 ranks per node, not %lld",
-					  (long long)n);
+		*errmsg = g_strdup_printf("%s reduces in each node's NVSwitch: it needs at least 2 "
+					  "ranks per node, not %lld",
+					  name, (long long)n);
 		return GC_ERR_INPUT;
 	}
 	gs_nvt *nv = g_new0(gs_nvt, 1);
@@ -400,6 +486,7 @@ gc_status gs_nvls_tree_init(gs_gen *g, char **errmsg)
 	nv->elem = gs_dtype_size(p->dtype);
 	nv->count = p->bytes / nv->elem;
 	nv->se = MAX(p->slice_bytes / nv->elem, (uint64_t)1);
+	nv->sharp = sharp;
 	g->priv = nv;
 	g->ops = &gs_nvt_ops;
 	gc_status st = gs_ntree_build(&nv->nt, m, errmsg);
@@ -408,11 +495,16 @@ gc_status gs_nvls_tree_init(gs_gen *g, char **errmsg)
 		g->ops = NULL;
 		return st;
 	}
-	g->nhelpers = (int)(2 * m);
+	g->nhelpers = (int)(sharp ? 3 * m + 1 : 2 * m);
 	g->nstrands = 3 * p->nchannels * (int)n;
 	g->strands_per_channel = 3;
 	for (int b = 0; b < GS_BUF__COUNT; b++)
 		g->buf_bytes[b] = nv->count * nv->elem;
 	g->nsignals = 0;
 	return GC_OK;
+}
+
+gc_status gs_nvls_tree_init(gs_gen *g, char **errmsg)
+{
+	return gs_nvt_init(g, false, errmsg);
 }

@@ -88,6 +88,9 @@ static const gc_param topo_params[] = {
 	{"topology.fabric.switch_latency", GC_P_TIME, "130ns", NULL, 0, LAT_MAX,
 	 "fat-tree/rail: latency of each further switch on a route (leaf -> spine -> leaf adds two)",
 	 "InfiniBand switch port-to-port latency, order of 100-130 ns (vendor datasheets)"},
+	{"topology.fabric.sharp", GC_P_BOOL, "false", NULL, 1, 0,
+	 "the network's switches reduce and multicast (InfiniBand SHARP): algo nvls then runs "
+	 "across nodes, as NCCL's NVLS does with SHARP", "NVIDIA Quantum-2 SHARPv3; NCCL NVLS + CollNet"},
 	{"topology.fabric.pxn", GC_P_BOOL, "true", NULL, 1, 0,
 	 "rail: reach another rail through the sender node's GPU on it (NVLink, then that GPU's "
 	 "NIC) instead of through a spine", "NCCL PXN (NCCL_PXN_DISABLE=0, the default)"},
@@ -107,7 +110,8 @@ static const char *const dgx_only[] = {
 	"topology.nvlink.latency", "topology.nic.bandwidth", "topology.nic.latency",
 	"topology.pcie.bandwidth", "topology.pcie.latency",  "topology.nvlink.nvls_efficiency",
 	"topology.fabric.kind", "topology.fabric.leaf_nics", "topology.fabric.oversubscription",
-	"topology.fabric.routing", "topology.fabric.switch_latency", "topology.fabric.pxn", NULL};
+	"topology.fabric.routing", "topology.fabric.switch_latency", "topology.fabric.pxn",
+	"topology.fabric.sharp", NULL};
 
 /* Presets: dgx-style nodes of 8 GPUs on NVSwitch, one NIC's worth of
  * network per GPU. NVLink, PCIe and NIC figures per GPU:
@@ -264,6 +268,7 @@ gc_status gt_topo_from_config(const gc_config *cfg, gt_topo *t, char **errmsg)
 		 * through every NIC (NCCL builds as many channels as it needs to
 		 * cover all NICs, typically 2 per NIC on DGX H100) */
 		t->default_channels = 2 * t->gpus_per_node;
+		t->sharp = gc_config_bool(cfg, "topology.fabric.sharp");
 		const char *fab = gc_config_str(cfg, "topology.fabric.kind");
 		t->fabric = strcmp(fab, "fat-tree") == 0 ? GT_FAB_FAT_TREE
 			    : strcmp(fab, "rail") == 0	 ? GT_FAB_RAIL
@@ -387,7 +392,29 @@ int gt_topo_route(const gt_topo *t, int src, int dst, uint32_t *route)
 
 int gt_topo_route_ch(const gt_topo *t, int src, int dst, int ch, uint32_t *route)
 {
-	g_assert(src != dst && src >= 0 && dst >= 0 && (src < t->ngpus || dst < t->ngpus));
+	int netq = t->ngpus + GT_HELPERS_PER_NODE * t->nodes; /* the network switch's first helper */
+	g_assert(src != dst && src >= 0 && dst >= 0 &&
+		 (src < t->ngpus || dst < t->ngpus || (t->kind == GT_DGX && src >= netq && dst >= netq)));
+	if (t->kind == GT_DGX && (src >= netq || dst >= netq)) {
+		/* the network switch (in-network reduction): Q = netq reduces,
+		 * E_y = netq + 1 + y sends to node y. A GPU reaches Q through its
+		 * own NIC; E_y reaches node y's GPUs through theirs; the switch's
+		 * helpers pass data among themselves inside it (no link) */
+		if (src >= netq && dst >= netq)
+			return 0;
+		if (dst >= netq) {
+			g_assert(dst == netq && src < t->ngpus);
+			uint32_t s = (uint32_t)src * DGX_NLINKS;
+			route[0] = s + DGX_PCIE_UP;
+			route[1] = s + DGX_NIC_TX;
+			return 2;
+		}
+		g_assert(src > netq && dst < t->ngpus && src - netq - 1 == gt_topo_node_of(t, dst));
+		uint32_t d = (uint32_t)dst * DGX_NLINKS;
+		route[0] = d + DGX_NIC_RX;
+		route[1] = d + DGX_PCIE_DOWN;
+		return 2;
+	}
 	if (src >= t->ngpus || dst >= t->ngpus) {
 		/* a helper rank is a switch itself: one port of it. Helpers come
 		 * in pairs per NVSwitch node (GT_HELPERS_PER_NODE); a flat

@@ -78,6 +78,7 @@ typedef struct gt_topo {
 	int leaf_nics;	      /* NICs per leaf switch */
 	int uplinks;	      /* per leaf, each of the NIC rate */
 	int nleaves;
+	bool sharp; /* the network's switches reduce (SHARP): nvls across nodes */
 	gt_routing routing;
 	bool ecmp; /* one link per spine (ecmp or dmodk) rather than one per leaf */
 	bool pxn;
@@ -101,7 +102,11 @@ void gt_topo_instantiate(const gt_topo *t, gm_net *net);
  * h >= ngpus is a helper rank, part of the switch of node
  * (h - ngpus) / GT_HELPERS_PER_NODE of a dgx topology (of the one switch
  * of a flat one): its route to or from a GPU of that node is the GPU's
- * port into or out of the switch. */
+ * port into or out of the switch. On a dgx topology the helpers after
+ * those are the network switch's (in-network reduction): Q = ngpus +
+ * GT_HELPERS_PER_NODE nodes, reached from any GPU through its NIC, and
+ * E_y = Q + 1 + y, which reaches node y's GPUs through their NICs; routes
+ * among these have no hops (0). */
 int gt_topo_route(const gt_topo *t, int src, int dst, uint32_t *route);
 /* The same for the connection of channel ch: only ecmp routing tells
  * channels apart (each is its own queue pair, hashed on its own). */

@@ -32,6 +32,8 @@ with tempfile.TemporaryDirectory() as d:
             fabric = "" if not fab else ", fabric: {kind: %s, leaf_nics: %d, oversubscription: %g, routing: %s%s}" % (
                 fab, gpn * rng.choice([1, 2]) if fab == "fat-tree" else rng.randint(1, 3), rng.choice([1, 1.5, 3]),
                 rng.choice(["adaptive", "ecmp"]), ", pxn: false" if fab == "rail" and rng.random() < 0.5 else "")
+            if rng.random() < 0.3:  # in-network reduction: nvls across nodes
+                fabric = fabric[:-1] + ", sharp: true}" if fabric else ", fabric: {sharp: true}"
             topo = "{preset: dgx-h100, nodes: %d, gpus_per_node: %d%s}" % (rng.randint(1, 3), gpn, fabric)
         sizes = ", ".join("%dB" % rng.choice([1, 4, 8, 100, 4096, 65536, 262147]) for _ in range(3))
         chunk = rng.choice([64, 4096, 65536, 2097152])

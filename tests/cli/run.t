@@ -182,7 +182,7 @@ printf 'schema_version: 1\ntopology: {kind: flat, gpus: 4}\nsweep:\n  key: topol
 bad "a scenario's sweep.key must be a key" "^$T/sw.yaml:4:8: sweep.key: 'topology.gpuz' is not a scenario key" run "$T/sw.yaml"
 bad "--sweep needs KEY=VALUES" "--sweep: expected KEY=V1,V2" run scenarios/dgx-h100-scaling.yaml --sweep topology.nodes
 bad "--sweep does not combine with --links" "does not combine with --trace, --links or --results" run scenarios/dgx-h100-scaling.yaml --sweep topology.nodes=1 --links
-bad "nvls across nodes is refused at its key" "dgx-h100-nvls.yaml:[0-9]+:[0-9]+: .*nvls reduces in one node's NVSwitch; across nodes use nvlstree" run scenarios/dgx-h100-nvls.yaml --set topology.nodes=2
+bad "nvls across nodes without SHARP is refused at its key" "dgx-h100-nvls.yaml:[0-9]+:[0-9]+: .*nvls across nodes needs the network's switches to reduce" run scenarios/dgx-h100-nvls.yaml --set topology.nodes=2
 bad "a preset with another topology kind is refused at its key" "^--set: topology.kind: preset p5 describes kind dgx, not 'flat'" run scenarios/ib-vs-efa.yaml --set topology.preset=p5 --set topology.kind=flat
 bad "MoE experts that do not spread over the GPUs are refused at their key" "moe-dispatch.yaml:[0-9]+:[0-9]+: moe.experts: 256 experts do not spread evenly over 12 GPUs" run scenarios/moe-dispatch.yaml --set sweep.key= --set sweep.values= --set topology.gpus=12
 bad "a MoE key on another collective is refused at its key" "moe-dispatch.yaml:[0-9]+:[0-9]+: moe.tokens: applies to collective.op dispatch or combine, not allreduce" run scenarios/moe-dispatch.yaml --set sweep.key= --set sweep.values= --set collective.op=allreduce --set collective.algo=ring

@@ -308,13 +308,14 @@ static inline bool tu_check_case(const gs_params *p, GRand *rnd)
 				   desc, s->nsignals, g->nsignals);
 		goto out;
 	}
-	/* nvls and nvlstree key a connection per (logical channel, owner GPU) */
+	/* nvls and nvlstree key a connection per (logical channel, owner GPU
+	 * of a node; one node: ranks_per_node = nranks) */
 	if (s->strands_per_channel != g->strands_per_channel || s->strands_per_channel < 1 ||
 	    s->nstrands % s->strands_per_channel != 0 ||
 	    s->nstrands / s->strands_per_channel !=
-		    p->nchannels * (p->algo == GS_ALGO_NVLS	  ? p->nranks
-				    : p->algo == GS_ALGO_NVLS_TREE ? p->ranks_per_node
-								   : 1)) {
+		    p->nchannels * (p->algo == GS_ALGO_NVLS || p->algo == GS_ALGO_NVLS_TREE
+					    ? g->p.ranks_per_node
+					    : 1)) {
 		g_test_fail_printf("%s: %d strands in channels of %d for %d channels", desc,
 				   s->nstrands, s->strands_per_channel, p->nchannels);
 		goto out;
