@@ -187,9 +187,11 @@ static void test_helper_input_rejected(void)
 	gs_gen_free(g);
 }
 
-static void test_tree_sweep(void)
+/* End to end over 2..6 nodes of 2..5 GPUs, all data types and sizes, of
+ * an algorithm across NVSwitch nodes (nvlstree, or nvls with SHARP). */
+static void multinode_sweep(gs_algo algo, guint32 seed)
 {
-	GRand *rnd = g_rand_new_with_seed(29);
+	GRand *rnd = g_rand_new_with_seed(seed);
 	int k = 0;
 
 	for (int m = 2; m <= 6; m++) {
@@ -198,8 +200,8 @@ static void test_tree_sweep(void)
 				gs_dtype dt = dts[k % 4];
 				uint64_t el = gs_dtype_size(dt), se = SLICE / el, N = (uint64_t)(m * n);
 				uint64_t cnt[4] = { 0, 1, 2 * N + 1, 5 * se * (uint64_t)n + 3 };
-				gs_params p = tu_params(GS_COLL_ALLREDUCE, GS_ALGO_NVLS_TREE, dt, m * n,
-							cnt[i] * el, nchs[(k / 4 + i) % 3], CHUNK, SLICE, n);
+				gs_params p = tu_params(GS_COLL_ALLREDUCE, algo, dt, m * n, cnt[i] * el,
+							nchs[(k / 4 + i) % 3], CHUNK, SLICE, n);
 
 				if (!tu_check_case(&p, rnd))
 					goto out;
@@ -209,6 +211,52 @@ static void test_tree_sweep(void)
 out:
 	g_rand_free(rnd);
 }
+
+static void test_tree_sweep(void) { multinode_sweep(GS_ALGO_NVLS_TREE, 29); }
+
+/* Bytes every rank sends and receives, split into network and NVLink by
+ * a predicate on (sender, receiver). */
+typedef struct traffic {
+	uint64_t *nvl_out, *nvl_in, *net_out, *net_in;
+} traffic;
+
+static traffic traffic_count(const gs_sched *s, bool (*is_net)(int src, int dst, const int *ctx),
+			     const int *ctx)
+{
+	traffic t = {g_new0(uint64_t, (size_t)s->nranks), g_new0(uint64_t, (size_t)s->nranks),
+		     g_new0(uint64_t, (size_t)s->nranks), g_new0(uint64_t, (size_t)s->nranks)};
+	for (int r = 0; r < s->nranks; r++)
+		for (int c = 0; c < s->nstrands; c++) {
+			uint64_t len;
+			const gs_step *st = gs_sched_strand(s, r, c, &len);
+			for (uint64_t i = 0; i < len; i++) {
+				int d = st[i].send_peer;
+				if (!gs_op_sends((gs_op)st[i].op))
+					continue;
+				bool net = is_net(r, d, ctx);
+				(net ? t.net_out : t.nvl_out)[r] += st[i].bytes;
+				(net ? t.net_in : t.nvl_in)[d] += st[i].bytes;
+			}
+		}
+	return t;
+}
+
+static void traffic_free(traffic *t)
+{
+	g_free(t->nvl_out);
+	g_free(t->nvl_in);
+	g_free(t->net_out);
+	g_free(t->net_in);
+}
+
+/* nvlstree: between GPUs of different nodes (ctx: N, n) */
+static bool tree_net(int r, int d, const int *ctx)
+{
+	return r < ctx[0] && d < ctx[0] && r / ctx[1] != d / ctx[1];
+}
+
+/* nvls with SHARP: to or from the network switch's helpers (ctx: Q) */
+static bool sharp_net(int r, int d, const int *ctx) { return r >= ctx[0] || d >= ctx[0]; }
 
 /* Bytes every GPU sends and receives. Within the node a GPU's port carries
  * nvls's S (1 + 1/n) out and S in, plus, for each block it owns, one slice
@@ -229,23 +277,7 @@ static void test_tree_traffic(void)
 			g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
 			gs_sched *s = gs_sched_materialize(g);
 			g_assert_cmpint(s->nhelpers, ==, 2 * m);
-			uint64_t *nvl_out = g_new0(uint64_t, (size_t)s->nranks);
-			uint64_t *nvl_in = g_new0(uint64_t, (size_t)s->nranks);
-			uint64_t *net_out = g_new0(uint64_t, (size_t)s->nranks);
-			uint64_t *net_in = g_new0(uint64_t, (size_t)s->nranks);
-			for (int r = 0; r < s->nranks; r++)
-				for (int c = 0; c < s->nstrands; c++) {
-					uint64_t len;
-					const gs_step *st = gs_sched_strand(s, r, c, &len);
-					for (uint64_t i = 0; i < len; i++) {
-						int d = st[i].send_peer;
-						if (!gs_op_sends((gs_op)st[i].op))
-							continue;
-						bool net = r < N && d < N && r / n != d / n;
-						(net ? net_out : nvl_out)[r] += st[i].bytes;
-						(net ? net_in : nvl_in)[d] += st[i].bytes;
-					}
-				}
+			traffic tr = traffic_count(s, tree_net, (const int[]){N, n});
 			gs_ntree nt;
 			g_assert_cmpint(gs_ntree_build(&nt, m, &err), ==, GC_OK);
 			uint64_t block = S / (uint64_t)(C * n);
@@ -258,16 +290,13 @@ static void test_tree_traffic(void)
 						  (nt.child[t][2 * x + 1] >= 0);
 					want += (uint64_t)deg * block;
 				}
-				g_assert_cmpuint(nvl_out[r], ==, S + S / (uint64_t)n);
-				g_assert_cmpuint(nvl_in[r], ==, S);
-				g_assert_cmpuint(net_out[r], ==, want);
-				g_assert_cmpuint(net_in[r], ==, want);
+				g_assert_cmpuint(tr.nvl_out[r], ==, S + S / (uint64_t)n);
+				g_assert_cmpuint(tr.nvl_in[r], ==, S);
+				g_assert_cmpuint(tr.net_out[r], ==, want);
+				g_assert_cmpuint(tr.net_in[r], ==, want);
 			}
 			gs_ntree_free(&nt);
-			g_free(nvl_out);
-			g_free(nvl_in);
-			g_free(net_out);
-			g_free(net_in);
+			traffic_free(&tr);
 			gs_sched_free(s);
 			gs_gen_free(g);
 		}
@@ -345,30 +374,8 @@ static void test_tree_refusals(void)
 	expect_refused_algo(GS_ALGO_NVLS_TREE, GS_COLL_ALLREDUCE, 8, 1, "at least 2 ranks per node");
 }
 
-/* nvls across nodes (the network's switch reduces: SHARP): end to end
- * over 2..6 nodes of 2..5 GPUs, all data types and sizes. */
-static void test_sharp_sweep(void)
-{
-	GRand *rnd = g_rand_new_with_seed(31);
-	int k = 0;
-
-	for (int m = 2; m <= 6; m++) {
-		for (int n = 2; n <= 5; n++) {
-			for (int i = 0; i < 4; i++, k++) {
-				gs_dtype dt = dts[k % 4];
-				uint64_t el = gs_dtype_size(dt), se = SLICE / el, N = (uint64_t)(m * n);
-				uint64_t cnt[4] = { 0, 1, 2 * N + 1, 5 * se * (uint64_t)n + 3 };
-				gs_params p = tu_params(GS_COLL_ALLREDUCE, GS_ALGO_NVLS, dt, m * n,
-							cnt[i] * el, nchs[(k / 4 + i) % 3], CHUNK, SLICE, n);
-
-				if (!tu_check_case(&p, rnd))
-					goto out;
-			}
-		}
-	}
-out:
-	g_rand_free(rnd);
-}
+/* nvls across nodes (the network's switch reduces: SHARP), end to end. */
+static void test_sharp_sweep(void) { multinode_sweep(GS_ALGO_NVLS, 31); }
 
 /* Per GPU: nvls's S (1 + 1/n) out and S in over NVLink, and for the blocks
  * it owns, S / n each way through its NIC, whatever the node count (one
@@ -390,37 +397,18 @@ static void test_sharp_traffic(void)
 			gs_sched *s = gs_sched_materialize(g);
 			g_assert_cmpint(s->nhelpers, ==, 3 * m + 1);
 			int Q = N + 2 * m;
-			uint64_t *nvl_out = g_new0(uint64_t, (size_t)s->nranks);
-			uint64_t *nvl_in = g_new0(uint64_t, (size_t)s->nranks);
-			uint64_t *net_out = g_new0(uint64_t, (size_t)s->nranks);
-			uint64_t *net_in = g_new0(uint64_t, (size_t)s->nranks);
-			for (int r = 0; r < s->nranks; r++)
-				for (int c = 0; c < s->nstrands; c++) {
-					uint64_t len;
-					const gs_step *st = gs_sched_strand(s, r, c, &len);
-					for (uint64_t i = 0; i < len; i++) {
-						int d = st[i].send_peer;
-						if (!gs_op_sends((gs_op)st[i].op))
-							continue;
-						bool net = r >= Q || d >= Q;
-						(net ? net_out : nvl_out)[r] += st[i].bytes;
-						(net ? net_in : nvl_in)[d] += st[i].bytes;
-					}
-				}
+			traffic tr = traffic_count(s, sharp_net, (const int[]){Q});
 			for (int r = 0; r < N; r++) {
-				g_assert_cmpuint(nvl_out[r], ==, S + S / (uint64_t)n);
-				g_assert_cmpuint(nvl_in[r], ==, S);
-				g_assert_cmpuint(net_out[r], ==, S / (uint64_t)n);
-				g_assert_cmpuint(net_in[r], ==, S / (uint64_t)n);
+				g_assert_cmpuint(tr.nvl_out[r], ==, S + S / (uint64_t)n);
+				g_assert_cmpuint(tr.nvl_in[r], ==, S);
+				g_assert_cmpuint(tr.net_out[r], ==, S / (uint64_t)n);
+				g_assert_cmpuint(tr.net_in[r], ==, S / (uint64_t)n);
 			}
 			/* Q takes every node's sum of every block and hands on one total */
-			g_assert_cmpuint(net_in[Q], ==, S * (uint64_t)m);
+			g_assert_cmpuint(tr.net_in[Q], ==, S * (uint64_t)m);
+			traffic_free(&tr);
 			gs_sched_free(s);
 			gs_gen_free(g);
-			g_free(nvl_out);
-			g_free(nvl_in);
-			g_free(net_out);
-			g_free(net_in);
 		}
 	}
 }
