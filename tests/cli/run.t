@@ -152,6 +152,10 @@ check "2:1: the rail fabric carries the 1 GiB all-to-all 1.7x faster than the fa
 check "AWS: p5en beats p5 at 8 B (35 vs 75 us), p5 beats p4d 7x at 1 GiB" \
   "awk '\$3 == 8 { s[\$1] = \$4 } \$3 == 1073741824 { b[\$1] = \$4 } END { exit !(s[\"p5en\"] < 0.7 * s[\"p5\"] && b[\"p4d\"] > 7 * b[\"p5\"]) }' '$T/aws.txt'"
 
+"$G" run scenarios/sharp-scaling.yaml >"$T/sharp.txt"
+check "SHARP: nvls 8 B at 43 us and 1 GiB the same on 2, 8 and 64 nodes; nvlstree 1.4x slower at 1 GiB from 8 nodes" \
+  "awk '\$3 == 8 && \$4 != \"43.00\" { bad = 1 } \$3 == 1073741824 { t[\$1] = \$4; tr[\$1] = \$7 } END { exit !(!bad && t[2] == t[8] && t[8] == t[64] && tr[8] > 1.4 * t[8] && tr[64] > 1.4 * t[64]) }' '$T/sharp.txt'"
+
 # Every shipped scenario runs as shipped: exit 0, a table, nothing on stderr.
 for f in scenarios/*.yaml; do
   "$G" run "$f" >"$T/ship.txt" 2>"$T/ship.err"
