@@ -54,6 +54,19 @@ static inline gs_params tu_params(gs_coll coll, gs_algo algo, gs_dtype dt, int n
 	return p;
 }
 
+/* gs_gen_create must refuse p with GC_ERR_INPUT, no generator, and a
+ * message that says `what`. */
+static inline void tu_expect_refused(const gs_params *p, const char *what)
+{
+	gs_gen *g = NULL;
+	char *err = NULL;
+	g_assert_cmpint(gs_gen_create(p, &g, &err), ==, GC_ERR_INPUT);
+	g_assert_null(g);
+	if (!strstr(err, what))
+		g_test_fail_printf("'%s' does not say '%s'", err, what);
+	g_free(err);
+}
+
 static inline char *tu_describe(const gs_params *p)
 {
 	return g_strdup_printf(

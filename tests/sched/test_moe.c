@@ -150,30 +150,20 @@ static void test_traffic(void)
 	}
 }
 
-static void expect_refused(gs_params p, const char *what)
-{
-	gs_gen *g = NULL;
-	char *err = NULL;
-	g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_ERR_INPUT);
-	g_assert_null(g);
-	if (!strstr(err, what))
-		g_test_fail_printf("'%s' does not say '%s'", err, what);
-	g_free(err);
-}
 
 static void test_refusals(void)
 {
 	gs_params p = moe_params(GS_COLL_DISPATCH, GS_DT_F32, 4, 64, 1, 8, 2, 8, 1);
 	p.algo = GS_ALGO_PAIRWISE;
-	expect_refused(p, "dispatch runs as put");
+	tu_expect_refused(&p, "dispatch runs as put");
 	p = moe_params(GS_COLL_COMBINE, GS_DT_F32, 4, 64, 1, 8, 2, 6, 1);
-	expect_refused(p, "experts a multiple of the 4 ranks");
+	tu_expect_refused(&p, "experts a multiple of the 4 ranks");
 	p = moe_params(GS_COLL_DISPATCH, GS_DT_F32, 4, 64, 1, 8, 9, 8, 1);
-	expect_refused(p, "topk <= experts");
+	tu_expect_refused(&p, "topk <= experts");
 	p = moe_params(GS_COLL_DISPATCH, GS_DT_F32, 4, 64, 1, 0, 1, 8, 1);
-	expect_refused(p, "tokens >= 1");
+	tu_expect_refused(&p, "tokens >= 1");
 	p = moe_params(GS_COLL_DISPATCH, GS_DT_F32, 1024, 64, 1, 1u << 16, 8, 1024, 1);
-	expect_refused(p, "above the limit");
+	tu_expect_refused(&p, "above the limit");
 }
 
 int main(int argc, char **argv)

@@ -142,13 +142,7 @@ static void test_layout(void)
 static void expect_refused_algo(gs_algo algo, gs_coll coll, int n, int rpn, const char *what)
 {
 	gs_params p = tu_params(coll, algo, GS_DT_F32, n, 1024, 1, CHUNK, SLICE, rpn);
-	gs_gen *g = NULL;
-	char *err = NULL;
-	g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_ERR_INPUT);
-	g_assert_null(g);
-	if (!strstr(err, what))
-		g_test_fail_printf("'%s' does not say '%s'", err, what);
-	g_free(err);
+	tu_expect_refused(&p, what);
 }
 
 static void expect_refused(gs_coll coll, int n, int rpn, const char *what)
