@@ -21,6 +21,12 @@
  *    rounded down to a multiple of the element size, at least one element,
  *    and slice_bytes <= chunk_bytes is required.
  *  - ranks_per_node 0 means all ranks on one node.
+ *  - group_size 0 means one communicator of all ranks, group_stride 0 a
+ *    stride of 1. With smaller groups the generator of one group (of
+ *    group_size ranks, its ranks_per_node the members sharing a node) runs
+ *    in every group with its peers relabelled to global ranks; the
+ *    normalized p then holds the group's bytes and ranks_per_node with the
+ *    global nranks.
  * A collective whose effective count is 0 is valid: every strand is empty.
  *
  * Invariants: a gs_gen is immutable after gs_gen_create() (fill may be
@@ -92,6 +98,33 @@ static gc_status gs_params_normalize(const gs_params *in, gs_params *p, char **e
 	    p->nranks % p->ranks_per_node != 0) {
 		*errmsg = g_strdup_printf("ranks_per_node %d does not divide nranks %d",
 					  in->ranks_per_node, p->nranks);
+		return GC_ERR_INPUT;
+	}
+	if (p->group_size < 0 || p->group_stride < 0) {
+		*errmsg = g_strdup_printf("group size %d and stride %d must not be negative",
+					  p->group_size, p->group_stride);
+		return GC_ERR_INPUT;
+	}
+	p->group_size = gs_group_n(p);
+	p->group_stride = gs_group_stride(p);
+	if (p->group_size > p->nranks ||
+	    (int64_t)p->group_size * p->group_stride > (int64_t)p->nranks ||
+	    p->nranks % (p->group_size * p->group_stride) != 0) {
+		*errmsg = g_strdup_printf("groups of %d ranks at stride %d do not tile %d ranks "
+					  "(group size x stride must divide the ranks)",
+					  p->group_size, p->group_stride, p->nranks);
+		return GC_ERR_INPUT;
+	}
+	if (p->group_size < p->nranks && (p->algo == GS_ALGO_NVLS || p->algo == GS_ALGO_NVLS_TREE)) {
+		*errmsg = g_strdup_printf("%s reduces in the switch over every GPU behind it; it "
+					  "does not run in groups of %d of the %d ranks",
+					  gs_algo_name(p->algo), p->group_size, p->nranks);
+		return GC_ERR_INPUT;
+	}
+	if (p->group_size < p->nranks && gs_coll_is_moe(p->coll)) {
+		*errmsg = g_strdup_printf("%s spreads the experts over all %d ranks; it does not run "
+					  "in groups of %d",
+					  gs_coll_name(p->coll), p->nranks, p->group_size);
 		return GC_ERR_INPUT;
 	}
 	if ((p->algo == GS_ALGO_TREE || p->algo == GS_ALGO_NVLS || p->algo == GS_ALGO_NVLS_TREE) &&
@@ -169,6 +202,97 @@ static gc_status gs_params_normalize(const gs_params *in, gs_params *p, char **e
 	return GC_OK;
 }
 
+/* ---- communicators: one schedule per group, relabelled ---------------- */
+
+/* Members of one group that share a node, when every group's members fall
+ * on nodes (of rpn consecutive ranks) in equal runs of consecutive members;
+ * 1 otherwise (each member then counts as its own node: the tree becomes
+ * one inter-node tree over the group, the ring keeps the group's order). */
+static int gs_group_rpn(const gs_params *p)
+{
+	const int G = p->group_size, R = p->ranks_per_node;
+	int m = 1;
+
+	while (m < G && gs_group_member(p, 0, m) / R == gs_group_member(p, 0, 0) / R)
+		m++;
+	if (G % m != 0)
+		return 1;
+	for (int id = 0; id < gs_group_count(p); id++)
+		for (int j = 0; j < G; j++) {
+			int node = gs_group_member(p, id, j) / R;
+
+			if (node != gs_group_member(p, id, j - j % m) / R ||
+			    (j % m == 0 && j > 0 && node == gs_group_member(p, id, j - 1) / R))
+				return 1;
+		}
+	return m;
+}
+
+/* The inner generator runs one communicator of group_size ranks; rank r
+ * plays its member index and its peers become their global ranks. */
+static uint64_t gs_grouped_strand_len(const gs_gen *g, int rank, int ch)
+{
+	const gs_gen *in = g->priv;
+
+	return in->ops->strand_len(in, gs_group_local(&g->p, rank), ch);
+}
+
+static void gs_grouped_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint32_t n,
+			    gs_step *out)
+{
+	const gs_gen *in = g->priv;
+	const int id = gs_group_id(&g->p, rank);
+
+	in->ops->fill(in, gs_group_local(&g->p, rank), ch, first, n, out);
+	for (uint32_t k = 0; k < n; k++) {
+		if (out[k].send_peer >= 0)
+			out[k].send_peer = gs_group_member(&g->p, id, out[k].send_peer);
+		if (out[k].recv_peer >= 0)
+			out[k].recv_peer = gs_group_member(&g->p, id, out[k].recv_peer);
+	}
+}
+
+static void gs_grouped_destroy(gs_gen *g)
+{
+	gs_gen_free(g->priv);
+	g->priv = NULL;
+}
+
+static const gs_gen_ops gs_grouped_ops = {
+	.strand_len = gs_grouped_strand_len,
+	.fill = gs_grouped_fill,
+	.destroy = gs_grouped_destroy,
+};
+
+static gc_status gs_grouped_create(const gs_params *norm, gs_gen **out, char **errmsg)
+{
+	gs_params ip = *norm;
+	gs_gen *in, *g;
+	gc_status st;
+
+	ip.nranks = norm->group_size;
+	ip.group_size = 0;
+	ip.group_stride = 0;
+	ip.ranks_per_node = gs_group_rpn(norm);
+	st = gs_gen_create(&ip, &in, errmsg);
+	if (st != GC_OK)
+		return st;
+	g = g_new0(gs_gen, 1);
+	g->p = in->p;
+	g->p.nranks = norm->nranks;
+	g->p.group_size = norm->group_size;
+	g->p.group_stride = norm->group_stride;
+	g->nstrands = in->nstrands;
+	g->strands_per_channel = in->strands_per_channel;
+	for (int b = 0; b < GS_BUF__COUNT; b++)
+		g->buf_bytes[b] = in->buf_bytes[b];
+	g->nsignals = in->nsignals;
+	g->priv = in;
+	g->ops = &gs_grouped_ops;
+	*out = g;
+	return GC_OK;
+}
+
 gc_status gs_gen_create(const gs_params *p, gs_gen **out, char **errmsg)
 {
 	gs_gen *g;
@@ -179,6 +303,12 @@ gc_status gs_gen_create(const gs_params *p, gs_gen **out, char **errmsg)
 	st = gs_params_normalize(p, &g->p, errmsg);
 	if (st != GC_OK)
 		goto fail;
+	if (g->p.group_size < g->p.nranks) {
+		gs_params norm = g->p;
+
+		g_free(g);
+		return gs_grouped_create(&norm, out, errmsg);
+	}
 
 	switch (g->p.coll) {
 	case GS_COLL_ALLREDUCE:

@@ -336,16 +336,24 @@ static gc_status gs_rcheck(gs_rstate *rs)
 	uint8_t *sum = NULL, want[8], v[8];
 	gc_status rc = GC_OK;
 
-	/* allreduce and reducescatter: the element-wise sum of all INPUTs */
+	/* allreduce and reducescatter: per communicator, the element-wise sum
+	 * of its members' INPUTs */
+	const int ng = gs_group_count(&s->p), G = gs_group_n(&s->p);
 	if (s->p.coll == GS_COLL_ALLREDUCE || s->p.coll == GS_COLL_REDUCESCATTER) {
-		sum = g_malloc0(MAX(nin * el, 1));
-		for (int q = 0; q < s->p.nranks; q++) { /* data ranks only */
-			for (uint64_t i = 0; i < nin; i++) {
-				gs_input_value(t, q, i, v);
-				if (q == 0)
-					memcpy(sum + i * el, v, el);
-				else
-					gs_reduce(t, sum + i * el, v, 1);
+		sum = g_malloc0(MAX((uint64_t)ng * nin * el, 1));
+		for (int id = 0; id < ng; id++) {
+			uint8_t *gsum = sum + (uint64_t)id * nin * el;
+
+			for (int j = 0; j < G; j++) { /* data ranks only */
+				int q = gs_group_member(&s->p, id, j);
+
+				for (uint64_t i = 0; i < nin; i++) {
+					gs_input_value(t, q, i, v);
+					if (j == 0)
+						memcpy(gsum + i * el, v, el);
+					else
+						gs_reduce(t, gsum + i * el, v, 1);
+				}
 			}
 		}
 	}
@@ -355,32 +363,40 @@ static gc_status gs_rcheck(gs_rstate *rs)
 	memset(&map, 0, sizeof(map));
 	if (moe && (rc = gs_moe_map_build(&s->p, &map, rs->errmsg)) != GC_OK)
 		return rc;
-	if (s->p.coll == GS_COLL_ALLTOALL && nout % (uint64_t)nd != 0) {
+	if (s->p.coll == GS_COLL_ALLTOALL && nout % (uint64_t)G != 0) {
 		*rs->errmsg = g_strdup_printf("alltoall OUTPUT of %" PRIu64
 					      " elements is not %d equal blocks",
-					      nout, nd);
+					      nout, G);
+		g_free(sum);
 		return GC_ERR_INPUT;
 	}
 	for (int r = 0; r < nd && rc == GC_OK; r++) {
 		const uint8_t *out = rs->bufs[r * GS_BUF__COUNT + GS_BUF_OUTPUT];
+		/* r's communicator: its id, r's index in it, and its sum */
+		const int id = gs_group_id(&s->p, r), l = gs_group_local(&s->p, r);
+		const uint8_t *gsum = sum ? sum + (uint64_t)id * nin * el : NULL;
 
 		for (uint64_t e = 0; e < nout; e++) {
 			switch (s->p.coll) {
-			case GS_COLL_ALLREDUCE: memcpy(want, sum + e * el, el); break;
+			case GS_COLL_ALLREDUCE: memcpy(want, gsum + e * el, el); break;
 			case GS_COLL_REDUCESCATTER:
-				memcpy(want, sum + ((uint64_t)r * nout + e) * el, el);
+				memcpy(want, gsum + ((uint64_t)l * nout + e) * el, el);
 				break;
 			case GS_COLL_ALLGATHER:
-				gs_input_value(t, (int)(e / nin), e % nin, want);
+				gs_input_value(t, gs_group_member(&s->p, id, (int)(e / nin)),
+					       e % nin, want);
 				break;
 			case GS_COLL_SENDRECV:
-				gs_input_value(t, (r - 1 + nd) % nd, e, want);
+				gs_input_value(t, gs_group_member(&s->p, id, (l - 1 + G) % G), e,
+					       want);
 				break;
 			case GS_COLL_ALLTOALL: {
-				/* nout = n * B: OUTPUT block j of rank r is INPUT block r of j */
-				uint64_t blk = nout / (uint64_t)nd;
+				/* nout = G * B: OUTPUT block j of member l is INPUT block l
+				 * of member j */
+				uint64_t blk = nout / (uint64_t)G;
 
-				gs_input_value(t, (int)(e / blk), (uint64_t)r * blk + e % blk, want);
+				gs_input_value(t, gs_group_member(&s->p, id, (int)(e / blk)),
+					       (uint64_t)l * blk + e % blk, want);
 				break;
 			}
 			case GS_COLL_DISPATCH:

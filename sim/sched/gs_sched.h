@@ -190,7 +190,46 @@ typedef struct gs_params {
 	 * equal contiguous groups over the ranks), drawn from moe_seed */
 	uint32_t moe_tokens, moe_topk, moe_experts;
 	uint64_t moe_seed;
+	/* communicators: the collective runs at once in nranks / (group_size)
+	 * disjoint groups of group_size ranks (0: one group of all nranks),
+	 * member j of a group group_stride ranks after member j - 1 (0: 1).
+	 * Megatron's layout: tensor-parallel groups are contiguous (stride 1),
+	 * data-parallel groups take every TP-th rank (stride TP). bytes,
+	 * ranks_per_node and the buffers are per communicator (nccl-tests
+	 * "size" of each group); ranks and peers in the schedule are global. */
+	int group_size, group_stride;
 } gs_params;
+
+/* Communicator layout (see gs_params): with G = group size, S = stride,
+ * rank r = o G S + j S + i is member j of group o S + i (o = the block of
+ * G S ranks it sits in, i its offset in the stride). */
+static inline int gs_group_n(const gs_params *p)
+{
+	return p->group_size > 0 ? p->group_size : p->nranks;
+}
+static inline int gs_group_stride(const gs_params *p)
+{
+	return p->group_stride > 0 ? p->group_stride : 1;
+}
+static inline int gs_group_count(const gs_params *p) { return p->nranks / gs_group_n(p); }
+/* r's index in its group (its rank in the communicator) */
+static inline int gs_group_local(const gs_params *p, int r)
+{
+	int64_t gs = (int64_t)gs_group_n(p) * gs_group_stride(p);
+	return (int)((r % gs) / gs_group_stride(p));
+}
+/* r's group, in [0, gs_group_count) */
+static inline int gs_group_id(const gs_params *p, int r)
+{
+	int64_t S = gs_group_stride(p), gs = (int64_t)gs_group_n(p) * S;
+	return (int)((r / gs) * S + r % S);
+}
+/* global rank of member j of group id */
+static inline int gs_group_member(const gs_params *p, int id, int j)
+{
+	int64_t S = gs_group_stride(p), gs = (int64_t)gs_group_n(p) * S;
+	return (int)((id / S) * gs + (int64_t)j * S + id % S);
+}
 
 /* Streaming generator: steps of any strand can be produced on demand, so an
  * executor never needs the whole schedule in memory. */

@@ -149,7 +149,7 @@ typedef struct gs_vstate {
 	GArray *puts;	     /* gs_put, id = index + 1 */
 	GHashTable *slots;   /* gint64 * -> gs_slot * */
 	gs_walk walk;	     /* the strands, connections (gs_conn) and messages */
-	uint32_t full_set;
+	uint32_t *group_set; /* per communicator: the set of its members */
 	char **errmsg;
 } gs_vstate;
 
@@ -222,6 +222,34 @@ static int gs_helper_in(const gs_vstate *vs, uint32_t a)
 
 	for (int r = vs->nd; r < vs->n; r++)
 		if (b->w[r / 64] >> (r % 64) & 1)
+			return r;
+	return -1;
+}
+
+static bool gs_set_has(const gs_vstate *vs, uint32_t a, int r)
+{
+	const gs_bset *b = g_ptr_array_index(vs->sets, a);
+
+	return b->w[r / 64] >> (r % 64) & 1;
+}
+
+/* Lowest member of communicator id missing from set a, or -1. */
+static int gs_group_missing(const gs_vstate *vs, uint32_t a, int id)
+{
+	for (int j = 0; j < gs_group_n(&vs->s->p); j++) {
+		int r = gs_group_member(&vs->s->p, id, j);
+
+		if (!gs_set_has(vs, a, r))
+			return r;
+	}
+	return -1;
+}
+
+/* Lowest data rank in set a outside communicator id, or -1. */
+static int gs_outsider_in(const gs_vstate *vs, uint32_t a, int id)
+{
+	for (int r = 0; r < vs->nd; r++)
+		if (gs_set_has(vs, a, r) && gs_group_id(&vs->s->p, r) != id)
 			return r;
 	return -1;
 }
@@ -847,12 +875,13 @@ static gc_status gs_check_output(gs_vstate *vs)
 	const gs_sched *s = vs->s;
 	uint64_t nout = s->buf_bytes[GS_BUF_OUTPUT] / vs->elem;
 	uint64_t nin = s->buf_bytes[GS_BUF_INPUT] / vs->elem;
-	uint64_t blk = nout / (uint64_t)vs->nd;
+	const int G = gs_group_n(&s->p);
+	uint64_t blk = nout / (uint64_t)G;
 
-	if (s->p.coll == GS_COLL_ALLTOALL && nout % (uint64_t)vs->nd != 0) {
+	if (s->p.coll == GS_COLL_ALLTOALL && nout % (uint64_t)G != 0) {
 		*vs->errmsg = g_strdup_printf("alltoall OUTPUT of %" PRIu64
 					      " elements is not %d equal blocks",
-					      nout, vs->nd);
+					      nout, G);
 		return GC_ERR_INPUT;
 	}
 	const bool moe = gs_coll_is_moe(s->p.coll);
@@ -873,9 +902,13 @@ static gc_status gs_check_output_with(gs_vstate *vs, const gs_moe_map *map, uint
 				      uint64_t nin, uint64_t blk)
 {
 	const gs_sched *s = vs->s;
+	const int G = gs_group_n(&s->p);
 	/* the result is defined on the data ranks; helpers' OUTPUT is theirs */
 	for (int r = 0; r < vs->nd; r++) {
 		const uint32_t *pd = vs->pend[r * GS_BUF__COUNT + GS_BUF_OUTPUT];
+		/* r's communicator and r's index in it */
+		const int id = gs_group_id(&s->p, r), l = gs_group_local(&s->p, r);
+		const uint32_t full = vs->group_set[id];
 
 		for (uint64_t e = 0; e < nout; e++) {
 			gs_val v = gs_read(vs, r, GS_BUF_OUTPUT, e);
@@ -897,26 +930,29 @@ static gc_status gs_check_output_with(gs_vstate *vs, const gs_moe_map *map, uint
 
 			switch (s->p.coll) {
 			case GS_COLL_ALLREDUCE:
-				want_set = vs->full_set;
+				want_set = full;
 				want_idx = (uint32_t)e;
 				break;
 			case GS_COLL_REDUCESCATTER:
-				want_set = vs->full_set;
-				want_idx = (uint32_t)((uint64_t)r * nout + e);
+				want_set = full;
+				want_idx = (uint32_t)((uint64_t)l * nout + e);
 				break;
 			case GS_COLL_ALLGATHER:
 				if (nin == 0)
 					return GC_OK;
-				want_set = gs_set_single(vs, (int)(e / nin));
+				want_set = gs_set_single(
+					vs, gs_group_member(&s->p, id, (int)(e / nin)));
 				want_idx = (uint32_t)(e % nin);
 				break;
 			case GS_COLL_SENDRECV:
-				want_set = gs_set_single(vs, (r - 1 + vs->nd) % vs->nd);
+				want_set = gs_set_single(vs,
+							 gs_group_member(&s->p, id, (l - 1 + G) % G));
 				want_idx = (uint32_t)e;
 				break;
 			case GS_COLL_ALLTOALL:
-				want_set = gs_set_single(vs, (int)(e / blk));
-				want_idx = (uint32_t)((uint64_t)r * blk + e % blk);
+				want_set = gs_set_single(
+					vs, gs_group_member(&s->p, id, (int)(e / blk)));
+				want_idx = (uint32_t)((uint64_t)l * blk + e % blk);
 				break;
 			case GS_COLL_DISPATCH:
 			case GS_COLL_COMBINE: {
@@ -953,12 +989,17 @@ static gc_status gs_check_output_with(gs_vstate *vs, const gs_moe_map *map, uint
 			}
 			if (v.set == want_set)
 				continue;
-			if (want_set == vs->full_set && (miss = gs_set_first(vs, v.set, true)) >= 0) {
+			if (want_set == full && (miss = gs_group_missing(vs, v.set, id)) >= 0) {
 				*vs->errmsg =
 					g_strdup_printf("rank %d OUTPUT element %" PRIu64
 							": misses the contribution of rank %d",
 							r, e, miss);
-			} else if (want_set == vs->full_set) {
+			} else if (want_set == full && (miss = gs_outsider_in(vs, v.set, id)) >= 0) {
+				*vs->errmsg = g_strdup_printf(
+					"rank %d OUTPUT element %" PRIu64
+					": combines the INPUT of rank %d, outside its group",
+					r, e, miss);
+			} else if (want_set == full) {
 				*vs->errmsg = g_strdup_printf(
 					"rank %d OUTPUT element %" PRIu64
 					": combines the INPUT of helper rank %d, which holds no data",
@@ -1008,11 +1049,19 @@ static void gs_vstate_init(gs_vstate *vs, const gs_sched *s, bool data, char **e
 		vs->tmp[r / 64] = 1ull << (r % 64);
 		gs_set_intern(vs, vs->tmp);
 	}
-	/* every data rank's contribution (helpers contribute none) */
-	memset(vs->tmp, 0, sizeof(uint64_t) * vs->nw);
-	for (int r = 0; r < vs->nd; r++)
-		vs->tmp[r / 64] |= 1ull << (r % 64);
-	vs->full_set = gs_set_intern(vs, vs->tmp);
+	/* every member's contribution, per communicator (helpers contribute
+	 * none) */
+	const int ng = gs_group_count(&s->p), G = gs_group_n(&s->p);
+	vs->group_set = g_new(uint32_t, ng);
+	for (int id = 0; id < ng; id++) {
+		memset(vs->tmp, 0, sizeof(uint64_t) * vs->nw);
+		for (int j = 0; j < G; j++) {
+			int r = gs_group_member(&s->p, id, j);
+
+			vs->tmp[r / 64] |= 1ull << (r % 64);
+		}
+		vs->group_set[id] = gs_set_intern(vs, vs->tmp);
+	}
 }
 
 static void gs_vstate_fini(gs_vstate *vs)
@@ -1023,6 +1072,7 @@ static void gs_vstate_fini(gs_vstate *vs)
 	}
 	g_free(vs->bufs);
 	g_free(vs->pend);
+	g_free(vs->group_set);
 	g_array_free(vs->puts, TRUE);
 	g_hash_table_destroy(vs->slots);
 	gs_walk_fini(&vs->walk);

@@ -70,9 +70,11 @@ static inline void tu_expect_refused(const gs_params *p, const char *what)
 static inline char *tu_describe(const gs_params *p)
 {
 	return g_strdup_printf(
-		"%s/%s %s n=%d bytes=%" PRIu64 " nch=%d chunk=%" PRIu64 " slice=%" PRIu64 " rpn=%d",
+		"%s/%s %s n=%d bytes=%" PRIu64 " nch=%d chunk=%" PRIu64 " slice=%" PRIu64
+		" rpn=%d group=%d stride=%d",
 		gs_coll_name(p->coll), gs_algo_name(p->algo), gs_dtype_name(p->dtype), p->nranks,
-		p->bytes, p->nchannels, p->chunk_bytes, p->slice_bytes, p->ranks_per_node);
+		p->bytes, p->nchannels, p->chunk_bytes, p->slice_bytes, p->ranks_per_node,
+		p->group_size, p->group_stride);
 }
 
 /* Streaming fills of nwin random windows of random strands equal the

@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_group: collectives in communicators (gs_params.group_size and
+ * group_stride), as a training job runs them: tensor-parallel groups of
+ * consecutive ranks, data-parallel groups one rank per node.
+ *
+ * Every generator that runs in groups (ring allreduce, allgather and
+ * reduce-scatter, tree, sendrecv, pairwise and put all-to-all) is checked
+ * end to end over several layouts (validator, reference executor on real
+ * data with each group's own expected result, bounded buffers, streaming
+ * windows). The grouped schedule must be the group's own schedule with its
+ * peers relabelled, member by member; the members sharing a node follow
+ * from the layout; the validator and the reference executor must reject a
+ * schedule that mixes the data of two groups; layouts that do not tile the
+ * ranks, nvls and MoE are refused with the reason.
+ */
+#include "tests/sched/sched_testutil.h"
+
+typedef struct layout {
+	int n, G, S, rpn;
+} layout;
+
+/* TP groups in a node, DP groups across nodes, groups of half a node at
+ * stride 2, a group spanning two nodes in halves, and groups that cut
+ * nodes unevenly (12 ranks of 3 on nodes of 8) */
+static const layout layouts[] = {
+	{16, 8, 1, 8}, {16, 2, 8, 8}, {16, 4, 2, 8}, {32, 8, 2, 8},
+	{8, 4, 1, 4},  {24, 3, 1, 8}, {12, 4, 3, 4}, {6, 6, 1, 3},
+};
+
+static gs_params grouped(gs_coll coll, gs_algo algo, const layout *l, uint64_t bytes, int nch)
+{
+	gs_params p = tu_params(coll, algo, GS_DT_F32, l->n, bytes, nch, 256, 64, l->rpn);
+	p.group_size = l->G;
+	p.group_stride = l->S;
+	return p;
+}
+
+static void test_sweep(void)
+{
+	static const struct {
+		gs_coll coll;
+		gs_algo algo;
+	} colls[] = {
+		{GS_COLL_ALLREDUCE, GS_ALGO_RING},  {GS_COLL_ALLREDUCE, GS_ALGO_TREE},
+		{GS_COLL_ALLGATHER, GS_ALGO_RING},  {GS_COLL_REDUCESCATTER, GS_ALGO_RING},
+		{GS_COLL_SENDRECV, GS_ALGO_RING},   {GS_COLL_ALLTOALL, GS_ALGO_PAIRWISE},
+		{GS_COLL_ALLTOALL, GS_ALGO_PUT},
+	};
+	GRand *rnd = g_rand_new_with_seed(77);
+	for (size_t c = 0; c < G_N_ELEMENTS(colls); c++)
+		for (size_t i = 0; i < G_N_ELEMENTS(layouts); i++) {
+			const layout *l = &layouts[i];
+			/* several loops of the 256 B chunk, not a multiple of the group */
+			uint64_t bytes = 4 * ((uint64_t)l->G * 70 + 3);
+			gs_params p = grouped(colls[c].coll, colls[c].algo, l, bytes, 1 + (int)(i % 3));
+			if (!tu_check_case(&p, rnd))
+				goto out;
+		}
+out:
+	g_rand_free(rnd);
+}
+
+/* Member j of every group runs the group's own schedule (G ranks, the
+ * members sharing a node as ranks_per_node) with peers relabelled. */
+static void test_relabel(void)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(layouts); i++) {
+		const layout *l = &layouts[i];
+		gs_params p = grouped(GS_COLL_ALLREDUCE, GS_ALGO_TREE, l, 4 * 1000, 2);
+		gs_gen *g, *in;
+		char *err = NULL;
+		g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
+		gs_params ip = p;
+		ip.nranks = l->G;
+		ip.group_size = ip.group_stride = 0;
+		ip.ranks_per_node = g->p.ranks_per_node;
+		g_assert_cmpint(gs_gen_create(&ip, &in, &err), ==, GC_OK);
+		g_assert_cmpint(g->p.nranks, ==, l->n);
+		g_assert_cmpint(gs_group_count(&g->p), ==, l->n / l->G);
+		gs_sched *s = gs_sched_materialize(g), *si = gs_sched_materialize(in);
+		g_assert_cmpint(s->nstrands, ==, si->nstrands);
+		for (int b = 0; b < GS_BUF__COUNT; b++)
+			g_assert_cmpuint(s->buf_bytes[b], ==, si->buf_bytes[b]);
+		int seen = 0;
+		for (int id = 0; id < gs_group_count(&g->p); id++)
+			for (int j = 0; j < l->G; j++) {
+				int r = gs_group_member(&g->p, id, j);
+				g_assert_cmpint(gs_group_id(&g->p, r), ==, id);
+				g_assert_cmpint(gs_group_local(&g->p, r), ==, j);
+				seen++;
+				for (int c = 0; c < s->nstrands; c++) {
+					uint64_t len, leni;
+					const gs_step *a = gs_sched_strand(s, r, c, &len);
+					const gs_step *b = gs_sched_strand(si, j, c, &leni);
+					g_assert_cmpuint(len, ==, leni);
+					for (uint64_t k = 0; k < len; k++) {
+						gs_step x = b[k];
+						if (x.send_peer >= 0)
+							x.send_peer = gs_group_member(&g->p, id, x.send_peer);
+						if (x.recv_peer >= 0)
+							x.recv_peer = gs_group_member(&g->p, id, x.recv_peer);
+						g_assert_true(memcmp(&x, &a[k], sizeof(x)) == 0);
+					}
+				}
+			}
+		g_assert_cmpint(seen, ==, l->n); /* the groups partition the ranks */
+		gs_sched_free(s);
+		gs_sched_free(si);
+		gs_gen_free(in);
+		gs_gen_free(g);
+	}
+}
+
+/* Members per node, from the layout: the tree's chain inside a node. */
+static void test_members_per_node(void)
+{
+	static const struct {
+		layout l;
+		int m;
+	} cases[] = {
+		{{16, 8, 1, 8}, 8},  /* TP: a whole node */
+		{{16, 2, 8, 8}, 1},  /* DP: one per node */
+		{{16, 4, 2, 8}, 4},  /* half a node at stride 2, inside the node */
+		{{32, 8, 2, 8}, 4},  /* two nodes, four members in each */
+		{{24, 3, 1, 8}, 1},  /* group 2 = ranks 6, 7 | 8: uneven, no chain */
+		{{12, 4, 3, 4}, 1},  /* stride 3 on nodes of 4: members cross unevenly */
+		{{64, 8, 8, 16}, 2}, /* nodes of 16 at stride 8: two members per node */
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		gs_params p = grouped(GS_COLL_ALLREDUCE, GS_ALGO_RING, &cases[i].l, 64, 1);
+		gs_gen *g;
+		char *err = NULL;
+		g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
+		if (g->p.ranks_per_node != cases[i].m)
+			g_test_fail_printf("n=%d G=%d S=%d rpn=%d: %d members per node, expected %d",
+					   cases[i].l.n, cases[i].l.G, cases[i].l.S, cases[i].l.rpn,
+					   g->p.ranks_per_node, cases[i].m);
+		gs_gen_free(g);
+	}
+}
+
+/* One communicator's schedule over all 8 ranks, checked as if it ran in
+ * two groups of 4: its sums mix the groups, and both checkers say so. */
+static void test_mixed_groups_rejected(void)
+{
+	gs_params p = tu_params(GS_COLL_ALLREDUCE, GS_ALGO_RING, GS_DT_F32, 8, 4 * 64, 1, 256, 64, 8);
+	gs_gen *g;
+	char *err = NULL;
+	g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
+	gs_sched *s = gs_sched_materialize(g);
+	g_assert_cmpint(gs_sched_validate(s, &err), ==, GC_OK);
+	g_assert_cmpint(gs_refexec_run(s, &err), ==, GC_OK);
+	s->p.group_size = 4;
+	s->p.group_stride = 1;
+	g_assert_cmpint(gs_sched_validate(s, &err), ==, GC_ERR_INPUT);
+	g_assert_nonnull(strstr(err, "outside its group"));
+	g_free(err);
+	err = NULL;
+	g_assert_cmpint(gs_refexec_run(s, &err), ==, GC_ERR_INPUT);
+	g_assert_nonnull(strstr(err, "expected"));
+	g_free(err);
+	gs_sched_free(s);
+	gs_gen_free(g);
+}
+
+static void test_refusals(void)
+{
+	layout l = {8, 3, 1, 8};
+	gs_params p = grouped(GS_COLL_ALLREDUCE, GS_ALGO_RING, &l, 64, 1);
+	tu_expect_refused(&p, "do not tile 8 ranks");
+	p.group_size = 4;
+	p.group_stride = 3;
+	tu_expect_refused(&p, "group size x stride must divide");
+	p.group_stride = -1;
+	tu_expect_refused(&p, "must not be negative");
+	layout l2 = {8, 4, 1, 8};
+	p = grouped(GS_COLL_ALLREDUCE, GS_ALGO_NVLS, &l2, 64, 1);
+	tu_expect_refused(&p, "does not run in groups");
+	p = grouped(GS_COLL_DISPATCH, GS_ALGO_PUT, &l2, 64, 1);
+	p.moe_tokens = 4;
+	p.moe_topk = 2;
+	p.moe_experts = 8;
+	tu_expect_refused(&p, "spreads the experts over all 8 ranks");
+	/* one group of all ranks at stride 1 is the plain collective */
+	p = grouped(GS_COLL_ALLREDUCE, GS_ALGO_RING, &(layout){8, 8, 1, 8}, 64, 1);
+	gs_gen *g;
+	char *err = NULL;
+	g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
+	g_assert_true(g->ops->fill != NULL);
+	g_assert_cmpint(gs_group_count(&g->p), ==, 1);
+	gs_gen_free(g);
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/sched/group/sweep", test_sweep);
+	g_test_add_func("/sched/group/relabel", test_relabel);
+	g_test_add_func("/sched/group/members_per_node", test_members_per_node);
+	g_test_add_func("/sched/group/mixed_groups_rejected", test_mixed_groups_rejected);
+	g_test_add_func("/sched/group/refusals", test_refusals);
+	return g_test_run();
+}
