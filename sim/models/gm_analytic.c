@@ -277,7 +277,10 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	gm_net_init(&net, &eng, NULL, NULL);
 	gt_topo_instantiate(topo, &net);
 
-	int n = p->nranks;
+	/* one communicator's ranks: concurrent groups share links only
+	 * through the hops the closed forms load (first_hops, the link
+	 * loads), each runs the formulas of its own n */
+	int n = gs_group_n(p);
 	uint64_t elem = gs_dtype_size(p->dtype);
 	uint64_t per_rank; /* bytes each rank contributes along one ring */
 	switch (p->coll) {
@@ -322,13 +325,13 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		 * link (few flows are active while the pipeline fills) */
 		double a_in = 0, b_in = INFINITY, a_net = 0, b_net = INFINITY;
 		if (rpn > 1) {
-			int h = gt_topo_route(topo, 0, 1, route);
+			int h = gt_topo_route(topo, 0, gs_group_member(p, 0, 1), route);
 			a_in = (double)gm_net_route_latency(&net, route, h);
 			for (int k = 0; k < h; k++)
 				b_in = fmin(b_in, net.links[route[k]].bw_Bps);
 		}
 		if (nodes > 1) {
-			int h = gt_topo_route(topo, 0, rpn, route);
+			int h = gt_topo_route(topo, 0, gs_group_member(p, 0, rpn), route);
 			a_net = (double)gm_net_route_latency(&net, route, h);
 			for (int k = 0; k < h; k++)
 				b_net = fmin(b_net, net.links[route[k]].bw_Bps);
@@ -389,11 +392,19 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		load_init(&ld, &net);
 		/* a fabric's leaf uplinks are shared by every rank under the
 		 * leaf: there, load every rank's blocks */
-		int senders = topo->kind == GT_DGX && topo->fabric != GT_FAB_NONBLOCKING ? n : 1;
-		for (int r = 0; r < senders; r++)
-			for (int k = 0; k < n; k++)
+		bool shared = topo->kind == GT_DGX && topo->fabric != GT_FAB_NONBLOCKING;
+		for (int r = 0; r < p->nranks; r++) {
+			int id = gs_group_id(p, r);
+			if (!shared && id != 0)
+				continue;
+			for (int j = 0; j < n; j++) {
+				int k = gs_group_member(p, id, j);
 				if (k != r)
 					load_add(&ld, topo, r, k, block);
+			}
+			if (!shared && r == gs_group_member(p, 0, 0))
+				break;
+		}
 		t += load_time(&ld);
 	} else if (n > 1 && p->bytes > 0) { /* sendrecv */
 		uint64_t Dc = ceil_div(per_rank, C);

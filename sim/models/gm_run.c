@@ -131,6 +131,42 @@ static void algo_layout(const gc_config *cfg, const gt_topo *t, gs_params *p)
 		p->nchannels = NVLS_CHANNELS;
 }
 
+/* Why algorithm a cannot run in communicators smaller than the topology,
+ * or NULL. */
+static const char *group_refusal(gs_coll c, gs_algo a)
+{
+	if (a == GS_ALGO_NVLS || a == GS_ALGO_NVLS_TREE)
+		return "nvls and nvlstree reduce in the switch over every GPU behind it, not in "
+		       "groups";
+	if (gs_coll_is_moe(c))
+		return "dispatch and combine spread the experts over every GPU, not in groups";
+	return NULL;
+}
+
+/* collective.group: communicators of group.size ranks, member j of a group
+ * group.stride ranks after member j - 1 (gs_params), all running at once. */
+static gc_status groups_from_config(const gc_config *cfg, gs_params *p, char **errmsg)
+{
+	int64_t G = gc_config_int(cfg, "collective.group.size");
+	int64_t S = gc_config_int(cfg, "collective.group.stride");
+	if (G == 0) /* every GPU, in groups of stride S: N / S ranks each */
+		G = p->nranks % S == 0 ? p->nranks / S : p->nranks;
+	const char *key = gc_config_is_set(cfg, "collective.group.size") ? "collective.group.size"
+									 : "collective.group.stride";
+	if (G > p->nranks || G * S > p->nranks || p->nranks % (G * S) != 0)
+		return gc_config_error(cfg, key, errmsg,
+				       "groups of %lld ranks at stride %lld do not tile the %d GPUs: "
+				       "size x stride must divide %d",
+				       (long long)G, (long long)S, p->nranks, p->nranks);
+	p->group_size = (int)G;
+	p->group_stride = (int)S;
+	const char *why = G < p->nranks ? group_refusal(p->coll, p->algo) : NULL;
+	if (why)
+		return gc_config_error(cfg, "collective.group.size", errmsg, "%s (algo %s, op %s)",
+				       why, gs_algo_name(p->algo), gs_coll_name(p->coll));
+	return GC_OK;
+}
+
 static gs_dtype dtype_of(const char *s)
 {
 	if (!strcmp(s, "int32"))
@@ -204,6 +240,9 @@ static gc_status collective_from_config(gc_config *cfg, const gt_topo *t, gs_par
 	if (why)
 		return gc_config_error(cfg, "collective.algo", errmsg, "%s (algo %s, op %s)", why,
 				       gs_algo_name(p->algo), gs_coll_name(p->coll));
+	gc_status gst = groups_from_config(cfg, p, errmsg);
+	if (gst != GC_OK)
+		return gst;
 	if (p->slice_bytes > p->chunk_bytes)
 		return gc_config_error(cfg, "collective.slice", errmsg,
 				       "slice (%llu B) must not exceed collective.chunk (%llu B)",
@@ -230,7 +269,7 @@ static uint64_t count_of(const gs_params *p)
 {
 	uint64_t c = p->bytes / gs_dtype_size(p->dtype);
 	if (p->coll == GS_COLL_ALLGATHER || p->coll == GS_COLL_REDUCESCATTER)
-		c /= (uint64_t)p->nranks;
+		c /= (uint64_t)gs_group_n(p);
 	return c; /* alltoall: nccl-tests prints the whole buffer's count */
 }
 
@@ -351,7 +390,7 @@ static gc_status run_sizes(const gm_run *r, const gs_params *base, const uint64_
 					       ? (double)pt->bytes * p.moe_tokens * p.moe_topk
 					       : (double)pt->bytes;
 			pt->algbw_GBps = secs > 0 ? moved / secs * 1e-9 : 0;
-			pt->busbw_GBps = pt->algbw_GBps * gs_busbw_factor(p.coll, p.nranks);
+			pt->busbw_GBps = pt->algbw_GBps * gs_busbw_factor(p.coll, gs_group_n(&p));
 			if (co->trace)
 				co->trace->offset_ps += pt->r.total_ps;
 		} else {
@@ -414,6 +453,8 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 		q.algo = algo_of(cmp);
 		algo_layout(r->cfg, &r->topo, &q);
 		const char *why = algo_refusal(q.coll, q.algo, r->proto, &r->topo);
+		if (!why && gs_group_n(&q) < q.nranks)
+			why = group_refusal(q.coll, q.algo);
 		if (q.algo == r->base.algo)
 			st = gc_config_error(r->cfg, "collective.compare", errmsg,
 					     "compares %s with itself; name the other algorithm", cmp);
@@ -492,9 +533,15 @@ void gm_run_format_table(const gm_run *r, void *gstring_out)
 	g_string_append_printf(g, "# gcsim %s  scenario: %s%s%s%s\n", GCSIM_VERSION, r->path,
 			       name[0] ? " (" : "", name, name[0] ? ")" : "");
 	g_string_append_printf(g, "# topology  : %s\n", desc);
-	g_string_append_printf(g, "# collective: %s, algo %s, %d ranks, %d channel%s, protocol %s, chunk %s, "
+	char ranks[96];
+	if (gs_group_n(p) < p->nranks)
+		snprintf(ranks, sizeof(ranks), "%d groups of %d ranks at stride %d at once",
+			 gs_group_count(p), gs_group_n(p), gs_group_stride(p));
+	else
+		snprintf(ranks, sizeof(ranks), "%d ranks", p->nranks);
+	g_string_append_printf(g, "# collective: %s, algo %s, %s, %d channel%s, protocol %s, chunk %s, "
 			       "slice %s, buffer %s\n",
-			       gs_coll_name(p->coll), gs_algo_name(p->algo), p->nranks, p->nchannels,
+			       gs_coll_name(p->coll), gs_algo_name(p->algo), ranks, p->nchannels,
 			       p->nchannels == 1 ? "" : "s",
 			       r->proto < 0 ? "auto" : gm_proto_get((gm_proto)r->proto)->name,
 			       geom(r, "collective.chunk", p->chunk_bytes, b1, sizeof(b1)),
@@ -612,7 +659,7 @@ void gm_run_format_sweep(const char *key, const char *const *values, gm_run *con
 		for (size_t i = 0; i < r->npts; i++) {
 			const gm_point *pt = &r->pts[i];
 			if (csv) {
-				g_string_append_printf(g, "%s,%d,%llu,%.6f,%.6f,%.6f", values[k], r->base.nranks,
+				g_string_append_printf(g, "%s,%d,%llu,%.6f,%.6f,%.6f", values[k], gs_group_n(&r->base),
 						       (unsigned long long)pt->bytes, pt->time_us,
 						       pt->algbw_GBps, pt->busbw_GBps);
 				if (cmp)
@@ -620,7 +667,7 @@ void gm_run_format_sweep(const char *key, const char *const *values, gm_run *con
 				g_string_append(g, "\n");
 				continue;
 			}
-			g_string_append_printf(g, "  %20s %8d %14llu ", values[k], r->base.nranks,
+			g_string_append_printf(g, "  %20s %8d %14llu ", values[k], gs_group_n(&r->base),
 					       (unsigned long long)pt->bytes);
 			fmt_time(g, pt->time_us);
 			g_string_append_printf(g, " %8.2f %8.2f", pt->algbw_GBps, pt->busbw_GBps);
@@ -686,7 +733,7 @@ static void fill_point(const gm_run *r, const gm_point *pt, gs_algo algo, gc_res
 	g_strlcpy(out->collective, gs_coll_name(r->base.coll), sizeof(out->collective));
 	g_strlcpy(out->algo, gs_algo_name(algo), sizeof(out->algo));
 	g_strlcpy(out->dtype, gs_dtype_name(r->base.dtype), sizeof(out->dtype));
-	out->nranks = r->base.nranks;
+	out->nranks = gs_group_n(&r->base);
 	out->size_bytes = pt->bytes;
 	out->count = pt->count;
 	out->time_us = pt->time_us;

@@ -53,6 +53,14 @@ static const gc_param coll_params[] = {
 	 "bandwidth), ll128 (128 B lines, 120 B data), or auto (per size, the one the closed form "
 	 "finds fastest, as NCCL's tuner does); sets chunk, slice and buffer unless given",
 	 "NVIDIA/nccl tuning.cc and device.h"},
+	{"collective.group.size", GC_P_INT, "0", NULL, 0, 1048576,
+	 "ranks per communicator; the collective runs at once in every group (0 = the GPUs / "
+	 "group.stride); sizes, busbw and the table's ranks are per communicator",
+	 "Megatron-LM's tensor-, data- and expert-parallel process groups"},
+	{"collective.group.stride", GC_P_INT, "1", NULL, 1, 1048576,
+	 "distance between consecutive members of a group: 1 puts a group on consecutive GPUs "
+	 "(tensor parallel), the GPUs per node puts one member on each node (data parallel)",
+	 NULL},
 	{"collective.iters", GC_P_INT, "1", NULL, 1, 1000000,
 	 "back-to-back repetitions timed (the reported time is per operation)", NULL},
 };
