@@ -19,7 +19,8 @@
  *   tree (NCCL double binary tree + intra-node chain): the first slice goes
  *   up the chain (rpn - 1 hops) and the inter-node tree (height hops) and
  *   back down, each hop costing its latency plus the slice at the link's
- *   full bandwidth (fill); then one slice leaves per tau, the slice time on
+ *   full bandwidth, on a network hop the slices of every channel head
+ *   sharing the NIC (fill); then one slice leaves per tau, the slice time on
  *   the busiest resource in steady state (each GPU port carries the up and
  *   down strands of every channel; a NIC carries on average two flows per
  *   channel head, three as an interior tree node and one as a leaf):
@@ -322,7 +323,11 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		double s = (double)ceil_div(Dc, M);
 		uint32_t route[GM_MAX_HOPS];
 		/* fill: one slice down the critical path and back, alone on each
-		 * link (few flows are active while the pipeline fills) */
+		 * NVLink hop (the chain's channels start staggered), but on each
+		 * network hop together with the first slices of the other channel
+		 * heads behind the same NIC (all C / rpn leave at once; with one
+		 * member per node, as data-parallel groups have, that is every
+		 * channel) */
 		double a_in = 0, b_in = INFINITY, a_net = 0, b_net = INFINITY;
 		if (rpn > 1) {
 			int h = gt_topo_route(topo, 0, gs_group_member(p, 0, 1), route);
@@ -340,12 +345,13 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		if (rpn > 1)
 			fill += (rpn - 1) * (a_in + s / b_in * 1e12);
 		if (nodes > 1)
-			fill += height * (a_net + s / b_net * 1e12);
+			fill += height * (a_net + fmax(1.0, (double)C / rpn) * s / b_net * 1e12);
 		/* steady state: every channel's up and down strands send through
-		 * each GPU's port (2C flows on it); a NIC serves C/rpn channel
+		 * each GPU's port (2C flows on it; C in a chain of two, where each
+		 * GPU sends one way only); a NIC serves C/rpn channel
 		 * heads, interior in one tree (3 flows) and a leaf in the other (1),
 		 * so 2 flows per channel on average */
-		double tau = rpn > 1 ? s / (b_in / (2.0 * (double)C)) * 1e12 : 0;
+		double tau = rpn > 1 ? s / (b_in / ((rpn > 2 ? 2.0 : 1.0) * (double)C)) * 1e12 : 0;
 		if (nodes > 1) {
 			double heads = fmax(1.0, (double)C / rpn);
 			tau = fmax(tau, s / (b_net / (2.0 * heads)) * 1e12);
