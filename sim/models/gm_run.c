@@ -151,8 +151,12 @@ static gc_status groups_from_config(const gc_config *cfg, gs_params *p, char **e
 	int64_t S = gc_config_int(cfg, "collective.group.stride");
 	if (G == 0) /* every GPU, in groups of stride S: N / S ranks each */
 		G = p->nranks % S == 0 ? p->nranks / S : p->nranks;
-	const char *key = gc_config_is_set(cfg, "collective.group.size") ? "collective.group.size"
-									 : "collective.group.stride";
+	/* blame the stride when the size alone would tile the GPUs */
+	bool size_ok = G <= p->nranks && p->nranks % G == 0;
+	const char *key = (size_ok && gc_config_is_set(cfg, "collective.group.stride")) ||
+					  !gc_config_is_set(cfg, "collective.group.size")
+				  ? "collective.group.stride"
+				  : "collective.group.size";
 	if (G > p->nranks || G * S > p->nranks || p->nranks % (G * S) != 0)
 		return gc_config_error(cfg, key, errmsg,
 				       "groups of %lld ranks at stride %lld do not tile the %d GPUs: "

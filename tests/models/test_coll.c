@@ -16,49 +16,11 @@
 #include "sim/models/gm_proto.h"
 #include "sim/models/gm_run.h"
 #include "sim/models/gm_scenario.h"
-
-static gm_run *run_yaml(const char *yaml, const char *const *sets)
-{
-	char *path = NULL;
-	int fd = g_file_open_tmp("gcsim-test-XXXXXX.yaml", &path, NULL);
-	g_assert_cmpint(fd, >=, 0);
-	g_assert_true(g_file_set_contents(path, yaml, -1, NULL));
-	close(fd);
-	gm_run *r = NULL;
-	char *err = NULL;
-	gm_run_opts o = {.sets = sets};
-	gc_status st = gm_run_scenario(path, &o, &r, &err);
-	if (st != GC_OK)
-		g_test_message("%s", err);
-	g_assert_cmpint(st, ==, GC_OK);
-	g_unlink(path);
-	g_free(path);
-	g_free(err);
-	return r;
-}
+#include "tests/models/run_testutil.h"
 
 static double ring_formula_us(int n, double S, double B, double alpha_s)
 {
 	return 2.0 * (n - 1) * (alpha_s + S / n / B) * 1e6;
-}
-
-/* A scenario that must be refused; err names the key. */
-static void expect_refused(const char *yaml, const char *const *sets, const char *what)
-{
-	char *path = NULL;
-	int fd = g_file_open_tmp("gcsim-test-XXXXXX.yaml", &path, NULL);
-	close(fd);
-	g_assert_true(g_file_set_contents(path, yaml, -1, NULL));
-	gm_run_opts o = {.sets = sets};
-	gm_run *r = NULL;
-	char *err = NULL;
-	g_assert_cmpint(gm_run_scenario(path, &o, &r, &err), ==, GC_ERR_INPUT);
-	g_assert_null(r);
-	if (!strstr(err, what))
-		g_test_fail_printf("'%s' does not say '%s'", err, what);
-	g_unlink(path);
-	g_free(path);
-	g_free(err);
 }
 
 static void test_flat_ring_matches_alpha_beta(void)

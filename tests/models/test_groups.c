@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Collectives in concurrent communicators (collective.group.size and
+ * .stride) on the simulated cluster: the groups run at once on the shared
+ * topology, so what they share (a leaf switch's uplinks) and what they do
+ * not (each GPU's own NVLink port and NIC) decides the time.
+ *
+ *  - Tensor-parallel groups (a node each) share nothing: every group takes
+ *    exactly the time of the same collective on one node alone.
+ *  - Data-parallel groups (one GPU per node, stride 8) each ride their
+ *    members' own NICs: busbw is the NIC's 50 GB/s, and the flow run and
+ *    the closed form agree.
+ *  - On a fat tree at 2:1 the eight DP rings of a leaf share its uplinks:
+ *    busbw halves, in the flow run and in the closed form. One group alone
+ *    (the others idle: group size = all GPUs, stride 1, a single ring)
+ *    does not see it the same way, which is why groups must run together.
+ *  - Grouped all-to-all and tree: flow and closed form within bounds.
+ *  - Refusals at the key: layouts that do not tile the GPUs, nvls, MoE.
+ */
+#include <math.h>
+
+#include "sim/models/gm_run.h"
+#include "tests/models/run_testutil.h"
+
+static const char dp4[] = "schema_version: 1\n"
+			  "topology: {preset: dgx-h100, nodes: 4}\n"
+			  "collective: {op: allreduce, algo: ring, sizes: [1MiB, 1GiB],"
+			  " group: {stride: 8}}\n";
+
+static const char *const analytical[] = {"sim.fidelity=analytical", NULL};
+
+static void test_tp_groups_share_nothing(void)
+{
+	const char *one = "schema_version: 1\n"
+			  "topology: {preset: dgx-h100}\n"
+			  "collective: {op: allreduce, sizes: [64KiB, 64MiB]}\n";
+	const char *tp = "schema_version: 1\n"
+			 "topology: {preset: dgx-h100, nodes: 4}\n"
+			 "collective: {op: allreduce, sizes: [64KiB, 64MiB], group: {size: 8}}\n";
+	gm_run *a = run_yaml(one, NULL), *b = run_yaml(tp, NULL);
+	for (size_t i = 0; i < a->npts; i++) {
+		g_test_message("%llu B: one node %.3f us, 4 TP groups %.3f us",
+			       (unsigned long long)a->pts[i].bytes, a->pts[i].time_us,
+			       b->pts[i].time_us);
+		g_assert_cmpint(a->pts[i].r.time_ps, ==, b->pts[i].r.time_ps);
+		g_assert_cmpfloat(a->pts[i].busbw_GBps, ==, b->pts[i].busbw_GBps);
+	}
+	gm_run_free(a);
+	gm_run_free(b);
+}
+
+static void test_dp_groups_ride_own_nics(void)
+{
+	gm_run *f = run_yaml(dp4, NULL), *a = run_yaml(dp4, analytical);
+	for (size_t i = 0; i < f->npts; i++) {
+		double tf = f->pts[i].time_us, ta = a->pts[i].time_us;
+		g_test_message("%llu B: flow %.1f us (busbw %.2f), closed form %.1f us",
+			       (unsigned long long)f->pts[i].bytes, tf, f->pts[i].busbw_GBps, ta);
+		g_assert_cmpfloat(fabs(ta - tf) / tf, <, 0.03);
+	}
+	/* 1 GiB: the ring of 4 is bound by each member's 400 Gb/s NIC */
+	g_assert_cmpfloat(f->pts[1].busbw_GBps, >, 0.97 * 50.0);
+	g_assert_cmpfloat(f->pts[1].busbw_GBps, <=, 50.0);
+	/* counts and busbw are per communicator of 4 */
+	g_assert_cmpuint(f->pts[1].count, ==, (1u << 30) / 4);
+	g_assert_cmpfloat(fabs(f->pts[1].busbw_GBps / f->pts[1].algbw_GBps - 1.5), <, 1e-9);
+	gm_run_free(f);
+	gm_run_free(a);
+}
+
+static void test_dp_groups_share_uplinks(void)
+{
+	const char *const fab[] = {"topology.fabric.kind=fat-tree", "topology.fabric.leaf_nics=8",
+				   "topology.fabric.oversubscription=2", NULL};
+	const char *const fab_a[] = {"topology.fabric.kind=fat-tree", "topology.fabric.leaf_nics=8",
+				     "topology.fabric.oversubscription=2", "sim.fidelity=analytical",
+				     NULL};
+	gm_run *nb = run_yaml(dp4, NULL), *f = run_yaml(dp4, fab), *a = run_yaml(dp4, fab_a);
+	double ratio = f->pts[1].time_us / nb->pts[1].time_us;
+	g_test_message("1 GiB: nonblocking %.1f us, fat tree 2:1 flow %.1f us (x%.3f), closed form "
+		       "%.1f us",
+		       nb->pts[1].time_us, f->pts[1].time_us, ratio, a->pts[1].time_us);
+	/* eight rings leave each one-node leaf through four uplinks */
+	g_assert_cmpfloat(fabs(ratio - 2.0), <, 0.05);
+	g_assert_cmpfloat(fabs(a->pts[1].time_us - f->pts[1].time_us) / f->pts[1].time_us, <, 0.03);
+	gm_run_free(nb);
+	gm_run_free(f);
+	gm_run_free(a);
+}
+
+static void test_grouped_alltoall_and_tree(void)
+{
+	/* expert-parallel style all-to-all in groups of 4 nodes' GPU k */
+	const char *const a2a[] = {"collective.op=alltoall", "collective.algo=pairwise", NULL};
+	const char *const a2a_a[] = {"collective.op=alltoall", "collective.algo=pairwise",
+				     "sim.fidelity=analytical", NULL};
+	gm_run *f = run_yaml(dp4, a2a), *a = run_yaml(dp4, a2a_a);
+	for (size_t i = 0; i < f->npts; i++) {
+		g_test_message("alltoall %llu B: flow %.1f us, closed form %.1f us",
+			       (unsigned long long)f->pts[i].bytes, f->pts[i].time_us,
+			       a->pts[i].time_us);
+		g_assert_cmpfloat(fabs(a->pts[i].time_us - f->pts[i].time_us) / f->pts[i].time_us, <,
+				  0.03);
+	}
+	gm_run_free(f);
+	gm_run_free(a);
+	/* the tree of one member per node: every channel head behind one NIC */
+	const char *const tr[] = {"collective.algo=tree", "collective.sizes=1MiB,256MiB", NULL};
+	const char *const tr_a[] = {"collective.algo=tree", "collective.sizes=1MiB,256MiB",
+				    "sim.fidelity=analytical", NULL};
+	f = run_yaml(dp4, tr);
+	a = run_yaml(dp4, tr_a);
+	for (size_t i = 0; i < f->npts; i++) {
+		g_test_message("tree %llu B: flow %.1f us, closed form %.1f us",
+			       (unsigned long long)f->pts[i].bytes, f->pts[i].time_us,
+			       a->pts[i].time_us);
+		g_assert_cmpfloat(fabs(a->pts[i].time_us - f->pts[i].time_us) / f->pts[i].time_us, <,
+				  0.20);
+	}
+	gm_run_free(f);
+	gm_run_free(a);
+}
+
+static void test_group_refusals(void)
+{
+	const char *const bad_tile[] = {"collective.group.size=3", NULL};
+	expect_refused(dp4, bad_tile, "do not tile the 32 GPUs");
+	const char *const bad_stride[] = {"collective.group.size=4", "collective.group.stride=16",
+					  NULL};
+	expect_refused(dp4, bad_stride, "collective.group.stride");
+	const char *const nvls[] = {"collective.algo=nvlstree", NULL};
+	expect_refused(dp4, nvls, "not in groups");
+	const char *const cmp[] = {"collective.compare=nvlstree", NULL};
+	expect_refused(dp4, cmp, "not in groups");
+	const char *const moe[] = {"collective.op=dispatch", "collective.algo=put",
+				   "collective.sizes=7KiB", NULL};
+	expect_refused(dp4, moe, "spread the experts over every GPU");
+	/* the error points into the scenario file */
+	expect_refused(dp4, bad_tile, "collective.group.size");
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/groups/tp-share-nothing", test_tp_groups_share_nothing);
+	g_test_add_func("/groups/dp-own-nics", test_dp_groups_ride_own_nics);
+	g_test_add_func("/groups/dp-share-uplinks", test_dp_groups_share_uplinks);
+	g_test_add_func("/groups/alltoall-and-tree", test_grouped_alltoall_and_tree);
+	g_test_add_func("/groups/refusals", test_group_refusals);
+	return g_test_run();
+}
