@@ -136,6 +136,43 @@ static hopinfo first_hops(const gt_topo *topo, const gs_gen *g, gm_net *net)
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : 0; }
 
+/* One pipeline round with every strand of every rank sending a slice of s
+ * bytes to each distinct peer of its first steps (a tree's up strand to its
+ * parent, its down strand to its children) at once: the busiest link's
+ * load over its bandwidth, ps. It sees the links strands share, such as a
+ * fabric's uplinks under concurrent groups. */
+static double round_time(const gt_topo *topo, const gs_gen *g, const gm_net *net, double s)
+{
+	double *bytes = g_new0(double, net->nlinks);
+	int spc = g->strands_per_channel > 0 ? g->strands_per_channel : 1;
+	uint32_t route[GM_MAX_HOPS];
+	gs_step st[8];
+	for (int r = 0; r < g->p.nranks; r++)
+		for (int c = 0; c < g->nstrands; c++) {
+			uint64_t len = g->ops->strand_len(g, r, c);
+			uint32_t k = len < 8 ? (uint32_t)len : 8;
+			int peers[8], np = 0;
+			if (k)
+				g->ops->fill(g, r, c, 0, k, st);
+			for (uint32_t i = 0; i < k; i++) {
+				int q = st[i].send_peer, seen = 0;
+				for (int j = 0; j < np; j++)
+					seen |= peers[j] == q;
+				if (q < 0 || seen)
+					continue;
+				peers[np++] = q;
+				int h = gt_topo_route_ch(topo, r, q, c / spc, route);
+				for (int x = 0; x < h; x++)
+					bytes[route[x]] += s;
+			}
+		}
+	double worst = 0;
+	for (uint32_t l = 0; l < net->nlinks; l++)
+		worst = fmax(worst, bytes[l] / net->links[l].bw_Bps * 1e12);
+	g_free(bytes);
+	return worst;
+}
+
 /* Bytes routed over each link, for the closed forms bound by the busiest
  * link, and the longest route seen. */
 typedef struct link_load {
@@ -355,6 +392,8 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		if (nodes > 1) {
 			double heads = fmax(1.0, (double)C / rpn);
 			tau = fmax(tau, s / (b_net / (2.0 * heads)) * 1e12);
+			/* and what the strands load on links they share */
+			tau = fmax(tau, round_time(topo, gen, &net, s));
 		}
 		t += 2.0 * fill + (double)(M - 1) * tau;
 	} else if (n > 1 && p->bytes > 0 && gs_coll_is_moe(p->coll)) {

@@ -46,6 +46,9 @@ with tempfile.TemporaryDirectory() as d:
             rng.choice(["simple", "ll", "ll128", "auto"]), rng.randint(1, 3), fid,
             ", packet: %dB, hop_buffer: %d" % (rng.choice([64, 1000, 4096, 65536]), rng.randint(1, 16))
             if fid == "packet" else "")
+        if rng.random() < 0.3:  # communicators: some layouts tile the GPUs, some do not (refused)
+            y = y.replace(", iters:", ", group: {size: %d, stride: %d}, iters:" % (
+                rng.choice([0, 1, 2, 3, 4, 8]), rng.choice([1, 1, 2, 4, 8])), 1)
         if op in ("dispatch", "combine"):
             # experts: often a multiple of the GPUs, sometimes not (refused)
             y += "moe: {tokens: %d, topk: %d, experts: %d}\n" % (

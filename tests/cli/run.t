@@ -156,6 +156,13 @@ check "AWS: p5en beats p5 at 8 B (35 vs 75 us), p5 beats p4d 7x at 1 GiB" \
 check "SHARP: nvls 8 B at 43 us and 1 GiB the same on 2, 8 and 64 nodes; nvlstree 1.4x slower at 1 GiB from 8 nodes" \
   "awk '\$3 == 8 && \$4 != \"43.00\" { bad = 1 } \$3 == 1073741824 { t[\$1] = \$4; tr[\$1] = \$7 } END { exit !(!bad && t[2] == t[8] && t[8] == t[64] && tr[8] > 1.4 * t[8] && tr[64] > 1.4 * t[64]) }' '$T/sharp.txt'"
 
+# Concurrent DP communicators on a fat tree: the rings keep one edge per
+# two-node leaf in each direction, so 2:1 leaves them as fast as 1:1 and
+# 4:1 halves them; the trees cross the uplinks more and slow down already at 2:1.
+"$G" run scenarios/dp-groups-fabric.yaml >"$T/dp.txt"
+check "DP groups: ring 256 MiB equal at 1:1 and 2:1, 2x at 4:1; tree slower at 2:1" \
+  "awk '\$3 == 268435456 { t[\$1] = \$4; tr[\$1] = \$7 } END { exit !(t[1] == t[2] && t[4] > 1.9 * t[1] && tr[2] > 1.2 * tr[1]) }' '$T/dp.txt'"
+
 # Every shipped scenario runs as shipped: exit 0, a table, nothing on stderr.
 for f in scenarios/*.yaml; do
   "$G" run "$f" >"$T/ship.txt" 2>"$T/ship.err"
@@ -193,6 +200,8 @@ bad "a MoE key on another collective is refused at its key" "moe-dispatch.yaml:[
 bad "MoE top-k above the experts is refused" "moe.topk: a token cannot go to 300 of 256 experts" run scenarios/moe-dispatch.yaml --set sweep.key= --set sweep.values= --set moe.topk=300
 bad "nvlstree on one node is refused at its key" "dgx-h100-2node-nvlstree.yaml:[0-9]+:[0-9]+: .*at least 2 nodes \\(one node: nvls\\)" run scenarios/dgx-h100-2node-nvlstree.yaml --set topology.nodes=1
 bad "nvls with LL is refused at its key" "^[^:]+:[0-9]+:[0-9]+: collective.algo: nvls runs NCCL.s Simple protocol only" run scenarios/dgx-h100-nvls.yaml --set collective.protocol=ll
+bad "groups that do not tile the GPUs are refused at their key" "^--set: collective.group.size: groups of 3 ranks at stride 8 do not tile the 64 GPUs" run scenarios/dp-groups-fabric.yaml --set collective.group.size=3
+bad "nvlstree in groups is refused at the group key" "collective.group.size: nvls and nvlstree reduce in the switch over every GPU behind it, not in groups" run scenarios/dp-groups-fabric.yaml --set collective.algo=nvlstree --set collective.compare=none
 bad "a run of more than 10^10 steps is refused up front" "steps to simulate \\(1048576 ranks\\)" run scenarios/flat-1024-ring.yaml --set topology.gpus=1048576
 bad "unknown --set key suggests" "unknown key 'topology.gpu'" run "$T/s.yaml" --set topology.gpu=8
 bad "bad --set value" "expected an integer" run "$T/s.yaml" --set topology.gpus=many

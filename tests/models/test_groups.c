@@ -86,6 +86,33 @@ static void test_dp_groups_share_uplinks(void)
 	gm_run_free(nb);
 	gm_run_free(f);
 	gm_run_free(a);
+	/* the tree: its closed form loads every strand's slice on the links it
+	 * crosses, so it sees the shared uplinks too (4:1: a quarter of the
+	 * uplinks) */
+	const char *const t1[] = {"topology.fabric.kind=fat-tree", "topology.fabric.leaf_nics=8",
+				  "collective.algo=tree", "collective.sizes=256MiB", NULL};
+	const char *const t1a[] = {"topology.fabric.kind=fat-tree", "topology.fabric.leaf_nics=8",
+				   "collective.algo=tree", "collective.sizes=256MiB",
+				   "sim.fidelity=analytical", NULL};
+	const char *const t4[] = {"topology.fabric.kind=fat-tree", "topology.fabric.leaf_nics=8",
+				  "topology.fabric.oversubscription=4", "collective.algo=tree",
+				  "collective.sizes=256MiB", NULL};
+	const char *const t4a[] = {"topology.fabric.kind=fat-tree", "topology.fabric.leaf_nics=8",
+				   "topology.fabric.oversubscription=4", "collective.algo=tree",
+				   "collective.sizes=256MiB", "sim.fidelity=analytical", NULL};
+	gm_run *r[4] = {run_yaml(dp4, t1), run_yaml(dp4, t1a), run_yaml(dp4, t4), run_yaml(dp4, t4a)};
+	g_test_message("tree 256 MiB: 1:1 flow %.1f us, closed form %.1f; 4:1 flow %.1f, closed form "
+		       "%.1f",
+		       r[0]->pts[0].time_us, r[1]->pts[0].time_us, r[2]->pts[0].time_us,
+		       r[3]->pts[0].time_us);
+	g_assert_cmpfloat(r[2]->pts[0].time_us, >, 2.0 * r[0]->pts[0].time_us);
+	g_assert_cmpfloat(r[3]->pts[0].time_us, >, 2.0 * r[1]->pts[0].time_us);
+	for (int k = 0; k < 4; k += 2)
+		g_assert_cmpfloat(fabs(r[k + 1]->pts[0].time_us - r[k]->pts[0].time_us) /
+					  r[k]->pts[0].time_us,
+				  <, 0.25);
+	for (int k = 0; k < 4; k++)
+		gm_run_free(r[k]);
 }
 
 static void test_grouped_alltoall_and_tree(void)
