@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "sim/models/gm_run.h"
 #include "sim/models/gm_scenario.h"
+#include "sim/models/gm_train.h"
 
 /* Progress on a terminal's stderr only (stdout stays the deterministic
  * result; a redirected stderr gets nothing). */
@@ -41,7 +42,8 @@ static int status_rc(gc_status st)
 
 /* --sweep KEY=V1,V2,...: every run first, then one table; on an error,
  * one line naming the value and nothing on stdout. */
-static int run_sweep(const char *path, const char *spec, GPtrArray *sets, bool csv, bool other_outputs)
+static int run_sweep(const char *path, const char *spec, GPtrArray *sets, bool csv, bool other_outputs,
+		     bool step)
 {
 	if (other_outputs) {
 		fprintf(stderr, "gcsim run: --sweep prints one summary table; it does not combine with "
@@ -57,6 +59,7 @@ static int run_sweep(const char *path, const char *spec, GPtrArray *sets, bool c
 	char **vals = g_strsplit(eq + 1, ",", -1);
 	guint n = g_strv_length(vals);
 	gm_run **runs = g_new0(gm_run *, n ? n : 1);
+	gm_train **steps = g_new0(gm_train *, n ? n : 1);
 	int rc = 0;
 	if (n > SWEEP_MAX) {
 		fprintf(stderr, "gcsim run: --sweep: %u values, at most %d\n", n, SWEEP_MAX);
@@ -76,7 +79,8 @@ static int run_sweep(const char *path, const char *spec, GPtrArray *sets, bool c
 		g_ptr_array_add(all, NULL);
 		gm_run_opts o = {.sets = (const char *const *)all->pdata};
 		char *err = NULL;
-		gc_status st = run_with_progress(path, &o, &runs[k], &err);
+		gc_status st = step ? gm_train_run(path, &o, &steps[k], &err)
+				    : run_with_progress(path, &o, &runs[k], &err);
 		if (st != GC_OK) {
 			fprintf(stderr, "%s (sweep value %s=%s)\n", err, key, vals[k]);
 			rc = status_rc(st);
@@ -86,16 +90,55 @@ static int run_sweep(const char *path, const char *spec, GPtrArray *sets, bool c
 	}
 	if (rc == 0) {
 		GString *out = g_string_new(NULL);
-		gm_run_format_sweep(key, (const char *const *)vals, runs, n, csv, out);
+		if (step)
+			gm_train_format_sweep(key, (const char *const *)vals, steps, n, csv, out);
+		else
+			gm_run_format_sweep(key, (const char *const *)vals, runs, n, csv, out);
 		fwrite(out->str, 1, out->len, stdout);
 		g_string_free(out, TRUE);
 		rc = fflush(stdout) == 0 ? 0 : 4;
 	}
-	for (guint k = 0; k < n; k++)
+	for (guint k = 0; k < n; k++) {
 		gm_run_free(runs[k]);
+		gm_train_free(steps[k]);
+	}
 	g_free(runs);
+	g_free(steps);
 	g_strfreev(vals);
 	g_free(key);
+	return rc;
+}
+
+/* workload: step -- one table of the step's phases */
+static int run_step(const char *path, GPtrArray *sets, bool csv, bool other_outputs)
+{
+	if (other_outputs) {
+		fprintf(stderr, "gcsim run: a training step (workload: step) prints one table of its "
+				"phases; --trace, --links and --results apply to workload: collective\n");
+		return 2;
+	}
+	g_ptr_array_add(sets, NULL);
+	gm_run_opts o = {.sets = (const char *const *)sets->pdata};
+	gm_train *t = NULL;
+	char *err = NULL;
+	gc_status st = gm_train_run(path, &o, &t, &err);
+	g_ptr_array_remove_index(sets, sets->len - 1);
+	int rc = 0;
+	if (st != GC_OK) {
+		fprintf(stderr, "%s\n", err);
+		rc = status_rc(st);
+	} else {
+		GString *out = g_string_new(NULL);
+		if (csv)
+			gm_train_format_csv(t, out);
+		else
+			gm_train_format_table(t, out);
+		fwrite(out->str, 1, out->len, stdout);
+		g_string_free(out, TRUE);
+		rc = fflush(stdout) == 0 ? 0 : 4;
+	}
+	gm_train_free(t);
+	g_free(err);
 	return rc;
 }
 
@@ -128,7 +171,8 @@ int cli_run(int argc, char **argv)
 	int done, rc = cli_parse(&argc, &argv, "SCENARIO.yaml",
 				 "Simulate the collective of a scenario at each of its sizes and print\n"
 				 "an nccl-tests-style table (size, count, type, redop, root, time, algbw,\n"
-				 "busbw). Same scenario and seed, byte-identical output.",
+				 "busbw); with workload: step, the collectives of one training step by\n"
+				 "phase (train.*). Same scenario and seed, byte-identical output.",
 				 entries, &done);
 	GPtrArray *all = g_ptr_array_new_with_free_func(g_free);
 	GString *out = NULL;
@@ -160,24 +204,28 @@ int cli_run(int argc, char **argv)
 		g_ptr_array_add(all, g_strdup("sim.check=true"));
 	if (fidelity)
 		g_ptr_array_add(all, g_strdup_printf("sim.fidelity=%s", fidelity));
-	if (!sweep) {
-		/* a scenario may carry its own sweep (sweep.key, sweep.values) */
-		gc_config *cfg = NULL;
-		g_ptr_array_add(all, NULL);
-		gc_status st = gm_scenario_load(argv[1], (const char *const *)all->pdata, &cfg, &err);
-		g_ptr_array_remove_index(all, all->len - 1);
-		if (st != GC_OK) {
-			fprintf(stderr, "%s\n", err);
-			rc = status_rc(st);
-			goto out;
-		}
-		if (gc_config_str(cfg, "sweep.key")[0])
-			sweep = g_strdup_printf("%s=%s", gc_config_str(cfg, "sweep.key"),
-						gc_config_str(cfg, "sweep.values"));
-		gc_config_free(cfg);
+	/* the scenario may carry its own sweep (sweep.key, sweep.values) and
+	 * may be a training step (workload: step) */
+	gc_config *cfg = NULL;
+	g_ptr_array_add(all, NULL);
+	gc_status lst = gm_scenario_load(argv[1], (const char *const *)all->pdata, &cfg, &err);
+	g_ptr_array_remove_index(all, all->len - 1);
+	if (lst != GC_OK) {
+		fprintf(stderr, "%s\n", err);
+		rc = status_rc(lst);
+		goto out;
 	}
+	if (!sweep && gc_config_str(cfg, "sweep.key")[0])
+		sweep = g_strdup_printf("%s=%s", gc_config_str(cfg, "sweep.key"),
+					gc_config_str(cfg, "sweep.values"));
+	bool step = !strcmp(gc_config_str(cfg, "workload"), "step");
+	gc_config_free(cfg);
 	if (sweep) {
-		rc = run_sweep(argv[1], sweep, all, csv, trace || links || results);
+		rc = run_sweep(argv[1], sweep, all, csv, trace || links || results, step);
+		goto out;
+	}
+	if (step) {
+		rc = run_step(argv[1], all, csv, trace || links || results);
 		goto out;
 	}
 	g_ptr_array_add(all, NULL);

@@ -13,7 +13,6 @@
 #include "gm_proto.h"
 #include "gm_scenario.h"
 
-#define GCSIM_VERSION "0.1.0"
 
 static gs_coll coll_of(const char *s)
 {
@@ -415,6 +414,10 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 	gm_run *r = g_new0(gm_run, 1);
 	r->path = g_strdup(path);
 	gc_status st = gm_scenario_load(path, o->sets, &r->cfg, errmsg);
+	if (st == GC_OK && strcmp(gc_config_str(r->cfg, "workload"), "collective") != 0)
+		st = gc_config_error(r->cfg, "workload", errmsg,
+				     "a training step is reported by phase (gcsim run), not as one "
+				     "collective's sizes");
 	if (st == GC_OK)
 		st = gt_topo_from_config(r->cfg, &r->topo, errmsg);
 	if (st == GC_OK)

@@ -18,6 +18,9 @@
 #include "../topologies/gt_topo.h"
 #include "gm_coll.h"
 
+/* printed at the head of every report */
+#define GCSIM_VERSION "0.1.0"
+
 typedef struct gm_run_opts {
 	const char *const *sets; /* --set KEY=VALUE, NULL-terminated (may be NULL) */
 	const char *trace_path;	 /* Chrome/Perfetto trace, or NULL */

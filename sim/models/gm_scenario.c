@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../topologies/gt_topo.h"
+#include "gm_train.h"
 #include "gm_tx.h"
 
 static const gc_param doc_params[] = {
@@ -107,6 +108,7 @@ gc_config *gm_scenario_config_new(void)
 	gc_config_add_params(cfg, moe_params, G_N_ELEMENTS(moe_params));
 	gc_config_add_params(cfg, sweep_params, G_N_ELEMENTS(sweep_params));
 	gm_tx_register_params(cfg);
+	gm_train_register_params(cfg);
 	return cfg;
 }
 

@@ -163,6 +163,15 @@ check "SHARP: nvls 8 B at 43 us and 1 GiB the same on 2, 8 and 64 nodes; nvlstre
 check "DP groups: ring 256 MiB equal at 1:1 and 2:1, 2x at 4:1; tree slower at 2:1" \
   "awk '\$3 == 268435456 { t[\$1] = \$4; tr[\$1] = \$7 } END { exit !(t[1] == t[2] && t[4] > 1.9 * t[1] && tr[2] > 1.2 * tr[1]) }' '$T/dp.txt'"
 
+# A training step scaled from 8 to 16384 GPUs: the TP phase stays inside a
+# node (the same at every size), the DP phase grows with the nodes.
+"$G" run scenarios/training-step-scaling.yaml >"$T/step.txt"
+check "training step: TP 947 ms at every size; DP grows from 8 to 2048 nodes; the step is their sum" \
+  "awk '\$1 ~ /^[0-9]+\$/ { tp[\$1] = \$6; dp[\$1] = \$8; if (\$9 - \$6 - \$8 > 0.02 || \$6 - \$9 + \$8 > 0.02) bad = 1 } END { exit !(!bad && tp[1] == \"947.23\" && tp[2048] == tp[1] && dp[1] == 0 && dp[8] > 0 && dp[2048] > 10 * dp[8]) }' '$T/step.txt'"
+"$G" run scenarios/training-step-scaling.yaml --set sweep.key= --set sweep.values= --set topology.nodes=2 --format csv >"$T/step.csv"
+check "training step CSV: one row per phase, the last DP bucket on its own" \
+  "head -1 '$T/step.csv' | grep -q '^phase,op,group_size,group_stride,bytes,calls,call_us,total_us\$' && grep -q '^tp,allreduce,8,1,67108864,2560,' '$T/step.csv' && grep -q '^dp-last,allreduce,2,8,' '$T/step.csv'"
+
 # Every shipped scenario runs as shipped: exit 0, a table, nothing on stderr.
 for f in scenarios/*.yaml; do
   "$G" run "$f" >"$T/ship.txt" 2>"$T/ship.err"
@@ -202,6 +211,8 @@ bad "nvlstree on one node is refused at its key" "dgx-h100-2node-nvlstree.yaml:[
 bad "nvls with LL is refused at its key" "^[^:]+:[0-9]+:[0-9]+: collective.algo: nvls runs NCCL.s Simple protocol only" run scenarios/dgx-h100-nvls.yaml --set collective.protocol=ll
 bad "groups that do not tile the GPUs are refused at their key" "^--set: collective.group.size: groups of 3 ranks at stride 8 do not tile the 64 GPUs" run scenarios/dp-groups-fabric.yaml --set collective.group.size=3
 bad "nvlstree in groups is refused at the group key" "collective.group.size: nvls and nvlstree reduce in the switch over every GPU behind it, not in groups" run scenarios/dp-groups-fabric.yaml --set collective.algo=nvlstree --set collective.compare=none
+bad "a training step does not take --trace" "a training step \\(workload: step\\) prints one table of its phases" run scenarios/training-step-scaling.yaml --set sweep.key= --set sweep.values= --trace "$T/x.json"
+bad "a training step's TP must divide the GPUs, at its key" "^--set: train.tp: TP 3 does not divide the 8 GPUs" run scenarios/training-step-scaling.yaml --set sweep.key= --set sweep.values= --set train.tp=3
 bad "a run of more than 10^10 steps is refused up front" "steps to simulate \\(1048576 ranks\\)" run scenarios/flat-1024-ring.yaml --set topology.gpus=1048576
 bad "unknown --set key suggests" "unknown key 'topology.gpu'" run "$T/s.yaml" --set topology.gpu=8
 bad "bad --set value" "expected an integer" run "$T/s.yaml" --set topology.gpus=many

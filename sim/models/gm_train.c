@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gm_train: one training step's communication (see gm_train.h for the
+ * phases). Each phase is the scenario itself with the phase's collective,
+ * size and communicator layout set on top, run by gm_run, so it takes the
+ * scenario's topology, fidelity, algorithm and protocol as they are.
+ *
+ * Sources of the defaults: Llama 3 70B's shape (Meta's model card: 80
+ * layers, hidden size 8192, 70.6 B parameters); Megatron-LM's tensor
+ * parallel layer (Shoeybi et al., arXiv 1909.08053: two allreduces forward
+ * and two backward per layer) and its fp32 gradient reduction for bf16
+ * training; PyTorch DDP's 25 MiB gradient buckets.
+ */
+#include "gm_train.h"
+
+#include <glib.h>
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "../core/gc_units.h"
+#include "gm_scenario.h"
+
+static const gc_param train_params[] = {
+	{"workload", GC_P_ENUM, "collective", "collective|step", 1, 0,
+	 "collective: time collective.op at each of collective.sizes; step: the collectives of one "
+	 "training step shaped by train.* (tensor, pipeline and data parallel), each in its "
+	 "concurrent groups",
+	 NULL},
+	{"train.params", GC_P_DOUBLE, "70.6e9", NULL, 1, 1e15, "step: model parameters",
+	 "Llama 3 70B (Meta model card)"},
+	{"train.layers", GC_P_INT, "80", NULL, 1, 1000000, "step: transformer layers",
+	 "Llama 3 70B (Meta model card)"},
+	{"train.hidden", GC_P_INT, "8192", NULL, 1, 16777216, "step: hidden size",
+	 "Llama 3 70B (Meta model card)"},
+	{"train.seq", GC_P_INT, "4096", NULL, 1, 1073741824, "step: tokens per sequence", NULL},
+	{"train.micro_batch", GC_P_INT, "1", NULL, 1, 1048576, "step: sequences per micro-batch",
+	 NULL},
+	{"train.micro_batches", GC_P_INT, "8", NULL, 1, 1048576,
+	 "step: micro-batches per step and pipeline (gradient accumulation)", NULL},
+	{"train.tp", GC_P_INT, "8", NULL, 1, 1048576,
+	 "step: tensor-parallel degree, consecutive GPUs (1: no TP phase)", "one 8-GPU node"},
+	{"train.pp", GC_P_INT, "1", NULL, 1, 1048576,
+	 "step: pipeline stages (1: no PP phase); divides train.layers", NULL},
+	{"train.grad_bytes", GC_P_INT, "4", NULL, 1, 8,
+	 "step: bytes per gradient element in the data-parallel allreduce",
+	 "Megatron-LM reduces bf16 training's gradients in fp32 (accumulate_allreduce_grads_in_fp32)"},
+	{"train.bucket", GC_P_BYTES, "25MiB", NULL, 4, 1099511627776.0,
+	 "step: gradient bucket, one data-parallel allreduce each",
+	 "PyTorch DistributedDataParallel bucket_cap_mb = 25"},
+};
+
+void gm_train_register_params(gc_config *cfg)
+{
+	gc_config_add_params(cfg, train_params, G_N_ELEMENTS(train_params));
+}
+
+void gm_train_free(gm_train *t)
+{
+	if (!t)
+		return;
+	if (t->cfg)
+		gc_config_free(t->cfg);
+	g_free(t->path);
+	g_free(t);
+}
+
+/* The phases of the step of t->cfg; errors at the train.* key to blame. */
+static gc_status plan(gm_train *t, char **errmsg)
+{
+	const gc_config *c = t->cfg;
+	const int64_t n = t->topo.ngpus, tp = gc_config_int(c, "train.tp"),
+		      pp = gc_config_int(c, "train.pp"), L = gc_config_int(c, "train.layers");
+	if (tp > n || n % tp != 0)
+		return gc_config_error(c, "train.tp", errmsg,
+				       "TP %lld does not divide the %lld GPUs", (long long)tp,
+				       (long long)n);
+	if (tp * pp > n || n % (tp * pp) != 0)
+		return gc_config_error(c, "train.pp", errmsg,
+				       "TP %lld x PP %lld does not divide the %lld GPUs", (long long)tp,
+				       (long long)pp, (long long)n);
+	if (L % pp != 0)
+		return gc_config_error(c, "train.pp", errmsg,
+				       "%lld stages do not split %lld layers evenly", (long long)pp,
+				       (long long)L);
+	t->tp = (int)tp;
+	t->pp = (int)pp;
+	t->dp = (int)(n / (tp * pp));
+	/* one micro-batch's activations (bf16): the TP allreduce and PP message */
+	double act = 2.0 * (double)gc_config_int(c, "train.micro_batch") *
+		     (double)gc_config_int(c, "train.seq") * (double)gc_config_int(c, "train.hidden");
+	uint64_t mb = (uint64_t)gc_config_int(c, "train.micro_batches");
+	double grads = floor(gc_config_double(c, "train.params") / (double)(tp * pp)) *
+		       (double)gc_config_int(c, "train.grad_bytes");
+	if (act > 1e15 || grads > 1e15) /* sizes past what a schedule takes */
+		return gc_config_error(c, act > 1e15 ? "train.hidden" : "train.params", errmsg,
+				       "a message of %.3g bytes is beyond 10^15 bytes",
+				       act > 1e15 ? act : grads);
+	t->nph = 0;
+	if (tp > 1)
+		t->ph[t->nph++] = (gm_train_phase){.name = "tp", .op = "allreduce",
+						   .group_size = (int)tp, .group_stride = 1,
+						   .bytes = (uint64_t)act,
+						   .calls = 4 * (uint64_t)(L / pp) * mb};
+	if (pp > 1)
+		t->ph[t->nph++] = (gm_train_phase){.name = "pp", .op = "sendrecv",
+						   .group_size = (int)pp,
+						   .group_stride = (int)(tp * t->dp),
+						   .bytes = (uint64_t)act, .calls = 2 * mb};
+	if (t->dp > 1) {
+		uint64_t total = (uint64_t)grads, bucket = gc_config_bytes(c, "train.bucket");
+		gm_train_phase d = {.name = "dp", .op = "allreduce", .group_size = t->dp,
+				    .group_stride = (int)tp, .bytes = bucket,
+				    .calls = total / bucket, .rest_bytes = total % bucket};
+		if (d.calls == 0) { /* all of it in one bucket */
+			d.bytes = d.rest_bytes;
+			d.calls = 1;
+			d.rest_bytes = 0;
+		}
+		t->ph[t->nph++] = d;
+	}
+	return GC_OK;
+}
+
+/* Run phase ph: the scenario with the phase's collective on top. */
+static gc_status run_phase(gm_train *t, const gm_run_opts *o, gm_train_phase *ph, char **errmsg)
+{
+	GPtrArray *sets = g_ptr_array_new_with_free_func(g_free);
+	for (size_t i = 0; o->sets && o->sets[i]; i++)
+		g_ptr_array_add(sets, g_strdup(o->sets[i]));
+	g_ptr_array_add(sets, g_strdup("workload=collective"));
+	g_ptr_array_add(sets, g_strdup_printf("collective.op=%s", ph->op));
+	if (ph->rest_bytes)
+		g_ptr_array_add(sets, g_strdup_printf("collective.sizes=%" PRIu64 "B,%" PRIu64 "B",
+						      ph->bytes, ph->rest_bytes));
+	else
+		g_ptr_array_add(sets, g_strdup_printf("collective.sizes=%" PRIu64 "B", ph->bytes));
+	g_ptr_array_add(sets, g_strdup_printf("collective.group.size=%d", ph->group_size));
+	g_ptr_array_add(sets, g_strdup_printf("collective.group.stride=%d", ph->group_stride));
+	g_ptr_array_add(sets, g_strdup("collective.compare=none"));
+	if (!strcmp(ph->op, "sendrecv"))
+		g_ptr_array_add(sets, g_strdup("collective.algo=ring"));
+	g_ptr_array_add(sets, NULL);
+	gm_run_opts po = *o;
+	po.sets = (const char *const *)sets->pdata;
+	po.trace_path = NULL;
+	po.links = false;
+	gm_run *r = NULL;
+	char *err = NULL;
+	gc_status st = gm_run_scenario(t->path, &po, &r, &err);
+	if (st != GC_OK) {
+		*errmsg = g_strdup_printf("%s (step phase %s: %s of %" PRIu64
+					  " B in groups of %d at stride %d)",
+					  err, ph->name, ph->op, ph->bytes, ph->group_size,
+					  ph->group_stride);
+		g_free(err);
+	} else {
+		ph->call_us = r->pts[0].time_us;
+		ph->rest_us = ph->rest_bytes ? r->pts[1].time_us : 0;
+		ph->total_us = (double)ph->calls * ph->call_us + ph->rest_us;
+		t->analytical = r->analytical;
+	}
+	gm_run_free(r);
+	g_ptr_array_free(sets, TRUE);
+	return st;
+}
+
+gc_status gm_train_run(const char *path, const gm_run_opts *o, gm_train **out, char **errmsg)
+{
+	*out = NULL;
+	gm_train *t = g_new0(gm_train, 1);
+	t->path = g_strdup(path);
+	gc_status st = gm_scenario_load(path, o->sets, &t->cfg, errmsg);
+	if (st == GC_OK && strcmp(gc_config_str(t->cfg, "workload"), "step") != 0)
+		st = gc_config_error(t->cfg, "workload", errmsg,
+				     "is '%s'; a training step needs workload: step",
+				     gc_config_str(t->cfg, "workload"));
+	if (st == GC_OK)
+		st = gt_topo_from_config(t->cfg, &t->topo, errmsg);
+	if (st == GC_OK)
+		st = plan(t, errmsg);
+	for (int i = 0; i < t->nph && st == GC_OK; i++) {
+		st = run_phase(t, o, &t->ph[i], errmsg);
+		t->total_us += t->ph[i].total_us;
+	}
+	if (st != GC_OK) {
+		gm_train_free(t);
+		return st;
+	}
+	*out = t;
+	return GC_OK;
+}
+
+static void header(const gm_train *t, GString *g)
+{
+	const gc_config *c = t->cfg;
+	char desc[256], b1[32];
+	gt_topo_describe(&t->topo, desc, sizeof(desc));
+	const char *name = gc_config_str(c, "name");
+	g_string_append_printf(g, "# gcsim %s  scenario: %s%s%s%s\n", GCSIM_VERSION, t->path,
+			       name[0] ? " (" : "", name, name[0] ? ")" : "");
+	g_string_append_printf(g, "# topology  : %s\n", desc);
+	g_string_append_printf(
+		g,
+		"# step      : %.4g parameters, %lld layers, hidden %lld, %lld x %lld sequences of "
+		"%lld tokens; TP %d x PP %d x DP %d = %d GPUs; gradients %lld B, buckets %s\n",
+		gc_config_double(c, "train.params"), (long long)gc_config_int(c, "train.layers"),
+		(long long)gc_config_int(c, "train.hidden"),
+		(long long)gc_config_int(c, "train.micro_batches"),
+		(long long)gc_config_int(c, "train.micro_batch"),
+		(long long)gc_config_int(c, "train.seq"), t->tp, t->pp, t->dp, t->topo.ngpus,
+		(long long)gc_config_int(c, "train.grad_bytes"),
+		gc_fmt_bytes(gc_config_bytes(c, "train.bucket"), b1, sizeof(b1)));
+	g_string_append_printf(g, "# model     : %s, algo %s, protocol %s\n",
+			       t->analytical ? "analytical (closed form)"
+					     : gc_config_str(c, "sim.fidelity"),
+			       gc_config_str(c, "collective.algo"),
+			       gc_config_str(c, "collective.protocol"));
+}
+
+void gm_train_format_table(const gm_train *t, void *gstring_out)
+{
+	GString *g = gstring_out;
+	header(t, g);
+	g_string_append(g, "#\n");
+	g_string_append(g, "# phase  collective  groups x ranks (stride)   bytes/call      calls"
+			   "   time/call(us)     total(us)   share\n");
+	for (int i = 0; i < t->nph; i++) {
+		const gm_train_phase *p = &t->ph[i];
+		char grp[48], calls[32];
+		snprintf(grp, sizeof(grp), "%d x %d (%d)", t->topo.ngpus / p->group_size,
+			 p->group_size, p->group_stride);
+		if (p->rest_bytes)
+			snprintf(calls, sizeof(calls), "%" PRIu64 "+1", p->calls);
+		else
+			snprintf(calls, sizeof(calls), "%" PRIu64, p->calls);
+		g_string_append_printf(g, "  %-5s  %-10s  %-24s %12" PRIu64 " %10s %15.2f %13.1f %6.1f%%\n",
+				       p->name, p->op, grp, p->bytes, calls, p->call_us, p->total_us,
+				       t->total_us > 0 ? 100.0 * p->total_us / t->total_us : 0.0);
+		if (p->rest_bytes)
+			g_string_append_printf(g, "#        the last bucket: %" PRIu64 " B in %.2f us\n",
+					       p->rest_bytes, p->rest_us);
+	}
+	if (t->nph == 0)
+		g_string_append(g, "#  (no phase: TP, PP and DP are all 1)\n");
+	g_string_append_printf(g, "# step communication: %.1f us (%.3f s), phases one after the other, "
+			       "no overlap with compute\n",
+			       t->total_us, t->total_us * 1e-6);
+}
+
+void gm_train_format_csv(const gm_train *t, void *gstring_out)
+{
+	GString *g = gstring_out;
+	g_string_append(g, "phase,op,group_size,group_stride,bytes,calls,call_us,total_us\n");
+	for (int i = 0; i < t->nph; i++) {
+		const gm_train_phase *p = &t->ph[i];
+		/* the last bucket has its own row: the totals add up to the step */
+		g_string_append_printf(g, "%s,%s,%d,%d,%" PRIu64 ",%" PRIu64 ",%.6f,%.6f\n", p->name,
+				       p->op, p->group_size, p->group_stride, p->bytes, p->calls,
+				       p->call_us, p->total_us - p->rest_us);
+		if (p->rest_bytes)
+			g_string_append_printf(g, "%s-last,%s,%d,%d,%" PRIu64 ",1,%.6f,%.6f\n",
+					       p->name, p->op, p->group_size, p->group_stride,
+					       p->rest_bytes, p->rest_us, p->rest_us);
+	}
+}
+
+/* A phase's total in run t, 0 when the step has no such phase. */
+static double phase_us(const gm_train *t, const char *name)
+{
+	for (int i = 0; i < t->nph; i++)
+		if (!strcmp(t->ph[i].name, name))
+			return t->ph[i].total_us;
+	return 0;
+}
+
+void gm_train_format_sweep(const char *key, const char *const *values, gm_train *const *runs,
+			   size_t n, bool csv, void *gstring_out)
+{
+	GString *g = gstring_out;
+	static const char *const names[] = {"tp", "pp", "dp"};
+	if (csv) {
+		g_string_append_printf(g, "%s,gpus,tp,pp,dp,tp_us,pp_us,dp_us,step_us\n", key);
+	} else if (n > 0) {
+		const gm_train *r0 = runs[0];
+		g_string_append_printf(g, "# gcsim %s  scenario: %s, sweep of %s (%s)\n", GCSIM_VERSION,
+				       r0->path, key,
+				       r0->analytical ? "closed form" : gc_config_str(r0->cfg, "sim.fidelity"));
+		g_string_append(g, "# training step communication, phases one after the other\n");
+		g_string_append_printf(g, "# %20s %7s %4s %3s %6s %12s %12s %12s %12s\n", key, "gpus", "tp",
+				       "pp", "dp", "tp(ms)", "pp(ms)", "dp(ms)", "step(ms)");
+	}
+	for (size_t k = 0; k < n; k++) {
+		const gm_train *r = runs[k];
+		if (csv) {
+			g_string_append_printf(g, "%s,%d,%d,%d,%d", values[k], r->topo.ngpus, r->tp, r->pp,
+					       r->dp);
+			for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
+				g_string_append_printf(g, ",%.6f", phase_us(r, names[i]));
+			g_string_append_printf(g, ",%.6f\n", r->total_us);
+			continue;
+		}
+		g_string_append_printf(g, "  %20s %7d %4d %3d %6d", values[k], r->topo.ngpus, r->tp, r->pp,
+				       r->dp);
+		for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
+			g_string_append_printf(g, " %12.2f", phase_us(r, names[i]) * 1e-3);
+		g_string_append_printf(g, " %12.2f\n", r->total_us * 1e-3);
+	}
+}

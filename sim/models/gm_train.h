@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gm_train: the communication of one training step (`workload: step`), a
+ * Megatron-LM style job with tensor (TP), pipeline (PP) and data (DP)
+ * parallelism, as the collectives it issues, each run by gm_run on the
+ * scenario's topology in its concurrent communicators.
+ *
+ * Rank layout (Megatron's order, TP fastest): rank = p (TP DP) + d TP + t,
+ * so a TP group is TP consecutive GPUs (stride 1), a DP group takes every
+ * TP-th GPU of a pipeline stage (stride TP) and a PP group every (TP DP)-th
+ * GPU (stride TP DP).
+ *
+ * Phases, per step of M micro-batches of b sequences of s tokens, hidden
+ * size h, L layers, 2-byte activations, P parameters, g-byte gradients:
+ *   tp  allreduce of b s h 2 bytes in each TP group, 4 per layer and
+ *       micro-batch (two in the forward pass, two in the backward pass:
+ *       after attention and after the MLP), L / PP layers per stage
+ *   pp  sendrecv of b s h 2 bytes between consecutive stages, 2 per
+ *       micro-batch (activations forward, their gradients backward)
+ *   dp  allreduce of the stage's gradients, P / (TP PP) g bytes, in buckets
+ *       of train.bucket bytes (the last one holds the rest)
+ * A phase with a group of one GPU is left out. Each phase's time is its
+ * calls times the time of one call; the step's communication is their sum,
+ * with no overlap with computation or between phases (an upper bound on
+ * what a step exposes).
+ */
+#ifndef GM_TRAIN_H
+#define GM_TRAIN_H
+
+#include "../core/gc_config.h"
+#include "gm_run.h"
+
+#define GM_TRAIN_MAX_PHASES 4
+
+typedef struct gm_train_phase {
+	const char *name; /* "tp", "pp", "dp" */
+	const char *op;	  /* collective.op of its calls */
+	int group_size, group_stride;
+	uint64_t bytes;	     /* one call */
+	uint64_t calls;	     /* per step, of `bytes` */
+	uint64_t rest_bytes; /* dp: one more call of these bytes (0: none) */
+	double call_us, rest_us, total_us;
+} gm_train_phase;
+
+typedef struct gm_train {
+	gc_config *cfg; /* the scenario as loaded (with --set) */
+	char *path;
+	gt_topo topo;
+	int tp, pp, dp;
+	gm_train_phase ph[GM_TRAIN_MAX_PHASES];
+	int nph;
+	double total_us;
+	bool analytical;
+} gm_train;
+
+/* Register the train.* keys and `workload`. */
+void gm_train_register_params(gc_config *cfg);
+
+/* Run every phase of the step of the scenario at path (with o->sets).
+ * Errors as gm_run_scenario's, a phase's prefixed with its name. */
+gc_status gm_train_run(const char *path, const gm_run_opts *o, gm_train **out, char **errmsg);
+void gm_train_free(gm_train *t);
+
+/* A table: one row per phase, the step's sum last. */
+void gm_train_format_table(const gm_train *t, void *gstring_out);
+/* CSV: phase,op,group_size,group_stride,bytes,calls,call_us,total_us; a last,
+ * smaller bucket is a row of its own ("dp-last"), so the totals add up. */
+void gm_train_format_csv(const gm_train *t, void *gstring_out);
+/* A sweep: one row per value with each phase's total and the step's. */
+void gm_train_format_sweep(const char *key, const char *const *values, gm_train *const *runs,
+			   size_t n, bool csv, void *gstring_out);
+
+#endif

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The training step (workload: step, gm_train): its plan follows the
+ * Megatron-LM volumes from train.* (calls and bytes per phase, the rank
+ * layout of each phase's groups), each phase's time per call is exactly the
+ * time of the same grouped collective run on its own, the step is the sum
+ * of its phases, the output is deterministic, and bad shapes are refused at
+ * their key.
+ */
+#include <math.h>
+
+#include "sim/models/gm_run.h"
+#include "sim/models/gm_train.h"
+#include "tests/models/run_testutil.h"
+
+/* 2 nodes x 4 GPUs: TP 2 x PP 2 x DP 2, a small model so the flow runs are
+ * quick */
+static const char step8[] = "schema_version: 1\n"
+			    "workload: step\n"
+			    "topology: {preset: dgx-h100, nodes: 2, gpus_per_node: 4}\n"
+			    "train: {tp: 2, pp: 2, layers: 4, hidden: 1024, seq: 512, micro_batches: 3,"
+			    " params: 1e8, bucket: 4MiB}\n";
+
+static gm_train *train_yaml(const char *yaml, const char *const *sets, gc_status want, char **err)
+{
+	char *path = NULL;
+	int fd = g_file_open_tmp("gcsim-train-XXXXXX.yaml", &path, NULL);
+	close(fd);
+	g_assert_true(g_file_set_contents(path, yaml, -1, NULL));
+	gm_run_opts o = {.sets = sets};
+	gm_train *t = NULL;
+	g_assert_cmpint(gm_train_run(path, &o, &t, err), ==, want);
+	g_unlink(path);
+	g_free(path);
+	return t;
+}
+
+static void test_plan(void)
+{
+	char *err = NULL;
+	gm_train *t = train_yaml(step8, NULL, GC_OK, &err);
+	g_assert_cmpint(t->tp, ==, 2);
+	g_assert_cmpint(t->pp, ==, 2);
+	g_assert_cmpint(t->dp, ==, 2);
+	g_assert_cmpint(t->nph, ==, 3);
+	uint64_t act = 2ull * 1 * 512 * 1024; /* b s h, bf16 */
+	/* tp: 4 per layer and micro-batch, 2 layers per stage, consecutive GPUs */
+	g_assert_cmpstr(t->ph[0].name, ==, "tp");
+	g_assert_cmpuint(t->ph[0].bytes, ==, act);
+	g_assert_cmpuint(t->ph[0].calls, ==, 4 * 2 * 3);
+	g_assert_cmpint(t->ph[0].group_size, ==, 2);
+	g_assert_cmpint(t->ph[0].group_stride, ==, 1);
+	/* pp: forward and backward per micro-batch, every TP DP-th GPU */
+	g_assert_cmpstr(t->ph[1].name, ==, "pp");
+	g_assert_cmpuint(t->ph[1].calls, ==, 2 * 3);
+	g_assert_cmpint(t->ph[1].group_size, ==, 2);
+	g_assert_cmpint(t->ph[1].group_stride, ==, 4);
+	/* dp: 1e8 / 4 parameters of fp32 gradients = 10^8 B in 4 MiB buckets */
+	g_assert_cmpstr(t->ph[2].name, ==, "dp");
+	g_assert_cmpint(t->ph[2].group_stride, ==, 2);
+	g_assert_cmpuint(t->ph[2].bytes, ==, 4u << 20);
+	g_assert_cmpuint(t->ph[2].calls * t->ph[2].bytes + t->ph[2].rest_bytes, ==, 100000000u);
+	g_assert_cmpuint(t->ph[2].calls, ==, 100000000u / (4u << 20));
+	double sum = 0;
+	for (int i = 0; i < t->nph; i++) {
+		g_assert_cmpfloat(t->ph[i].call_us, >, 0);
+		sum += t->ph[i].total_us;
+	}
+	g_assert_cmpfloat(fabs(sum - t->total_us), <, 1e-6 * sum);
+	gm_train_free(t);
+}
+
+/* A phase's time per call is that of the same collective in the same
+ * groups run as a plain scenario. */
+static void test_phase_is_its_collective(void)
+{
+	char *err = NULL;
+	gm_train *t = train_yaml(step8, NULL, GC_OK, &err);
+	const char *coll = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100, nodes: 2, gpus_per_node: 4}\n";
+	for (int i = 0; i < t->nph; i++) {
+		const gm_train_phase *p = &t->ph[i];
+		char *s[5] = {g_strdup_printf("collective.op=%s", p->op),
+			      g_strdup_printf("collective.sizes=%lluB", (unsigned long long)p->bytes),
+			      g_strdup_printf("collective.group.size=%d", p->group_size),
+			      g_strdup_printf("collective.group.stride=%d", p->group_stride), NULL};
+		gm_run *r = run_yaml(coll, (const char *const *)s);
+		g_test_message("%s: %s of %llu B in groups of %d at stride %d: %.3f us per call",
+			       p->name, p->op, (unsigned long long)p->bytes, p->group_size,
+			       p->group_stride, p->call_us);
+		g_assert_cmpfloat(r->pts[0].time_us, ==, p->call_us);
+		gm_run_free(r);
+		for (int k = 0; k < 4; k++)
+			g_free(s[k]);
+	}
+	gm_train_free(t);
+}
+
+static void test_deterministic_and_formats(void)
+{
+	char *err = NULL;
+	const char *const ana[] = {"sim.fidelity=analytical", NULL};
+	gm_train *a = train_yaml(step8, ana, GC_OK, &err), *b = train_yaml(step8, ana, GC_OK, &err);
+	GString *ga = g_string_new(NULL), *gb = g_string_new(NULL), *csv = g_string_new(NULL);
+	gm_train_format_table(a, ga);
+	gm_train_format_table(b, gb);
+	/* the same but for the first line, which names the (temporary) file */
+	g_assert_cmpstr(strchr(ga->str, '\n'), ==, strchr(gb->str, '\n'));
+	g_assert_nonnull(strstr(ga->str, "TP 2 x PP 2 x DP 2 = 8 GPUs"));
+	g_assert_nonnull(strstr(ga->str, "# step communication:"));
+	gm_train_format_csv(a, csv);
+	g_assert_true(g_str_has_prefix(csv->str, "phase,op,group_size,group_stride,bytes,calls"));
+	g_assert_nonnull(strstr(csv->str, "\ndp-last,allreduce,2,2,"));
+	g_string_free(ga, TRUE);
+	g_string_free(gb, TRUE);
+	g_string_free(csv, TRUE);
+	gm_train_free(a);
+	gm_train_free(b);
+	/* gradients smaller than one bucket: one call of all of them */
+	const char *const small[] = {"sim.fidelity=analytical", "train.bucket=1GiB", NULL};
+	gm_train *t = train_yaml(step8, small, GC_OK, &err);
+	g_assert_cmpuint(t->ph[2].calls, ==, 1);
+	g_assert_cmpuint(t->ph[2].bytes, ==, 100000000u);
+	g_assert_cmpuint(t->ph[2].rest_bytes, ==, 0);
+	gm_train_free(t);
+	/* TP = PP = 1 on one GPU: no phase, a step of nothing */
+	const char *const one[] = {"topology.nodes=1", "topology.gpus_per_node=1", "train.tp=1",
+				   "train.pp=1", NULL};
+	t = train_yaml(step8, one, GC_OK, &err);
+	g_assert_cmpint(t->nph, ==, 0);
+	g_assert_cmpfloat(t->total_us, ==, 0);
+	gm_train_free(t);
+}
+
+static void expect_step_refused(const char *const *sets, const char *what)
+{
+	char *err = NULL;
+	gm_train *t = train_yaml(step8, sets, GC_ERR_INPUT, &err);
+	g_assert_null(t);
+	if (!strstr(err, what))
+		g_test_fail_printf("'%s' does not say '%s'", err, what);
+	g_free(err);
+}
+
+static void test_refusals(void)
+{
+	const char *const tp3[] = {"train.tp=3", NULL};
+	expect_step_refused(tp3, "train.tp: TP 3 does not divide the 8 GPUs");
+	const char *const pp3[] = {"train.pp=3", NULL};
+	expect_step_refused(pp3, "train.pp: TP 2 x PP 3 does not divide the 8 GPUs");
+	const char *const layers[] = {"train.layers=5", NULL};
+	expect_step_refused(layers, "train.pp: 2 stages do not split 5 layers evenly");
+	const char *const coll[] = {"workload=collective", NULL};
+	expect_step_refused(coll, "a training step needs workload: step");
+	/* a phase the scenario's algorithm cannot run names the phase */
+	const char *const nvls[] = {"collective.algo=nvls", NULL};
+	expect_step_refused(nvls, "step phase tp");
+	/* the collective runner refuses a step scenario */
+	expect_refused(step8, NULL, "workload: a training step is reported by phase");
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/train/plan", test_plan);
+	g_test_add_func("/train/phase-is-its-collective", test_phase_is_its_collective);
+	g_test_add_func("/train/deterministic-and-formats", test_deterministic_and_formats);
+	g_test_add_func("/train/refusals", test_refusals);
+	return g_test_run();
+}
