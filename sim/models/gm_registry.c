@@ -119,6 +119,18 @@ static const gm_model_info models[] = {
 	 "collective.op, moe.tokens, moe.topk, moe.experts, seed, collective.channels"},
 	{"sendrecv", "algorithm", "each rank sends to rank+1 and receives from rank-1 (nccl-tests sendrecv_perf)",
 	 "NVIDIA/nccl-tests src/sendrecv.cu", "collective.slice"},
+	{"groups", "algorithm",
+	 "communicators: the collective runs at once in every group of group.size ranks, member j "
+	 "group.stride GPUs after member j-1 (TP groups stride 1, DP groups stride TP); one group's "
+	 "schedule relabelled, groups sharing only the links their routes share",
+	 "Megatron-LM process groups (Shoeybi et al., arXiv 1909.08053)",
+	 "collective.group.size, collective.group.stride"},
+	{"step", "workload",
+	 "one training step's communication: TP allreduces (4 per layer and micro-batch), PP "
+	 "send/recv (2 per micro-batch), DP gradient allreduces in buckets, each phase a grouped "
+	 "collective on the scenario's topology, phases one after the other",
+	 "Megatron-LM (arXiv 1909.08053, 2104.04473); Llama 3 70B shape; PyTorch DDP 25 MiB buckets",
+	 "workload, train.*"},
 	{"protocols", "algorithm",
 	 "NCCL Simple / LL / LL128: per-class hop latency and base latency in NCCL's ratios, data "
 	 "efficiency (1, 1/2, 120/128) and buffer geometry; auto picks per size by the closed form",
