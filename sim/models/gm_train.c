@@ -48,6 +48,14 @@ static const gc_param train_params[] = {
 	{"train.bucket", GC_P_BYTES, "25MiB", NULL, 4, 1099511627776.0,
 	 "step: gradient bucket, one data-parallel allreduce each",
 	 "PyTorch DistributedDataParallel bucket_cap_mb = 25"},
+	{"train.sequence_parallel", GC_P_BOOL, "false", NULL, 1, 0,
+	 "step: sequence parallelism, each TP allreduce an allgather and a reduce-scatter of the "
+	 "same activations",
+	 "Korthikanti et al., arXiv 2205.05198"},
+	{"train.distributed_optimizer", GC_P_BOOL, "false", NULL, 1, 0,
+	 "step: shard the optimizer over DP (ZeRO-1): reduce-scatter the gradients, allgather the "
+	 "updated bf16 parameters, both in buckets",
+	 "Megatron-LM --use-distributed-optimizer; Rajbhandari et al., arXiv 1910.02054"},
 };
 
 void gm_train_register_params(gc_config *cfg)
@@ -63,6 +71,21 @@ void gm_train_free(gm_train *t)
 		gc_config_free(t->cfg);
 	g_free(t->path);
 	g_free(t);
+}
+
+/* A DP phase of total bytes in buckets of train.bucket, one call each; the
+ * last bucket holds the rest. */
+static void add_bucketed(gm_train *t, const char *name, const char *op, uint64_t total)
+{
+	uint64_t bucket = gc_config_bytes(t->cfg, "train.bucket");
+	gm_train_phase d = {.name = name, .op = op, .group_size = t->dp, .group_stride = t->tp,
+			    .bytes = bucket, .calls = total / bucket, .rest_bytes = total % bucket};
+	if (d.calls == 0) { /* all of it in one bucket */
+		d.bytes = d.rest_bytes;
+		d.calls = 1;
+		d.rest_bytes = 0;
+	}
+	t->ph[t->nph++] = d;
 }
 
 /* The phases of the step of t->cfg; errors at the train.* key to blame. */
@@ -97,27 +120,31 @@ static gc_status plan(gm_train *t, char **errmsg)
 				       "a message of %.3g bytes is beyond 10^15 bytes",
 				       act > 1e15 ? act : grads);
 	t->nph = 0;
-	if (tp > 1)
+	uint64_t tp_calls = 4 * (uint64_t)(L / pp) * mb;
+	if (tp > 1 && !gc_config_bool(c, "train.sequence_parallel"))
 		t->ph[t->nph++] = (gm_train_phase){.name = "tp", .op = "allreduce",
 						   .group_size = (int)tp, .group_stride = 1,
-						   .bytes = (uint64_t)act,
-						   .calls = 4 * (uint64_t)(L / pp) * mb};
+						   .bytes = (uint64_t)act, .calls = tp_calls};
+	else if (tp > 1) { /* each allreduce as an allgather and a reduce-scatter */
+		t->ph[t->nph++] = (gm_train_phase){.name = "tp-ag", .op = "allgather",
+						   .group_size = (int)tp, .group_stride = 1,
+						   .bytes = (uint64_t)act, .calls = tp_calls};
+		t->ph[t->nph++] = (gm_train_phase){.name = "tp-rs", .op = "reducescatter",
+						   .group_size = (int)tp, .group_stride = 1,
+						   .bytes = (uint64_t)act, .calls = tp_calls};
+	}
 	if (pp > 1)
 		t->ph[t->nph++] = (gm_train_phase){.name = "pp", .op = "sendrecv",
 						   .group_size = (int)pp,
 						   .group_stride = (int)(tp * t->dp),
 						   .bytes = (uint64_t)act, .calls = 2 * mb};
-	if (t->dp > 1) {
-		uint64_t total = (uint64_t)grads, bucket = gc_config_bytes(c, "train.bucket");
-		gm_train_phase d = {.name = "dp", .op = "allreduce", .group_size = t->dp,
-				    .group_stride = (int)tp, .bytes = bucket,
-				    .calls = total / bucket, .rest_bytes = total % bucket};
-		if (d.calls == 0) { /* all of it in one bucket */
-			d.bytes = d.rest_bytes;
-			d.calls = 1;
-			d.rest_bytes = 0;
-		}
-		t->ph[t->nph++] = d;
+	if (t->dp > 1 && !gc_config_bool(c, "train.distributed_optimizer"))
+		add_bucketed(t, "dp", "allreduce", (uint64_t)grads);
+	else if (t->dp > 1) { /* ZeRO-1: gradients scattered, bf16 parameters gathered */
+		add_bucketed(t, "dp-rs", "reducescatter", (uint64_t)grads);
+		add_bucketed(t, "dp-ag", "allgather",
+			     (uint64_t)(floor(gc_config_double(c, "train.params") /
+					      (double)(tp * pp)) * 2.0));
 	}
 	return GC_OK;
 }
@@ -223,7 +250,7 @@ void gm_train_format_table(const gm_train *t, void *gstring_out)
 	GString *g = gstring_out;
 	header(t, g);
 	g_string_append(g, "#\n");
-	g_string_append(g, "# phase  collective  groups x ranks (stride)   bytes/call      calls"
+	g_string_append(g, "# phase  collective     groups x ranks (stride)   bytes/call      calls"
 			   "   time/call(us)     total(us)   share\n");
 	for (int i = 0; i < t->nph; i++) {
 		const gm_train_phase *p = &t->ph[i];
@@ -234,7 +261,7 @@ void gm_train_format_table(const gm_train *t, void *gstring_out)
 			snprintf(calls, sizeof(calls), "%" PRIu64 "+1", p->calls);
 		else
 			snprintf(calls, sizeof(calls), "%" PRIu64, p->calls);
-		g_string_append_printf(g, "  %-5s  %-10s  %-24s %12" PRIu64 " %10s %15.2f %13.1f %6.1f%%\n",
+		g_string_append_printf(g, "  %-5s  %-13s  %-24s %12" PRIu64 " %10s %15.2f %13.1f %6.1f%%\n",
 				       p->name, p->op, grp, p->bytes, calls, p->call_us, p->total_us,
 				       t->total_us > 0 ? 100.0 * p->total_us / t->total_us : 0.0);
 		if (p->rest_bytes)
@@ -265,19 +292,25 @@ void gm_train_format_csv(const gm_train *t, void *gstring_out)
 	}
 }
 
-/* A phase's total in run t, 0 when the step has no such phase. */
+/* The total of the phases of one parallelism ("tp" for tp, tp-ag and
+ * tp-rs) in run t, 0 when the step has none. */
 static double phase_us(const gm_train *t, const char *name)
 {
+	double sum = 0;
+	size_t n = strlen(name);
 	for (int i = 0; i < t->nph; i++)
-		if (!strcmp(t->ph[i].name, name))
-			return t->ph[i].total_us;
-	return 0;
+		if (!strncmp(t->ph[i].name, name, n) &&
+		    (t->ph[i].name[n] == 0 || t->ph[i].name[n] == '-'))
+			sum += t->ph[i].total_us;
+	return sum;
 }
 
 void gm_train_format_sweep(const char *key, const char *const *values, gm_train *const *runs,
 			   size_t n, bool csv, void *gstring_out)
 {
 	GString *g = gstring_out;
+	/* columns: a phase split in two (sequence parallelism, the
+	 * distributed optimizer) counts under its parallelism */
 	static const char *const names[] = {"tp", "pp", "dp"};
 	if (csv) {
 		g_string_append_printf(g, "%s,gpus,tp,pp,dp,tp_us,pp_us,dp_us,step_us\n", key);

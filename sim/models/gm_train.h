@@ -19,6 +19,11 @@
  *       micro-batch (activations forward, their gradients backward)
  *   dp  allreduce of the stage's gradients, P / (TP PP) g bytes, in buckets
  *       of train.bucket bytes (the last one holds the rest)
+ * With train.sequence_parallel each TP allreduce becomes an allgather and a
+ * reduce-scatter of the same activations (tp-ag, tp-rs); with
+ * train.distributed_optimizer (ZeRO-1) the DP allreduce becomes a
+ * reduce-scatter of the gradients and an allgather of the bf16 parameters,
+ * P / (TP PP) 2 bytes (dp-rs, dp-ag), both in buckets.
  * A phase with a group of one GPU is left out. Each phase's time is its
  * calls times the time of one call; the step's communication is their sum,
  * with no overlap with computation or between phases (an upper bound on
@@ -30,10 +35,10 @@
 #include "../core/gc_config.h"
 #include "gm_run.h"
 
-#define GM_TRAIN_MAX_PHASES 4
+#define GM_TRAIN_MAX_PHASES 6
 
 typedef struct gm_train_phase {
-	const char *name; /* "tp", "pp", "dp" */
+	const char *name; /* "tp", "pp", "dp", or "tp-ag", "tp-rs", "dp-rs", "dp-ag" */
 	const char *op;	  /* collective.op of its calls */
 	int group_size, group_stride;
 	uint64_t bytes;	     /* one call */

@@ -132,6 +132,44 @@ static void test_deterministic_and_formats(void)
 	gm_train_free(t);
 }
 
+/* Sequence parallelism splits each TP allreduce into an allgather and a
+ * reduce-scatter of the same activations; the distributed optimizer the
+ * DP allreduce into a reduce-scatter of the fp32 gradients and an
+ * allgather of the bf16 parameters. The sweep's columns add the halves. */
+static void test_sp_and_zero(void)
+{
+	char *err = NULL;
+	const char *const sets[] = {"sim.fidelity=analytical", "train.sequence_parallel=true",
+				    "train.distributed_optimizer=true", NULL};
+	gm_train *t = train_yaml(step8, sets, GC_OK, &err);
+	g_assert_cmpint(t->nph, ==, 5);
+	const char *names[] = {"tp-ag", "tp-rs", "pp", "dp-rs", "dp-ag"};
+	const char *ops[] = {"allgather", "reducescatter", "sendrecv", "reducescatter", "allgather"};
+	for (int i = 0; i < 5; i++) {
+		g_assert_cmpstr(t->ph[i].name, ==, names[i]);
+		g_assert_cmpstr(t->ph[i].op, ==, ops[i]);
+	}
+	g_assert_cmpuint(t->ph[0].bytes, ==, 2ull * 512 * 1024);
+	g_assert_cmpuint(t->ph[0].calls, ==, 4 * 2 * 3);
+	g_assert_cmpuint(t->ph[1].calls, ==, t->ph[0].calls);
+	/* 2.5e7 parameters per stage and TP rank: 10^8 B of gradients, 5e7 B
+	 * of bf16 parameters */
+	g_assert_cmpuint(t->ph[3].calls * t->ph[3].bytes + t->ph[3].rest_bytes, ==, 100000000u);
+	g_assert_cmpuint(t->ph[4].calls * t->ph[4].bytes + t->ph[4].rest_bytes, ==, 50000000u);
+	g_assert_cmpint(t->ph[3].group_stride, ==, 2);
+	gm_train *runs[1] = {t};
+	const char *vals[1] = {"x"};
+	GString *g = g_string_new(NULL);
+	gm_train_format_sweep("k", vals, runs, 1, true, g);
+	char *want = g_strdup_printf("x,8,2,2,2,%.6f,%.6f,%.6f,%.6f\n",
+				     t->ph[0].total_us + t->ph[1].total_us, t->ph[2].total_us,
+				     t->ph[3].total_us + t->ph[4].total_us, t->total_us);
+	g_assert_nonnull(strstr(g->str, want));
+	g_free(want);
+	g_string_free(g, TRUE);
+	gm_train_free(t);
+}
+
 static void expect_step_refused(const char *const *sets, const char *what)
 {
 	char *err = NULL;
@@ -165,6 +203,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/train/plan", test_plan);
 	g_test_add_func("/train/phase-is-its-collective", test_phase_is_its_collective);
 	g_test_add_func("/train/deterministic-and-formats", test_deterministic_and_formats);
+	g_test_add_func("/train/sp-and-zero", test_sp_and_zero);
 	g_test_add_func("/train/refusals", test_refusals);
 	return g_test_run();
 }
