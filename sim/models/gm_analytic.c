@@ -215,19 +215,26 @@ static gc_status moe_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, d
 {
 	const gs_params *p = &gen->p;
 	gs_moe_map m;
-	gc_status st = gs_moe_map_build(p, &m, errmsg);
+	gs_params gp = gs_group_params(p); /* every expert-parallel group routes alike */
+	gc_status st = gs_moe_map_build(&gp, &m, errmsg);
 	if (st != GC_OK)
 		return st;
 	uint64_t TK = (uint64_t)m.T * m.K, all = (uint64_t)m.n * TK;
 	link_load ld;
 	load_init(&ld, net);
-	for (uint64_t i = 0; i < all; i++) {
-		int r = (int)(i / TK), d = m.dst[i];
-		if (r == d)
-			continue; /* a local copy */
-		bool disp = p->coll == GS_COLL_DISPATCH;
-		load_add(&ld, topo, disp ? r : d, disp ? d : r, (double)p->bytes);
-	}
+	/* every group's messages where groups share links (a fabric's uplinks);
+	 * elsewhere every group routes alike over links of its own, so group 0
+	 * alone decides */
+	bool shared = topo->kind == GT_DGX && topo->fabric != GT_FAB_NONBLOCKING;
+	for (int id = 0; id < (shared ? gs_group_count(p) : 1); id++)
+		for (uint64_t i = 0; i < all; i++) {
+			int r = gs_group_member(p, id, (int)(i / TK)),
+			    d = gs_group_member(p, id, m.dst[i]);
+			if (r == d)
+				continue; /* a local copy */
+			bool disp = p->coll == GS_COLL_DISPATCH;
+			load_add(&ld, topo, disp ? r : d, disp ? d : r, (double)p->bytes);
+		}
 	gs_moe_map_free(&m);
 	*t += load_time(&ld);
 	return GC_OK;

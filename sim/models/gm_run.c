@@ -132,13 +132,11 @@ static void algo_layout(const gc_config *cfg, const gt_topo *t, gs_params *p)
 
 /* Why algorithm a cannot run in communicators smaller than the topology,
  * or NULL. */
-static const char *group_refusal(gs_coll c, gs_algo a)
+static const char *group_refusal(gs_algo a)
 {
 	if (a == GS_ALGO_NVLS || a == GS_ALGO_NVLS_TREE)
 		return "nvls and nvlstree reduce in the switch over every GPU behind it, not in "
 		       "groups";
-	if (gs_coll_is_moe(c))
-		return "dispatch and combine spread the experts over every GPU, not in groups";
 	return NULL;
 }
 
@@ -163,7 +161,7 @@ static gc_status groups_from_config(const gc_config *cfg, gs_params *p, char **e
 				       (long long)G, (long long)S, p->nranks, p->nranks);
 	p->group_size = (int)G;
 	p->group_stride = (int)S;
-	const char *why = G < p->nranks ? group_refusal(p->coll, p->algo) : NULL;
+	const char *why = G < p->nranks ? group_refusal(p->algo) : NULL;
 	if (why)
 		return gc_config_error(cfg, "collective.group.size", errmsg, "%s (algo %s, op %s)",
 				       why, gs_algo_name(p->algo), gs_coll_name(p->coll));
@@ -220,22 +218,27 @@ static gc_status collective_from_config(gc_config *cfg, const gt_topo *t, gs_par
 			return gc_config_error(cfg, moe_keys[i], errmsg,
 					       "applies to collective.op dispatch or combine, not %s",
 					       gs_coll_name(p->coll));
+	gc_status gst = groups_from_config(cfg, p, errmsg);
+	if (gst != GC_OK)
+		return gst;
 	if (gs_coll_is_moe(p->coll)) {
-		if (p->moe_experts % (uint32_t)p->nranks != 0)
+		/* the experts spread over each expert-parallel group */
+		int ep = gs_group_n(p);
+		if (p->moe_experts % (uint32_t)ep != 0)
 			return gc_config_error(cfg, "moe.experts", errmsg,
 					       "%u experts do not spread evenly over %d GPUs; give a "
 					       "multiple of %d",
-					       p->moe_experts, p->nranks, p->nranks);
+					       p->moe_experts, ep, ep);
 		if (p->moe_topk > p->moe_experts)
 			return gc_config_error(cfg, "moe.topk", errmsg,
 					       "a token cannot go to %u of %u experts", p->moe_topk,
 					       p->moe_experts);
-		uint64_t msgs = (uint64_t)p->nranks * p->moe_tokens * p->moe_topk;
+		uint64_t msgs = (uint64_t)ep * p->moe_tokens * p->moe_topk;
 		if (msgs > GS_MOE_MAX_MESSAGES)
 			return gc_config_error(cfg, "moe.tokens", errmsg,
 					       "%d GPUs x %u tokens x top-%u = %llu messages, above the "
 					       "limit of %llu",
-					       p->nranks, p->moe_tokens, p->moe_topk,
+					       ep, p->moe_tokens, p->moe_topk,
 					       (unsigned long long)msgs,
 					       (unsigned long long)GS_MOE_MAX_MESSAGES);
 	}
@@ -243,9 +246,7 @@ static gc_status collective_from_config(gc_config *cfg, const gt_topo *t, gs_par
 	if (why)
 		return gc_config_error(cfg, "collective.algo", errmsg, "%s (algo %s, op %s)", why,
 				       gs_algo_name(p->algo), gs_coll_name(p->coll));
-	gc_status gst = groups_from_config(cfg, p, errmsg);
-	if (gst != GC_OK)
-		return gst;
+
 	if (p->slice_bytes > p->chunk_bytes)
 		return gc_config_error(cfg, "collective.slice", errmsg,
 				       "slice (%llu B) must not exceed collective.chunk (%llu B)",
@@ -461,7 +462,7 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 		algo_layout(r->cfg, &r->topo, &q);
 		const char *why = algo_refusal(q.coll, q.algo, r->proto, &r->topo);
 		if (!why && gs_group_n(&q) < q.nranks)
-			why = group_refusal(q.coll, q.algo);
+			why = group_refusal(q.algo);
 		if (q.algo == r->base.algo)
 			st = gc_config_error(r->cfg, "collective.compare", errmsg,
 					     "compares %s with itself; name the other algorithm", cmp);

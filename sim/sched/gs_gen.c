@@ -121,12 +121,6 @@ static gc_status gs_params_normalize(const gs_params *in, gs_params *p, char **e
 					  gs_algo_name(p->algo), p->group_size, p->nranks);
 		return GC_ERR_INPUT;
 	}
-	if (p->group_size < p->nranks && gs_coll_is_moe(p->coll)) {
-		*errmsg = g_strdup_printf("%s spreads the experts over all %d ranks; it does not run "
-					  "in groups of %d",
-					  gs_coll_name(p->coll), p->nranks, p->group_size);
-		return GC_ERR_INPUT;
-	}
 	if ((p->algo == GS_ALGO_TREE || p->algo == GS_ALGO_NVLS || p->algo == GS_ALGO_NVLS_TREE) &&
 	    p->coll != GS_COLL_ALLREDUCE) {
 		*errmsg = g_strdup_printf("the %s algorithm is only defined for allreduce, not %s",

@@ -361,7 +361,8 @@ static gc_status gs_rcheck(gs_rstate *rs)
 	const bool moe = gs_coll_is_moe(s->p.coll);
 	gs_moe_map map;
 	memset(&map, 0, sizeof(map));
-	if (moe && (rc = gs_moe_map_build(&s->p, &map, rs->errmsg)) != GC_OK)
+	gs_params gp = gs_group_params(&s->p); /* every group routes alike */
+	if (moe && (rc = gs_moe_map_build(&gp, &map, rs->errmsg)) != GC_OK)
 		return rc;
 	if (s->p.coll == GS_COLL_ALLTOALL && nout % (uint64_t)G != 0) {
 		*rs->errmsg = g_strdup_printf("alltoall OUTPUT of %" PRIu64
@@ -404,9 +405,9 @@ static gc_status gs_rcheck(gs_rstate *rs)
 				int src;
 				uint64_t idx;
 
-				if (!gs_moe_expect(&map, s->p.coll, r, e, &src, &idx))
+				if (!gs_moe_expect(&map, s->p.coll, l, e, &src, &idx))
 					continue; /* a slot no message uses */
-				gs_input_value(t, src, idx, want);
+				gs_input_value(t, gs_group_member(&s->p, id, src), idx, want);
 				break;
 			}
 			default:

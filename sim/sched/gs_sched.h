@@ -224,6 +224,16 @@ static inline int gs_group_id(const gs_params *p, int r)
 	int64_t S = gs_group_stride(p), gs = (int64_t)gs_group_n(p) * S;
 	return (int)((r / gs) * S + r % S);
 }
+/* One communicator's own parameters: its G ranks as the whole (the MoE
+ * routing of a group is drawn over its members). */
+static inline gs_params gs_group_params(const gs_params *p)
+{
+	gs_params q = *p;
+	q.nranks = gs_group_n(p);
+	q.group_size = 0;
+	q.group_stride = 0;
+	return q;
+}
 /* global rank of member j of group id */
 static inline int gs_group_member(const gs_params *p, int id, int j)
 {

@@ -888,7 +888,8 @@ static gc_status gs_check_output(gs_vstate *vs)
 	gs_moe_map map;
 	memset(&map, 0, sizeof(map));
 	if (moe) {
-		gc_status rc = gs_moe_map_build(&s->p, &map, vs->errmsg);
+		gs_params gp = gs_group_params(&s->p); /* every group routes alike */
+		gc_status rc = gs_moe_map_build(&gp, &map, vs->errmsg);
 		if (rc != GC_OK)
 			return rc;
 	}
@@ -959,7 +960,7 @@ static gc_status gs_check_output_with(gs_vstate *vs, const gs_moe_map *map, uint
 				int src;
 				uint64_t idx;
 
-				if (!gs_moe_expect(map, s->p.coll, r, e, &src, &idx)) {
+				if (!gs_moe_expect(map, s->p.coll, l, e, &src, &idx)) {
 					/* a slot no message uses stays unwritten */
 					if (v.set == 0)
 						continue;
@@ -969,7 +970,7 @@ static gc_status gs_check_output_with(gs_vstate *vs, const gs_moe_map *map, uint
 						r, e);
 					return GC_ERR_INPUT;
 				}
-				want_set = gs_set_single(vs, src);
+				want_set = gs_set_single(vs, gs_group_member(&s->p, id, src));
 				want_idx = (uint32_t)idx;
 				break;
 			}

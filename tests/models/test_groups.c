@@ -15,7 +15,10 @@
  *    (the others idle: group size = all GPUs, stride 1, a single ring)
  *    does not see it the same way, which is why groups must run together.
  *  - Grouped all-to-all and tree: flow and closed form within bounds.
- *  - Refusals at the key: layouts that do not tile the GPUs, nvls, MoE.
+ *  - MoE dispatch in expert-parallel groups: inside nodes as fast as one
+ *    node alone; across nodes flow and closed form agree.
+ *  - Refusals at the key: layouts that do not tile the GPUs, nvls, experts
+ *    that do not spread over a group.
  */
 #include <math.h>
 
@@ -148,6 +151,35 @@ static void test_grouped_alltoall_and_tree(void)
 	gm_run_free(a);
 }
 
+/* Expert parallelism in groups: EP 8 inside each of 4 nodes (DeepEP's
+ * intra-node shape) shares nothing between nodes, so it takes the time of
+ * one node alone; EP over the 4 nodes' GPU k (stride 8) goes over the
+ * NICs; flow and closed form agree. */
+static void test_grouped_moe(void)
+{
+	const char *one = "schema_version: 1\n"
+			  "topology: {preset: dgx-h100}\n"
+			  "collective: {op: dispatch, sizes: [7KiB]}\n"
+			  "moe: {tokens: 32, experts: 64}\n";
+	const char *const ep8[] = {"topology.nodes=4", "collective.group.size=8",
+				   "collective.group.stride=1", NULL};
+	gm_run *a = run_yaml(one, NULL), *b = run_yaml(one, ep8);
+	g_test_message("dispatch: one node %.3f us, 4 EP-8 groups %.3f us", a->pts[0].time_us,
+		       b->pts[0].time_us);
+	g_assert_cmpint(a->pts[0].r.time_ps, ==, b->pts[0].r.time_ps);
+	gm_run_free(a);
+	gm_run_free(b);
+	const char *const dp[] = {"topology.nodes=4", "collective.group.stride=8", NULL};
+	const char *const dpa[] = {"topology.nodes=4", "collective.group.stride=8",
+				   "sim.fidelity=analytical", NULL};
+	gm_run *f = run_yaml(one, dp), *c = run_yaml(one, dpa);
+	g_test_message("dispatch, EP over 4 nodes: flow %.3f us, closed form %.3f us",
+		       f->pts[0].time_us, c->pts[0].time_us);
+	g_assert_cmpfloat(fabs(c->pts[0].time_us - f->pts[0].time_us) / f->pts[0].time_us, <, 0.05);
+	gm_run_free(f);
+	gm_run_free(c);
+}
+
 static void test_group_refusals(void)
 {
 	const char *const bad_tile[] = {"collective.group.size=3", NULL};
@@ -160,8 +192,8 @@ static void test_group_refusals(void)
 	const char *const cmp[] = {"collective.compare=nvlstree", NULL};
 	expect_refused(dp4, cmp, "not in groups");
 	const char *const moe[] = {"collective.op=dispatch", "collective.algo=put",
-				   "collective.sizes=7KiB", NULL};
-	expect_refused(dp4, moe, "spread the experts over every GPU");
+				   "collective.sizes=7KiB", "moe.experts=6", NULL};
+	expect_refused(dp4, moe, "6 experts do not spread evenly over 4 GPUs");
 	/* the error points into the scenario file */
 	expect_refused(dp4, bad_tile, "collective.group.size");
 }
@@ -173,6 +205,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/groups/dp-own-nics", test_dp_groups_ride_own_nics);
 	g_test_add_func("/groups/dp-share-uplinks", test_dp_groups_share_uplinks);
 	g_test_add_func("/groups/alltoall-and-tree", test_grouped_alltoall_and_tree);
+	g_test_add_func("/groups/moe", test_grouped_moe);
 	g_test_add_func("/groups/refusals", test_group_refusals);
 	return g_test_run();
 }

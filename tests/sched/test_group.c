@@ -8,11 +8,12 @@
  * reduce-scatter, tree, sendrecv, pairwise and put all-to-all) is checked
  * end to end over several layouts (validator, reference executor on real
  * data with each group's own expected result, bounded buffers, streaming
- * windows). The grouped schedule must be the group's own schedule with its
+ * windows), and MoE dispatch and combine in expert-parallel groups. The
+ * grouped schedule must be the group's own schedule with its
  * peers relabelled, member by member; the members sharing a node follow
  * from the layout; the validator and the reference executor must reject a
  * schedule that mixes the data of two groups; layouts that do not tile the
- * ranks, nvls and MoE are refused with the reason.
+ * ranks and nvls are refused with the reason.
  */
 #include "tests/sched/sched_testutil.h"
 
@@ -48,6 +49,20 @@ static void test_sweep(void)
 		{GS_COLL_ALLTOALL, GS_ALGO_PUT},
 	};
 	GRand *rnd = g_rand_new_with_seed(77);
+	/* expert parallelism in groups: each group routes its tokens to the
+	 * experts spread over its own members */
+	for (size_t i = 0; i < G_N_ELEMENTS(layouts); i++) {
+		for (int c = 0; c < 2; c++) {
+			gs_params p = grouped(c ? GS_COLL_COMBINE : GS_COLL_DISPATCH, GS_ALGO_PUT,
+					      &layouts[i], 4 * 6, 1 + (int)(i % 3));
+			p.moe_tokens = 5;
+			p.moe_topk = 2;
+			p.moe_experts = 2 * (uint32_t)layouts[i].G;
+			p.moe_seed = 11 + i;
+			if (!tu_check_case(&p, rnd))
+				goto out;
+		}
+	}
 	for (size_t c = 0; c < G_N_ELEMENTS(colls); c++)
 		for (size_t i = 0; i < G_N_ELEMENTS(layouts); i++) {
 			const layout *l = &layouts[i];
@@ -177,11 +192,6 @@ static void test_refusals(void)
 	layout l2 = {8, 4, 1, 8};
 	p = grouped(GS_COLL_ALLREDUCE, GS_ALGO_NVLS, &l2, 64, 1);
 	tu_expect_refused(&p, "does not run in groups");
-	p = grouped(GS_COLL_DISPATCH, GS_ALGO_PUT, &l2, 64, 1);
-	p.moe_tokens = 4;
-	p.moe_topk = 2;
-	p.moe_experts = 8;
-	tu_expect_refused(&p, "spreads the experts over all 8 ranks");
 	/* one group of all ranks at stride 1 is the plain collective */
 	p = grouped(GS_COLL_ALLREDUCE, GS_ALGO_RING, &(layout){8, 8, 1, 8}, 64, 1);
 	gs_gen *g;
