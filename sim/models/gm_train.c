@@ -48,6 +48,19 @@ static const gc_param train_params[] = {
 	{"train.bucket", GC_P_BYTES, "25MiB", NULL, 4, 1099511627776.0,
 	 "step: gradient bucket, one data-parallel allreduce each",
 	 "PyTorch DistributedDataParallel bucket_cap_mb = 25"},
+	{"train.ep", GC_P_INT, "1", NULL, 1, 1048576,
+	 "step: expert-parallel degree (1: a dense model); every layer is then a MoE layer whose "
+	 "tokens go to train.topk of train.experts experts spread over EP GPUs of one TP rank "
+	 "inside a DP group; divides DP",
+	 "Megatron-LM expert parallelism (EP within DP)"},
+	{"train.experts", GC_P_INT, "256", NULL, 1, 1048576,
+	 "step: routed experts per MoE layer, a multiple of train.ep", "DeepSeek-V3, 256 routed experts"},
+	{"train.topk", GC_P_INT, "8", NULL, 1, 1024, "step: experts each token goes to",
+	 "DeepSeek-V3, top-8"},
+	{"train.expert_fraction", GC_P_DOUBLE, "0", NULL, 0, 1,
+	 "step: share of the parameters in experts, whose gradients are reduced over the "
+	 "expert-data-parallel group (DP / EP GPUs) instead of all of DP",
+	 "Megatron-LM expert data parallelism"},
 	{"train.sequence_parallel", GC_P_BOOL, "false", NULL, 1, 0,
 	 "step: sequence parallelism, each TP allreduce an allgather and a reduce-scatter of the "
 	 "same activations",
@@ -75,10 +88,13 @@ void gm_train_free(gm_train *t)
 
 /* A DP phase of total bytes in buckets of train.bucket, one call each; the
  * last bucket holds the rest. */
-static void add_bucketed(gm_train *t, const char *name, const char *op, uint64_t total)
+static void add_bucketed(gm_train *t, const char *name, const char *op, uint64_t total, int size,
+			 int stride)
 {
 	uint64_t bucket = gc_config_bytes(t->cfg, "train.bucket");
-	gm_train_phase d = {.name = name, .op = op, .group_size = t->dp, .group_stride = t->tp,
+	if (total == 0 || size < 2)
+		return;
+	gm_train_phase d = {.name = name, .op = op, .group_size = size, .group_stride = stride,
 			    .bytes = bucket, .calls = total / bucket, .rest_bytes = total % bucket};
 	if (d.calls == 0) { /* all of it in one bucket */
 		d.bytes = d.rest_bytes;
@@ -109,6 +125,20 @@ static gc_status plan(gm_train *t, char **errmsg)
 	t->tp = (int)tp;
 	t->pp = (int)pp;
 	t->dp = (int)(n / (tp * pp));
+	const int64_t ep = gc_config_int(c, "train.ep"), E = gc_config_int(c, "train.experts");
+	if (ep > t->dp || t->dp % ep != 0)
+		return gc_config_error(c, "train.ep", errmsg,
+				       "EP %lld does not divide DP %d (= %lld GPUs / TP %lld / PP %lld)",
+				       (long long)ep, t->dp, (long long)n, (long long)tp,
+				       (long long)pp);
+	if (ep > 1 && E % ep != 0)
+		return gc_config_error(c, "train.experts", errmsg,
+				       "%lld experts do not spread evenly over EP %lld", (long long)E,
+				       (long long)ep);
+	if (ep > 1 && gc_config_int(c, "train.topk") > E)
+		return gc_config_error(c, "train.topk", errmsg, "a token cannot go to %lld of %lld experts",
+				       (long long)gc_config_int(c, "train.topk"), (long long)E);
+	t->ep = (int)ep;
 	/* one micro-batch's activations (bf16): the TP allreduce and PP message */
 	double act = 2.0 * (double)gc_config_int(c, "train.micro_batch") *
 		     (double)gc_config_int(c, "train.seq") * (double)gc_config_int(c, "train.hidden");
@@ -138,13 +168,43 @@ static gc_status plan(gm_train *t, char **errmsg)
 						   .group_size = (int)pp,
 						   .group_stride = (int)(tp * t->dp),
 						   .bytes = (uint64_t)act, .calls = 2 * mb};
-	if (t->dp > 1 && !gc_config_bool(c, "train.distributed_optimizer"))
-		add_bucketed(t, "dp", "allreduce", (uint64_t)grads);
-	else if (t->dp > 1) { /* ZeRO-1: gradients scattered, bf16 parameters gathered */
-		add_bucketed(t, "dp-rs", "reducescatter", (uint64_t)grads);
-		add_bucketed(t, "dp-ag", "allgather",
-			     (uint64_t)(floor(gc_config_double(c, "train.params") /
-					      (double)(tp * pp)) * 2.0));
+	if (ep > 1) {
+		/* every layer's MoE block: a token-expert message of one bf16 token per
+		 * pair; forward dispatch and combine, and their mirror images for the
+		 * gradients backward */
+		uint64_t tok = (uint64_t)gc_config_int(c, "train.micro_batch") *
+			       (uint64_t)gc_config_int(c, "train.seq");
+		if (gc_config_bool(c, "train.sequence_parallel"))
+			tok /= (uint64_t)tp; /* each TP rank routes its share of the sequence */
+		t->moe_tokens = tok;
+		uint64_t calls = 2 * (uint64_t)(L / pp) * mb;
+		uint64_t msg = 2 * (uint64_t)gc_config_int(c, "train.hidden");
+		t->ph[t->nph++] = (gm_train_phase){.name = "ep-dispatch", .op = "dispatch",
+						   .group_size = (int)ep, .group_stride = (int)tp,
+						   .bytes = msg, .calls = calls};
+		t->ph[t->nph++] = (gm_train_phase){.name = "ep-combine", .op = "combine",
+						   .group_size = (int)ep, .group_stride = (int)tp,
+						   .bytes = msg, .calls = calls};
+	}
+	/* gradients: the dense share over all of DP, the experts' over the
+	 * expert-data-parallel group (the GPUs holding the same experts: every
+	 * EP-th of the DP group) */
+	double frac = ep > 1 ? gc_config_double(c, "train.expert_fraction") : 0.0;
+	double per = floor(gc_config_double(c, "train.params") / (double)(tp * pp));
+	/* a GPU holds 1 / EP of its stage's experts (split over TP as well,
+	 * Megatron's default expert tensor parallelism) */
+	double dense = floor(per * (1.0 - frac)), expert = floor((per - dense) / (double)ep);
+	const int edp = t->dp / (int)ep, estride = (int)(tp * ep);
+	double gb = (double)gc_config_int(c, "train.grad_bytes");
+	(void)grads;
+	if (!gc_config_bool(c, "train.distributed_optimizer")) {
+		add_bucketed(t, "dp", "allreduce", (uint64_t)(dense * gb), t->dp, t->tp);
+		add_bucketed(t, "dp-exp", "allreduce", (uint64_t)(expert * gb), edp, estride);
+	} else { /* ZeRO-1: gradients scattered, bf16 parameters gathered */
+		add_bucketed(t, "dp-rs", "reducescatter", (uint64_t)(dense * gb), t->dp, t->tp);
+		add_bucketed(t, "dp-ag", "allgather", (uint64_t)(dense * 2.0), t->dp, t->tp);
+		add_bucketed(t, "dp-exp-rs", "reducescatter", (uint64_t)(expert * gb), edp, estride);
+		add_bucketed(t, "dp-exp-ag", "allgather", (uint64_t)(expert * 2.0), edp, estride);
 	}
 	return GC_OK;
 }
@@ -167,6 +227,15 @@ static gc_status run_phase(gm_train *t, const gm_run_opts *o, gm_train_phase *ph
 	g_ptr_array_add(sets, g_strdup("collective.compare=none"));
 	if (!strcmp(ph->op, "sendrecv"))
 		g_ptr_array_add(sets, g_strdup("collective.algo=ring"));
+	if (!strcmp(ph->op, "dispatch") || !strcmp(ph->op, "combine")) {
+		const gc_config *c = t->cfg;
+		g_ptr_array_add(sets, g_strdup("collective.algo=put"));
+		g_ptr_array_add(sets, g_strdup_printf("moe.tokens=%" PRIu64, t->moe_tokens));
+		g_ptr_array_add(sets, g_strdup_printf("moe.topk=%lld",
+						      (long long)gc_config_int(c, "train.topk")));
+		g_ptr_array_add(sets, g_strdup_printf("moe.experts=%lld",
+						      (long long)gc_config_int(c, "train.experts")));
+	}
 	g_ptr_array_add(sets, NULL);
 	gm_run_opts po = *o;
 	po.sets = (const char *const *)sets->pdata;
@@ -230,12 +299,12 @@ static void header(const gm_train *t, GString *g)
 	g_string_append_printf(
 		g,
 		"# step      : %.4g parameters, %lld layers, hidden %lld, %lld x %lld sequences of "
-		"%lld tokens; TP %d x PP %d x DP %d = %d GPUs; gradients %lld B, buckets %s\n",
+		"%lld tokens; TP %d x PP %d x DP %d = %d GPUs, EP %d; gradients %lld B, buckets %s\n",
 		gc_config_double(c, "train.params"), (long long)gc_config_int(c, "train.layers"),
 		(long long)gc_config_int(c, "train.hidden"),
 		(long long)gc_config_int(c, "train.micro_batches"),
 		(long long)gc_config_int(c, "train.micro_batch"),
-		(long long)gc_config_int(c, "train.seq"), t->tp, t->pp, t->dp, t->topo.ngpus,
+		(long long)gc_config_int(c, "train.seq"), t->tp, t->pp, t->dp, t->topo.ngpus, t->ep,
 		(long long)gc_config_int(c, "train.grad_bytes"),
 		gc_fmt_bytes(gc_config_bytes(c, "train.bucket"), b1, sizeof(b1)));
 	g_string_append_printf(g, "# model     : %s, algo %s, protocol %s\n",
@@ -250,7 +319,7 @@ void gm_train_format_table(const gm_train *t, void *gstring_out)
 	GString *g = gstring_out;
 	header(t, g);
 	g_string_append(g, "#\n");
-	g_string_append(g, "# phase  collective     groups x ranks (stride)   bytes/call      calls"
+	g_string_append(g, "# phase        collective     groups x ranks (stride)   bytes/call      calls"
 			   "   time/call(us)     total(us)   share\n");
 	for (int i = 0; i < t->nph; i++) {
 		const gm_train_phase *p = &t->ph[i];
@@ -261,11 +330,11 @@ void gm_train_format_table(const gm_train *t, void *gstring_out)
 			snprintf(calls, sizeof(calls), "%" PRIu64 "+1", p->calls);
 		else
 			snprintf(calls, sizeof(calls), "%" PRIu64, p->calls);
-		g_string_append_printf(g, "  %-5s  %-13s  %-24s %12" PRIu64 " %10s %15.2f %13.1f %6.1f%%\n",
+		g_string_append_printf(g, "  %-11s  %-13s  %-24s %12" PRIu64 " %10s %15.2f %13.1f %6.1f%%\n",
 				       p->name, p->op, grp, p->bytes, calls, p->call_us, p->total_us,
 				       t->total_us > 0 ? 100.0 * p->total_us / t->total_us : 0.0);
 		if (p->rest_bytes)
-			g_string_append_printf(g, "#        the last bucket: %" PRIu64 " B in %.2f us\n",
+			g_string_append_printf(g, "#              the last bucket: %" PRIu64 " B in %.2f us\n",
 					       p->rest_bytes, p->rest_us);
 	}
 	if (t->nph == 0)
@@ -311,30 +380,31 @@ void gm_train_format_sweep(const char *key, const char *const *values, gm_train 
 	GString *g = gstring_out;
 	/* columns: a phase split in two (sequence parallelism, the
 	 * distributed optimizer) counts under its parallelism */
-	static const char *const names[] = {"tp", "pp", "dp"};
+	static const char *const names[] = {"tp", "pp", "ep", "dp"};
 	if (csv) {
-		g_string_append_printf(g, "%s,gpus,tp,pp,dp,tp_us,pp_us,dp_us,step_us\n", key);
+		g_string_append_printf(g, "%s,gpus,tp,pp,dp,ep,tp_us,pp_us,ep_us,dp_us,step_us\n", key);
 	} else if (n > 0) {
 		const gm_train *r0 = runs[0];
 		g_string_append_printf(g, "# gcsim %s  scenario: %s, sweep of %s (%s)\n", GCSIM_VERSION,
 				       r0->path, key,
 				       r0->analytical ? "closed form" : gc_config_str(r0->cfg, "sim.fidelity"));
 		g_string_append(g, "# training step communication, phases one after the other\n");
-		g_string_append_printf(g, "# %20s %7s %4s %3s %6s %12s %12s %12s %12s\n", key, "gpus", "tp",
-				       "pp", "dp", "tp(ms)", "pp(ms)", "dp(ms)", "step(ms)");
+		g_string_append_printf(g, "# %20s %7s %4s %3s %6s %4s %12s %12s %12s %12s %12s\n", key,
+				       "gpus", "tp", "pp", "dp", "ep", "tp(ms)", "pp(ms)", "ep(ms)",
+				       "dp(ms)", "step(ms)");
 	}
 	for (size_t k = 0; k < n; k++) {
 		const gm_train *r = runs[k];
 		if (csv) {
-			g_string_append_printf(g, "%s,%d,%d,%d,%d", values[k], r->topo.ngpus, r->tp, r->pp,
-					       r->dp);
+			g_string_append_printf(g, "%s,%d,%d,%d,%d,%d", values[k], r->topo.ngpus, r->tp,
+					       r->pp, r->dp, r->ep);
 			for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
 				g_string_append_printf(g, ",%.6f", phase_us(r, names[i]));
 			g_string_append_printf(g, ",%.6f\n", r->total_us);
 			continue;
 		}
-		g_string_append_printf(g, "  %20s %7d %4d %3d %6d", values[k], r->topo.ngpus, r->tp, r->pp,
-				       r->dp);
+		g_string_append_printf(g, "  %20s %7d %4d %3d %6d %4d", values[k], r->topo.ngpus, r->tp,
+				       r->pp, r->dp, r->ep);
 		for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
 			g_string_append_printf(g, " %12.2f", phase_us(r, names[i]) * 1e-3);
 		g_string_append_printf(g, " %12.2f\n", r->total_us * 1e-3);

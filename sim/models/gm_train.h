@@ -17,8 +17,15 @@
  *       after attention and after the MLP), L / PP layers per stage
  *   pp  sendrecv of b s h 2 bytes between consecutive stages, 2 per
  *       micro-batch (activations forward, their gradients backward)
+ *   ep  with train.ep > 1, every layer a MoE layer: dispatch and combine
+ *       of one bf16 token (h 2 bytes) per token-expert pair in EP groups
+ *       (stride TP, inside a DP group), 2 each per layer and micro-batch
+ *       (forward, and the mirror exchange of the gradients backward)
  *   dp  allreduce of the stage's gradients, P / (TP PP) g bytes, in buckets
- *       of train.bucket bytes (the last one holds the rest)
+ *       of train.bucket bytes (the last one holds the rest); with EP the
+ *       train.expert_fraction of the parameters in experts, of which a GPU
+ *       holds 1 / EP, over the expert-data-parallel group (DP / EP GPUs at
+ *       stride TP EP) instead (dp-exp)
  * With train.sequence_parallel each TP allreduce becomes an allgather and a
  * reduce-scatter of the same activations (tp-ag, tp-rs); with
  * train.distributed_optimizer (ZeRO-1) the DP allreduce becomes a
@@ -35,10 +42,10 @@
 #include "../core/gc_config.h"
 #include "gm_run.h"
 
-#define GM_TRAIN_MAX_PHASES 6
+#define GM_TRAIN_MAX_PHASES 10
 
 typedef struct gm_train_phase {
-	const char *name; /* "tp", "pp", "dp", or "tp-ag", "tp-rs", "dp-rs", "dp-ag" */
+	const char *name; /* "tp", "pp", "ep-dispatch", "dp", ...: a parallelism, "-" a part */
 	const char *op;	  /* collective.op of its calls */
 	int group_size, group_stride;
 	uint64_t bytes;	     /* one call */
@@ -51,7 +58,8 @@ typedef struct gm_train {
 	gc_config *cfg; /* the scenario as loaded (with --set) */
 	char *path;
 	gt_topo topo;
-	int tp, pp, dp;
+	int tp, pp, dp, ep;
+	uint64_t moe_tokens; /* tokens each GPU routes per micro-batch (EP > 1) */
 	gm_train_phase ph[GM_TRAIN_MAX_PHASES];
 	int nph;
 	double total_us;

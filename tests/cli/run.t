@@ -167,10 +167,16 @@ check "DP groups: ring 256 MiB equal at 1:1 and 2:1, 2x at 4:1; tree slower at 2
 # node (the same at every size), the DP phase grows with the nodes.
 "$G" run scenarios/training-step-scaling.yaml >"$T/step.txt"
 check "training step: TP 947 ms at every size; DP grows from 8 to 2048 nodes; the step is their sum" \
-  "awk '\$1 ~ /^[0-9]+\$/ { tp[\$1] = \$6; dp[\$1] = \$8; if (\$9 - \$6 - \$8 > 0.02 || \$6 - \$9 + \$8 > 0.02) bad = 1 } END { exit !(!bad && tp[1] == \"947.23\" && tp[2048] == tp[1] && dp[1] == 0 && dp[8] > 0 && dp[2048] > 10 * dp[8]) }' '$T/step.txt'"
+  "awk '\$1 ~ /^[0-9]+\$/ { tp[\$1] = \$7; dp[\$1] = \$10; if (\$11 - \$7 - \$10 > 0.02 || \$7 - \$11 + \$10 > 0.02) bad = 1 } END { exit !(!bad && tp[1] == \"947.23\" && tp[2048] == tp[1] && dp[1] == 0 && dp[8] > 0 && dp[2048] > 10 * dp[8]) }' '$T/step.txt'"
 "$G" run scenarios/training-step-scaling.yaml --set sweep.key= --set sweep.values= --set topology.nodes=2 --format csv >"$T/step.csv"
 check "training step CSV: one row per phase, the last DP bucket on its own" \
   "head -1 '$T/step.csv' | grep -q '^phase,op,group_size,group_stride,bytes,calls,call_us,total_us\$' && grep -q '^tp,allreduce,8,1,67108864,2560,' '$T/step.csv' && grep -q '^dp-last,allreduce,2,8,' '$T/step.csv'"
+
+# Expert parallelism: the wider EP, the more the dispatch costs and the
+# less the expert gradients do.
+"$G" run scenarios/training-step-moe.yaml >"$T/moe-step.txt"
+check "MoE step: EP cost grows from EP 8 to 128, expert-DP cost falls" \
+  "awk '\$1 ~ /^[0-9]+\$/ { ep[\$1] = \$9; dp[\$1] = \$10 } END { exit !(ep[8] < ep[16] && ep[64] < ep[128] && dp[8] > dp[16] && dp[64] > dp[128]) }' '$T/moe-step.txt'"
 
 # Every shipped scenario runs as shipped: exit 0, a table, nothing on stderr.
 for f in scenarios/*.yaml; do

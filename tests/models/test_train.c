@@ -161,12 +161,61 @@ static void test_sp_and_zero(void)
 	const char *vals[1] = {"x"};
 	GString *g = g_string_new(NULL);
 	gm_train_format_sweep("k", vals, runs, 1, true, g);
-	char *want = g_strdup_printf("x,8,2,2,2,%.6f,%.6f,%.6f,%.6f\n",
-				     t->ph[0].total_us + t->ph[1].total_us, t->ph[2].total_us,
+	char *want = g_strdup_printf("x,8,2,2,2,1,%.6f,%.6f,%.6f,%.6f,%.6f\n",
+				     t->ph[0].total_us + t->ph[1].total_us, t->ph[2].total_us, 0.0,
 				     t->ph[3].total_us + t->ph[4].total_us, t->total_us);
 	g_assert_nonnull(strstr(g->str, want));
 	g_free(want);
 	g_string_free(g, TRUE);
+	gm_train_free(t);
+}
+
+/* Expert parallelism: dispatch and combine in EP groups inside each DP
+ * group, the experts' gradients over the expert-data-parallel group, each
+ * GPU holding 1 / EP of its stage's experts. */
+static void test_expert_parallel(void)
+{
+	char *err = NULL;
+	const char *const sets[] = {"train.ep=2", "train.experts=4", "train.topk=2",
+				    "train.expert_fraction=0.5", NULL};
+	gm_train *t = train_yaml(step8, sets, GC_OK, &err);
+	g_assert_cmpint(t->ep, ==, 2);
+	/* DP 2 / EP 2: an expert-DP group of one GPU, so no dp-exp phase */
+	const char *names[] = {"tp", "pp", "ep-dispatch", "ep-combine", "dp"};
+	g_assert_cmpint(t->nph, ==, 5);
+	for (int i = 0; i < 5; i++)
+		g_assert_cmpstr(t->ph[i].name, ==, names[i]);
+	const gm_train_phase *d = &t->ph[2], *x;
+	g_assert_cmpuint(d->bytes, ==, 2 * 1024);	/* one bf16 token */
+	g_assert_cmpuint(d->calls, ==, 2 * 2 * 3);	/* 2 per layer and micro-batch */
+	g_assert_cmpint(d->group_size, ==, 2);
+	g_assert_cmpint(d->group_stride, ==, 2);	/* TP */
+	g_assert_cmpuint(t->moe_tokens, ==, 512);
+	/* 2.5e7 parameters per GPU, half of them dense: 5e7 B of fp32 gradients
+	 * over all of DP */
+	g_assert_cmpuint(t->ph[4].calls * t->ph[4].bytes + t->ph[4].rest_bytes, ==, 50000000u);
+	gm_train_free(t);
+	const char *const wide[] = {"topology.nodes=4", "train.ep=2", "train.experts=4",
+				    "train.topk=2", "train.expert_fraction=0.5",
+				    "sim.fidelity=analytical", NULL};
+	t = train_yaml(step8, wide, GC_OK, &err);
+	g_assert_cmpint(t->dp, ==, 4);
+	x = &t->ph[t->nph - 1];
+	g_assert_cmpstr(x->name, ==, "dp-exp");
+	g_assert_cmpint(x->group_size, ==, 2);	 /* DP / EP */
+	g_assert_cmpint(x->group_stride, ==, 4); /* TP EP */
+	/* the experts' half, of which each GPU holds 1 / EP: 6.25e6 x 4 B */
+	g_assert_cmpuint(x->calls * x->bytes + x->rest_bytes, ==, 25000000u);
+	/* the dispatch phase is the grouped dispatch of the same routing */
+	const gm_train_phase *dp = &t->ph[2];
+	const char *coll = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100, nodes: 4, gpus_per_node: 4}\n"
+			   "collective: {op: dispatch, sizes: [2048B], group: {size: 2, stride: 2}}\n"
+			   "moe: {tokens: 512, topk: 2, experts: 4}\n"
+			   "sim: {fidelity: analytical}\n";
+	gm_run *r = run_yaml(coll, NULL);
+	g_assert_cmpfloat(r->pts[0].time_us, ==, dp->call_us);
+	gm_run_free(r);
 	gm_train_free(t);
 }
 
@@ -188,6 +237,10 @@ static void test_refusals(void)
 	expect_step_refused(pp3, "train.pp: TP 2 x PP 3 does not divide the 8 GPUs");
 	const char *const layers[] = {"train.layers=5", NULL};
 	expect_step_refused(layers, "train.pp: 2 stages do not split 5 layers evenly");
+	const char *const ep3[] = {"train.ep=3", NULL};
+	expect_step_refused(ep3, "train.ep: EP 3 does not divide DP 2");
+	const char *const ex[] = {"train.ep=2", "train.experts=5", NULL};
+	expect_step_refused(ex, "train.experts: 5 experts do not spread evenly over EP 2");
 	const char *const coll[] = {"workload=collective", NULL};
 	expect_step_refused(coll, "a training step needs workload: step");
 	/* a phase the scenario's algorithm cannot run names the phase */
@@ -204,6 +257,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/train/phase-is-its-collective", test_phase_is_its_collective);
 	g_test_add_func("/train/deterministic-and-formats", test_deterministic_and_formats);
 	g_test_add_func("/train/sp-and-zero", test_sp_and_zero);
+	g_test_add_func("/train/expert-parallel", test_expert_parallel);
 	g_test_add_func("/train/refusals", test_refusals);
 	return g_test_run();
 }
