@@ -642,9 +642,12 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		events += 2.0 * pkts;
 	}
 	/* check mode verifies every strand, connection and link after every
-	 * event (about two per step, or per packet and hop): keep that below
-	 * ~5e8 verifications */
-	uint64_t per_event = 3 * total + 8 * (uint64_t)topo->ngpus;
+	 * event (about two per step, or per packet and hop), and in packet
+	 * fidelity every message in flight; one-sided PUTs take no credit, so
+	 * all of a schedule's messages may be in flight at once: keep that
+	 * below ~5e8 verifications */
+	uint64_t per_event = 3 * total + 8 * (uint64_t)topo->ngpus +
+			     (o->pkt_bytes && gen->nsignals ? steps / (uint64_t)o->iters : 0);
 	if (o->check && events > 5e8 / (double)per_event) {
 		*errmsg = g_strdup_printf("about %.3g events to simulate with --check, which verifies "
 					  "every strand, connection and link after every event: too slow "
