@@ -185,10 +185,12 @@ static gc_status collective_from_config(gc_config *cfg, const gt_topo *t, gs_par
 	memset(p, 0, sizeof(*p));
 	p->coll = coll_of(gc_config_str(cfg, "collective.op"));
 	p->algo = algo_of(gc_config_str(cfg, "collective.algo"));
-	if (p->coll == GS_COLL_ALLTOALL && !gc_config_is_set(cfg, "collective.algo"))
+	/* auto starts from the collective's default and picks per size */
+	bool dflt = !gc_config_is_set(cfg, "collective.algo") ||
+		    !strcmp(gc_config_str(cfg, "collective.algo"), "auto");
+	if (p->coll == GS_COLL_ALLTOALL && dflt)
 		p->algo = GS_ALGO_PAIRWISE;
-	if (gs_coll_is_moe(p->coll) &&
-	    !gc_config_is_set(cfg, "collective.algo"))
+	if (gs_coll_is_moe(p->coll) && dflt)
 		p->algo = GS_ALGO_PUT;
 	p->moe_tokens = (uint32_t)gc_config_int(cfg, "moe.tokens");
 	p->moe_topk = (uint32_t)gc_config_int(cfg, "moe.topk");
@@ -355,6 +357,58 @@ static gc_status proto_choose(const gm_run *r, const gs_params *base, uint64_t b
 	return GC_OK;
 }
 
+/* collective.algo auto: the candidates this collective can run with on
+ * this topology, each with its own step geometry (r->cand). */
+static void algo_candidates(gm_run *r)
+{
+	r->ncand = 0;
+	for (int a = 0; a < GS_ALGO__COUNT; a++) {
+		gs_params q = r->base;
+		q.algo = (gs_algo)a;
+		algo_layout(r->cfg, &r->topo, &q);
+		if (algo_refusal(q.coll, q.algo, r->proto, &r->topo) ||
+		    (gs_group_n(&q) < q.nranks && group_refusal(q.algo)))
+			continue;
+		r->cand[r->ncand++] = q;
+	}
+}
+
+/* collective.algo auto: the candidate and protocol whose closed-form time
+ * is smallest for this size. */
+static gc_status algo_choose(const gm_run *r, uint64_t bytes, const gm_coll_opts *co0,
+			     const gs_params **best, gm_proto *proto, char **errmsg)
+{
+	int64_t tbest = INT64_MAX;
+	*best = &r->cand[0];
+	*proto = r->proto < 0 ? GM_PROTO_SIMPLE : (gm_proto)r->proto;
+	for (int k = 0; k < r->ncand; k++) {
+		gm_proto q = r->proto < 0 ? GM_PROTO_SIMPLE : (gm_proto)r->proto;
+		gc_status st = GC_OK;
+		if (r->proto < 0)
+			st = proto_choose(r, &r->cand[k], bytes, co0, &q, errmsg);
+		gs_params p;
+		gt_topo t;
+		gm_coll_opts co = *co0;
+		co.trace = NULL;
+		proto_setup(r, q, &r->cand[k], bytes, &p, &t, &co);
+		gs_gen *gen = NULL;
+		gm_coll_result res;
+		if (st == GC_OK)
+			st = gs_gen_create(&p, &gen, errmsg);
+		if (st == GC_OK)
+			st = gm_coll_analytic(&t, gen, &co, &res, errmsg);
+		gs_gen_free(gen);
+		if (st != GC_OK)
+			return st;
+		if (res.time_ps < tbest) {
+			tbest = res.time_ps;
+			*best = &r->cand[k];
+			*proto = q;
+		}
+	}
+	return GC_OK;
+}
+
 /* Time every size with parameters `base`; fills pts[0..n). */
 static gc_status run_sizes(const gm_run *r, const gs_params *base, const uint64_t *sizes, size_t n,
 			   gm_coll_opts *co, bool links, gm_point *pts, ge_trace *trace,
@@ -364,11 +418,15 @@ static gc_status run_sizes(const gm_run *r, const gs_params *base, const uint64_
 	ge_trace *saved = co->trace;
 	uint64_t saved_buffer = co->buffer_bytes;
 	co->trace = trace && trace->f ? trace : NULL;
+	const gs_params *base0 = base;
 	for (size_t i = 0; i < n && st == GC_OK; i++) {
 		if (o && o->progress)
 			o->progress(o->progress_ctx, i, n, sizes[i]);
 		gm_proto q = r->proto < 0 ? GM_PROTO_SIMPLE : (gm_proto)r->proto;
-		if (r->proto < 0)
+		base = base0;
+		if (r->algo_auto && base0 == &r->base)
+			st = algo_choose(r, sizes[i], co, &base, &q, errmsg);
+		else if (r->proto < 0)
 			st = proto_choose(r, base, sizes[i], co, &q, errmsg);
 		gs_params p;
 		gt_topo topo;
@@ -379,6 +437,7 @@ static gc_status run_sizes(const gm_run *r, const gs_params *base, const uint64_
 			st = gs_gen_create(&p, &gen, errmsg);
 		gm_point *pt = &pts[i];
 		pt->proto = (int)q;
+		pt->algo = (int)base->algo;
 		if (st == GC_OK && r->analytical)
 			st = gm_coll_analytic(&topo, gen, co, &pt->r, errmsg);
 		else if (st == GC_OK)
@@ -428,6 +487,9 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 		return st;
 	}
 	r->proto = gm_proto_from_name(gc_config_str(r->cfg, "collective.protocol")); /* auto: -1 */
+	r->algo_auto = !strcmp(gc_config_str(r->cfg, "collective.algo"), "auto");
+	if (r->algo_auto)
+		algo_candidates(r);
 	r->analytical = strcmp(gc_config_str(r->cfg, "sim.fidelity"), "analytical") == 0;
 	gm_coll_opts co = {
 		.buffer_bytes = gc_config_bytes(r->cfg, "collective.buffer"),
@@ -463,7 +525,7 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 		const char *why = algo_refusal(q.coll, q.algo, r->proto, &r->topo);
 		if (!why && gs_group_n(&q) < q.nranks)
 			why = group_refusal(q.algo);
-		if (q.algo == r->base.algo)
+		if (q.algo == r->base.algo && !r->algo_auto)
 			st = gc_config_error(r->cfg, "collective.compare", errmsg,
 					     "compares %s with itself; name the other algorithm", cmp);
 		else if (why)
@@ -531,6 +593,13 @@ static void fmt_time(GString *g, double us)
 		g_string_append_printf(g, "%10.2f", us);
 }
 
+/* The run's algorithm as the scenario names it ("auto" when chosen per
+ * size). */
+static const char *algo_label(const gm_run *r)
+{
+	return r->algo_auto ? "auto" : gs_algo_name(r->base.algo);
+}
+
 void gm_run_format_table(const gm_run *r, void *gstring_out)
 {
 	GString *g = gstring_out;
@@ -549,7 +618,7 @@ void gm_run_format_table(const gm_run *r, void *gstring_out)
 		snprintf(ranks, sizeof(ranks), "%d ranks", p->nranks);
 	g_string_append_printf(g, "# collective: %s, algo %s, %s, %d channel%s, protocol %s, chunk %s, "
 			       "slice %s, buffer %s\n",
-			       gs_coll_name(p->coll), gs_algo_name(p->algo), ranks, p->nchannels,
+			       gs_coll_name(p->coll), algo_label(r), ranks, p->nchannels,
 			       p->nchannels == 1 ? "" : "s",
 			       r->proto < 0 ? "auto" : gm_proto_get((gm_proto)r->proto)->name,
 			       geom(r, "collective.chunk", p->chunk_bytes, b1, sizeof(b1)),
@@ -581,7 +650,15 @@ void gm_run_format_table(const gm_run *r, void *gstring_out)
 		sum += pt->busbw_GBps;
 	}
 	g_string_append_printf(g, "# Avg bus bandwidth    : %g\n", r->npts ? sum / (double)r->npts : 0.0);
-	if (r->proto < 0 && r->npts > 0) {
+	if (r->algo_auto && r->npts > 0) {
+		g_string_append(g, "# algorithm chosen per size (auto, by the closed form):");
+		for (size_t i = 0; i < r->npts; i++)
+			g_string_append_printf(g, "%s %llu B %s/%s", i ? "," : "",
+					       (unsigned long long)r->pts[i].bytes,
+					       gs_algo_name((gs_algo)r->pts[i].algo),
+					       gm_proto_get((gm_proto)r->pts[i].proto)->name);
+		g_string_append(g, "\n");
+	} else if (r->proto < 0 && r->npts > 0) {
 		g_string_append(g, "# protocol chosen per size (auto):");
 		for (size_t i = 0; i < r->npts; i++)
 			g_string_append_printf(g, "%s %llu B %s", i ? "," : "",
@@ -596,7 +673,7 @@ void gm_run_format_compare(const gm_run *r, void *gstring_out)
 	GString *g = gstring_out;
 	if (!r->compare)
 		return;
-	const char *a = gs_algo_name(r->base.algo), *b = gs_algo_name(r->compare_algo);
+	const char *a = algo_label(r), *b = gs_algo_name(r->compare_algo);
 	g_string_append_printf(g, "#\n# compare: %s vs %s\n", a, b);
 	g_string_append_printf(g, "#       size   %8s(us)   %8s(us)   faster   ratio\n", a, b);
 	for (size_t i = 0; i < r->npts; i++) {
@@ -651,7 +728,7 @@ void gm_run_format_sweep(const char *key, const char *const *values, gm_run *con
 				       : r0->pkt_bytes		     ? "packet model"
 								     : "flow model");
 		g_string_append_printf(g, "# collective: %s, algo %s%s%s\n", gs_coll_name(r0->base.coll),
-				       gs_algo_name(r0->base.algo), cmp ? ", compared with " : "",
+				       algo_label(r0), cmp ? ", compared with " : "",
 				       cmp ? cmp : "");
 		g_string_append_printf(g, "# %20s %8s %14s %10s %8s %8s", key, "ranks", "size(B)", "time(us)",
 				       "algbw", "busbw");
@@ -683,8 +760,7 @@ void gm_run_format_sweep(const char *key, const char *const *values, gm_run *con
 				g_string_append(g, " ");
 				fmt_time(g, r->cmp[i].time_us);
 				g_string_append_printf(g, " %7s",
-						       r->cmp[i].time_us < pt->time_us ? cmp
-										       : gs_algo_name(r->base.algo));
+						       r->cmp[i].time_us < pt->time_us ? cmp : algo_label(r));
 			}
 			g_string_append(g, "\n");
 		}
@@ -756,7 +832,7 @@ gc_status gm_run_save_results(const gm_run *r, const char *path, const char *com
 	size_t n = r->npts * (r->compare ? 2 : 1);
 	gc_result_point *pts = g_new(gc_result_point, n);
 	for (size_t i = 0; i < r->npts; i++) {
-		fill_point(r, &r->pts[i], r->base.algo, &pts[i]);
+		fill_point(r, &r->pts[i], (gs_algo)r->pts[i].algo, &pts[i]);
 		if (r->compare)
 			fill_point(r, &r->cmp[i], r->compare_algo, &pts[r->npts + i]);
 	}

@@ -32,6 +32,7 @@ typedef struct gm_run_opts {
 
 typedef struct gm_point {
 	int proto;	/* gm_proto the point was timed with */
+	int algo;	/* gs_algo the point was timed with (collective.algo auto: chosen) */
 	uint64_t bytes; /* effective nccl-tests size */
 	uint64_t count; /* elements, nccl-tests "count" */
 	double time_us;
@@ -45,6 +46,11 @@ typedef struct gm_run {
 	gt_topo topo;
 	gs_params base; /* collective parameters; bytes set per point */
 	int proto;	/* gm_proto, or -1 for auto */
+	/* collective.algo auto: per size the candidate (each with its own step
+	 * geometry) whose closed-form time is smallest */
+	bool algo_auto;
+	gs_params cand[GS_ALGO__COUNT];
+	int ncand;
 	bool analytical;
 	uint32_t pkt_bytes, pkt_buf; /* packet fidelity when pkt_bytes > 0 */
 	gm_point *pts;

@@ -27,11 +27,13 @@ static const gc_param coll_params[] = {
 	 "allreduce|allgather|reducescatter|sendrecv|alltoall|dispatch|combine", 1, 0,
 	 "the collective to time; dispatch and combine are MoE expert parallelism (moe.*), their "
 	 "sizes one token-expert message", NULL},
-	{"collective.algo", GC_P_ENUM, "ring", "ring|tree|pairwise|put|nvls|nvlstree", 1, 0,
+	{"collective.algo", GC_P_ENUM, "ring", "ring|tree|pairwise|put|nvls|nvlstree|auto", 1, 0,
 	 "ring; tree (NCCL double binary tree, allreduce); pairwise (two-sided) or put "
 	 "(one-sided, NVSHMEM style) for alltoall, whose default is pairwise; nvls (allreduce "
 	 "reduced and multicast in the switch, NVLink SHARP; one node); nvlstree (nvls in every "
-	 "node, a double binary tree between nodes; NCCL's NVLS_TREE)", NULL},
+	 "node, a double binary tree between nodes; NCCL's NVLS_TREE); auto (per size, the one "
+	 "this topology allows whose closed-form time is smallest, with protocol auto the "
+	 "protocol too: a tuner's choice)", NULL},
 	{"collective.sizes", GC_P_BYTES_LIST, "32MiB", NULL, 1, 1.8446744073709552e19,
 	 "message sizes, nccl-tests 'size' semantics", "nccl-tests default -b 32M -e 32M"},
 	{"collective.dtype", GC_P_ENUM, "float", "float|int32|double|uint8", 1, 0,
