@@ -412,7 +412,7 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		}
 	} else if (n > 1 && p->bytes > 0 &&
 		   (p->algo == GS_ALGO_NVLS_TREE ||
-		    (p->algo == GS_ALGO_NVLS && p->ranks_per_node < p->nranks))) {
+		    (p->algo == GS_ALGO_NVLS && p->ranks_per_node < n))) {
 		gc_status st = nvls_tree_time(topo, gen, &net, p->algo == GS_ALGO_NVLS, &t, errmsg);
 		if (st != GC_OK) {
 			gm_net_fini(&net);
@@ -425,10 +425,12 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		uint64_t M = ceil_div(Db, p->slice_bytes);
 		double s = (double)ceil_div(Db, M);
 		uint32_t route[GM_MAX_HOPS];
-		int h = gt_topo_route(topo, 0, n, route); /* GPU 0 into the switch */
+		/* GPU 0 into its switch (the first helper rank, after all GPUs;
+		 * in one-node groups, node 0's) and out of it */
+		int h = gt_topo_route(topo, 0, p->nranks, route);
 		double a_up = (double)gm_net_route_latency(&net, route, h);
 		double b = net.links[route[0]].bw_Bps;
-		h = gt_topo_route(topo, n, 0, route); /* and out of it */
+		h = gt_topo_route(topo, p->nranks, 0, route);
 		b = fmin(b, net.links[route[0]].bw_Bps);
 		double first = (double)(C * (uint64_t)(2 * n + 1));
 		double round = (double)(C * (uint64_t)(n + 1));

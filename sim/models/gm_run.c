@@ -54,7 +54,8 @@ static bool is_nvls(gs_algo a)
 
 /* Why algorithm a cannot run collective c with protocol proto (-1: auto)
  * on topology t, or NULL if it can. */
-static const char *algo_refusal(gs_coll c, gs_algo a, int proto, const gt_topo *t)
+static const char *algo_refusal(gs_coll c, gs_algo a, int proto, const gt_topo *t,
+				bool node_groups)
 {
 	bool a2a = c == GS_COLL_ALLTOALL;
 	if (gs_coll_is_moe(c) && a != GS_ALGO_PUT)
@@ -70,6 +71,8 @@ static const char *algo_refusal(gs_coll c, gs_algo a, int proto, const gt_topo *
 	if (is_nvls(a) && t->no_nvls)
 		return "this preset's NVSwitch (second generation, A100) has no NVLink SHARP: no "
 		       "in-switch reduction; use ring or tree";
+	if (a == GS_ALGO_NVLS && node_groups) /* each group on its own node's switch */
+		return proto > GM_PROTO_SIMPLE ? "nvls runs NCCL's Simple protocol only" : NULL;
 	if (a == GS_ALGO_NVLS && t->kind == GT_DGX && t->nodes > 1 && !t->sharp)
 		return "nvls across nodes needs the network's switches to reduce (SHARP: "
 		       "topology.fabric.sharp: true); without it use nvlstree (NVLS in each node, a "
@@ -132,17 +135,28 @@ static void algo_layout(const gc_config *cfg, const gt_topo *t, gs_params *p)
 
 /* Why algorithm a cannot run in communicators smaller than the topology,
  * or NULL. */
-static const char *group_refusal(gs_algo a)
+/* The groups of p are each one whole node of t (consecutive GPUs), where
+ * nvls runs on every node's own switch. */
+static bool node_groups(const gs_params *p, const gt_topo *t)
 {
-	if (a == GS_ALGO_NVLS || a == GS_ALGO_NVLS_TREE)
-		return "nvls and nvlstree reduce in the switch over every GPU behind it, not in "
-		       "groups";
+	return t->kind == GT_DGX && t->nodes > 1 && gs_group_n(p) < p->nranks &&
+	       gs_group_n(p) == t->gpus_per_node && gs_group_stride(p) == 1;
+}
+
+static const char *group_refusal(const gs_params *p, const gt_topo *t)
+{
+	if (p->algo == GS_ALGO_NVLS_TREE)
+		return "nvlstree reduces in the switch over every GPU behind it, not in groups";
+	if (p->algo == GS_ALGO_NVLS && !node_groups(p, t))
+		return "nvls reduces in the switch over every GPU behind it: in groups only when "
+		       "each group is one whole node (group.size = the GPUs per node, stride 1)";
 	return NULL;
 }
 
 /* collective.group: communicators of group.size ranks, member j of a group
  * group.stride ranks after member j - 1 (gs_params), all running at once. */
-static gc_status groups_from_config(const gc_config *cfg, gs_params *p, char **errmsg)
+static gc_status groups_from_config(const gc_config *cfg, const gt_topo *t, gs_params *p,
+				    char **errmsg)
 {
 	int64_t G = gc_config_int(cfg, "collective.group.size");
 	int64_t S = gc_config_int(cfg, "collective.group.stride");
@@ -161,7 +175,7 @@ static gc_status groups_from_config(const gc_config *cfg, gs_params *p, char **e
 				       (long long)G, (long long)S, p->nranks, p->nranks);
 	p->group_size = (int)G;
 	p->group_stride = (int)S;
-	const char *why = G < p->nranks ? group_refusal(p->algo) : NULL;
+	const char *why = G < p->nranks ? group_refusal(p, t) : NULL;
 	if (why)
 		return gc_config_error(cfg, "collective.group.size", errmsg, "%s (algo %s, op %s)",
 				       why, gs_algo_name(p->algo), gs_coll_name(p->coll));
@@ -220,7 +234,7 @@ static gc_status collective_from_config(gc_config *cfg, const gt_topo *t, gs_par
 			return gc_config_error(cfg, moe_keys[i], errmsg,
 					       "applies to collective.op dispatch or combine, not %s",
 					       gs_coll_name(p->coll));
-	gc_status gst = groups_from_config(cfg, p, errmsg);
+	gc_status gst = groups_from_config(cfg, t, p, errmsg);
 	if (gst != GC_OK)
 		return gst;
 	if (gs_coll_is_moe(p->coll)) {
@@ -244,7 +258,7 @@ static gc_status collective_from_config(gc_config *cfg, const gt_topo *t, gs_par
 					       (unsigned long long)msgs,
 					       (unsigned long long)GS_MOE_MAX_MESSAGES);
 	}
-	const char *why = algo_refusal(p->coll, p->algo, proto, t);
+	const char *why = algo_refusal(p->coll, p->algo, proto, t, node_groups(p, t));
 	if (why)
 		return gc_config_error(cfg, "collective.algo", errmsg, "%s (algo %s, op %s)", why,
 				       gs_algo_name(p->algo), gs_coll_name(p->coll));
@@ -311,8 +325,9 @@ static void proto_setup(const gm_run *r, gm_proto q, const gs_params *base, uint
 	 * and NCCL's NVLS latency */
 	if (is_nvls(base->algo) && t->kind == GT_DGX)
 		gm_proto_apply_nvls(t, base->algo == GS_ALGO_NVLS_TREE ? GM_NVLS_TREE_NET_LAT_US
-				       : t->nodes > 1		    ? GM_NVLS_SHARP_NET_LAT_US
-									    : 0);
+				       : t->nodes > 1 && !node_groups(base, &r->topo)
+					       ? GM_NVLS_SHARP_NET_LAT_US
+					       : 0);
 	if (r->proto < 0 && !is_nvls(base->algo)) { /* auto: geometry per protocol unless given */
 		if (!gc_config_is_set(r->cfg, "collective.chunk"))
 			p->chunk_bytes = pi->chunk;
@@ -366,8 +381,8 @@ static void algo_candidates(gm_run *r)
 		gs_params q = r->base;
 		q.algo = (gs_algo)a;
 		algo_layout(r->cfg, &r->topo, &q);
-		if (algo_refusal(q.coll, q.algo, r->proto, &r->topo) ||
-		    (gs_group_n(&q) < q.nranks && group_refusal(q.algo)))
+		if (algo_refusal(q.coll, q.algo, r->proto, &r->topo, node_groups(&q, &r->topo)) ||
+		    (gs_group_n(&q) < q.nranks && group_refusal(&q, &r->topo)))
 			continue;
 		r->cand[r->ncand++] = q;
 	}
@@ -522,9 +537,10 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 	if (strcmp(cmp, "none") != 0) {
 		q.algo = algo_of(cmp);
 		algo_layout(r->cfg, &r->topo, &q);
-		const char *why = algo_refusal(q.coll, q.algo, r->proto, &r->topo);
+		const char *why = algo_refusal(q.coll, q.algo, r->proto, &r->topo,
+					       node_groups(&q, &r->topo));
 		if (!why && gs_group_n(&q) < q.nranks)
-			why = group_refusal(q.algo);
+			why = group_refusal(&q, &r->topo);
 		if (q.algo == r->base.algo && !r->algo_auto)
 			st = gc_config_error(r->cfg, "collective.compare", errmsg,
 					     "compares %s with itself; name the other algorithm", cmp);

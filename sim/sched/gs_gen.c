@@ -115,10 +115,17 @@ static gc_status gs_params_normalize(const gs_params *in, gs_params *p, char **e
 					  p->group_size, p->group_stride, p->nranks);
 		return GC_ERR_INPUT;
 	}
-	if (p->group_size < p->nranks && (p->algo == GS_ALGO_NVLS || p->algo == GS_ALGO_NVLS_TREE)) {
+	/* the switch's helper ranks come per node: nvls runs in groups that are
+	 * each one whole node (consecutive, ranks_per_node of them) */
+	if (p->group_size < p->nranks &&
+	    (p->algo == GS_ALGO_NVLS_TREE ||
+	     (p->algo == GS_ALGO_NVLS &&
+	      (p->group_stride != 1 || p->group_size != p->ranks_per_node)))) {
 		*errmsg = g_strdup_printf("%s reduces in the switch over every GPU behind it; it "
-					  "does not run in groups of %d of the %d ranks",
-					  gs_algo_name(p->algo), p->group_size, p->nranks);
+					  "does not run in groups of %d of the %d ranks%s",
+					  gs_algo_name(p->algo), p->group_size, p->nranks,
+					  p->algo == GS_ALGO_NVLS ? " unless each group is one whole node"
+								  : "");
 		return GC_ERR_INPUT;
 	}
 	if ((p->algo == GS_ALGO_TREE || p->algo == GS_ALGO_NVLS || p->algo == GS_ALGO_NVLS_TREE) &&
@@ -224,25 +231,54 @@ static int gs_group_rpn(const gs_params *p)
 
 /* The inner generator runs one communicator of group_size ranks; rank r
  * plays its member index and its peers become their global ranks. */
-static uint64_t gs_grouped_strand_len(const gs_gen *g, int rank, int ch)
+/* Helper ranks (nvls in one-node groups): the inner generator's nh helpers
+ * after its G ranks become, for group id, global ranks N + nh id + j, which
+ * is the topology's layout of helpers per node when the groups are the
+ * nodes in order. */
+static int gs_grouped_global(const gs_gen *g, int id, int q)
+{
+	const gs_gen *in = g->priv;
+	const int G = in->p.nranks;
+
+	return q < G ? gs_group_member(&g->p, id, q) : g->p.nranks + in->nhelpers * id + (q - G);
+}
+
+/* (group, inner rank) of a global rank, helpers included */
+static void gs_grouped_local(const gs_gen *g, int rank, int *id, int *q)
 {
 	const gs_gen *in = g->priv;
 
-	return in->ops->strand_len(in, gs_group_local(&g->p, rank), ch);
+	if (rank < g->p.nranks) {
+		*id = gs_group_id(&g->p, rank);
+		*q = gs_group_local(&g->p, rank);
+	} else {
+		*id = (rank - g->p.nranks) / in->nhelpers;
+		*q = in->p.nranks + (rank - g->p.nranks) % in->nhelpers;
+	}
+}
+
+static uint64_t gs_grouped_strand_len(const gs_gen *g, int rank, int ch)
+{
+	const gs_gen *in = g->priv;
+	int id, q;
+
+	gs_grouped_local(g, rank, &id, &q);
+	return in->ops->strand_len(in, q, ch);
 }
 
 static void gs_grouped_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint32_t n,
 			    gs_step *out)
 {
 	const gs_gen *in = g->priv;
-	const int id = gs_group_id(&g->p, rank);
+	int id, q;
 
-	in->ops->fill(in, gs_group_local(&g->p, rank), ch, first, n, out);
+	gs_grouped_local(g, rank, &id, &q);
+	in->ops->fill(in, q, ch, first, n, out);
 	for (uint32_t k = 0; k < n; k++) {
 		if (out[k].send_peer >= 0)
-			out[k].send_peer = gs_group_member(&g->p, id, out[k].send_peer);
+			out[k].send_peer = gs_grouped_global(g, id, out[k].send_peer);
 		if (out[k].recv_peer >= 0)
-			out[k].recv_peer = gs_group_member(&g->p, id, out[k].recv_peer);
+			out[k].recv_peer = gs_grouped_global(g, id, out[k].recv_peer);
 	}
 }
 
@@ -281,6 +317,7 @@ static gc_status gs_grouped_create(const gs_params *norm, gs_gen **out, char **e
 	for (int b = 0; b < GS_BUF__COUNT; b++)
 		g->buf_bytes[b] = in->buf_bytes[b];
 	g->nsignals = in->nsignals;
+	g->nhelpers = in->nhelpers * gs_group_count(norm);
 	g->priv = in;
 	g->ops = &gs_grouped_ops;
 	*out = g;

@@ -5,7 +5,7 @@
  * allows. In the closed form the auto time is exactly the smallest of the
  * candidates' own runs; in the flow model the auto point is exactly the
  * flow run of the algorithm it chose; algorithms the topology or the groups
- * refuse are never chosen; the chosen algorithm is what the results file
+ * refuse are never chosen (nvls is chosen in groups of one node each); the chosen algorithm is what the results file
  * stores.
  */
 #include <math.h>
@@ -99,10 +99,16 @@ static void test_refused_never_chosen(void)
 		g_assert_true(r->pts[i].algo == GS_ALGO_RING || r->pts[i].algo == GS_ALGO_TREE);
 	gm_run_free(r);
 	const char *const h100[] = {"topology.preset=dgx-h100", "topology.nodes=2",
-				    "collective.group.size=8", NULL};
+				    "collective.group.stride=8", NULL};
 	r = run_yaml(one, h100);
 	for (size_t i = 0; i < r->npts; i++)
 		g_assert_true(r->pts[i].algo == GS_ALGO_RING || r->pts[i].algo == GS_ALGO_TREE);
+	gm_run_free(r);
+	/* groups of one whole node each: every node's switch, nvls at 1 GiB */
+	const char *const tp[] = {"topology.preset=dgx-h100", "topology.nodes=2",
+				  "collective.group.size=8", NULL};
+	r = run_yaml(one, tp);
+	g_assert_cmpint(r->pts[1].algo, ==, GS_ALGO_NVLS);
 	gm_run_free(r);
 	/* one node of H100s, 1 GiB: NVLink SHARP */
 	const char *const h1[] = {"topology.preset=dgx-h100", NULL};

@@ -6,7 +6,8 @@
  * not (each GPU's own NVLink port and NIC) decides the time.
  *
  *  - Tensor-parallel groups (a node each) share nothing: every group takes
- *    exactly the time of the same collective on one node alone.
+ *    exactly the time of the same collective on one node alone, with nvls
+ *    too (each node's switch reduces its own group).
  *  - Data-parallel groups (one GPU per node, stride 8) each ride their
  *    members' own NICs: busbw is the NIC's 50 GB/s, and the flow run and
  *    the closed form agree.
@@ -48,6 +49,25 @@ static void test_tp_groups_share_nothing(void)
 		g_assert_cmpint(a->pts[i].r.time_ps, ==, b->pts[i].r.time_ps);
 		g_assert_cmpfloat(a->pts[i].busbw_GBps, ==, b->pts[i].busbw_GBps);
 	}
+	gm_run_free(a);
+	gm_run_free(b);
+	/* the same with NVLink SHARP: each node's switch reduces its group */
+	const char *const nv[] = {"collective.algo=nvls", NULL};
+	a = run_yaml(one, nv);
+	b = run_yaml(tp, nv);
+	for (size_t i = 0; i < a->npts; i++) {
+		g_test_message("nvls %llu B: one node %.3f us, 4 TP groups %.3f us",
+			       (unsigned long long)a->pts[i].bytes, a->pts[i].time_us,
+			       b->pts[i].time_us);
+		g_assert_cmpint(a->pts[i].r.time_ps, ==, b->pts[i].r.time_ps);
+	}
+	gm_run_free(a);
+	gm_run_free(b);
+	const char *const nva[] = {"collective.algo=nvls", "sim.fidelity=analytical", NULL};
+	a = run_yaml(one, nva);
+	b = run_yaml(tp, nva);
+	for (size_t i = 0; i < a->npts; i++)
+		g_assert_cmpint(a->pts[i].r.time_ps, ==, b->pts[i].r.time_ps);
 	gm_run_free(a);
 	gm_run_free(b);
 }
@@ -189,6 +209,8 @@ static void test_group_refusals(void)
 	expect_refused(dp4, bad_stride, "collective.group.stride");
 	const char *const nvls[] = {"collective.algo=nvlstree", NULL};
 	expect_refused(dp4, nvls, "not in groups");
+	const char *const nvls_dp[] = {"collective.algo=nvls", NULL};
+	expect_refused(dp4, nvls_dp, "only when each group is one whole node");
 	const char *const cmp[] = {"collective.compare=nvlstree", NULL};
 	expect_refused(dp4, cmp, "not in groups");
 	const char *const moe[] = {"collective.op=dispatch", "collective.algo=put",

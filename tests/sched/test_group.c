@@ -13,7 +13,8 @@
  * peers relabelled, member by member; the members sharing a node follow
  * from the layout; the validator and the reference executor must reject a
  * schedule that mixes the data of two groups; layouts that do not tile the
- * ranks and nvls are refused with the reason.
+ * ranks, nvlstree, and nvls in groups other than whole nodes are refused
+ * with the reason; nvls in one-node groups runs on each node's switch.
  */
 #include "tests/sched/sched_testutil.h"
 
@@ -62,6 +63,20 @@ static void test_sweep(void)
 			if (!tu_check_case(&p, rnd))
 				goto out;
 		}
+	}
+	/* nvls in groups that are each one whole node: every node's switch
+	 * (its two helper ranks) reduces its own group */
+	static const layout nodes[] = {{16, 8, 1, 8}, {24, 8, 1, 8}, {12, 4, 1, 4}, {6, 2, 1, 2}};
+	for (size_t i = 0; i < G_N_ELEMENTS(nodes); i++) {
+		gs_params p = grouped(GS_COLL_ALLREDUCE, GS_ALGO_NVLS, &nodes[i],
+				      4 * ((uint64_t)nodes[i].G * 70 + 3), 1 + (int)(i % 2));
+		if (!tu_check_case(&p, rnd))
+			goto out;
+		gs_gen *g;
+		char *err = NULL;
+		g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
+		g_assert_cmpint(g->nhelpers, ==, 2 * nodes[i].n / nodes[i].G);
+		gs_gen_free(g);
 	}
 	for (size_t c = 0; c < G_N_ELEMENTS(colls); c++)
 		for (size_t i = 0; i < G_N_ELEMENTS(layouts); i++) {
@@ -191,6 +206,10 @@ static void test_refusals(void)
 	tu_expect_refused(&p, "must not be negative");
 	layout l2 = {8, 4, 1, 8};
 	p = grouped(GS_COLL_ALLREDUCE, GS_ALGO_NVLS, &l2, 64, 1);
+	tu_expect_refused(&p, "unless each group is one whole node");
+	p = grouped(GS_COLL_ALLREDUCE, GS_ALGO_NVLS, &(layout){16, 2, 8, 8}, 64, 1);
+	tu_expect_refused(&p, "unless each group is one whole node");
+	p = grouped(GS_COLL_ALLREDUCE, GS_ALGO_NVLS_TREE, &(layout){32, 16, 1, 8}, 64, 1);
 	tu_expect_refused(&p, "does not run in groups");
 	/* one group of all ranks at stride 1 is the plain collective */
 	p = grouped(GS_COLL_ALLREDUCE, GS_ALGO_RING, &(layout){8, 8, 1, 8}, 64, 1);
