@@ -628,8 +628,9 @@ void gm_run_format_table(const gm_run *r, void *gstring_out)
 	g_string_append_printf(g, "# topology  : %s\n", desc);
 	char ranks[96];
 	if (gs_group_n(p) < p->nranks)
-		snprintf(ranks, sizeof(ranks), "%d groups of %d ranks at stride %d at once",
-			 gs_group_count(p), gs_group_n(p), gs_group_stride(p));
+		snprintf(ranks, sizeof(ranks), "%d groups of %d rank%s at stride %d at once",
+			 gs_group_count(p), gs_group_n(p), gs_group_n(p) == 1 ? "" : "s",
+			 gs_group_stride(p));
 	else
 		snprintf(ranks, sizeof(ranks), "%d ranks", p->nranks);
 	g_string_append_printf(g, "# collective: %s, algo %s, %s, %d channel%s, protocol %s, chunk %s, "
