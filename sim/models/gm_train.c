@@ -61,6 +61,13 @@ static const gc_param train_params[] = {
 	 "step: share of the parameters in experts, whose gradients are reduced over the "
 	 "expert-data-parallel group (DP / EP GPUs) instead of all of DP",
 	 "Megatron-LM expert data parallelism"},
+	{"train.mfu", GC_P_DOUBLE, "0", NULL, 0, 1,
+	 "step: model FLOPs utilization for a compute estimate (6 FLOPs per active parameter and "
+	 "token) and the communication the step then exposes; 0: communication only",
+	 "Llama 3 (arXiv 2407.21783): 38-43 % BF16 MFU on 8k-16k H100s"},
+	{"train.gpu_flops", GC_P_DOUBLE, "989e12", NULL, 1e9, 1e18,
+	 "step: a GPU's peak dense BF16 FLOP/s, for the compute estimate",
+	 "NVIDIA H100 SXM datasheet: 989 TFLOPS dense BF16"},
 	{"train.sequence_parallel", GC_P_BOOL, "false", NULL, 1, 0,
 	 "step: sequence parallelism, each TP allreduce an allgather and a reduce-scatter of the "
 	 "same activations",
@@ -261,6 +268,37 @@ static gc_status run_phase(gm_train *t, const gm_run_opts *o, gm_train_phase *ph
 	return st;
 }
 
+/* train.mfu > 0: compute per GPU and the communication it leaves exposed
+ * (gm_train.h). Active parameters: the dense share and topk / experts of
+ * the experts' share. */
+static void overlap(gm_train *t)
+{
+	const gc_config *c = t->cfg;
+	double mfu = gc_config_double(c, "train.mfu");
+	if (mfu <= 0)
+		return;
+	double P = gc_config_double(c, "train.params");
+	double frac = t->ep > 1 ? gc_config_double(c, "train.expert_fraction") : 0.0;
+	double active = P * (1.0 - frac);
+	if (frac > 0)
+		active += P * frac * (double)gc_config_int(c, "train.topk") /
+			  (double)gc_config_int(c, "train.experts");
+	/* tokens one model replica (TP x PP GPUs) processes per step */
+	double tokens = (double)gc_config_int(c, "train.micro_batch") *
+			(double)gc_config_int(c, "train.seq") *
+			(double)gc_config_int(c, "train.micro_batches");
+	t->compute_us = 6.0 * active * tokens / ((double)t->tp * (double)t->pp) /
+			(gc_config_double(c, "train.gpu_flops") * mfu) * 1e6;
+	double dp = 0, rest = 0;
+	for (int i = 0; i < t->nph; i++) {
+		if (strncmp(t->ph[i].name, "dp", 2) == 0)
+			dp += t->ph[i].total_us;
+		else
+			rest += t->ph[i].total_us;
+	}
+	t->exposed_us = rest + fmax(0.0, dp - t->compute_us * 2.0 / 3.0);
+}
+
 gc_status gm_train_run(const char *path, const gm_run_opts *o, gm_train **out, char **errmsg)
 {
 	*out = NULL;
@@ -279,6 +317,8 @@ gc_status gm_train_run(const char *path, const gm_run_opts *o, gm_train **out, c
 		st = run_phase(t, o, &t->ph[i], errmsg);
 		t->total_us += t->ph[i].total_us;
 	}
+	if (st == GC_OK)
+		overlap(t);
 	if (st != GC_OK) {
 		gm_train_free(t);
 		return st;
@@ -342,6 +382,15 @@ void gm_train_format_table(const gm_train *t, void *gstring_out)
 	g_string_append_printf(g, "# step communication: %.1f us (%.3f s), phases one after the other, "
 			       "no overlap with compute\n",
 			       t->total_us, t->total_us * 1e-6);
+	if (t->compute_us > 0)
+		g_string_append_printf(
+			g,
+			"# with compute at %.0f %% MFU (6 FLOPs per active parameter and token): "
+			"compute %.1f ms, exposed communication %.1f ms (DP overlapping the backward "
+			"pass), step %.1f ms, %.1f %% of it exposed communication\n",
+			100.0 * gc_config_double(t->cfg, "train.mfu"), t->compute_us * 1e-3,
+			t->exposed_us * 1e-3, (t->compute_us + t->exposed_us) * 1e-3,
+			100.0 * t->exposed_us / (t->compute_us + t->exposed_us));
 }
 
 void gm_train_format_csv(const gm_train *t, void *gstring_out)
@@ -382,16 +431,21 @@ void gm_train_format_sweep(const char *key, const char *const *values, gm_train 
 	 * distributed optimizer) counts under its parallelism */
 	static const char *const names[] = {"tp", "pp", "ep", "dp"};
 	if (csv) {
-		g_string_append_printf(g, "%s,gpus,tp,pp,dp,ep,tp_us,pp_us,ep_us,dp_us,step_us\n", key);
+		g_string_append_printf(g, "%s,gpus,tp,pp,dp,ep,tp_us,pp_us,ep_us,dp_us,step_us,"
+					  "compute_us,exposed_us\n",
+				       key);
 	} else if (n > 0) {
 		const gm_train *r0 = runs[0];
 		g_string_append_printf(g, "# gcsim %s  scenario: %s, sweep of %s (%s)\n", GCSIM_VERSION,
 				       r0->path, key,
 				       r0->analytical ? "closed form" : gc_config_str(r0->cfg, "sim.fidelity"));
 		g_string_append(g, "# training step communication, phases one after the other\n");
-		g_string_append_printf(g, "# %20s %7s %4s %3s %6s %4s %12s %12s %12s %12s %12s\n", key,
+		g_string_append_printf(g, "# %20s %7s %4s %3s %6s %4s %12s %12s %12s %12s %12s", key,
 				       "gpus", "tp", "pp", "dp", "ep", "tp(ms)", "pp(ms)", "ep(ms)",
 				       "dp(ms)", "step(ms)");
+		if (r0->compute_us > 0)
+			g_string_append_printf(g, " %12s %12s", "compute(ms)", "exposed(ms)");
+		g_string_append(g, "\n");
 	}
 	for (size_t k = 0; k < n; k++) {
 		const gm_train *r = runs[k];
@@ -400,13 +454,18 @@ void gm_train_format_sweep(const char *key, const char *const *values, gm_train 
 					       r->pp, r->dp, r->ep);
 			for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
 				g_string_append_printf(g, ",%.6f", phase_us(r, names[i]));
-			g_string_append_printf(g, ",%.6f\n", r->total_us);
+			g_string_append_printf(g, ",%.6f,%.6f,%.6f\n", r->total_us, r->compute_us,
+					       r->exposed_us);
 			continue;
 		}
 		g_string_append_printf(g, "  %20s %7d %4d %3d %6d %4d", values[k], r->topo.ngpus, r->tp,
 				       r->pp, r->dp, r->ep);
 		for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
 			g_string_append_printf(g, " %12.2f", phase_us(r, names[i]) * 1e-3);
-		g_string_append_printf(g, " %12.2f\n", r->total_us * 1e-3);
+		g_string_append_printf(g, " %12.2f", r->total_us * 1e-3);
+		if (r->compute_us > 0)
+			g_string_append_printf(g, " %12.2f %12.2f", r->compute_us * 1e-3,
+					       r->exposed_us * 1e-3);
+		g_string_append(g, "\n");
 	}
 }

@@ -33,8 +33,12 @@
  * P / (TP PP) 2 bytes (dp-rs, dp-ag), both in buckets.
  * A phase with a group of one GPU is left out. Each phase's time is its
  * calls times the time of one call; the step's communication is their sum,
- * with no overlap with computation or between phases (an upper bound on
- * what a step exposes).
+ * with no overlap between phases. With train.mfu > 0 the step also gets a
+ * compute time (the 6 N D rule of Kaplan et al.: 6 FLOPs per active
+ * parameter and token, at mfu x gpu_flops) and the communication it
+ * exposes when the DP phases overlap the backward pass (two thirds of the
+ * compute, as DDP's and Megatron's overlapped gradient reduction do) and
+ * the TP, PP and EP phases do not.
  */
 #ifndef GM_TRAIN_H
 #define GM_TRAIN_H
@@ -63,6 +67,11 @@ typedef struct gm_train {
 	gm_train_phase ph[GM_TRAIN_MAX_PHASES];
 	int nph;
 	double total_us;
+	/* train.mfu > 0: the step's compute, 6 x active parameters x tokens
+	 * per GPU at mfu x gpu_flops; the DP phases overlap the backward pass
+	 * (2/3 of it), the others do not: exposed = the non-DP phases + what
+	 * of DP outlasts the backward pass */
+	double compute_us, exposed_us;
 	bool analytical;
 } gm_train;
 

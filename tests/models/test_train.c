@@ -161,7 +161,7 @@ static void test_sp_and_zero(void)
 	const char *vals[1] = {"x"};
 	GString *g = g_string_new(NULL);
 	gm_train_format_sweep("k", vals, runs, 1, true, g);
-	char *want = g_strdup_printf("x,8,2,2,2,1,%.6f,%.6f,%.6f,%.6f,%.6f\n",
+	char *want = g_strdup_printf("x,8,2,2,2,1,%.6f,%.6f,%.6f,%.6f,%.6f,0.000000,0.000000\n",
 				     t->ph[0].total_us + t->ph[1].total_us, t->ph[2].total_us, 0.0,
 				     t->ph[3].total_us + t->ph[4].total_us, t->total_us);
 	g_assert_nonnull(strstr(g->str, want));
@@ -219,6 +219,45 @@ static void test_expert_parallel(void)
 	gm_train_free(t);
 }
 
+/* train.mfu: compute = 6 x active parameters x tokens per model replica /
+ * (TP PP) at mfu x gpu_flops; the DP phases hide behind two thirds of it,
+ * the others are exposed. */
+static void test_compute_and_exposure(void)
+{
+	char *err = NULL;
+	const char *const off[] = {"sim.fidelity=analytical", NULL};
+	gm_train *t = train_yaml(step8, off, GC_OK, &err);
+	g_assert_cmpfloat(t->compute_us, ==, 0);
+	GString *g = g_string_new(NULL);
+	gm_train_format_table(t, g);
+	g_assert_null(strstr(g->str, "MFU"));
+	g_string_free(g, TRUE);
+	gm_train_free(t);
+	const char *const on[] = {"sim.fidelity=analytical", "train.mfu=0.5", "train.gpu_flops=1e12",
+				  NULL};
+	t = train_yaml(step8, on, GC_OK, &err);
+	/* 1e8 parameters, 512 tokens x 3 micro-batches, TP 2 x PP 2 */
+	double want = 6.0 * 1e8 * 512 * 3 / 4 / (1e12 * 0.5) * 1e6;
+	g_assert_cmpfloat(fabs(t->compute_us - want), <, 1e-6 * want);
+	double dp = 0, rest = 0;
+	for (int i = 0; i < t->nph; i++)
+		*(strncmp(t->ph[i].name, "dp", 2) ? &rest : &dp) += t->ph[i].total_us;
+	g_assert_cmpfloat(fabs(t->exposed_us - (rest + fmax(0, dp - want * 2 / 3))), <, 1e-6);
+	/* here the compute hides the whole DP phase */
+	g_assert_cmpfloat(dp, <, want * 2 / 3);
+	g_assert_cmpfloat(fabs(t->exposed_us - rest), <, 1e-6);
+	gm_train_free(t);
+	/* MoE: only topk / experts of the experts' share is active */
+	const char *const moe[] = {"sim.fidelity=analytical", "train.mfu=0.5", "train.gpu_flops=1e12",
+				   "train.ep=2", "train.experts=8", "train.topk=2",
+				   "train.expert_fraction=0.5", NULL};
+	t = train_yaml(step8, moe, GC_OK, &err);
+	double active = 1e8 * 0.5 + 1e8 * 0.5 * 2 / 8;
+	want = 6.0 * active * 512 * 3 / 4 / (1e12 * 0.5) * 1e6;
+	g_assert_cmpfloat(fabs(t->compute_us - want), <, 1e-6 * want);
+	gm_train_free(t);
+}
+
 static void expect_step_refused(const char *const *sets, const char *what)
 {
 	char *err = NULL;
@@ -258,6 +297,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/train/deterministic-and-formats", test_deterministic_and_formats);
 	g_test_add_func("/train/sp-and-zero", test_sp_and_zero);
 	g_test_add_func("/train/expert-parallel", test_expert_parallel);
+	g_test_add_func("/train/compute-and-exposure", test_compute_and_exposure);
 	g_test_add_func("/train/refusals", test_refusals);
 	return g_test_run();
 }
