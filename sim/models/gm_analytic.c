@@ -60,6 +60,13 @@
  *
  *   sendrecv: T = launch + alpha + M tau.
  *
+ *   bruck (allgather, reduce-scatter): ceil(log2 n) rounds; in round k every
+ *   strand sends its m_k = min(2^k, n - 2^k) block parts to the rank 2^k
+ *   away as slices, each slice sent and the peer's received before the
+ *   next: a round costs its slices times (the busiest link's load of one
+ *   slice from every strand + the longest route's latency).
+ *       T = launch + sum_k S_k (max_link load_k / B(link) + max alpha_k).
+ *
  *   alltoall (pairwise or put): channels serve several peers at once, so
  *   the exchange is bound by rank 0's busiest link, which carries the
  *   blocks of S/n of every peer routed over it (every rank's, with a
@@ -240,6 +247,48 @@ static gc_status moe_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, d
 	return GC_OK;
 }
 
+/* bruck: see the header comment; adds the time after the launch to *t. */
+static gc_status bruck_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, double *t,
+			    char **errmsg)
+{
+	const gs_params *p = &gen->p;
+	const int G = gs_group_n(p);
+	const uint64_t C = (uint64_t)p->nchannels, el = gs_dtype_size(p->dtype);
+	const uint64_t bc = p->bytes / el / (uint64_t)G, sb = p->slice_bytes;
+	bool shared = topo->kind == GT_DGX && topo->fabric != GT_FAB_NONBLOCKING;
+	int K = 0;
+	while (((int64_t)1 << K) < G)
+		K++;
+	(void)errmsg;
+	for (int k = 0; k < K; k++) {
+		int64_t d = (int64_t)1 << k, m = MIN(d, (int64_t)G - d);
+		uint64_t slices = 0;
+		link_load ld;
+		load_init(&ld, net);
+		/* one slice from every strand at once (a fabric's uplinks see
+		 * every group's; elsewhere group 0's members decide) */
+		for (int r = 0; r < p->nranks; r++) {
+			int id = gs_group_id(p, r), l = gs_group_local(p, r);
+			if (!shared && id != 0)
+				continue;
+			int peer = gs_group_member(
+				p, id,
+				(int)(p->coll == GS_COLL_REDUCESCATTER ? (l + d) % G : (l - d % G + G) % G));
+			for (uint64_t c = 0; c < C; c++) {
+				/* the channel's part of a block, as the generator splits it */
+				uint64_t len = bc / C + (c < bc % C);
+				uint64_t B = (uint64_t)m * len * el;
+				if (B == 0)
+					continue;
+				load_add(&ld, topo, r, peer, (double)MIN(sb, B));
+				slices = MAX(slices, ceil_div(B, sb));
+			}
+		}
+		*t += (double)slices * load_time(&ld);
+	}
+	return GC_OK;
+}
+
 /* nvlstree, or nvls across nodes (sharp): see the header comment; adds the
  * time after the launch to *t. */
 static gc_status nvls_tree_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, bool sharp,
@@ -344,7 +393,15 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		alpha = hi.alpha;
 		beta = hi.beta;
 	}
-	if (n > 1 && p->bytes > 0 && p->algo == GS_ALGO_RING && p->coll != GS_COLL_SENDRECV) {
+	if (n > 1 && p->bytes > 0 && p->algo == GS_ALGO_BRUCK) {
+		gc_status st = bruck_time(topo, gen, &net, &t, errmsg);
+		if (st != GC_OK) {
+			gm_net_fini(&net);
+			ge_engine_fini(&eng);
+			return st;
+		}
+	} else if (n > 1 && p->bytes > 0 && p->algo == GS_ALGO_RING &&
+		   p->coll != GS_COLL_SENDRECV) {
 		uint64_t K = p->coll == GS_COLL_ALLREDUCE ? 2 * (uint64_t)(n - 1) : (uint64_t)(n - 1);
 		/* data of one channel, as the rank-chunks of one ring */
 		uint64_t Dc = p->coll == GS_COLL_ALLREDUCE ? ceil_div(per_rank, C)

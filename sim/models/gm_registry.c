@@ -85,6 +85,12 @@ static const gm_model_info models[] = {
 	 "nodes, up (reduce) and down (broadcast) pipelined",
 	 "Sanders, Speck & Traeff 2009; NVIDIA/nccl src/graph/trees.cc",
 	 "collective.channels, collective.slice"},
+	{"bruck", "algorithm",
+	 "allgather and reduce-scatter in ceil(log2 n) rounds: round k exchanges min(2^k, n-2^k) "
+	 "blocks with the ranks 2^k away (reduce-scatter: the rounds mirrored, partial sums); "
+	 "logarithmic latency where the ring pays n-1 steps",
+	 "Bruck, Ho, Kipnis, Upfal & Weathersby, IEEE TPDS 8(11) 1997",
+	 "collective.channels, collective.slice"},
 	{"nvls", "algorithm",
 	 "NVLink SHARP allreduce on one NVSwitch: the switch reduces each owner's slices from every "
 	 "GPU and multicasts the owner's store to the others (two helper ranks stand for its engines); "

@@ -43,6 +43,8 @@ static gs_algo algo_of(const char *s)
 		return GS_ALGO_NVLS;
 	if (!strcmp(s, "nvlstree"))
 		return GS_ALGO_NVLS_TREE;
+	if (!strcmp(s, "bruck"))
+		return GS_ALGO_BRUCK;
 	return GS_ALGO_RING;
 }
 
@@ -65,6 +67,8 @@ static const char *algo_refusal(gs_coll c, gs_algo a, int proto, const gt_topo *
 		return NULL;
 	if (a == GS_ALGO_TREE && c != GS_COLL_ALLREDUCE)
 		return "tree is implemented for allreduce only";
+	if (a == GS_ALGO_BRUCK && c != GS_COLL_ALLGATHER && c != GS_COLL_REDUCESCATTER)
+		return "bruck is implemented for allgather and reducescatter only";
 	if (is_nvls(a) && c != GS_COLL_ALLREDUCE)
 		return a == GS_ALGO_NVLS ? "nvls is implemented for allreduce only"
 					 : "nvlstree is implemented for allreduce only";

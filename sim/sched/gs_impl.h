@@ -35,6 +35,7 @@ gc_status gs_a2a_init(gs_gen *g, char **errmsg);
 gc_status gs_nvls_init(gs_gen *g, char **errmsg);
 gc_status gs_nvls_tree_init(gs_gen *g, char **errmsg);
 gc_status gs_moe_init(gs_gen *g, char **errmsg);
+gc_status gs_bruck_init(gs_gen *g, char **errmsg);
 
 
 /* destroy op of a generator whose priv is one g_malloc'ed block */

@@ -16,6 +16,8 @@
  *    (the others idle: group size = all GPUs, stride 1, a single ring)
  *    does not see it the same way, which is why groups must run together.
  *  - Grouped all-to-all and tree: flow and closed form within bounds.
+ *  - Allgather and reduce-scatter in log2 n rounds (bruck) over DP groups:
+ *    flow and closed form agree; faster than the ring at small sizes.
  *  - MoE dispatch in expert-parallel groups: inside nodes as fast as one
  *    node alone; across nodes flow and closed form agree.
  *  - Refusals at the key: layouts that do not tile the GPUs, nvls, experts
@@ -200,6 +202,36 @@ static void test_grouped_moe(void)
 	gm_run_free(c);
 }
 
+/* Allgather and reduce-scatter in log2 n rounds (bruck) over DP groups of
+ * 16 nodes: the flow run and the closed form agree, and the rounds beat
+ * the ring's 15 steps at small sizes. */
+static void test_bruck(void)
+{
+	for (int op = 0; op < 2; op++) {
+		const char *yaml = "schema_version: 1\n"
+				   "topology: {preset: dgx-h100, nodes: 16}\n"
+				   "collective: {algo: bruck, compare: ring, sizes: [64KiB, 16MiB],"
+				   " group: {stride: 8}}\n";
+		const char *o = op ? "collective.op=reducescatter" : "collective.op=allgather";
+		const char *const flow[] = {o, NULL};
+		const char *const ana[] = {o, "sim.fidelity=analytical", NULL};
+		gm_run *f = run_yaml(yaml, flow), *a = run_yaml(yaml, ana);
+		for (size_t i = 0; i < f->npts; i++) {
+			g_test_message("%s %llu B: bruck flow %.2f us, closed form %.2f us; ring %.2f us",
+				       o, (unsigned long long)f->pts[i].bytes, f->pts[i].time_us,
+				       a->pts[i].time_us, f->cmp[i].time_us);
+			g_assert_cmpfloat(fabs(a->pts[i].time_us - f->pts[i].time_us) /
+						  f->pts[i].time_us,
+					  <, 0.03);
+		}
+		g_assert_cmpfloat(f->pts[0].time_us * 2, <, f->cmp[0].time_us);
+		gm_run_free(f);
+		gm_run_free(a);
+	}
+	const char *const bad[] = {"collective.algo=bruck", NULL};
+	expect_refused(dp4, bad, "bruck is implemented for allgather and reducescatter only");
+}
+
 static void test_group_refusals(void)
 {
 	const char *const bad_tile[] = {"collective.group.size=3", NULL};
@@ -228,6 +260,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/groups/dp-share-uplinks", test_dp_groups_share_uplinks);
 	g_test_add_func("/groups/alltoall-and-tree", test_grouped_alltoall_and_tree);
 	g_test_add_func("/groups/moe", test_grouped_moe);
+	g_test_add_func("/groups/bruck", test_bruck);
 	g_test_add_func("/groups/refusals", test_group_refusals);
 	return g_test_run();
 }

@@ -5,7 +5,7 @@
  * consecutive ranks, data-parallel groups one rank per node.
  *
  * Every generator that runs in groups (ring allreduce, allgather and
- * reduce-scatter, tree, sendrecv, pairwise and put all-to-all) is checked
+ * reduce-scatter, tree, sendrecv, pairwise and put all-to-all, bruck) is checked
  * end to end over several layouts (validator, reference executor on real
  * data with each group's own expected result, bounded buffers, streaming
  * windows), and MoE dispatch and combine in expert-parallel groups. The
@@ -47,7 +47,8 @@ static void test_sweep(void)
 		{GS_COLL_ALLREDUCE, GS_ALGO_RING},  {GS_COLL_ALLREDUCE, GS_ALGO_TREE},
 		{GS_COLL_ALLGATHER, GS_ALGO_RING},  {GS_COLL_REDUCESCATTER, GS_ALGO_RING},
 		{GS_COLL_SENDRECV, GS_ALGO_RING},   {GS_COLL_ALLTOALL, GS_ALGO_PAIRWISE},
-		{GS_COLL_ALLTOALL, GS_ALGO_PUT},
+		{GS_COLL_ALLTOALL, GS_ALGO_PUT},    {GS_COLL_ALLGATHER, GS_ALGO_BRUCK},
+		{GS_COLL_REDUCESCATTER, GS_ALGO_BRUCK},
 	};
 	GRand *rnd = g_rand_new_with_seed(77);
 	/* expert parallelism in groups: each group routes its tokens to the
