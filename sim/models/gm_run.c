@@ -497,6 +497,15 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 		st = gc_config_error(r->cfg, "workload", errmsg,
 				     "a training step is reported by phase (gcsim run), not as one "
 				     "collective's sizes");
+	/* train.* shapes a step: given to a collective it would be ignored */
+	for (size_t i = 0; st == GC_OK && !o->step_phase; i++) {
+		const gc_param *kp = gc_config_param_at(r->cfg, i);
+		if (!kp)
+			break;
+		if (g_str_has_prefix(kp->key, "train.") && gc_config_is_set(r->cfg, kp->key))
+			st = gc_config_error(r->cfg, kp->key, errmsg,
+					     "applies to workload: step, not to a collective");
+	}
 	if (st == GC_OK)
 		st = gt_topo_from_config(r->cfg, &r->topo, errmsg);
 	if (st == GC_OK)

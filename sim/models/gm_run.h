@@ -28,6 +28,9 @@ typedef struct gm_run_opts {
 	/* called before each size is timed (may be NULL): i of n, the size */
 	void (*progress)(void *ctx, size_t i, size_t n, uint64_t bytes);
 	void *progress_ctx;
+	/* a phase of a training step (gm_train): the scenario's train.* keys
+	 * belong to the step, not to this collective */
+	bool step_phase;
 } gm_run_opts;
 
 typedef struct gm_point {

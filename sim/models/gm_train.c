@@ -248,6 +248,7 @@ static gc_status run_phase(gm_train *t, const gm_run_opts *o, gm_train_phase *ph
 	po.sets = (const char *const *)sets->pdata;
 	po.trace_path = NULL;
 	po.links = false;
+	po.step_phase = true;
 	gm_run *r = NULL;
 	char *err = NULL;
 	gc_status st = gm_run_scenario(t->path, &po, &r, &err);

@@ -285,8 +285,14 @@ static void test_refusals(void)
 	/* a phase the scenario's algorithm cannot run names the phase */
 	const char *const nvls[] = {"collective.algo=nvls", NULL};
 	expect_step_refused(nvls, "step phase tp");
-	/* the collective runner refuses a step scenario */
+	/* the collective runner refuses a step scenario, and train.* keys on a
+	 * collective */
 	expect_refused(step8, NULL, "workload: a training step is reported by phase");
+	const char *with_train = "schema_version: 1\n"
+				 "topology: {preset: dgx-h100}\n"
+				 "train: {tp: 4}\n";
+	expect_refused(with_train, NULL, ":3:");
+	expect_refused(with_train, NULL, "train.tp: applies to workload: step, not to a collective");
 }
 
 int main(int argc, char **argv)
