@@ -15,13 +15,20 @@
 
 #include "sim/models/gm_run.h"
 
-static inline gm_run *run_yaml(const char *yaml, const char *const *sets)
+/* The YAML text in a temporary scenario file; g_unlink and g_free it. */
+static inline char *scenario_file(const char *yaml)
 {
 	char *path = NULL;
 	int fd = g_file_open_tmp("gcsim-test-XXXXXX.yaml", &path, NULL);
 	g_assert_cmpint(fd, >=, 0);
-	g_assert_true(g_file_set_contents(path, yaml, -1, NULL));
 	close(fd);
+	g_assert_true(g_file_set_contents(path, yaml, -1, NULL));
+	return path;
+}
+
+static inline gm_run *run_yaml(const char *yaml, const char *const *sets)
+{
+	char *path = scenario_file(yaml);
 	gm_run *r = NULL;
 	char *err = NULL;
 	gm_run_opts o = {.sets = sets};
@@ -38,10 +45,7 @@ static inline gm_run *run_yaml(const char *yaml, const char *const *sets)
 /* A scenario that must be refused; err names the key. */
 static inline void expect_refused(const char *yaml, const char *const *sets, const char *what)
 {
-	char *path = NULL;
-	int fd = g_file_open_tmp("gcsim-test-XXXXXX.yaml", &path, NULL);
-	close(fd);
-	g_assert_true(g_file_set_contents(path, yaml, -1, NULL));
+	char *path = scenario_file(yaml);
 	gm_run_opts o = {.sets = sets};
 	gm_run *r = NULL;
 	char *err = NULL;

@@ -23,10 +23,7 @@ static const char step8[] = "schema_version: 1\n"
 
 static gm_train *train_yaml(const char *yaml, const char *const *sets, gc_status want, char **err)
 {
-	char *path = NULL;
-	int fd = g_file_open_tmp("gcsim-train-XXXXXX.yaml", &path, NULL);
-	close(fd);
-	g_assert_true(g_file_set_contents(path, yaml, -1, NULL));
+	char *path = scenario_file(yaml);
 	gm_run_opts o = {.sets = sets};
 	gm_train *t = NULL;
 	g_assert_cmpint(gm_train_run(path, &o, &t, err), ==, want);
