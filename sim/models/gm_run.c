@@ -13,7 +13,6 @@
 #include "gm_proto.h"
 #include "gm_scenario.h"
 
-
 static gs_coll coll_of(const char *s)
 {
 	if (!strcmp(s, "allgather"))
@@ -137,8 +136,6 @@ static void algo_layout(const gc_config *cfg, const gt_topo *t, gs_params *p)
 		p->nchannels = NVLS_CHANNELS;
 }
 
-/* Why algorithm a cannot run in communicators smaller than the topology,
- * or NULL. */
 /* The groups of p are each one whole node of t (consecutive GPUs), where
  * nvls runs on every node's own switch. */
 static bool node_groups(const gs_params *p, const gt_topo *t)
@@ -147,6 +144,8 @@ static bool node_groups(const gs_params *p, const gt_topo *t)
 	       gs_group_n(p) == t->gpus_per_node && gs_group_stride(p) == 1;
 }
 
+/* Why p's algorithm cannot run in p's communicators (smaller than the
+ * topology) on t, or NULL. */
 static const char *group_refusal(const gs_params *p, const gt_topo *t)
 {
 	if (p->algo == GS_ALGO_NVLS_TREE)
