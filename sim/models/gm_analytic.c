@@ -143,6 +143,14 @@ static hopinfo first_hops(const gt_topo *topo, const gs_gen *g, gm_net *net)
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : 0; }
 
+/* A fabric whose leaf uplinks every rank under a leaf shares: there the
+ * closed forms load every rank's (every group's) messages, elsewhere the
+ * links a rank uses are its own and one rank (one group) decides. */
+static bool uplinks_shared(const gt_topo *topo)
+{
+	return topo->kind == GT_DGX && topo->fabric != GT_FAB_NONBLOCKING;
+}
+
 /* One pipeline round with every strand of every rank sending a slice of s
  * bytes to each distinct peer of its first steps (a tree's up strand to its
  * parent, its down strand to its children) at once: the busiest link's
@@ -232,7 +240,7 @@ static gc_status moe_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, d
 	/* every group's messages where groups share links (a fabric's uplinks);
 	 * elsewhere every group routes alike over links of its own, so group 0
 	 * alone decides */
-	bool shared = topo->kind == GT_DGX && topo->fabric != GT_FAB_NONBLOCKING;
+	bool shared = uplinks_shared(topo);
 	for (int id = 0; id < (shared ? gs_group_count(p) : 1); id++)
 		for (uint64_t i = 0; i < all; i++) {
 			int r = gs_group_member(p, id, (int)(i / TK)),
@@ -255,7 +263,7 @@ static gc_status bruck_time(const gt_topo *topo, const gs_gen *gen, gm_net *net,
 	const int G = gs_group_n(p);
 	const uint64_t C = (uint64_t)p->nchannels, el = gs_dtype_size(p->dtype);
 	const uint64_t bc = p->bytes / el / (uint64_t)G, sb = p->slice_bytes;
-	bool shared = topo->kind == GT_DGX && topo->fabric != GT_FAB_NONBLOCKING;
+	bool shared = uplinks_shared(topo);
 	int K = 0;
 	while (((int64_t)1 << K) < G)
 		K++;
@@ -503,7 +511,7 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		load_init(&ld, &net);
 		/* a fabric's leaf uplinks are shared by every rank under the
 		 * leaf: there, load every rank's blocks */
-		bool shared = topo->kind == GT_DGX && topo->fabric != GT_FAB_NONBLOCKING;
+		bool shared = uplinks_shared(topo);
 		for (int r = 0; r < p->nranks; r++) {
 			int id = gs_group_id(p, r);
 			if (!shared && id != 0)
