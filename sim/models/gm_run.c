@@ -344,31 +344,41 @@ static void proto_setup(const gm_run *r, gm_proto q, const gs_params *base, uint
 	}
 }
 
-/* auto: the protocol whose closed-form time is smallest for this size (what
- * NCCL's tuner does with its own cost model). */
-static gc_status proto_choose(const gm_run *r, const gs_params *base, uint64_t bytes,
-			      const gm_coll_opts *co0, gm_proto *out, char **errmsg)
+/* The closed-form time of base with protocol q at this size (ps). */
+static gc_status closed_form_ps(const gm_run *r, gm_proto q, const gs_params *base, uint64_t bytes,
+				const gm_coll_opts *co0, int64_t *ps, char **errmsg)
 {
-	int64_t best = INT64_MAX;
+	gs_params p;
+	gt_topo t;
+	gm_coll_opts co = *co0;
+	co.trace = NULL;
+	proto_setup(r, q, base, bytes, &p, &t, &co);
+	gs_gen *gen = NULL;
+	gm_coll_result res;
+	gc_status st = gs_gen_create(&p, &gen, errmsg);
+	if (st == GC_OK)
+		st = gm_coll_analytic(&t, gen, &co, &res, errmsg);
+	gs_gen_free(gen);
+	*ps = st == GC_OK ? res.time_ps : INT64_MAX;
+	return st;
+}
+
+/* auto: the protocol whose closed-form time is smallest for this size (what
+ * NCCL's tuner does with its own cost model), and that time. */
+static gc_status proto_choose(const gm_run *r, const gs_params *base, uint64_t bytes,
+			      const gm_coll_opts *co0, gm_proto *out, int64_t *best, char **errmsg)
+{
+	*best = INT64_MAX;
 	*out = GM_PROTO_SIMPLE;
-	if (is_nvls(base->algo))
-		return GC_OK; /* NVLS has Simple only */
-	for (int q = 0; q < GM_PROTO__COUNT; q++) {
-		gs_params p;
-		gt_topo t;
-		gm_coll_opts co = *co0;
-		co.trace = NULL;
-		proto_setup(r, (gm_proto)q, base, bytes, &p, &t, &co);
-		gs_gen *gen = NULL;
-		gm_coll_result res;
-		gc_status st = gs_gen_create(&p, &gen, errmsg);
-		if (st == GC_OK)
-			st = gm_coll_analytic(&t, gen, &co, &res, errmsg);
-		gs_gen_free(gen);
+	/* NVLS has Simple only */
+	int nq = is_nvls(base->algo) ? GM_PROTO_SIMPLE + 1 : GM_PROTO__COUNT;
+	for (int q = is_nvls(base->algo) ? GM_PROTO_SIMPLE : 0; q < nq; q++) {
+		int64_t ps;
+		gc_status st = closed_form_ps(r, (gm_proto)q, base, bytes, co0, &ps, errmsg);
 		if (st != GC_OK)
 			return st;
-		if (res.time_ps < best) {
-			best = res.time_ps;
+		if (ps < *best) {
+			*best = ps;
 			*out = (gm_proto)q;
 		}
 	}
@@ -401,25 +411,14 @@ static gc_status algo_choose(const gm_run *r, uint64_t bytes, const gm_coll_opts
 	*proto = r->proto < 0 ? GM_PROTO_SIMPLE : (gm_proto)r->proto;
 	for (int k = 0; k < r->ncand; k++) {
 		gm_proto q = r->proto < 0 ? GM_PROTO_SIMPLE : (gm_proto)r->proto;
-		gc_status st = GC_OK;
-		if (r->proto < 0)
-			st = proto_choose(r, &r->cand[k], bytes, co0, &q, errmsg);
-		gs_params p;
-		gt_topo t;
-		gm_coll_opts co = *co0;
-		co.trace = NULL;
-		proto_setup(r, q, &r->cand[k], bytes, &p, &t, &co);
-		gs_gen *gen = NULL;
-		gm_coll_result res;
-		if (st == GC_OK)
-			st = gs_gen_create(&p, &gen, errmsg);
-		if (st == GC_OK)
-			st = gm_coll_analytic(&t, gen, &co, &res, errmsg);
-		gs_gen_free(gen);
+		int64_t ps;
+		gc_status st = r->proto < 0
+				       ? proto_choose(r, &r->cand[k], bytes, co0, &q, &ps, errmsg)
+				       : closed_form_ps(r, q, &r->cand[k], bytes, co0, &ps, errmsg);
 		if (st != GC_OK)
 			return st;
-		if (res.time_ps < tbest) {
-			tbest = res.time_ps;
+		if (ps < tbest) {
+			tbest = ps;
 			*best = &r->cand[k];
 			*proto = q;
 		}
@@ -444,8 +443,10 @@ static gc_status run_sizes(const gm_run *r, const gs_params *base, const uint64_
 		base = base0;
 		if (r->algo_auto && base0 == &r->base)
 			st = algo_choose(r, sizes[i], co, &base, &q, errmsg);
-		else if (r->proto < 0)
-			st = proto_choose(r, base, sizes[i], co, &q, errmsg);
+		else if (r->proto < 0) {
+			int64_t ps;
+			st = proto_choose(r, base, sizes[i], co, &q, &ps, errmsg);
+		}
 		gs_params p;
 		gt_topo topo;
 		gs_gen *gen = NULL;
@@ -628,16 +629,24 @@ static const char *algo_label(const gm_run *r)
 	return r->algo_auto ? "auto" : gs_algo_name(r->base.algo);
 }
 
+void gm_run_format_head(const char *path, const gc_config *cfg, const gt_topo *topo,
+			void *gstring_out)
+{
+	GString *g = gstring_out;
+	char desc[256];
+	gt_topo_describe(topo, desc, sizeof(desc));
+	const char *name = gc_config_str(cfg, "name");
+	g_string_append_printf(g, "# gcsim %s  scenario: %s%s%s%s\n", GCSIM_VERSION, path,
+			       name[0] ? " (" : "", name, name[0] ? ")" : "");
+	g_string_append_printf(g, "# topology  : %s\n", desc);
+}
+
 void gm_run_format_table(const gm_run *r, void *gstring_out)
 {
 	GString *g = gstring_out;
 	const gs_params *p = &r->base;
-	char desc[256], b1[32], b2[32], b3[32];
-	gt_topo_describe(&r->topo, desc, sizeof(desc));
-	const char *name = gc_config_str(r->cfg, "name");
-	g_string_append_printf(g, "# gcsim %s  scenario: %s%s%s%s\n", GCSIM_VERSION, r->path,
-			       name[0] ? " (" : "", name, name[0] ? ")" : "");
-	g_string_append_printf(g, "# topology  : %s\n", desc);
+	char b1[32], b2[32], b3[32];
+	gm_run_format_head(r->path, r->cfg, &r->topo, g);
 	char ranks[96];
 	if (gs_group_n(p) < p->nranks)
 		snprintf(ranks, sizeof(ranks), "%d groups of %d rank%s at stride %d at once",

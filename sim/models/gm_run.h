@@ -67,6 +67,10 @@ typedef struct gm_run {
 gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, char **errmsg);
 void gm_run_free(gm_run *r);
 
+/* The first lines of every report: version, scenario (and its name), and
+ * the topology. */
+void gm_run_format_head(const char *path, const gc_config *cfg, const gt_topo *topo,
+			void *gstring_out);
 /* nccl-tests-style table with a header block and "# Avg bus bandwidth". */
 void gm_run_format_table(const gm_run *r, void *gstring_out);
 /* With collective.compare: per size both times, the faster algorithm, and

@@ -331,12 +331,8 @@ gc_status gm_train_run(const char *path, const gm_run_opts *o, gm_train **out, c
 static void header(const gm_train *t, GString *g)
 {
 	const gc_config *c = t->cfg;
-	char desc[256], b1[32];
-	gt_topo_describe(&t->topo, desc, sizeof(desc));
-	const char *name = gc_config_str(c, "name");
-	g_string_append_printf(g, "# gcsim %s  scenario: %s%s%s%s\n", GCSIM_VERSION, t->path,
-			       name[0] ? " (" : "", name, name[0] ? ")" : "");
-	g_string_append_printf(g, "# topology  : %s\n", desc);
+	char b1[32];
+	gm_run_format_head(t->path, c, &t->topo, g);
 	g_string_append_printf(
 		g,
 		"# step      : %.4g parameters, %lld layers, hidden %lld, %lld x %lld sequences of "
