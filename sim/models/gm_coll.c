@@ -49,8 +49,8 @@ typedef struct msg {
 	int64_t credit_at;
 } msg;
 
-/* Three cache lines: counters and FIFO geometry, then the route and the
- * check-mode totals, then the inline FIFO. */
+/* Three cache lines: counters and FIFO geometry, then the route, then
+ * the inline FIFO. */
 typedef struct conn {
 	uint32_t src, dst, ch;
 	uint32_t waiting_send, waiting_recv;
@@ -61,13 +61,18 @@ typedef struct conn {
 	uint64_t ncredited;
 	int64_t lat_ps;
 	uint32_t route[GM_MAX_HOPS];
-	uint64_t bytes_pushed, bytes_reclaimed; /* check mode: inflight = their difference */
+	uint64_t pad_; /* to the line boundary */
 	union { /* FIFO of messages: inline while qmask < 4 */
 		msg inl[4];
 		msg *heap;
 	} q;
 } conn;
 _Static_assert(sizeof(conn) == 192, "conn: three cache lines");
+
+/* A connection's totals, for the check. */
+typedef struct conn_tot {
+	uint64_t pushed, reclaimed;
+} conn_tot;
 
 typedef struct rankst {
 	uint32_t strands_done;
@@ -93,6 +98,9 @@ typedef struct sim {
 	uint64_t *signals;   /* nranks x nsig counters */
 	uint32_t *sig_wait;  /* per slot: first parked strand, or NONE */
 	conn *conns;
+	/* per connection, for the check: bytes pushed and reclaimed in all
+	 * (inflight is their difference) */
+	conn_tot *ctot;
 	uint32_t nconns, capconns;
 	uint64_t *hkeys; /* open addressing, key+1 (0 = empty) */
 	uint32_t *hvals;
@@ -159,10 +167,12 @@ static uint32_t conn_get(sim *m, uint32_t src, uint32_t dst, uint32_t ch)
 		uint32_t old = m->capconns;
 		m->capconns = old ? old * 2 : 256;
 		m->conns = gc_aligned_renew(m->conns, old, m->capconns, sizeof(conn));
+		m->ctot = g_renew(conn_tot, m->ctot, m->capconns);
 	}
 	uint32_t id = m->nconns++;
 	conn *c = &m->conns[id];
 	memset(c, 0, sizeof(*c));
+	m->ctot[id] = (conn_tot){0, 0};
 	c->src = src;
 	c->dst = dst;
 	c->ch = ch;
@@ -211,7 +221,7 @@ static void reclaim(sim *m, conn *c)
 		if (q->credit_at > m->eng.now)
 			break;
 		c->inflight -= q->bytes;
-		c->bytes_reclaimed += q->bytes;
+		m->ctot[c - m->conns].reclaimed += q->bytes;
 		c->ncredited++;
 	}
 }
@@ -382,7 +392,7 @@ static void strand_run(sim *m, uint32_t sid)
 				return;
 			}
 			c->inflight += st->bytes;
-			c->bytes_pushed += st->bytes;
+			m->ctot[c - m->conns].pushed += st->bytes;
 			conn_push(c, st->bytes);
 			m->messages++;
 			/* packet mode: an empty message is an empty packet, which
@@ -521,7 +531,7 @@ static gc_status coll_check(const ge_engine *e, const void *self, char **errmsg)
 		/* the credit in use is what was pushed and not yet reclaimed, and
 		 * (summed when the FIFO is short, to keep the check O(1)) the sizes
 		 * of the messages still in the FIFO */
-		uint64_t sum = c->bytes_pushed - c->bytes_reclaimed;
+		uint64_t sum = m->ctot[i].pushed - m->ctot[i].reclaimed;
 		if (c->nsent - c->ncredited <= 64) {
 			uint64_t q = 0;
 			for (uint64_t k = c->ncredited; k < c->nsent; k++)
@@ -719,6 +729,7 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	/* connection 0 is a sentinel no step ever matches, so the cached
 	 * connection ids of every strand are valid from the start */
 	m->conns = gc_aligned_renew(NULL, 0, 1, sizeof(conn));
+	m->ctot = g_new0(conn_tot, 1);
 	m->capconns = 1;
 	m->nconns = 1;
 	m->conns[0].src = m->conns[0].dst = NONE;
@@ -762,6 +773,7 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		if (m->conns[i].qmask >= 4)
 			g_free(m->conns[i].q.heap);
 	gc_aligned_free(m->conns);
+	g_free(m->ctot);
 	g_free(m->hkeys);
 	g_free(m->hvals);
 	g_free(m->ready);

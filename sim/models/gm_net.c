@@ -56,6 +56,7 @@ void gm_net_fini(gm_net *n)
 	gc_aligned_free(n->links);
 	g_free(n->info);
 	gc_aligned_free(n->flows);
+	g_free(n->flow_mark);
 	g_free(n->free_ids);
 	g_free(n->comp_links);
 	g_free(n->comp_flows);
@@ -162,7 +163,7 @@ static void comp_push_flow(gm_net *n, uint32_t fid)
 		n->comp_flows = g_renew(uint32_t, n->comp_flows, n->capcomp_flows);
 	}
 	n->comp_flows[n->ncomp_flows++] = fid;
-	n->flows[fid].mark = n->epoch;
+	n->flow_mark[fid] = n->epoch;
 }
 
 /* Collect the component reachable from the given seed links. */
@@ -172,8 +173,8 @@ static void collect(gm_net *n, const uint32_t *seeds, int nseeds)
 	if (n->epoch == 0) { /* wrapped: clear marks */
 		for (uint32_t i = 0; i < n->nlinks; i++)
 			n->links[i].mark = 0;
-		for (uint32_t i = 0; i < n->capflows; i++)
-			n->flows[i].mark = 0;
+		if (n->capflows)
+			memset(n->flow_mark, 0, n->capflows * sizeof(uint32_t));
 		n->epoch = 1;
 	}
 	n->ncomp_links = n->ncomp_flows = 0;
@@ -184,7 +185,7 @@ static void collect(gm_net *n, const uint32_t *seeds, int nseeds)
 		gm_link *l = &n->links[n->comp_links[li]];
 		for (uint32_t k = 0; k < l->nflows; k++) {
 			uint32_t fid = gm_link_flows(l)[k];
-			if (n->flows[fid].mark == n->epoch)
+			if (n->flow_mark[fid] == n->epoch)
 				continue;
 			comp_push_flow(n, fid);
 			gm_flow *f = &n->flows[fid];
@@ -332,6 +333,8 @@ uint32_t gm_net_start_queued(gm_net *n, uint32_t queue, const uint32_t *route, i
 		n->capflows = old ? old * 2 : 256;
 		n->flows = gc_aligned_renew(n->flows, old, n->capflows, sizeof(gm_flow));
 		n->free_ids = g_renew(uint32_t, n->free_ids, n->capflows);
+		n->flow_mark = g_renew(uint32_t, n->flow_mark, n->capflows);
+		memset(n->flow_mark + old, 0, (n->capflows - old) * sizeof(uint32_t));
 		if (n->pkt_bytes)
 			n->pf = g_renew(gm_pflow, n->pf, n->capflows);
 		for (uint32_t i = n->capflows; i > old + 1; i--)

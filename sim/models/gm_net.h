@@ -33,7 +33,7 @@
 #include "../ge_engine.h"
 #include "../ge_trace.h"
 
-#define GM_MAX_HOPS 8
+#define GM_MAX_HOPS 10
 #define GM_LINK_NAME 40
 
 typedef enum gm_link_kind {
@@ -96,8 +96,6 @@ typedef struct gm_flow {
 	int64_t last_t;
 	uint64_t tag;
 	gm_hop hop[GM_MAX_HOPS];
-	uint32_t mark;
-	uint32_t pad_[3];
 } gm_flow;
 _Static_assert(sizeof(gm_flow) == 128, "gm_flow: two cache lines");
 
@@ -146,6 +144,7 @@ typedef struct gm_net {
 	gm_link_info *info; /* parallel to links */
 	uint32_t nlinks, caplinks;
 	gm_flow *flows;
+	uint32_t *flow_mark; /* parallel to flows: solver component epoch */
 	uint32_t capflows;
 	uint32_t *free_ids;
 	uint32_t nfree;

@@ -49,10 +49,10 @@
 
 #define NONE UINT32_MAX
 
-static inline uint32_t entry(uint32_t queue, int hop) { return queue << 3 | (uint32_t)hop; }
-static inline uint32_t entry_queue(uint32_t e) { return e >> 3; }
-static inline int entry_hop(uint32_t e) { return (int)(e & 7); }
-_Static_assert(GM_MAX_HOPS <= 8, "a hop index fits in three bits");
+static inline uint32_t entry(uint32_t queue, int hop) { return queue << 4 | (uint32_t)hop; }
+static inline uint32_t entry_queue(uint32_t e) { return e >> 4; }
+static inline int entry_hop(uint32_t e) { return (int)(e & 15); }
+_Static_assert(GM_MAX_HOPS <= 16, "a hop index fits in four bits");
 
 /* May queue Q send a packet from hop h now? */
 static inline bool ready(const gm_pqueue *Q, int h)
@@ -142,6 +142,7 @@ void gm_pkt_start(gm_net *n, uint32_t fid, uint32_t qid, uint64_t land_tag)
 		for (uint32_t i = 0; i < n->nlinks; i++)
 			n->pl[i].cur = NONE;
 	}
+	g_assert(qid < (UINT32_C(1) << 28)); /* entry() keeps 28 bits of queue */
 	if (qid >= n->npq) {
 		uint32_t old = n->npq;
 		n->npq = qid + 1 > 2 * old ? qid + 1 : 2 * old;
