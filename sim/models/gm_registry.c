@@ -42,11 +42,11 @@ static const gm_model_info models[] = {
 	 "ConnectX-7 400 Gb/s; NCCL hwLat NET Simple 14 us",
 	 "topology.nic.bandwidth, topology.nic.latency"},
 	{"fabric", "topology",
-	 "the network between dgx nodes: nonblocking, a two-level fat tree or rail-optimized leaves, "
-	 "oversubscribed uplinks to the spines, adaptive, ECMP (hash) or D-mod-K (destination) "
-	 "routing, NCCL's PXN on rails",
-	 "DGX SuperPOD reference architecture (rail-optimized units of 32 nodes); OpenSM ftree "
-	 "routing; NCCL PXN",
+	 "the network between dgx nodes: nonblocking, a fat tree or rail-optimized leaves, "
+	 "oversubscribed uplinks to the spines, optionally pods under an oversubscribed core (three "
+	 "levels), adaptive, ECMP (hash) or D-mod-K (destination) routing, NCCL's PXN on rails",
+	 "DGX SuperPOD reference architecture (rail-optimized units of 32 nodes); Llama 3's "
+	 "three-level Clos (pods of 3,072 GPUs, 1:7 above); OpenSM ftree routing; NCCL PXN",
 	 "topology.fabric.*"},
 	{"flat", "topology", "N GPUs on one non-blocking switch (link.latency = one-way GPU-to-GPU)",
 	 "alpha-beta model of a single-switch cluster", "topology.gpus, topology.link.*"},

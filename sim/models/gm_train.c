@@ -41,7 +41,14 @@ static const gc_param train_params[] = {
 	{"train.tp", GC_P_INT, "8", NULL, 1, 1048576,
 	 "step: tensor-parallel degree, consecutive GPUs (1: no TP phase)", "one 8-GPU node"},
 	{"train.pp", GC_P_INT, "1", NULL, 1, 1048576,
-	 "step: pipeline stages (1: no PP phase); divides train.layers", NULL},
+	 "step: pipeline stages (1: no PP phase); a stage holds ceil(layers / PP) layers at most, "
+	 "and the fullest stage sets the pace", NULL},
+	{"train.order", GC_P_ENUM, "tp-dp-pp", "tp-dp-pp|tp-pp-dp", 1, 0,
+	 "step: rank layout, fastest-varying first: tp-dp-pp (Megatron-LM's default: DP groups of "
+	 "neighbouring nodes, PP outermost) or tp-pp-dp (Llama 3's: PP stages on neighbouring "
+	 "nodes, DP outermost, across the whole cluster)",
+	 "Megatron-LM parallel_state order tp-cp-ep-dp-pp; Llama 3 (arXiv 2407.21783, section "
+	 "3.3.2) [TP, CP, PP, DP]"},
 	{"train.grad_bytes", GC_P_INT, "4", NULL, 1, 8,
 	 "step: bytes per gradient element in the data-parallel allreduce",
 	 "Megatron-LM reduces bf16 training's gradients in fp32 (accumulate_allreduce_grads_in_fp32)"},
@@ -125,13 +132,19 @@ static gc_status plan(gm_train *t, char **errmsg)
 		return gc_config_error(c, "train.pp", errmsg,
 				       "TP %lld x PP %lld does not divide the %lld GPUs", (long long)tp,
 				       (long long)pp, (long long)n);
-	if (L % pp != 0)
-		return gc_config_error(c, "train.pp", errmsg,
-				       "%lld stages do not split %lld layers evenly", (long long)pp,
-				       (long long)L);
+	if (pp > L)
+		return gc_config_error(c, "train.pp", errmsg, "%lld stages for %lld layers leave a stage "
+				       "without a layer", (long long)pp, (long long)L);
 	t->tp = (int)tp;
 	t->pp = (int)pp;
 	t->dp = (int)(n / (tp * pp));
+	/* the fullest stage's layers: the step waits for it */
+	t->stage_layers = (int)((L + pp - 1) / pp);
+	/* strides: TP fastest, then DP and PP in train.order (EP is the inner
+	 * part of DP) */
+	bool pp_inner = strcmp(gc_config_str(c, "train.order"), "tp-pp-dp") == 0;
+	const int pp_stride = pp_inner ? (int)tp : (int)tp * t->dp,
+		  dp_stride = pp_inner ? (int)(tp * pp) : (int)tp;
 	const int64_t ep = gc_config_int(c, "train.ep"), E = gc_config_int(c, "train.experts");
 	if (ep > t->dp || t->dp % ep != 0)
 		return gc_config_error(c, "train.ep", errmsg,
@@ -150,14 +163,16 @@ static gc_status plan(gm_train *t, char **errmsg)
 	double act = 2.0 * (double)gc_config_int(c, "train.micro_batch") *
 		     (double)gc_config_int(c, "train.seq") * (double)gc_config_int(c, "train.hidden");
 	uint64_t mb = (uint64_t)gc_config_int(c, "train.micro_batches");
-	double grads = floor(gc_config_double(c, "train.params") / (double)(tp * pp)) *
-		       (double)gc_config_int(c, "train.grad_bytes");
+	/* the fullest stage's share of the parameters, split over TP */
+	double per = floor(gc_config_double(c, "train.params") * (double)t->stage_layers / (double)L /
+			   (double)tp);
+	double grads = per * (double)gc_config_int(c, "train.grad_bytes");
 	if (act > 1e15 || grads > 1e15) /* sizes past what a schedule takes */
 		return gc_config_error(c, act > 1e15 ? "train.hidden" : "train.params", errmsg,
 				       "a message of %.3g bytes is beyond 10^15 bytes",
 				       act > 1e15 ? act : grads);
 	t->nph = 0;
-	uint64_t tp_calls = 4 * (uint64_t)(L / pp) * mb;
+	uint64_t tp_calls = 4 * (uint64_t)t->stage_layers * mb;
 	if (tp > 1 && !gc_config_bool(c, "train.sequence_parallel"))
 		t->ph[t->nph++] = (gm_train_phase){.name = "tp", .op = "allreduce",
 						   .group_size = (int)tp, .group_stride = 1,
@@ -172,8 +187,7 @@ static gc_status plan(gm_train *t, char **errmsg)
 	}
 	if (pp > 1)
 		t->ph[t->nph++] = (gm_train_phase){.name = "pp", .op = "sendrecv",
-						   .group_size = (int)pp,
-						   .group_stride = (int)(tp * t->dp),
+						   .group_size = (int)pp, .group_stride = pp_stride,
 						   .bytes = (uint64_t)act, .calls = 2 * mb};
 	if (ep > 1) {
 		/* every layer's MoE block: a token-expert message of one bf16 token per
@@ -184,32 +198,30 @@ static gc_status plan(gm_train *t, char **errmsg)
 		if (gc_config_bool(c, "train.sequence_parallel"))
 			tok /= (uint64_t)tp; /* each TP rank routes its share of the sequence */
 		t->moe_tokens = tok;
-		uint64_t calls = 2 * (uint64_t)(L / pp) * mb;
+		uint64_t calls = 2 * (uint64_t)t->stage_layers * mb;
 		uint64_t msg = 2 * (uint64_t)gc_config_int(c, "train.hidden");
 		t->ph[t->nph++] = (gm_train_phase){.name = "ep-dispatch", .op = "dispatch",
-						   .group_size = (int)ep, .group_stride = (int)tp,
+						   .group_size = (int)ep, .group_stride = dp_stride,
 						   .bytes = msg, .calls = calls};
 		t->ph[t->nph++] = (gm_train_phase){.name = "ep-combine", .op = "combine",
-						   .group_size = (int)ep, .group_stride = (int)tp,
+						   .group_size = (int)ep, .group_stride = dp_stride,
 						   .bytes = msg, .calls = calls};
 	}
 	/* gradients: the dense share over all of DP, the experts' over the
 	 * expert-data-parallel group (the GPUs holding the same experts: every
 	 * EP-th of the DP group) */
 	double frac = ep > 1 ? gc_config_double(c, "train.expert_fraction") : 0.0;
-	double per = floor(gc_config_double(c, "train.params") / (double)(tp * pp));
 	/* a GPU holds 1 / EP of its stage's experts (split over TP as well,
 	 * Megatron's default expert tensor parallelism) */
 	double dense = floor(per * (1.0 - frac)), expert = floor((per - dense) / (double)ep);
-	const int edp = t->dp / (int)ep, estride = (int)(tp * ep);
+	const int edp = t->dp / (int)ep, estride = dp_stride * (int)ep;
 	double gb = (double)gc_config_int(c, "train.grad_bytes");
-	(void)grads;
 	if (!gc_config_bool(c, "train.distributed_optimizer")) {
-		add_bucketed(t, "dp", "allreduce", (uint64_t)(dense * gb), t->dp, t->tp);
+		add_bucketed(t, "dp", "allreduce", (uint64_t)(dense * gb), t->dp, dp_stride);
 		add_bucketed(t, "dp-exp", "allreduce", (uint64_t)(expert * gb), edp, estride);
 	} else { /* ZeRO-1: gradients scattered, bf16 parameters gathered */
-		add_bucketed(t, "dp-rs", "reducescatter", (uint64_t)(dense * gb), t->dp, t->tp);
-		add_bucketed(t, "dp-ag", "allgather", (uint64_t)(dense * 2.0), t->dp, t->tp);
+		add_bucketed(t, "dp-rs", "reducescatter", (uint64_t)(dense * gb), t->dp, dp_stride);
+		add_bucketed(t, "dp-ag", "allgather", (uint64_t)(dense * 2.0), t->dp, dp_stride);
 		add_bucketed(t, "dp-exp-rs", "reducescatter", (uint64_t)(expert * gb), edp, estride);
 		add_bucketed(t, "dp-exp-ag", "allgather", (uint64_t)(expert * 2.0), edp, estride);
 	}
@@ -288,7 +300,10 @@ static void overlap(gm_train *t)
 	double tokens = (double)gc_config_int(c, "train.micro_batch") *
 			(double)gc_config_int(c, "train.seq") *
 			(double)gc_config_int(c, "train.micro_batches");
-	t->compute_us = 6.0 * active * tokens / ((double)t->tp * (double)t->pp) /
+	/* the fullest stage's share of the layers, split over TP */
+	double share = (double)t->stage_layers / (double)gc_config_int(c, "train.layers") /
+		       (double)t->tp;
+	t->compute_us = 6.0 * active * tokens * share /
 			(gc_config_double(c, "train.gpu_flops") * mfu) * 1e6;
 	double dp = 0, rest = 0;
 	for (int i = 0; i < t->nph; i++) {
@@ -336,14 +351,19 @@ static void header(const gm_train *t, GString *g)
 	g_string_append_printf(
 		g,
 		"# step      : %.4g parameters, %lld layers, hidden %lld, %lld x %lld sequences of "
-		"%lld tokens; TP %d x PP %d x DP %d = %d GPUs, EP %d; gradients %lld B, buckets %s\n",
+		"%lld tokens; TP %d x PP %d x DP %d = %d GPUs (%s), EP %d; gradients %lld B, "
+		"buckets %s\n",
 		gc_config_double(c, "train.params"), (long long)gc_config_int(c, "train.layers"),
 		(long long)gc_config_int(c, "train.hidden"),
 		(long long)gc_config_int(c, "train.micro_batches"),
 		(long long)gc_config_int(c, "train.micro_batch"),
-		(long long)gc_config_int(c, "train.seq"), t->tp, t->pp, t->dp, t->topo.ngpus, t->ep,
-		(long long)gc_config_int(c, "train.grad_bytes"),
+		(long long)gc_config_int(c, "train.seq"), t->tp, t->pp, t->dp, t->topo.ngpus,
+		gc_config_str(c, "train.order"), t->ep, (long long)gc_config_int(c, "train.grad_bytes"),
 		gc_fmt_bytes(gc_config_bytes(c, "train.bucket"), b1, sizeof(b1)));
+	if (t->stage_layers * t->pp != gc_config_int(c, "train.layers"))
+		g_string_append_printf(g, "# stages    : %lld layers over %d stages, the fullest of %d "
+					  "sets the pace\n",
+				       (long long)gc_config_int(c, "train.layers"), t->pp, t->stage_layers);
 	g_string_append_printf(g, "# model     : %s, algo %s, protocol %s\n",
 			       t->analytical ? "analytical (closed form)"
 					     : gc_config_str(c, "sim.fidelity"),

@@ -5,23 +5,30 @@
  * parallelism, as the collectives it issues, each run by gm_run on the
  * scenario's topology in its concurrent communicators.
  *
- * Rank layout (Megatron's order, TP fastest): rank = p (TP DP) + d TP + t,
- * so a TP group is TP consecutive GPUs (stride 1), a DP group takes every
- * TP-th GPU of a pipeline stage (stride TP) and a PP group every (TP DP)-th
- * GPU (stride TP DP).
+ * Rank layout (train.order, TP fastest). tp-dp-pp, Megatron's default:
+ * rank = p (TP DP) + d TP + t, so a TP group is TP consecutive GPUs (stride
+ * 1), a DP group takes every TP-th GPU of a pipeline stage (stride TP) and
+ * a PP group every (TP DP)-th GPU (stride TP DP). tp-pp-dp, Llama 3's:
+ * rank = d (TP PP) + p TP + t, PP groups at stride TP, DP groups at stride
+ * TP PP. EP groups are the inner part of DP (DP's stride), the
+ * expert-data-parallel groups the outer (DP's stride times EP).
+ * Layers that PP does not divide: a stage holds ceil(L / PP) at most, and
+ * the fullest stage sets the pace: its calls, its share of the parameters
+ * (P ceil(L / PP) / L over TP) and of the compute.
  *
  * Phases, per step of M micro-batches of b sequences of s tokens, hidden
  * size h, L layers, 2-byte activations, P parameters, g-byte gradients:
  *   tp  allreduce of b s h 2 bytes in each TP group, 4 per layer and
  *       micro-batch (two in the forward pass, two in the backward pass:
- *       after attention and after the MLP), L / PP layers per stage
+ *       after attention and after the MLP), ceil(L / PP) layers per stage
  *   pp  sendrecv of b s h 2 bytes between consecutive stages, 2 per
  *       micro-batch (activations forward, their gradients backward)
  *   ep  with train.ep > 1, every layer a MoE layer: dispatch and combine
  *       of one bf16 token (h 2 bytes) per token-expert pair in EP groups
  *       (stride TP, inside a DP group), 2 each per layer and micro-batch
  *       (forward, and the mirror exchange of the gradients backward)
- *   dp  allreduce of the stage's gradients, P / (TP PP) g bytes, in buckets
+ *   dp  allreduce of the stage's gradients, P / (TP PP) g bytes (the fullest
+ *       stage's share when PP does not divide L), in buckets
  *       of train.bucket bytes (the last one holds the rest); with EP the
  *       train.expert_fraction of the parameters in experts, of which a GPU
  *       holds 1 / EP, over the expert-data-parallel group (DP / EP GPUs at
@@ -63,6 +70,7 @@ typedef struct gm_train {
 	char *path;
 	gt_topo topo;
 	int tp, pp, dp, ep;
+	int stage_layers; /* layers of the fullest pipeline stage, ceil(L / PP) */
 	uint64_t moe_tokens; /* tokens each GPU routes per micro-batch (EP > 1) */
 	gm_train_phase ph[GM_TRAIN_MAX_PHASES];
 	int nph;

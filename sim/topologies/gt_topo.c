@@ -80,6 +80,16 @@ static const gc_param topo_params[] = {
 	 "scalable unit of 32 nodes"},
 	{"topology.fabric.oversubscription", GC_P_DOUBLE, "1", NULL, 1, 1024,
 	 "fat-tree/rail: a leaf's NIC bandwidth over its uplink bandwidth (1: non-blocking)", NULL},
+	{"topology.fabric.pod_nodes", GC_P_INT, "0", NULL, 0, 1048576,
+	 "fat-tree/rail: nodes per pod, a group of leaves under spines of its own; pods reach each "
+	 "other through a core layer above the spines (a three-level Clos). 0: no core layer, every "
+	 "leaf under the same spines",
+	 "Llama 3 (Meta 2024, section 3.3.1): pods of 3,072 GPUs (384 nodes) under cluster switches, "
+	 "eight pods joined by aggregation switches"},
+	{"topology.fabric.pod_oversubscription", GC_P_DOUBLE, "1", NULL, 1, 1024,
+	 "fat-tree/rail with pod_nodes: a pod's leaf uplink bandwidth over its bandwidth to the core "
+	 "(1: non-blocking)",
+	 "Llama 3 (Meta 2024, section 3.3.1): 1:7 at the aggregation layer"},
 	{"topology.fabric.routing", GC_P_ENUM, "adaptive", "adaptive|ecmp|dmodk", 1, 0,
 	 "fat-tree/rail: adaptive spreads traffic over all uplinks; ecmp pins each connection to the "
 	 "spine a hash picks (RoCE); dmodk sends everything for one NIC through spine "
@@ -111,7 +121,8 @@ static const char *const dgx_only[] = {
 	"topology.pcie.bandwidth", "topology.pcie.latency",  "topology.nvlink.nvls_efficiency",
 	"topology.fabric.kind", "topology.fabric.leaf_nics", "topology.fabric.oversubscription",
 	"topology.fabric.routing", "topology.fabric.switch_latency", "topology.fabric.pxn",
-	"topology.fabric.sharp", NULL};
+	"topology.fabric.sharp", "topology.fabric.pod_nodes", "topology.fabric.pod_oversubscription",
+	NULL};
 
 /* Presets: dgx-style nodes of 8 GPUs on NVSwitch, one NIC's worth of
  * network per GPU. NVLink, PCIe and NIC figures per GPU:
@@ -192,7 +203,8 @@ gc_status gt_topo_check(gc_config *cfg, char **errmsg)
 	const char *fab = gc_config_str(cfg, "topology.fabric.kind");
 	static const char *const fabric_keys[] = {
 		"topology.fabric.leaf_nics", "topology.fabric.oversubscription",
-		"topology.fabric.routing", "topology.fabric.switch_latency", "topology.fabric.pxn", NULL};
+		"topology.fabric.routing", "topology.fabric.switch_latency", "topology.fabric.pxn",
+		"topology.fabric.pod_nodes", "topology.fabric.pod_oversubscription", NULL};
 	for (int i = 0; strcmp(fab, "nonblocking") == 0 && fabric_keys[i]; i++)
 		if (gc_config_is_set(cfg, fabric_keys[i]))
 			return gc_config_error(cfg, fabric_keys[i], errmsg,
@@ -207,7 +219,22 @@ gc_status gt_topo_check(gc_config *cfg, char **errmsg)
 				       "%lld NICs per leaf split a node of %lld GPUs (one NIC each) "
 				       "across leaves; use a multiple of gpus_per_node",
 				       (long long)leaf, (long long)gpn);
-	/* with one link per spine, leaves x uplinks links are modelled */
+	/* a pod is whole leaves (fat-tree) or whole scalable units (rail) */
+	int64_t pod = gc_config_int(cfg, "topology.fabric.pod_nodes");
+	int64_t leaf_nodes = strcmp(fab, "fat-tree") == 0 ? leaf / gpn : leaf;
+	if (pod > 0 && pod % leaf_nodes != 0)
+		return gc_config_error(cfg, "topology.fabric.pod_nodes", errmsg,
+				       "a pod of %lld nodes splits %s of %lld nodes across pods; use a "
+				       "multiple of %lld",
+				       (long long)pod,
+				       strcmp(fab, "fat-tree") == 0 ? "a leaf" : "a scalable unit",
+				       (long long)leaf_nodes, (long long)leaf_nodes);
+	if (pod == 0 && gc_config_is_set(cfg, "topology.fabric.pod_oversubscription"))
+		return gc_config_error(cfg, "topology.fabric.pod_oversubscription", errmsg,
+				       "applies with topology.fabric.pod_nodes > 0 (a core layer above "
+				       "pods of leaves)");
+	/* with one link per spine (per core port), leaves x uplinks (pods x
+	 * pod uplinks) links are modelled */
 	if (strcmp(fab, "nonblocking") != 0 &&
 	    strcmp(gc_config_str(cfg, "topology.fabric.routing"), "adaptive") != 0) {
 		int64_t nodes = gc_config_int(cfg, "topology.nodes");
@@ -215,6 +242,10 @@ gc_status gt_topo_check(gc_config *cfg, char **errmsg)
 							       : (nodes + leaf - 1) / leaf * gpn;
 		double up = (double)leaf / gc_config_double(cfg, "topology.fabric.oversubscription");
 		double links = (double)leaves * (up > 1 ? up : 1);
+		if (pod > 0)
+			links += (double)((nodes + pod - 1) / pod) * (double)pod / (double)leaf_nodes *
+				 (strcmp(fab, "fat-tree") == 0 ? 1.0 : (double)gpn) * (up > 1 ? up : 1) /
+				 gc_config_double(cfg, "topology.fabric.pod_oversubscription");
 		if (links > (double)(1 << 22))
 			return gc_config_error(cfg, "topology.fabric.leaf_nics", errmsg,
 					       "%lld leaves of %.0f uplinks each are %.3g spine links to "
@@ -286,12 +317,22 @@ gc_status gt_topo_from_config(const gc_config *cfg, gt_topo *t, char **errmsg)
 			t->ecmp = t->routing != GT_ROUTE_ADAPTIVE;
 			t->switch_lat_ps = gc_config_time(cfg, "topology.fabric.switch_latency");
 			t->pxn = t->fabric == GT_FAB_RAIL && gc_config_bool(cfg, "topology.fabric.pxn");
-			if (t->fabric == GT_FAB_FAT_TREE) {
-				int per = t->leaf_nics / t->gpus_per_node; /* nodes per leaf */
-				t->nleaves = (t->nodes + per - 1) / per;
-			} else {
-				int units = (t->nodes + t->leaf_nics - 1) / t->leaf_nics;
-				t->nleaves = units * t->gpus_per_node;
+			/* nodes under one leaf (fat-tree) or one unit's leaves (rail),
+			 * and the leaves of those */
+			int group = t->fabric == GT_FAB_FAT_TREE ? t->leaf_nics / t->gpus_per_node
+								 : t->leaf_nics;
+			int group_leaves = t->fabric == GT_FAB_FAT_TREE ? 1 : t->gpus_per_node;
+			t->nleaves = (t->nodes + group - 1) / group * group_leaves;
+			/* a core layer only where there are two pods or more */
+			int pod = (int)gc_config_int(cfg, "topology.fabric.pod_nodes");
+			if (pod > 0 && pod < t->nodes) {
+				t->pod_nodes = pod;
+				t->npods = (t->nodes + pod - 1) / pod;
+				t->pod_leaves = pod / group * group_leaves;
+				t->pod_oversub = gc_config_double(cfg, "topology.fabric.pod_oversubscription");
+				t->pod_uplinks = (int)llround((double)t->pod_leaves * t->uplinks / t->pod_oversub);
+				if (t->pod_uplinks < 1)
+					t->pod_uplinks = 1;
 			}
 		}
 	}
@@ -354,6 +395,25 @@ void gt_topo_instantiate(const gt_topo *t, gm_net *net)
 				snprintf(name, sizeof(name), "leaf%d.down", l);
 			gm_net_add_link(net, name, GM_LINK_NIC, up_bw, 0);
 		}
+	/* the core layer: each pod's uplinks from its spines to the core and
+	 * downlinks back, after the leaves' (one pair per pod, or one per core
+	 * port with ecmp); a route through them adds a core switch and the
+	 * far pod's spine */
+	int per_pod = t->ecmp ? t->pod_uplinks : 1;
+	double pod_bw = t->nic.bw_Bps * BWS(GM_LINK_NIC) * (t->ecmp ? 1.0 : (double)t->pod_uplinks);
+	for (int p = 0; t->kind == GT_DGX && p < t->npods; p++)
+		for (int v = 0; v < per_pod; v++) {
+			if (t->ecmp)
+				snprintf(name, sizeof(name), "pod%d.up.c%d", p, v);
+			else
+				snprintf(name, sizeof(name), "pod%d.up", p);
+			gm_net_add_link(net, name, GM_LINK_NIC, pod_bw, 2 * t->switch_lat_ps);
+			if (t->ecmp)
+				snprintf(name, sizeof(name), "pod%d.down.c%d", p, v);
+			else
+				snprintf(name, sizeof(name), "pod%d.down", p);
+			gm_net_add_link(net, name, GM_LINK_NIC, pod_bw, 0);
+		}
 }
 #undef LAT
 #undef BWS
@@ -373,16 +433,21 @@ int gt_topo_leaf_of(const gt_topo *t, int gpu)
 	}
 }
 
-/* The ECMP spine of connection (src, dst, channel): a fixed hash, so runs
- * repeat; each channel is its own queue pair, hashed on its own. */
-static int ecmp_spine(const gt_topo *t, int src, int dst, int ch)
+int gt_topo_pod_of(const gt_topo *t, int gpu)
+{
+	return t->npods > 0 ? gt_topo_node_of(t, gpu) / t->pod_nodes : 0;
+}
+
+/* The ECMP hash of connection (src, dst, channel): fixed, so runs repeat;
+ * each channel is its own queue pair, hashed on its own. Its value mod
+ * uplinks is the spine; the rest picks that spine's core port. */
+static uint64_t ecmp_hash(int src, int dst, int ch)
 {
 	uint64_t z = ((uint64_t)(uint32_t)src << 32 | (uint32_t)dst) +
 		     UINT64_C(0x9e3779b97f4a7c15) * (uint64_t)(ch + 1);
 	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
 	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	z ^= z >> 31;
-	return (int)(z % (uint64_t)t->uplinks);
+	return z ^ (z >> 31);
 }
 
 int gt_topo_route(const gt_topo *t, int src, int dst, uint32_t *route)
@@ -459,11 +524,29 @@ int gt_topo_route_ch(const gt_topo *t, int src, int dst, int ch, uint32_t *route
 	int ls = gt_topo_leaf_of(t, src), ld = gt_topo_leaf_of(t, dst);
 	if (ls != ld) {
 		uint32_t base = (uint32_t)t->ngpus * DGX_NLINKS;
-		int u = t->routing == GT_ROUTE_ECMP	? ecmp_spine(t, src, dst, ch)
+		uint64_t z = t->routing == GT_ROUTE_ECMP ? ecmp_hash(src, dst, ch) : 0;
+		/* the spine: hashed (ecmp), the destination's index mod the
+		 * uplinks (dmodk), or all of them as one (adaptive) */
+		int u = t->routing == GT_ROUTE_ECMP	? (int)(z % (uint64_t)t->uplinks)
 			: t->routing == GT_ROUTE_DMODK ? dst % t->uplinks
 						       : 0;
 		int per = t->ecmp ? t->uplinks : 1;
 		route[h++] = base + 2 * (uint32_t)(ls * per + u);
+		int ps = gt_topo_pod_of(t, src), pd = gt_topo_pod_of(t, dst);
+		if (ps != pd) {
+			/* up to the core and down into the far pod through the
+			 * same core port: spine u owns pod_uplinks / uplinks of
+			 * them, picked by the rest of the hash or of the index */
+			uint32_t pbase = base + 2 * (uint32_t)(t->nleaves * per);
+			int own = t->pod_uplinks / t->uplinks > 1 ? t->pod_uplinks / t->uplinks : 1;
+			int w = t->routing == GT_ROUTE_ECMP    ? (int)(z / (uint64_t)t->uplinks % (uint64_t)own)
+				: t->routing == GT_ROUTE_DMODK ? dst / t->uplinks % own
+							       : 0;
+			int v = t->ecmp ? (u * own + w) % t->pod_uplinks : 0;
+			int pper = t->ecmp ? t->pod_uplinks : 1;
+			route[h++] = pbase + 2 * (uint32_t)(ps * pper + v);
+			route[h++] = pbase + 2 * (uint32_t)(pd * pper + v) + 1;
+		}
 		route[h++] = base + 2 * (uint32_t)(ld * per + u) + 1;
 	}
 	route[h++] = d + DGX_NIC_RX;
@@ -489,8 +572,15 @@ void gt_topo_describe(const gt_topo *t, char *buf, size_t n)
 			 gc_fmt_time_ps(t->nic.lat_ps, b4, sizeof(b4)));
 	if (t->fabric == GT_FAB_NONBLOCKING || k < 0 || (size_t)k >= n)
 		return;
-	snprintf(buf + k, n - (size_t)k, "; %s fabric, %d leaves of %d NICs, %g:1, %s%s",
-		 t->fabric == GT_FAB_RAIL ? "rail" : "fat-tree", t->nleaves, t->leaf_nics, t->oversub,
-		 t->routing == GT_ROUTE_ECMP ? "ecmp" : t->routing == GT_ROUTE_DMODK ? "dmodk" : "adaptive",
-		 t->pxn ? ", pxn" : "");
+	int k2 = snprintf(buf + k, n - (size_t)k, "; %s fabric, %d leaves of %d NICs, %g:1, %s%s",
+			  t->fabric == GT_FAB_RAIL ? "rail" : "fat-tree", t->nleaves, t->leaf_nics,
+			  t->oversub,
+			  t->routing == GT_ROUTE_ECMP    ? "ecmp"
+			  : t->routing == GT_ROUTE_DMODK ? "dmodk"
+							 : "adaptive",
+			  t->pxn ? ", pxn" : "");
+	if (t->npods == 0 || k2 < 0 || (size_t)(k + k2) >= n)
+		return;
+	snprintf(buf + k + k2, n - (size_t)(k + k2), "; %d pods of %d nodes, %g:1 to the core",
+		 t->npods, t->pod_nodes, t->pod_oversub);
 }

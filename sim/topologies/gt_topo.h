@@ -45,7 +45,13 @@ typedef enum gt_kind { GT_FLAT = 0, GT_DGX } gt_kind;
  * GPU d goes through spine d mod uplinks: InfiniBand's static destination
  * routing). pxn (rail only): a message to another rail first crosses
  * NVLink to the sender's node's GPU on the receiver's rail and leaves
- * through that GPU's NIC (NCCL's PXN), staying on one rail. */
+ * through that GPU's NIC (NCCL's PXN), staying on one rail.
+ * Pods (pod_nodes > 0, a three-level Clos): the leaves of pod_nodes nodes
+ * share spines of their own, and a pod's spines reach the others' through
+ * a core layer over pod_uplinks links of the NIC rate (its leaves' uplinks
+ * / pod_oversubscription). Another pod: leaf -> spine -> core -> spine ->
+ * leaf. With ecmp and dmodk spine u owns pod_uplinks / uplinks core ports,
+ * one picked by the rest of the hash (of the destination index). */
 typedef enum gt_fabric { GT_FAB_NONBLOCKING = 0, GT_FAB_FAT_TREE, GT_FAB_RAIL } gt_fabric;
 typedef enum gt_routing { GT_ROUTE_ADAPTIVE = 0, GT_ROUTE_ECMP, GT_ROUTE_DMODK } gt_routing;
 
@@ -84,6 +90,12 @@ typedef struct gt_topo {
 	bool pxn;
 	int64_t switch_lat_ps; /* one more switch on the way (leaf -> spine -> leaf: two) */
 	double oversub;
+	/* a core layer above pods of leaves (npods 0: none, two levels) */
+	int pod_nodes;	 /* nodes per pod */
+	int npods;
+	int pod_leaves;	 /* leaves per pod */
+	int pod_uplinks; /* per pod to the core, each of the NIC rate */
+	double pod_oversub;
 } gt_topo;
 
 /* Register the topology parameter table. */
@@ -114,6 +126,8 @@ int gt_topo_route_ch(const gt_topo *t, int src, int dst, int ch, uint32_t *route
 int gt_topo_node_of(const gt_topo *t, int gpu);
 /* dgx: the leaf switch of GPU g's NIC (0 with a nonblocking fabric). */
 int gt_topo_leaf_of(const gt_topo *t, int gpu);
+/* dgx: the pod of GPU g's node (0 without a core layer). */
+int gt_topo_pod_of(const gt_topo *t, int gpu);
 /* One line describing the topology, e.g. "dgx-h100: 1 node x 8 GPUs, ...". */
 void gt_topo_describe(const gt_topo *t, char *buf, size_t n);
 

@@ -33,9 +33,12 @@ with tempfile.TemporaryDirectory() as d:
             fabric = "" if not fab else ", fabric: {kind: %s, leaf_nics: %d, oversubscription: %g, routing: %s%s}" % (
                 fab, gpn * rng.choice([1, 2]) if fab == "fat-tree" else rng.randint(1, 3), rng.choice([1, 1.5, 3]),
                 rng.choice(["adaptive", "ecmp"]), ", pxn: false" if fab == "rail" and rng.random() < 0.5 else "")
+            if fabric and rng.random() < 0.4:  # pods under a core: some split a leaf (refused)
+                fabric = fabric[:-1] + ", pod_nodes: %d, pod_oversubscription: %g}" % (
+                    rng.choice([1, 2]), rng.choice([1, 2.5, 7]))
             if rng.random() < 0.3:  # in-network reduction: nvls across nodes
                 fabric = fabric[:-1] + ", sharp: true}" if fabric else ", fabric: {sharp: true}"
-            topo = "{preset: dgx-h100, nodes: %d, gpus_per_node: %d%s}" % (rng.randint(1, 3), gpn, fabric)
+            topo = "{preset: dgx-h100, nodes: %d, gpus_per_node: %d%s}" % (rng.randint(1, 4), gpn, fabric)
         sizes = ", ".join("%dB" % rng.choice([1, 4, 8, 100, 4096, 65536, 262147]) for _ in range(3))
         chunk = rng.choice([64, 4096, 65536, 2097152])
         slc = min(chunk, rng.choice([64, 4096, 1048576]))
@@ -58,12 +61,13 @@ with tempfile.TemporaryDirectory() as d:
             y = ("schema_version: 1\nworkload: step\ntopology: {preset: dgx-h100, nodes: %d, gpus_per_node: %d}\n"
                  "train: {tp: %d, pp: %d, ep: %d, layers: %d, hidden: %d, seq: %d, micro_batches: %d, params: %g, "
                  "experts: %d, topk: %d, expert_fraction: %g, bucket: %dB, sequence_parallel: %s, "
-                 "distributed_optimizer: %s}\nsim: {check: true, fidelity: %s}\n") % (
+                 "distributed_optimizer: %s, order: %s}\nsim: {check: true, fidelity: %s}\n") % (
                 rng.randint(1, 3), rng.choice([1, 2, 4]), rng.choice([1, 2, 3, 4]), rng.choice([1, 2]),
                 rng.choice([1, 1, 2, 4]), rng.choice([2, 3, 4]), rng.choice([8, 64, 256]), rng.choice([4, 16, 64]),
                 rng.randint(1, 3), rng.choice([1e3, 1e5, 3e6]), rng.choice([4, 6, 8]), rng.choice([1, 2, 9]),
                 rng.choice([0, 0.5, 1]), rng.choice([4096, 65536, 1048576]), rng.choice(["true", "false"]),
-                rng.choice(["true", "false"]), rng.choice(["flow", "analytical", "packet"]))
+                rng.choice(["true", "false"]), rng.choice(["tp-dp-pp", "tp-pp-dp"]),
+                rng.choice(["flow", "analytical", "packet"]))
         with open(path, "w") as f:
             f.write(y)
         r = subprocess.run([G, "run", path, "--format", "csv"], capture_output=True, text=True, timeout=300)

@@ -181,6 +181,16 @@ check "training step at 40 % MFU: compute the same at every size; TP alone expos
 check "MoE step: EP cost grows from EP 8 to 128, expert-DP cost falls" \
   "awk '\$1 ~ /^[0-9]+\$/ { ep[\$1] = \$9; dp[\$1] = \$10 } END { exit !(ep[8] < ep[16] && ep[64] < ep[128] && dp[8] > dp[16] && dp[64] > dp[128]) }' '$T/moe-step.txt'"
 
+# Pods under a 1:7 core: Megatron's layout sends whole pipeline stages
+# across the core (PP over 2x slower), Llama 3's keeps them in a pod; the
+# DP ring does not notice the core in either layout.
+"$G" run scenarios/llama3-405b-pods.yaml >"$T/pods.txt"
+check "16k GPUs in pods at 1:7: PP 2.3x slower with tp-dp-pp than tp-pp-dp, TP equal, DP within 1 %" \
+  "awk '\$1 ~ /^tp-/ { tp[\$1] = \$7; pp[\$1] = \$8; dp[\$1] = \$10 } END { a = \"tp-dp-pp\"; b = \"tp-pp-dp\"; exit !(tp[a] == tp[b] && pp[a] > 2.2 * pp[b] && pp[a] < 2.5 * pp[b] && dp[a] < 1.01 * dp[b] && dp[b] < 1.01 * dp[a]) }' '$T/pods.txt'"
+"$G" run scenarios/llama3-405b-pods.yaml --set topology.fabric.pod_oversubscription=1 >"$T/pods1.txt"
+check "16k GPUs in pods at 1:1: the PP phase the same in both layouts" \
+  "awk '\$1 ~ /^tp-/ { pp[\$1] = \$8 } END { exit !(pp[\"tp-dp-pp\"] - pp[\"tp-pp-dp\"] < 0.05 && pp[\"tp-pp-dp\"] - pp[\"tp-dp-pp\"] < 0.05) }' '$T/pods1.txt'"
+
 # Every shipped scenario runs as shipped: exit 0, a table, nothing on stderr.
 for f in scenarios/*.yaml; do
   "$G" run "$f" >"$T/ship.txt" 2>"$T/ship.err"
@@ -222,6 +232,7 @@ bad "groups that do not tile the GPUs are refused at their key" "^--set: collect
 bad "nvlstree in groups is refused at the group key" "collective.group.size: nvlstree reduces in the switch over every GPU behind it, not in groups" run scenarios/dp-groups-fabric.yaml --set collective.algo=nvlstree --set collective.compare=none
 bad "nvls in groups other than whole nodes is refused at the group key" "collective.group.size: nvls reduces in the switch over every GPU behind it: in groups only when each group is one whole node" run scenarios/dp-groups-fabric.yaml --set collective.algo=nvls --set collective.compare=none
 bad "a training step does not take --trace" "a training step \\(workload: step\\) prints one table of its phases" run scenarios/training-step-scaling.yaml --set sweep.key= --set sweep.values= --trace "$T/x.json"
+bad "a pod that splits a leaf is refused at its key" "^--set: topology.fabric.pod_nodes: a pod of 101 nodes splits a leaf of 2 nodes" run scenarios/llama3-405b-pods.yaml --set sweep.key= --set sweep.values= --set topology.fabric.pod_nodes=101
 bad "a training step's TP must divide the GPUs, at its key" "^--set: train.tp: TP 3 does not divide the 8 GPUs" run scenarios/training-step-scaling.yaml --set sweep.key= --set sweep.values= --set train.tp=3
 bad "a run of more than 10^10 steps is refused up front" "steps to simulate \\(1048576 ranks\\)" run scenarios/flat-1024-ring.yaml --set topology.gpus=1048576
 bad "unknown --set key suggests" "unknown key 'topology.gpu'" run "$T/s.yaml" --set topology.gpu=8

@@ -663,6 +663,115 @@ static void test_fabric_routes(void)
 	gm_run_free(b);
 }
 
+/* Pods under a core layer (a three-level Clos): routes inside a leaf, a
+ * pod and across pods, the core links' bandwidth and latency, ecmp's
+ * consistent core port, a route of the most links there are (PXN across
+ * pods); an all-to-all slowed by the core's oversubscription as its
+ * cross-pod share predicts, the closed form with it, a 1:1 core the same
+ * as two levels; and the refusals. */
+static void test_fabric_pods(void)
+{
+	const char *yaml = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100, nodes: 4, fabric: {kind: fat-tree, leaf_nics: 8, "
+			   "pod_nodes: 2, pod_oversubscription: 4, switch_latency: 200ns}}\n"
+			   "collective: {op: alltoall, sizes: [1GiB]}\n";
+	gm_run *r = run_yaml(yaml, NULL);
+	const gt_topo *t = &r->topo;
+	g_assert_cmpint(t->nleaves, ==, 4);
+	g_assert_cmpint(t->npods, ==, 2);
+	g_assert_cmpint(t->pod_leaves, ==, 2);
+	g_assert_cmpint(t->pod_uplinks, ==, 4); /* 2 leaves x 8 uplinks / 4 */
+	g_assert_cmpint(gt_topo_pod_of(t, 8 + 7), ==, 0);
+	g_assert_cmpint(gt_topo_pod_of(t, 16), ==, 1);
+	char line[512];
+	gt_topo_describe(t, line, sizeof(line));
+	g_assert_nonnull(strstr(line, "; 2 pods of 2 nodes, 4:1 to the core"));
+	ge_engine e;
+	ge_engine_init(&e, 1);
+	gm_net net;
+	gm_net_init(&net, &e, NULL, NULL);
+	gt_topo_instantiate(t, &net);
+	/* 6 links per GPU, a pair per leaf, then a pair per pod */
+	g_assert_cmpuint(net.nlinks, ==, 32 * 6 + 2 * 4 + 2 * 2);
+	uint32_t leaf0 = 32 * 6, pod0 = leaf0 + 2 * 4;
+	g_assert_cmpstr(net.info[pod0].name, ==, "pod0.up");
+	g_assert_cmpfloat(net.links[pod0].bw_Bps, ==, 4 * 50e9);
+	g_assert_cmpint(net.info[pod0].lat_ps, ==, 400000);   /* core and far spine */
+	g_assert_cmpint(net.info[pod0 + 3].lat_ps, ==, 0);    /* pod1.down */
+	uint32_t route[GM_MAX_HOPS];
+	g_assert_cmpint(gt_topo_route(t, 1, 8 + 1, route), ==, 6); /* same pod: a spine */
+	g_assert_cmpint(gm_net_route_latency(&net, route, 6), ==, net.info[1 * 6 + 4].lat_ps + 400000);
+	g_assert_cmpint(gt_topo_route(t, 1, 16 + 1, route), ==, 8); /* another pod: the core */
+	g_assert_cmpuint(route[2], ==, leaf0);
+	g_assert_cmpuint(route[3], ==, pod0);
+	g_assert_cmpuint(route[4], ==, pod0 + 3);
+	g_assert_cmpuint(route[5], ==, leaf0 + 2 * 2 + 1);
+	g_assert_cmpint(gm_net_route_latency(&net, route, 8), ==, net.info[1 * 6 + 4].lat_ps + 800000);
+	gm_net_fini(&net);
+	ge_engine_fini(&e);
+
+	/* rail with PXN across pods: NVLink over, then leaf, core, leaf (the
+	 * longest route); ecmp takes the same core port up and down, one of
+	 * the spine's own, the same every time */
+	const char *rail = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100, nodes: 8, fabric: {kind: rail, leaf_nics: 2, "
+			   "pod_nodes: 4, pod_oversubscription: 2, routing: ecmp}}\n"
+			   "collective: {op: allreduce, sizes: [8B]}\n";
+	gm_run *a = run_yaml(rail, NULL);
+	const gt_topo *ta = &a->topo;
+	g_assert_cmpint(ta->npods, ==, 2);
+	g_assert_cmpint(ta->pod_leaves, ==, 16);
+	g_assert_cmpint(ta->uplinks, ==, 2);
+	g_assert_cmpint(ta->pod_uplinks, ==, 16);
+	g_assert_cmpint(gt_topo_route(ta, 1, 32 + 5, route), ==, GM_MAX_HOPS);
+	uint32_t lbase = 64 * 6, pbase = lbase + 2 * (uint32_t)(ta->nleaves * ta->uplinks);
+	int n_own = 0;
+	for (int dst = 32; dst < 64; dst++) {
+		uint32_t r2[GM_MAX_HOPS];
+		int h = gt_topo_route(ta, 3, dst, route);
+		g_assert_cmpint(h, ==, gt_topo_route(ta, 3, dst, r2));
+		g_assert_cmpmem(route, (size_t)h * sizeof(uint32_t), r2, (size_t)h * sizeof(uint32_t));
+		int k = h - 6; /* the leaf uplink */
+		uint32_t su = (route[k] - lbase) / 2 % (uint32_t)ta->uplinks;
+		uint32_t up = (route[k + 1] - pbase) / 2, down = (route[k + 2] - pbase - 1) / 2;
+		g_assert_cmpuint(up / 16, ==, 0);
+		g_assert_cmpuint(down / 16, ==, 1);
+		g_assert_cmpuint(up % 16, ==, down % 16);
+		g_assert_cmpuint((route[k + 3] - lbase - 1) / 2 % (uint32_t)ta->uplinks, ==, su);
+		n_own += up % 16 / 8 == su; /* spine su owns ports 8 su .. 8 su + 7 */
+	}
+	g_assert_cmpint(n_own, ==, 32);
+	gm_run_free(a);
+
+	/* 16 of a GPU's 31 peers are in the other pod: each pod sends 16 x
+	 * 1/2 GiB over 4 links (200 GB/s), 43 ms, where the NIC alone takes
+	 * 3/4 GiB at 50 GB/s, 16 ms: 2.67x (the flow run 2.84x) */
+	const char *one[] = {"topology.fabric.pod_oversubscription=1", NULL};
+	const char *two_level[] = {"topology.fabric.pod_nodes=4", NULL}; /* one pod: no core */
+	const char *ana[] = {"sim.fidelity=analytical", NULL};
+	const char *bad[] = {"topology.fabric.pod_nodes=0", NULL};
+	gm_run *b = run_yaml(yaml, one), *c = run_yaml(yaml, two_level), *d = run_yaml(yaml, ana);
+	double ratio = r->pts[0].time_us / b->pts[0].time_us;
+	g_assert_cmpfloat(ratio, >, 2.4);
+	g_assert_cmpfloat(ratio, <, 2.9);
+	g_assert_cmpfloat(fabs(b->pts[0].time_us - c->pts[0].time_us) / c->pts[0].time_us, <, 0.01);
+	g_assert_cmpfloat(fabs(d->pts[0].time_us - r->pts[0].time_us) / r->pts[0].time_us, <, 0.08);
+	gm_run_free(b);
+	gm_run_free(c);
+	gm_run_free(d);
+	gm_run_free(r);
+
+	expect_refused(yaml, bad, "topology.fabric.pod_oversubscription: applies with "
+				  "topology.fabric.pod_nodes > 0");
+	const char *split[] = {"topology.fabric.leaf_nics=16", "topology.fabric.pod_nodes=3", NULL};
+	expect_refused(yaml, split, "topology.fabric.pod_nodes: a pod of 3 nodes splits a leaf of 2 "
+				    "nodes across pods; use a multiple of 2");
+	const char *rsplit[] = {"topology.fabric.kind=rail", "topology.fabric.leaf_nics=4", NULL};
+	expect_refused(yaml, rsplit, "a pod of 2 nodes splits a scalable unit of 4 nodes");
+	const char *nb[] = {"topology.fabric.kind=nonblocking", "topology.fabric.leaf_nics=32", NULL};
+	expect_refused(yaml, nb, "applies to fabric kind fat-tree or rail, not nonblocking");
+}
+
 /* Oversubscription slows what crosses the spines, by the ratio once the
  * uplinks are the bottleneck, in the flow model and in the closed form;
  * ecmp's collisions cost over adaptive spreading of the same capacity; a
@@ -829,6 +938,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/coll/packet-refusals", test_packet_refusals);
 	g_test_add_func("/coll/fabric-routes", test_fabric_routes);
 	g_test_add_func("/coll/fabric-oversubscription", test_fabric_oversubscription);
+	g_test_add_func("/coll/fabric-pods", test_fabric_pods);
 	g_test_add_func("/coll/presets", test_presets);
 	g_test_add_func("/coll/nvls-sharp", test_nvls_sharp);
 	return g_test_run();

@@ -93,6 +93,67 @@ static void test_phase_is_its_collective(void)
 	gm_train_free(t);
 }
 
+/* Llama 3's layout (tp-pp-dp): PP on neighbouring GPUs (stride TP), DP
+ * outermost (stride TP PP), EP inside DP; the phases' sizes and calls do
+ * not change with the layout. Layers that do not split evenly: the fullest
+ * stage, ceil(L / PP) layers, sets the calls, its share of the parameters
+ * the gradients, and the header says so. */
+static void test_order_and_stages(void)
+{
+	char *err = NULL;
+	const char *const ana[] = {"sim.fidelity=analytical", NULL};
+	const char *const llama[] = {"sim.fidelity=analytical", "train.order=tp-pp-dp", NULL};
+	gm_train *m = train_yaml(step8, ana, GC_OK, &err), *l = train_yaml(step8, llama, GC_OK, &err);
+	g_assert_cmpint(l->nph, ==, m->nph);
+	g_assert_cmpstr(l->ph[1].name, ==, "pp");
+	g_assert_cmpint(l->ph[1].group_stride, ==, 2);
+	g_assert_cmpstr(l->ph[2].name, ==, "dp");
+	g_assert_cmpint(l->ph[2].group_stride, ==, 4);
+	for (int i = 0; i < l->nph; i++) {
+		g_assert_cmpuint(l->ph[i].bytes, ==, m->ph[i].bytes);
+		g_assert_cmpuint(l->ph[i].calls, ==, m->ph[i].calls);
+	}
+	/* on 2 nodes of 4 the PP pairs now share a node and the DP pairs cross
+	 * the network, the other way round from Megatron's layout */
+	g_assert_cmpfloat(l->ph[1].call_us, <, m->ph[1].call_us);
+	g_assert_cmpfloat(l->ph[2].call_us, >, m->ph[2].call_us);
+	GString *g = g_string_new(NULL);
+	gm_train_format_table(l, g);
+	g_assert_nonnull(strstr(g->str, "= 8 GPUs (tp-pp-dp)"));
+	g_assert_null(strstr(g->str, "# stages"));
+	g_string_free(g, TRUE);
+	gm_train_free(m);
+	gm_train_free(l);
+	const char *const ep[] = {"sim.fidelity=analytical", "train.order=tp-pp-dp",
+				  "topology.nodes=4", "train.ep=2", "train.expert_fraction=0.5",
+				  NULL};
+	gm_train *e = train_yaml(step8, ep, GC_OK, &err);
+	for (int i = 0; i < e->nph; i++)
+		if (!strncmp(e->ph[i].name, "ep-", 3))
+			g_assert_cmpint(e->ph[i].group_stride, ==, 4);
+		else if (!strcmp(e->ph[i].name, "dp-exp"))
+			g_assert_cmpint(e->ph[i].group_stride, ==, 8);
+	gm_train_free(e);
+
+	/* 5 layers over 2 stages: the fullest holds 3, so 4 x 3 TP calls per
+	 * micro-batch and 3/5 of 1e8 parameters over TP 2 in gradients */
+	const char *const five[] = {"sim.fidelity=analytical", "train.layers=5", "train.mfu=0.5",
+				    NULL};
+	const char *const four[] = {"sim.fidelity=analytical", "train.mfu=0.5", NULL};
+	gm_train *u = train_yaml(step8, five, GC_OK, &err), *v = train_yaml(step8, four, GC_OK, &err);
+	g_assert_cmpint(u->stage_layers, ==, 3);
+	g_assert_cmpuint(u->ph[0].calls, ==, 4 * 3 * 3);
+	g_assert_cmpuint(u->ph[2].calls * u->ph[2].bytes + u->ph[2].rest_bytes, ==, 4u * 30000000u);
+	/* the same model of 4 layers, 2 per stage: compute by 3/5 over 2/4 */
+	g_assert_cmpfloat(fabs(u->compute_us / v->compute_us - 1.2), <, 1e-9);
+	g = g_string_new(NULL);
+	gm_train_format_table(u, g);
+	g_assert_nonnull(strstr(g->str, "# stages    : 5 layers over 2 stages, the fullest of 3 sets the pace"));
+	g_string_free(g, TRUE);
+	gm_train_free(u);
+	gm_train_free(v);
+}
+
 static void test_deterministic_and_formats(void)
 {
 	char *err = NULL;
@@ -271,8 +332,10 @@ static void test_refusals(void)
 	expect_step_refused(tp3, "train.tp: TP 3 does not divide the 8 GPUs");
 	const char *const pp3[] = {"train.pp=3", NULL};
 	expect_step_refused(pp3, "train.pp: TP 2 x PP 3 does not divide the 8 GPUs");
-	const char *const layers[] = {"train.layers=5", NULL};
-	expect_step_refused(layers, "train.pp: 2 stages do not split 5 layers evenly");
+	const char *const layers[] = {"train.layers=1", NULL};
+	expect_step_refused(layers, "train.pp: 2 stages for 1 layers leave a stage without a layer");
+	const char *const order[] = {"train.order=dp-tp-pp", NULL};
+	expect_step_refused(order, "train.order");
 	const char *const ep3[] = {"train.ep=3", NULL};
 	expect_step_refused(ep3, "train.ep: EP 3 does not divide DP 2");
 	const char *const ex[] = {"train.ep=2", "train.experts=5", NULL};
@@ -298,6 +361,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/train/plan", test_plan);
 	g_test_add_func("/train/phase-is-its-collective", test_phase_is_its_collective);
 	g_test_add_func("/train/deterministic-and-formats", test_deterministic_and_formats);
+	g_test_add_func("/train/order-and-stages", test_order_and_stages);
 	g_test_add_func("/train/sp-and-zero", test_sp_and_zero);
 	g_test_add_func("/train/expert-parallel", test_expert_parallel);
 	g_test_add_func("/train/compute-and-exposure", test_compute_and_exposure);
