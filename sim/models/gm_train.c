@@ -43,6 +43,10 @@ static const gc_param train_params[] = {
 	{"train.pp", GC_P_INT, "1", NULL, 1, 1048576,
 	 "step: pipeline stages (1: no PP phase); a stage holds ceil(layers / PP) layers at most, "
 	 "and the fullest stage sets the pace", NULL},
+	{"train.virtual_stages", GC_P_INT, "1", NULL, 1, 1024,
+	 "step: model chunks per pipeline stage (interleaved 1F1B: the bubble shrinks by this "
+	 "factor, the PP messages grow by it); 1: plain 1F1B",
+	 "Narayanan et al., SC'21 (arXiv 2104.04473): bubble (PP - 1) / (v M) of the compute"},
 	{"train.order", GC_P_ENUM, "tp-dp-pp", "tp-dp-pp|tp-pp-dp", 1, 0,
 	 "step: rank layout, fastest-varying first: tp-dp-pp (Megatron-LM's default: DP groups of "
 	 "neighbouring nodes, PP outermost) or tp-pp-dp (Llama 3's: PP stages on neighbouring "
@@ -140,6 +144,16 @@ static gc_status plan(gm_train *t, char **errmsg)
 	t->dp = (int)(n / (tp * pp));
 	/* the fullest stage's layers: the step waits for it */
 	t->stage_layers = (int)((L + pp - 1) / pp);
+	const int64_t v = gc_config_int(c, "train.virtual_stages");
+	if (v > 1 && pp == 1)
+		return gc_config_error(c, "train.virtual_stages", errmsg,
+				       "applies with train.pp > 1 (an interleaved pipeline)");
+	if (v > t->stage_layers)
+		return gc_config_error(c, "train.virtual_stages", errmsg,
+				       "%lld model chunks per stage of %d layers leave a chunk without "
+				       "a layer",
+				       (long long)v, t->stage_layers);
+	t->vstages = (int)v;
 	/* strides: TP fastest, then DP and PP in train.order (EP is the inner
 	 * part of DP) */
 	bool pp_inner = strcmp(gc_config_str(c, "train.order"), "tp-pp-dp") == 0;
@@ -188,7 +202,8 @@ static gc_status plan(gm_train *t, char **errmsg)
 	if (pp > 1)
 		t->ph[t->nph++] = (gm_train_phase){.name = "pp", .op = "sendrecv",
 						   .group_size = (int)pp, .group_stride = pp_stride,
-						   .bytes = (uint64_t)act, .calls = 2 * mb};
+						   .bytes = (uint64_t)act,
+						   .calls = 2 * mb * (uint64_t)t->vstages};
 	if (ep > 1) {
 		/* every layer's MoE block: a token-expert message of one bf16 token per
 		 * pair; forward dispatch and combine, and their mirror images for the
@@ -313,6 +328,9 @@ static void overlap(gm_train *t)
 			rest += t->ph[i].total_us;
 	}
 	t->exposed_us = rest + fmax(0.0, dp - t->compute_us * 2.0 / 3.0);
+	/* 1F1B's fill and drain: (PP - 1) / (v M) of the compute */
+	t->bubble_us = t->compute_us * (double)(t->pp - 1) /
+		       ((double)t->vstages * (double)gc_config_int(c, "train.micro_batches"));
 }
 
 gc_status gm_train_run(const char *path, const gm_run_opts *o, gm_train **out, char **errmsg)
@@ -399,15 +417,24 @@ void gm_train_format_table(const gm_train *t, void *gstring_out)
 	g_string_append_printf(g, "# step communication: %.1f us (%.3f s), phases one after the other, "
 			       "no overlap with compute\n",
 			       t->total_us, t->total_us * 1e-6);
-	if (t->compute_us > 0)
+	if (t->compute_us > 0) {
+		double step = t->compute_us + t->bubble_us + t->exposed_us;
 		g_string_append_printf(
 			g,
 			"# with compute at %.0f %% MFU (6 FLOPs per active parameter and token): "
 			"compute %.1f ms, exposed communication %.1f ms (DP overlapping the backward "
-			"pass), step %.1f ms, %.1f %% of it exposed communication\n",
+			"pass), ",
 			100.0 * gc_config_double(t->cfg, "train.mfu"), t->compute_us * 1e-3,
-			t->exposed_us * 1e-3, (t->compute_us + t->exposed_us) * 1e-3,
-			100.0 * t->exposed_us / (t->compute_us + t->exposed_us));
+			t->exposed_us * 1e-3);
+		if (t->pp > 1)
+			g_string_append_printf(g, "pipeline bubble %.1f ms ((PP - 1) / (%s%lld) of the "
+						  "compute), ",
+					       t->bubble_us * 1e-3, t->vstages > 1 ? "v M = " : "M = ",
+					       (long long)t->vstages *
+						       gc_config_int(t->cfg, "train.micro_batches"));
+		g_string_append_printf(g, "step %.1f ms, %.1f %% of it exposed communication\n",
+				       step * 1e-3, 100.0 * t->exposed_us / step);
+	}
 }
 
 void gm_train_format_csv(const gm_train *t, void *gstring_out)
@@ -449,7 +476,7 @@ void gm_train_format_sweep(const char *key, const char *const *values, gm_train 
 	static const char *const names[] = {"tp", "pp", "ep", "dp"};
 	if (csv) {
 		g_string_append_printf(g, "%s,gpus,tp,pp,dp,ep,tp_us,pp_us,ep_us,dp_us,step_us,"
-					  "compute_us,exposed_us\n",
+					  "compute_us,exposed_us,bubble_us\n",
 				       key);
 	} else if (n > 0) {
 		const gm_train *r0 = runs[0];
@@ -461,7 +488,8 @@ void gm_train_format_sweep(const char *key, const char *const *values, gm_train 
 				       "gpus", "tp", "pp", "dp", "ep", "tp(ms)", "pp(ms)", "ep(ms)",
 				       "dp(ms)", "step(ms)");
 		if (r0->compute_us > 0)
-			g_string_append_printf(g, " %12s %12s", "compute(ms)", "exposed(ms)");
+			g_string_append_printf(g, " %12s %12s %12s", "compute(ms)", "exposed(ms)",
+					       "bubble(ms)");
 		g_string_append(g, "\n");
 	}
 	for (size_t k = 0; k < n; k++) {
@@ -471,8 +499,8 @@ void gm_train_format_sweep(const char *key, const char *const *values, gm_train 
 					       r->pp, r->dp, r->ep);
 			for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
 				g_string_append_printf(g, ",%.6f", phase_us(r, names[i]));
-			g_string_append_printf(g, ",%.6f,%.6f,%.6f\n", r->total_us, r->compute_us,
-					       r->exposed_us);
+			g_string_append_printf(g, ",%.6f,%.6f,%.6f,%.6f\n", r->total_us, r->compute_us,
+					       r->exposed_us, r->bubble_us);
 			continue;
 		}
 		g_string_append_printf(g, "  %20s %7d %4d %3d %6d %4d", values[k], r->topo.ngpus, r->tp,
@@ -481,8 +509,8 @@ void gm_train_format_sweep(const char *key, const char *const *values, gm_train 
 			g_string_append_printf(g, " %12.2f", phase_us(r, names[i]) * 1e-3);
 		g_string_append_printf(g, " %12.2f", r->total_us * 1e-3);
 		if (r->compute_us > 0)
-			g_string_append_printf(g, " %12.2f %12.2f", r->compute_us * 1e-3,
-					       r->exposed_us * 1e-3);
+			g_string_append_printf(g, " %12.2f %12.2f %12.2f", r->compute_us * 1e-3,
+					       r->exposed_us * 1e-3, r->bubble_us * 1e-3);
 		g_string_append(g, "\n");
 	}
 }

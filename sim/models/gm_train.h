@@ -22,7 +22,9 @@
  *       micro-batch (two in the forward pass, two in the backward pass:
  *       after attention and after the MLP), ceil(L / PP) layers per stage
  *   pp  sendrecv of b s h 2 bytes between consecutive stages, 2 per
- *       micro-batch (activations forward, their gradients backward)
+ *       micro-batch (activations forward, their gradients backward), times
+ *       train.virtual_stages (an interleaved pipeline crosses v times as
+ *       many stage boundaries)
  *   ep  with train.ep > 1, every layer a MoE layer: dispatch and combine
  *       of one bf16 token (h 2 bytes) per token-expert pair in EP groups
  *       (stride TP, inside a DP group), 2 each per layer and micro-batch
@@ -71,6 +73,7 @@ typedef struct gm_train {
 	gt_topo topo;
 	int tp, pp, dp, ep;
 	int stage_layers; /* layers of the fullest pipeline stage, ceil(L / PP) */
+	int vstages;	  /* model chunks per stage (interleaved pipeline) */
 	uint64_t moe_tokens; /* tokens each GPU routes per micro-batch (EP > 1) */
 	gm_train_phase ph[GM_TRAIN_MAX_PHASES];
 	int nph;
@@ -80,6 +83,9 @@ typedef struct gm_train {
 	 * (2/3 of it), the others do not: exposed = the non-DP phases + what
 	 * of DP outlasts the backward pass */
 	double compute_us, exposed_us;
+	/* and the pipeline's fill and drain, (PP - 1) / (v M) of the compute
+	 * (1F1B, interleaved with v model chunks per stage) */
+	double bubble_us;
 	bool analytical;
 } gm_train;
 

@@ -219,7 +219,7 @@ static void test_sp_and_zero(void)
 	const char *vals[1] = {"x"};
 	GString *g = g_string_new(NULL);
 	gm_train_format_sweep("k", vals, runs, 1, true, g);
-	char *want = g_strdup_printf("x,8,2,2,2,1,%.6f,%.6f,%.6f,%.6f,%.6f,0.000000,0.000000\n",
+	char *want = g_strdup_printf("x,8,2,2,2,1,%.6f,%.6f,%.6f,%.6f,%.6f,0.000000,0.000000,0.000000\n",
 				     t->ph[0].total_us + t->ph[1].total_us, t->ph[2].total_us, 0.0,
 				     t->ph[3].total_us + t->ph[4].total_us, t->total_us);
 	g_assert_nonnull(strstr(g->str, want));
@@ -304,6 +304,29 @@ static void test_compute_and_exposure(void)
 	/* here the compute hides the whole DP phase */
 	g_assert_cmpfloat(dp, <, want * 2 / 3);
 	g_assert_cmpfloat(fabs(t->exposed_us - rest), <, 1e-6);
+	/* 1F1B over 2 stages and 3 micro-batches: a bubble of 1/3 of the
+	 * compute, counted into the step */
+	g_assert_cmpfloat(fabs(t->bubble_us - want / 3), <, 1e-6 * want);
+	g = g_string_new(NULL);
+	gm_train_format_table(t, g);
+	char *line = g_strdup_printf("pipeline bubble %.1f ms ((PP - 1) / (M = 3) of the compute), "
+				     "step %.1f ms",
+				     want / 3 * 1e-3, (want + want / 3 + t->exposed_us) * 1e-3);
+	g_assert_nonnull(strstr(g->str, line));
+	g_free(line);
+	g_string_free(g, TRUE);
+	/* interleaved, 2 chunks per stage: half the bubble, twice the PP
+	 * messages, the rest as it was */
+	const char *const v2[] = {"sim.fidelity=analytical", "train.mfu=0.5", "train.gpu_flops=1e12",
+				  "train.virtual_stages=2", NULL};
+	gm_train *iv = train_yaml(step8, v2, GC_OK, &err);
+	g_assert_cmpfloat(fabs(iv->bubble_us - want / 6), <, 1e-6 * want);
+	g_assert_cmpstr(iv->ph[1].name, ==, "pp");
+	g_assert_cmpuint(iv->ph[1].calls, ==, 2 * t->ph[1].calls);
+	g_assert_cmpfloat(iv->ph[1].call_us, ==, t->ph[1].call_us);
+	g_assert_cmpuint(iv->ph[0].calls, ==, t->ph[0].calls);
+	g_assert_cmpfloat(iv->compute_us, ==, t->compute_us);
+	gm_train_free(iv);
 	gm_train_free(t);
 	/* MoE: only topk / experts of the experts' share is active */
 	const char *const moe[] = {"sim.fidelity=analytical", "train.mfu=0.5", "train.gpu_flops=1e12",
@@ -334,6 +357,11 @@ static void test_refusals(void)
 	expect_step_refused(pp3, "train.pp: TP 2 x PP 3 does not divide the 8 GPUs");
 	const char *const layers[] = {"train.layers=1", NULL};
 	expect_step_refused(layers, "train.pp: 2 stages for 1 layers leave a stage without a layer");
+	const char *const v3[] = {"train.virtual_stages=3", NULL};
+	expect_step_refused(v3, "train.virtual_stages: 3 model chunks per stage of 2 layers leave a "
+				"chunk without a layer");
+	const char *const v2pp1[] = {"train.virtual_stages=2", "train.pp=1", NULL};
+	expect_step_refused(v2pp1, "train.virtual_stages: applies with train.pp > 1");
 	const char *const order[] = {"train.order=dp-tp-pp", NULL};
 	expect_step_refused(order, "train.order");
 	const char *const ep3[] = {"train.ep=3", NULL};
