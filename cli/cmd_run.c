@@ -40,49 +40,86 @@ static int status_rc(gc_status st)
 	return st == GC_ERR_INPUT ? 2 : st == GC_ERR_IO ? 4 : st == GC_ERR_DEADLOCK ? 2 : 1;
 }
 
-/* --sweep KEY=V1,V2,...: every run first, then one table; on an error,
- * one line naming the value and nothing on stdout. */
-static int run_sweep(const char *path, const char *spec, GPtrArray *sets, bool csv, bool other_outputs,
-		     bool step)
+/* One sweep axis from "KEY=V1,V2,...": its key and values (stripped);
+ * false after one line on stderr. */
+static bool parse_axis(const char *spec, char **key, char ***vals)
+{
+	const char *eq = strchr(spec, '=');
+	if (!eq || eq == spec || !eq[1]) {
+		fprintf(stderr, "gcsim run: --sweep: expected KEY=V1,V2,..., got '%s'\n", spec);
+		return false;
+	}
+	*key = g_strndup(spec, (gsize)(eq - spec));
+	*vals = g_strsplit(eq + 1, ",", -1);
+	for (char **v = *vals; *v; v++)
+		if (!g_strstrip(*v)[0]) {
+			fprintf(stderr, "gcsim run: --sweep: empty value in '%s'\n", spec);
+			return false;
+		}
+	return true;
+}
+
+/* --sweep KEY=V1,V2,... (one or two of them: every pair of values): every
+ * run first, then one table whose first column is the value (the pair,
+ * "V1,W1", under "KEY1,KEY2"); on an error, one line naming the value and
+ * nothing on stdout. */
+static int run_sweep(const char *path, char *const *specs, int nspecs, GPtrArray *sets, bool csv,
+		     bool other_outputs, bool step)
 {
 	if (other_outputs) {
 		fprintf(stderr, "gcsim run: --sweep prints one summary table; it does not combine with "
 				"--trace, --links or --results\n");
 		return 2;
 	}
-	const char *eq = strchr(spec, '=');
-	if (!eq || eq == spec || !eq[1]) {
-		fprintf(stderr, "gcsim run: --sweep: expected KEY=V1,V2,..., got '%s'\n", spec);
+	if (nspecs > 2) {
+		fprintf(stderr, "gcsim run: --sweep: %d keys, at most 2 (a grid of their values)\n",
+			nspecs);
 		return 2;
 	}
-	char *key = g_strndup(spec, (gsize)(eq - spec));
-	char **vals = g_strsplit(eq + 1, ",", -1);
-	guint n = g_strv_length(vals);
-	gm_run **runs = g_new0(gm_run *, n ? n : 1);
-	gm_train **steps = g_new0(gm_train *, n ? n : 1);
+	char *key[2] = {NULL, NULL}, **vals[2] = {NULL, NULL};
 	int rc = 0;
-	if (n > SWEEP_MAX) {
-		fprintf(stderr, "gcsim run: --sweep: %u values, at most %d\n", n, SWEEP_MAX);
+	guint n = 1, len[2] = {1, 1};
+	for (int a = 0; a < nspecs && rc == 0; a++) {
+		if (!parse_axis(specs[a], &key[a], &vals[a]))
+			rc = 2;
+		else
+			len[a] = g_strv_length(vals[a]);
+		n *= len[a];
+	}
+	if (rc == 0 && nspecs == 2 && !strcmp(key[0], key[1])) {
+		fprintf(stderr, "gcsim run: --sweep: '%s' twice\n", key[0]);
 		rc = 2;
 	}
+	if (rc == 0 && n > SWEEP_MAX) {
+		fprintf(stderr, "gcsim run: --sweep: %u runs, at most %d\n", n, SWEEP_MAX);
+		rc = 2;
+	}
+	char *label = rc == 0 && nspecs == 2 ? g_strdup_printf("%s,%s", key[0], key[1])
+					     : g_strdup(key[0] ? key[0] : "");
+	char **names = g_new0(char *, n + 1);
+	gm_run **runs = g_new0(gm_run *, n);
+	gm_train **steps = g_new0(gm_train *, n);
 	for (guint k = 0; k < n && rc == 0; k++) {
-		g_strstrip(vals[k]);
-		if (!vals[k][0]) {
-			fprintf(stderr, "gcsim run: --sweep: empty value in '%s'\n", spec);
-			rc = 2;
-			break;
-		}
+		/* the first key varies slowest */
+		const char *v0 = vals[0][k / len[1]], *v1 = nspecs == 2 ? vals[1][k % len[1]] : NULL;
+		names[k] = v1 ? g_strdup_printf("%s,%s", v0, v1) : g_strdup(v0);
 		GPtrArray *all = g_ptr_array_new_with_free_func(g_free);
 		for (guint i = 0; i < sets->len; i++)
 			g_ptr_array_add(all, g_strdup(g_ptr_array_index(sets, i)));
-		g_ptr_array_add(all, g_strdup_printf("%s=%s", key, vals[k]));
+		g_ptr_array_add(all, g_strdup_printf("%s=%s", key[0], v0));
+		if (v1)
+			g_ptr_array_add(all, g_strdup_printf("%s=%s", key[1], v1));
 		g_ptr_array_add(all, NULL);
 		gm_run_opts o = {.sets = (const char *const *)all->pdata};
 		char *err = NULL;
 		gc_status st = step ? gm_train_run(path, &o, &steps[k], &err)
 				    : run_with_progress(path, &o, &runs[k], &err);
 		if (st != GC_OK) {
-			fprintf(stderr, "%s (sweep value %s=%s)\n", err, key, vals[k]);
+			if (v1)
+				fprintf(stderr, "%s (sweep values %s=%s, %s=%s)\n", err, key[0], v0, key[1],
+					v1);
+			else
+				fprintf(stderr, "%s (sweep value %s=%s)\n", err, key[0], v0);
 			rc = status_rc(st);
 		}
 		g_free(err);
@@ -91,9 +128,9 @@ static int run_sweep(const char *path, const char *spec, GPtrArray *sets, bool c
 	if (rc == 0) {
 		GString *out = g_string_new(NULL);
 		if (step)
-			gm_train_format_sweep(key, (const char *const *)vals, steps, n, csv, out);
+			gm_train_format_sweep(label, (const char *const *)names, steps, n, csv, out);
 		else
-			gm_run_format_sweep(key, (const char *const *)vals, runs, n, csv, out);
+			gm_run_format_sweep(label, (const char *const *)names, runs, n, csv, out);
 		fwrite(out->str, 1, out->len, stdout);
 		g_string_free(out, TRUE);
 		rc = fflush(stdout) == 0 ? 0 : 4;
@@ -104,8 +141,12 @@ static int run_sweep(const char *path, const char *spec, GPtrArray *sets, bool c
 	}
 	g_free(runs);
 	g_free(steps);
-	g_strfreev(vals);
-	g_free(key);
+	g_strfreev(names);
+	g_free(label);
+	for (int a = 0; a < 2; a++) {
+		g_strfreev(vals[a]);
+		g_free(key[a]);
+	}
 	return rc;
 }
 
@@ -144,8 +185,8 @@ static int run_step(const char *path, GPtrArray *sets, bool csv, bool other_outp
 
 int cli_run(int argc, char **argv)
 {
-	char *format = NULL, *trace = NULL, *fidelity = NULL, *results = NULL, *sweep = NULL;
-	char **sets = NULL;
+	char *format = NULL, *trace = NULL, *fidelity = NULL, *results = NULL;
+	char **sets = NULL, **sweep = NULL;
 	gboolean links = FALSE, check = FALSE;
 	gint64 seed = -1;
 	GOptionEntry entries[] = {
@@ -162,9 +203,10 @@ int cli_run(int argc, char **argv)
 		{"fidelity", 0, 0, G_OPTION_ARG_STRING, &fidelity, "flow (default), packet or analytical", "F"},
 		{"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets,
 		 "override a scenario key, e.g. --set topology.nodes=4 (repeatable)", "KEY=VALUE"},
-		{"sweep", 0, 0, G_OPTION_ARG_STRING, &sweep,
+		{"sweep", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sweep,
 		 "run the scenario once per value of one key and print one row per value and size, "
-		 "e.g. --sweep topology.nodes=1,8,64,512,2048", "KEY=V1,V2,..."},
+		 "e.g. --sweep topology.nodes=1,8,64,512,2048; given twice, once per pair of values",
+		 "KEY=V1,V2,..."},
 		{NULL, 0, 0, 0, NULL, NULL, NULL},
 	};
 	char *cmdline = g_strjoinv(" ", argv); /* before option parsing eats it */
@@ -215,13 +257,20 @@ int cli_run(int argc, char **argv)
 		rc = status_rc(lst);
 		goto out;
 	}
-	if (!sweep && gc_config_str(cfg, "sweep.key")[0])
-		sweep = g_strdup_printf("%s=%s", gc_config_str(cfg, "sweep.key"),
-					gc_config_str(cfg, "sweep.values"));
+	if (!sweep && gc_config_str(cfg, "sweep.key")[0]) {
+		bool two = gc_config_str(cfg, "sweep.key2")[0] != 0;
+		sweep = g_new0(char *, 3);
+		sweep[0] = g_strdup_printf("%s=%s", gc_config_str(cfg, "sweep.key"),
+					   gc_config_str(cfg, "sweep.values"));
+		if (two)
+			sweep[1] = g_strdup_printf("%s=%s", gc_config_str(cfg, "sweep.key2"),
+						   gc_config_str(cfg, "sweep.values2"));
+	}
 	bool step = !strcmp(gc_config_str(cfg, "workload"), "step");
 	gc_config_free(cfg);
 	if (sweep) {
-		rc = run_sweep(argv[1], sweep, all, csv, trace || links || results, step);
+		rc = run_sweep(argv[1], sweep, (int)g_strv_length(sweep), all, csv,
+			       trace || links || results, step);
 		goto out;
 	}
 	if (step) {
@@ -267,7 +316,7 @@ out:
 	g_free(trace);
 	g_free(fidelity);
 	g_free(results);
-	g_free(sweep);
+	g_strfreev(sweep);
 	g_free(cmdline);
 	g_strfreev(sets);
 	return rc;

@@ -753,6 +753,8 @@ void gm_run_format_sweep(const char *key, const char *const *values, gm_run *con
 			 bool csv, void *gstring_out)
 {
 	GString *g = gstring_out;
+	/* the first column: as wide as the key (two keys: "KEY1,KEY2"), 20 at least */
+	const int w = (int)MAX(strlen(key), 20);
 	const gm_run *r0 = runs[0];
 	const char *cmp = r0->compare ? gs_algo_name(r0->compare_algo) : NULL;
 	if (csv) {
@@ -768,7 +770,7 @@ void gm_run_format_sweep(const char *key, const char *const *values, gm_run *con
 		g_string_append_printf(g, "# collective: %s, algo %s%s%s\n", gs_coll_name(r0->base.coll),
 				       algo_label(r0), cmp ? ", compared with " : "",
 				       cmp ? cmp : "");
-		g_string_append_printf(g, "# %20s %8s %14s %10s %8s %8s", key, "ranks", "size(B)", "time(us)",
+		g_string_append_printf(g, "# %*s %8s %14s %10s %8s %8s", w, key, "ranks", "size(B)", "time(us)",
 				       "algbw", "busbw");
 		if (cmp) {
 			char h[32];
@@ -790,7 +792,7 @@ void gm_run_format_sweep(const char *key, const char *const *values, gm_run *con
 				g_string_append(g, "\n");
 				continue;
 			}
-			g_string_append_printf(g, "  %20s %8d %14llu ", values[k], gs_group_n(&r->base),
+			g_string_append_printf(g, "  %*s %8d %14llu ", w, values[k], gs_group_n(&r->base),
 					       (unsigned long long)pt->bytes);
 			fmt_time(g, pt->time_us);
 			g_string_append_printf(g, " %8.2f %8.2f", pt->algbw_GBps, pt->busbw_GBps);

@@ -99,6 +99,11 @@ static const gc_param sweep_params[] = {
 	 NULL},
 	{"sweep.values", GC_P_STRING, "", NULL, 1, 0,
 	 "the values of sweep.key, comma-separated, e.g. 1,8,64,512,2048", NULL},
+	{"sweep.key2", GC_P_STRING, "", NULL, 1, 0,
+	 "a second key to sweep: one run per pair of values (sweep.key's x sweep.key2's), the "
+	 "pair in the first column", NULL},
+	{"sweep.values2", GC_P_STRING, "", NULL, 1, 0,
+	 "the values of sweep.key2, comma-separated", NULL},
 };
 
 gc_config *gm_scenario_config_new(void)
@@ -115,15 +120,16 @@ gc_config *gm_scenario_config_new(void)
 	return cfg;
 }
 
-/* sweep.key names another known key and comes with values, or neither is
- * given. */
-static gc_status check_sweep(const gc_config *cfg, char **errmsg)
+/* Sweep key kname names another known key and comes with values (vname),
+ * or neither is given. */
+static gc_status check_sweep_key(const gc_config *cfg, const char *kname, const char *vname,
+				 char **errmsg)
 {
-	const char *key = gc_config_str(cfg, "sweep.key"), *vals = gc_config_str(cfg, "sweep.values");
+	const char *key = gc_config_str(cfg, kname), *vals = gc_config_str(cfg, vname);
 	if (!key[0] && !vals[0])
 		return GC_OK;
 	if (!key[0])
-		return gc_config_error(cfg, "sweep.values", errmsg, "given without sweep.key");
+		return gc_config_error(cfg, vname, errmsg, "given without %s", kname);
 	bool known = false;
 	for (size_t i = 0; !known; i++) {
 		const gc_param *p = gc_config_param_at(cfg, i);
@@ -132,13 +138,29 @@ static gc_status check_sweep(const gc_config *cfg, char **errmsg)
 		known = !strcmp(p->key, key);
 	}
 	if (!known || g_str_has_prefix(key, "sweep."))
-		return gc_config_error(cfg, "sweep.key", errmsg,
+		return gc_config_error(cfg, kname, errmsg,
 				       "'%s' is not a scenario key to sweep (gcsim models --keys lists them)",
 				       key);
 	if (!vals[0])
-		return gc_config_error(cfg, "sweep.key", errmsg,
-				       "needs sweep.values, e.g. values: 1,8,64");
+		return gc_config_error(cfg, kname, errmsg, "needs %s, e.g. %s: 1,8,64", vname,
+				       vname + strlen("sweep."));
 	return GC_OK;
+}
+
+/* sweep.key and, optionally, a second key sweep.key2 (not without the
+ * first, not the same key twice). */
+static gc_status check_sweep(const gc_config *cfg, char **errmsg)
+{
+	gc_status st = check_sweep_key(cfg, "sweep.key", "sweep.values", errmsg);
+	if (st == GC_OK)
+		st = check_sweep_key(cfg, "sweep.key2", "sweep.values2", errmsg);
+	const char *k1 = gc_config_str(cfg, "sweep.key"), *k2 = gc_config_str(cfg, "sweep.key2");
+	if (st == GC_OK && k2[0] && !k1[0])
+		return gc_config_error(cfg, "sweep.key2", errmsg, "given without sweep.key");
+	if (st == GC_OK && k2[0] && !strcmp(k1, k2))
+		return gc_config_error(cfg, "sweep.key2", errmsg, "sweeps '%s', which sweep.key "
+				       "sweeps already", k2);
+	return st;
 }
 
 static gc_status finish(gc_config *cfg, gc_config **out, char **errmsg)

@@ -471,6 +471,8 @@ void gm_train_format_sweep(const char *key, const char *const *values, gm_train 
 			   size_t n, bool csv, void *gstring_out)
 {
 	GString *g = gstring_out;
+	/* the first column: as wide as the key (two keys: "KEY1,KEY2"), 20 at least */
+	const int w = (int)MAX(strlen(key), 20);
 	/* columns: a phase split in two (sequence parallelism, the
 	 * distributed optimizer) counts under its parallelism */
 	static const char *const names[] = {"tp", "pp", "ep", "dp"};
@@ -484,7 +486,7 @@ void gm_train_format_sweep(const char *key, const char *const *values, gm_train 
 				       r0->path, key,
 				       r0->analytical ? "closed form" : gc_config_str(r0->cfg, "sim.fidelity"));
 		g_string_append(g, "# training step communication, phases one after the other\n");
-		g_string_append_printf(g, "# %20s %7s %4s %3s %6s %4s %12s %12s %12s %12s %12s", key,
+		g_string_append_printf(g, "# %*s %7s %4s %3s %6s %4s %12s %12s %12s %12s %12s", w, key,
 				       "gpus", "tp", "pp", "dp", "ep", "tp(ms)", "pp(ms)", "ep(ms)",
 				       "dp(ms)", "step(ms)");
 		if (r0->compute_us > 0)
@@ -503,7 +505,7 @@ void gm_train_format_sweep(const char *key, const char *const *values, gm_train 
 					       r->exposed_us, r->bubble_us);
 			continue;
 		}
-		g_string_append_printf(g, "  %20s %7d %4d %3d %6d %4d", values[k], r->topo.ngpus, r->tp,
+		g_string_append_printf(g, "  %*s %7d %4d %3d %6d %4d", w, values[k], r->topo.ngpus, r->tp,
 				       r->pp, r->dp, r->ep);
 		for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
 			g_string_append_printf(g, " %12.2f", phase_us(r, names[i]) * 1e-3);

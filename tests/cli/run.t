@@ -186,10 +186,12 @@ check "MoE step: EP cost grows from EP 8 to 128, expert-DP cost falls" \
 # DP ring does not notice the core in either layout.
 "$G" run scenarios/llama3-405b-pods.yaml >"$T/pods.txt"
 check "16k GPUs in pods at 1:7: PP 2.3x slower with tp-dp-pp than tp-pp-dp, TP equal, DP within 1 %" \
-  "awk '\$1 ~ /^tp-/ { tp[\$1] = \$7; pp[\$1] = \$8; dp[\$1] = \$10 } END { a = \"tp-dp-pp\"; b = \"tp-pp-dp\"; exit !(tp[a] == tp[b] && pp[a] > 2.2 * pp[b] && pp[a] < 2.5 * pp[b] && dp[a] < 1.01 * dp[b] && dp[b] < 1.01 * dp[a]) }' '$T/pods.txt'"
-"$G" run scenarios/llama3-405b-pods.yaml --set topology.fabric.pod_oversubscription=1 >"$T/pods1.txt"
-check "16k GPUs in pods at 1:1: the PP phase the same in both layouts" \
-  "awk '\$1 ~ /^tp-/ { pp[\$1] = \$8 } END { exit !(pp[\"tp-dp-pp\"] - pp[\"tp-pp-dp\"] < 0.05 && pp[\"tp-pp-dp\"] - pp[\"tp-dp-pp\"] < 0.05) }' '$T/pods1.txt'"
+  "awk '\$1 ~ /^tp-/ { tp[\$1] = \$7; pp[\$1] = \$8; dp[\$1] = \$10 } END { a = \"tp-dp-pp,7\"; b = \"tp-pp-dp,7\"; exit !(tp[a] == tp[b] && pp[a] > 2.2 * pp[b] && pp[a] < 2.5 * pp[b] && dp[a] < 1.01 * dp[b] && dp[b] < 1.01 * dp[a]) }' '$T/pods.txt'"
+check "16k GPUs in pods at 1:1: the PP phase the same in both layouts, and as tp-pp-dp's at 1:7" \
+  "awk '\$1 ~ /^tp-/ { pp[\$1] = \$8 } END { a = pp[\"tp-dp-pp,1\"]; b = pp[\"tp-pp-dp,1\"]; c = pp[\"tp-pp-dp,7\"]; exit !(a - b < 0.05 && b - a < 0.05 && b == c) }' '$T/pods.txt'"
+"$G" run scenarios/llama3-405b-pods.yaml --format csv >"$T/pods.csv"
+check "a two-key sweep in CSV: one column per key" \
+  "head -1 '$T/pods.csv' | grep -q '^train.order,topology.fabric.pod_oversubscription,gpus,tp,pp,dp,ep,' && grep -c '^tp-' '$T/pods.csv' | grep -qx 4"
 
 # Every shipped scenario runs as shipped: exit 0, a table, nothing on stderr.
 for f in scenarios/*.yaml; do
@@ -232,6 +234,11 @@ bad "groups that do not tile the GPUs are refused at their key" "^--set: collect
 bad "nvlstree in groups is refused at the group key" "collective.group.size: nvlstree reduces in the switch over every GPU behind it, not in groups" run scenarios/dp-groups-fabric.yaml --set collective.algo=nvlstree --set collective.compare=none
 bad "nvls in groups other than whole nodes is refused at the group key" "collective.group.size: nvls reduces in the switch over every GPU behind it: in groups only when each group is one whole node" run scenarios/dp-groups-fabric.yaml --set collective.algo=nvls --set collective.compare=none
 bad "a training step does not take --trace" "a training step \\(workload: step\\) prints one table of its phases" run scenarios/training-step-scaling.yaml --set sweep.key= --set sweep.values= --trace "$T/x.json"
+bad "a third --sweep is refused" "^gcsim run: --sweep: 3 keys, at most 2" run scenarios/dgx-h100-scaling.yaml --sweep topology.nodes=1,2 --sweep collective.channels=1,2 --sweep seed=1,2
+bad "the same key swept twice is refused" "^gcsim run: --sweep: 'topology.nodes' twice" run scenarios/dgx-h100-scaling.yaml --sweep topology.nodes=1,2 --sweep topology.nodes=4
+bad "sweep.key2 without sweep.key is refused at its key" "^--set: sweep.key2: given without sweep.key" run scenarios/dgx-h100-allreduce.yaml --set sweep.key2=topology.nodes --set sweep.values2=1,2
+bad "sweep.key2 naming sweep.key's key is refused" "^--set: sweep.key2: sweeps 'train.order', which sweep.key sweeps already" run scenarios/llama3-405b-pods.yaml --set sweep.key2=train.order
+bad "a grid past 64 runs is refused" "^gcsim run: --sweep: 100 runs, at most 64" run scenarios/dgx-h100-scaling.yaml --sweep topology.nodes=1,2,3,4,5,6,7,8,9,10 --sweep seed=1,2,3,4,5,6,7,8,9,10
 bad "a pod that splits a leaf is refused at its key" "^--set: topology.fabric.pod_nodes: a pod of 101 nodes splits a leaf of 2 nodes" run scenarios/llama3-405b-pods.yaml --set sweep.key= --set sweep.values= --set topology.fabric.pod_nodes=101
 bad "a training step's TP must divide the GPUs, at its key" "^--set: train.tp: TP 3 does not divide the 8 GPUs" run scenarios/training-step-scaling.yaml --set sweep.key= --set sweep.values= --set train.tp=3
 bad "a run of more than 10^10 steps is refused up front" "steps to simulate \\(1048576 ranks\\)" run scenarios/flat-1024-ring.yaml --set topology.gpus=1048576
