@@ -83,6 +83,13 @@ static const gc_param train_params[] = {
 	 "step: sequence parallelism, each TP allreduce an allgather and a reduce-scatter of the "
 	 "same activations",
 	 "Korthikanti et al., arXiv 2205.05198"},
+	{"train.sharding", GC_P_ENUM, "none", "none|zero2|zero3", 1, 0,
+	 "step: parameters sharded over DP, FSDP-style, one unit per layer: zero3 (FULL_SHARD) "
+	 "gathers each layer's bf16 parameters in the forward and again in the backward pass and "
+	 "reduce-scatters its gradients, every micro-batch; zero2 (SHARD_GRAD_OP) gathers them once "
+	 "per micro-batch; none: gradients reduced in train.bucket buckets once per step",
+	 "PyTorch FSDP sharding strategies (Zhao et al., VLDB 2023); ZeRO stages 2 and 3 "
+	 "(Rajbhandari et al., arXiv 1910.02054)"},
 	{"train.distributed_optimizer", GC_P_BOOL, "false", NULL, 1, 0,
 	 "step: shard the optimizer over DP (ZeRO-1): reduce-scatter the gradients, allgather the "
 	 "updated bf16 parameters, both in buckets",
@@ -120,6 +127,17 @@ static void add_bucketed(gm_train *t, const char *name, const char *op, uint64_t
 		d.rest_bytes = 0;
 	}
 	t->ph[t->nph++] = d;
+}
+
+/* A phase of `calls` calls of `bytes` each, left out when it moves nothing
+ * or its groups hold one GPU. */
+static void add_phase(gm_train *t, const char *name, const char *op, uint64_t bytes,
+		      uint64_t calls, int size, int stride)
+{
+	if (bytes == 0 || calls == 0 || size < 2)
+		return;
+	t->ph[t->nph++] = (gm_train_phase){.name = name, .op = op, .group_size = size,
+					   .group_stride = stride, .bytes = bytes, .calls = calls};
 }
 
 /* The phases of the step of t->cfg; errors at the train.* key to blame. */
@@ -231,7 +249,25 @@ static gc_status plan(gm_train *t, char **errmsg)
 	double dense = floor(per * (1.0 - frac)), expert = floor((per - dense) / (double)ep);
 	const int edp = t->dp / (int)ep, estride = dp_stride * (int)ep;
 	double gb = (double)gc_config_int(c, "train.grad_bytes");
-	if (!gc_config_bool(c, "train.distributed_optimizer")) {
+	const char *shard = gc_config_str(c, "train.sharding");
+	if (strcmp(shard, "none") != 0) {
+		/* FSDP: per micro-batch and layer, the layer's parameters
+		 * gathered (twice with zero3: forward and backward) and its
+		 * gradients scattered */
+		if (gc_config_bool(c, "train.distributed_optimizer"))
+			return gc_config_error(c, "train.distributed_optimizer", errmsg,
+					       "is ZeRO-1, which train.sharding %s includes; leave it "
+					       "false", shard);
+		uint64_t sl = (uint64_t)t->stage_layers, gathers = strcmp(shard, "zero3") ? 1 : 2;
+		double ld = floor(dense / (double)sl), le = floor(expert / (double)sl);
+		add_phase(t, "dp-ag", "allgather", (uint64_t)(ld * 2.0), mb * sl * gathers, t->dp,
+			  dp_stride);
+		add_phase(t, "dp-rs", "reducescatter", (uint64_t)(ld * gb), mb * sl, t->dp, dp_stride);
+		add_phase(t, "dp-exp-ag", "allgather", (uint64_t)(le * 2.0), mb * sl * gathers, edp,
+			  estride);
+		add_phase(t, "dp-exp-rs", "reducescatter", (uint64_t)(le * gb), mb * sl, edp,
+			  estride);
+	} else if (!gc_config_bool(c, "train.distributed_optimizer")) {
 		add_bucketed(t, "dp", "allreduce", (uint64_t)(dense * gb), t->dp, dp_stride);
 		add_bucketed(t, "dp-exp", "allreduce", (uint64_t)(expert * gb), edp, estride);
 	} else { /* ZeRO-1: gradients scattered, bf16 parameters gathered */
@@ -327,7 +363,10 @@ static void overlap(gm_train *t)
 		else
 			rest += t->ph[i].total_us;
 	}
-	t->exposed_us = rest + fmax(0.0, dp - t->compute_us * 2.0 / 3.0);
+	/* bucketed gradients overlap the backward pass; sharded parameters,
+	 * prefetched, the forward pass as well */
+	bool sharded = strcmp(gc_config_str(c, "train.sharding"), "none") != 0;
+	t->exposed_us = rest + fmax(0.0, dp - t->compute_us * (sharded ? 1.0 : 2.0 / 3.0));
 	/* 1F1B's fill and drain: (PP - 1) / (v M) of the compute */
 	t->bubble_us = t->compute_us * (double)(t->pp - 1) /
 		       ((double)t->vstages * (double)gc_config_int(c, "train.micro_batches"));
@@ -369,15 +408,19 @@ static void header(const gm_train *t, GString *g)
 	g_string_append_printf(
 		g,
 		"# step      : %.4g parameters, %lld layers, hidden %lld, %lld x %lld sequences of "
-		"%lld tokens; TP %d x PP %d x DP %d = %d GPUs (%s), EP %d; gradients %lld B, "
-		"buckets %s\n",
+		"%lld tokens; TP %d x PP %d x DP %d = %d GPUs (%s), EP %d; gradients %lld B, ",
 		gc_config_double(c, "train.params"), (long long)gc_config_int(c, "train.layers"),
 		(long long)gc_config_int(c, "train.hidden"),
 		(long long)gc_config_int(c, "train.micro_batches"),
 		(long long)gc_config_int(c, "train.micro_batch"),
 		(long long)gc_config_int(c, "train.seq"), t->tp, t->pp, t->dp, t->topo.ngpus,
-		gc_config_str(c, "train.order"), t->ep, (long long)gc_config_int(c, "train.grad_bytes"),
-		gc_fmt_bytes(gc_config_bytes(c, "train.bucket"), b1, sizeof(b1)));
+		gc_config_str(c, "train.order"), t->ep, (long long)gc_config_int(c, "train.grad_bytes"));
+	if (strcmp(gc_config_str(c, "train.sharding"), "none") != 0)
+		g_string_append_printf(g, "sharded over DP (%s), one unit per layer\n",
+				       gc_config_str(c, "train.sharding"));
+	else
+		g_string_append_printf(g, "buckets %s\n",
+				       gc_fmt_bytes(gc_config_bytes(c, "train.bucket"), b1, sizeof(b1)));
 	if (t->stage_layers * t->pp != gc_config_int(c, "train.layers"))
 		g_string_append_printf(g, "# stages    : %lld layers over %d stages, the fullest of %d "
 					  "sets the pace\n",
@@ -422,10 +465,12 @@ void gm_train_format_table(const gm_train *t, void *gstring_out)
 		g_string_append_printf(
 			g,
 			"# with compute at %.0f %% MFU (6 FLOPs per active parameter and token): "
-			"compute %.1f ms, exposed communication %.1f ms (DP overlapping the backward "
-			"pass), ",
+			"compute %.1f ms, exposed communication %.1f ms (DP overlapping the %s), ",
 			100.0 * gc_config_double(t->cfg, "train.mfu"), t->compute_us * 1e-3,
-			t->exposed_us * 1e-3);
+			t->exposed_us * 1e-3,
+			strcmp(gc_config_str(t->cfg, "train.sharding"), "none") != 0
+				? "forward and backward passes"
+				: "backward pass");
 		if (t->pp > 1)
 			g_string_append_printf(g, "pipeline bubble %.1f ms ((PP - 1) / (%s%lld) of the "
 						  "compute), ",

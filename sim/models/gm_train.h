@@ -40,6 +40,11 @@
  * train.distributed_optimizer (ZeRO-1) the DP allreduce becomes a
  * reduce-scatter of the gradients and an allgather of the bf16 parameters,
  * P / (TP PP) 2 bytes (dp-rs, dp-ag), both in buckets.
+ * With train.sharding (FSDP: zero3 FULL_SHARD, zero2 SHARD_GRAD_OP) the DP
+ * phases are per layer instead: in every micro-batch, an allgather of the
+ * layer's bf16 parameters (twice with zero3) and a reduce-scatter of its
+ * gradients (dp-ag, dp-rs; dp-exp-ag, dp-exp-rs for the experts' share);
+ * they overlap the whole compute.
  * A phase with a group of one GPU is left out. Each phase's time is its
  * calls times the time of one call; the step's communication is their sum,
  * with no overlap between phases. With train.mfu > 0 the step also gets a

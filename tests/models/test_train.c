@@ -228,6 +228,59 @@ static void test_sp_and_zero(void)
 	gm_train_free(t);
 }
 
+/* FSDP-style sharding: per micro-batch and layer, the layer's bf16
+ * parameters gathered (twice with zero3) and its gradients scattered over
+ * DP; the experts' share over the expert-DP group; the DP phases then
+ * overlap the whole compute; ZeRO-1 on top is refused. */
+static void test_sharding(void)
+{
+	char *err = NULL;
+	const char *const z3[] = {"sim.fidelity=analytical", "train.sharding=zero3", "train.mfu=0.5",
+				  "train.gpu_flops=1e12", NULL};
+	const char *const z2[] = {"sim.fidelity=analytical", "train.sharding=zero2", NULL};
+	gm_train *t = train_yaml(step8, z3, GC_OK, &err), *u = train_yaml(step8, z2, GC_OK, &err);
+	/* 1e8 parameters over TP 2 x PP 2: 2.5e7 per GPU, 2 layers per stage */
+	g_assert_cmpint(t->nph, ==, 4);
+	g_assert_cmpstr(t->ph[2].name, ==, "dp-ag");
+	g_assert_cmpstr(t->ph[2].op, ==, "allgather");
+	g_assert_cmpuint(t->ph[2].bytes, ==, 12500000u * 2);
+	g_assert_cmpuint(t->ph[2].calls, ==, 3 * 2 * 2); /* micro-batches x layers x 2 passes */
+	g_assert_cmpuint(t->ph[2].rest_bytes, ==, 0);
+	g_assert_cmpint(t->ph[2].group_size, ==, 2);
+	g_assert_cmpint(t->ph[2].group_stride, ==, 2);
+	g_assert_cmpstr(t->ph[3].name, ==, "dp-rs");
+	g_assert_cmpuint(t->ph[3].bytes, ==, 12500000u * 4);
+	g_assert_cmpuint(t->ph[3].calls, ==, 3 * 2);
+	g_assert_cmpstr(u->ph[2].name, ==, "dp-ag");
+	g_assert_cmpuint(u->ph[2].calls, ==, 3 * 2); /* zero2: gathered once */
+	g_assert_cmpuint(u->ph[3].calls, ==, t->ph[3].calls);
+	double dp = t->ph[2].total_us + t->ph[3].total_us, rest = t->ph[0].total_us + t->ph[1].total_us;
+	g_assert_cmpfloat(fabs(t->exposed_us - (rest + fmax(0, dp - t->compute_us))), <, 1e-6);
+	GString *g = g_string_new(NULL);
+	gm_train_format_table(t, g);
+	g_assert_nonnull(strstr(g->str, "sharded over DP (zero3), one unit per layer"));
+	g_assert_nonnull(strstr(g->str, "(DP overlapping the forward and backward passes)"));
+	g_string_free(g, TRUE);
+	gm_train_free(t);
+	gm_train_free(u);
+	/* the experts' share over the expert-DP group */
+	const char *const moe[] = {"sim.fidelity=analytical", "train.sharding=zero3",
+				   "topology.nodes=4", "train.ep=2", "train.expert_fraction=0.5",
+				   NULL};
+	t = train_yaml(step8, moe, GC_OK, &err);
+	bool seen = false;
+	for (int i = 0; i < t->nph; i++)
+		if (!strcmp(t->ph[i].name, "dp-exp-ag")) {
+			seen = true;
+			/* half of 2.5e7 in experts, 1/EP of it here, per layer */
+			g_assert_cmpuint(t->ph[i].bytes, ==, 12500000u / 2 / 2 * 2);
+			g_assert_cmpint(t->ph[i].group_size, ==, 2);
+			g_assert_cmpint(t->ph[i].group_stride, ==, 4);
+		}
+	g_assert_true(seen);
+	gm_train_free(t);
+}
+
 /* Expert parallelism: dispatch and combine in EP groups inside each DP
  * group, the experts' gradients over the expert-data-parallel group, each
  * GPU holding 1 / EP of its stage's experts. */
@@ -362,6 +415,9 @@ static void test_refusals(void)
 				"chunk without a layer");
 	const char *const v2pp1[] = {"train.virtual_stages=2", "train.pp=1", NULL};
 	expect_step_refused(v2pp1, "train.virtual_stages: applies with train.pp > 1");
+	const char *const zz[] = {"train.sharding=zero3", "train.distributed_optimizer=true", NULL};
+	expect_step_refused(zz, "train.distributed_optimizer: is ZeRO-1, which train.sharding zero3 "
+				"includes; leave it false");
 	const char *const order[] = {"train.order=dp-tp-pp", NULL};
 	expect_step_refused(order, "train.order");
 	const char *const ep3[] = {"train.ep=3", NULL};
@@ -390,6 +446,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/train/phase-is-its-collective", test_phase_is_its_collective);
 	g_test_add_func("/train/deterministic-and-formats", test_deterministic_and_formats);
 	g_test_add_func("/train/order-and-stages", test_order_and_stages);
+	g_test_add_func("/train/sharding", test_sharding);
 	g_test_add_func("/train/sp-and-zero", test_sp_and_zero);
 	g_test_add_func("/train/expert-parallel", test_expert_parallel);
 	g_test_add_func("/train/compute-and-exposure", test_compute_and_exposure);
