@@ -90,6 +90,11 @@ static const gc_param train_params[] = {
 	 "per micro-batch; none: gradients reduced in train.bucket buckets once per step",
 	 "PyTorch FSDP sharding strategies (Zhao et al., VLDB 2023); ZeRO stages 2 and 3 "
 	 "(Rajbhandari et al., arXiv 1910.02054)"},
+	{"train.shard_group", GC_P_INT, "0", NULL, 0, 1048576,
+	 "step: with train.sharding, shard over groups of this many DP ranks and replicate across "
+	 "them (hybrid sharding: each layer's gradient shard is then allreduced over the replicas); "
+	 "0: shard over all of DP",
+	 "PyTorch FSDP HYBRID_SHARD (HSDP)"},
 	{"train.distributed_optimizer", GC_P_BOOL, "false", NULL, 1, 0,
 	 "step: shard the optimizer over DP (ZeRO-1): reduce-scatter the gradients, allgather the "
 	 "updated bf16 parameters, both in buckets",
@@ -250,19 +255,31 @@ static gc_status plan(gm_train *t, char **errmsg)
 	const int edp = t->dp / (int)ep, estride = dp_stride * (int)ep;
 	double gb = (double)gc_config_int(c, "train.grad_bytes");
 	const char *shard = gc_config_str(c, "train.sharding");
-	if (strcmp(shard, "none") != 0) {
+	const bool sharded = strcmp(shard, "none") != 0;
+	if (sharded && gc_config_bool(c, "train.distributed_optimizer"))
+		return gc_config_error(c, "train.distributed_optimizer", errmsg,
+				       "is ZeRO-1, which train.sharding %s includes; leave it false",
+				       shard);
+	if (!sharded && gc_config_is_set(c, "train.shard_group"))
+		return gc_config_error(c, "train.shard_group", errmsg,
+				       "applies with train.sharding zero2 or zero3");
+	if (sharded) {
 		/* FSDP: per micro-batch and layer, the layer's parameters
 		 * gathered (twice with zero3: forward and backward) and its
-		 * gradients scattered */
-		if (gc_config_bool(c, "train.distributed_optimizer"))
-			return gc_config_error(c, "train.distributed_optimizer", errmsg,
-					       "is ZeRO-1, which train.sharding %s includes; leave it "
-					       "false", shard);
+		 * gradients scattered; HSDP: over groups of G DP ranks, each
+		 * shard then allreduced over the replicas */
+		const int64_t G0 = gc_config_int(c, "train.shard_group");
+		const int G = G0 > 0 ? (int)G0 : t->dp;
+		if (G0 > t->dp || t->dp % G != 0)
+			return gc_config_error(c, "train.shard_group", errmsg,
+					       "%lld does not divide DP %d", (long long)G0, t->dp);
 		uint64_t sl = (uint64_t)t->stage_layers, gathers = strcmp(shard, "zero3") ? 1 : 2;
 		double ld = floor(dense / (double)sl), le = floor(expert / (double)sl);
-		add_phase(t, "dp-ag", "allgather", (uint64_t)(ld * 2.0), mb * sl * gathers, t->dp,
+		add_phase(t, "dp-ag", "allgather", (uint64_t)(ld * 2.0), mb * sl * gathers, G,
 			  dp_stride);
-		add_phase(t, "dp-rs", "reducescatter", (uint64_t)(ld * gb), mb * sl, t->dp, dp_stride);
+		add_phase(t, "dp-rs", "reducescatter", (uint64_t)(ld * gb), mb * sl, G, dp_stride);
+		add_phase(t, "dp-ar", "allreduce", (uint64_t)floor(ld * gb / (double)G), mb * sl,
+			  t->dp / G, dp_stride * G);
 		add_phase(t, "dp-exp-ag", "allgather", (uint64_t)(le * 2.0), mb * sl * gathers, edp,
 			  estride);
 		add_phase(t, "dp-exp-rs", "reducescatter", (uint64_t)(le * gb), mb * sl, edp,
@@ -415,7 +432,12 @@ static void header(const gm_train *t, GString *g)
 		(long long)gc_config_int(c, "train.micro_batch"),
 		(long long)gc_config_int(c, "train.seq"), t->tp, t->pp, t->dp, t->topo.ngpus,
 		gc_config_str(c, "train.order"), t->ep, (long long)gc_config_int(c, "train.grad_bytes"));
-	if (strcmp(gc_config_str(c, "train.sharding"), "none") != 0)
+	int64_t G = gc_config_int(c, "train.shard_group");
+	if (strcmp(gc_config_str(c, "train.sharding"), "none") != 0 && G > 0 && G < t->dp)
+		g_string_append_printf(g, "sharded over groups of %lld of the DP ranks, replicated "
+					  "across them (%s, hybrid), one unit per layer\n",
+				       (long long)G, gc_config_str(c, "train.sharding"));
+	else if (strcmp(gc_config_str(c, "train.sharding"), "none") != 0)
 		g_string_append_printf(g, "sharded over DP (%s), one unit per layer\n",
 				       gc_config_str(c, "train.sharding"));
 	else

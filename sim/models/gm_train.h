@@ -44,7 +44,10 @@
  * phases are per layer instead: in every micro-batch, an allgather of the
  * layer's bf16 parameters (twice with zero3) and a reduce-scatter of its
  * gradients (dp-ag, dp-rs; dp-exp-ag, dp-exp-rs for the experts' share);
- * they overlap the whole compute.
+ * they overlap the whole compute. train.shard_group G (HSDP) shards over
+ * groups of G DP ranks instead (stride DP's) and allreduces each gradient
+ * shard, ld g / G bytes, over the DP / G replicas (stride DP's times G),
+ * per micro-batch and layer (dp-ar).
  * A phase with a group of one GPU is left out. Each phase's time is its
  * calls times the time of one call; the step's communication is their sum,
  * with no overlap between phases. With train.mfu > 0 the step also gets a
@@ -60,7 +63,7 @@
 #include "../core/gc_config.h"
 #include "gm_run.h"
 
-#define GM_TRAIN_MAX_PHASES 10
+#define GM_TRAIN_MAX_PHASES 12
 
 typedef struct gm_train_phase {
 	const char *name; /* "tp", "pp", "ep-dispatch", "dp", ...: a parallelism, "-" a part */

@@ -61,7 +61,7 @@ with tempfile.TemporaryDirectory() as d:
             y = ("schema_version: 1\nworkload: step\ntopology: {preset: dgx-h100, nodes: %d, gpus_per_node: %d}\n"
                  "train: {tp: %d, pp: %d, ep: %d, layers: %d, hidden: %d, seq: %d, micro_batches: %d, params: %g, "
                  "experts: %d, topk: %d, expert_fraction: %g, bucket: %dB, sequence_parallel: %s, "
-                 "distributed_optimizer: %s, order: %s, virtual_stages: %d, mfu: %g, sharding: %s}\n"
+                 "distributed_optimizer: %s, order: %s, virtual_stages: %d, mfu: %g, sharding: %s%s}\n"
                  "sim: {check: true, fidelity: %s}\n") % (
                 rng.randint(1, 3), rng.choice([1, 2, 4]), rng.choice([1, 2, 3, 4]), rng.choice([1, 2]),
                 rng.choice([1, 1, 2, 4]), rng.choice([2, 3, 4]), rng.choice([8, 64, 256]), rng.choice([4, 16, 64]),
@@ -69,6 +69,7 @@ with tempfile.TemporaryDirectory() as d:
                 rng.choice([0, 0.5, 1]), rng.choice([4096, 65536, 1048576]), rng.choice(["true", "false"]),
                 rng.choice(["true", "false"]), rng.choice(["tp-dp-pp", "tp-pp-dp"]),
                 rng.choice([1, 1, 2, 3]), rng.choice([0, 0.4]), rng.choice(["none", "none", "zero2", "zero3"]),
+                rng.choice(["", "", ", shard_group: 2", ", shard_group: 3"]),
                 rng.choice(["flow", "analytical", "packet"]))
         with open(path, "w") as f:
             f.write(y)

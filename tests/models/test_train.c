@@ -263,6 +263,28 @@ static void test_sharding(void)
 	g_string_free(g, TRUE);
 	gm_train_free(t);
 	gm_train_free(u);
+	/* HSDP on 4 nodes (DP 4): sharded over pairs of DP ranks (stride 2),
+	 * each gradient shard allreduced over the 2 replicas (stride 4) */
+	const char *const hsdp[] = {"sim.fidelity=analytical", "train.sharding=zero3",
+				    "topology.nodes=4", "train.shard_group=2", NULL};
+	t = train_yaml(step8, hsdp, GC_OK, &err);
+	g_assert_cmpint(t->dp, ==, 4);
+	g_assert_cmpint(t->nph, ==, 5);
+	g_assert_cmpstr(t->ph[2].name, ==, "dp-ag");
+	g_assert_cmpint(t->ph[2].group_size, ==, 2);
+	g_assert_cmpint(t->ph[2].group_stride, ==, 2);
+	g_assert_cmpstr(t->ph[4].name, ==, "dp-ar");
+	g_assert_cmpstr(t->ph[4].op, ==, "allreduce");
+	g_assert_cmpint(t->ph[4].group_size, ==, 2);
+	g_assert_cmpint(t->ph[4].group_stride, ==, 4);
+	g_assert_cmpuint(t->ph[4].bytes, ==, 12500000u * 4 / 2);
+	g_assert_cmpuint(t->ph[4].calls, ==, t->ph[3].calls);
+	g = g_string_new(NULL);
+	gm_train_format_table(t, g);
+	g_assert_nonnull(strstr(g->str, "sharded over groups of 2 of the DP ranks, replicated across "
+					"them (zero3, hybrid)"));
+	g_string_free(g, TRUE);
+	gm_train_free(t);
 	/* the experts' share over the expert-DP group */
 	const char *const moe[] = {"sim.fidelity=analytical", "train.sharding=zero3",
 				   "topology.nodes=4", "train.ep=2", "train.expert_fraction=0.5",
@@ -418,6 +440,10 @@ static void test_refusals(void)
 	const char *const zz[] = {"train.sharding=zero3", "train.distributed_optimizer=true", NULL};
 	expect_step_refused(zz, "train.distributed_optimizer: is ZeRO-1, which train.sharding zero3 "
 				"includes; leave it false");
+	const char *const sg[] = {"train.shard_group=2", NULL};
+	expect_step_refused(sg, "train.shard_group: applies with train.sharding zero2 or zero3");
+	const char *const sg3[] = {"train.sharding=zero2", "train.shard_group=3", NULL};
+	expect_step_refused(sg3, "train.shard_group: 3 does not divide DP 2");
 	const char *const order[] = {"train.order=dp-tp-pp", NULL};
 	expect_step_refused(order, "train.order");
 	const char *const ep3[] = {"train.ep=3", NULL};
