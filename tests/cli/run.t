@@ -193,6 +193,13 @@ check "16k GPUs in pods at 1:1: the PP phase the same in both layouts, and as tp
 check "a two-key sweep in CSV: one column per key" \
   "head -1 '$T/pods.csv' | grep -q '^train.order,topology.fabric.pod_oversubscription,gpus,tp,pp,dp,ep,' && grep -c '^tp-' '$T/pods.csv' | grep -qx 4"
 
+# DDP against FSDP: on 8 nodes the bucketed allreduce is the cheapest; on
+# 512 the 4096-rank rings of 25 MiB buckets are latency-bound and both FSDP
+# variants, moving more bytes in larger collectives, take less time.
+"$G" run scenarios/training-step-sharding.yaml >"$T/shard.txt"
+check "DDP vs FSDP: none < zero2 < zero3 on 8 nodes; zero2 and zero3 below none on 512" \
+  "awk '\$1 ~ /^(none|zero)/ { dp[\$1] = \$10 } END { exit !(dp[\"none,8\"] < dp[\"zero2,8\"] && dp[\"zero2,8\"] < dp[\"zero3,8\"] && dp[\"zero2,512\"] < dp[\"none,512\"] && dp[\"zero3,512\"] < dp[\"none,512\"]) }' '$T/shard.txt'"
+
 # Every shipped scenario runs as shipped: exit 0, a table, nothing on stderr.
 for f in scenarios/*.yaml; do
   "$G" run "$f" >"$T/ship.txt" 2>"$T/ship.err"
