@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "../core/gc_units.h"
+#include "gm_proto.h"
 #include "gm_scenario.h"
 
 static const gc_param train_params[] = {
@@ -341,6 +342,10 @@ static gc_status run_phase(gm_train *t, const gm_run_opts *o, gm_train_phase *ph
 	} else {
 		ph->call_us = r->pts[0].time_us;
 		ph->rest_us = ph->rest_bytes ? r->pts[1].time_us : 0;
+		ph->algo = r->pts[0].algo;
+		ph->proto = r->pts[0].proto;
+		ph->rest_algo = ph->rest_bytes ? r->pts[1].algo : ph->algo;
+		ph->rest_proto = ph->rest_bytes ? r->pts[1].proto : ph->proto;
 		ph->total_us = (double)ph->calls * ph->call_us + ph->rest_us;
 		t->analytical = r->analytical;
 	}
@@ -460,7 +465,7 @@ void gm_train_format_table(const gm_train *t, void *gstring_out)
 	header(t, g);
 	g_string_append(g, "#\n");
 	g_string_append(g, "# phase        collective     groups x ranks (stride)   bytes/call      calls"
-			   "   time/call(us)     total(us)   share\n");
+			   "   time/call(us)     total(us)   share  algorithm\n");
 	for (int i = 0; i < t->nph; i++) {
 		const gm_train_phase *p = &t->ph[i];
 		char grp[48], calls[32];
@@ -470,12 +475,14 @@ void gm_train_format_table(const gm_train *t, void *gstring_out)
 			snprintf(calls, sizeof(calls), "%" PRIu64 "+1", p->calls);
 		else
 			snprintf(calls, sizeof(calls), "%" PRIu64, p->calls);
-		g_string_append_printf(g, "  %-11s  %-13s  %-24s %12" PRIu64 " %10s %15.2f %13.1f %6.1f%%\n",
+		g_string_append_printf(g, "  %-11s  %-13s  %-24s %12" PRIu64 " %10s %15.2f %13.1f %6.1f%%  %s/%s\n",
 				       p->name, p->op, grp, p->bytes, calls, p->call_us, p->total_us,
-				       t->total_us > 0 ? 100.0 * p->total_us / t->total_us : 0.0);
+				       t->total_us > 0 ? 100.0 * p->total_us / t->total_us : 0.0,
+				       gs_algo_name((gs_algo)p->algo), gm_proto_get((gm_proto)p->proto)->name);
 		if (p->rest_bytes)
-			g_string_append_printf(g, "#              the last bucket: %" PRIu64 " B in %.2f us\n",
-					       p->rest_bytes, p->rest_us);
+			g_string_append_printf(g, "#              the last bucket: %" PRIu64 " B in %.2f us (%s/%s)\n",
+					       p->rest_bytes, p->rest_us, gs_algo_name((gs_algo)p->rest_algo),
+					       gm_proto_get((gm_proto)p->rest_proto)->name);
 	}
 	if (t->nph == 0)
 		g_string_append(g, "#  (no phase: TP, PP and DP are all 1)\n");
@@ -507,17 +514,20 @@ void gm_train_format_table(const gm_train *t, void *gstring_out)
 void gm_train_format_csv(const gm_train *t, void *gstring_out)
 {
 	GString *g = gstring_out;
-	g_string_append(g, "phase,op,group_size,group_stride,bytes,calls,call_us,total_us\n");
+	g_string_append(g, "phase,op,group_size,group_stride,bytes,calls,call_us,total_us,algo,protocol\n");
 	for (int i = 0; i < t->nph; i++) {
 		const gm_train_phase *p = &t->ph[i];
 		/* the last bucket has its own row: the totals add up to the step */
-		g_string_append_printf(g, "%s,%s,%d,%d,%" PRIu64 ",%" PRIu64 ",%.6f,%.6f\n", p->name,
+		g_string_append_printf(g, "%s,%s,%d,%d,%" PRIu64 ",%" PRIu64 ",%.6f,%.6f,%s,%s\n", p->name,
 				       p->op, p->group_size, p->group_stride, p->bytes, p->calls,
-				       p->call_us, p->total_us - p->rest_us);
+				       p->call_us, p->total_us - p->rest_us, gs_algo_name((gs_algo)p->algo),
+				       gm_proto_get((gm_proto)p->proto)->name);
 		if (p->rest_bytes)
-			g_string_append_printf(g, "%s-last,%s,%d,%d,%" PRIu64 ",1,%.6f,%.6f\n",
+			g_string_append_printf(g, "%s-last,%s,%d,%d,%" PRIu64 ",1,%.6f,%.6f,%s,%s\n",
 					       p->name, p->op, p->group_size, p->group_stride,
-					       p->rest_bytes, p->rest_us, p->rest_us);
+					       p->rest_bytes, p->rest_us, p->rest_us,
+					       gs_algo_name((gs_algo)p->rest_algo),
+					       gm_proto_get((gm_proto)p->rest_proto)->name);
 	}
 }
 

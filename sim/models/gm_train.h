@@ -73,6 +73,8 @@ typedef struct gm_train_phase {
 	uint64_t calls;	     /* per step, of `bytes` */
 	uint64_t rest_bytes; /* dp: one more call of these bytes (0: none) */
 	double call_us, rest_us, total_us;
+	int algo, proto;	   /* what timed a call (collective.algo auto: chosen) */
+	int rest_algo, rest_proto; /* and the last bucket */
 } gm_train_phase;
 
 typedef struct gm_train {

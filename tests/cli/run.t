@@ -170,7 +170,7 @@ check "training step: TP 947 ms at every size; DP grows from 8 to 2048 nodes; th
   "awk '\$1 ~ /^[0-9]+\$/ { tp[\$1] = \$7; dp[\$1] = \$10; if (\$11 - \$7 - \$10 > 0.02 || \$7 - \$11 + \$10 > 0.02) bad = 1 } END { exit !(!bad && tp[1] == \"947.23\" && tp[2048] == tp[1] && dp[1] == 0 && dp[8] > 0 && dp[2048] > 10 * dp[8]) }' '$T/step.txt'"
 "$G" run scenarios/training-step-scaling.yaml --set sweep.key= --set sweep.values= --set topology.nodes=2 --format csv >"$T/step.csv"
 check "training step CSV: one row per phase, the last DP bucket on its own" \
-  "head -1 '$T/step.csv' | grep -q '^phase,op,group_size,group_stride,bytes,calls,call_us,total_us\$' && grep -q '^tp,allreduce,8,1,67108864,2560,' '$T/step.csv' && grep -q '^dp-last,allreduce,2,8,' '$T/step.csv'"
+  "head -1 '$T/step.csv' | grep -q '^phase,op,group_size,group_stride,bytes,calls,call_us,total_us,algo,protocol\$' && grep -q '^tp,allreduce,8,1,67108864,2560,.*,ring,simple\$' '$T/step.csv' && grep -q '^dp-last,allreduce,2,8,' '$T/step.csv'"
 
 check "training step at 40 % MFU: compute the same at every size; TP alone exposed at 8 and 64 GPUs, DP exposed from 512" \
   "awk '\$1 ~ /^[0-9]+\$/ { c[\$1] = \$12; x[\$1] = \$13; tp[\$1] = \$7 } END { exit !(c[1] == c[2048] && x[1] == tp[1] && x[8] == tp[8] && x[64] > tp[64] && x[2048] > 70000) }' '$T/step.txt'"

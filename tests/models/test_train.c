@@ -9,6 +9,7 @@
  */
 #include <math.h>
 
+#include "sim/models/gm_proto.h"
 #include "sim/models/gm_run.h"
 #include "sim/models/gm_train.h"
 #include "tests/models/run_testutil.h"
@@ -93,6 +94,37 @@ static void test_phase_is_its_collective(void)
 	gm_train_free(t);
 }
 
+/* collective.algo auto: each phase records the algorithm and protocol it
+ * chose, those a plain run of its grouped collective chooses. */
+static void test_auto_per_phase(void)
+{
+	char *err = NULL;
+	const char *const au[] = {"sim.fidelity=analytical", "collective.algo=auto",
+				  "collective.protocol=auto", NULL};
+	gm_train *t = train_yaml(step8, au, GC_OK, &err);
+	const char *coll = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100, nodes: 2, gpus_per_node: 4}\n"
+			   "collective: {algo: auto, protocol: auto}\n"
+			   "sim: {fidelity: analytical}\n";
+	for (int i = 0; i < t->nph; i++) {
+		const gm_train_phase *p = &t->ph[i];
+		if (!strcmp(p->op, "sendrecv"))
+			continue; /* timed as ring: a send/recv has no algorithm to choose */
+		char *s[5] = {g_strdup_printf("collective.op=%s", p->op),
+			      g_strdup_printf("collective.sizes=%lluB", (unsigned long long)p->bytes),
+			      g_strdup_printf("collective.group.size=%d", p->group_size),
+			      g_strdup_printf("collective.group.stride=%d", p->group_stride), NULL};
+		gm_run *r = run_yaml(coll, (const char *const *)s);
+		g_assert_cmpint(p->algo, ==, r->pts[0].algo);
+		g_assert_cmpint(p->proto, ==, r->pts[0].proto);
+		g_assert_cmpfloat(p->call_us, ==, r->pts[0].time_us);
+		gm_run_free(r);
+		for (int k = 0; k < 4; k++)
+			g_free(s[k]);
+	}
+	gm_train_free(t);
+}
+
 /* Llama 3's layout (tp-pp-dp): PP on neighbouring GPUs (stride TP), DP
  * outermost (stride TP PP), EP inside DP; the phases' sizes and calls do
  * not change with the layout. Layers that do not split evenly: the fullest
@@ -166,8 +198,16 @@ static void test_deterministic_and_formats(void)
 	g_assert_cmpstr(strchr(ga->str, '\n'), ==, strchr(gb->str, '\n'));
 	g_assert_nonnull(strstr(ga->str, "TP 2 x PP 2 x DP 2 = 8 GPUs"));
 	g_assert_nonnull(strstr(ga->str, "# step communication:"));
+	/* what timed each phase: the scenario's ring and Simple */
+	g_assert_nonnull(strstr(ga->str, "share  algorithm\n"));
+	g_assert_nonnull(strstr(ga->str, "%  ring/simple\n"));
+	for (int i = 0; i < a->nph; i++) {
+		g_assert_cmpint(a->ph[i].algo, ==, GS_ALGO_RING);
+		g_assert_cmpint(a->ph[i].proto, ==, GM_PROTO_SIMPLE);
+	}
 	gm_train_format_csv(a, csv);
-	g_assert_true(g_str_has_prefix(csv->str, "phase,op,group_size,group_stride,bytes,calls"));
+	g_assert_true(g_str_has_prefix(csv->str, "phase,op,group_size,group_stride,bytes,calls,"
+						 "call_us,total_us,algo,protocol\n"));
 	g_assert_nonnull(strstr(csv->str, "\ndp-last,allreduce,2,2,"));
 	g_string_free(ga, TRUE);
 	g_string_free(gb, TRUE);
@@ -472,6 +512,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/train/phase-is-its-collective", test_phase_is_its_collective);
 	g_test_add_func("/train/deterministic-and-formats", test_deterministic_and_formats);
 	g_test_add_func("/train/order-and-stages", test_order_and_stages);
+	g_test_add_func("/train/auto-per-phase", test_auto_per_phase);
 	g_test_add_func("/train/sharding", test_sharding);
 	g_test_add_func("/train/sp-and-zero", test_sp_and_zero);
 	g_test_add_func("/train/expert-parallel", test_expert_parallel);
