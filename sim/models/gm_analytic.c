@@ -53,6 +53,18 @@
  *   (no 2 H hops), and a NIC carries one slice each way per block its GPU
  *   owns (D = C), whatever the node count.
  *
+ *   collnet (CollNet Direct: the owners gather and hand out over NVLink,
+ *   the network's switch reduces): per round of M every GPU port carries
+ *   each way P = 2 C (n - 1) s / B (C (n - 1) slices of contributions, as
+ *   many of totals) and the NIC one slice each way per block the GPU owns,
+ *   N = C s / B_net. The longest of three chains decides: the port's
+ *   work, M P; the NIC's work in one direction plus the first trip up
+ *   before the first one down and a round of NVLink work around them,
+ *   (M + 1) N + P; every round's contributions, then the last round's trip
+ *   up and down and its totals, M P / 2 + 2 N + P / 2:
+ *       T = launch + 2 alpha_nvl + alpha_net
+ *           + max(M P, (M + 1) N + P, (M + 1) P / 2 + 2 N).
+ *
  *   dispatch / combine (MoE): every token-expert message of every rank,
  *   routed as drawn, loads the links of its route; the busiest link
  *   decides (the draw's imbalance included), plus the longest route:
@@ -363,6 +375,37 @@ static gc_status nvls_tree_time(const gt_topo *topo, const gs_gen *gen, gm_net *
 	return GC_OK;
 }
 
+/* collnet: see the header comment; adds the time after the launch to *t. */
+static void collnet_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, double *t)
+{
+	const gs_params *p = &gen->p;
+	const int64_t rpn = p->ranks_per_node, nodes = p->nranks / rpn;
+	const uint64_t C = (uint64_t)p->nchannels;
+	const uint64_t M = ceil_div(ceil_div(p->bytes, C * (uint64_t)rpn), p->slice_bytes);
+	const double s = (double)ceil_div(ceil_div(p->bytes, C * (uint64_t)rpn), M);
+	uint32_t route[GM_MAX_HOPS];
+	double a_nvl = 0, b_nvl = INFINITY, a_net = 0, b_net = INFINITY;
+	if (rpn > 1) { /* GPU 0 to GPU 1 of its node */
+		int h = gt_topo_route(topo, 0, 1, route);
+		a_nvl = (double)gm_net_route_latency(net, route, h);
+		for (int k = 0; k < h; k++)
+			b_nvl = fmin(b_nvl, net->links[route[k]].bw_Bps);
+	}
+	/* up to the network switch's reduction and back from its port to
+	 * node 0 */
+	int q = p->nranks + GT_HELPERS_PER_NODE * (int)nodes;
+	int hops[2][2] = {{0, q}, {q + 1, 0}};
+	for (int i = 0; i < 2; i++) {
+		int h = gt_topo_route(topo, hops[i][0], hops[i][1], route);
+		a_net += (double)gm_net_route_latency(net, route, h);
+		for (int k = 0; k < h; k++)
+			b_net = fmin(b_net, net->links[route[k]].bw_Bps);
+	}
+	double P = rpn > 1 ? 2.0 * (double)C * (double)(rpn - 1) * s / b_nvl * 1e12 : 0;
+	double N = (double)C * s / b_net * 1e12, m = (double)M;
+	*t += 2.0 * a_nvl + a_net + fmax(m * P, fmax((m + 1) * N + P, (m + 1) * P / 2 + 2 * N));
+}
+
 gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll_opts *o,
 			   gm_coll_result *res, char **errmsg)
 {
@@ -475,6 +518,8 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 			ge_engine_fini(&eng);
 			return st;
 		}
+	} else if (n > 1 && p->bytes > 0 && p->algo == GS_ALGO_COLLNET) {
+		collnet_time(topo, gen, &net, &t);
 	} else if (n > 1 && p->bytes > 0 &&
 		   (p->algo == GS_ALGO_NVLS_TREE ||
 		    (p->algo == GS_ALGO_NVLS && p->ranks_per_node < n))) {

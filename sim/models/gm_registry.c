@@ -107,6 +107,14 @@ static const gm_model_info models[] = {
 	 "NVIDIA/nccl src/device/all_reduce.h (runNvlsTree), src/graph/tuning.cc (hwLat NET "
 	 "NVLSTree), src/graph/trees.cc",
 	 "collective.channels, collective.slice, topology.nvlink.nvls_efficiency, topology.nodes"},
+	{"collnet", "algorithm",
+	 "NCCL's CollNet Direct allreduce with the network's switches reducing (InfiniBand SHARP, "
+	 "topology.fabric.sharp), without NVLS: each GPU owns 1/n of every channel's data, gathers "
+	 "its node's contributions and hands the total out by plain NVLink sends; the owners' sums "
+	 "go up to the network switch and come back reduced; Simple only, NVLS's 16 channels of "
+	 "128 KiB, NCCL's ring Simple latencies",
+	 "NVIDIA/nccl src/device/all_reduce.h (runCollNetDirect); NVIDIA Quantum SHARP",
+	 "collective.channels, collective.slice, topology.fabric.sharp"},
 	{"pairwise", "algorithm",
 	 "two-sided all-to-all: rank r sends block r+k to r+k for k = 1..n-1 on a send strand, receives "
 	 "on a receive strand (NCCL grouped send/recv)",

@@ -44,6 +44,8 @@ static gs_algo algo_of(const char *s)
 		return GS_ALGO_NVLS_TREE;
 	if (!strcmp(s, "bruck"))
 		return GS_ALGO_BRUCK;
+	if (!strcmp(s, "collnet"))
+		return GS_ALGO_COLLNET;
 	return GS_ALGO_RING;
 }
 
@@ -51,6 +53,13 @@ static gs_algo algo_of(const char *s)
 static bool is_nvls(gs_algo a)
 {
 	return a == GS_ALGO_NVLS || a == GS_ALGO_NVLS_TREE;
+}
+
+/* The switch-reduced allreduces (nvls, nvlstree, collnet): Simple only,
+ * with NVLS's step geometry unless the scenario gives one. */
+static bool switch_reduced(gs_algo a)
+{
+	return is_nvls(a) || a == GS_ALGO_COLLNET;
 }
 
 /* Why algorithm a cannot run collective c with protocol proto (-1: auto)
@@ -68,9 +77,18 @@ static const char *algo_refusal(gs_coll c, gs_algo a, int proto, const gt_topo *
 		return "tree is implemented for allreduce only";
 	if (a == GS_ALGO_BRUCK && c != GS_COLL_ALLGATHER && c != GS_COLL_REDUCESCATTER)
 		return "bruck is implemented for allgather and reducescatter only";
-	if (is_nvls(a) && c != GS_COLL_ALLREDUCE)
-		return a == GS_ALGO_NVLS ? "nvls is implemented for allreduce only"
-					 : "nvlstree is implemented for allreduce only";
+	if (switch_reduced(a) && c != GS_COLL_ALLREDUCE)
+		return a == GS_ALGO_NVLS	? "nvls is implemented for allreduce only"
+		       : a == GS_ALGO_COLLNET ? "collnet is implemented for allreduce only"
+					      : "nvlstree is implemented for allreduce only";
+	if (a == GS_ALGO_COLLNET && (t->kind != GT_DGX || t->nodes < 2))
+		return "collnet joins nodes through the network's switches: it needs a dgx topology of "
+		       "at least 2 nodes";
+	if (a == GS_ALGO_COLLNET && !t->sharp)
+		return "collnet needs the network's switches to reduce (SHARP: topology.fabric.sharp: "
+		       "true); without it use ring or tree";
+	if (a == GS_ALGO_COLLNET && proto > GM_PROTO_SIMPLE)
+		return "collnet runs NCCL's Simple protocol only";
 	if (is_nvls(a) && t->no_nvls)
 		return "this preset's NVSwitch (second generation, A100) has no NVLink SHARP: no "
 		       "in-switch reduction; use ring or tree";
@@ -124,7 +142,7 @@ static void algo_layout(const gc_config *cfg, const gt_topo *t, gs_params *p)
 	 * sensitivity) */
 	if (gs_coll_is_moe(p->coll) && ch == 0)
 		p->nchannels = MOE_CHANNELS;
-	if (!is_nvls(p->algo))
+	if (!switch_reduced(p->algo))
 		return;
 	if (p->algo == GS_ALGO_NVLS)
 		p->ranks_per_node = t->kind == GT_DGX && t->nodes > 1 ? t->gpus_per_node : t->ngpus;
@@ -150,6 +168,8 @@ static const char *group_refusal(const gs_params *p, const gt_topo *t)
 {
 	if (p->algo == GS_ALGO_NVLS_TREE)
 		return "nvlstree reduces in the switch over every GPU behind it, not in groups";
+	if (p->algo == GS_ALGO_COLLNET)
+		return "collnet reduces in the network's switch over every node, not in groups";
 	if (p->algo == GS_ALGO_NVLS && !node_groups(p, t))
 		return "nvls reduces in the switch over every GPU behind it: in groups only when "
 		       "each group is one whole node (group.size = the GPUs per node, stride 1)";
@@ -331,7 +351,7 @@ static void proto_setup(const gm_run *r, gm_proto q, const gs_params *base, uint
 				       : t->nodes > 1 && !node_groups(base, &r->topo)
 					       ? GM_NVLS_SHARP_NET_LAT_US
 					       : 0);
-	if (r->proto < 0 && !is_nvls(base->algo)) { /* auto: geometry per protocol unless given */
+	if (r->proto < 0 && !switch_reduced(base->algo)) { /* auto: geometry per protocol unless given */
 		if (!gc_config_is_set(r->cfg, "collective.chunk"))
 			p->chunk_bytes = pi->chunk;
 		if (!gc_config_is_set(r->cfg, "collective.slice"))
@@ -370,9 +390,9 @@ static gc_status proto_choose(const gm_run *r, const gs_params *base, uint64_t b
 {
 	*best = INT64_MAX;
 	*out = GM_PROTO_SIMPLE;
-	/* NVLS has Simple only */
-	int nq = is_nvls(base->algo) ? GM_PROTO_SIMPLE + 1 : GM_PROTO__COUNT;
-	for (int q = is_nvls(base->algo) ? GM_PROTO_SIMPLE : 0; q < nq; q++) {
+	/* NVLS and CollNet have Simple only */
+	int nq = switch_reduced(base->algo) ? GM_PROTO_SIMPLE + 1 : GM_PROTO__COUNT;
+	for (int q = switch_reduced(base->algo) ? GM_PROTO_SIMPLE : 0; q < nq; q++) {
 		int64_t ps;
 		gc_status st = closed_form_ps(r, (gm_proto)q, base, bytes, co0, &ps, errmsg);
 		if (st != GC_OK)
@@ -602,9 +622,9 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
  * the scenario it depends on the protocol chosen per size. */
 static const char *geom(const gm_run *r, const char *key, uint64_t v, char *buf, size_t n)
 {
-	/* auto resolves the geometry per size, except for nvls and nvlstree
-	 * (Simple only) */
-	if (r->proto < 0 && !is_nvls(r->base.algo) && !gc_config_is_set(r->cfg, key)) {
+	/* auto resolves the geometry per size, except for nvls, nvlstree and
+	 * collnet (Simple only) */
+	if (r->proto < 0 && !switch_reduced(r->base.algo) && !gc_config_is_set(r->cfg, key)) {
 		g_strlcpy(buf, "per protocol", n);
 		return buf;
 	}

@@ -27,12 +27,14 @@ static const gc_param coll_params[] = {
 	 "allreduce|allgather|reducescatter|sendrecv|alltoall|dispatch|combine", 1, 0,
 	 "the collective to time; dispatch and combine are MoE expert parallelism (moe.*), their "
 	 "sizes one token-expert message", NULL},
-	{"collective.algo", GC_P_ENUM, "ring", "ring|tree|pairwise|put|nvls|nvlstree|bruck|auto", 1, 0,
+	{"collective.algo", GC_P_ENUM, "ring", "ring|tree|pairwise|put|nvls|nvlstree|bruck|collnet|auto", 1, 0,
 	 "ring; tree (NCCL double binary tree, allreduce); pairwise (two-sided) or put "
 	 "(one-sided, NVSHMEM style) for alltoall, whose default is pairwise; nvls (allreduce "
 	 "reduced and multicast in the switch, NVLink SHARP; one node); nvlstree (nvls in every "
 	 "node, a double binary tree between nodes; NCCL's NVLS_TREE); bruck (allgather and "
-	 "reducescatter in log2 n rounds); auto (per size, the one "
+	 "reducescatter in log2 n rounds); collnet (allreduce: NCCL's CollNet Direct, each "
+	 "node's sums reduced in the network's switches, SHARP, without NVLS); auto (per size, "
+	 "the one "
 	 "this topology allows whose closed-form time is smallest, with protocol auto the "
 	 "protocol too: a tuner's choice)", NULL},
 	{"collective.sizes", GC_P_BYTES_LIST, "32MiB", NULL, 1, 1.8446744073709552e19,

@@ -118,7 +118,7 @@ static gc_status gs_params_normalize(const gs_params *in, gs_params *p, char **e
 	/* the switch's helper ranks come per node: nvls runs in groups that are
 	 * each one whole node (consecutive, ranks_per_node of them) */
 	if (p->group_size < p->nranks &&
-	    (p->algo == GS_ALGO_NVLS_TREE ||
+	    (p->algo == GS_ALGO_NVLS_TREE || p->algo == GS_ALGO_COLLNET ||
 	     (p->algo == GS_ALGO_NVLS &&
 	      (p->group_stride != 1 || p->group_size != p->ranks_per_node)))) {
 		*errmsg = g_strdup_printf("%s reduces in the switch over every GPU behind it; it "
@@ -128,7 +128,8 @@ static gc_status gs_params_normalize(const gs_params *in, gs_params *p, char **e
 								  : "");
 		return GC_ERR_INPUT;
 	}
-	if ((p->algo == GS_ALGO_TREE || p->algo == GS_ALGO_NVLS || p->algo == GS_ALGO_NVLS_TREE) &&
+	if ((p->algo == GS_ALGO_TREE || p->algo == GS_ALGO_NVLS || p->algo == GS_ALGO_NVLS_TREE ||
+	     p->algo == GS_ALGO_COLLNET) &&
 	    p->coll != GS_COLL_ALLREDUCE) {
 		*errmsg = g_strdup_printf("the %s algorithm is only defined for allreduce, not %s",
 					  gs_algo_name(p->algo), gs_coll_name(p->coll));
@@ -143,6 +144,13 @@ static gc_status gs_params_normalize(const gs_params *in, gs_params *p, char **e
 	    p->nranks > GS_MAX_RANKS - 3 * (p->nranks / p->ranks_per_node) - 1) {
 		*errmsg = g_strdup_printf("nvls across nodes: %d ranks and 3 helper ranks per node "
 					  "(and one) exceed %d",
+					  p->nranks, GS_MAX_RANKS);
+		return GC_ERR_INPUT;
+	}
+	if (p->algo == GS_ALGO_COLLNET &&
+	    p->nranks > GS_MAX_RANKS - 3 * (p->nranks / p->ranks_per_node) - 1) {
+		*errmsg = g_strdup_printf("collnet: %d ranks and 3 helper ranks per node (and one) "
+					  "exceed %d",
 					  p->nranks, GS_MAX_RANKS);
 		return GC_ERR_INPUT;
 	}
@@ -353,6 +361,7 @@ gc_status gs_gen_create(const gs_params *p, gs_gen **out, char **errmsg)
 		st = g->p.algo == GS_ALGO_TREE	 ? gs_tree_init(g, errmsg)
 		     : g->p.algo == GS_ALGO_NVLS ? gs_nvls_init(g, errmsg)
 		     : g->p.algo == GS_ALGO_NVLS_TREE ? gs_nvls_tree_init(g, errmsg)
+		     : g->p.algo == GS_ALGO_COLLNET ? gs_collnet_init(g, errmsg)
 						 : gs_ring_init(g, errmsg);
 		break;
 	case GS_COLL_ALLGATHER:

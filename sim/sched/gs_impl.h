@@ -34,6 +34,7 @@ gc_status gs_p2p_init(gs_gen *g, char **errmsg);
 gc_status gs_a2a_init(gs_gen *g, char **errmsg);
 gc_status gs_nvls_init(gs_gen *g, char **errmsg);
 gc_status gs_nvls_tree_init(gs_gen *g, char **errmsg);
+gc_status gs_collnet_init(gs_gen *g, char **errmsg);
 gc_status gs_moe_init(gs_gen *g, char **errmsg);
 gc_status gs_bruck_init(gs_gen *g, char **errmsg);
 

@@ -42,7 +42,11 @@
 
 #include "gs_impl.h"
 
-static gc_status gs_nvt_init(gs_gen *g, bool sharp, char **errmsg);
+/* The three schedules of gs_nvt (below): nvlstree, nvls across nodes
+ * (SHARP), and CollNet Direct (SHARP, no NVLS). */
+typedef enum gs_nvt_mode { GS_NVT_TREE = 0, GS_NVT_SHARP, GS_NVT_DIRECT } gs_nvt_mode;
+
+static gc_status gs_nvt_init(gs_gen *g, gs_nvt_mode mode, char **errmsg);
 
 typedef struct gs_nvls {
 	int64_t n, nch;
@@ -158,7 +162,7 @@ gc_status gs_nvls_init(gs_gen *g, char **errmsg)
 		return GC_ERR_INPUT;
 	}
 	if (p->ranks_per_node != p->nranks)
-		return gs_nvt_init(g, true, errmsg); /* across nodes: SHARP in the network */
+		return gs_nvt_init(g, GS_NVT_SHARP, errmsg); /* across nodes: SHARP in the network */
 	nv = g_new0(gs_nvls, 1);
 	nv->n = p->nranks;
 	nv->nch = p->nchannels;
@@ -228,7 +232,8 @@ typedef struct gs_nvt {
 	int64_t n, m, N, nch;
 	uint64_t elem, count, se;
 	gs_ntree nt;
-	bool sharp; /* nvls across nodes: the network's switch reduces (below) */
+	bool sharp;  /* the network's switch reduces (nvls across nodes, collnet) */
+	bool direct; /* collnet: the owners reduce and broadcast in their node */
 } gs_nvt;
 
 typedef struct gs_nvt_slotdef {
@@ -244,6 +249,7 @@ typedef struct gs_nvt_plan {
 	int32_t x, R, M, owner; /* node, its helpers, the block's owner there */
 	uint64_t bs, len, nslices;
 	int nslot; /* GPU strands: ops per slice; helpers: n per slice */
+	bool direct_owner; /* collnet: the owner's up or down strand (steps in gs_cnd_step) */
 	gs_nvt_slotdef slot[GS_NVT_MAX_SLOTS];
 } gs_nvt_plan;
 
@@ -274,6 +280,29 @@ static void gs_nvt_slot(gs_nvt_plan *pl, gs_op op, int32_t send, int32_t recv, u
  * total from E_x into OUTPUT and on to M_x.
  * Traffic: an owner's NIC carries one slice each way per slice of each
  * block it owns, S/n each way whatever m, against a tree's one per edge.
+ */
+
+/*
+ * collnet: NCCL's CollNet Direct allreduce (src/device/all_reduce.h
+ * runCollNetDirect) over the network's switches (SHARP), without NVLS:
+ * every GPU of a node is the owner of its blocks there, as in nvls across
+ * nodes, but the owner itself gathers the node's sum and hands out the
+ * total, over plain NVLink sends (the node's switch helpers R_x and M_x
+ * stay idle). Per block, owner o = k + x n and its peers p_i = x n +
+ * (k + i) mod n, i = 1 .. n-1:
+ *   strand 3b      peer: SEND each INPUT slice to the owner
+ *   strand 3b + 1  owner: RECV_REDUCE_COPY from p_1 onto its INPUT into
+ *                  SCRATCH, RECV_REDUCE_COPY from p_2 .. p_{n-2},
+ *                  RECV_REDUCE_SEND from p_{n-1} to the network switch Q
+ *                  (n = 2: one RECV_REDUCE_SEND onto INPUT; n = 1: SEND
+ *                  its INPUT)
+ *   strand 3b + 2  owner: RECV_COPY_SEND the total from E_x into OUTPUT and
+ *                  on to p_1, then SEND it to p_2 .. p_{n-1} (n = 1: RECV)
+ *                  peer: RECV the total from the owner into OUTPUT
+ * Q and E_y work as for nvls across nodes. Traffic: a GPU port carries per
+ * round C (n - 1) slices of contributions out and the owner's C (n - 1)
+ * of totals, twice nvls's multicast share but at full NVLink bandwidth;
+ * the NIC one slice each way per block owned, as with NVLS and SHARP.
  */
 
 /* The network switch's helpers: Q = N + 2m reduces, E_y = N + 2m + 1 + y
@@ -359,6 +388,21 @@ static void gs_nvt_plan_init(gs_nvt_plan *pl, const gs_nvt *nv, int rank, int st
 	pl->owner = (int32_t)(pl->x * nv->n + k);
 	gs_part(nv->count, (uint64_t)nv->nch * (uint64_t)nv->n, b, &pl->bs, &pl->len);
 	pl->nslices = gs_divup(pl->len, nv->se);
+	if (nv->direct) {
+		/* collnet: the switch helpers idle; peers send to and receive
+		 * from the owner, whose up and down strands have n - 1 steps
+		 * per slice (one when it is alone in its node) */
+		if (!pl->gpu || pl->role == GS_NVT_SCATTER) {
+			if (pl->gpu && rank != pl->owner)
+				gs_nvt_slot(pl, GS_OP_SEND, pl->owner, -1, GS_BUF_INPUT, GS_BUF_OUTPUT);
+		} else if (rank == pl->owner) {
+			pl->direct_owner = true;
+			pl->nslot = nv->n > 1 ? (int)nv->n - 1 : 1;
+		} else if (pl->role == GS_NVT_DOWN) {
+			gs_nvt_slot(pl, GS_OP_RECV, -1, pl->owner, GS_BUF_OUTPUT, GS_BUF_OUTPUT);
+		}
+		return;
+	}
 	if (!pl->gpu) {
 		/* R works on the scatter strands, M on the down strands */
 		bool r = rank == pl->R;
@@ -415,6 +459,33 @@ static void gs_nvs_step(const gs_nvt *nv, gs_step *st, int32_t x, int32_t q, int
 		gs_step_set(st, GS_OP_RECV, -1, prev, 0, 0, GS_BUF_SCRATCH, off, bytes);
 }
 
+/* collnet: step q of a slice on the owner's up or down strand (see the
+ * collnet comment above); o = the owner, x its node. */
+static void gs_cnd_step(const gs_nvt *nv, const gs_nvt_plan *pl, gs_step *st, int32_t q,
+			uint64_t off, uint64_t bytes)
+{
+	const int32_t n = (int32_t)nv->n, k = pl->owner - pl->x * n;
+	const int32_t peer = pl->x * n + (k + q + 1) % n; /* p_{q+1} */
+	if (pl->role == GS_NVT_UP) {
+		if (n == 1)
+			gs_step_set(st, GS_OP_SEND, gs_nvs_Q(nv), -1, GS_BUF_INPUT, off, 0, 0, bytes);
+		else if (q == n - 2) /* the last peer: on to the network switch */
+			gs_step_set(st, GS_OP_RECV_REDUCE_SEND, gs_nvs_Q(nv), peer,
+				    q == 0 ? GS_BUF_INPUT : GS_BUF_SCRATCH, off, 0, 0, bytes);
+		else
+			gs_step_set(st, GS_OP_RECV_REDUCE_COPY, -1, peer,
+				    q == 0 ? GS_BUF_INPUT : GS_BUF_SCRATCH, off, GS_BUF_SCRATCH, off, bytes);
+		return;
+	}
+	if (n == 1)
+		gs_step_set(st, GS_OP_RECV, -1, gs_nvs_E(nv, pl->x), 0, 0, GS_BUF_OUTPUT, off, bytes);
+	else if (q == 0)
+		gs_step_set(st, GS_OP_RECV_COPY_SEND, peer, gs_nvs_E(nv, pl->x), 0, 0, GS_BUF_OUTPUT,
+			    off, bytes);
+	else
+		gs_step_set(st, GS_OP_SEND, peer, -1, GS_BUF_OUTPUT, off, 0, 0, bytes);
+}
+
 static void gs_nvt_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint32_t n, gs_step *out)
 {
 	const gs_nvt *nv = g->priv;
@@ -431,7 +502,9 @@ static void gs_nvt_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint3
 		uint64_t off = es * nv->elem, bytes = el * nv->elem;
 		gs_step *st = &out[i];
 
-		if (pl.gpu) {
+		if (pl.direct_owner) {
+			gs_cnd_step(nv, &pl, st, q, off, bytes);
+		} else if (pl.gpu) {
 			const gs_nvt_slotdef *sl = &pl.slot[q];
 			gs_step_set(st, sl->op, sl->send, sl->recv, sl->src_buf, off, sl->dst_buf, off, bytes);
 		} else if (nv->sharp && rank >= gs_nvs_Q(nv)) {
@@ -459,20 +532,23 @@ static const gs_gen_ops gs_nvt_ops = {
 	.destroy = gs_nvt_destroy,
 };
 
-/* nvlstree, or (sharp) nvls across nodes: see above and below. */
-static gc_status gs_nvt_init(gs_gen *g, bool sharp, char **errmsg)
+/* nvlstree, nvls across nodes or collnet: see above and below. */
+static gc_status gs_nvt_init(gs_gen *g, gs_nvt_mode mode, char **errmsg)
 {
 	const gs_params *p = &g->p;
 	const int64_t n = p->ranks_per_node, m = p->nranks / p->ranks_per_node;
-	const char *name = sharp ? "nvls across nodes" : "nvlstree";
+	const bool sharp = mode != GS_NVT_TREE;
+	const char *name = mode == GS_NVT_DIRECT ? "collnet"
+			   : sharp		 ? "nvls across nodes"
+						 : "nvlstree";
 
 	if (m < 2) {
-		*errmsg = g_strdup_printf("%s joins NVSwitch nodes: it needs at least 2 nodes, not %lld "
-					  "(one node: nvls)",
-					  name, (long long)m);
+		*errmsg = g_strdup_printf("%s joins nodes through the network: it needs at least 2 "
+					  "nodes, not %lld%s",
+					  name, (long long)m, mode == GS_NVT_DIRECT ? "" : " (one node: nvls)");
 		return GC_ERR_INPUT;
 	}
-	if (n < 2) {
+	if (n < 2 && mode != GS_NVT_DIRECT) {
 		*errmsg = g_strdup_printf("%s reduces in each node's NVSwitch: it needs at least 2 "
 					  "ranks per node, not %lld",
 					  name, (long long)n);
@@ -487,6 +563,7 @@ static gc_status gs_nvt_init(gs_gen *g, bool sharp, char **errmsg)
 	nv->count = p->bytes / nv->elem;
 	nv->se = MAX(p->slice_bytes / nv->elem, (uint64_t)1);
 	nv->sharp = sharp;
+	nv->direct = mode == GS_NVT_DIRECT;
 	g->priv = nv;
 	g->ops = &gs_nvt_ops;
 	gc_status st = gs_ntree_build(&nv->nt, m, errmsg);
@@ -506,5 +583,10 @@ static gc_status gs_nvt_init(gs_gen *g, bool sharp, char **errmsg)
 
 gc_status gs_nvls_tree_init(gs_gen *g, char **errmsg)
 {
-	return gs_nvt_init(g, false, errmsg);
+	return gs_nvt_init(g, GS_NVT_TREE, errmsg);
+}
+
+gc_status gs_collnet_init(gs_gen *g, char **errmsg)
+{
+	return gs_nvt_init(g, GS_NVT_DIRECT, errmsg);
 }

@@ -148,7 +148,10 @@ typedef enum gs_coll {
  * multicast in the NVSwitch (two helper ranks, gs_nvls.c), one node;
  * nvlstree: nvls in every node and a double binary tree between the nodes
  * (two helper ranks per node, gs_nvls.c); bruck: allgather and
- * reduce-scatter in ceil(log2 n) rounds (gs_bruck.c). */
+ * reduce-scatter in ceil(log2 n) rounds (gs_bruck.c); collnet: NCCL's
+ * CollNet Direct allreduce, each node's sums reduced by the network's
+ * switch (SHARP) and gathered and handed out by plain NVLink sends
+ * (gs_nvls.c). */
 typedef enum gs_algo {
 	GS_ALGO_RING = 0,
 	GS_ALGO_TREE,
@@ -157,6 +160,7 @@ typedef enum gs_algo {
 	GS_ALGO_NVLS,
 	GS_ALGO_NVLS_TREE,
 	GS_ALGO_BRUCK,
+	GS_ALGO_COLLNET,
 	GS_ALGO__COUNT
 } gs_algo;
 
@@ -165,7 +169,7 @@ typedef enum gs_dtype { GS_DT_F32 = 0, GS_DT_I32, GS_DT_F64, GS_DT_U8, GS_DT__CO
 const char *gs_coll_name(gs_coll c);   /* "allreduce", "allgather", "reducescatter", "sendrecv", "alltoall",
 					  "dispatch", "combine" */
 const char *gs_algo_name(gs_algo a);   /* "ring", "tree", "pairwise", "put", "nvls", "nvlstree",
-					  "bruck" */
+					  "bruck", "collnet" */
 const char *gs_dtype_name(gs_dtype t); /* nccl-tests spelling: "float", "int32", "double", "uint8" */
 size_t gs_dtype_size(gs_dtype t);
 /* nccl-tests bus-bandwidth factor: allreduce 2(n-1)/n; allgather,

@@ -21,7 +21,7 @@ with tempfile.TemporaryDirectory() as d:
     path = os.path.join(d, "s.yaml")
     for i in range(N):
         op = rng.choice(["allreduce", "allgather", "reducescatter", "sendrecv", "alltoall", "dispatch", "combine"])
-        algo = {"allreduce": rng.choice(["ring", "tree", "nvls", "nvlstree"]), "alltoall": rng.choice(["pairwise", "put"]),
+        algo = {"allreduce": rng.choice(["ring", "tree", "nvls", "nvlstree", "collnet"]), "alltoall": rng.choice(["pairwise", "put"]),
                 "dispatch": "put", "combine": "put", "allgather": rng.choice(["ring", "bruck"]),
                 "reducescatter": rng.choice(["ring", "bruck"])}.get(op, "ring")
         if rng.random() < 0.5:

@@ -200,6 +200,12 @@ check "a two-key sweep in CSV: one column per key" \
 check "DDP vs FSDP: none < zero2 < zero3 on 8 nodes; zero2 and zero3 below none on 512" \
   "awk '\$1 ~ /^(none|zero)/ { dp[\$1] = \$10 } END { exit !(dp[\"none,8\"] < dp[\"zero2,8\"] && dp[\"zero2,8\"] < dp[\"zero3,8\"] && dp[\"zero2,512\"] < dp[\"none,512\"] && dp[\"zero3,512\"] < dp[\"none,512\"]) }' '$T/shard.txt'"
 
+# CollNet Direct with SHARP on DGX A100: the same time at 1 GiB from 2 to
+# 64 nodes, and faster than the ring at every size and node count.
+"$G" run scenarios/sharp-a100-collnet.yaml >"$T/collnet.txt"
+check "collnet on A100 with SHARP: 1 GiB flat from 2 to 64 nodes, faster than the ring everywhere" \
+  "awk '\$1 ~ /^[0-9]+\$/ { n++; if (\$8 != \"collnet\") bad = 1; if (\$3 == 1073741824) t[\$1] = \$4 } END { exit !(n == 12 && !bad && t[2] == t[64]) }' '$T/collnet.txt'"
+
 # Every shipped scenario runs as shipped: exit 0, a table, nothing on stderr.
 for f in scenarios/*.yaml; do
   "$G" run "$f" >"$T/ship.txt" 2>"$T/ship.err"

@@ -873,6 +873,61 @@ static void test_nvls_sharp(void)
 	expect_refused(yaml, nosharp, "nvls across nodes needs the network's switches to reduce");
 }
 
+/* collnet (CollNet Direct over SHARP) on DGX A100, whose NVSwitch cannot
+ * reduce: at 1 GiB the NVLink port binds (2 (n-1)/n S each way), so the
+ * time is flat in the node count (closed form, 8 nodes) and below the
+ * ring's, whose NICs carry twice what SHARP leaves them; the closed form
+ * agrees with the flow run on 2 and 4 nodes of 1 to 8 GPUs; the refusals
+ * name their key. */
+static void test_collnet(void)
+{
+	const char *yaml = "schema_version: 1\n"
+			   "topology: {preset: dgx-a100, nodes: 2, fabric: {sharp: true}}\n"
+			   "collective: {op: allreduce, algo: collnet, sizes: [8B, 1MiB, 64MiB, 1GiB]}\n";
+	const char *eight[] = {"topology.nodes=8", "sim.fidelity=analytical", NULL};
+	const char *ring[] = {"topology.nodes=8", "collective.algo=ring", "sim.fidelity=analytical",
+			      NULL};
+	const char *nvls[] = {"collective.algo=nvls", NULL};
+	gm_run *two = run_yaml(yaml, NULL), *e = run_yaml(yaml, eight), *r = run_yaml(yaml, ring);
+	/* 1 GiB: 2 x 7/8 GiB over 240 GB/s of NVLink, 7.8 ms */
+	double port_us = 2.0 * 7 / 8 * 1073741824.0 / 240e9 * 1e6;
+	g_assert_cmpfloat(two->pts[3].time_us, >, port_us);
+	g_assert_cmpfloat(two->pts[3].time_us, <, 1.02 * port_us);
+	g_assert_cmpfloat(fabs(e->pts[3].time_us - two->pts[3].time_us) / two->pts[3].time_us, <, 0.01);
+	g_assert_cmpfloat(r->pts[3].time_us, >, 1.2 * e->pts[3].time_us);
+	for (int nodes = 2; nodes <= 4; nodes *= 2)
+		for (int gpn = 1; gpn <= 8; gpn *= 2) {
+			char *sets[5] = {g_strdup_printf("topology.nodes=%d", nodes),
+					 g_strdup_printf("topology.gpus_per_node=%d", gpn),
+					 g_strdup("collective.sizes=8B,1MiB,64MiB"),
+					 g_strdup("sim.fidelity=analytical"), NULL};
+			gm_run *c = run_yaml(yaml, (const char *const *)sets), *f;
+			g_free(sets[3]);
+			sets[3] = NULL;
+			f = run_yaml(yaml, (const char *const *)sets);
+			for (size_t i = 0; i < f->npts; i++)
+				g_assert_cmpfloat(fabs(f->pts[i].time_us - c->pts[i].time_us) /
+							  f->pts[i].time_us,
+						  <, 0.06);
+			gm_run_free(f);
+			gm_run_free(c);
+			for (int k = 0; k < 3; k++)
+				g_free(sets[k]);
+		}
+	gm_run_free(two);
+	gm_run_free(e);
+	gm_run_free(r);
+	expect_refused(yaml, nvls, "no NVLink SHARP");
+	const char *nosharp[] = {"topology.fabric.sharp=false", NULL};
+	expect_refused(yaml, nosharp, "collnet needs the network's switches to reduce");
+	const char *ll[] = {"collective.protocol=ll", NULL};
+	expect_refused(yaml, ll, "collnet runs NCCL's Simple protocol only");
+	const char *grp[] = {"collective.group.size=8", NULL};
+	expect_refused(yaml, grp, "collective.group.size: collnet reduces in the network's switch");
+	const char *one[] = {"topology.nodes=1", NULL};
+	expect_refused(yaml, one, "collnet joins nodes through the network's switches");
+}
+
 /* Presets: their per-GPU NVLink, NIC and PCIe figures and network
  * latency, and A100 NVSwitches refusing in-switch reduction. */
 static void test_presets(void)
@@ -941,5 +996,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/coll/fabric-pods", test_fabric_pods);
 	g_test_add_func("/coll/presets", test_presets);
 	g_test_add_func("/coll/nvls-sharp", test_nvls_sharp);
+	g_test_add_func("/coll/collnet", test_collnet);
 	return g_test_run();
 }

@@ -323,12 +323,13 @@ static inline bool tu_check_case(const gs_params *p, GRand *rnd)
 				   desc, s->nsignals, g->nsignals);
 		goto out;
 	}
-	/* nvls and nvlstree key a connection per (logical channel, owner GPU
-	 * of a node; one node: ranks_per_node = nranks) */
+	/* nvls, nvlstree and collnet key a connection per (logical channel,
+	 * owner GPU of a node; one node: ranks_per_node = nranks) */
 	if (s->strands_per_channel != g->strands_per_channel || s->strands_per_channel < 1 ||
 	    s->nstrands % s->strands_per_channel != 0 ||
 	    s->nstrands / s->strands_per_channel !=
-		    p->nchannels * (p->algo == GS_ALGO_NVLS || p->algo == GS_ALGO_NVLS_TREE
+		    p->nchannels * (p->algo == GS_ALGO_NVLS || p->algo == GS_ALGO_NVLS_TREE ||
+						    p->algo == GS_ALGO_COLLNET
 					    ? g->p.ranks_per_node
 					    : 1)) {
 		g_test_fail_printf("%s: %d strands in channels of %d for %d channels", desc,
@@ -380,7 +381,8 @@ static inline bool tu_check_case(const gs_params *p, GRand *rnd)
 	/* the tree, sendrecv and the pairwise all-to-all need no more than one
 	 * message per connection */
 	if ((p->algo == GS_ALGO_TREE || p->coll == GS_COLL_SENDRECV ||
-	     p->algo == GS_ALGO_PAIRWISE || p->algo == GS_ALGO_NVLS || p->algo == GS_ALGO_NVLS_TREE) &&
+	     p->algo == GS_ALGO_PAIRWISE || p->algo == GS_ALGO_NVLS || p->algo == GS_ALGO_NVLS_TREE ||
+	     p->algo == GS_ALGO_COLLNET) &&
 	    !tu_check_bounded(s, 1, desc))
 		goto out;
 	ok = tu_check_windows(g, s, rnd, 4, desc);

@@ -407,9 +407,72 @@ static void test_sharp_traffic(void)
 	}
 }
 
+/* collnet (CollNet Direct over SHARP), end to end, also with one GPU per
+ * node (no NVLink stage at all). */
+static void test_collnet_sweep(void)
+{
+	multinode_sweep(GS_ALGO_COLLNET, 37);
+	GRand *rnd = g_rand_new_with_seed(41);
+	for (int m = 2; m <= 5; m++) {
+		gs_params p = tu_params(GS_COLL_ALLREDUCE, GS_ALGO_COLLNET, GS_DT_F32, m,
+					(uint64_t)(3 * m + 1) * 4, 2, CHUNK, SLICE, 1);
+		if (!tu_check_case(&p, rnd))
+			break;
+	}
+	g_rand_free(rnd);
+}
+
+/* Per GPU: (n - 1)/n S out over NVLink to the other owners and, as owner,
+ * its S/n handed to the n - 1 others: 2 (n - 1)/n S each way; S/n each way
+ * through its NIC; the NVSwitch helpers idle. */
+static void test_collnet_traffic(void)
+{
+	const int C = 2;
+	for (int m = 2; m <= 6; m++) {
+		for (int n = 1; n <= 4; n++) {
+			int N = m * n;
+			uint64_t S = (uint64_t)(C * n) * 4 * SLICE;
+			gs_params p = tu_params(GS_COLL_ALLREDUCE, GS_ALGO_COLLNET, GS_DT_F32, N, S, C,
+						CHUNK, SLICE, n);
+			gs_gen *g;
+			char *err = NULL;
+			g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
+			gs_sched *s = gs_sched_materialize(g);
+			g_assert_cmpint(s->nhelpers, ==, 3 * m + 1);
+			int Q = N + 2 * m;
+			traffic tr = traffic_count(s, sharp_net, (const int[]){Q});
+			uint64_t share = S / (uint64_t)n;
+			for (int r = 0; r < N; r++) {
+				g_assert_cmpuint(tr.nvl_out[r], ==, 2 * (S - share));
+				g_assert_cmpuint(tr.nvl_in[r], ==, 2 * (S - share));
+				g_assert_cmpuint(tr.net_out[r], ==, share);
+				g_assert_cmpuint(tr.net_in[r], ==, share);
+			}
+			for (int h = N; h < Q; h++) {
+				g_assert_cmpuint(tr.nvl_out[h] + tr.net_out[h], ==, 0);
+				g_assert_cmpuint(tr.nvl_in[h] + tr.net_in[h], ==, 0);
+			}
+			g_assert_cmpuint(tr.net_in[Q], ==, S * (uint64_t)m);
+			traffic_free(&tr);
+			gs_sched_free(s);
+			gs_gen_free(g);
+		}
+	}
+}
+
+static void test_collnet_refusals(void)
+{
+	expect_refused_algo(GS_ALGO_COLLNET, GS_COLL_ALLGATHER, 4, 2, "only defined for allreduce");
+	expect_refused_algo(GS_ALGO_COLLNET, GS_COLL_ALLREDUCE, 8, 8,
+			    "collnet joins nodes through the network: it needs at least 2 nodes, not 1");
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/collnet/sweep", test_collnet_sweep);
+	g_test_add_func("/collnet/traffic", test_collnet_traffic);
+	g_test_add_func("/collnet/refusals", test_collnet_refusals);
 	g_test_add_func("/nvls-sharp/sweep", test_sharp_sweep);
 	g_test_add_func("/nvls-sharp/traffic", test_sharp_traffic);
 	g_test_add_func("/nvls/sweep", test_sweep);
