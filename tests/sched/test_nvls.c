@@ -243,6 +243,16 @@ static void traffic_free(traffic *t)
 	g_free(t->net_in);
 }
 
+/* The materialized allreduce of algorithm algo over m nodes of n GPUs, S
+ * bytes in C channels, and its generator (*g, freed by the caller). */
+static gs_sched *multinode_sched(gs_algo algo, int m, int n, int C, uint64_t S, gs_gen **g)
+{
+	gs_params p = tu_params(GS_COLL_ALLREDUCE, algo, GS_DT_F32, m * n, S, C, CHUNK, SLICE, n);
+	char *err = NULL;
+	g_assert_cmpint(gs_gen_create(&p, g, &err), ==, GC_OK);
+	return gs_sched_materialize(*g);
+}
+
 /* nvlstree: between GPUs of different nodes (ctx: N, n) */
 static bool tree_net(int r, int d, const int *ctx)
 {
@@ -264,12 +274,9 @@ static void test_tree_traffic(void)
 		for (int n = 2; n <= 4; n++) {
 			int N = m * n;
 			uint64_t S = (uint64_t)(C * n) * 4 * SLICE; /* whole blocks */
-			gs_params p = tu_params(GS_COLL_ALLREDUCE, GS_ALGO_NVLS_TREE, GS_DT_F32, N, S, C,
-						CHUNK, SLICE, n);
 			gs_gen *g;
+			gs_sched *s = multinode_sched(GS_ALGO_NVLS_TREE, m, n, C, S, &g);
 			char *err = NULL;
-			g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
-			gs_sched *s = gs_sched_materialize(g);
 			g_assert_cmpint(s->nhelpers, ==, 2 * m);
 			traffic tr = traffic_count(s, tree_net, (const int[]){N, n});
 			gs_ntree nt;
@@ -383,12 +390,8 @@ static void test_sharp_traffic(void)
 		for (int n = 2; n <= 4; n++) {
 			int N = m * n;
 			uint64_t S = (uint64_t)(C * n) * 4 * SLICE;
-			gs_params p = tu_params(GS_COLL_ALLREDUCE, GS_ALGO_NVLS, GS_DT_F32, N, S, C, CHUNK,
-						SLICE, n);
 			gs_gen *g;
-			char *err = NULL;
-			g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
-			gs_sched *s = gs_sched_materialize(g);
+			gs_sched *s = multinode_sched(GS_ALGO_NVLS, m, n, C, S, &g);
 			g_assert_cmpint(s->nhelpers, ==, 3 * m + 1);
 			int Q = N + 2 * m;
 			traffic tr = traffic_count(s, sharp_net, (const int[]){Q});
@@ -432,12 +435,8 @@ static void test_collnet_traffic(void)
 		for (int n = 1; n <= 4; n++) {
 			int N = m * n;
 			uint64_t S = (uint64_t)(C * n) * 4 * SLICE;
-			gs_params p = tu_params(GS_COLL_ALLREDUCE, GS_ALGO_COLLNET, GS_DT_F32, N, S, C,
-						CHUNK, SLICE, n);
 			gs_gen *g;
-			char *err = NULL;
-			g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
-			gs_sched *s = gs_sched_materialize(g);
+			gs_sched *s = multinode_sched(GS_ALGO_COLLNET, m, n, C, S, &g);
 			g_assert_cmpint(s->nhelpers, ==, 3 * m + 1);
 			int Q = N + 2 * m;
 			traffic tr = traffic_count(s, sharp_net, (const int[]){Q});
