@@ -78,22 +78,25 @@ static int run_sweep(const char *path, char *const *specs, int nspecs, GPtrArray
 	}
 	char *key[2] = {NULL, NULL}, **vals[2] = {NULL, NULL};
 	int rc = 0;
-	guint n = 1, len[2] = {1, 1};
+	guint len[2] = {1, 1};
 	for (int a = 0; a < nspecs && rc == 0; a++) {
 		if (!parse_axis(specs[a], &key[a], &vals[a]))
 			rc = 2;
 		else
 			len[a] = g_strv_length(vals[a]);
-		n *= len[a];
 	}
 	if (rc == 0 && nspecs == 2 && !strcmp(key[0], key[1])) {
 		fprintf(stderr, "gcsim run: --sweep: '%s' twice\n", key[0]);
 		rc = 2;
 	}
-	if (rc == 0 && n > SWEEP_MAX) {
-		fprintf(stderr, "gcsim run: --sweep: %u runs, at most %d\n", n, SWEEP_MAX);
+	/* the grid's size in 64 bits: two long lists must not wrap */
+	guint64 runs_wanted = (guint64)len[0] * len[1];
+	if (rc == 0 && runs_wanted > SWEEP_MAX) {
+		fprintf(stderr, "gcsim run: --sweep: %" G_GUINT64_FORMAT " runs, at most %d\n",
+			runs_wanted, SWEEP_MAX);
 		rc = 2;
 	}
+	guint n = rc == 0 ? (guint)runs_wanted : 1;
 	char *label = rc == 0 && nspecs == 2 ? g_strdup_printf("%s,%s", key[0], key[1])
 					     : g_strdup(key[0] ? key[0] : "");
 	char **names = g_new0(char *, n + 1);

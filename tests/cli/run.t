@@ -252,6 +252,9 @@ bad "the same key swept twice is refused" "^gcsim run: --sweep: 'topology.nodes'
 bad "sweep.key2 without sweep.key is refused at its key" "^--set: sweep.key2: given without sweep.key" run scenarios/dgx-h100-allreduce.yaml --set sweep.key2=topology.nodes --set sweep.values2=1,2
 bad "sweep.key2 naming sweep.key's key is refused" "^--set: sweep.key2: sweeps 'train.order', which sweep.key sweeps already" run scenarios/llama3-405b-pods.yaml --set sweep.key2=train.order
 bad "a grid past 64 runs is refused" "^gcsim run: --sweep: 100 runs, at most 64" run scenarios/dgx-h100-scaling.yaml --sweep topology.nodes=1,2,3,4,5,6,7,8,9,10 --sweep seed=1,2,3,4,5,6,7,8,9,10
+vals=$(seq -s, 0 65535)
+printf 'schema_version: 1\ntopology: {gpus: 2}\ncollective: {op: allreduce, sizes: [8B]}\nsweep: {key: seed, values: "%s", key2: collective.channels, values2: "%s"}\n' "$vals" "$vals" >"$T/grid.yaml"
+bad "a grid of 2^32 runs is counted, not wrapped, and refused" "^gcsim run: --sweep: 4294967296 runs, at most 64" run "$T/grid.yaml"
 bad "a pod that splits a leaf is refused at its key" "^--set: topology.fabric.pod_nodes: a pod of 101 nodes splits a leaf of 2 nodes" run scenarios/llama3-405b-pods.yaml --set sweep.key= --set sweep.values= --set topology.fabric.pod_nodes=101
 bad "a training step's TP must divide the GPUs, at its key" "^--set: train.tp: TP 3 does not divide the 8 GPUs" run scenarios/training-step-scaling.yaml --set sweep.key= --set sweep.values= --set train.tp=3
 bad "a run of more than 10^10 steps is refused up front" "steps to simulate \\(1048576 ranks\\)" run scenarios/flat-1024-ring.yaml --set topology.gpus=1048576
