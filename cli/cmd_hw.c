@@ -233,8 +233,9 @@ static int hw_interp(int argc, char **argv)
 		{"experts", 0, 0, G_OPTION_ARG_INT, &experts,
 		 "dispatch/combine: experts, a multiple of the ranks (default 256)", "E"},
 		{"algo", 0, 0, G_OPTION_ARG_STRING, &algo,
-		 "ring (default), tree, nvls or nvlstree (allreduce), pairwise (alltoall default) or put "
-		 "(alltoall)",
+		 "ring (default), tree, nvls, nvlstree or collnet (allreduce; collnet's network switch "
+		 "is virtual ranks too), bruck (allgather, reducescatter), pairwise (alltoall default) "
+		 "or put (alltoall)",
 		 "ALGO"},
 		{"sizes", 0, 0, G_OPTION_ARG_STRING, &sizes,
 		 "comma-separated sizes (default 1KiB,64KiB,1MiB,16MiB; dispatch 7408B, combine 14352B: "
@@ -262,17 +263,19 @@ static int hw_interp(int argc, char **argv)
 					    "dispatch", "combine"};
 	static const gs_coll collv[] = {GS_COLL_ALLREDUCE, GS_COLL_ALLGATHER, GS_COLL_REDUCESCATTER,
 					GS_COLL_ALLTOALL, GS_COLL_DISPATCH, GS_COLL_COMBINE};
-	static const char *const algos[] = {"ring", "tree", "pairwise", "put", "nvls", "nvlstree"};
-	static const gs_algo algov[] = {GS_ALGO_RING, GS_ALGO_TREE, GS_ALGO_PAIRWISE, GS_ALGO_PUT,
-					GS_ALGO_NVLS, GS_ALGO_NVLS_TREE};
+	static const char *const algos[] = {"ring", "tree",	"pairwise", "put",
+					    "nvls", "nvlstree", "bruck",    "collnet"};
+	static const gs_algo algov[] = {GS_ALGO_RING, GS_ALGO_TREE,	 GS_ALGO_PAIRWISE,
+					GS_ALGO_PUT,  GS_ALGO_NVLS,	 GS_ALGO_NVLS_TREE,
+					GS_ALGO_BRUCK, GS_ALGO_COLLNET};
 	static const char *const dts[] = {"float", "int32", "double"};
 	static const gs_dtype dtv[] = {GS_DT_F32, GS_DT_I32, GS_DT_F64};
 	int c = 0, a = 0, t = 0;
 	gc_status st = GC_OK;
 	if (op && parse_enum(op, colls, 6, &c) != GC_OK)
 		snprintf(why, sizeof(why), "--op: expected allreduce, allgather, reducescatter, alltoall, dispatch or combine, got '%s'", op), st = GC_ERR_INPUT;
-	else if (algo && parse_enum(algo, algos, 6, &a) != GC_OK)
-		snprintf(why, sizeof(why), "--algo: expected ring, tree, pairwise, put, nvls or nvlstree, got '%s'", algo), st = GC_ERR_INPUT;
+	else if (algo && parse_enum(algo, algos, 8, &a) != GC_OK)
+		snprintf(why, sizeof(why), "--algo: expected ring, tree, pairwise, put, nvls, nvlstree, bruck or collnet, got '%s'", algo), st = GC_ERR_INPUT;
 	else if (!algo && collv[c] == GS_COLL_ALLTOALL)
 		a = 2; /* alltoall has no ring: NCCL's pairwise exchange by default */
 	else if (!algo && gs_coll_is_moe(collv[c]))
@@ -298,6 +301,8 @@ static int hw_interp(int argc, char **argv)
 		snprintf(why, sizeof(why), "--nodes %d: expected a divisor of the %d ranks", nodes, ranks), st = GC_ERR_INPUT;
 	else if (st == GC_OK && algov[a] == GS_ALGO_NVLS_TREE && (nodes < 2 || ranks / nodes < 2))
 		snprintf(why, sizeof(why), "--algo nvlstree: expected --nodes >= 2 with >= 2 ranks each (one node: nvls)"), st = GC_ERR_INPUT;
+	else if (st == GC_OK && algov[a] == GS_ALGO_COLLNET && nodes < 2)
+		snprintf(why, sizeof(why), "--algo collnet joins nodes through the network's switch: expected --nodes >= 2"), st = GC_ERR_INPUT;
 	else if (st == GC_OK && algov[a] == GS_ALGO_NVLS && nodes > 1)
 		snprintf(why, sizeof(why), "--algo nvls reduces in one switch: leave --nodes at 1 (several: nvlstree)"), st = GC_ERR_INPUT;
 	sz = g_strsplit(sizes ? sizes

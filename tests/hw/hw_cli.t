@@ -6,7 +6,7 @@ set -u
 G=${GCSIM:-build/gcsim}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-echo "1..13"
+echo "1..14"
 if "$G" hw info >/dev/null 2>&1; then
 	for i in 1 2 3 4; do echo "ok $i # SKIP a GPU is present"; done
 else
@@ -53,3 +53,5 @@ fi
 [ $rc -eq 2 ] && grep -q "leave --nodes at 1" "$T/e" && echo "ok 12 - nvls on two nodes exits 2" || echo "not ok 12 - exit $rc"
 "$G" hw interp --op dispatch --ranks 6 2>"$T/e"; rc=$?
 [ $rc -eq 2 ] && grep -q -- "--experts a multiple of the 6 ranks" "$T/e" && echo "ok 13 - dispatch with experts not spread over the ranks exits 2" || echo "not ok 13 - exit $rc"
+"$G" hw interp --algo collnet --ranks 8 2>"$T/e"; rc=$?
+[ $rc -eq 2 ] && grep -q "collnet joins nodes through the network's switch: expected --nodes >= 2" "$T/e" && echo "ok 14 - collnet on one node exits 2" || echo "not ok 14 - exit $rc"

@@ -358,6 +358,13 @@ static void test_interp_pack(void)
 	/* and so are nvlstree's, one pair per virtual node */
 	check_pack_rpn(GS_COLL_ALLREDUCE, GS_ALGO_NVLS_TREE, 8, 4, 2, 256 * 1024);
 	check_pack_rpn(GS_COLL_ALLREDUCE, GS_ALGO_NVLS_TREE, 9, 3, 1, 9 * 4096 + 12);
+	/* collnet's network switch: Q and its ports after the nodes' helpers */
+	check_pack_rpn(GS_COLL_ALLREDUCE, GS_ALGO_COLLNET, 8, 4, 2, 256 * 1024);
+	check_pack_rpn(GS_COLL_ALLREDUCE, GS_ALGO_COLLNET, 6, 2, 1, 6 * 4096 + 12);
+	check_pack_rpn(GS_COLL_ALLREDUCE, GS_ALGO_COLLNET, 3, 1, 2, 3 * 4096);
+	/* bruck's rotated SCRATCH and its copy to OUTPUT */
+	check_pack(GS_COLL_ALLGATHER, GS_ALGO_BRUCK, 5, 2, 5 * 4096);
+	check_pack(GS_COLL_REDUCESCATTER, GS_ALGO_BRUCK, 6, 1, 6 * 4096 + 24);
 	/* and MoE's irregular PUTs, local copies and per-target signals */
 	check_pack_moe(GS_COLL_DISPATCH, 4, 3, 7408, 16, 4, 16);
 	check_pack_moe(GS_COLL_COMBINE, 4, 2, 14352, 16, 4, 16);
