@@ -90,6 +90,10 @@ step interp-nvlstree8 30 "$G" hw interp --ranks 8 --nodes 2 --algo nvlstree --si
 # MoE dispatch and combine (DeepEP's shape on 8 virtual ranks): outputs
 # checked, times not part of the validation.
 step interp-moe8 30 sh -c "$G hw interp --ranks 8 --op dispatch --csv '$DEST/interp-dispatch8.csv' && $G hw interp --ranks 8 --op combine --csv '$DEST/interp-combine8.csv'"
+# CollNet Direct (the network switch as virtual ranks) and Bruck's
+# allgather: outputs checked, times not part of the validation.
+step interp-collnet8 30 "$G" hw interp --ranks 8 --nodes 2 --algo collnet --sizes 64KiB,1MiB,8MiB --csv "$DEST/interp-collnet8.csv"
+step interp-bruck8 30 "$G" hw interp --ranks 8 --op allgather --algo bruck --sizes 64KiB,1MiB,8MiB --csv "$DEST/interp-bruck8.csv"
 # One rank per GPU over peer access: exits 3 at once on a one-GPU machine.
 step interp-gpus2 45 "$G" hw interp --gpus 2 --sizes $S --csv "$DEST/interp-gpus2.csv"
 echo "done in $(( $(date +%s) - START ))s; results in $DEST" | tee -a "$LOG"
