@@ -98,7 +98,7 @@ typedef struct sim {
 	uint64_t *signals;   /* nranks x nsig counters */
 	uint32_t *sig_wait;  /* per slot: first parked strand, or NONE */
 	conn *conns;
-	/* per connection, for the check: bytes pushed and reclaimed in all
+	/* per connection, in check mode: bytes pushed and reclaimed in all
 	 * (inflight is their difference) */
 	conn_tot *ctot;
 	uint32_t nconns, capconns;
@@ -221,7 +221,8 @@ static void reclaim(sim *m, conn *c)
 		if (q->credit_at > m->eng.now)
 			break;
 		c->inflight -= q->bytes;
-		m->ctot[c - m->conns].reclaimed += q->bytes;
+		if (m->eng.check)
+			m->ctot[c - m->conns].reclaimed += q->bytes;
 		c->ncredited++;
 	}
 }
@@ -392,7 +393,8 @@ static void strand_run(sim *m, uint32_t sid)
 				return;
 			}
 			c->inflight += st->bytes;
-			m->ctot[c - m->conns].pushed += st->bytes;
+			if (m->eng.check)
+				m->ctot[c - m->conns].pushed += st->bytes;
 			conn_push(c, st->bytes);
 			m->messages++;
 			/* packet mode: an empty message is an empty packet, which
