@@ -9,6 +9,7 @@
 #define RUN_TESTUTIL_H
 
 #include <glib.h>
+#include <math.h>
 #include <glib/gstdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -56,6 +57,28 @@ static inline void expect_refused(const char *yaml, const char *const *sets, con
 	g_unlink(path);
 	g_free(path);
 	g_free(err);
+}
+
+/* The closed form (sim.fidelity=analytical added to sets) within a
+ * relative tol of the scenario as given (a flow or packet run), at every
+ * size. */
+static inline void expect_closed_form_near(const char *yaml, const char *const *sets, double tol)
+{
+	GPtrArray *ana = g_ptr_array_new();
+	for (size_t i = 0; sets && sets[i]; i++)
+		g_ptr_array_add(ana, (gpointer)sets[i]);
+	g_ptr_array_add(ana, (gpointer) "sim.fidelity=analytical");
+	g_ptr_array_add(ana, NULL);
+	gm_run *f = run_yaml(yaml, sets), *a = run_yaml(yaml, (const char *const *)ana->pdata);
+	g_assert_cmpuint(f->npts, ==, a->npts);
+	for (size_t i = 0; i < f->npts; i++) {
+		g_test_message("%llu B: run %.2f us, closed form %.2f us",
+			       (unsigned long long)f->pts[i].bytes, f->pts[i].time_us, a->pts[i].time_us);
+		g_assert_cmpfloat(fabs(a->pts[i].time_us - f->pts[i].time_us) / f->pts[i].time_us, <, tol);
+	}
+	gm_run_free(f);
+	gm_run_free(a);
+	g_ptr_array_free(ana, TRUE);
 }
 
 #endif

@@ -144,33 +144,10 @@ static void test_grouped_alltoall_and_tree(void)
 {
 	/* expert-parallel style all-to-all in groups of 4 nodes' GPU k */
 	const char *const a2a[] = {"collective.op=alltoall", "collective.algo=pairwise", NULL};
-	const char *const a2a_a[] = {"collective.op=alltoall", "collective.algo=pairwise",
-				     "sim.fidelity=analytical", NULL};
-	gm_run *f = run_yaml(dp4, a2a), *a = run_yaml(dp4, a2a_a);
-	for (size_t i = 0; i < f->npts; i++) {
-		g_test_message("alltoall %llu B: flow %.1f us, closed form %.1f us",
-			       (unsigned long long)f->pts[i].bytes, f->pts[i].time_us,
-			       a->pts[i].time_us);
-		g_assert_cmpfloat(fabs(a->pts[i].time_us - f->pts[i].time_us) / f->pts[i].time_us, <,
-				  0.03);
-	}
-	gm_run_free(f);
-	gm_run_free(a);
+	expect_closed_form_near(dp4, a2a, 0.03);
 	/* the tree of one member per node: every channel head behind one NIC */
 	const char *const tr[] = {"collective.algo=tree", "collective.sizes=1MiB,256MiB", NULL};
-	const char *const tr_a[] = {"collective.algo=tree", "collective.sizes=1MiB,256MiB",
-				    "sim.fidelity=analytical", NULL};
-	f = run_yaml(dp4, tr);
-	a = run_yaml(dp4, tr_a);
-	for (size_t i = 0; i < f->npts; i++) {
-		g_test_message("tree %llu B: flow %.1f us, closed form %.1f us",
-			       (unsigned long long)f->pts[i].bytes, f->pts[i].time_us,
-			       a->pts[i].time_us);
-		g_assert_cmpfloat(fabs(a->pts[i].time_us - f->pts[i].time_us) / f->pts[i].time_us, <,
-				  0.20);
-	}
-	gm_run_free(f);
-	gm_run_free(a);
+	expect_closed_form_near(dp4, tr, 0.20);
 }
 
 /* Expert parallelism in groups: EP 8 inside each of 4 nodes (DeepEP's
