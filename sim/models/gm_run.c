@@ -159,7 +159,7 @@ static void algo_layout(const gc_config *cfg, const gt_topo *t, gs_params *p)
 static bool node_groups(const gs_params *p, const gt_topo *t)
 {
 	return t->kind == GT_DGX && t->nodes > 1 && gs_group_n(p) < p->nranks &&
-	       gs_group_n(p) == t->gpus_per_node && gs_group_stride(p) == 1;
+	       gs_group_n(p) == t->gpus_per_node && gs_group_stride(p) == 1 && gs_group_is_flat(p);
 }
 
 /* Why p's algorithm cannot run in p's communicators (smaller than the
@@ -177,27 +177,58 @@ static const char *group_refusal(const gs_params *p, const gt_topo *t)
 }
 
 /* collective.group: communicators of group.size ranks, member j of a group
- * group.stride ranks after member j - 1 (gs_params), all running at once. */
+ * group.stride ranks after member j - 1, or in blocks of group.block
+ * group.block_stride apart (gs_params), all running at once. */
 static gc_status groups_from_config(const gc_config *cfg, const gt_topo *t, gs_params *p,
 				    char **errmsg)
 {
 	int64_t G = gc_config_int(cfg, "collective.group.size");
 	int64_t S = gc_config_int(cfg, "collective.group.stride");
-	if (G == 0) /* every GPU, in groups of stride S: N / S ranks each */
+	int64_t B = gc_config_int(cfg, "collective.group.block");
+	int64_t T = gc_config_int(cfg, "collective.group.block_stride");
+	if ((B > 0) != (T > 0))
+		return gc_config_error(cfg, B > 0 ? "collective.group.block" : "collective.group.block_stride",
+				       errmsg, "two-level groups need both collective.group.block and "
+				       "collective.group.block_stride");
+	if (B > 0 && T % (B * S) != 0)
+		return gc_config_error(cfg, "collective.group.block_stride", errmsg,
+				       "%lld is not a multiple of the block's span, block %lld x stride "
+				       "%lld",
+				       (long long)T, (long long)B, (long long)S);
+	if (G == 0 && B > 0) /* every GPU: the blocks span them all */
+		G = p->nranks % T == 0 ? p->nranks / T * B : p->nranks;
+	else if (G == 0) /* every GPU, in groups of stride S: N / S ranks each */
 		G = p->nranks % S == 0 ? p->nranks / S : p->nranks;
+	if (B > 0 && G % B != 0)
+		return gc_config_error(cfg, "collective.group.block", errmsg,
+				       "blocks of %lld ranks do not divide groups of %lld", (long long)B,
+				       (long long)G);
+	/* the ranks one group spans */
+	int64_t span = B > 0 ? T * (G / B) : G * S;
 	/* blame the stride when the size alone would tile the GPUs */
 	bool size_ok = G <= p->nranks && p->nranks % G == 0;
-	const char *key = (size_ok && gc_config_is_set(cfg, "collective.group.stride")) ||
+	const char *key = B > 0 && size_ok ? "collective.group.block_stride"
+			  : (size_ok && gc_config_is_set(cfg, "collective.group.stride")) ||
 					  !gc_config_is_set(cfg, "collective.group.size")
 				  ? "collective.group.stride"
 				  : "collective.group.size";
-	if (G > p->nranks || G * S > p->nranks || p->nranks % (G * S) != 0)
+	if (G > p->nranks || span > p->nranks || p->nranks % span != 0) {
+		if (B > 0)
+			return gc_config_error(cfg, key, errmsg,
+					       "groups of %lld ranks in blocks of %lld at stride %lld, "
+					       "%lld apart, do not tile the %d GPUs: size / block x "
+					       "block_stride must divide %d",
+					       (long long)G, (long long)B, (long long)S, (long long)T,
+					       p->nranks, p->nranks);
 		return gc_config_error(cfg, key, errmsg,
 				       "groups of %lld ranks at stride %lld do not tile the %d GPUs: "
 				       "size x stride must divide %d",
 				       (long long)G, (long long)S, p->nranks, p->nranks);
+	}
 	p->group_size = (int)G;
 	p->group_stride = (int)S;
+	p->group_block = (int)B;
+	p->group_block_stride = (int)T;
 	const char *why = G < p->nranks ? group_refusal(p, t) : NULL;
 	if (why)
 		return gc_config_error(cfg, "collective.group.size", errmsg, "%s (algo %s, op %s)",
@@ -672,6 +703,11 @@ void gm_run_format_table(const gm_run *r, void *gstring_out)
 		snprintf(ranks, sizeof(ranks), "%d groups of %d rank%s at stride %d at once",
 			 gs_group_count(p), gs_group_n(p), gs_group_n(p) == 1 ? "" : "s",
 			 gs_group_stride(p));
+	if (gs_group_n(p) < p->nranks && !gs_group_is_flat(p))
+		snprintf(ranks, sizeof(ranks), "%d groups of %d ranks (blocks of %d at stride %d, %lld "
+			 "apart) at once",
+			 gs_group_count(p), gs_group_n(p), gs_group_block(p), gs_group_stride(p),
+			 (long long)gs_group_block_stride(p));
 	else
 		snprintf(ranks, sizeof(ranks), "%d ranks", p->nranks);
 	g_string_append_printf(g, "# collective: %s, algo %s, %s, %d channel%s, protocol %s, chunk %s, "

@@ -67,6 +67,13 @@ static const gc_param coll_params[] = {
 	 "distance between consecutive members of a group: 1 puts a group on consecutive GPUs "
 	 "(tensor parallel), the GPUs per node puts one member on each node (data parallel)",
 	 NULL},
+	{"collective.group.block", GC_P_INT, "0", NULL, 0, 1048576,
+	 "two-level groups: members in blocks of this many at group.stride, the blocks "
+	 "group.block_stride apart (0: one level)",
+	 "Megatron-LM's data-and-context-parallel groups under Llama 3's [TP, CP, PP, DP] order"},
+	{"collective.group.block_stride", GC_P_INT, "0", NULL, 0, 1073741824,
+	 "two-level groups: distance between consecutive blocks, a multiple of group.block x "
+	 "group.stride", NULL},
 	{"collective.iters", GC_P_INT, "1", NULL, 1, 1000000,
 	 "back-to-back repetitions timed (the reported time is per operation)", NULL},
 };

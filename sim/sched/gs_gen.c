@@ -26,7 +26,10 @@
  *    group_size ranks, its ranks_per_node the members sharing a node) runs
  *    in every group with its peers relabelled to global ranks; the
  *    normalized p then holds the group's bytes and ranks_per_node with the
- *    global nranks.
+ *    global nranks. group_block / group_block_stride make two-level groups
+ *    (gs_params); a layout that is one level after all (blocks of one, one
+ *    block, or blocks adjacent at the stride) is normalized to one level
+ *    with both 0.
  * A collective whose effective count is 0 is valid: every strand is empty.
  *
  * Invariants: a gs_gen is immutable after gs_gen_create() (fill may be
@@ -100,19 +103,49 @@ static gc_status gs_params_normalize(const gs_params *in, gs_params *p, char **e
 					  in->ranks_per_node, p->nranks);
 		return GC_ERR_INPUT;
 	}
-	if (p->group_size < 0 || p->group_stride < 0) {
-		*errmsg = g_strdup_printf("group size %d and stride %d must not be negative",
-					  p->group_size, p->group_stride);
+	if (p->group_size < 0 || p->group_stride < 0 || p->group_block < 0 ||
+	    p->group_block_stride < 0) {
+		*errmsg = g_strdup_printf("group size %d, stride %d, block %d and block stride %d "
+					  "must not be negative",
+					  p->group_size, p->group_stride, p->group_block,
+					  p->group_block_stride);
 		return GC_ERR_INPUT;
 	}
 	p->group_size = gs_group_n(p);
 	p->group_stride = gs_group_stride(p);
-	if (p->group_size > p->nranks ||
-	    (int64_t)p->group_size * p->group_stride > (int64_t)p->nranks ||
-	    p->nranks % (p->group_size * p->group_stride) != 0) {
-		*errmsg = g_strdup_printf("groups of %d ranks at stride %d do not tile %d ranks "
-					  "(group size x stride must divide the ranks)",
-					  p->group_size, p->group_stride, p->nranks);
+	if (p->group_block > 0 && p->group_size % p->group_block != 0) {
+		*errmsg = g_strdup_printf("blocks of %d ranks do not divide groups of %d",
+					  p->group_block, p->group_size);
+		return GC_ERR_INPUT;
+	}
+	if (p->group_block == 1 && p->group_block_stride > 0) {
+		/* blocks of one: one level at the block stride */
+		p->group_stride = p->group_block_stride;
+		p->group_block = p->group_block_stride = 0;
+	}
+	int64_t B = gs_group_block(p), T = gs_group_block_stride(p);
+	if (T % (B * p->group_stride) != 0) {
+		*errmsg = g_strdup_printf("a block stride of %lld is not a multiple of the block's "
+					  "span (%lld ranks x stride %d)",
+					  (long long)T, (long long)B, p->group_stride);
+		return GC_ERR_INPUT;
+	}
+	if (gs_group_is_flat(p) || B == p->group_size) /* one block: the stride alone */
+		p->group_block = p->group_block_stride = 0;
+	/* the ranks one group's layout spans: G S, or G / B blocks T apart */
+	int64_t span = gs_group_is_flat(p) ? (int64_t)p->group_size * p->group_stride
+					   : T * (p->group_size / B);
+	if (p->group_size > p->nranks || span > (int64_t)p->nranks || p->nranks % span != 0) {
+		if (gs_group_is_flat(p))
+			*errmsg = g_strdup_printf("groups of %d ranks at stride %d do not tile %d ranks "
+						  "(group size x stride must divide the ranks)",
+						  p->group_size, p->group_stride, p->nranks);
+		else
+			*errmsg = g_strdup_printf("groups of %d ranks in blocks of %lld at stride %d, "
+						  "%lld apart, do not tile %d ranks (group size / "
+						  "block x block stride must divide the ranks)",
+						  p->group_size, (long long)B, p->group_stride,
+						  (long long)T, p->nranks);
 		return GC_ERR_INPUT;
 	}
 	/* the switch's helper ranks come per node: nvls runs in groups that are
@@ -120,7 +153,8 @@ static gc_status gs_params_normalize(const gs_params *in, gs_params *p, char **e
 	if (p->group_size < p->nranks &&
 	    (p->algo == GS_ALGO_NVLS_TREE || p->algo == GS_ALGO_COLLNET ||
 	     (p->algo == GS_ALGO_NVLS &&
-	      (p->group_stride != 1 || p->group_size != p->ranks_per_node)))) {
+	      (p->group_stride != 1 || p->group_size != p->ranks_per_node ||
+	       !gs_group_is_flat(p))))) {
 		*errmsg = g_strdup_printf("%s reduces in the switch over every GPU behind it; it "
 					  "does not run in groups of %d of the %d ranks%s",
 					  gs_algo_name(p->algo), p->group_size, p->nranks,
@@ -318,6 +352,8 @@ static gc_status gs_grouped_create(const gs_params *norm, gs_gen **out, char **e
 	ip.nranks = norm->group_size;
 	ip.group_size = 0;
 	ip.group_stride = 0;
+	ip.group_block = 0;
+	ip.group_block_stride = 0;
 	ip.ranks_per_node = gs_group_rpn(norm);
 	st = gs_gen_create(&ip, &in, errmsg);
 	if (st != GC_OK)
@@ -327,6 +363,8 @@ static gc_status gs_grouped_create(const gs_params *norm, gs_gen **out, char **e
 	g->p.nranks = norm->nranks;
 	g->p.group_size = norm->group_size;
 	g->p.group_stride = norm->group_stride;
+	g->p.group_block = norm->group_block;
+	g->p.group_block_stride = norm->group_block_stride;
 	g->nstrands = in->nstrands;
 	g->strands_per_channel = in->strands_per_channel;
 	for (int b = 0; b < GS_BUF__COUNT; b++)

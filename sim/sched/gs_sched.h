@@ -203,13 +203,21 @@ typedef struct gs_params {
 	 * Megatron's layout: tensor-parallel groups are contiguous (stride 1),
 	 * data-parallel groups take every TP-th rank (stride TP). bytes,
 	 * ranks_per_node and the buffers are per communicator (nccl-tests
-	 * "size" of each group); ranks and peers in the schedule are global. */
+	 * "size" of each group); ranks and peers in the schedule are global.
+	 * Two-level groups (group_block B > 0, dividing group_size): members
+	 * come in blocks of B at group_stride, block k group_block_stride
+	 * ranks after block k - 1 (a multiple of B group_stride), as a
+	 * data-and-context-parallel group is when other parallelisms sit
+	 * between its two parts. 0, or B = group_size: one level. */
 	int group_size, group_stride;
+	int group_block, group_block_stride;
 } gs_params;
 
 /* Communicator layout (see gs_params): with G = group size, S = stride,
- * rank r = o G S + j S + i is member j of group o S + i (o = the block of
- * G S ranks it sits in, i its offset in the stride). */
+ * B = block, T = block stride (one level: B = G, T = G S), rank
+ * r = h G T / B + k T + m B S + i S + l is member k B + i of group
+ * (h T / (B S) + m) S + l, where l < S, i < B, m < T / (B S), k < G / B.
+ * One level: r = h G S + j S + l, member j of group h S + l. */
 static inline int gs_group_n(const gs_params *p)
 {
 	return p->group_size > 0 ? p->group_size : p->nranks;
@@ -218,18 +226,35 @@ static inline int gs_group_stride(const gs_params *p)
 {
 	return p->group_stride > 0 ? p->group_stride : 1;
 }
+/* members per block (the group itself when it has one level) */
+static inline int gs_group_block(const gs_params *p)
+{
+	return p->group_block > 0 ? p->group_block : gs_group_n(p);
+}
+static inline int64_t gs_group_block_stride(const gs_params *p)
+{
+	return p->group_block_stride > 0 ? p->group_block_stride
+					 : (int64_t)gs_group_block(p) * gs_group_stride(p);
+}
+/* one level: the members at stride group_stride throughout */
+static inline bool gs_group_is_flat(const gs_params *p)
+{
+	return gs_group_block_stride(p) == (int64_t)gs_group_block(p) * gs_group_stride(p);
+}
 static inline int gs_group_count(const gs_params *p) { return p->nranks / gs_group_n(p); }
 /* r's index in its group (its rank in the communicator) */
 static inline int gs_group_local(const gs_params *p, int r)
 {
-	int64_t gs = (int64_t)gs_group_n(p) * gs_group_stride(p);
-	return (int)((r % gs) / gs_group_stride(p));
+	int64_t S = gs_group_stride(p), B = gs_group_block(p), T = gs_group_block_stride(p);
+	int64_t K = gs_group_n(p) / B;
+	return (int)(((r / T) % K) * B + (r / S) % B);
 }
 /* r's group, in [0, gs_group_count) */
 static inline int gs_group_id(const gs_params *p, int r)
 {
-	int64_t S = gs_group_stride(p), gs = (int64_t)gs_group_n(p) * S;
-	return (int)((r / gs) * S + r % S);
+	int64_t S = gs_group_stride(p), B = gs_group_block(p), T = gs_group_block_stride(p);
+	int64_t K = gs_group_n(p) / B, M = T / (B * S);
+	return (int)(((r / (T * K)) * M + (r / (B * S)) % M) * S + r % S);
 }
 /* One communicator's own parameters: its G ranks as the whole (the MoE
  * routing of a group is drawn over its members). */
@@ -239,13 +264,16 @@ static inline gs_params gs_group_params(const gs_params *p)
 	q.nranks = gs_group_n(p);
 	q.group_size = 0;
 	q.group_stride = 0;
+	q.group_block = 0;
+	q.group_block_stride = 0;
 	return q;
 }
 /* global rank of member j of group id */
 static inline int gs_group_member(const gs_params *p, int id, int j)
 {
-	int64_t S = gs_group_stride(p), gs = (int64_t)gs_group_n(p) * S;
-	return (int)((id / S) * gs + (int64_t)j * S + id % S);
+	int64_t S = gs_group_stride(p), B = gs_group_block(p), T = gs_group_block_stride(p);
+	int64_t K = gs_group_n(p) / B, M = T / (B * S), rest = id / S;
+	return (int)((rest / M) * T * K + (j / B) * T + (rest % M) * B * S + (j % B) * S + id % S);
 }
 
 /* Streaming generator: steps of any strand can be produced on demand, so an

@@ -74,6 +74,43 @@ static void test_tp_groups_share_nothing(void)
 	gm_run_free(b);
 }
 
+/* Two-level groups (collective.group.block, .block_stride): a CP x DP
+ * group of two GPUs per node (block 2 at stride 2) on every other node
+ * (blocks 16 apart) on 8 nodes times exactly as the one-level group of
+ * the same shape (two per node at stride 4 on 4 consecutive nodes) on 4
+ * nodes: the fabric does not block, every node's GPUs are alike. Flow run
+ * and closed form, ring and tree. */
+static void test_two_level_groups(void)
+{
+	const char *two = "schema_version: 1\n"
+			  "topology: {preset: dgx-h100, nodes: 8}\n"
+			  "collective: {op: allreduce, sizes: [64KiB, 16MiB],"
+			  " group: {size: 8, stride: 2, block: 2, block_stride: 16}}\n";
+	const char *one = "schema_version: 1\n"
+			  "topology: {preset: dgx-h100, nodes: 4}\n"
+			  "collective: {op: allreduce, sizes: [64KiB, 16MiB],"
+			  " group: {size: 8, stride: 4}}\n";
+	static const char *const variants[][3] = {
+		{"collective.algo=ring", NULL},
+		{"collective.algo=tree", NULL},
+		{"collective.algo=ring", "sim.fidelity=analytical", NULL},
+		{"collective.algo=tree", "sim.fidelity=analytical", NULL},
+	};
+	for (size_t v = 0; v < G_N_ELEMENTS(variants); v++) {
+		gm_run *a = run_yaml(two, variants[v]), *b = run_yaml(one, variants[v]);
+		g_assert_cmpuint(a->base.group_block, ==, 2);
+		for (size_t i = 0; i < a->npts; i++) {
+			g_test_message("%s %s %llu B: two levels %.3f us, one level %.3f us",
+				       variants[v][0], variants[v][1] ? variants[v][1] : "",
+				       (unsigned long long)a->pts[i].bytes, a->pts[i].time_us,
+				       b->pts[i].time_us);
+			g_assert_cmpint(a->pts[i].r.time_ps, ==, b->pts[i].r.time_ps);
+		}
+		gm_run_free(a);
+		gm_run_free(b);
+	}
+}
+
 static void test_dp_groups_ride_own_nics(void)
 {
 	gm_run *f = run_yaml(dp4, NULL), *a = run_yaml(dp4, analytical);
@@ -239,5 +276,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/groups/moe", test_grouped_moe);
 	g_test_add_func("/groups/bruck", test_bruck);
 	g_test_add_func("/groups/refusals", test_group_refusals);
+	g_test_add_func("/groups/two-levels", test_two_level_groups);
 	return g_test_run();
 }

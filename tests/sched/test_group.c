@@ -2,7 +2,9 @@
 /*
  * test_group: collectives in communicators (gs_params.group_size and
  * group_stride), as a training job runs them: tensor-parallel groups of
- * consecutive ranks, data-parallel groups one rank per node.
+ * consecutive ranks, data-parallel groups one rank per node, and two-level
+ * groups (group_block, group_block_stride) such as a data-and-context
+ * parallel group with the pipeline's ranks between its two parts.
  *
  * Every generator that runs in groups (ring allreduce, allgather and
  * reduce-scatter, tree, sendrecv, pairwise and put all-to-all, bruck) is checked
@@ -18,8 +20,12 @@
  */
 #include "tests/sched/sched_testutil.h"
 
+/* one-level layouts are written {n, G, S, rpn}: B and T left 0 */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
 typedef struct layout {
 	int n, G, S, rpn;
+	int B, T; /* two levels: blocks of B members at stride S, T apart (0: one level) */
 } layout;
 
 /* TP groups in a node, DP groups across nodes, groups of half a node at
@@ -28,6 +34,10 @@ typedef struct layout {
 static const layout layouts[] = {
 	{16, 8, 1, 8}, {16, 2, 8, 8}, {16, 4, 2, 8}, {32, 8, 2, 8},
 	{8, 4, 1, 4},  {24, 3, 1, 8}, {12, 4, 3, 4}, {6, 6, 1, 3},
+	/* two levels: CP 2 at stride TP 2 with DP 2 after PP 4 (block 2 x 2 x
+	 * 4 = 16 apart); blocks of 2 at stride 4 on nodes of 8, 16 apart, in
+	 * three blocks; blocks of 2 on nodes of 4, 12 apart */
+	{32, 4, 2, 8, 2, 16}, {48, 6, 4, 8, 2, 16}, {24, 4, 1, 4, 2, 12},
 };
 
 static gs_params grouped(gs_coll coll, gs_algo algo, const layout *l, uint64_t bytes, int nch)
@@ -35,6 +45,8 @@ static gs_params grouped(gs_coll coll, gs_algo algo, const layout *l, uint64_t b
 	gs_params p = tu_params(coll, algo, GS_DT_F32, l->n, bytes, nch, 256, 64, l->rpn);
 	p.group_size = l->G;
 	p.group_stride = l->S;
+	p.group_block = l->B;
+	p.group_block_stride = l->T;
 	return p;
 }
 
@@ -104,7 +116,7 @@ static void test_relabel(void)
 		g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
 		gs_params ip = p;
 		ip.nranks = l->G;
-		ip.group_size = ip.group_stride = 0;
+		ip.group_size = ip.group_stride = ip.group_block = ip.group_block_stride = 0;
 		ip.ranks_per_node = g->p.ranks_per_node;
 		g_assert_cmpint(gs_gen_create(&ip, &in, &err), ==, GC_OK);
 		g_assert_cmpint(g->p.nranks, ==, l->n);
@@ -157,6 +169,12 @@ static void test_members_per_node(void)
 		{{24, 3, 1, 8}, 1},  /* group 2 = ranks 6, 7 | 8: uneven, no chain */
 		{{12, 4, 3, 4}, 1},  /* stride 3 on nodes of 4: members cross unevenly */
 		{{64, 8, 8, 16}, 2}, /* nodes of 16 at stride 8: two members per node */
+		{{32, 4, 2, 8, 2, 16}, 2}, /* a block of two in a node, the next 16 on */
+		{{48, 6, 4, 8, 2, 16}, 2},
+		{{24, 4, 1, 4, 2, 12}, 2},
+		{{32, 4, 1, 8, 2, 4}, 4}, /* 0 1 | 4 5: all four in node 0 */
+		/* 0 1 | 6 7 in node 0, but 2 3 | 8 9 across two: uneven, no chain */
+		{{24, 4, 1, 8, 2, 6}, 1},
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
 		gs_params p = grouped(GS_COLL_ALLREDUCE, GS_ALGO_RING, &cases[i].l, 64, 1);
@@ -195,6 +213,47 @@ static void test_mixed_groups_rejected(void)
 	gs_gen_free(g);
 }
 
+/* The two-level layout: members as written in gs_params, and layouts that
+ * are one level after all normalized to it. */
+static void test_two_levels(void)
+{
+	layout l = {32, 4, 2, 8, 2, 16};
+	gs_params p = grouped(GS_COLL_ALLREDUCE, GS_ALGO_RING, &l, 64, 1);
+	/* group 0: ranks 0 2 | 16 18; group 1: 1 3 | 17 19; group 2: 4 6 | 20 22 */
+	static const int want[3][4] = {{0, 2, 16, 18}, {1, 3, 17, 19}, {4, 6, 20, 22}};
+	for (int id = 0; id < 3; id++)
+		for (int j = 0; j < 4; j++)
+			g_assert_cmpint(gs_group_member(&p, id, j), ==, want[id][j]);
+	g_assert_false(gs_group_is_flat(&p));
+	/* blocks adjacent at the stride: one level of stride 2 */
+	static const struct {
+		layout l;
+		int S;
+	} flat[] = {{{16, 4, 2, 8, 2, 4}, 2}, {{16, 2, 1, 8, 1, 8}, 8}, {{16, 4, 1, 8, 4, 8}, 1}};
+	for (size_t i = 0; i < G_N_ELEMENTS(flat); i++) {
+		gs_params q = grouped(GS_COLL_ALLREDUCE, GS_ALGO_RING, &flat[i].l, 64, 1);
+		gs_gen *g;
+		char *err = NULL;
+		g_assert_cmpint(gs_gen_create(&q, &g, &err), ==, GC_OK);
+		g_assert_true(gs_group_is_flat(&g->p));
+		g_assert_cmpint(g->p.group_block, ==, 0);
+		g_assert_cmpint(g->p.group_stride, ==, flat[i].S);
+		gs_gen_free(g);
+	}
+	p.group_block = 3;
+	tu_expect_refused(&p, "blocks of 3 ranks do not divide groups of 4");
+	p.group_block = 2;
+	p.group_block_stride = 6;
+	tu_expect_refused(&p, "not a multiple of the block's span");
+	p.group_block_stride = 24; /* two blocks span 48 > 32 */
+	tu_expect_refused(&p, "block stride must divide the ranks");
+	p.group_block_stride = -1;
+	tu_expect_refused(&p, "must not be negative");
+	/* nvls needs a whole node: not a two-level group */
+	p = grouped(GS_COLL_ALLREDUCE, GS_ALGO_NVLS, &(layout){16, 8, 1, 8, 4, 8}, 64, 1);
+	tu_expect_refused(&p, "unless each group is one whole node");
+}
+
 static void test_refusals(void)
 {
 	layout l = {8, 3, 1, 8};
@@ -228,6 +287,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sched/group/sweep", test_sweep);
 	g_test_add_func("/sched/group/relabel", test_relabel);
 	g_test_add_func("/sched/group/members_per_node", test_members_per_node);
+	g_test_add_func("/sched/group/two_levels", test_two_levels);
 	g_test_add_func("/sched/group/mixed_groups_rejected", test_mixed_groups_rejected);
 	g_test_add_func("/sched/group/refusals", test_refusals);
 	return g_test_run();
