@@ -41,6 +41,25 @@ static const gc_param train_params[] = {
 	 "step: micro-batches per step and pipeline (gradient accumulation)", NULL},
 	{"train.tp", GC_P_INT, "8", NULL, 1, 1048576,
 	 "step: tensor-parallel degree, consecutive GPUs (1: no TP phase)", "one 8-GPU node"},
+	{"train.cp", GC_P_INT, "1", NULL, 1, 1048576,
+	 "step: context-parallel degree: each sequence split over CP GPUs (after TP in the rank "
+	 "order, at stride TP), attention exchanging keys and values between them (train.cp_comm); "
+	 "the gradients are reduced over CP x DP",
+	 "Megatron-LM context parallelism (order tp-cp-ep-dp-pp); Llama 3 (arXiv 2407.21783, "
+	 "section 3.3.2): CP 16 for 128K-token sequences"},
+	{"train.cp_comm", GC_P_ENUM, "p2p", "p2p|allgather", 1, 0,
+	 "step: how attention gets the other CP ranks' keys and values: p2p (ring attention: CP - 1 "
+	 "sendrecv rounds of a key-value block per layer forward, overlapping the block's "
+	 "attention, and of the block with its gradient backward) or allgather (Llama 3's: K and V "
+	 "all-gathered forward and again backward, dK and dV reduce-scattered, exposed)",
+	 "TransformerEngine AttnFuncWithCPAndKVP2P and AttnFuncWithCPAndKVAllGather"},
+	{"train.heads", GC_P_INT, "64", NULL, 1, 1048576,
+	 "step: attention heads (query); hidden / heads is the head size",
+	 "Llama 3 70B (Meta model card)"},
+	{"train.kv_heads", GC_P_INT, "8", NULL, 1, 1048576,
+	 "step: key-value heads (grouped-query attention), split over TP (a TP rank holds at "
+	 "least one); they size context parallelism's messages",
+	 "Llama 3 70B (Meta model card): 8 KV heads"},
 	{"train.pp", GC_P_INT, "1", NULL, 1, 1048576,
 	 "step: pipeline stages (1: no PP phase); a stage holds ceil(layers / PP) layers at most, "
 	 "and the fullest stage sets the pace", NULL},
@@ -49,9 +68,9 @@ static const gc_param train_params[] = {
 	 "factor, the PP messages grow by it); 1: plain 1F1B",
 	 "Narayanan et al., SC'21 (arXiv 2104.04473): bubble (PP - 1) / (v M) of the compute"},
 	{"train.order", GC_P_ENUM, "tp-dp-pp", "tp-dp-pp|tp-pp-dp", 1, 0,
-	 "step: rank layout, fastest-varying first: tp-dp-pp (Megatron-LM's default: DP groups of "
-	 "neighbouring nodes, PP outermost) or tp-pp-dp (Llama 3's: PP stages on neighbouring "
-	 "nodes, DP outermost, across the whole cluster)",
+	 "step: rank layout, fastest-varying first, CP right after TP in both: tp-dp-pp "
+	 "(Megatron-LM's default: DP groups of neighbouring nodes, PP outermost) or tp-pp-dp (Llama "
+	 "3's: PP stages on neighbouring nodes, DP outermost, across the whole cluster)",
 	 "Megatron-LM parallel_state order tp-cp-ep-dp-pp; Llama 3 (arXiv 2407.21783, section "
 	 "3.3.2) [TP, CP, PP, DP]"},
 	{"train.grad_bytes", GC_P_INT, "4", NULL, 1, 8,
@@ -117,16 +136,29 @@ void gm_train_free(gm_train *t)
 	g_free(t);
 }
 
+/* A communicator layout: size members at stride, or in blocks of block
+ * members block_stride apart (gs_params; block 0: one level). */
+typedef struct layout {
+	int size, stride, block, block_stride;
+} layout;
+
+static gm_train_phase phase_of(const char *name, const char *op, layout g, uint64_t bytes,
+			       uint64_t calls)
+{
+	return (gm_train_phase){.name = name, .op = op, .group_size = g.size,
+				.group_stride = g.stride, .group_block = g.block,
+				.group_block_stride = g.block_stride, .bytes = bytes, .calls = calls};
+}
+
 /* A DP phase of total bytes in buckets of train.bucket, one call each; the
  * last bucket holds the rest. */
-static void add_bucketed(gm_train *t, const char *name, const char *op, uint64_t total, int size,
-			 int stride)
+static void add_bucketed(gm_train *t, const char *name, const char *op, uint64_t total, layout g)
 {
 	uint64_t bucket = gc_config_bytes(t->cfg, "train.bucket");
-	if (total == 0 || size < 2)
+	if (total == 0 || g.size < 2)
 		return;
-	gm_train_phase d = {.name = name, .op = op, .group_size = size, .group_stride = stride,
-			    .bytes = bucket, .calls = total / bucket, .rest_bytes = total % bucket};
+	gm_train_phase d = phase_of(name, op, g, bucket, total / bucket);
+	d.rest_bytes = total % bucket;
 	if (d.calls == 0) { /* all of it in one bucket */
 		d.bytes = d.rest_bytes;
 		d.calls = 1;
@@ -138,12 +170,26 @@ static void add_bucketed(gm_train *t, const char *name, const char *op, uint64_t
 /* A phase of `calls` calls of `bytes` each, left out when it moves nothing
  * or its groups hold one GPU. */
 static void add_phase(gm_train *t, const char *name, const char *op, uint64_t bytes,
-		      uint64_t calls, int size, int stride)
+		      uint64_t calls, layout g)
 {
-	if (bytes == 0 || calls == 0 || size < 2)
+	if (bytes == 0 || calls == 0 || g.size < 2)
 		return;
-	t->ph[t->nph++] = (gm_train_phase){.name = name, .op = op, .group_size = size,
-					   .group_stride = stride, .bytes = bytes, .calls = calls};
+	t->ph[t->nph++] = phase_of(name, op, g, bytes, calls);
+}
+
+/* One level: size members at stride. */
+static layout flat(int size, int stride) { return (layout){size, stride, 0, 0}; }
+
+/* A DP-like group with CP folded in: blocks of the CP ranks (stride TP),
+ * size of them dp_stride apart (one level when CP is 1 or the blocks
+ * adjoin). */
+static layout with_cp(const gm_train *t, int size, int dp_stride)
+{
+	if (t->cp == 1)
+		return flat(size, dp_stride);
+	if (size == 1 || dp_stride == t->tp * t->cp) /* one block, or blocks adjoining */
+		return flat(size * t->cp, t->tp);
+	return (layout){size * t->cp, t->tp, t->cp, dp_stride};
 }
 
 /* The phases of the step of t->cfg; errors at the train.* key to blame. */
@@ -151,21 +197,48 @@ static gc_status plan(gm_train *t, char **errmsg)
 {
 	const gc_config *c = t->cfg;
 	const int64_t n = t->topo.ngpus, tp = gc_config_int(c, "train.tp"),
-		      pp = gc_config_int(c, "train.pp"), L = gc_config_int(c, "train.layers");
+		      pp = gc_config_int(c, "train.pp"), L = gc_config_int(c, "train.layers"),
+		      cp = gc_config_int(c, "train.cp"), seq = gc_config_int(c, "train.seq");
 	if (tp > n || n % tp != 0)
 		return gc_config_error(c, "train.tp", errmsg,
 				       "TP %lld does not divide the %lld GPUs", (long long)tp,
 				       (long long)n);
-	if (tp * pp > n || n % (tp * pp) != 0)
+	if (tp * cp > n || n % (tp * cp) != 0)
+		return gc_config_error(c, "train.cp", errmsg,
+				       "TP %lld x CP %lld does not divide the %lld GPUs", (long long)tp,
+				       (long long)cp, (long long)n);
+	if (cp > 1 && seq % (2 * cp) != 0)
+		return gc_config_error(c, "train.cp", errmsg,
+				       "a sequence of %lld tokens does not split into 2 x CP = %lld equal "
+				       "chunks (causal attention is balanced by giving each CP rank two)",
+				       (long long)seq, (long long)(2 * cp));
+	if (tp * cp * pp > n || n % (tp * cp * pp) != 0) {
+		char cps[32] = "";
+		if (cp > 1)
+			snprintf(cps, sizeof(cps), "CP %lld x ", (long long)cp);
 		return gc_config_error(c, "train.pp", errmsg,
-				       "TP %lld x PP %lld does not divide the %lld GPUs", (long long)tp,
-				       (long long)pp, (long long)n);
+				       "TP %lld x %sPP %lld does not divide the %lld GPUs", (long long)tp,
+				       cps, (long long)pp, (long long)n);
+	}
 	if (pp > L)
 		return gc_config_error(c, "train.pp", errmsg, "%lld stages for %lld layers leave a stage "
 				       "without a layer", (long long)pp, (long long)L);
+	const int64_t heads = gc_config_int(c, "train.heads"), kvh = gc_config_int(c, "train.kv_heads"),
+		      hidden = gc_config_int(c, "train.hidden");
+	if (hidden % heads != 0)
+		return gc_config_error(c, "train.heads", errmsg,
+				       "%lld heads do not divide the hidden size %lld", (long long)heads,
+				       (long long)hidden);
+	if (kvh > heads || heads % kvh != 0)
+		return gc_config_error(c, "train.kv_heads", errmsg,
+				       "%lld key-value heads do not divide the %lld heads", (long long)kvh,
+				       (long long)heads);
+	if (cp == 1 && gc_config_is_set(c, "train.cp_comm"))
+		return gc_config_error(c, "train.cp_comm", errmsg, "applies with train.cp > 1");
 	t->tp = (int)tp;
 	t->pp = (int)pp;
-	t->dp = (int)(n / (tp * pp));
+	t->cp = (int)cp;
+	t->dp = (int)(n / (tp * cp * pp));
 	/* the fullest stage's layers: the step waits for it */
 	t->stage_layers = (int)((L + pp - 1) / pp);
 	const int64_t v = gc_config_int(c, "train.virtual_stages");
@@ -178,11 +251,11 @@ static gc_status plan(gm_train *t, char **errmsg)
 				       "a layer",
 				       (long long)v, t->stage_layers);
 	t->vstages = (int)v;
-	/* strides: TP fastest, then DP and PP in train.order (EP is the inner
-	 * part of DP) */
+	/* strides: TP fastest, CP next, then DP and PP in train.order (EP is
+	 * the inner part of DP) */
 	bool pp_inner = strcmp(gc_config_str(c, "train.order"), "tp-pp-dp") == 0;
-	const int pp_stride = pp_inner ? (int)tp : (int)tp * t->dp,
-		  dp_stride = pp_inner ? (int)(tp * pp) : (int)tp;
+	const int tc = (int)(tp * cp), pp_stride = pp_inner ? tc : tc * t->dp,
+		  dp_stride = pp_inner ? tc * (int)pp : tc;
 	const int64_t ep = gc_config_int(c, "train.ep"), E = gc_config_int(c, "train.experts");
 	if (ep > t->dp || t->dp % ep != 0)
 		return gc_config_error(c, "train.ep", errmsg,
@@ -197,9 +270,10 @@ static gc_status plan(gm_train *t, char **errmsg)
 		return gc_config_error(c, "train.topk", errmsg, "a token cannot go to %lld of %lld experts",
 				       (long long)gc_config_int(c, "train.topk"), (long long)E);
 	t->ep = (int)ep;
-	/* one micro-batch's activations (bf16): the TP allreduce and PP message */
-	double act = 2.0 * (double)gc_config_int(c, "train.micro_batch") *
-		     (double)gc_config_int(c, "train.seq") * (double)gc_config_int(c, "train.hidden");
+	/* one micro-batch's activations (bf16) of a CP rank's share of the
+	 * sequence: the TP allreduce and PP message */
+	const double b = (double)gc_config_int(c, "train.micro_batch");
+	double act = 2.0 * b * (double)(seq / cp) * (double)hidden;
 	uint64_t mb = (uint64_t)gc_config_int(c, "train.micro_batches");
 	/* the fullest stage's share of the parameters, split over TP */
 	double per = floor(gc_config_double(c, "train.params") * (double)t->stage_layers / (double)L /
@@ -210,45 +284,53 @@ static gc_status plan(gm_train *t, char **errmsg)
 				       "a message of %.3g bytes is beyond 10^15 bytes",
 				       act > 1e15 ? act : grads);
 	t->nph = 0;
-	uint64_t tp_calls = 4 * (uint64_t)t->stage_layers * mb;
-	if (tp > 1 && !gc_config_bool(c, "train.sequence_parallel"))
-		t->ph[t->nph++] = (gm_train_phase){.name = "tp", .op = "allreduce",
-						   .group_size = (int)tp, .group_stride = 1,
-						   .bytes = (uint64_t)act, .calls = tp_calls};
-	else if (tp > 1) { /* each allreduce as an allgather and a reduce-scatter */
-		t->ph[t->nph++] = (gm_train_phase){.name = "tp-ag", .op = "allgather",
-						   .group_size = (int)tp, .group_stride = 1,
-						   .bytes = (uint64_t)act, .calls = tp_calls};
-		t->ph[t->nph++] = (gm_train_phase){.name = "tp-rs", .op = "reducescatter",
-						   .group_size = (int)tp, .group_stride = 1,
-						   .bytes = (uint64_t)act, .calls = tp_calls};
+	const uint64_t sl = (uint64_t)t->stage_layers;
+	uint64_t tp_calls = 4 * sl * mb;
+	if (!gc_config_bool(c, "train.sequence_parallel"))
+		add_phase(t, "tp", "allreduce", (uint64_t)act, tp_calls, flat((int)tp, 1));
+	else { /* each allreduce as an allgather and a reduce-scatter */
+		add_phase(t, "tp-ag", "allgather", (uint64_t)act, tp_calls, flat((int)tp, 1));
+		add_phase(t, "tp-rs", "reducescatter", (uint64_t)act, tp_calls, flat((int)tp, 1));
 	}
-	if (pp > 1)
-		t->ph[t->nph++] = (gm_train_phase){.name = "pp", .op = "sendrecv",
-						   .group_size = (int)pp, .group_stride = pp_stride,
-						   .bytes = (uint64_t)act,
-						   .calls = 2 * mb * (uint64_t)t->vstages};
+	if (cp > 1) {
+		/* K or V of a CP rank's tokens, bf16, for its TP rank's key-value
+		 * heads (at least one: replicated when TP exceeds them) */
+		const int64_t kv_rank = (kvh + tp - 1) / tp;
+		const double kv = 2.0 * b * (double)(seq / cp) * (double)(kv_rank * (hidden / heads));
+		const layout g = flat((int)cp, (int)tp);
+		if (strcmp(gc_config_str(c, "train.cp_comm"), "p2p") == 0) {
+			/* ring attention: a K-V block on to the next CP rank in each
+			 * of CP - 1 rounds forward; backward the block and its
+			 * gradient, and the gradient's last hop home */
+			add_phase(t, "cp-fwd", "sendrecv", (uint64_t)(2.0 * kv), (uint64_t)(cp - 1) * sl * mb, g);
+			add_phase(t, "cp-bwd", "sendrecv", (uint64_t)(4.0 * kv), (uint64_t)(cp - 1) * sl * mb, g);
+			add_phase(t, "cp-dkv", "sendrecv", (uint64_t)(2.0 * kv), sl * mb, g);
+		} else {
+			/* K and V gathered over the whole sequence forward and again
+			 * backward, dK and dV reduce-scattered */
+			add_phase(t, "cp-ag", "allgather", (uint64_t)(kv * (double)cp), 4 * sl * mb, g);
+			add_phase(t, "cp-rs", "reducescatter", (uint64_t)(kv * (double)cp), 2 * sl * mb, g);
+		}
+	}
+	add_phase(t, "pp", "sendrecv", (uint64_t)act, 2 * mb * (uint64_t)t->vstages,
+		  flat((int)pp, pp_stride));
 	if (ep > 1) {
 		/* every layer's MoE block: a token-expert message of one bf16 token per
 		 * pair; forward dispatch and combine, and their mirror images for the
 		 * gradients backward */
-		uint64_t tok = (uint64_t)gc_config_int(c, "train.micro_batch") *
-			       (uint64_t)gc_config_int(c, "train.seq");
+		uint64_t tok = (uint64_t)gc_config_int(c, "train.micro_batch") * (uint64_t)(seq / cp);
 		if (gc_config_bool(c, "train.sequence_parallel"))
 			tok /= (uint64_t)tp; /* each TP rank routes its share of the sequence */
 		t->moe_tokens = tok;
 		uint64_t calls = 2 * (uint64_t)t->stage_layers * mb;
 		uint64_t msg = 2 * (uint64_t)gc_config_int(c, "train.hidden");
-		t->ph[t->nph++] = (gm_train_phase){.name = "ep-dispatch", .op = "dispatch",
-						   .group_size = (int)ep, .group_stride = dp_stride,
-						   .bytes = msg, .calls = calls};
-		t->ph[t->nph++] = (gm_train_phase){.name = "ep-combine", .op = "combine",
-						   .group_size = (int)ep, .group_stride = dp_stride,
-						   .bytes = msg, .calls = calls};
+		add_phase(t, "ep-dispatch", "dispatch", msg, calls, flat((int)ep, dp_stride));
+		add_phase(t, "ep-combine", "combine", msg, calls, flat((int)ep, dp_stride));
 	}
 	/* gradients: the dense share over all of DP, the experts' over the
 	 * expert-data-parallel group (the GPUs holding the same experts: every
-	 * EP-th of the DP group) */
+	 * EP-th of the DP group); the CP ranks hold the same weights, so each
+	 * group takes them in too (with_cp) */
 	double frac = ep > 1 ? gc_config_double(c, "train.expert_fraction") : 0.0;
 	/* a GPU holds 1 / EP of its stage's experts (split over TP as well,
 	 * Megatron's default expert tensor parallelism) */
@@ -274,25 +356,26 @@ static gc_status plan(gm_train *t, char **errmsg)
 		if (G0 > t->dp || t->dp % G != 0)
 			return gc_config_error(c, "train.shard_group", errmsg,
 					       "%lld does not divide DP %d", (long long)G0, t->dp);
-		uint64_t sl = (uint64_t)t->stage_layers, gathers = strcmp(shard, "zero3") ? 1 : 2;
+		uint64_t gathers = strcmp(shard, "zero3") ? 1 : 2;
 		double ld = floor(dense / (double)sl), le = floor(expert / (double)sl);
-		add_phase(t, "dp-ag", "allgather", (uint64_t)(ld * 2.0), mb * sl * gathers, G,
-			  dp_stride);
-		add_phase(t, "dp-rs", "reducescatter", (uint64_t)(ld * gb), mb * sl, G, dp_stride);
-		add_phase(t, "dp-ar", "allreduce", (uint64_t)floor(ld * gb / (double)G), mb * sl,
-			  t->dp / G, dp_stride * G);
-		add_phase(t, "dp-exp-ag", "allgather", (uint64_t)(le * 2.0), mb * sl * gathers, edp,
-			  estride);
-		add_phase(t, "dp-exp-rs", "reducescatter", (uint64_t)(le * gb), mb * sl, edp,
-			  estride);
+		const layout sg = with_cp(t, G, dp_stride);
+		add_phase(t, "dp-ag", "allgather", (uint64_t)(ld * 2.0), mb * sl * gathers, sg);
+		add_phase(t, "dp-rs", "reducescatter", (uint64_t)(ld * gb), mb * sl, sg);
+		add_phase(t, "dp-ar", "allreduce", (uint64_t)floor(ld * gb / (double)(G * t->cp)),
+			  mb * sl, flat(t->dp / G, dp_stride * G));
+		add_phase(t, "dp-exp-ag", "allgather", (uint64_t)(le * 2.0), mb * sl * gathers,
+			  with_cp(t, edp, estride));
+		add_phase(t, "dp-exp-rs", "reducescatter", (uint64_t)(le * gb), mb * sl,
+			  with_cp(t, edp, estride));
 	} else if (!gc_config_bool(c, "train.distributed_optimizer")) {
-		add_bucketed(t, "dp", "allreduce", (uint64_t)(dense * gb), t->dp, dp_stride);
-		add_bucketed(t, "dp-exp", "allreduce", (uint64_t)(expert * gb), edp, estride);
+		add_bucketed(t, "dp", "allreduce", (uint64_t)(dense * gb), with_cp(t, t->dp, dp_stride));
+		add_bucketed(t, "dp-exp", "allreduce", (uint64_t)(expert * gb), with_cp(t, edp, estride));
 	} else { /* ZeRO-1: gradients scattered, bf16 parameters gathered */
-		add_bucketed(t, "dp-rs", "reducescatter", (uint64_t)(dense * gb), t->dp, dp_stride);
-		add_bucketed(t, "dp-ag", "allgather", (uint64_t)(dense * 2.0), t->dp, dp_stride);
-		add_bucketed(t, "dp-exp-rs", "reducescatter", (uint64_t)(expert * gb), edp, estride);
-		add_bucketed(t, "dp-exp-ag", "allgather", (uint64_t)(expert * 2.0), edp, estride);
+		const layout dg = with_cp(t, t->dp, dp_stride), eg = with_cp(t, edp, estride);
+		add_bucketed(t, "dp-rs", "reducescatter", (uint64_t)(dense * gb), dg);
+		add_bucketed(t, "dp-ag", "allgather", (uint64_t)(dense * 2.0), dg);
+		add_bucketed(t, "dp-exp-rs", "reducescatter", (uint64_t)(expert * gb), eg);
+		add_bucketed(t, "dp-exp-ag", "allgather", (uint64_t)(expert * 2.0), eg);
 	}
 	return GC_OK;
 }
@@ -312,6 +395,9 @@ static gc_status run_phase(gm_train *t, const gm_run_opts *o, gm_train_phase *ph
 		g_ptr_array_add(sets, g_strdup_printf("collective.sizes=%" PRIu64 "B", ph->bytes));
 	g_ptr_array_add(sets, g_strdup_printf("collective.group.size=%d", ph->group_size));
 	g_ptr_array_add(sets, g_strdup_printf("collective.group.stride=%d", ph->group_stride));
+	g_ptr_array_add(sets, g_strdup_printf("collective.group.block=%d", ph->group_block));
+	g_ptr_array_add(sets, g_strdup_printf("collective.group.block_stride=%d",
+					      ph->group_block_stride));
 	g_ptr_array_add(sets, g_strdup("collective.compare=none"));
 	if (!strcmp(ph->op, "sendrecv"))
 		g_ptr_array_add(sets, g_strdup("collective.algo=ring"));
@@ -356,7 +442,9 @@ static gc_status run_phase(gm_train *t, const gm_run_opts *o, gm_train_phase *ph
 
 /* train.mfu > 0: compute per GPU and the communication it leaves exposed
  * (gm_train.h). Active parameters: the dense share and topk / experts of
- * the experts' share. */
+ * the experts' share. Attention: causal, 6 s h FLOPs per layer and token
+ * (QK^T and PV, 4 s h forward over all keys, half of them masked; the
+ * backward pass twice the forward). */
 static void overlap(gm_train *t)
 {
 	const gc_config *c = t->cfg;
@@ -369,29 +457,40 @@ static void overlap(gm_train *t)
 	if (frac > 0)
 		active += P * frac * (double)gc_config_int(c, "train.topk") /
 			  (double)gc_config_int(c, "train.experts");
-	/* tokens one model replica (TP x PP GPUs) processes per step */
-	double tokens = (double)gc_config_int(c, "train.micro_batch") *
-			(double)gc_config_int(c, "train.seq") *
-			(double)gc_config_int(c, "train.micro_batches");
-	/* the fullest stage's share of the layers, split over TP */
-	double share = (double)t->stage_layers / (double)gc_config_int(c, "train.layers") /
-		       (double)t->tp;
-	t->compute_us = 6.0 * active * tokens * share /
-			(gc_config_double(c, "train.gpu_flops") * mfu) * 1e6;
+	/* tokens one model replica (TP x CP x PP GPUs) processes per step */
+	const double seq = (double)gc_config_int(c, "train.seq"),
+		     h = (double)gc_config_int(c, "train.hidden"),
+		     L = (double)gc_config_int(c, "train.layers"),
+		     M = (double)gc_config_int(c, "train.micro_batches");
+	double tokens = (double)gc_config_int(c, "train.micro_batch") * seq * M;
+	/* the fullest stage's share of the layers, split over TP and CP */
+	double share = (double)t->stage_layers / L / (double)t->tp / (double)t->cp;
+	double rate = gc_config_double(c, "train.gpu_flops") * mfu;
+	t->attn_us = 6.0 * L * seq * h * tokens * share / rate * 1e6;
+	t->compute_us = 6.0 * active * tokens * share / rate * 1e6 + t->attn_us;
+	/* ring attention: each of the CP rounds of a layer and micro-batch
+	 * computes an equal share of the rank's attention (the causal
+	 * balance of two chunks per rank), forward one third of it, backward
+	 * two; a round's messages run beside it */
+	double round = t->attn_us / (M * (double)t->stage_layers * (double)t->cp) / 3.0;
 	double dp = 0, rest = 0;
 	for (int i = 0; i < t->nph; i++) {
-		if (strncmp(t->ph[i].name, "dp", 2) == 0)
-			dp += t->ph[i].total_us;
+		gm_train_phase *p = &t->ph[i];
+		if (!strcmp(p->name, "cp-fwd"))
+			p->hide_us = round;
+		else if (!strcmp(p->name, "cp-bwd"))
+			p->hide_us = 2.0 * round;
+		if (strncmp(p->name, "dp", 2) == 0)
+			dp += p->total_us;
 		else
-			rest += t->ph[i].total_us;
+			rest += (double)p->calls * fmax(0.0, p->call_us - p->hide_us) + p->rest_us;
 	}
 	/* bucketed gradients overlap the backward pass; sharded parameters,
 	 * prefetched, the forward pass as well */
 	bool sharded = strcmp(gc_config_str(c, "train.sharding"), "none") != 0;
 	t->exposed_us = rest + fmax(0.0, dp - t->compute_us * (sharded ? 1.0 : 2.0 / 3.0));
 	/* 1F1B's fill and drain: (PP - 1) / (v M) of the compute */
-	t->bubble_us = t->compute_us * (double)(t->pp - 1) /
-		       ((double)t->vstages * (double)gc_config_int(c, "train.micro_batches"));
+	t->bubble_us = t->compute_us * (double)(t->pp - 1) / ((double)t->vstages * M);
 }
 
 gc_status gm_train_run(const char *path, const gm_run_opts *o, gm_train **out, char **errmsg)
@@ -422,6 +521,15 @@ gc_status gm_train_run(const char *path, const gm_run_opts *o, gm_train **out, c
 	return GC_OK;
 }
 
+/* The model FLOPs utilization of the whole step (compute, bubble and
+ * exposed communication), in %: the kernels' train.mfu scaled by the
+ * compute's share of the step. */
+static double e2e_mfu(const gm_train *t)
+{
+	double step = t->compute_us + t->bubble_us + t->exposed_us;
+	return step > 0 ? 100.0 * gc_config_double(t->cfg, "train.mfu") * t->compute_us / step : 0;
+}
+
 static void header(const gm_train *t, GString *g)
 {
 	const gc_config *c = t->cfg;
@@ -430,13 +538,17 @@ static void header(const gm_train *t, GString *g)
 	g_string_append_printf(
 		g,
 		"# step      : %.4g parameters, %lld layers, hidden %lld, %lld x %lld sequences of "
-		"%lld tokens; TP %d x PP %d x DP %d = %d GPUs (%s), EP %d; gradients %lld B, ",
+		"%lld tokens; TP %d x ",
 		gc_config_double(c, "train.params"), (long long)gc_config_int(c, "train.layers"),
 		(long long)gc_config_int(c, "train.hidden"),
 		(long long)gc_config_int(c, "train.micro_batches"),
 		(long long)gc_config_int(c, "train.micro_batch"),
-		(long long)gc_config_int(c, "train.seq"), t->tp, t->pp, t->dp, t->topo.ngpus,
-		gc_config_str(c, "train.order"), t->ep, (long long)gc_config_int(c, "train.grad_bytes"));
+		(long long)gc_config_int(c, "train.seq"), t->tp);
+	if (t->cp > 1)
+		g_string_append_printf(g, "CP %d (%s) x ", t->cp, gc_config_str(c, "train.cp_comm"));
+	g_string_append_printf(g, "PP %d x DP %d = %d GPUs (%s), EP %d; gradients %lld B, ", t->pp,
+			       t->dp, t->topo.ngpus, gc_config_str(c, "train.order"), t->ep,
+			       (long long)gc_config_int(c, "train.grad_bytes"));
 	int64_t G = gc_config_int(c, "train.shard_group");
 	if (strcmp(gc_config_str(c, "train.sharding"), "none") != 0 && G > 0 && G < t->dp)
 		g_string_append_printf(g, "sharded over groups of %lld of the DP ranks, replicated "
@@ -468,9 +580,14 @@ void gm_train_format_table(const gm_train *t, void *gstring_out)
 			   "   time/call(us)     total(us)   share  algorithm\n");
 	for (int i = 0; i < t->nph; i++) {
 		const gm_train_phase *p = &t->ph[i];
-		char grp[48], calls[32];
-		snprintf(grp, sizeof(grp), "%d x %d (%d)", t->topo.ngpus / p->group_size,
-			 p->group_size, p->group_stride);
+		char grp[64], calls[32];
+		if (p->group_block > 0) /* two levels: blocks at the stride, then apart */
+			snprintf(grp, sizeof(grp), "%d x %d (%d x %d, %d)",
+				 t->topo.ngpus / p->group_size, p->group_size, p->group_block,
+				 p->group_stride, p->group_block_stride);
+		else
+			snprintf(grp, sizeof(grp), "%d x %d (%d)", t->topo.ngpus / p->group_size,
+				 p->group_size, p->group_stride);
 		if (p->rest_bytes)
 			snprintf(calls, sizeof(calls), "%" PRIu64 "+1", p->calls);
 		else
@@ -493,41 +610,64 @@ void gm_train_format_table(const gm_train *t, void *gstring_out)
 		double step = t->compute_us + t->bubble_us + t->exposed_us;
 		g_string_append_printf(
 			g,
-			"# with compute at %.0f %% MFU (6 FLOPs per active parameter and token): "
-			"compute %.1f ms, exposed communication %.1f ms (DP overlapping the %s), ",
+			"# with compute at %.0f %% MFU (6 FLOPs per active parameter and token, and "
+			"causal attention 6 seq hidden per layer and token): compute %.1f ms (attention "
+			"%.1f ms), exposed communication %.1f ms (DP overlapping the %s%s), ",
 			100.0 * gc_config_double(t->cfg, "train.mfu"), t->compute_us * 1e-3,
-			t->exposed_us * 1e-3,
+			t->attn_us * 1e-3, t->exposed_us * 1e-3,
 			strcmp(gc_config_str(t->cfg, "train.sharding"), "none") != 0
 				? "forward and backward passes"
-				: "backward pass");
+				: "backward pass",
+			t->cp > 1 && !strcmp(gc_config_str(t->cfg, "train.cp_comm"), "p2p")
+				? ", ring attention's rounds their blocks' attention"
+				: "");
 		if (t->pp > 1)
 			g_string_append_printf(g, "pipeline bubble %.1f ms ((PP - 1) / (%s%lld) of the "
 						  "compute), ",
 					       t->bubble_us * 1e-3, t->vstages > 1 ? "v M = " : "M = ",
 					       (long long)t->vstages *
 						       gc_config_int(t->cfg, "train.micro_batches"));
-		g_string_append_printf(g, "step %.1f ms, %.1f %% of it exposed communication\n",
-				       step * 1e-3, 100.0 * t->exposed_us / step);
+		g_string_append_printf(g, "step %.1f ms, %.1f %% of it exposed communication; "
+					  "end-to-end MFU %.1f %%\n",
+				       step * 1e-3, 100.0 * t->exposed_us / step, e2e_mfu(t));
 	}
+}
+
+/* The CSV's exposed_us of calls of call_us each of phase p: empty
+ * without a compute estimate, and for the DP phases, whose exposure is
+ * the step's (what of all of them outlasts the compute), not per phase. */
+static void csv_exposed(const gm_train *t, const gm_train_phase *p, double call_us,
+			uint64_t calls, GString *g)
+{
+	if (t->compute_us > 0 && strncmp(p->name, "dp", 2) != 0)
+		g_string_append_printf(g, "%.6f", (double)calls * fmax(0.0, call_us - p->hide_us));
+	g_string_append_c(g, '\n');
 }
 
 void gm_train_format_csv(const gm_train *t, void *gstring_out)
 {
 	GString *g = gstring_out;
-	g_string_append(g, "phase,op,group_size,group_stride,bytes,calls,call_us,total_us,algo,protocol\n");
+	g_string_append(g, "phase,op,group_size,group_stride,bytes,calls,call_us,total_us,algo,protocol,"
+			   "group_block,group_block_stride,exposed_us\n");
 	for (int i = 0; i < t->nph; i++) {
 		const gm_train_phase *p = &t->ph[i];
 		/* the last bucket has its own row: the totals add up to the step */
-		g_string_append_printf(g, "%s,%s,%d,%d,%" PRIu64 ",%" PRIu64 ",%.6f,%.6f,%s,%s\n", p->name,
-				       p->op, p->group_size, p->group_stride, p->bytes, p->calls,
-				       p->call_us, p->total_us - p->rest_us, gs_algo_name((gs_algo)p->algo),
-				       gm_proto_get((gm_proto)p->proto)->name);
-		if (p->rest_bytes)
-			g_string_append_printf(g, "%s-last,%s,%d,%d,%" PRIu64 ",1,%.6f,%.6f,%s,%s\n",
+		g_string_append_printf(g, "%s,%s,%d,%d,%" PRIu64 ",%" PRIu64 ",%.6f,%.6f,%s,%s,%d,%d,",
+				       p->name, p->op, p->group_size, p->group_stride, p->bytes,
+				       p->calls, p->call_us, p->total_us - p->rest_us,
+				       gs_algo_name((gs_algo)p->algo),
+				       gm_proto_get((gm_proto)p->proto)->name, p->group_block,
+				       p->group_block_stride);
+		csv_exposed(t, p, p->call_us, p->calls, g);
+		if (p->rest_bytes) {
+			g_string_append_printf(g, "%s-last,%s,%d,%d,%" PRIu64 ",1,%.6f,%.6f,%s,%s,%d,%d,",
 					       p->name, p->op, p->group_size, p->group_stride,
 					       p->rest_bytes, p->rest_us, p->rest_us,
 					       gs_algo_name((gs_algo)p->rest_algo),
-					       gm_proto_get((gm_proto)p->rest_proto)->name);
+					       gm_proto_get((gm_proto)p->rest_proto)->name,
+					       p->group_block, p->group_block_stride);
+			csv_exposed(t, p, p->rest_us, 1, g);
+		}
 	}
 }
 
@@ -553,9 +693,12 @@ void gm_train_format_sweep(const char *key, const char *const *values, gm_train 
 	/* columns: a phase split in two (sequence parallelism, the
 	 * distributed optimizer) counts under its parallelism */
 	static const char *const names[] = {"tp", "pp", "ep", "dp"};
+	bool cp_col = false; /* the table's CP columns, where some run has CP */
+	for (size_t k = 0; k < n; k++)
+		cp_col |= runs[k]->cp > 1;
 	if (csv) {
 		g_string_append_printf(g, "%s,gpus,tp,pp,dp,ep,tp_us,pp_us,ep_us,dp_us,step_us,"
-					  "compute_us,exposed_us,bubble_us\n",
+					  "compute_us,exposed_us,bubble_us,cp,cp_us,e2e_mfu_pct\n",
 				       key);
 	} else if (n > 0) {
 		const gm_train *r0 = runs[0];
@@ -563,12 +706,15 @@ void gm_train_format_sweep(const char *key, const char *const *values, gm_train 
 				       r0->path, key,
 				       r0->analytical ? "closed form" : gc_config_str(r0->cfg, "sim.fidelity"));
 		g_string_append(g, "# training step communication, phases one after the other\n");
-		g_string_append_printf(g, "# %*s %7s %4s %3s %6s %4s %12s %12s %12s %12s %12s", w, key,
-				       "gpus", "tp", "pp", "dp", "ep", "tp(ms)", "pp(ms)", "ep(ms)",
+		g_string_append_printf(g, "# %*s %7s %4s %3s %6s %4s", w, key, "gpus", "tp", "pp", "dp",
+				       "ep");
+		if (cp_col)
+			g_string_append_printf(g, " %4s %12s", "cp", "cp(ms)");
+		g_string_append_printf(g, " %12s %12s %12s %12s %12s", "tp(ms)", "pp(ms)", "ep(ms)",
 				       "dp(ms)", "step(ms)");
 		if (r0->compute_us > 0)
-			g_string_append_printf(g, " %12s %12s %12s", "compute(ms)", "exposed(ms)",
-					       "bubble(ms)");
+			g_string_append_printf(g, " %12s %12s %12s %7s", "compute(ms)", "exposed(ms)",
+					       "bubble(ms)", "mfu(%)");
 		g_string_append(g, "\n");
 	}
 	for (size_t k = 0; k < n; k++) {
@@ -578,18 +724,21 @@ void gm_train_format_sweep(const char *key, const char *const *values, gm_train 
 					       r->pp, r->dp, r->ep);
 			for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
 				g_string_append_printf(g, ",%.6f", phase_us(r, names[i]));
-			g_string_append_printf(g, ",%.6f,%.6f,%.6f,%.6f\n", r->total_us, r->compute_us,
-					       r->exposed_us, r->bubble_us);
+			g_string_append_printf(g, ",%.6f,%.6f,%.6f,%.6f,%d,%.6f,%.4f\n", r->total_us,
+					       r->compute_us, r->exposed_us, r->bubble_us, r->cp,
+					       phase_us(r, "cp"), e2e_mfu(r));
 			continue;
 		}
 		g_string_append_printf(g, "  %*s %7d %4d %3d %6d %4d", w, values[k], r->topo.ngpus, r->tp,
 				       r->pp, r->dp, r->ep);
+		if (cp_col)
+			g_string_append_printf(g, " %4d %12.2f", r->cp, phase_us(r, "cp") * 1e-3);
 		for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
 			g_string_append_printf(g, " %12.2f", phase_us(r, names[i]) * 1e-3);
 		g_string_append_printf(g, " %12.2f", r->total_us * 1e-3);
 		if (r->compute_us > 0)
-			g_string_append_printf(g, " %12.2f %12.2f %12.2f", r->compute_us * 1e-3,
-					       r->exposed_us * 1e-3, r->bubble_us * 1e-3);
+			g_string_append_printf(g, " %12.2f %12.2f %12.2f %7.1f", r->compute_us * 1e-3,
+					       r->exposed_us * 1e-3, r->bubble_us * 1e-3, e2e_mfu(r));
 		g_string_append(g, "\n");
 	}
 }

@@ -63,25 +63,29 @@
 #include "../core/gc_config.h"
 #include "gm_run.h"
 
-#define GM_TRAIN_MAX_PHASES 12
+#define GM_TRAIN_MAX_PHASES 16
 
 typedef struct gm_train_phase {
 	const char *name; /* "tp", "pp", "ep-dispatch", "dp", ...: a parallelism, "-" a part */
 	const char *op;	  /* collective.op of its calls */
 	int group_size, group_stride;
+	int group_block, group_block_stride; /* two-level groups (gs_params); 0: one level */
 	uint64_t bytes;	     /* one call */
 	uint64_t calls;	     /* per step, of `bytes` */
 	uint64_t rest_bytes; /* dp: one more call of these bytes (0: none) */
 	double call_us, rest_us, total_us;
 	int algo, proto;	   /* what timed a call (collective.algo auto: chosen) */
 	int rest_algo, rest_proto; /* and the last bucket */
+	/* with train.mfu > 0: compute each call runs beside (ring attention's
+	 * block); only what of a call outlasts it is exposed */
+	double hide_us;
 } gm_train_phase;
 
 typedef struct gm_train {
 	gc_config *cfg; /* the scenario as loaded (with --set) */
 	char *path;
 	gt_topo topo;
-	int tp, pp, dp, ep;
+	int tp, pp, dp, ep, cp;
 	int stage_layers; /* layers of the fullest pipeline stage, ceil(L / PP) */
 	int vstages;	  /* model chunks per stage (interleaved pipeline) */
 	uint64_t moe_tokens; /* tokens each GPU routes per micro-batch (EP > 1) */
@@ -89,10 +93,13 @@ typedef struct gm_train {
 	int nph;
 	double total_us;
 	/* train.mfu > 0: the step's compute, 6 x active parameters x tokens
-	 * per GPU at mfu x gpu_flops; the DP phases overlap the backward pass
-	 * (2/3 of it), the others do not: exposed = the non-DP phases + what
-	 * of DP outlasts the backward pass */
+	 * plus causal attention per GPU at mfu x gpu_flops; the DP phases
+	 * overlap the backward pass (2/3 of it), ring attention's messages
+	 * their blocks' attention (hide_us), the others nothing: exposed = the
+	 * other phases + what of DP and of each ring-attention call outlasts
+	 * its compute */
 	double compute_us, exposed_us;
+	double attn_us; /* of compute_us: the attention of the fullest stage */
 	/* and the pipeline's fill and drain, (PP - 1) / (v M) of the compute
 	 * (1F1B, interleaved with v model chunks per stage) */
 	double bubble_us;

@@ -170,10 +170,19 @@ check "training step: TP 947 ms at every size; DP grows from 8 to 2048 nodes; th
   "awk '\$1 ~ /^[0-9]+\$/ { tp[\$1] = \$7; dp[\$1] = \$10; if (\$11 - \$7 - \$10 > 0.02 || \$7 - \$11 + \$10 > 0.02) bad = 1 } END { exit !(!bad && tp[1] == \"947.23\" && tp[2048] == tp[1] && dp[1] == 0 && dp[8] > 0 && dp[2048] > 10 * dp[8]) }' '$T/step.txt'"
 "$G" run scenarios/training-step-scaling.yaml --set sweep.key= --set sweep.values= --set topology.nodes=2 --format csv >"$T/step.csv"
 check "training step CSV: one row per phase, the last DP bucket on its own" \
-  "head -1 '$T/step.csv' | grep -q '^phase,op,group_size,group_stride,bytes,calls,call_us,total_us,algo,protocol\$' && grep -q '^tp,allreduce,8,1,67108864,2560,.*,ring,simple\$' '$T/step.csv' && grep -q '^dp-last,allreduce,2,8,' '$T/step.csv'"
+  "head -1 '$T/step.csv' | grep -q '^phase,op,group_size,group_stride,bytes,calls,call_us,total_us,algo,protocol,group_block,group_block_stride,exposed_us\$' && grep -q '^tp,allreduce,8,1,67108864,2560,.*,ring,simple,0,0,[0-9.]*\$' '$T/step.csv' && grep -q '^dp-last,allreduce,2,8,' '$T/step.csv'"
 
 check "training step at 40 % MFU: compute the same at every size; TP alone exposed at 8 and 64 GPUs, DP exposed from 512" \
   "awk '\$1 ~ /^[0-9]+\$/ { c[\$1] = \$12; x[\$1] = \$13; tp[\$1] = \$7 } END { exit !(c[1] == c[2048] && x[1] == tp[1] && x[8] == tp[8] && x[64] > tp[64] && x[2048] > 70000) }' '$T/step.txt'"
+
+# Context parallelism on Llama 3's 128K-token stage: ring attention hides
+# its rounds, the all-gathers do not; interleaving quarters the bubble.
+"$G" run scenarios/llama3-405b-128k.yaml --format csv >"$T/cp.csv"
+check "128K context: p2p exposes less than allgather; CP 16 in every run; interleaving cuts the bubble to a quarter and raises the end-to-end MFU" \
+  "awk -F, 'NR > 1 { x[\$1 \",\" \$2] = \$14; b[\$1 \",\" \$2] = \$15; m[\$1 \",\" \$2] = \$18; if (\$16 != 16) bad = 1 } END { exit !(!bad && x[\"p2p,1\"] < x[\"allgather,1\"] && x[\"p2p,4\"] < x[\"allgather,4\"] && (b[\"p2p,4\"] * 4 - b[\"p2p,1\"])^2 < (1e-3 * b[\"p2p,1\"])^2 && m[\"p2p,4\"] > m[\"p2p,1\"]) }' '$T/cp.csv'"
+"$G" run scenarios/llama3-405b-128k.yaml --set sweep.key= --set sweep.values= --set sweep.key2= --set sweep.values2= --format csv >"$T/cp1.csv"
+check "128K context, p2p: the CP rounds hidden, the gradient's last hop exposed, CP x DP in two levels" \
+  "grep -q '^cp-fwd,sendrecv,16,8,4194304,1920,.*,0,0,0.000000\$' '$T/cp1.csv' && grep -q '^cp-dkv,sendrecv,16,8,4194304,128,.*,0,0,[1-9][0-9.]*\$' '$T/cp1.csv' && grep -q '^dp,allreduce,128,8,.*,16,2048,\$' '$T/cp1.csv'"
 
 # Expert parallelism: the wider EP, the more the dispatch costs and the
 # less the expert gradients do.

@@ -68,29 +68,42 @@ static void test_plan(void)
 	gm_train_free(t);
 }
 
+/* Every phase of t takes per call exactly the time of the same collective
+ * in the same groups (two-level ones included) run as a plain scenario on
+ * topology `topo` (a YAML line), with `extra` set too. */
+static void expect_phases_are_collectives(const gm_train *t, const char *topo, const char *extra)
+{
+	char *coll = g_strdup_printf("schema_version: 1\n%s\n", topo);
+	for (int i = 0; i < t->nph; i++) {
+		const gm_train_phase *p = &t->ph[i];
+		char *s[8] = {g_strdup_printf("collective.op=%s", p->op),
+			      g_strdup_printf("collective.sizes=%lluB", (unsigned long long)p->bytes),
+			      g_strdup_printf("collective.group.size=%d", p->group_size),
+			      g_strdup_printf("collective.group.stride=%d", p->group_stride),
+			      g_strdup_printf("collective.group.block=%d", p->group_block),
+			      g_strdup_printf("collective.group.block_stride=%d", p->group_block_stride),
+			      g_strdup(extra ? extra : "seed=1"), NULL};
+		gm_run *r = run_yaml(coll, (const char *const *)s);
+		g_test_message("%s: %s of %llu B in groups of %d at stride %d (blocks of %d, %d apart): "
+			       "%.3f us per call",
+			       p->name, p->op, (unsigned long long)p->bytes, p->group_size,
+			       p->group_stride, p->group_block, p->group_block_stride, p->call_us);
+		g_assert_cmpfloat(r->pts[0].time_us, ==, p->call_us);
+		gm_run_free(r);
+		for (int k = 0; k < 7; k++)
+			g_free(s[k]);
+	}
+	g_free(coll);
+}
+
 /* A phase's time per call is that of the same collective in the same
  * groups run as a plain scenario. */
 static void test_phase_is_its_collective(void)
 {
 	char *err = NULL;
 	gm_train *t = train_yaml(step8, NULL, GC_OK, &err);
-	const char *coll = "schema_version: 1\n"
-			   "topology: {preset: dgx-h100, nodes: 2, gpus_per_node: 4}\n";
-	for (int i = 0; i < t->nph; i++) {
-		const gm_train_phase *p = &t->ph[i];
-		char *s[5] = {g_strdup_printf("collective.op=%s", p->op),
-			      g_strdup_printf("collective.sizes=%lluB", (unsigned long long)p->bytes),
-			      g_strdup_printf("collective.group.size=%d", p->group_size),
-			      g_strdup_printf("collective.group.stride=%d", p->group_stride), NULL};
-		gm_run *r = run_yaml(coll, (const char *const *)s);
-		g_test_message("%s: %s of %llu B in groups of %d at stride %d: %.3f us per call",
-			       p->name, p->op, (unsigned long long)p->bytes, p->group_size,
-			       p->group_stride, p->call_us);
-		g_assert_cmpfloat(r->pts[0].time_us, ==, p->call_us);
-		gm_run_free(r);
-		for (int k = 0; k < 4; k++)
-			g_free(s[k]);
-	}
+	expect_phases_are_collectives(t, "topology: {preset: dgx-h100, nodes: 2, gpus_per_node: 4}",
+				      NULL);
 	gm_train_free(t);
 }
 
@@ -176,8 +189,11 @@ static void test_order_and_stages(void)
 	g_assert_cmpint(u->stage_layers, ==, 3);
 	g_assert_cmpuint(u->ph[0].calls, ==, 4 * 3 * 3);
 	g_assert_cmpuint(u->ph[2].calls * u->ph[2].bytes + u->ph[2].rest_bytes, ==, 4u * 30000000u);
-	/* the same model of 4 layers, 2 per stage: compute by 3/5 over 2/4 */
-	g_assert_cmpfloat(fabs(u->compute_us / v->compute_us - 1.2), <, 1e-9);
+	/* the same model of 4 layers, 2 per stage: the parameters' compute by
+	 * 3/5 over 2/4, the attention's (per layer the same) by 3 over 2 */
+	g_assert_cmpfloat(fabs((u->compute_us - u->attn_us) / (v->compute_us - v->attn_us) - 1.2), <,
+			  1e-9);
+	g_assert_cmpfloat(fabs(u->attn_us / v->attn_us - 1.5), <, 1e-9);
 	g = g_string_new(NULL);
 	gm_train_format_table(u, g);
 	g_assert_nonnull(strstr(g->str, "# stages    : 5 layers over 2 stages, the fullest of 3 sets the pace"));
@@ -207,7 +223,7 @@ static void test_deterministic_and_formats(void)
 	}
 	gm_train_format_csv(a, csv);
 	g_assert_true(g_str_has_prefix(csv->str, "phase,op,group_size,group_stride,bytes,calls,"
-						 "call_us,total_us,algo,protocol\n"));
+						 "call_us,total_us,algo,protocol,group_block,group_block_stride,exposed_us\n"));
 	g_assert_nonnull(strstr(csv->str, "\ndp-last,allreduce,2,2,"));
 	g_string_free(ga, TRUE);
 	g_string_free(gb, TRUE);
@@ -259,7 +275,8 @@ static void test_sp_and_zero(void)
 	const char *vals[1] = {"x"};
 	GString *g = g_string_new(NULL);
 	gm_train_format_sweep("k", vals, runs, 1, true, g);
-	char *want = g_strdup_printf("x,8,2,2,2,1,%.6f,%.6f,%.6f,%.6f,%.6f,0.000000,0.000000,0.000000\n",
+	char *want = g_strdup_printf("x,8,2,2,2,1,%.6f,%.6f,%.6f,%.6f,%.6f,0.000000,0.000000,0.000000,1,"
+				     "0.000000,0.0000\n",
 				     t->ph[0].total_us + t->ph[1].total_us, t->ph[2].total_us, 0.0,
 				     t->ph[3].total_us + t->ph[4].total_us, t->total_us);
 	g_assert_nonnull(strstr(g->str, want));
@@ -392,9 +409,9 @@ static void test_expert_parallel(void)
 	gm_train_free(t);
 }
 
-/* train.mfu: compute = 6 x active parameters x tokens per model replica /
- * (TP PP) at mfu x gpu_flops; the DP phases hide behind two thirds of it,
- * the others are exposed. */
+/* train.mfu: compute = (6 x active parameters + 6 x layers x seq x hidden)
+ * x tokens per model replica / (TP PP) at mfu x gpu_flops; the DP phases
+ * hide behind two thirds of it, the others are exposed. */
 static void test_compute_and_exposure(void)
 {
 	char *err = NULL;
@@ -409,9 +426,12 @@ static void test_compute_and_exposure(void)
 	const char *const on[] = {"sim.fidelity=analytical", "train.mfu=0.5", "train.gpu_flops=1e12",
 				  NULL};
 	t = train_yaml(step8, on, GC_OK, &err);
-	/* 1e8 parameters, 512 tokens x 3 micro-batches, TP 2 x PP 2 */
-	double want = 6.0 * 1e8 * 512 * 3 / 4 / (1e12 * 0.5) * 1e6;
+	/* 1e8 parameters, 512 tokens x 3 micro-batches, TP 2 x PP 2; causal
+	 * attention over 4 layers of hidden 1024 */
+	const double attn = 6.0 * 4 * 512 * 1024 * 512 * 3 / 4 / (1e12 * 0.5) * 1e6;
+	double want = 6.0 * 1e8 * 512 * 3 / 4 / (1e12 * 0.5) * 1e6 + attn;
 	g_assert_cmpfloat(fabs(t->compute_us - want), <, 1e-6 * want);
+	g_assert_cmpfloat(fabs(t->attn_us - attn), <, 1e-6 * attn);
 	double dp = 0, rest = 0;
 	for (int i = 0; i < t->nph; i++)
 		*(strncmp(t->ph[i].name, "dp", 2) ? &rest : &dp) += t->ph[i].total_us;
@@ -449,9 +469,116 @@ static void test_compute_and_exposure(void)
 				   "train.expert_fraction=0.5", NULL};
 	t = train_yaml(step8, moe, GC_OK, &err);
 	double active = 1e8 * 0.5 + 1e8 * 0.5 * 2 / 8;
-	want = 6.0 * active * 512 * 3 / 4 / (1e12 * 0.5) * 1e6;
+	want = 6.0 * active * 512 * 3 / 4 / (1e12 * 0.5) * 1e6 + attn;
 	g_assert_cmpfloat(fabs(t->compute_us - want), <, 1e-6 * want);
 	gm_train_free(t);
+}
+
+/* 4 nodes x 4 GPUs: TP 2 x CP 2 x PP 2 x DP 2, 8 heads of 128 with 2
+ * key-value heads (one per TP rank) */
+static const char cp16[] = "schema_version: 1\n"
+			   "workload: step\n"
+			   "topology: {preset: dgx-h100, nodes: 4, gpus_per_node: 4}\n"
+			   "train: {tp: 2, cp: 2, pp: 2, layers: 4, hidden: 1024, heads: 8,"
+			   " kv_heads: 2, seq: 512, micro_batches: 3, params: 1e8, bucket: 4MiB}\n";
+
+/* Context parallelism: the sequence split over CP ranks at stride TP; ring
+ * attention's K-V blocks, or Llama 3's gathers; activations and PP
+ * messages of a CP rank's share; gradients over CP x DP, two levels under
+ * tp-pp-dp; each round's message hidden by its block's attention. */
+static void test_context_parallel(void)
+{
+	char *err = NULL;
+	const char *const ana[] = {"sim.fidelity=analytical", NULL};
+	gm_train *t = train_yaml(cp16, ana, GC_OK, &err);
+	g_assert_cmpint(t->cp, ==, 2);
+	g_assert_cmpint(t->dp, ==, 2);
+	static const char *const names[] = {"tp", "cp-fwd", "cp-bwd", "cp-dkv", "pp", "dp"};
+	g_assert_cmpint(t->nph, ==, 6);
+	for (int i = 0; i < t->nph; i++)
+		g_assert_cmpstr(t->ph[i].name, ==, names[i]);
+	/* 256 tokens per CP rank: activations 2 x 256 x 1024 B, 4 per layer
+	 * and micro-batch over 2 layers and 3 micro-batches */
+	g_assert_cmpuint(t->ph[0].bytes, ==, 2 * 256 * 1024);
+	g_assert_cmpuint(t->ph[0].calls, ==, 4 * 2 * 3);
+	/* a K-V block: 2 x 256 tokens x 128 (one KV head) x 2 B; CP - 1 = 1
+	 * round per layer and micro-batch, the gradient's hop home once */
+	const uint64_t kv = 2 * 256 * 128 * 2;
+	g_assert_cmpuint(t->ph[1].bytes, ==, kv);
+	g_assert_cmpuint(t->ph[2].bytes, ==, 2 * kv);
+	g_assert_cmpuint(t->ph[3].bytes, ==, kv);
+	for (int i = 1; i <= 3; i++) {
+		g_assert_cmpuint(t->ph[i].calls, ==, 2 * 3);
+		g_assert_cmpint(t->ph[i].group_size, ==, 2);
+		g_assert_cmpint(t->ph[i].group_stride, ==, 2);
+	}
+	g_assert_cmpuint(t->ph[4].bytes, ==, t->ph[0].bytes);
+	g_assert_cmpint(t->ph[4].group_stride, ==, 8);
+	/* Megatron's order: CP x DP is 4 consecutive CP-DP ranks at stride TP */
+	g_assert_cmpint(t->ph[5].group_size, ==, 4);
+	g_assert_cmpint(t->ph[5].group_stride, ==, 2);
+	g_assert_cmpint(t->ph[5].group_block, ==, 0);
+	/* the same gradients as without CP: 2 layers' 5e7 / TP 2 in fp32 */
+	g_assert_cmpuint(t->ph[5].calls * t->ph[5].bytes + t->ph[5].rest_bytes, ==, 100000000u);
+	GString *g = g_string_new(NULL);
+	gm_train_format_table(t, g);
+	g_assert_nonnull(strstr(g->str, "TP 2 x CP 2 (p2p) x PP 2 x DP 2 = 16 GPUs"));
+	g_string_free(g, TRUE);
+	gm_train_free(t);
+
+	/* Llama 3's order: PP at stride TP CP = 4, CP x DP in two levels (CP
+	 * at stride 2, the DP blocks TP CP PP = 8 apart); every phase, the
+	 * two-level one included, is its grouped collective (flow runs) */
+	const char *const l3[] = {"train.order=tp-pp-dp", NULL};
+	t = train_yaml(cp16, l3, GC_OK, &err);
+	g_assert_cmpint(t->ph[4].group_stride, ==, 4);
+	g_assert_cmpint(t->ph[5].group_size, ==, 4);
+	g_assert_cmpint(t->ph[5].group_stride, ==, 2);
+	g_assert_cmpint(t->ph[5].group_block, ==, 2);
+	g_assert_cmpint(t->ph[5].group_block_stride, ==, 8);
+	expect_phases_are_collectives(t, "topology: {preset: dgx-h100, nodes: 4, gpus_per_node: 4}",
+				      NULL);
+	g = g_string_new(NULL);
+	gm_train_format_table(t, g);
+	g_assert_nonnull(strstr(g->str, "4 x 4 (2 x 2, 8)"));
+	g_string_free(g, TRUE);
+	gm_train_free(t);
+
+	/* Llama 3's all-gather: K and V over the whole sequence, forward and
+	 * backward (4 per layer and micro-batch), dK and dV scattered (2) */
+	const char *const ag[] = {"sim.fidelity=analytical", "train.cp_comm=allgather", NULL};
+	t = train_yaml(cp16, ag, GC_OK, &err);
+	g_assert_cmpstr(t->ph[1].name, ==, "cp-ag");
+	g_assert_cmpstr(t->ph[1].op, ==, "allgather");
+	g_assert_cmpuint(t->ph[1].bytes, ==, 2 * 512 * 128);
+	g_assert_cmpuint(t->ph[1].calls, ==, 4 * 2 * 3);
+	g_assert_cmpstr(t->ph[2].name, ==, "cp-rs");
+	g_assert_cmpuint(t->ph[2].bytes, ==, 2 * 512 * 128);
+	g_assert_cmpuint(t->ph[2].calls, ==, 2 * 2 * 3);
+	gm_train_free(t);
+
+	/* exposure: a round's message beside a third (forward) or two thirds
+	 * (backward) of its block's attention, attention / (M layers CP) per
+	 * round and pass; the gradient's last hop and the gathers exposed */
+	static const char *const rates[] = {"train.gpu_flops=1e9", "train.gpu_flops=1e18"};
+	for (int k = 0; k < 2; k++) {
+		const char *const on[] = {"sim.fidelity=analytical", "train.mfu=0.5", rates[k], NULL};
+		t = train_yaml(cp16, on, GC_OK, &err);
+		double round = t->attn_us / (3.0 * 2 * 2) / 3.0;
+		g_assert_cmpfloat(fabs(t->ph[1].hide_us - round), <, 1e-9 * round);
+		g_assert_cmpfloat(fabs(t->ph[2].hide_us - 2 * round), <, 1e-9 * round);
+		double rest = 0;
+		for (int i = 0; i < 5; i++)
+			rest += (double)t->ph[i].calls * fmax(0, t->ph[i].call_us - t->ph[i].hide_us);
+		g_assert_cmpfloat(fabs(t->exposed_us - (rest + fmax(0, t->ph[5].total_us -
+								   t->compute_us * 2 / 3))),
+				  <, 1e-6 * t->exposed_us);
+		if (k == 0) /* slow GPUs: the blocks' attention hides the rounds */
+			g_assert_cmpfloat(t->ph[1].call_us, <, t->ph[1].hide_us);
+		else /* fast ones: the rounds show */
+			g_assert_cmpfloat(t->ph[1].call_us, >, t->ph[1].hide_us);
+		gm_train_free(t);
+	}
 }
 
 static void expect_step_refused(const char *const *sets, const char *what)
@@ -490,6 +617,19 @@ static void test_refusals(void)
 	expect_step_refused(ep3, "train.ep: EP 3 does not divide DP 2");
 	const char *const ex[] = {"train.ep=2", "train.experts=5", NULL};
 	expect_step_refused(ex, "train.experts: 5 experts do not spread evenly over EP 2");
+	const char *const cp3[] = {"train.cp=3", NULL};
+	expect_step_refused(cp3, "train.cp: TP 2 x CP 3 does not divide the 8 GPUs");
+	const char *const cpseq[] = {"train.cp=2", "train.pp=1", "train.seq=510", NULL};
+	expect_step_refused(cpseq, "train.cp: a sequence of 510 tokens does not split into 2 x CP = 4 "
+				   "equal chunks");
+	const char *const cppp[] = {"train.cp=2", "train.pp=4", NULL};
+	expect_step_refused(cppp, "train.pp: TP 2 x CP 2 x PP 4 does not divide the 8 GPUs");
+	const char *const cpc[] = {"train.cp_comm=allgather", NULL};
+	expect_step_refused(cpc, "train.cp_comm: applies with train.cp > 1");
+	const char *const heads[] = {"train.heads=3", NULL};
+	expect_step_refused(heads, "train.heads: 3 heads do not divide the hidden size 1024");
+	const char *const kvh[] = {"train.kv_heads=3", NULL};
+	expect_step_refused(kvh, "train.kv_heads: 3 key-value heads do not divide the 64 heads");
 	const char *const coll[] = {"workload=collective", NULL};
 	expect_step_refused(coll, "a training step needs workload: step");
 	/* a phase the scenario's algorithm cannot run names the phase */
@@ -517,6 +657,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/train/sp-and-zero", test_sp_and_zero);
 	g_test_add_func("/train/expert-parallel", test_expert_parallel);
 	g_test_add_func("/train/compute-and-exposure", test_compute_and_exposure);
+	g_test_add_func("/train/context-parallel", test_context_parallel);
 	g_test_add_func("/train/refusals", test_refusals);
 	return g_test_run();
 }
