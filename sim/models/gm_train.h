@@ -1,26 +1,40 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * gm_train: the communication of one training step (`workload: step`), a
- * Megatron-LM style job with tensor (TP), pipeline (PP) and data (DP)
- * parallelism, as the collectives it issues, each run by gm_run on the
- * scenario's topology in its concurrent communicators.
+ * Megatron-LM style job with tensor (TP), context (CP), pipeline (PP) and
+ * data (DP) parallelism, as the collectives it issues, each run by gm_run
+ * on the scenario's topology in its concurrent communicators.
  *
- * Rank layout (train.order, TP fastest). tp-dp-pp, Megatron's default:
- * rank = p (TP DP) + d TP + t, so a TP group is TP consecutive GPUs (stride
- * 1), a DP group takes every TP-th GPU of a pipeline stage (stride TP) and
- * a PP group every (TP DP)-th GPU (stride TP DP). tp-pp-dp, Llama 3's:
- * rank = d (TP PP) + p TP + t, PP groups at stride TP, DP groups at stride
- * TP PP. EP groups are the inner part of DP (DP's stride), the
- * expert-data-parallel groups the outer (DP's stride times EP).
+ * Rank layout (train.order, TP fastest, CP next; with CP 1 drop its
+ * factor). tp-dp-pp, Megatron's default (tp-cp-ep-dp-pp): rank = p (TP CP
+ * DP) + d (TP CP) + c TP + t, so a TP group is TP consecutive GPUs (stride
+ * 1), a CP group every TP-th (stride TP), a DP group every (TP CP)-th GPU
+ * of a pipeline stage and a PP group every (TP CP DP)-th GPU. tp-pp-dp,
+ * Llama 3's [TP, CP, PP, DP]: rank = d (TP CP PP) + p (TP CP) + c TP + t,
+ * PP groups at stride TP CP, DP groups at stride TP CP PP. EP groups are
+ * the inner part of DP (DP's stride), the expert-data-parallel groups the
+ * outer (DP's stride times EP). The CP ranks hold the same weights, so
+ * every gradient group takes them in: CP x DP, one level (stride TP) under
+ * tp-dp-pp, two under tp-pp-dp (blocks of CP at stride TP, DP's stride
+ * apart; gs_params.group_block).
  * Layers that PP does not divide: a stage holds ceil(L / PP) at most, and
  * the fullest stage sets the pace: its calls, its share of the parameters
  * (P ceil(L / PP) / L over TP) and of the compute.
  *
  * Phases, per step of M micro-batches of b sequences of s tokens, hidden
  * size h, L layers, 2-byte activations, P parameters, g-byte gradients:
+ * (with CP, s is a CP rank's s / CP tokens in tp, pp and ep)
  *   tp  allreduce of b s h 2 bytes in each TP group, 4 per layer and
  *       micro-batch (two in the forward pass, two in the backward pass:
  *       after attention and after the MLP), ceil(L / PP) layers per stage
+ *   cp  with train.cp > 1, a K-V block is 2 b (s / CP) k d 2 bytes (k
+ *       key-value heads per TP rank, at least one; d = h / heads). p2p
+ *       (ring attention): CP - 1 sendrecv of a block per layer and
+ *       micro-batch forward (cp-fwd), CP - 1 of the block and its gradient
+ *       backward (cp-bwd), one of the gradient's last hop (cp-dkv), in CP
+ *       groups; allgather (Llama 3's): K and V over the whole sequence,
+ *       4 allgathers per layer and micro-batch (cp-ag) and 2
+ *       reduce-scatters of their gradients (cp-rs)
  *   pp  sendrecv of b s h 2 bytes between consecutive stages, 2 per
  *       micro-batch (activations forward, their gradients backward), times
  *       train.virtual_stages (an interleaved pipeline crosses v times as
@@ -52,10 +66,13 @@
  * calls times the time of one call; the step's communication is their sum,
  * with no overlap between phases. With train.mfu > 0 the step also gets a
  * compute time (the 6 N D rule of Kaplan et al.: 6 FLOPs per active
- * parameter and token, at mfu x gpu_flops) and the communication it
- * exposes when the DP phases overlap the backward pass (two thirds of the
- * compute, as DDP's and Megatron's overlapped gradient reduction do) and
- * the TP, PP and EP phases do not.
+ * parameter and token, plus causal attention's 6 s h per layer and token,
+ * at mfu x gpu_flops) and the communication it exposes when the DP phases
+ * overlap the backward pass (two thirds of the compute, as DDP's and
+ * Megatron's overlapped gradient reduction do), each ring-attention round
+ * its block's attention (cp-fwd a third, cp-bwd two thirds of the rank's
+ * attention per layer, micro-batch and CP round), and the other phases
+ * nothing.
  */
 #ifndef GM_TRAIN_H
 #define GM_TRAIN_H

@@ -51,8 +51,10 @@ with tempfile.TemporaryDirectory() as d:
             ", packet: %dB, hop_buffer: %d" % (rng.choice([64, 1000, 4096, 65536]), rng.randint(1, 16))
             if fid == "packet" else "")
         if rng.random() < 0.3:  # communicators: some layouts tile the GPUs, some do not (refused)
-            y = y.replace(", iters:", ", group: {size: %d, stride: %d}, iters:" % (
-                rng.choice([0, 1, 2, 3, 4, 8]), rng.choice([1, 1, 2, 4, 8])), 1)
+            blk = "" if rng.random() < 0.6 else ", block: %d, block_stride: %d" % (
+                rng.choice([1, 2, 3]), rng.choice([2, 4, 6, 8, 16]))
+            y = y.replace(", iters:", ", group: {size: %d, stride: %d%s}, iters:" % (
+                rng.choice([0, 1, 2, 3, 4, 8]), rng.choice([1, 1, 2, 4, 8]), blk), 1)
         if op in ("dispatch", "combine"):
             # experts: often a multiple of the GPUs, sometimes not (refused)
             y += "moe: {tokens: %d, topk: %d, experts: %d}\n" % (
@@ -61,7 +63,7 @@ with tempfile.TemporaryDirectory() as d:
             y = ("schema_version: 1\nworkload: step\ntopology: {preset: dgx-h100, nodes: %d, gpus_per_node: %d}\n"
                  "train: {tp: %d, pp: %d, ep: %d, layers: %d, hidden: %d, seq: %d, micro_batches: %d, params: %g, "
                  "experts: %d, topk: %d, expert_fraction: %g, bucket: %dB, sequence_parallel: %s, "
-                 "distributed_optimizer: %s, order: %s, virtual_stages: %d, mfu: %g, sharding: %s%s}\n"
+                 "distributed_optimizer: %s, order: %s, virtual_stages: %d, mfu: %g, sharding: %s%s%s}\n"
                  "sim: {check: true, fidelity: %s}\n") % (
                 rng.randint(1, 3), rng.choice([1, 2, 4]), rng.choice([1, 2, 3, 4]), rng.choice([1, 2]),
                 rng.choice([1, 1, 2, 4]), rng.choice([2, 3, 4]), rng.choice([8, 64, 256]), rng.choice([4, 16, 64]),
@@ -70,6 +72,10 @@ with tempfile.TemporaryDirectory() as d:
                 rng.choice(["true", "false"]), rng.choice(["tp-dp-pp", "tp-pp-dp"]),
                 rng.choice([1, 1, 2, 3]), rng.choice([0, 0.4]), rng.choice(["none", "none", "zero2", "zero3"]),
                 rng.choice(["", "", ", shard_group: 2", ", shard_group: 3"]),
+                # context parallel: sizes that split the sequence and the GPUs, some that do not
+                "" if rng.random() < 0.6 else ", cp: %d, cp_comm: %s, heads: %d, kv_heads: %d" % (
+                    rng.choice([2, 2, 3, 4]), rng.choice(["p2p", "allgather"]), rng.choice([4, 8, 5]),
+                    rng.choice([1, 2, 4, 3])),
                 rng.choice(["flow", "analytical", "packet"]))
         with open(path, "w") as f:
             f.write(y)
