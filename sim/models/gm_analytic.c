@@ -98,6 +98,7 @@
 typedef struct hopinfo {
 	double beta;  /* worst per-channel bandwidth */
 	double alpha; /* mean hop latency, ps */
+	double inv_beta; /* mean of 1 / (a hop's per-channel bandwidth) */
 } hopinfo;
 
 /* First peer a strand sends to, or -1. */
@@ -133,8 +134,8 @@ static hopinfo first_hops(const gt_topo *topo, const gs_gen *g, gm_net *net)
 			for (int k = 0; k < h; k++)
 				users[route[k]]++;
 		}
-	hopinfo hi = {INFINITY, 0};
-	double lat_sum = 0;
+	hopinfo hi = {INFINITY, 0, 0};
+	double lat_sum = 0, inv_sum = 0;
 	uint64_t nhops = 0;
 	for (int r = 0; r < nr; r++)
 		for (int c = 0; c < ns; c++) {
@@ -142,12 +143,16 @@ static hopinfo first_hops(const gt_topo *topo, const gs_gen *g, gm_net *net)
 			if (p < 0)
 				continue;
 			int h = gt_topo_route_ch(topo, r, p, c / spc, route);
+			double b = INFINITY;
 			for (int k = 0; k < h; k++)
-				hi.beta = fmin(hi.beta, net->links[route[k]].bw_Bps / users[route[k]]);
+				b = fmin(b, net->links[route[k]].bw_Bps / users[route[k]]);
+			hi.beta = fmin(hi.beta, b);
+			inv_sum += 1.0 / b;
 			lat_sum += (double)gm_net_route_latency(net, route, h);
 			nhops++;
 		}
 	hi.alpha = nhops ? lat_sum / (double)nhops : 0;
+	hi.inv_beta = nhops ? inv_sum / (double)nhops : 0;
 	g_free(users);
 	g_free(peer);
 	return hi;
@@ -438,11 +443,12 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	}
 	uint64_t C = (uint64_t)p->nchannels;
 	double t = (double)topo->launch_ps;
-	double alpha = 0, beta = INFINITY;
+	double alpha = 0, beta = INFINITY, inv_beta = 0;
 	if (n > 1 && p->bytes > 0) {
 		hopinfo hi = first_hops(topo, gen, &net);
 		alpha = hi.alpha;
 		beta = hi.beta;
+		inv_beta = hi.inv_beta;
 	}
 	if (n > 1 && p->bytes > 0 && p->algo == GS_ALGO_BRUCK) {
 		gc_status st = bruck_time(topo, gen, &net, &t, errmsg);
@@ -463,9 +469,15 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 			c = p->chunk_bytes;
 		uint64_t L = ceil_div(Dc, (uint64_t)n * c);
 		uint64_t m = ceil_div(c, p->slice_bytes);
+		/* a step lasts the longer of the busiest sender's m slices (a
+		 * strand sends one slice after the other) and one turn of the
+		 * ring's dependency cycle per slice: every hop's slice time and
+		 * latency, averaged over the ring's hops (a slow network hop
+		 * among fast NVLink hops delays the cycle by its own share only) */
 		double tau = (double)c / (double)m / beta * 1e12;
-		double step = fmax((double)m * tau, tau + alpha);
-		t += (double)(L * K) * step + ((double)m * tau > tau + alpha ? alpha : 0);
+		double cycle = (double)c / (double)m * inv_beta * 1e12 + alpha;
+		double step = fmax((double)m * tau, cycle);
+		t += (double)(L * K) * step + ((double)m * tau > cycle ? alpha : 0);
 	} else if (n > 1 && p->bytes > 0 && p->algo == GS_ALGO_TREE) {
 		int rpn = p->ranks_per_node > 0 ? p->ranks_per_node : n;
 		int nodes = n / rpn;

@@ -698,7 +698,7 @@ void gm_run_format_table(const gm_run *r, void *gstring_out)
 	const gs_params *p = &r->base;
 	char b1[32], b2[32], b3[32];
 	gm_run_format_head(r->path, r->cfg, &r->topo, g);
-	char ranks[96];
+	char ranks[160];
 	if (gs_group_n(p) < p->nranks)
 		snprintf(ranks, sizeof(ranks), "%d groups of %d rank%s at stride %d at once",
 			 gs_group_count(p), gs_group_n(p), gs_group_n(p) == 1 ? "" : "s",

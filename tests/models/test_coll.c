@@ -66,6 +66,25 @@ static void test_flow_and_analytic_agree(void)
 	gm_run_free(ana);
 }
 
+/* A ring that mixes NVLink and network hops: its dependency cycle pays
+ * each hop's own slice time (the mean over the ring), its busiest sender
+ * the slowest hop's. The closed form follows the flow run within 3 % with
+ * one channel on 2 and 4 DGX H100 nodes, and in DP groups of two GPUs per
+ * node (stride 4 on 4 nodes). */
+static void test_ring_mixed_hops(void)
+{
+	const char *yaml = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100, nodes: 2}\n"
+			   "collective: {op: allreduce, algo: ring, channels: 1,"
+			   " sizes: [1MiB, 16MiB, 64MiB]}\n";
+	expect_closed_form_near(yaml, NULL, 0.03);
+	const char *const four[] = {"topology.nodes=4", NULL};
+	expect_closed_form_near(yaml, four, 0.03);
+	const char *const dp2[] = {"topology.nodes=4", "collective.channels=16",
+				   "collective.group.size=8", "collective.group.stride=4", NULL};
+	expect_closed_form_near(yaml, dp2, 0.03);
+}
+
 /* Published: 8xH100 NCCL ring allreduce busbw 365-370 GB/s at 2-4 GiB
  * (shared/reference/nccl_tests_published.csv). The prediction comes from the
  * NVLink port bandwidth of a point-to-point copy benchmark (374 GB/s) and the
@@ -966,6 +985,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/coll/flat-ring-alpha-beta", test_flat_ring_matches_alpha_beta);
 	g_test_add_func("/coll/flow-vs-analytic", test_flow_and_analytic_agree);
 	g_test_add_func("/coll/dgx-h100-ring-busbw", test_dgx_h100_ring_busbw);
+	g_test_add_func("/coll/ring-mixed-hops", test_ring_mixed_hops);
 	g_test_add_func("/coll/tree-ring-crossover", test_tree_vs_ring_crossover);
 	g_test_add_func("/coll/deterministic-check", test_deterministic_and_check_mode);
 	g_test_add_func("/coll/every-collective", test_every_collective_runs_with_check);
