@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "../core/gc_units.h"
+#include "gm_pipe.h"
 #include "gm_proto.h"
 #include "gm_scenario.h"
 
@@ -250,6 +251,11 @@ static gc_status plan(gm_train *t, char **errmsg)
 				       "%lld model chunks per stage of %d layers leave a chunk without "
 				       "a layer",
 				       (long long)v, t->stage_layers);
+	if (v > 1 && gc_config_int(c, "train.micro_batches") % pp != 0)
+		return gc_config_error(c, "train.virtual_stages", errmsg,
+				       "an interleaved pipeline takes its micro-batches in groups of PP: "
+				       "%lld micro-batches are not a multiple of PP %lld",
+				       (long long)gc_config_int(c, "train.micro_batches"), (long long)pp);
 	t->vstages = (int)v;
 	/* strides: TP fastest, CP next, then DP and PP in train.order (EP is
 	 * the inner part of DP) */
@@ -440,17 +446,30 @@ static gc_status run_phase(gm_train *t, const gm_run_opts *o, gm_train_phase *ph
 	return st;
 }
 
+/* The share of phase `name`'s exposed time spent in the forward pass:
+ * TP's and EP's calls come half forward, half backward; ring attention's
+ * forward rounds forward, its backward rounds and the gradients' last hop
+ * backward; of the gathers two of four forward, the scatters backward. */
+static double fwd_share(const char *name)
+{
+	if (!strcmp(name, "cp-fwd"))
+		return 1.0;
+	if (!strcmp(name, "cp-bwd") || !strcmp(name, "cp-dkv") || !strcmp(name, "cp-rs"))
+		return 0.0;
+	return 0.5;
+}
+
 /* train.mfu > 0: compute per GPU and the communication it leaves exposed
  * (gm_train.h). Active parameters: the dense share and topk / experts of
  * the experts' share. Attention: causal, 6 s h FLOPs per layer and token
  * (QK^T and PV, 4 s h forward over all keys, half of them masked; the
  * backward pass twice the forward). */
-static void overlap(gm_train *t)
+static gc_status overlap(gm_train *t, char **errmsg)
 {
 	const gc_config *c = t->cfg;
 	double mfu = gc_config_double(c, "train.mfu");
 	if (mfu <= 0)
-		return;
+		return GC_OK;
 	double P = gc_config_double(c, "train.params");
 	double frac = t->ep > 1 ? gc_config_double(c, "train.expert_fraction") : 0.0;
 	double active = P * (1.0 - frac);
@@ -473,24 +492,56 @@ static void overlap(gm_train *t)
 	 * balance of two chunks per rank), forward one third of it, backward
 	 * two; a round's messages run beside it */
 	double round = t->attn_us / (M * (double)t->stage_layers * (double)t->cp) / 3.0;
-	double dp = 0, rest = 0;
+	double dp = 0, in_ops = 0, in_fwd = 0;
+	gm_train_phase *pp = NULL;
 	for (int i = 0; i < t->nph; i++) {
 		gm_train_phase *p = &t->ph[i];
 		if (!strcmp(p->name, "cp-fwd"))
 			p->hide_us = round;
 		else if (!strcmp(p->name, "cp-bwd"))
 			p->hide_us = 2.0 * round;
-		if (strncmp(p->name, "dp", 2) == 0)
+		if (strncmp(p->name, "dp", 2) == 0) {
 			dp += p->total_us;
-		else
-			rest += (double)p->calls * fmax(0.0, p->call_us - p->hide_us) + p->rest_us;
+			continue;
+		}
+		if (!strcmp(p->name, "pp")) {
+			pp = p;
+			continue;
+		}
+		/* the rest runs inside the layers' forward and backward ops */
+		p->exposed_us = (double)p->calls * fmax(0.0, p->call_us - p->hide_us) + p->rest_us;
+		in_ops += p->exposed_us;
+		in_fwd += p->exposed_us * fwd_share(p->name);
 	}
+	/* the pipeline: every op a chunk's compute and its share of the
+	 * exposed communication, run in 1F1B order with free messages (the
+	 * bubble: what the schedule adds to the stage's own work), then with
+	 * the PP messages (what they add) */
+	double work = t->compute_us + in_ops, pipe0 = work, pipe1 = work;
+	if (t->pp > 1) {
+		const double ops = M * (double)t->vstages;
+		gm_pipe_params pp0 = {.stages = t->pp, .chunks = t->vstages,
+				      .micro_batches = (int)M,
+				      .fwd_us = (t->compute_us / 3.0 + in_fwd) / ops,
+				      .bwd_us = (t->compute_us * 2.0 / 3.0 + in_ops - in_fwd) / ops};
+		gc_status st = gm_pipe_run(&pp0, &pipe0, errmsg);
+		gm_pipe_params pp1 = pp0;
+		pp1.p2p_us = pp ? pp->call_us : 0;
+		if (st == GC_OK)
+			st = gm_pipe_run(&pp1, &pipe1, errmsg);
+		if (st != GC_OK)
+			return st;
+	}
+	t->bubble_us = fmax(0.0, pipe0 - work);
+	t->pp_exposed_us = fmax(0.0, pipe1 - pipe0);
+	if (pp)
+		pp->exposed_us = t->pp_exposed_us;
 	/* bucketed gradients overlap the backward pass; sharded parameters,
 	 * prefetched, the forward pass as well */
 	bool sharded = strcmp(gc_config_str(c, "train.sharding"), "none") != 0;
-	t->exposed_us = rest + fmax(0.0, dp - t->compute_us * (sharded ? 1.0 : 2.0 / 3.0));
-	/* 1F1B's fill and drain: (PP - 1) / (v M) of the compute */
-	t->bubble_us = t->compute_us * (double)(t->pp - 1) / ((double)t->vstages * M);
+	t->exposed_us = in_ops + t->pp_exposed_us +
+			fmax(0.0, dp - t->compute_us * (sharded ? 1.0 : 2.0 / 3.0));
+	return GC_OK;
 }
 
 gc_status gm_train_run(const char *path, const gm_run_opts *o, gm_train **out, char **errmsg)
@@ -512,7 +563,7 @@ gc_status gm_train_run(const char *path, const gm_run_opts *o, gm_train **out, c
 		t->total_us += t->ph[i].total_us;
 	}
 	if (st == GC_OK)
-		overlap(t);
+		st = overlap(t, errmsg);
 	if (st != GC_OK) {
 		gm_train_free(t);
 		return st;
@@ -621,12 +672,15 @@ void gm_train_format_table(const gm_train *t, void *gstring_out)
 			t->cp > 1 && !strcmp(gc_config_str(t->cfg, "train.cp_comm"), "p2p")
 				? ", ring attention's rounds their blocks' attention"
 				: "");
-		if (t->pp > 1)
-			g_string_append_printf(g, "pipeline bubble %.1f ms ((PP - 1) / (%s%lld) of the "
-						  "compute), ",
-					       t->bubble_us * 1e-3, t->vstages > 1 ? "v M = " : "M = ",
-					       (long long)t->vstages *
-						       gc_config_int(t->cfg, "train.micro_batches"));
+		if (t->pp > 1) {
+			char sched[64] = "1F1B";
+			if (t->vstages > 1)
+				snprintf(sched, sizeof(sched), "interleaved 1F1B, %d chunks per stage",
+					 t->vstages);
+			g_string_append_printf(g, "pipeline bubble %.1f ms (simulated %s; the PP "
+						  "messages add %.1f ms to it, counted as exposed), ",
+					       t->bubble_us * 1e-3, sched, t->pp_exposed_us * 1e-3);
+		}
 		g_string_append_printf(g, "step %.1f ms, %.1f %% of it exposed communication; "
 					  "end-to-end MFU %.1f %%\n",
 				       step * 1e-3, 100.0 * t->exposed_us / step, e2e_mfu(t));
@@ -636,11 +690,10 @@ void gm_train_format_table(const gm_train *t, void *gstring_out)
 /* The CSV's exposed_us of calls of call_us each of phase p: empty
  * without a compute estimate, and for the DP phases, whose exposure is
  * the step's (what of all of them outlasts the compute), not per phase. */
-static void csv_exposed(const gm_train *t, const gm_train_phase *p, double call_us,
-			uint64_t calls, GString *g)
+static void csv_exposed(const gm_train *t, const gm_train_phase *p, GString *g)
 {
 	if (t->compute_us > 0 && strncmp(p->name, "dp", 2) != 0)
-		g_string_append_printf(g, "%.6f", (double)calls * fmax(0.0, call_us - p->hide_us));
+		g_string_append_printf(g, "%.6f", p->exposed_us);
 	g_string_append_c(g, '\n');
 }
 
@@ -658,7 +711,7 @@ void gm_train_format_csv(const gm_train *t, void *gstring_out)
 				       gs_algo_name((gs_algo)p->algo),
 				       gm_proto_get((gm_proto)p->proto)->name, p->group_block,
 				       p->group_block_stride);
-		csv_exposed(t, p, p->call_us, p->calls, g);
+		csv_exposed(t, p, g);
 		if (p->rest_bytes) {
 			g_string_append_printf(g, "%s-last,%s,%d,%d,%" PRIu64 ",1,%.6f,%.6f,%s,%s,%d,%d,",
 					       p->name, p->op, p->group_size, p->group_stride,
@@ -666,7 +719,7 @@ void gm_train_format_csv(const gm_train *t, void *gstring_out)
 					       gs_algo_name((gs_algo)p->rest_algo),
 					       gm_proto_get((gm_proto)p->rest_proto)->name,
 					       p->group_block, p->group_block_stride);
-			csv_exposed(t, p, p->rest_us, 1, g);
+			csv_exposed(t, p, g);
 		}
 	}
 }

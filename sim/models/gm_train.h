@@ -72,7 +72,10 @@
  * Megatron's overlapped gradient reduction do), each ring-attention round
  * its block's attention (cp-fwd a third, cp-bwd two thirds of the rank's
  * attention per layer, micro-batch and CP round), and the other phases
- * nothing.
+ * nothing. With PP > 1 the step is Megatron's 1F1B schedule simulated op
+ * by op (gm_pipe): each op a chunk's compute and its share of the exposed
+ * TP, CP and EP time; the bubble is what the schedule adds with free
+ * messages, the PP phase's exposed time what its messages add to it.
  */
 #ifndef GM_TRAIN_H
 #define GM_TRAIN_H
@@ -96,6 +99,9 @@ typedef struct gm_train_phase {
 	/* with train.mfu > 0: compute each call runs beside (ring attention's
 	 * block); only what of a call outlasts it is exposed */
 	double hide_us;
+	/* with train.mfu > 0: what of the phase the step waits for (not
+	 * kept for the DP phases, whose exposure is the step's) */
+	double exposed_us;
 } gm_train_phase;
 
 typedef struct gm_train {
@@ -117,9 +123,10 @@ typedef struct gm_train {
 	 * its compute */
 	double compute_us, exposed_us;
 	double attn_us; /* of compute_us: the attention of the fullest stage */
-	/* and the pipeline's fill and drain, (PP - 1) / (v M) of the compute
-	 * (1F1B, interleaved with v model chunks per stage) */
-	double bubble_us;
+	/* and the pipeline's fill and drain from the simulated 1F1B schedule
+	 * (gm_pipe; interleaved with v model chunks per stage) with free
+	 * messages, and what the PP messages then add to it */
+	double bubble_us, pp_exposed_us;
 	bool analytical;
 } gm_train;
 

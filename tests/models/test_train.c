@@ -311,7 +311,9 @@ static void test_sharding(void)
 	g_assert_cmpstr(u->ph[2].name, ==, "dp-ag");
 	g_assert_cmpuint(u->ph[2].calls, ==, 3 * 2); /* zero2: gathered once */
 	g_assert_cmpuint(u->ph[3].calls, ==, t->ph[3].calls);
-	double dp = t->ph[2].total_us + t->ph[3].total_us, rest = t->ph[0].total_us + t->ph[1].total_us;
+	/* TP in the ops, PP by what it adds to the pipeline, the sharded
+	 * DP phases behind the whole compute */
+	double dp = t->ph[2].total_us + t->ph[3].total_us, rest = t->ph[0].total_us + t->pp_exposed_us;
 	g_assert_cmpfloat(fabs(t->exposed_us - (rest + fmax(0, dp - t->compute_us))), <, 1e-6);
 	GString *g = g_string_new(NULL);
 	gm_train_format_table(t, g);
@@ -432,35 +434,55 @@ static void test_compute_and_exposure(void)
 	double want = 6.0 * 1e8 * 512 * 3 / 4 / (1e12 * 0.5) * 1e6 + attn;
 	g_assert_cmpfloat(fabs(t->compute_us - want), <, 1e-6 * want);
 	g_assert_cmpfloat(fabs(t->attn_us - attn), <, 1e-6 * attn);
-	double dp = 0, rest = 0;
-	for (int i = 0; i < t->nph; i++)
-		*(strncmp(t->ph[i].name, "dp", 2) ? &rest : &dp) += t->ph[i].total_us;
-	g_assert_cmpfloat(fabs(t->exposed_us - (rest + fmax(0, dp - want * 2 / 3))), <, 1e-6);
+	/* TP exposed in the layers' ops, the PP messages by what they add to
+	 * the simulated pipeline, DP behind two thirds of the compute */
+	g_assert_cmpstr(t->ph[0].name, ==, "tp");
+	g_assert_cmpstr(t->ph[1].name, ==, "pp");
+	const double tp = t->ph[0].total_us, pp = t->ph[1].call_us;
+	double dp = 0;
+	for (int i = 2; i < t->nph; i++)
+		dp += t->ph[i].total_us;
+	g_assert_cmpfloat(fabs(t->exposed_us - (tp + t->pp_exposed_us + fmax(0, dp - want * 2 / 3))),
+			  <, 1e-6);
+	g_assert_cmpfloat(t->ph[1].exposed_us, ==, t->pp_exposed_us);
 	/* here the compute hides the whole DP phase */
 	g_assert_cmpfloat(dp, <, want * 2 / 3);
-	g_assert_cmpfloat(fabs(t->exposed_us - rest), <, 1e-6);
-	/* 1F1B over 2 stages and 3 micro-batches: a bubble of 1/3 of the
-	 * compute, counted into the step */
-	g_assert_cmpfloat(fabs(t->bubble_us - want / 3), <, 1e-6 * want);
+	/* 1F1B over 2 stages and 3 micro-batches with free messages: a bubble
+	 * of 1/3 of the stage's work (its compute and its exposed TP); the
+	 * messages then add at least the first micro-batch's crossing there
+	 * and back, at most one per op of both stages */
+	g_assert_cmpfloat(fabs(t->bubble_us - (want + tp) / 3), <, 1e-6 * want);
+	g_assert_cmpfloat(t->pp_exposed_us, >=, 2 * pp - 1e-6);
+	g_assert_cmpfloat(t->pp_exposed_us, <=, 2 * 3 * 2 * pp + 1e-6);
 	g = g_string_new(NULL);
 	gm_train_format_table(t, g);
-	char *line = g_strdup_printf("pipeline bubble %.1f ms ((PP - 1) / (M = 3) of the compute), "
-				     "step %.1f ms",
-				     want / 3 * 1e-3, (want + want / 3 + t->exposed_us) * 1e-3);
+	char *line = g_strdup_printf("pipeline bubble %.1f ms (simulated 1F1B; the PP messages add "
+				     "%.1f ms to it, counted as exposed), step %.1f ms",
+				     t->bubble_us * 1e-3, t->pp_exposed_us * 1e-3,
+				     (want + t->bubble_us + t->exposed_us) * 1e-3);
 	g_assert_nonnull(strstr(g->str, line));
 	g_free(line);
 	g_string_free(g, TRUE);
-	/* interleaved, 2 chunks per stage: half the bubble, twice the PP
-	 * messages, the rest as it was */
+	gm_train_free(t);
+	/* interleaved, 2 chunks per stage, 4 micro-batches (a multiple of
+	 * PP): half the plain schedule's bubble, twice the PP messages, the
+	 * rest as it was */
+	const char *const m4[] = {"sim.fidelity=analytical", "train.mfu=0.5", "train.gpu_flops=1e12",
+				  "train.micro_batches=4", NULL};
 	const char *const v2[] = {"sim.fidelity=analytical", "train.mfu=0.5", "train.gpu_flops=1e12",
-				  "train.virtual_stages=2", NULL};
+				  "train.micro_batches=4", "train.virtual_stages=2", NULL};
+	t = train_yaml(step8, m4, GC_OK, &err);
 	gm_train *iv = train_yaml(step8, v2, GC_OK, &err);
-	g_assert_cmpfloat(fabs(iv->bubble_us - want / 6), <, 1e-6 * want);
+	g_assert_cmpfloat(fabs(iv->bubble_us - t->bubble_us / 2), <, 1e-9 * t->bubble_us);
 	g_assert_cmpstr(iv->ph[1].name, ==, "pp");
 	g_assert_cmpuint(iv->ph[1].calls, ==, 2 * t->ph[1].calls);
 	g_assert_cmpfloat(iv->ph[1].call_us, ==, t->ph[1].call_us);
 	g_assert_cmpuint(iv->ph[0].calls, ==, t->ph[0].calls);
 	g_assert_cmpfloat(iv->compute_us, ==, t->compute_us);
+	g = g_string_new(NULL);
+	gm_train_format_table(iv, g);
+	g_assert_nonnull(strstr(g->str, "(simulated interleaved 1F1B, 2 chunks per stage;"));
+	g_string_free(g, TRUE);
 	gm_train_free(iv);
 	gm_train_free(t);
 	/* MoE: only topk / experts of the experts' share is active */
@@ -567,9 +589,12 @@ static void test_context_parallel(void)
 		double round = t->attn_us / (3.0 * 2 * 2) / 3.0;
 		g_assert_cmpfloat(fabs(t->ph[1].hide_us - round), <, 1e-9 * round);
 		g_assert_cmpfloat(fabs(t->ph[2].hide_us - 2 * round), <, 1e-9 * round);
-		double rest = 0;
-		for (int i = 0; i < 5; i++)
-			rest += (double)t->ph[i].calls * fmax(0, t->ph[i].call_us - t->ph[i].hide_us);
+		double rest = t->pp_exposed_us; /* pp: what it adds to the pipeline */
+		for (int i = 0; i < 4; i++) {
+			double x = (double)t->ph[i].calls * fmax(0, t->ph[i].call_us - t->ph[i].hide_us);
+			g_assert_cmpfloat(fabs(t->ph[i].exposed_us - x), <, 1e-9 * (x + 1));
+			rest += x;
+		}
 		g_assert_cmpfloat(fabs(t->exposed_us - (rest + fmax(0, t->ph[5].total_us -
 								   t->compute_us * 2 / 3))),
 				  <, 1e-6 * t->exposed_us);
@@ -602,6 +627,10 @@ static void test_refusals(void)
 	const char *const v3[] = {"train.virtual_stages=3", NULL};
 	expect_step_refused(v3, "train.virtual_stages: 3 model chunks per stage of 2 layers leave a "
 				"chunk without a layer");
+	const char *const v2m3[] = {"train.virtual_stages=2", NULL};
+	expect_step_refused(v2m3, "train.virtual_stages: an interleaved pipeline takes its "
+				  "micro-batches in groups of PP: 3 micro-batches are not a multiple "
+				  "of PP 2");
 	const char *const v2pp1[] = {"train.virtual_stages=2", "train.pp=1", NULL};
 	expect_step_refused(v2pp1, "train.virtual_stages: applies with train.pp > 1");
 	const char *const zz[] = {"train.sharding=zero3", "train.distributed_optimizer=true", NULL};
