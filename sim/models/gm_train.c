@@ -104,6 +104,11 @@ static const gc_param train_params[] = {
 	 "step: sequence parallelism, each TP allreduce an allgather and a reduce-scatter of the "
 	 "same activations",
 	 "Korthikanti et al., arXiv 2205.05198"},
+	{"train.tp_overlap", GC_P_BOOL, "false", NULL, 1, 0,
+	 "step: overlap each sequence-parallel allgather and reduce-scatter with the GEMM it "
+	 "feeds or follows (a quarter of a layer's GEMMs forward, twice that backward); only what "
+	 "outlasts it is exposed",
+	 "Megatron-LM --tp-comm-overlap (TransformerEngine userbuffers); Wang et al., ASPLOS'23"},
 	{"train.sharding", GC_P_ENUM, "none", "none|zero2|zero3", 1, 0,
 	 "step: parameters sharded over DP, FSDP-style, one unit per layer: zero3 (FULL_SHARD) "
 	 "gathers each layer's bf16 parameters in the forward and again in the backward pass and "
@@ -383,6 +388,22 @@ static gc_status plan(gm_train *t, char **errmsg)
 		add_bucketed(t, "dp-exp-rs", "reducescatter", (uint64_t)(expert * gb), eg);
 		add_bucketed(t, "dp-exp-ag", "allgather", (uint64_t)(expert * 2.0), eg);
 	}
+	/* the calls of each phase in the backward pass: TP's and EP's half,
+	 * ring attention's backward rounds and last hops, the gathers' half
+	 * and the scatters (the other phases' passes do not matter) */
+	for (int i = 0; i < t->nph; i++) {
+		gm_train_phase *p = &t->ph[i];
+		if (!strcmp(p->name, "cp-bwd") || !strcmp(p->name, "cp-dkv") ||
+		    !strcmp(p->name, "cp-rs"))
+			p->bwd_calls = p->calls;
+		else if (strcmp(p->name, "cp-fwd") != 0)
+			p->bwd_calls = p->calls / 2;
+	}
+	if (gc_config_bool(c, "train.tp_overlap") &&
+	    (tp == 1 || !gc_config_bool(c, "train.sequence_parallel")))
+		return gc_config_error(c, "train.tp_overlap", errmsg,
+				       "overlaps sequence parallelism's collectives: it applies with "
+				       "train.tp > 1 and train.sequence_parallel true");
 	return GC_OK;
 }
 
@@ -446,19 +467,6 @@ static gc_status run_phase(gm_train *t, const gm_run_opts *o, gm_train_phase *ph
 	return st;
 }
 
-/* The share of phase `name`'s exposed time spent in the forward pass:
- * TP's and EP's calls come half forward, half backward; ring attention's
- * forward rounds forward, its backward rounds and the gradients' last hop
- * backward; of the gathers two of four forward, the scatters backward. */
-static double fwd_share(const char *name)
-{
-	if (!strcmp(name, "cp-fwd"))
-		return 1.0;
-	if (!strcmp(name, "cp-bwd") || !strcmp(name, "cp-dkv") || !strcmp(name, "cp-rs"))
-		return 0.0;
-	return 0.5;
-}
-
 /* train.mfu > 0: compute per GPU and the communication it leaves exposed
  * (gm_train.h). Active parameters: the dense share and topk / experts of
  * the experts' share. Attention: causal, 6 s h FLOPs per layer and token
@@ -491,7 +499,13 @@ static gc_status overlap(gm_train *t, char **errmsg)
 	 * computes an equal share of the rank's attention (the causal
 	 * balance of two chunks per rank), forward one third of it, backward
 	 * two; a round's messages run beside it */
-	double round = t->attn_us / (M * (double)t->stage_layers * (double)t->cp) / 3.0;
+	const double ml = M * (double)t->stage_layers; /* layer passes per step */
+	double round = t->attn_us / (ml * (double)t->cp) / 3.0;
+	/* TP overlap: each of a layer's four sequence-parallel collectives per
+	 * pass beside a quarter of the layer's GEMMs (forward; backward twice
+	 * that) */
+	double gemm = (t->compute_us - t->attn_us) / ml / 3.0 / 4.0;
+	bool tpo = gc_config_bool(c, "train.tp_overlap");
 	double dp = 0, in_ops = 0, in_fwd = 0;
 	gm_train_phase *pp = NULL;
 	for (int i = 0; i < t->nph; i++) {
@@ -499,7 +513,11 @@ static gc_status overlap(gm_train *t, char **errmsg)
 		if (!strcmp(p->name, "cp-fwd"))
 			p->hide_us = round;
 		else if (!strcmp(p->name, "cp-bwd"))
-			p->hide_us = 2.0 * round;
+			p->hide_bwd_us = 2.0 * round;
+		else if (tpo && !strncmp(p->name, "tp-", 3)) {
+			p->hide_us = gemm;
+			p->hide_bwd_us = 2.0 * gemm;
+		}
 		if (strncmp(p->name, "dp", 2) == 0) {
 			dp += p->total_us;
 			continue;
@@ -509,9 +527,11 @@ static gc_status overlap(gm_train *t, char **errmsg)
 			continue;
 		}
 		/* the rest runs inside the layers' forward and backward ops */
-		p->exposed_us = (double)p->calls * fmax(0.0, p->call_us - p->hide_us) + p->rest_us;
+		double fwd = (double)(p->calls - p->bwd_calls) * fmax(0.0, p->call_us - p->hide_us);
+		p->exposed_us = fwd + (double)p->bwd_calls * fmax(0.0, p->call_us - p->hide_bwd_us) +
+				p->rest_us;
 		in_ops += p->exposed_us;
-		in_fwd += p->exposed_us * fwd_share(p->name);
+		in_fwd += fwd;
 	}
 	/* the pipeline: every op a chunk's compute and its share of the
 	 * exposed communication, run in 1F1B order with free messages (the
@@ -663,7 +683,7 @@ void gm_train_format_table(const gm_train *t, void *gstring_out)
 			g,
 			"# with compute at %.0f %% MFU (6 FLOPs per active parameter and token, and "
 			"causal attention 6 seq hidden per layer and token): compute %.1f ms (attention "
-			"%.1f ms), exposed communication %.1f ms (DP overlapping the %s%s), ",
+			"%.1f ms), exposed communication %.1f ms (DP overlapping the %s%s%s), ",
 			100.0 * gc_config_double(t->cfg, "train.mfu"), t->compute_us * 1e-3,
 			t->attn_us * 1e-3, t->exposed_us * 1e-3,
 			strcmp(gc_config_str(t->cfg, "train.sharding"), "none") != 0
@@ -671,7 +691,8 @@ void gm_train_format_table(const gm_train *t, void *gstring_out)
 				: "backward pass",
 			t->cp > 1 && !strcmp(gc_config_str(t->cfg, "train.cp_comm"), "p2p")
 				? ", ring attention's rounds their blocks' attention"
-				: "");
+				: "",
+			gc_config_bool(t->cfg, "train.tp_overlap") ? ", TP collectives their GEMMs" : "");
 		if (t->pp > 1) {
 			char sched[64] = "1F1B";
 			if (t->vstages > 1)

@@ -96,9 +96,12 @@ typedef struct gm_train_phase {
 	double call_us, rest_us, total_us;
 	int algo, proto;	   /* what timed a call (collective.algo auto: chosen) */
 	int rest_algo, rest_proto; /* and the last bucket */
-	/* with train.mfu > 0: compute each call runs beside (ring attention's
-	 * block); only what of a call outlasts it is exposed */
-	double hide_us;
+	/* of the calls, those in the backward pass (the rest are forward) */
+	uint64_t bwd_calls;
+	/* with train.mfu > 0: compute a forward (backward) call runs beside
+	 * (ring attention's block, the GEMM an overlapped TP collective feeds);
+	 * only what of a call outlasts it is exposed */
+	double hide_us, hide_bwd_us;
 	/* with train.mfu > 0: what of the phase the step waits for (not
 	 * kept for the DP phases, whose exposure is the step's) */
 	double exposed_us;

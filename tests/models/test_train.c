@@ -588,10 +588,15 @@ static void test_context_parallel(void)
 		t = train_yaml(cp16, on, GC_OK, &err);
 		double round = t->attn_us / (3.0 * 2 * 2) / 3.0;
 		g_assert_cmpfloat(fabs(t->ph[1].hide_us - round), <, 1e-9 * round);
-		g_assert_cmpfloat(fabs(t->ph[2].hide_us - 2 * round), <, 1e-9 * round);
+		g_assert_cmpfloat(fabs(t->ph[2].hide_bwd_us - 2 * round), <, 1e-9 * round);
+		g_assert_cmpuint(t->ph[1].bwd_calls, ==, 0);
+		g_assert_cmpuint(t->ph[2].bwd_calls, ==, t->ph[2].calls);
+		g_assert_cmpuint(t->ph[3].bwd_calls, ==, t->ph[3].calls);
 		double rest = t->pp_exposed_us; /* pp: what it adds to the pipeline */
 		for (int i = 0; i < 4; i++) {
-			double x = (double)t->ph[i].calls * fmax(0, t->ph[i].call_us - t->ph[i].hide_us);
+			const gm_train_phase *p = &t->ph[i];
+			double x = (double)(p->calls - p->bwd_calls) * fmax(0, p->call_us - p->hide_us) +
+				   (double)p->bwd_calls * fmax(0, p->call_us - p->hide_bwd_us);
 			g_assert_cmpfloat(fabs(t->ph[i].exposed_us - x), <, 1e-9 * (x + 1));
 			rest += x;
 		}
@@ -602,6 +607,40 @@ static void test_context_parallel(void)
 			g_assert_cmpfloat(t->ph[1].call_us, <, t->ph[1].hide_us);
 		else /* fast ones: the rounds show */
 			g_assert_cmpfloat(t->ph[1].call_us, >, t->ph[1].hide_us);
+		gm_train_free(t);
+	}
+}
+
+/* train.tp_overlap: every sequence-parallel collective beside a quarter
+ * of its layer's GEMMs, half of its calls forward (that much), half
+ * backward (twice that); slow GPUs hide it all, fast ones none of it. */
+static void test_tp_overlap(void)
+{
+	char *err = NULL;
+	static const char *const rates[] = {"train.gpu_flops=1e9", "train.gpu_flops=1e12",
+					    "train.gpu_flops=1e18"};
+	for (int k = 0; k < 3; k++) {
+		const char *const on[] = {"sim.fidelity=analytical", "train.mfu=0.5", rates[k],
+					  "train.sequence_parallel=true", "train.tp_overlap=true", NULL};
+		gm_train *t = train_yaml(step8, on, GC_OK, &err);
+		const double ml = 3.0 * 2, gemm = (t->compute_us - t->attn_us) / ml / 3 / 4;
+		for (int i = 0; i < 2; i++) {
+			const gm_train_phase *p = &t->ph[i];
+			g_assert_true(g_str_has_prefix(p->name, "tp-"));
+			g_assert_cmpfloat(fabs(p->hide_us - gemm), <, 1e-9 * gemm);
+			g_assert_cmpuint(p->bwd_calls, ==, p->calls / 2);
+			double want = (double)(p->calls / 2) * fmax(0, p->call_us - gemm) +
+				      (double)(p->calls / 2) * fmax(0, p->call_us - 2 * gemm);
+			g_assert_cmpfloat(fabs(p->exposed_us - want), <, 1e-9 * (want + 1));
+			if (k == 0)
+				g_assert_cmpfloat(p->exposed_us, ==, 0);
+			if (k == 2)
+				g_assert_cmpfloat(p->exposed_us, >, 0.99 * p->total_us);
+		}
+		GString *g = g_string_new(NULL);
+		gm_train_format_table(t, g);
+		g_assert_nonnull(strstr(g->str, ", TP collectives their GEMMs)"));
+		g_string_free(g, TRUE);
 		gm_train_free(t);
 	}
 }
@@ -627,6 +666,9 @@ static void test_refusals(void)
 	const char *const v3[] = {"train.virtual_stages=3", NULL};
 	expect_step_refused(v3, "train.virtual_stages: 3 model chunks per stage of 2 layers leave a "
 				"chunk without a layer");
+	const char *const tpo[] = {"train.tp_overlap=true", NULL};
+	expect_step_refused(tpo, "train.tp_overlap: overlaps sequence parallelism's collectives: "
+				 "it applies with train.tp > 1 and train.sequence_parallel true");
 	const char *const v2m3[] = {"train.virtual_stages=2", NULL};
 	expect_step_refused(v2m3, "train.virtual_stages: an interleaved pipeline takes its "
 				  "micro-batches in groups of PP: 3 micro-batches are not a multiple "
@@ -687,6 +729,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/train/expert-parallel", test_expert_parallel);
 	g_test_add_func("/train/compute-and-exposure", test_compute_and_exposure);
 	g_test_add_func("/train/context-parallel", test_context_parallel);
+	g_test_add_func("/train/tp-overlap", test_tp_overlap);
 	g_test_add_func("/train/refusals", test_refusals);
 	return g_test_run();
 }
