@@ -73,9 +73,9 @@ with tempfile.TemporaryDirectory() as d:
                 rng.choice([1, 1, 2, 3]), rng.choice([0, 0.4]), rng.choice(["none", "none", "zero2", "zero3"]),
                 rng.choice(["", "", ", shard_group: 2", ", shard_group: 3"]),
                 # context parallel: sizes that split the sequence and the GPUs, some that do not
-                "" if rng.random() < 0.6 else ", cp: %d, cp_comm: %s, heads: %d, kv_heads: %d" % (
+                ("" if rng.random() < 0.6 else ", cp: %d, cp_comm: %s, heads: %d, kv_heads: %d" % (
                     rng.choice([2, 2, 3, 4]), rng.choice(["p2p", "allgather"]), rng.choice([4, 8, 5]),
-                    rng.choice([1, 2, 4, 3])),
+                    rng.choice([1, 2, 4, 3]))) + ("" if rng.random() < 0.7 else ", tp_overlap: true"),
                 rng.choice(["flow", "analytical", "packet"]))
         with open(path, "w") as f:
             f.write(y)
