@@ -467,6 +467,19 @@ static gc_status run_phase(gm_train *t, const gm_run_opts *o, gm_train_phase *ph
 	return st;
 }
 
+/* The total of the phases of one parallelism ("tp" for tp, tp-ag and
+ * tp-rs) in run t, 0 when the step has none. */
+static double phase_us(const gm_train *t, const char *name)
+{
+	double sum = 0;
+	size_t n = strlen(name);
+	for (int i = 0; i < t->nph; i++)
+		if (!strncmp(t->ph[i].name, name, n) &&
+		    (t->ph[i].name[n] == 0 || t->ph[i].name[n] == '-'))
+			sum += t->ph[i].total_us;
+	return sum;
+}
+
 /* train.mfu > 0: compute per GPU and the communication it leaves exposed
  * (gm_train.h). Active parameters: the dense share and topk / experts of
  * the experts' share. Attention: causal, 6 s h FLOPs per layer and token
@@ -556,11 +569,24 @@ static gc_status overlap(gm_train *t, char **errmsg)
 	t->pp_exposed_us = fmax(0.0, pipe1 - pipe0);
 	if (pp)
 		pp->exposed_us = t->pp_exposed_us;
-	/* bucketed gradients overlap the backward pass; sharded parameters,
-	 * prefetched, the forward pass as well */
+	/* the DP phases. Sharded (FSDP): every micro-batch gathers and
+	 * scatters every layer, prefetched, beside the whole compute.
+	 * Bucketed (DDP, ZeRO-1): gradients are accumulated over the
+	 * micro-batches and reduced in the last one's backward pass only
+	 * (DDP's no_sync, Megatron-LM's grad sync enabled for the last
+	 * micro-batch), and ZeRO-1's updated parameters gathered beside the
+	 * first micro-batch's forward pass (Megatron's overlapped param
+	 * gather); what outlasts those windows is exposed */
 	bool sharded = strcmp(gc_config_str(c, "train.sharding"), "none") != 0;
-	t->exposed_us = in_ops + t->pp_exposed_us +
-			fmax(0.0, dp - t->compute_us * (sharded ? 1.0 : 2.0 / 3.0));
+	double dp_exposed;
+	if (sharded)
+		dp_exposed = fmax(0.0, dp - t->compute_us);
+	else {
+		double gather = phase_us(t, "dp-ag") + phase_us(t, "dp-exp-ag");
+		dp_exposed = fmax(0.0, dp - gather - t->compute_us * 2.0 / 3.0 / M) +
+			     fmax(0.0, gather - t->compute_us / 3.0 / M);
+	}
+	t->exposed_us = in_ops + t->pp_exposed_us + dp_exposed;
 	return GC_OK;
 }
 
@@ -688,7 +714,10 @@ void gm_train_format_table(const gm_train *t, void *gstring_out)
 			t->attn_us * 1e-3, t->exposed_us * 1e-3,
 			strcmp(gc_config_str(t->cfg, "train.sharding"), "none") != 0
 				? "forward and backward passes"
-				: "backward pass",
+			: gc_config_bool(t->cfg, "train.distributed_optimizer")
+				? "last micro-batch's backward pass, the parameter gathers the first's "
+				  "forward pass"
+				: "last micro-batch's backward pass",
 			t->cp > 1 && !strcmp(gc_config_str(t->cfg, "train.cp_comm"), "p2p")
 				? ", ring attention's rounds their blocks' attention"
 				: "",
@@ -743,19 +772,6 @@ void gm_train_format_csv(const gm_train *t, void *gstring_out)
 			csv_exposed(t, p, g);
 		}
 	}
-}
-
-/* The total of the phases of one parallelism ("tp" for tp, tp-ag and
- * tp-rs) in run t, 0 when the step has none. */
-static double phase_us(const gm_train *t, const char *name)
-{
-	double sum = 0;
-	size_t n = strlen(name);
-	for (int i = 0; i < t->nph; i++)
-		if (!strncmp(t->ph[i].name, name, n) &&
-		    (t->ph[i].name[n] == 0 || t->ph[i].name[n] == '-'))
-			sum += t->ph[i].total_us;
-	return sum;
 }
 
 void gm_train_format_sweep(const char *key, const char *const *values, gm_train *const *runs,

@@ -67,9 +67,12 @@
  * with no overlap between phases. With train.mfu > 0 the step also gets a
  * compute time (the 6 N D rule of Kaplan et al.: 6 FLOPs per active
  * parameter and token, plus causal attention's 6 s h per layer and token,
- * at mfu x gpu_flops) and the communication it exposes when the DP phases
- * overlap the backward pass (two thirds of the compute, as DDP's and
- * Megatron's overlapped gradient reduction do), each ring-attention round
+ * at mfu x gpu_flops) and the communication it exposes when the bucketed
+ * DP phases overlap the last micro-batch's backward pass (the gradients
+ * accumulated until then: DDP's no_sync, Megatron's grad sync; two thirds
+ * of the compute over M) and ZeRO-1's parameter gathers the first one's
+ * forward pass (a third over M), the sharded ones (FSDP) the whole
+ * compute, each ring-attention round
  * its block's attention (cp-fwd a third, cp-bwd two thirds of the rank's
  * attention per layer, micro-batch and CP round), and the other phases
  * nothing. With PP > 1 the step is Megatron's 1F1B schedule simulated op
@@ -119,11 +122,8 @@ typedef struct gm_train {
 	int nph;
 	double total_us;
 	/* train.mfu > 0: the step's compute, 6 x active parameters x tokens
-	 * plus causal attention per GPU at mfu x gpu_flops; the DP phases
-	 * overlap the backward pass (2/3 of it), ring attention's messages
-	 * their blocks' attention (hide_us), the others nothing: exposed = the
-	 * other phases + what of DP and of each ring-attention call outlasts
-	 * its compute */
+	 * plus causal attention per GPU at mfu x gpu_flops; exposed = what of
+	 * each phase outlasts the compute beside it (gm_train.h, above) */
 	double compute_us, exposed_us;
 	double attn_us; /* of compute_us: the attention of the fullest stage */
 	/* and the pipeline's fill and drain from the simulated 1F1B schedule

@@ -172,8 +172,8 @@ check "training step: TP 947 ms at every size; DP grows from 8 to 2048 nodes; th
 check "training step CSV: one row per phase, the last DP bucket on its own" \
   "head -1 '$T/step.csv' | grep -q '^phase,op,group_size,group_stride,bytes,calls,call_us,total_us,algo,protocol,group_block,group_block_stride,exposed_us\$' && grep -q '^tp,allreduce,8,1,67108864,2560,.*,ring,simple,0,0,[0-9.]*\$' '$T/step.csv' && grep -q '^dp-last,allreduce,2,8,' '$T/step.csv'"
 
-check "training step at 40 % MFU: compute the same at every size; TP alone exposed at 8 and 64 GPUs, DP exposed from 512" \
-  "awk '\$1 ~ /^[0-9]+\$/ { c[\$1] = \$12; x[\$1] = \$13; tp[\$1] = \$7 } END { exit !(c[1] == c[2048] && x[1] == tp[1] && x[8] == tp[8] && x[64] > tp[64] && x[2048] > 70000) }' '$T/step.txt'"
+check "training step at 40 % MFU: compute the same at every size; TP alone exposed on one node, DP exposed from 64 GPUs (reduced in the last micro-batch only)" \
+  "awk '\$1 ~ /^[0-9]+\$/ { c[\$1] = \$12; x[\$1] = \$13; tp[\$1] = \$7 } END { exit !(c[1] == c[2048] && x[1] == tp[1] && x[8] > tp[8] + 1000 && x[64] > tp[64] && x[2048] > 70000) }' '$T/step.txt'"
 
 # Context parallelism on Llama 3's 128K-token stage: ring attention hides
 # its rounds, the all-gathers do not; interleaving quarters the bubble.
