@@ -65,8 +65,9 @@ static const gc_param train_params[] = {
 	 "step: pipeline stages (1: no PP phase); a stage holds ceil(layers / PP) layers at most, "
 	 "and the fullest stage sets the pace", NULL},
 	{"train.virtual_stages", GC_P_INT, "1", NULL, 1, 1024,
-	 "step: model chunks per pipeline stage (interleaved 1F1B: the bubble shrinks by this "
-	 "factor, the PP messages grow by it); 1: plain 1F1B",
+	 "step: model chunks per pipeline stage (interleaved 1F1B, simulated: the bubble shrinks "
+	 "by this factor, the PP messages grow by it; micro-batches a multiple of PP); 1: plain "
+	 "1F1B",
 	 "Narayanan et al., SC'21 (arXiv 2104.04473): bubble (PP - 1) / (v M) of the compute"},
 	{"train.order", GC_P_ENUM, "tp-dp-pp", "tp-dp-pp|tp-pp-dp", 1, 0,
 	 "step: rank layout, fastest-varying first, CP right after TP in both: tp-dp-pp "
