@@ -152,9 +152,11 @@ typedef struct layout {
 static gm_train_phase phase_of(const char *name, const char *op, layout g, uint64_t bytes,
 			       uint64_t calls)
 {
+	/* by default half the calls come in the backward pass (TP's, EP's) */
 	return (gm_train_phase){.name = name, .op = op, .group_size = g.size,
 				.group_stride = g.stride, .group_block = g.block,
-				.group_block_stride = g.block_stride, .bytes = bytes, .calls = calls};
+				.group_block_stride = g.block_stride, .bytes = bytes, .calls = calls,
+				.bwd_calls = calls / 2};
 }
 
 /* A DP phase of total bytes in buckets of train.bucket, one call each; the
@@ -174,14 +176,22 @@ static void add_bucketed(gm_train *t, const char *name, const char *op, uint64_t
 	t->ph[t->nph++] = d;
 }
 
-/* A phase of `calls` calls of `bytes` each, left out when it moves nothing
- * or its groups hold one GPU. */
-static void add_phase(gm_train *t, const char *name, const char *op, uint64_t bytes,
-		      uint64_t calls, layout g)
+/* A phase of `calls` calls of `bytes` each, left out (NULL) when it moves
+ * nothing or its groups hold one GPU. */
+static gm_train_phase *add_phase(gm_train *t, const char *name, const char *op, uint64_t bytes,
+				 uint64_t calls, layout g)
 {
 	if (bytes == 0 || calls == 0 || g.size < 2)
-		return;
-	t->ph[t->nph++] = phase_of(name, op, g, bytes, calls);
+		return NULL;
+	t->ph[t->nph] = phase_of(name, op, g, bytes, calls);
+	return &t->ph[t->nph++];
+}
+
+/* Phase p (if added) runs `bwd` of its calls in the backward pass. */
+static void set_bwd_calls(gm_train_phase *p, uint64_t bwd)
+{
+	if (p)
+		p->bwd_calls = bwd;
 }
 
 /* One level: size members at stride. */
@@ -314,14 +324,20 @@ static gc_status plan(gm_train *t, char **errmsg)
 			/* ring attention: a K-V block on to the next CP rank in each
 			 * of CP - 1 rounds forward; backward the block and its
 			 * gradient, and the gradient's last hop home */
-			add_phase(t, "cp-fwd", "sendrecv", (uint64_t)(2.0 * kv), (uint64_t)(cp - 1) * sl * mb, g);
-			add_phase(t, "cp-bwd", "sendrecv", (uint64_t)(4.0 * kv), (uint64_t)(cp - 1) * sl * mb, g);
-			add_phase(t, "cp-dkv", "sendrecv", (uint64_t)(2.0 * kv), sl * mb, g);
+			const uint64_t rounds = (uint64_t)(cp - 1) * sl * mb;
+			set_bwd_calls(add_phase(t, "cp-fwd", "sendrecv", (uint64_t)(2.0 * kv), rounds, g),
+				      0);
+			set_bwd_calls(add_phase(t, "cp-bwd", "sendrecv", (uint64_t)(4.0 * kv), rounds, g),
+				      rounds);
+			set_bwd_calls(add_phase(t, "cp-dkv", "sendrecv", (uint64_t)(2.0 * kv), sl * mb, g),
+				      sl * mb);
 		} else {
 			/* K and V gathered over the whole sequence forward and again
 			 * backward, dK and dV reduce-scattered */
 			add_phase(t, "cp-ag", "allgather", (uint64_t)(kv * (double)cp), 4 * sl * mb, g);
-			add_phase(t, "cp-rs", "reducescatter", (uint64_t)(kv * (double)cp), 2 * sl * mb, g);
+			set_bwd_calls(add_phase(t, "cp-rs", "reducescatter", (uint64_t)(kv * (double)cp),
+						2 * sl * mb, g),
+				      2 * sl * mb);
 		}
 	}
 	add_phase(t, "pp", "sendrecv", (uint64_t)act, 2 * mb * (uint64_t)t->vstages,
@@ -388,17 +404,6 @@ static gc_status plan(gm_train *t, char **errmsg)
 		add_bucketed(t, "dp-ag", "allgather", (uint64_t)(dense * 2.0), dg);
 		add_bucketed(t, "dp-exp-rs", "reducescatter", (uint64_t)(expert * gb), eg);
 		add_bucketed(t, "dp-exp-ag", "allgather", (uint64_t)(expert * 2.0), eg);
-	}
-	/* the calls of each phase in the backward pass: TP's and EP's half,
-	 * ring attention's backward rounds and last hops, the gathers' half
-	 * and the scatters (the other phases' passes do not matter) */
-	for (int i = 0; i < t->nph; i++) {
-		gm_train_phase *p = &t->ph[i];
-		if (!strcmp(p->name, "cp-bwd") || !strcmp(p->name, "cp-dkv") ||
-		    !strcmp(p->name, "cp-rs"))
-			p->bwd_calls = p->calls;
-		else if (strcmp(p->name, "cp-fwd") != 0)
-			p->bwd_calls = p->calls / 2;
 	}
 	if (gc_config_bool(c, "train.tp_overlap") &&
 	    (tp == 1 || !gc_config_bool(c, "train.sequence_parallel")))
