@@ -8,12 +8,22 @@
  *
  *   ring (allreduce K = 2(n-1) steps per loop, allgather and reduce-scatter
  *   K = n-1): per channel the data runs in L loops of per-rank chunks of c
- *   bytes, each step moving m slices of s = c/m bytes. With tau = s / beta the
- *   time of one slice on the channel's bottleneck and alpha the mean one-way
- *   latency of the ring's hops,
- *       T = launch + L K max(m tau, tau + alpha) + [m tau > tau + alpha] alpha
- *   i.e. a step is bandwidth-bound when its slices cover the hop latency and
- *   latency-bound otherwise; with one slice per step this is exactly
+ *   bytes, each step moving m slices of s = c/m bytes. With tau = s / beta
+ *   the time of one slice at the channel's even share of its busiest link,
+ *       T = launch + L K step + [step = m tau] alpha,
+ *       step = the least T' >= m tau with T' >= max(cycle(T'), window(T'))
+ *   cycle: one turn of the ring's dependency cycle per step, the mean over
+ *   the ring's hops of a slice's time d_h and latency alpha_h. A slice
+ *   shares its link evenly with the strands of its own ring (channels NCCL
+ *   puts on one ring order move in step) and with each strand of another
+ *   ring for that strand's share of the step, m d / T' (mixed hops delay
+ *   each rank by its position in its ring, so rings leaving the node at
+ *   different GPUs are out of step): d_h = k x / (1 - (U - k) m x / T'),
+ *   x = s / B, k of the U strands on the link in the slice's ring.
+ *   window: a slice holds its slot of the receive buffer for d_h + 2
+ *   alpha_h (sent, delivered, consumed, credit back), so a hop moves at
+ *   most (buffer / s) slices in that time. With one ring on equal hops
+ *   (d = U x, all T') and one slice per step this is exactly
  *   2(n-1)(alpha + S/(n beta)) for allreduce.
  *
  *   tree (NCCL double binary tree + intra-node chain): the first slice goes
@@ -95,11 +105,91 @@
 
 #include "gm_coll.h"
 
+/* A kind of first hop: the links of its route, each with its bandwidth and
+ * the number of strands whose first hop crosses it, and how many hops are
+ * of this kind. */
+typedef struct hopkind {
+	int nlinks;
+	double bw[GM_MAX_HOPS];
+	uint32_t users[GM_MAX_HOPS];
+	uint32_t same[GM_MAX_HOPS]; /* of them, strands of the hop's own ring */
+	double lat;		    /* the route's latency, ps */
+	uint64_t count;
+} hopkind;
+
 typedef struct hopinfo {
 	double beta;  /* worst per-channel bandwidth */
 	double alpha; /* mean hop latency, ps */
-	double inv_beta; /* mean of 1 / (a hop's per-channel bandwidth) */
+	hopkind *kinds; /* the distinct kinds of first hop */
+	int nkinds;
+	uint64_t nhops;
 } hopinfo;
+
+/* The kind of a hop over route[0..h), added if new. */
+static void hop_kind_add(hopinfo *hi, const gm_net *net, const uint32_t *users,
+			 const uint32_t *same, const uint32_t *route, int h)
+{
+	hopkind k = {.nlinks = h, .lat = (double)gm_net_route_latency(net, route, h), .count = 1};
+	for (int i = 0; i < h; i++) {
+		k.bw[i] = net->links[route[i]].bw_Bps;
+		k.users[i] = users[route[i]];
+		k.same[i] = same[i];
+	}
+	for (int j = 0; j < hi->nkinds; j++) {
+		hopkind *o = &hi->kinds[j];
+		if (o->nlinks == h && o->lat == k.lat && !memcmp(o->bw, k.bw, sizeof(double) * (size_t)h) &&
+		    !memcmp(o->users, k.users, sizeof(uint32_t) * (size_t)h) &&
+		    !memcmp(o->same, k.same, sizeof(uint32_t) * (size_t)h)) {
+			o->count++;
+			return;
+		}
+	}
+	hi->kinds = g_renew(hopkind, hi->kinds, hi->nkinds + 1);
+	hi->kinds[hi->nkinds++] = k;
+}
+
+/* One slice's transfer time (ps) on a hop of kind k, for a step of length
+ * T in which every strand sends m slices of s bytes. Strands of
+ * the same ring (channels NCCL duplicates onto one ring order) move in step
+ * and share a link evenly all the time. Strands of different rings do not:
+ * the hops of a mixed ring delay each rank's step by its position after
+ * the slower hops, and rings that leave the node at different GPUs put a
+ * link's strands at different positions, so their transfers are spread
+ * over the step. While a slice is on a link, each such strand is there for
+ * its share of the step, m d / T. With x = s / B, k strands of the slice's
+ * own ring and U in all on the link, the slice's time d solves
+ *     d = k x (1 + (U - k) m d / T)  =>  d = k x / (1 - (U - k) m x / T);
+ * the slowest link of the hop's route decides. One ring (k = U) is the
+ * even share k x all the time. */
+static double hop_time(const hopkind *k, double s, double m, double T)
+{
+	double d = 0;
+	for (int i = 0; i < k->nlinks; i++) {
+		double x = s / k->bw[i] * 1e12;
+		double others = (double)(k->users[i] - k->same[i]);
+		double free = 1.0 - others * m * x / T;
+		d = fmax(d, free > 0 ? (double)k->same[i] * x / free : INFINITY);
+	}
+	return d;
+}
+
+/* The least a ring step of m slices of s bytes can last if it lasts T
+ * (ps): one turn of the ring's dependency cycle, the mean over its hops of
+ * a slice's time (hop_time) and latency; and the receive buffer's window
+ * (`slots` slices): a slice holds its slot from its send until the
+ * receiver, having taken it, returns the credit, d + 2 alpha on its hop,
+ * so a hop moves at most `slots` slices per that time. */
+static double ring_step_bound(const hopinfo *hi, double s, double m, double slots, double T)
+{
+	double sum = 0, window = 0;
+	for (int j = 0; j < hi->nkinds; j++) {
+		const hopkind *k = &hi->kinds[j];
+		double d = hop_time(k, s, m, T);
+		sum += (d + k->lat) * (double)k->count;
+		window = fmax(window, m / slots * (d + 2.0 * k->lat));
+	}
+	return fmax(hi->nhops ? sum / (double)hi->nhops : 0, window);
+}
 
 /* First peer a strand sends to, or -1. */
 static int first_send_peer(const gs_gen *g, int rank, int ch)
@@ -120,22 +210,51 @@ static int first_send_peer(const gs_gen *g, int rank, int ch)
  * hop, over all strands. */
 static hopinfo first_hops(const gt_topo *topo, const gs_gen *g, gm_net *net)
 {
-	uint32_t *users = g_new0(uint32_t, net->nlinks);
 	int nr = g->p.nranks, ns = g->nstrands;
 	int spc = g->strands_per_channel > 0 ? g->strands_per_channel : 1;
 	int *peer = g_new(int, (size_t)nr * ns);
+	for (int r = 0; r < nr; r++)
+		for (int c = 0; c < ns; c++)
+			peer[r * ns + c] = first_send_peer(g, r, c);
+	/* strands whose first peers agree on every rank run the same ring:
+	 * number the distinct rings */
+	int *ring = g_new(int, ns);
+	int nrings = 0;
+	for (int c = 0; c < ns; c++) {
+		ring[c] = -1;
+		for (int e = 0; e < c && ring[c] < 0; e++) {
+			if (ring[e] != e)
+				continue; /* compare with each ring's first strand */
+			int r = 0;
+			while (r < nr && peer[r * ns + c] == peer[r * ns + e])
+				r++;
+			if (r == nr)
+				ring[c] = e;
+		}
+		if (ring[c] < 0) {
+			ring[c] = c;
+			nrings++;
+		}
+	}
+	int *rid = g_new0(int, ns); /* ring index 0 .. nrings-1 */
+	for (int c = 0, k = 0; c < ns; c++)
+		rid[c] = ring[c] == c ? k++ : rid[ring[c]];
+	uint32_t *users = g_new0(uint32_t, net->nlinks);
+	uint32_t *by_ring = g_new0(uint32_t, (size_t)net->nlinks * (size_t)nrings);
 	uint32_t route[GM_MAX_HOPS];
 	for (int r = 0; r < nr; r++)
 		for (int c = 0; c < ns; c++) {
-			int p = peer[r * ns + c] = first_send_peer(g, r, c);
+			int p = peer[r * ns + c];
 			if (p < 0)
 				continue;
 			int h = gt_topo_route_ch(topo, r, p, c / spc, route);
-			for (int k = 0; k < h; k++)
+			for (int k = 0; k < h; k++) {
 				users[route[k]]++;
+				by_ring[(size_t)route[k] * (size_t)nrings + (size_t)rid[c]]++;
+			}
 		}
-	hopinfo hi = {INFINITY, 0, 0};
-	double lat_sum = 0, inv_sum = 0;
+	hopinfo hi = {INFINITY, 0, NULL, 0, 0};
+	double lat_sum = 0;
 	uint64_t nhops = 0;
 	for (int r = 0; r < nr; r++)
 		for (int c = 0; c < ns; c++) {
@@ -144,16 +263,22 @@ static hopinfo first_hops(const gt_topo *topo, const gs_gen *g, gm_net *net)
 				continue;
 			int h = gt_topo_route_ch(topo, r, p, c / spc, route);
 			double b = INFINITY;
-			for (int k = 0; k < h; k++)
+			uint32_t same[GM_MAX_HOPS];
+			for (int k = 0; k < h; k++) {
 				b = fmin(b, net->links[route[k]].bw_Bps / users[route[k]]);
+				same[k] = by_ring[(size_t)route[k] * (size_t)nrings + (size_t)rid[c]];
+			}
 			hi.beta = fmin(hi.beta, b);
-			inv_sum += 1.0 / b;
+			hop_kind_add(&hi, net, users, same, route, h);
 			lat_sum += (double)gm_net_route_latency(net, route, h);
 			nhops++;
 		}
 	hi.alpha = nhops ? lat_sum / (double)nhops : 0;
-	hi.inv_beta = nhops ? inv_sum / (double)nhops : 0;
+	hi.nhops = nhops;
 	g_free(users);
+	g_free(by_ring);
+	g_free(ring);
+	g_free(rid);
 	g_free(peer);
 	return hi;
 }
@@ -443,12 +568,14 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	}
 	uint64_t C = (uint64_t)p->nchannels;
 	double t = (double)topo->launch_ps;
-	double alpha = 0, beta = INFINITY, inv_beta = 0;
+	double alpha = 0, beta = INFINITY;
+	hopinfo hi = {INFINITY, 0, NULL, 0, 0};
+	g_autofree hopkind *kinds = NULL; /* hi's, freed on every return */
 	if (n > 1 && p->bytes > 0) {
-		hopinfo hi = first_hops(topo, gen, &net);
+		hi = first_hops(topo, gen, &net);
+		kinds = hi.kinds;
 		alpha = hi.alpha;
 		beta = hi.beta;
-		inv_beta = hi.inv_beta;
 	}
 	if (n > 1 && p->bytes > 0 && p->algo == GS_ALGO_BRUCK) {
 		gc_status st = bruck_time(topo, gen, &net, &t, errmsg);
@@ -474,10 +601,28 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		 * ring's dependency cycle per slice: every hop's slice time and
 		 * latency, averaged over the ring's hops (a slow network hop
 		 * among fast NVLink hops delays the cycle by its own share only) */
-		double tau = (double)c / (double)m / beta * 1e12;
-		double cycle = (double)c / (double)m * inv_beta * 1e12 + alpha;
-		double step = fmax((double)m * tau, cycle);
-		t += (double)(L * K) * step + ((double)m * tau > cycle ? alpha : 0);
+		double s = (double)c / (double)m;
+		double tau = s / beta * 1e12;
+		double busy = (double)m * tau;
+		/* slices the receive buffer holds (a larger one goes alone) */
+		double slots = fmax(1.0, floor((double)o->buffer_bytes / s));
+		double step = busy;
+		if (ring_step_bound(&hi, s, (double)m, slots, busy) > busy) {
+			/* bound by the cycle or the window: the step T with
+			 * T = bound(T), T - bound(T) rising in T */
+			double lo = busy, up = 2 * busy;
+			while (ring_step_bound(&hi, s, (double)m, slots, up) > up)
+				up *= 2;
+			for (int it = 0; it < 200 && up - lo > 1e-3; it++) {
+				double mid = 0.5 * (lo + up);
+				if (ring_step_bound(&hi, s, (double)m, slots, mid) > mid)
+					lo = mid;
+				else
+					up = mid;
+			}
+			step = up;
+		}
+		t += (double)(L * K) * step + (step > busy ? 0 : alpha);
 	} else if (n > 1 && p->bytes > 0 && p->algo == GS_ALGO_TREE) {
 		int rpn = p->ranks_per_node > 0 ? p->ranks_per_node : n;
 		int nodes = n / rpn;

@@ -85,6 +85,25 @@ static void test_ring_mixed_hops(void)
 	expect_closed_form_near(yaml, dp2, 0.03);
 }
 
+/* NCCL's 16 channels on mixed rings: the closed form's channels of
+ * different rings spread their transfers over a step (the flow's drift
+ * apart), those of one ring share evenly; on p5 the 75 us network hop
+ * makes the 4 MiB receive buffer's window the bound at 1 GiB. */
+static void test_ring_channels(void)
+{
+	const char *yaml = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100, nodes: 2}\n"
+			   "collective: {op: allreduce, algo: ring, sizes: [16MiB, 64MiB, 256MiB]}\n";
+	expect_closed_form_near(yaml, NULL, 0.06);
+	const char *const eight[] = {"topology.nodes=8", NULL};
+	expect_closed_form_near(yaml, eight, 0.03);
+	const char *const gather[] = {"topology.nodes=8", "collective.op=allgather", NULL};
+	expect_closed_form_near(yaml, gather, 0.04);
+	const char *const p5[] = {"topology.preset=p5", "topology.nodes=4",
+				  "collective.sizes=64MiB,1GiB", NULL};
+	expect_closed_form_near(yaml, p5, 0.06);
+}
+
 /* Published: 8xH100 NCCL ring allreduce busbw 365-370 GB/s at 2-4 GiB
  * (shared/reference/nccl_tests_published.csv). The prediction comes from the
  * NVLink port bandwidth of a point-to-point copy benchmark (374 GB/s) and the
@@ -986,6 +1005,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/coll/flow-vs-analytic", test_flow_and_analytic_agree);
 	g_test_add_func("/coll/dgx-h100-ring-busbw", test_dgx_h100_ring_busbw);
 	g_test_add_func("/coll/ring-mixed-hops", test_ring_mixed_hops);
+	g_test_add_func("/coll/ring-channels", test_ring_channels);
 	g_test_add_func("/coll/tree-ring-crossover", test_tree_vs_ring_crossover);
 	g_test_add_func("/coll/deterministic-check", test_deterministic_and_check_mode);
 	g_test_add_func("/coll/every-collective", test_every_collective_runs_with_check);
