@@ -101,6 +101,7 @@
  */
 #include <glib.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gm_coll.h"
@@ -293,19 +294,69 @@ static bool uplinks_shared(const gt_topo *topo)
 	return topo->kind == GT_DGX && topo->fabric != GT_FAB_NONBLOCKING;
 }
 
-/* One pipeline round with every strand of every rank sending a slice of s
+/* A transfer's place on one of its links, to find the transfers in step
+ * with it. */
+typedef struct mate_key {
+	uint32_t link, who;
+} mate_key;
+
+static int cmp_key(const void *a, const void *b)
+{
+	const mate_key *x = a, *y = b;
+	if (x->link != y->link)
+		return x->link < y->link ? -1 : 1;
+	return x->who < y->who ? -1 : x->who > y->who;
+}
+
+/* In a sorted array, the first index whose key is >= key (past = 0) or
+ * > key (past = 1). */
+static uint32_t key_bound(const mate_key *v, uint32_t n, const mate_key *key, int past)
+{
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		int c = cmp_key(&v[mid], key);
+		if (c < 0 || (past && c == 0))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* One pipeline round (ps): every strand of every rank sends a slice of s
  * bytes to each distinct peer of its first steps (a tree's up strand to its
- * parent, its down strand to its children) at once: the busiest link's
- * load over its bandwidth, ps. It sees the links strands share, such as a
- * fabric's uplinks under concurrent groups. */
+ * parent, its down strand to its children), one after the other, and every
+ * strand repeats this once per round P. The round lasts at least the
+ * busiest link's load over its bandwidth (perfect sharing). It lasts
+ * longer where a strand's sends are sequential: while a down strand sends
+ * to one child its other children's transfers wait, so a link its sends
+ * cross is not always kept busy. Each transfer f shares its links with the
+ * other transfers crossing them for their share of the round (as the
+ * ring's strands of other orders do, hop_time): on link l, with x_l = s / B_l,
+ *     d_f = max_l x_l (1 + sum_{g on l, g != f} d_g / P),
+ * and P is the busiest strand's sum of its transfers' times. The two are
+ * solved together by damped iteration from the perfect-sharing bound. It
+ * sees the links strands share, such as a fabric's uplinks under
+ * concurrent groups. */
 static double round_time(const gt_topo *topo, const gs_gen *g, const gm_net *net, double s)
 {
-	double *bytes = g_new0(double, net->nlinks);
+	int nr = g->p.nranks, ns = g->nstrands;
 	int spc = g->strands_per_channel > 0 ? g->strands_per_channel : 1;
 	uint32_t route[GM_MAX_HOPS];
 	gs_step st[8];
-	for (int r = 0; r < g->p.nranks; r++)
-		for (int c = 0; c < g->nstrands; c++) {
+	/* the transfers, rank by rank and strand by strand: where each starts
+	 * in the array of their links, each link entry's strand and place in
+	 * its strand, and where each strand's transfers end */
+	GArray *fl_start = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	GArray *links = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	GArray *place = g_array_new(FALSE, FALSE, sizeof(uint32_t)); /* strand << 4 | place */
+	GArray *st_end = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	uint32_t *rank_end = g_new(uint32_t, nr); /* end of each rank's link entries */
+	int *first = g_new(int, (size_t)nr * ns); /* each strand's first peer */
+	double *load = g_new0(double, net->nlinks);
+	for (int r = 0; r < nr; r++) {
+		for (int c = 0; c < ns; c++) {
 			uint64_t len = g->ops->strand_len(g, r, c);
 			uint32_t k = len < 8 ? (uint32_t)len : 8;
 			int peers[8], np = 0;
@@ -317,17 +368,125 @@ static double round_time(const gt_topo *topo, const gs_gen *g, const gm_net *net
 					seen |= peers[j] == q;
 				if (q < 0 || seen)
 					continue;
+				uint32_t pl = ((uint32_t)c << 4) | (uint32_t)np;
 				peers[np++] = q;
 				int h = gt_topo_route_ch(topo, r, q, c / spc, route);
-				for (int x = 0; x < h; x++)
-					bytes[route[x]] += s;
+				uint32_t at = links->len;
+				g_array_append_val(fl_start, at);
+				g_array_append_vals(links, route, (guint)h);
+				for (int x = 0; x < h; x++) {
+					g_array_append_val(place, pl);
+					load[route[x]] += s / net->links[route[x]].bw_Bps * 1e12;
+				}
+			}
+			first[(size_t)r * ns + c] = np ? peers[0] : -1;
+			if (np) {
+				uint32_t end = fl_start->len;
+				g_array_append_val(st_end, end);
 			}
 		}
-	double worst = 0;
+		rank_end[r] = links->len;
+	}
+	uint32_t nf = fl_start->len, nl_all = links->len;
+	const uint32_t *fs = (const uint32_t *)fl_start->data, *lk = (const uint32_t *)links->data;
+	const uint32_t *se = (const uint32_t *)st_end->data, *pl = (const uint32_t *)place->data;
+	/* channels whose strands send to the same first peers on every rank
+	 * run the same pattern and move in step: per channel, the first
+	 * channel of its kind */
+	int nch = ns / spc;
+	int *cls = g_new(int, nch > 0 ? nch : 1);
+	for (int ch = 0; ch < nch; ch++) {
+		cls[ch] = ch;
+		for (int e = 0; e < ch && cls[ch] == ch; e++) {
+			if (cls[e] != e)
+				continue;
+			bool same = true;
+			for (int r = 0; r < nr && same; r++)
+				for (int j = 0; j < spc && same; j++)
+					same = first[(size_t)r * ns + ch * spc + j] ==
+					       first[(size_t)r * ns + e * spc + j];
+			if (same)
+				cls[ch] = e;
+		}
+	}
+	/* mates[i]: the transfers in step with entry i's on its link, itself
+	 * included: the same rank's, at the same place of the same strand of
+	 * a channel of the same kind */
+	double *mates = g_new(double, nl_all), *xs = g_new(double, nl_all);
+	GArray *keys = g_array_new(FALSE, FALSE, sizeof(mate_key));
+	for (int r = 0, a = 0; r < nr; a = (int)rank_end[r++]) {
+		g_array_set_size(keys, 0);
+		for (uint32_t i = (uint32_t)a; i < rank_end[r]; i++) {
+			uint32_t c = pl[i] >> 4;
+			mate_key key = {lk[i], ((uint32_t)cls[c / (uint32_t)spc] << 8) |
+						       ((c % (uint32_t)spc) << 4) | (pl[i] & 15u)};
+			g_array_append_val(keys, key);
+		}
+		mate_key *v = (mate_key *)keys->data;
+		uint32_t n = keys->len;
+		mate_key *sorted = g_memdup2(v, sizeof(mate_key) * n);
+		qsort(sorted, n, sizeof(mate_key), cmp_key);
+		for (uint32_t i = 0; i < n; i++)
+			mates[(uint32_t)a + i] =
+				(double)(key_bound(sorted, n, &v[i], 1) - key_bound(sorted, n, &v[i], 0));
+		g_free(sorted);
+	}
+	g_array_free(keys, TRUE);
+	for (uint32_t i = 0; i < nl_all; i++)
+		xs[i] = s / net->links[lk[i]].bw_Bps * 1e12;
+	double bound = 0;
 	for (uint32_t l = 0; l < net->nlinks; l++)
-		worst = fmax(worst, bytes[l] / net->links[l].bw_Bps * 1e12);
-	g_free(bytes);
-	return worst;
+		bound = fmax(bound, load[l]);
+	double *d = g_new(double, nf), *duty = load; /* reused: per link sum of d / P */
+	/* start from every link shared evenly all the time */
+	for (uint32_t f = 0; f < nf; f++) {
+		uint32_t e = f + 1 < nf ? fs[f + 1] : nl_all;
+		d[f] = 0;
+		for (uint32_t i = fs[f]; i < e; i++)
+			d[f] = fmax(d[f], load[lk[i]]);
+	}
+	double P = bound;
+	for (int it = 0; it < 200 && nf > 0; it++) {
+		memset(duty, 0, sizeof(double) * net->nlinks);
+		for (uint32_t f = 0; f < nf; f++) {
+			uint32_t e = f + 1 < nf ? fs[f + 1] : nl_all;
+			for (uint32_t i = fs[f]; i < e; i++)
+				duty[lk[i]] += d[f] / P;
+		}
+		double moved = 0;
+		for (uint32_t f = 0; f < nf; f++) {
+			uint32_t e = f + 1 < nf ? fs[f + 1] : nl_all;
+			double nd = 0;
+			for (uint32_t i = fs[f]; i < e; i++)
+				nd = MAX(nd, xs[i] * (mates[i] * (1.0 - d[f] / P) + duty[lk[i]]));
+			moved = MAX(moved, fabs(nd - d[f]) / d[f]);
+			d[f] = nd;
+		}
+		double busiest = 0;
+		for (uint32_t k = 0, f = 0; k < st_end->len; k++) {
+			double sum = 0;
+			for (; f < se[k]; f++)
+				sum += d[f];
+			busiest = MAX(busiest, sum);
+		}
+		double next = fmax(bound, 0.5 * (P + busiest));
+		bool settled = fabs(next - P) <= 1e-5 * P && moved <= 1e-5;
+		P = next;
+		if (settled)
+			break;
+	}
+	g_free(d);
+	g_free(load);
+	g_free(mates);
+	g_free(xs);
+	g_free(cls);
+	g_free(first);
+	g_free(rank_end);
+	g_array_free(fl_start, TRUE);
+	g_array_free(links, TRUE);
+	g_array_free(place, TRUE);
+	g_array_free(st_end, TRUE);
+	return P;
 }
 
 /* Bytes routed over each link, for the closed forms bound by the busiest
@@ -655,18 +814,13 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 			fill += (rpn - 1) * (a_in + s / b_in * 1e12);
 		if (nodes > 1)
 			fill += height * (a_net + fmax(1.0, (double)C / rpn) * s / b_net * 1e12);
-		/* steady state: every channel's up and down strands send through
-		 * each GPU's port (2C flows on it; C in a chain of two, where each
-		 * GPU sends one way only); a NIC serves C/rpn channel
-		 * heads, interior in one tree (3 flows) and a leaf in the other (1),
-		 * so 2 flows per channel on average */
-		double tau = rpn > 1 ? s / (b_in / ((rpn > 2 ? 2.0 : 1.0) * (double)C)) * 1e12 : 0;
-		if (nodes > 1) {
-			double heads = fmax(1.0, (double)C / rpn);
-			tau = fmax(tau, s / (b_net / (2.0 * heads)) * 1e12);
-			/* and what the strands load on links they share */
-			tau = fmax(tau, round_time(topo, gen, &net, s));
-		}
+		/* steady state: one slice per round on every strand's link to
+		 * each of its tree neighbours, the busiest link deciding (a
+		 * GPU's port carries the up and down strands of the channels it
+		 * is inside the chain of, one way for a chain end; a NIC its
+		 * heads' tree edges, three for an interior node of two children,
+		 * one for a leaf) */
+		double tau = round_time(topo, gen, &net, s);
 		t += 2.0 * fill + (double)(M - 1) * tau;
 	} else if (n > 1 && p->bytes > 0 && gs_coll_is_moe(p->coll)) {
 		gc_status st = moe_time(topo, gen, &net, &t, errmsg);

@@ -104,6 +104,26 @@ static void test_ring_channels(void)
 	expect_closed_form_near(yaml, p5, 0.06);
 }
 
+/* The tree's steady state: every link carries one slice per round for each
+ * transfer of each strand, and a down strand's sends to its children are
+ * one after the other, so links wait on them. On two nodes each tree is
+ * one edge and a channel's NIC carries one flow each way (the closed form
+ * once assumed two); on eight, interior nodes' sequential sends cost what
+ * the flow shows. */
+static void test_tree_closed_form(void)
+{
+	const char *yaml = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100, nodes: 8}\n"
+			   "collective: {op: allreduce, algo: tree, sizes: [256MiB, 1GiB]}\n";
+	expect_closed_form_near(yaml, NULL, 0.06);
+	const char *const edge[] = {"topology.nodes=2", "collective.group.stride=8",
+				    "collective.channels=1", "collective.sizes=16MiB,256MiB", NULL};
+	expect_closed_form_near(yaml, edge, 0.01);
+	const char *const deep[] = {"collective.group.stride=8", "collective.channels=1",
+				    "collective.sizes=256MiB", NULL};
+	expect_closed_form_near(yaml, deep, 0.06);
+}
+
 /* Published: 8xH100 NCCL ring allreduce busbw 365-370 GB/s at 2-4 GiB
  * (shared/reference/nccl_tests_published.csv). The prediction comes from the
  * NVLink port bandwidth of a point-to-point copy benchmark (374 GB/s) and the
@@ -1006,6 +1026,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/coll/dgx-h100-ring-busbw", test_dgx_h100_ring_busbw);
 	g_test_add_func("/coll/ring-mixed-hops", test_ring_mixed_hops);
 	g_test_add_func("/coll/ring-channels", test_ring_channels);
+	g_test_add_func("/coll/tree-closed-form", test_tree_closed_form);
 	g_test_add_func("/coll/tree-ring-crossover", test_tree_vs_ring_crossover);
 	g_test_add_func("/coll/deterministic-check", test_deterministic_and_check_mode);
 	g_test_add_func("/coll/every-collective", test_every_collective_runs_with_check);
