@@ -207,6 +207,34 @@ static int first_send_peer(const gs_gen *g, int rank, int ch)
 	return -1;
 }
 
+/* Channels whose strands send to the same first peers (first[r * ns +
+ * strand]) on every rank run the same pattern and move in step, as NCCL's
+ * duplicated channels do: per channel, the number of its kind (0 .. the
+ * number of kinds, stored in *nkinds, - 1). */
+static int *channel_kinds(const int *first, int nr, int ns, int spc, int *nkinds)
+{
+	int nch = ns / spc;
+	int *rep = g_new(int, nch > 0 ? nch : 1), *kind = g_new(int, nch > 0 ? nch : 1);
+	*nkinds = 0;
+	for (int ch = 0; ch < nch; ch++) {
+		rep[ch] = ch;
+		for (int e = 0; e < ch && rep[ch] == ch; e++) {
+			if (rep[e] != e)
+				continue; /* compare with each kind's first channel */
+			bool same = true;
+			for (int r = 0; r < nr && same; r++)
+				for (int j = 0; j < spc && same; j++)
+					same = first[(size_t)r * ns + ch * spc + j] ==
+					       first[(size_t)r * ns + e * spc + j];
+			if (same)
+				rep[ch] = e;
+		}
+		kind[ch] = rep[ch] == ch ? (*nkinds)++ : kind[rep[ch]];
+	}
+	g_free(rep);
+	return kind;
+}
+
 /* Per-channel bottleneck bandwidth and mean latency of each strand's first
  * hop, over all strands. */
 static hopinfo first_hops(const gt_topo *topo, const gs_gen *g, gm_net *net)
@@ -216,42 +244,22 @@ static hopinfo first_hops(const gt_topo *topo, const gs_gen *g, gm_net *net)
 	int *peer = g_new(int, (size_t)nr * ns);
 	for (int r = 0; r < nr; r++)
 		for (int c = 0; c < ns; c++)
-			peer[r * ns + c] = first_send_peer(g, r, c);
-	/* strands whose first peers agree on every rank run the same ring:
-	 * number the distinct rings */
-	int *ring = g_new(int, ns);
-	int nrings = 0;
-	for (int c = 0; c < ns; c++) {
-		ring[c] = -1;
-		for (int e = 0; e < c && ring[c] < 0; e++) {
-			if (ring[e] != e)
-				continue; /* compare with each ring's first strand */
-			int r = 0;
-			while (r < nr && peer[r * ns + c] == peer[r * ns + e])
-				r++;
-			if (r == nr)
-				ring[c] = e;
-		}
-		if (ring[c] < 0) {
-			ring[c] = c;
-			nrings++;
-		}
-	}
-	int *rid = g_new0(int, ns); /* ring index 0 .. nrings-1 */
-	for (int c = 0, k = 0; c < ns; c++)
-		rid[c] = ring[c] == c ? k++ : rid[ring[c]];
+			peer[(size_t)r * ns + c] = first_send_peer(g, r, c);
+	/* strands of channels in step share a link evenly (the ring's) */
+	int nrings;
+	int *rid = channel_kinds(peer, nr, ns, spc, &nrings);
 	uint32_t *users = g_new0(uint32_t, net->nlinks);
 	uint32_t *by_ring = g_new0(uint32_t, (size_t)net->nlinks * (size_t)nrings);
 	uint32_t route[GM_MAX_HOPS];
 	for (int r = 0; r < nr; r++)
 		for (int c = 0; c < ns; c++) {
-			int p = peer[r * ns + c];
+			int p = peer[(size_t)r * ns + c];
 			if (p < 0)
 				continue;
 			int h = gt_topo_route_ch(topo, r, p, c / spc, route);
 			for (int k = 0; k < h; k++) {
 				users[route[k]]++;
-				by_ring[(size_t)route[k] * (size_t)nrings + (size_t)rid[c]]++;
+				by_ring[(size_t)route[k] * (size_t)nrings + (size_t)rid[c / spc]]++;
 			}
 		}
 	hopinfo hi = {INFINITY, 0, NULL, 0, 0};
@@ -259,7 +267,7 @@ static hopinfo first_hops(const gt_topo *topo, const gs_gen *g, gm_net *net)
 	uint64_t nhops = 0;
 	for (int r = 0; r < nr; r++)
 		for (int c = 0; c < ns; c++) {
-			int p = peer[r * ns + c];
+			int p = peer[(size_t)r * ns + c];
 			if (p < 0)
 				continue;
 			int h = gt_topo_route_ch(topo, r, p, c / spc, route);
@@ -267,7 +275,7 @@ static hopinfo first_hops(const gt_topo *topo, const gs_gen *g, gm_net *net)
 			uint32_t same[GM_MAX_HOPS];
 			for (int k = 0; k < h; k++) {
 				b = fmin(b, net->links[route[k]].bw_Bps / users[route[k]]);
-				same[k] = by_ring[(size_t)route[k] * (size_t)nrings + (size_t)rid[c]];
+				same[k] = by_ring[(size_t)route[k] * (size_t)nrings + (size_t)rid[c / spc]];
 			}
 			hi.beta = fmin(hi.beta, b);
 			hop_kind_add(&hi, net, users, same, route, h);
@@ -278,7 +286,6 @@ static hopinfo first_hops(const gt_topo *topo, const gs_gen *g, gm_net *net)
 	hi.nhops = nhops;
 	g_free(users);
 	g_free(by_ring);
-	g_free(ring);
 	g_free(rid);
 	g_free(peer);
 	return hi;
@@ -390,25 +397,8 @@ static double round_time(const gt_topo *topo, const gs_gen *g, const gm_net *net
 	uint32_t nf = fl_start->len, nl_all = links->len;
 	const uint32_t *fs = (const uint32_t *)fl_start->data, *lk = (const uint32_t *)links->data;
 	const uint32_t *se = (const uint32_t *)st_end->data, *pl = (const uint32_t *)place->data;
-	/* channels whose strands send to the same first peers on every rank
-	 * run the same pattern and move in step: per channel, the first
-	 * channel of its kind */
-	int nch = ns / spc;
-	int *cls = g_new(int, nch > 0 ? nch : 1);
-	for (int ch = 0; ch < nch; ch++) {
-		cls[ch] = ch;
-		for (int e = 0; e < ch && cls[ch] == ch; e++) {
-			if (cls[e] != e)
-				continue;
-			bool same = true;
-			for (int r = 0; r < nr && same; r++)
-				for (int j = 0; j < spc && same; j++)
-					same = first[(size_t)r * ns + ch * spc + j] ==
-					       first[(size_t)r * ns + e * spc + j];
-			if (same)
-				cls[ch] = e;
-		}
-	}
+	int nkinds;
+	int *cls = channel_kinds(first, nr, ns, spc, &nkinds);
 	/* mates[i]: the transfers in step with entry i's on its link, itself
 	 * included: the same rank's, at the same place of the same strand of
 	 * a channel of the same kind */
@@ -446,7 +436,7 @@ static double round_time(const gt_topo *topo, const gs_gen *g, const gm_net *net
 			d[f] = fmax(d[f], load[lk[i]]);
 	}
 	double P = bound;
-	for (int it = 0; it < 200 && nf > 0; it++) {
+	for (int it = 0; it < 200 && nf > 0 && bound > 0; it++) {
 		memset(duty, 0, sizeof(double) * net->nlinks);
 		for (uint32_t f = 0; f < nf; f++) {
 			uint32_t e = f + 1 < nf ? fs[f + 1] : nl_all;
@@ -459,7 +449,7 @@ static double round_time(const gt_topo *topo, const gs_gen *g, const gm_net *net
 			double nd = 0;
 			for (uint32_t i = fs[f]; i < e; i++)
 				nd = MAX(nd, xs[i] * (mates[i] * (1.0 - d[f] / P) + duty[lk[i]]));
-			moved = MAX(moved, fabs(nd - d[f]) / d[f]);
+			moved = MAX(moved, d[f] > 0 ? fabs(nd - d[f]) / d[f] : 0);
 			d[f] = nd;
 		}
 		double busiest = 0;
