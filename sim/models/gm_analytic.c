@@ -30,10 +30,10 @@
  *   up the chain (rpn - 1 hops) and the inter-node tree (height hops) and
  *   back down, each hop costing its latency plus the slice at the link's
  *   full bandwidth, on a network hop the slices of every channel head
- *   sharing the NIC (fill); then one slice leaves per tau, the slice time on
- *   the busiest resource in steady state (each GPU port carries the up and
- *   down strands of every channel; a NIC carries on average two flows per
- *   channel head, three as an interior tree node and one as a leaf):
+ *   sharing the NIC (fill); then one slice leaves per round tau: every
+ *   strand's transfers of a slice (up to the parent, down to each child,
+ *   one after the other) on the links they cross, each sharing a link
+ *   with the others for their share of the round (round_time):
  *       T = launch + 2 fill + (M - 1) tau
  *   where M is the number of slices per channel.
  *
