@@ -348,7 +348,7 @@ static uint32_t key_bound(const mate_key *v, uint32_t n, const mate_key *key, in
  * concurrent groups. */
 static double round_time(const gt_topo *topo, const gs_gen *g, const gm_net *net, double s)
 {
-	int nr = g->p.nranks, ns = g->nstrands;
+	int nr = gs_gen_nranks(g), ns = g->nstrands;
 	int spc = g->strands_per_channel > 0 ? g->strands_per_channel : 1;
 	uint32_t route[GM_MAX_HOPS];
 	gs_step st[8];
@@ -649,6 +649,11 @@ static gc_status nvls_tree_time(const gt_topo *topo, const gs_gen *gen, gm_net *
 	}
 	double n = (double)rpn;
 	double tau = fmax((double)C * (n + 1.0) * s / b_nvl, (double)dmax * s / b_net) * 1e12;
+	/* across a tree of nodes an owner sends to its tree children and its
+	 * node's multicast one after the other, as the tree's down strand
+	 * does: the round of every strand's transfers (round_time) binds */
+	if (!sharp)
+		tau = fmax(tau, round_time(topo, gen, net, s));
 	*t += 2.0 * a_up + a_net + (double)C * (2.0 * n + 1.0) * s / b_nvl * 1e12 +
 	      (double)dmax * s / b_net * 1e12 + (double)(M - 1) * tau;
 	return GC_OK;

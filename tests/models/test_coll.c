@@ -122,6 +122,13 @@ static void test_tree_closed_form(void)
 	const char *const deep[] = {"collective.group.stride=8", "collective.channels=1",
 				    "collective.sizes=256MiB", NULL};
 	expect_closed_form_near(yaml, deep, 0.06);
+	/* nvlstree's owners send to their tree children and their switch one
+	 * after the other too */
+	const char *const nvlstree[] = {"collective.algo=nvlstree", "collective.sizes=256MiB", NULL};
+	expect_closed_form_near(yaml, nvlstree, 0.03);
+	const char *const nvlstree2[] = {"collective.algo=nvlstree", "topology.nodes=2",
+					 "collective.sizes=256MiB", NULL};
+	expect_closed_form_near(yaml, nvlstree2, 0.03);
 }
 
 /* Published: 8xH100 NCCL ring allreduce busbw 365-370 GB/s at 2-4 GiB
