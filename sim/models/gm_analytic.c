@@ -652,7 +652,7 @@ static gc_status nvls_tree_time(const gt_topo *topo, const gs_gen *gen, gm_net *
 	/* across a tree of nodes an owner sends to its tree children and its
 	 * node's multicast one after the other, as the tree's down strand
 	 * does: the round of every strand's transfers (round_time) binds */
-	if (!sharp)
+	if (!sharp && M > 1)
 		tau = fmax(tau, round_time(topo, gen, net, s));
 	*t += 2.0 * a_up + a_net + (double)C * (2.0 * n + 1.0) * s / b_nvl * 1e12 +
 	      (double)dmax * s / b_net * 1e12 + (double)(M - 1) * tau;
@@ -810,12 +810,13 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		if (nodes > 1)
 			fill += height * (a_net + fmax(1.0, (double)C / rpn) * s / b_net * 1e12);
 		/* steady state: one slice per round on every strand's link to
-		 * each of its tree neighbours, the busiest link deciding (a
-		 * GPU's port carries the up and down strands of the channels it
-		 * is inside the chain of, one way for a chain end; a NIC its
-		 * heads' tree edges, three for an interior node of two children,
-		 * one for a leaf) */
-		double tau = round_time(topo, gen, &net, s);
+		 * each of its tree neighbours (a GPU's port carries the up and
+		 * down strands of the channels it is inside the chain of, one
+		 * way for a chain end; a NIC its heads' tree edges, three for an
+		 * interior node of two children, one for a leaf), the down
+		 * strands' sends one after the other (round_time); one slice
+		 * has no steady state */
+		double tau = M > 1 ? round_time(topo, gen, &net, s) : 0;
 		t += 2.0 * fill + (double)(M - 1) * tau;
 	} else if (n > 1 && p->bytes > 0 && gs_coll_is_moe(p->coll)) {
 		gc_status st = moe_time(topo, gen, &net, &t, errmsg);
