@@ -590,6 +590,38 @@ static gc_status bruck_time(const gt_topo *topo, const gs_gen *gen, gm_net *net,
 
 /* nvlstree, or nvls across nodes (sharp): see the header comment; adds the
  * time after the launch to *t. */
+/* nvlstree's first slices over node tree tr (ps after the nodes' sums are
+ * at their owners): a node's partial sum is complete one latency after its
+ * children's, once its NIC has taken in each child's k slices (one per
+ * block of the tree an owner holds, x = their time at the NIC's rate); the
+ * total goes down from the root, each node sending its k slices to one
+ * child after the other. */
+static double ntree_up(const gs_ntree *nt, int tr, int32_t v, double lat, double x)
+{
+	double t = 0;
+	int nc = 0;
+	for (int i = 0; i < 2; i++) {
+		int32_t y = nt->child[tr][2 * v + i];
+		if (y >= 0) {
+			t = fmax(t, ntree_up(nt, tr, y, lat, x));
+			nc++;
+		}
+	}
+	return nc ? t + lat + nc * x : 0;
+}
+
+static double ntree_down(const gs_ntree *nt, int tr, int32_t v, double lat, double x, double t0)
+{
+	double last = t0;
+	int sent = 0;
+	for (int i = 0; i < 2; i++) {
+		int32_t y = nt->child[tr][2 * v + i];
+		if (y >= 0)
+			last = fmax(last, ntree_down(nt, tr, y, lat, x, t0 + lat + ++sent * x));
+	}
+	return last;
+}
+
 static gc_status nvls_tree_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, bool sharp,
 				double *t, char **errmsg)
 {
@@ -602,10 +634,14 @@ static gc_status nvls_tree_time(const gt_topo *topo, const gs_gen *gen, gm_net *
 	gc_status st = gs_ntree_build(&nt, nodes, errmsg);
 	if (st != GC_OK)
 		return st;
-	/* the busiest NIC's slices per direction per round, and the depth of
-	 * the deeper tree in use */
+	/* the busiest NIC's slices per direction per round, and each tree's
+	 * root */
 	uint64_t dmax = 0;
-	int height = 0;
+	int32_t root[2] = {-1, -1};
+	for (int tr = 0; tr < 2; tr++)
+		for (int64_t x = 0; x < nodes && root[tr] < 0; x++)
+			if (nt.parent[tr][x] < 0)
+				root[tr] = (int32_t)x;
 	for (int64_t x = 0; x < nodes; x++) {
 		uint64_t d = 0;
 		for (uint64_t c = 0; c < C; c++) {
@@ -614,21 +650,14 @@ static gc_status nvls_tree_time(const gt_topo *topo, const gs_gen *gen, gm_net *
 					(nt.child[tr][2 * x + 1] >= 0));
 		}
 		dmax = MAX(dmax, d);
-		for (int tr = 0; tr < (C > 1 ? 2 : 1); tr++) {
-			int h = 0;
-			for (int32_t y = (int32_t)x; nt.parent[tr][y] >= 0; y = nt.parent[tr][y])
-				h++;
-			height = MAX(height, h);
-		}
 	}
-	gs_ntree_free(&nt);
 	uint32_t route[GM_MAX_HOPS];
 	int h = gt_topo_route(topo, 0, p->nranks, route); /* GPU 0 into its switch */
 	double a_up = (double)gm_net_route_latency(net, route, h);
 	double b_nvl = net->links[route[0]].bw_Bps;
 	h = gt_topo_route(topo, p->nranks, 0, route); /* and out of it */
 	b_nvl = fmin(b_nvl, net->links[route[0]].bw_Bps);
-	double a_net = 0, b_net = INFINITY;
+	double a_net = 0, b_net = INFINITY, first_way = 0;
 	if (sharp) {
 		/* up to the network switch's reduction and back from its port to
 		 * node 0: one slice each way per block a GPU owns, C per round */
@@ -643,10 +672,21 @@ static gc_status nvls_tree_time(const gt_topo *topo, const gs_gen *gen, gm_net *
 		dmax = C;
 	} else {
 		h = gt_topo_route(topo, 0, (int)rpn, route); /* owner to owner, node 0 to 1 */
-		a_net = 2.0 * height * (double)gm_net_route_latency(net, route, h);
+		double lat = (double)gm_net_route_latency(net, route, h);
 		for (int k = 0; k < h; k++)
 			b_net = fmin(b_net, net->links[route[k]].bw_Bps);
+		/* the latency of the way up and down the deeper tree in use, and
+		 * the first slices' whole way (their transfers, level by level) */
+		for (int tr = 0; tr < (C > 1 ? 2 : 1); tr++) {
+			double k = (double)((C + 1 - (uint64_t)tr) / 2); /* blocks an owner has on it */
+			double x = k * s / b_net * 1e12;
+			a_net = fmax(a_net, ntree_down(&nt, tr, root[tr], lat, 0,
+						       ntree_up(&nt, tr, root[tr], lat, 0)));
+			first_way = fmax(first_way, ntree_down(&nt, tr, root[tr], lat, x,
+							       ntree_up(&nt, tr, root[tr], lat, x)));
+		}
 	}
+	gs_ntree_free(&nt);
 	double n = (double)rpn;
 	double tau = fmax((double)C * (n + 1.0) * s / b_nvl, (double)dmax * s / b_net) * 1e12;
 	/* across a tree of nodes an owner sends to its tree children and its
@@ -654,8 +694,11 @@ static gc_status nvls_tree_time(const gt_topo *topo, const gs_gen *gen, gm_net *
 	 * does: the round of every strand's transfers (round_time) binds */
 	if (!sharp && M > 1)
 		tau = fmax(tau, round_time(topo, gen, net, s));
-	*t += 2.0 * a_up + a_net + (double)C * (2.0 * n + 1.0) * s / b_nvl * 1e12 +
-	      (double)dmax * s / b_net * 1e12 + (double)(M - 1) * tau;
+	/* the network part: M rounds of the busiest NIC after the latency,
+	 * and at least the first slices' way up and down the tree */
+	double net_part = fmax(a_net + (double)dmax * s / b_net * 1e12 + (double)(M - 1) * tau,
+			       first_way);
+	*t += 2.0 * a_up + (double)C * (2.0 * n + 1.0) * s / b_nvl * 1e12 + net_part;
 	return GC_OK;
 }
 

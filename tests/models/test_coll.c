@@ -123,9 +123,11 @@ static void test_tree_closed_form(void)
 				    "collective.sizes=256MiB", NULL};
 	expect_closed_form_near(yaml, deep, 0.06);
 	/* nvlstree's owners send to their tree children and their switch one
-	 * after the other too */
-	const char *const nvlstree[] = {"collective.algo=nvlstree", "collective.sizes=256MiB", NULL};
-	expect_closed_form_near(yaml, nvlstree, 0.03);
+	 * after the other too; a single slice per block (16 MiB) takes the
+	 * tree's way up and down level by level */
+	const char *const nvlstree[] = {"collective.algo=nvlstree", "collective.sizes=16MiB,256MiB",
+					NULL};
+	expect_closed_form_near(yaml, nvlstree, 0.06);
 	const char *const nvlstree2[] = {"collective.algo=nvlstree", "topology.nodes=2",
 					 "collective.sizes=256MiB", NULL};
 	expect_closed_form_near(yaml, nvlstree2, 0.03);
