@@ -54,9 +54,14 @@
  *   GPU owns (D = the largest sum over the C blocks of the node's degree in
  *   the block's tree; the first slices of all blocks travel together);
  *   every further round is bound by the GPU's port, C (n + 1) slices as
- *   for nvls, or by that NIC:
- *       T = launch + 2 alpha_up + 2 H alpha_net + C (2n + 1) s / B
- *           + D s / B_net + (M - 1) max(C (n + 1) s / B, D s / B_net).
+ *   for nvls, by that NIC, or by the round of every strand's transfers
+ *   (R, round_time: an owner sends to its tree children and its switch one
+ *   after the other); the network part lasts at least the first slices'
+ *   way W up and down the tree level by level (a node's NIC takes in each
+ *   child's slices, then sends to one child after the other):
+ *       T = launch + 2 alpha_up + C (2n + 1) s / B
+ *           + max(2 H alpha_net + D s / B_net
+ *                 + (M - 1) max(C (n + 1) s / B, D s / B_net, R), W).
  *
  *   nvls across nodes (SHARP): as nvlstree with the tree replaced by the
  *   network switch: the network latency is once up to it and once back
