@@ -407,7 +407,7 @@ static double round_time(const gt_topo *topo, const gs_gen *g, const gm_net *net
 	/* mates[i]: the transfers in step with entry i's on its link, itself
 	 * included: the same rank's, at the same place of the same strand of
 	 * a channel of the same kind */
-	double *mates = g_new(double, nl_all), *xs = g_new(double, nl_all);
+	uint32_t *mates = g_new(uint32_t, nl_all);
 	GArray *keys = g_array_new(FALSE, FALSE, sizeof(mate_key));
 	for (int r = 0, a = 0; r < nr; a = (int)rank_end[r++]) {
 		g_array_set_size(keys, 0);
@@ -422,13 +422,18 @@ static double round_time(const gt_topo *topo, const gs_gen *g, const gm_net *net
 		mate_key *sorted = g_memdup2(v, sizeof(mate_key) * n);
 		qsort(sorted, n, sizeof(mate_key), cmp_key);
 		for (uint32_t i = 0; i < n; i++)
-			mates[(uint32_t)a + i] =
-				(double)(key_bound(sorted, n, &v[i], 1) - key_bound(sorted, n, &v[i], 0));
+			mates[(uint32_t)a + i] = key_bound(sorted, n, &v[i], 1) - key_bound(sorted, n, &v[i], 0);
 		g_free(sorted);
 	}
 	g_array_free(keys, TRUE);
-	for (uint32_t i = 0; i < nl_all; i++)
-		xs[i] = s / net->links[lk[i]].bw_Bps * 1e12;
+	g_array_free(place, TRUE);
+	g_free(rank_end);
+	g_free(first);
+	g_free(cls);
+	/* a slice's time alone on each link */
+	double *xl = g_new(double, net->nlinks);
+	for (uint32_t l = 0; l < net->nlinks; l++)
+		xl[l] = s / net->links[l].bw_Bps * 1e12;
 	double bound = 0;
 	for (uint32_t l = 0; l < net->nlinks; l++)
 		bound = fmax(bound, load[l]);
@@ -453,7 +458,7 @@ static double round_time(const gt_topo *topo, const gs_gen *g, const gm_net *net
 			uint32_t e = f + 1 < nf ? fs[f + 1] : nl_all;
 			double nd = 0;
 			for (uint32_t i = fs[f]; i < e; i++)
-				nd = MAX(nd, xs[i] * (mates[i] * (1.0 - d[f] / P) + duty[lk[i]]));
+				nd = MAX(nd, xl[lk[i]] * ((double)mates[i] * (1.0 - d[f] / P) + duty[lk[i]]));
 			moved = MAX(moved, d[f] > 0 ? fabs(nd - d[f]) / d[f] : 0);
 			d[f] = nd;
 		}
@@ -473,13 +478,9 @@ static double round_time(const gt_topo *topo, const gs_gen *g, const gm_net *net
 	g_free(d);
 	g_free(load);
 	g_free(mates);
-	g_free(xs);
-	g_free(cls);
-	g_free(first);
-	g_free(rank_end);
+	g_free(xl);
 	g_array_free(fl_start, TRUE);
 	g_array_free(links, TRUE);
-	g_array_free(place, TRUE);
 	g_array_free(st_end, TRUE);
 	return P;
 }
