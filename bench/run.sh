@@ -7,3 +7,14 @@ dir=$2
 "$dir/bench_engine"
 "$dir/bench_flat" 1024
 "$dir/bench_flat" 4096
+# A contended run: NVLS tree on 8 DGX H100 nodes at 1 GiB (many flows share
+# the switch ports and NICs, so the cost is in the rate solves).
+tmp=$(mktemp /tmp/gcsim-bench-XXXXXX.yaml)
+cat > "$tmp" <<'YAML'
+schema_version: 1
+topology: {preset: dgx-h100, nodes: 8}
+collective: {op: allreduce, algo: nvlstree, sizes: [1GiB]}
+YAML
+echo "nvlstree allreduce, 8 DGX H100 nodes, 1 GiB:"
+"$dir/bench_scenario" "$tmp"
+rm -f "$tmp"

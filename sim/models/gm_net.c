@@ -7,7 +7,9 @@
  * smallest fair share (capacity left / unfixed flows) fixes all its unfixed
  * flows at that share, which is then subtracted from the other links those
  * flows cross. This is the classic water-filling algorithm (Bertsekas and
- * Gallager, Data Networks, 6.5.2); the result is unique.
+ * Gallager, Data Networks, 6.5.2); the result is unique. Starts and ends
+ * only note the links they touch; the component is solved once at the end
+ * of the instant (defer_solve).
  */
 #include "gm_net.h"
 #include "gm_pkt.h"
@@ -18,7 +20,8 @@
 #include <math.h>
 #include <string.h>
 
-enum { EV_FLOW_DONE = 1 };
+/* 2 to 4 are the packet mode's (gm_pkt.h) */
+enum { EV_FLOW_DONE = 1, EV_SOLVE = 5 };
 
 const char *gm_link_kind_name(gm_link_kind k)
 {
@@ -57,6 +60,7 @@ void gm_net_fini(gm_net *n)
 	g_free(n->info);
 	gc_aligned_free(n->flows);
 	g_free(n->flow_mark);
+	g_free(n->pend);
 	g_free(n->free_ids);
 	g_free(n->comp_links);
 	g_free(n->comp_flows);
@@ -280,6 +284,40 @@ static void solve(gm_net *n)
 	}
 }
 
+/* Rates change only at instants where flows start or end, and lockstep
+ * collectives start and end many at one instant: each start or end only
+ * notes its links, and one solve at the end of the instant (an event at
+ * the same time, after those already queued) settles the component they
+ * touch. Max-min sharing depends only on the set of flows, so the rates
+ * are those a solve after every change would reach, for a fraction of the
+ * work (and of the superseded completion events each solve leaves). */
+static void defer_solve(gm_net *n, const uint32_t *route, int nhops)
+{
+	if (n->npend + (uint32_t)nhops > n->cappend) {
+		n->cappend = (n->cappend + (uint32_t)nhops) * 2;
+		n->pend = g_renew(uint32_t, n->pend, n->cappend);
+	}
+	for (int h = 0; h < nhops; h++)
+		n->pend[n->npend++] = route[h];
+	if (!n->solve_queued) {
+		n->solve_queued = true;
+		ge_schedule(n->eng, n->eng->now, n->ent_id, EV_SOLVE, 0);
+	}
+}
+
+static void solve_pending(gm_net *n)
+{
+	n->solve_queued = false;
+	collect(n, n->pend, (int)n->npend);
+	if (n->ncomp_flows > 0)
+		solve(n);
+	else if (n->trace && n->trace->f)
+		for (uint32_t i = 0; i < n->ncomp_links; i++)
+			ge_trace_counter(n->trace, n->trace_pid, n->info[n->comp_links[i]].name,
+					 n->eng->now, 0);
+	n->npend = 0;
+}
+
 void gm_net_set_packet(gm_net *n, uint32_t pkt_bytes, uint32_t hop_buffer, gm_net_land_fn on_land)
 {
 	g_assert(n->capflows == 0 && pkt_bytes > 0 && hop_buffer > 0);
@@ -378,14 +416,17 @@ uint32_t gm_net_start_queued(gm_net *n, uint32_t queue, const uint32_t *route, i
 		schedule_done_in(n, fid, bytes * slow->ps_per_byte);
 		return fid;
 	}
-	collect(n, route, nhops);
-	solve(n);
+	defer_solve(n, route, nhops);
 	return fid;
 }
 
 static gc_status net_handle(ge_engine *e, void *self, const ge_event *ev)
 {
 	gm_net *n = self;
+	if (ev->kind == EV_SOLVE) {
+		solve_pending(n);
+		return GC_OK;
+	}
 	if (ev->kind != EV_FLOW_DONE) {
 		gm_pkt_handle(n, ev->kind, ev->arg);
 		return GC_OK;
@@ -417,12 +458,7 @@ static gc_status net_handle(ge_engine *e, void *self, const ge_event *ev)
 		n->on_done(n->ctx, tag, e->now);
 		return GC_OK;
 	}
-	collect(n, route, nhops);
-	if (n->ncomp_flows > 0)
-		solve(n);
-	else if (n->trace && n->trace->f)
-		for (int h = 0; h < nhops; h++)
-			ge_trace_counter(n->trace, n->trace_pid, n->info[route[h]].name, e->now, 0);
+	defer_solve(n, route, nhops);
 	n->on_done(n->ctx, tag, e->now);
 	return GC_OK;
 }
@@ -451,7 +487,9 @@ gc_status gm_net_check(const gm_net *n, char **errmsg)
 		/* completion times are rounded up to whole picoseconds, so at its
 		 * end a flow may be up to one picosecond of bytes past zero */
 		double slack = f->rate * 1e-12 + 1e-9 * f->bytes;
-		if (!(f->rate > 0) || rem < -slack || rem > f->bytes) {
+		/* a flow started at this instant has no rate until its solve */
+		bool unsolved = f->rate == 0 && n->solve_queued;
+		if (!(f->rate > 0 || unsolved) || rem < -slack || rem > f->bytes) {
 			*errmsg = g_strdup_printf("flow %u: rate %g B/s, remaining %g B", fid, f->rate, rem);
 			return GC_ERR_INTERNAL;
 		}

@@ -151,6 +151,10 @@ typedef struct gm_net {
 	uint32_t nactive;
 	gm_net_done_fn on_done;
 	void *ctx;
+	/* links whose flows changed at this instant, solved at its end */
+	uint32_t *pend;
+	uint32_t npend, cappend;
+	bool solve_queued;
 	/* solver scratch */
 	uint32_t epoch;
 	uint32_t *comp_links, *comp_flows;

@@ -6,6 +6,7 @@
  */
 #include <glib.h>
 #include <math.h>
+#include <stdlib.h>
 
 #include "sim/models/gm_net.h"
 #include "tests/models/net_starter.h"
@@ -139,6 +140,31 @@ static void test_disjoint_components_are_local(void)
 		g_assert_cmpint(d.t[i], ==, 100000 * (i + 1));
 }
 
+static void test_one_solve_per_instant(void)
+{
+	/* 16 flows start together on one link of 1 B/ns, flow i with 100 (i + 1)
+	 * bytes. Between two ends the 16 - i flows left each move 100 bytes at
+	 * 1 / (16 - i) B/ns, so flow i ends (16 - i) 100 ns after flow i - 1,
+	 * flow 0 at 1600 ns. The 16 starts at one instant are solved once, and
+	 * so is each end (one flow leaves per instant): 16 solves, where a
+	 * solve per start and per end would take 31. */
+	double bw[1] = {1e9};
+	start_ev ev[16];
+	for (int i = 0; i < 16; i++)
+		ev[i] = (start_ev){.t = 0, .route = {0}, .nhops = 1, .bytes = 100.0 * (i + 1)};
+	done_log d = {0};
+	gm_net keep = {0};
+	run(bw, 1, ev, 16, &d, &keep);
+	g_assert_cmpint(d.n, ==, 16);
+	int64_t t = 0;
+	for (int i = 0; i < 16; i++) {
+		t += (int64_t)(16 - i) * 100000;
+		g_assert_cmpuint(d.tag[i], ==, (uint64_t)i);
+		g_assert_cmpint(llabs(d.t[i] - t), <=, 16);
+	}
+	g_assert_cmpuint(keep.recomputes, ==, 16);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -147,5 +173,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/net/late-arrival", test_late_arrival);
 	g_test_add_func("/net/max-min", test_max_min_textbook);
 	g_test_add_func("/net/local-components", test_disjoint_components_are_local);
+	g_test_add_func("/net/one-solve-per-instant", test_one_solve_per_instant);
 	return g_test_run();
 }
