@@ -153,6 +153,34 @@ static void test_reference_csv(void)
 	g_free(path);
 }
 
+/* The published p5 sweep (validate/published/): every row loads, names the
+ * algorithm the AWS tuner ran, and its two bandwidth columns agree with
+ * nccl-tests' allreduce factor 2 (n - 1) / n, which catches a row copied
+ * wrong. */
+static void test_p5_sweep_data(void)
+{
+	char *dir = g_path_get_dirname(__FILE__);
+	char *path = g_build_filename(dir, "..", "..", "validate", "published",
+				      "p5_efa_allreduce_sweep.csv", NULL);
+	g_free(dir);
+	gc_result_point *p = NULL;
+	size_t n = 0;
+	char *err = NULL;
+	g_assert_cmpint(gv_load_points(path, &p, &n, &err), ==, GC_OK);
+	g_assert_cmpuint(n, ==, 45);
+	for (size_t i = 0; i < n; i++) {
+		g_assert_cmpstr(p[i].collective, ==, "allreduce");
+		g_assert_true(!strcmp(p[i].algo, "default(ring)") || !strcmp(p[i].algo, "default(tree)") ||
+			      !strcmp(p[i].algo, "default(nvlstree)"));
+		g_assert_true(p[i].nranks % 8 == 0 && p[i].nranks >= 16 && p[i].nranks <= 256);
+		double algbw = (double)p[i].size_bytes / (p[i].time_us * 1e-6) * 1e-9;
+		double factor = 2.0 * (p[i].nranks - 1) / p[i].nranks;
+		g_assert_cmpfloat(fabs(p[i].busbw_GBps / (algbw * factor) - 1), <, 0.01);
+	}
+	g_free(p);
+	g_free(path);
+}
+
 static void test_compare_bands(void)
 {
 	gc_result_point m[4], pr[3];
@@ -278,6 +306,7 @@ int main(int argc, char **argv)
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/validate/results-store", test_results_roundtrip);
 	g_test_add_func("/validate/reference-csv", test_reference_csv);
+	g_test_add_func("/validate/p5-sweep-data", test_p5_sweep_data);
 	g_test_add_func("/validate/compare-bands", test_compare_bands);
 	g_test_add_func("/validate/default-algo", test_default_algo_matches);
 	g_test_add_func("/validate/nccltests-import", test_nccltests_import);

@@ -1,0 +1,59 @@
+#!/bin/sh
+# Predict every point of validate/published/p5_efa_allreduce_sweep.csv (nccl-tests
+# allreduce on 2-32 AWS p5 nodes) with the algorithm and protocol the AWS tuner
+# ran there (the rows' source column), then compare with gcsim validate.
+#
+#   sh validate/p5-efa-sweep.sh [GCSIM] [OUTDIR] [-- extra gcsim run options]
+#
+# GCSIM defaults to build/gcsim, OUTDIR to a fresh temporary folder; the
+# predictions are OUTDIR/predicted.csv and the report OUTDIR/report.csv. The
+# runs take about two minutes on one core (32 nodes with nvlstree at 8 GiB is
+# most of it). Exits with gcsim validate's status (1 when the tolerance fails).
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+gcsim=${1:-$here/../build/gcsim}
+out=${2:-$(mktemp -d /tmp/gcsim-p5-sweep-XXXXXX)}
+[ $# -ge 2 ] && shift 2 || shift $#
+[ "${1:-}" = "--" ] && shift
+meas=$here/published/p5_efa_allreduce_sweep.csv
+if [ ! -x "$gcsim" ]; then
+	echo "p5-efa-sweep: $gcsim is not built (run make)" >&2
+	exit 3
+fi
+mkdir -p "$out"
+scen=$out/p5.yaml
+cat > "$scen" <<'EOF'
+schema_version: 1
+name: p5 EFA allreduce sweep (validate/published/p5_efa_allreduce_sweep.csv)
+topology: {preset: p5, nodes: 2}
+collective: {op: allreduce, algo: ring, sizes: [1MiB]}
+EOF
+# one run per (nodes, algorithm, protocol): "nodes algo proto size,size,..."
+grep -v '^#' "$meas" | tail -n +2 | awk -F, '{
+	split($NF, s, "tuner: "); split(s[2], ap, " "); sub(/"$/, "", ap[2]);
+	key = $3 " " ap[1] " " ap[2];
+	if (!(key in sizes)) { order[n++] = key; sizes[key] = $6 "B" }
+	else sizes[key] = sizes[key] "," $6 "B";
+} END { for (i = 0; i < n; i++) print order[i], sizes[order[i]] }' > "$out/groups.txt"
+first=1
+while read -r nodes algo proto sizes; do
+	# the run's NCCL_BUFFSIZE=8388608 sets Simple's buffer (LL128 keeps its own)
+	buf=""
+	[ "$proto" = simple ] && buf="--set collective.buffer=8MiB"
+	# shellcheck disable=SC2086
+	"$gcsim" run "$scen" --set topology.nodes="$nodes" --set collective.algo="$algo" \
+		--set collective.protocol="$proto" --set collective.sizes="[$sizes]" $buf "$@" \
+		--results "$out/part.csv" > /dev/null
+	if [ $first = 1 ]; then
+		cat "$out/part.csv" > "$out/predicted.csv"
+		first=0
+	else
+		grep -v '^#' "$out/part.csv" | tail -n +2 >> "$out/predicted.csv"
+	fi
+	echo "p5-efa-sweep: $nodes nodes, $algo/$proto: $sizes" >&2
+done < "$out/groups.txt"
+rm -f "$out/part.csv"
+status=0
+"$gcsim" validate -m "$meas" -p "$out/predicted.csv" --csv "$out/report.csv" || status=$?
+echo "p5-efa-sweep: predictions and report in $out" >&2
+exit $status
