@@ -54,14 +54,16 @@ typedef struct msg {
 typedef struct conn {
 	uint32_t src, dst, ch;
 	uint32_t waiting_send, waiting_recv;
-	int nhops;
+	int16_t nhops;
+	uint8_t proxied; /* sim.net_send proxy: the NIC sends the FIFO in order */
+	uint8_t busy;	 /* proxied: a message of the FIFO is on the wire */
 	uint64_t inflight;
 	uint64_t qmask;
 	uint64_t nsent, ndelivered, nconsumed;
 	uint64_t ncredited;
 	int64_t lat_ps;
 	uint32_t route[GM_MAX_HOPS];
-	uint64_t pad_; /* to the line boundary */
+	uint64_t nflowed; /* proxied: messages put on the wire (<= nsent) */
 	union { /* FIFO of messages: inline while qmask < 4 */
 		msg inl[4];
 		msg *heap;
@@ -178,8 +180,11 @@ static uint32_t conn_get(sim *m, uint32_t src, uint32_t dst, uint32_t ch)
 	c->ch = ch;
 	c->waiting_send = c->waiting_recv = NONE;
 	c->qmask = 3;
-	c->nhops = gt_topo_route_ch(m->topo, (int)src, (int)dst, (int)ch, c->route);
+	c->nhops = (int16_t)gt_topo_route_ch(m->topo, (int)src, (int)dst, (int)ch, c->route);
 	c->lat_ps = gm_net_route_latency(&m->net, c->route, c->nhops);
+	for (int h = 0; h < c->nhops && m->o->net_send_proxy && !m->net.pkt_bytes; h++)
+		if (m->net.info[c->route[h]].kind == GM_LINK_NIC)
+			c->proxied = 1;
 	uint64_t h = hash64(key) & (m->hcap - 1);
 	while (m->hkeys[h])
 		h = (h + 1) & (m->hcap - 1);
@@ -210,6 +215,28 @@ static void wake(sim *m, uint32_t sid)
 		return;
 	s->queued = 1;
 	m->ready[(m->rhead + m->rcount++) & m->rmask] = sid;
+}
+
+#define PROXY_TAG (UINT64_C(1) << 63)
+
+/* A proxied connection (sim.net_send proxy): the GPU has handed its
+ * messages to the connection's FIFO, and the NIC puts them on the wire one
+ * after the other, in order (an RC queue pair; NCCL's proxy posts them as
+ * the GPU fills its send buffer). An empty message travels the route
+ * latency in its turn. */
+static void proxy_pump(sim *m, conn *c)
+{
+	while (!c->busy && c->nflowed < c->nsent) {
+		uint64_t bytes = cq(c)[c->nflowed++ & c->qmask].bytes;
+		if (bytes > 0) {
+			c->busy = 1;
+			gm_net_start(&m->net, c->route, c->nhops, (double)bytes,
+				     PROXY_TAG | (uint64_t)(c - m->conns));
+		} else {
+			ge_schedule(&m->eng, m->eng.now + c->lat_ps, m->ent, EV_DELIVER,
+				    (uint64_t)(c - m->conns));
+		}
+	}
 }
 
 /* Reclaim the buffer space of consumed messages whose credit has travelled
@@ -397,6 +424,13 @@ static void strand_run(sim *m, uint32_t sid)
 				m->ctot[c - m->conns].pushed += st->bytes;
 			conn_push(c, st->bytes);
 			m->messages++;
+			if (c->proxied) {
+				/* the GPU's part ends when the message is in the
+				 * FIFO; the NIC sends it in its turn */
+				proxy_pump(m, c);
+				step_complete(m, s, st);
+				continue;
+			}
 			/* packet mode: an empty message is an empty packet, which
 			 * keeps its place behind the connection's earlier ones; a
 			 * route of no links (inside a switch) moves no flow */
@@ -460,6 +494,18 @@ static void signal_arrive(sim *m, uint64_t slot)
 static void on_flow_done(void *ctx, uint64_t tag, ge_time now)
 {
 	sim *m = ctx;
+	if (tag & PROXY_TAG) { /* a proxied message is off the wire */
+		conn *pc = &m->conns[tag & ~PROXY_TAG];
+		pc->busy = 0;
+		if (pc->lat_ps == 0)
+			deliver(m, pc);
+		else
+			ge_schedule(&m->eng, now + pc->lat_ps, m->ent, EV_DELIVER,
+				    (uint64_t)(pc - m->conns));
+		proxy_pump(m, pc);
+		drain(m);
+		return;
+	}
 	uint32_t sid = (uint32_t)tag;
 	strand *s = &m->strands[sid];
 	conn *c = &m->conns[s->send_conn];
@@ -543,6 +589,7 @@ static gc_status coll_check(const ge_engine *e, const void *self, char **errmsg)
 		}
 		if (!(c->ncredited <= c->nconsumed && c->nconsumed <= c->ndelivered &&
 		      c->ndelivered <= c->nsent) ||
+		    (c->proxied && !(c->ndelivered <= c->nflowed && c->nflowed <= c->nsent)) ||
 		    sum != c->inflight) {
 			*errmsg = g_strdup_printf("connection %u->%u ch %u: sent %llu delivered %llu consumed "
 						  "%llu credited %llu, credit %llu for %llu uncredited bytes",

@@ -44,6 +44,9 @@ typedef struct gm_coll_opts {
 	int trace_links;       /* also trace link utilization */
 	uint32_t pkt_bytes;    /* > 0: packet fidelity (gm_net_set_packet) */
 	uint32_t pkt_buf;      /* its packets per flow per hop */
+	bool net_send_proxy;   /* sim.net_send proxy (flow mode): network sends
+				* leave the strand at once, the NIC sends each
+				* connection's messages in order */
 } gm_coll_opts;
 
 typedef struct gm_link_stat {

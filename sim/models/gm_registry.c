@@ -9,9 +9,12 @@ static const gm_model_info models[] = {
 	 "discrete events in integer picoseconds, ordered by (time, seq); per-entity RNG streams",
 	 "ROSS-style entity/event design; deterministic tie-breaking", "seed, sim.check"},
 	{"flow", "fidelity",
-	 "flow-level: concurrent transfers share links by max-min fairness, recomputed per "
-	 "start/end on the affected component",
-	 "Bertsekas & Gallager, Data Networks, 6.5.2 (progressive filling)", "sim.fidelity"},
+	 "flow-level: concurrent transfers share links by max-min fairness, solved once per "
+	 "instant of starts and ends on the affected component; network sends hold their strand "
+	 "(sim.net_send gpu) or go through the connection's FIFO (proxy)",
+	 "Bertsekas & Gallager, Data Networks, 6.5.2 (progressive filling); NVIDIA/nccl "
+	 "src/transport/net.cc (proxy progress)",
+	 "sim.fidelity, sim.net_send"},
 	{"packet", "fidelity",
 	 "packet-level: messages cut into sim.packet-byte packets stored and forwarded hop by hop; "
 	 "links take connections in turn (round robin), lossless credit back-pressure per hop",

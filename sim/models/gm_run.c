@@ -575,6 +575,7 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 		.iters = (int)gc_config_int(r->cfg, "collective.iters"),
 		.seed = (uint64_t)gc_config_int(r->cfg, "seed"),
 		.check = gc_config_bool(r->cfg, "sim.check"),
+		.net_send_proxy = !strcmp(gc_config_str(r->cfg, "sim.net_send"), "proxy"),
 	};
 	if (strcmp(gc_config_str(r->cfg, "sim.fidelity"), "packet") == 0) {
 		co.pkt_bytes = (uint32_t)gc_config_bytes(r->cfg, "sim.packet");

@@ -98,6 +98,12 @@ static const gc_param sim_params[] = {
 	{"sim.hop_buffer", GC_P_INT, "8", NULL, 1, 1048576,
 	 "packet fidelity: packets of one flow that may wait at a hop before the previous link "
 	 "holds the flow back (lossless, credit-style)", NULL},
+	{"sim.net_send", GC_P_ENUM, "gpu", "gpu|proxy", 1, 0,
+	 "flow fidelity: gpu: a strand's network send holds it until the message is off the "
+	 "wire; proxy: the strand hands the message to the connection's FIFO and goes on, and "
+	 "the NIC sends each connection's messages in order (NCCL's proxy thread and RC queue "
+	 "pair); buffer credits bound both",
+	 "NVIDIA/nccl src/transport/net.cc (sendProxyProgress posts the send buffer's steps)"},
 	{"sim.check", GC_P_BOOL, "false", NULL, 1, 0,
 	 "assert engine invariants after every event", NULL},
 };
