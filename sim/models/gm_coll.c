@@ -182,9 +182,9 @@ static uint32_t conn_get(sim *m, uint32_t src, uint32_t dst, uint32_t ch)
 	c->qmask = 3;
 	c->nhops = (int16_t)gt_topo_route_ch(m->topo, (int)src, (int)dst, (int)ch, c->route);
 	c->lat_ps = gm_net_route_latency(&m->net, c->route, c->nhops);
-	for (int h = 0; h < c->nhops && m->o->net_send_proxy && !m->net.pkt_bytes; h++)
-		if (m->net.info[c->route[h]].kind == GM_LINK_NIC)
-			c->proxied = 1;
+	if (m->o->net_send_proxy && !m->net.pkt_bytes)
+		for (int h = 0; h < c->nhops; h++)
+			c->proxied |= m->net.info[c->route[h]].kind == GM_LINK_NIC;
 	uint64_t h = hash64(key) & (m->hcap - 1);
 	while (m->hkeys[h])
 		h = (h + 1) & (m->hcap - 1);
@@ -473,6 +473,15 @@ static void deliver(sim *m, conn *c)
 	}
 }
 
+/* A message on c has left the wire: it is there one route latency later. */
+static void deliver_after_latency(sim *m, conn *c, ge_time now)
+{
+	if (c->lat_ps == 0)
+		deliver(m, c);
+	else
+		ge_schedule(&m->eng, now + c->lat_ps, m->ent, EV_DELIVER, (uint64_t)(c - m->conns));
+}
+
 /* A SIGNAL landed: count it and let every strand parked on the slot
  * re-check its threshold. */
 static void signal_arrive(sim *m, uint64_t slot)
@@ -497,11 +506,7 @@ static void on_flow_done(void *ctx, uint64_t tag, ge_time now)
 	if (tag & PROXY_TAG) { /* a proxied message is off the wire */
 		conn *pc = &m->conns[tag & ~PROXY_TAG];
 		pc->busy = 0;
-		if (pc->lat_ps == 0)
-			deliver(m, pc);
-		else
-			ge_schedule(&m->eng, now + pc->lat_ps, m->ent, EV_DELIVER,
-				    (uint64_t)(pc - m->conns));
+		deliver_after_latency(m, pc, now);
 		proxy_pump(m, pc);
 		drain(m);
 		return;
@@ -521,11 +526,7 @@ static void on_flow_done(void *ctx, uint64_t tag, ge_time now)
 		else
 			ge_schedule(&m->eng, now + c->lat_ps, m->ent, EV_SIGNAL, slot);
 	} else if (st->op != GS_OP_PUT) {
-		if (c->lat_ps == 0)
-			deliver(m, c);
-		else
-			ge_schedule(&m->eng, now + c->lat_ps, m->ent, EV_DELIVER,
-				    (uint64_t)(c - m->conns));
+		deliver_after_latency(m, c, now);
 	}
 	step_complete(m, s, st);
 	wake(m, sid);
