@@ -4,22 +4,40 @@
 # ran there (the rows' source column), then compare with gcsim validate.
 #
 #   sh validate/p5-efa-sweep.sh [GCSIM] [OUTDIR] [-- extra gcsim run options]
+#   sh validate/p5-efa-sweep.sh --list
 #
 # GCSIM defaults to build/gcsim, OUTDIR to a fresh temporary folder; the
 # predictions are OUTDIR/predicted.csv and the report OUTDIR/report.csv. The
 # runs take about two minutes on one core (32 nodes with nvlstree at 8 GiB is
-# most of it). Exits with gcsim validate's status (1 when the tolerance fails).
+# most of it). P5_SWEEP_NODES=N keeps the rows of N nodes only. --list prints
+# the runs (nodes, algorithm, protocol, sizes) without running them. Exits
+# with gcsim validate's status (1 when the tolerance fails), 3 when GCSIM is
+# not built.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-gcsim=${1:-$here/../build/gcsim}
-out=${2:-$(mktemp -d /tmp/gcsim-p5-sweep-XXXXXX)}
-[ $# -ge 2 ] && shift 2 || shift $#
-[ "${1:-}" = "--" ] && shift
 meas=$here/published/p5_efa_allreduce_sweep.csv
+# one run per (nodes, algorithm, protocol): "nodes algo proto size,size,..."
+groups() {
+	grep -v '^#' "$meas" | tail -n +2 | awk -F, -v only="${P5_SWEEP_NODES:-}" '{
+		if (only != "" && $3 != only) next;
+		split($NF, s, "tuner: "); split(s[2], ap, " "); sub(/"$/, "", ap[2]);
+		key = $3 " " ap[1] " " ap[2];
+		if (!(key in sizes)) { order[n++] = key; sizes[key] = $6 "B" }
+		else sizes[key] = sizes[key] "," $6 "B";
+	} END { for (i = 0; i < n; i++) print order[i], sizes[order[i]] }'
+}
+if [ "${1:-}" = "--list" ]; then
+	groups
+	exit 0
+fi
+gcsim=${1:-$here/../build/gcsim}
 if [ ! -x "$gcsim" ]; then
 	echo "p5-efa-sweep: $gcsim is not built (run make)" >&2
 	exit 3
 fi
+out=${2:-$(mktemp -d /tmp/gcsim-p5-sweep-XXXXXX)}
+[ $# -ge 2 ] && shift 2 || shift $#
+[ "${1:-}" = "--" ] && shift
 mkdir -p "$out"
 scen=$out/p5.yaml
 cat > "$scen" <<'EOF'
@@ -28,13 +46,7 @@ name: p5 EFA allreduce sweep (validate/published/p5_efa_allreduce_sweep.csv)
 topology: {preset: p5, nodes: 2}
 collective: {op: allreduce, algo: ring, sizes: [1MiB]}
 EOF
-# one run per (nodes, algorithm, protocol): "nodes algo proto size,size,..."
-grep -v '^#' "$meas" | tail -n +2 | awk -F, '{
-	split($NF, s, "tuner: "); split(s[2], ap, " "); sub(/"$/, "", ap[2]);
-	key = $3 " " ap[1] " " ap[2];
-	if (!(key in sizes)) { order[n++] = key; sizes[key] = $6 "B" }
-	else sizes[key] = sizes[key] "," $6 "B";
-} END { for (i = 0; i < n; i++) print order[i], sizes[order[i]] }' > "$out/groups.txt"
+groups > "$out/groups.txt"
 first=1
 while read -r nodes algo proto sizes; do
 	# the run's NCCL_BUFFSIZE=8388608 sets Simple's buffer (LL128 keeps its own)

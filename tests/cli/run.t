@@ -108,6 +108,18 @@ else
   ok "validate --impl # SKIP $mpub not found"
 fi
 
+# The published p5 sweep (validate/published): 14 runs cover its 45 rows; a
+# missing binary is status 3 and leaves nothing; the 2-node rows (nvlstree)
+# run end to end, and at 1 GiB, bound by NVLink rather than by EFA's
+# per-message costs, the prediction is within 5 % of the measurement.
+check "p5 sweep: 14 runs cover the 45 rows" \
+  "[ \$(sh validate/p5-efa-sweep.sh --list | wc -l) -eq 14 ] && [ \$(sh validate/p5-efa-sweep.sh --list | awk '{ n += split(\$4, a, \",\") } END { print n }') -eq 45 ]"
+sh validate/p5-efa-sweep.sh "$T/no-gcsim" "$T/p5none" >/dev/null 2>"$T/e"; rc=$?
+check "p5 sweep without a binary: status 3, one line, no folder" "[ $rc -eq 3 ] && [ \$(wc -l <'$T/e') -eq 1 ] && [ ! -e '$T/p5none' ]"
+P5_SWEEP_NODES=2 sh validate/p5-efa-sweep.sh "$G" "$T/p5two" >"$T/p5two.txt" 2>/dev/null; rc=$?
+check "p5 sweep, 2-node rows: 9 compared, verdict printed, 1 GiB within 5 %" \
+  "[ $rc -eq 1 ] && grep -q '^# compared 9 points' '$T/p5two.txt' && awk -F, '\$4 == 1073741824 { e = \$7; if (e < 0) e = -e; found = 1; exit !(e < 5) } END { if (!found) exit 1 }' '$T/p5two/report.csv'"
+
 # Packet fidelity: the header names it, runs repeat byte for byte, and on
 # the shipped comparison the two fidelities meet at 1 GiB (within 0.2 %)
 # while the packets run ahead of the fluid model's lockstep at 64 MiB.
