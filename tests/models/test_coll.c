@@ -567,6 +567,10 @@ static void test_net_send_proxy(void)
 	}
 	const char *bad[] = {"sim.net_send=nic", NULL};
 	expect_refused(yaml, bad, "expected one of gpu, proxy");
+	const char *pkt[] = {"sim.net_send=proxy", "sim.fidelity=packet", NULL};
+	expect_refused(yaml, pkt, "proxy applies to sim.fidelity flow, not packet");
+	const char *ana[] = {"sim.net_send=proxy", "sim.fidelity=analytical", NULL};
+	expect_refused(yaml, ana, "proxy applies to sim.fidelity flow, not analytical");
 }
 
 /* MoE dispatch and combine (DeepEP's low-latency shape: 128 tokens, top-8
