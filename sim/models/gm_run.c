@@ -560,11 +560,11 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 	/* the proxy's FIFO is a flow-model mechanism: the packet model sends
 	 * each connection's packets in order already, the closed form has no
 	 * strands */
-	const char *fidelity = gc_config_str(r->cfg, "sim.fidelity");
 	if (st == GC_OK && !strcmp(gc_config_str(r->cfg, "sim.net_send"), "proxy") &&
-	    strcmp(fidelity, "flow") != 0)
+	    strcmp(gc_config_str(r->cfg, "sim.fidelity"), "flow") != 0)
 		st = gc_config_error(r->cfg, "sim.net_send", errmsg,
-				     "proxy applies to sim.fidelity flow, not %s", fidelity);
+				     "proxy applies to sim.fidelity flow, not %s",
+				     gc_config_str(r->cfg, "sim.fidelity"));
 	if (st == GC_OK)
 		st = gt_topo_from_config(r->cfg, &r->topo, errmsg);
 	if (st == GC_OK)
@@ -577,7 +577,7 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 	r->algo_auto = !strcmp(gc_config_str(r->cfg, "collective.algo"), "auto");
 	if (r->algo_auto)
 		algo_candidates(r);
-	r->analytical = strcmp(fidelity, "analytical") == 0;
+	r->analytical = strcmp(gc_config_str(r->cfg, "sim.fidelity"), "analytical") == 0;
 	gm_coll_opts co = {
 		.buffer_bytes = gc_config_bytes(r->cfg, "collective.buffer"),
 		.iters = (int)gc_config_int(r->cfg, "collective.iters"),
@@ -585,7 +585,7 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 		.check = gc_config_bool(r->cfg, "sim.check"),
 		.net_send_proxy = !strcmp(gc_config_str(r->cfg, "sim.net_send"), "proxy"),
 	};
-	if (strcmp(fidelity, "packet") == 0) {
+	if (strcmp(gc_config_str(r->cfg, "sim.fidelity"), "packet") == 0) {
 		co.pkt_bytes = (uint32_t)gc_config_bytes(r->cfg, "sim.packet");
 		co.pkt_buf = (uint32_t)gc_config_int(r->cfg, "sim.hop_buffer");
 	}
