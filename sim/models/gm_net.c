@@ -450,15 +450,13 @@ static gc_status net_handle(ge_engine *e, void *self, const ge_event *ev)
 	n->bytes_done += f->bytes;
 	uint64_t tag = f->tag;
 	n->free_ids[n->nfree++] = fid;
-	/* fast path: the flow was alone on its route, nobody's rate changes */
+	/* a flow alone on its route changes nobody's rate: no solve (the
+	 * trace still wants its links' counters) */
 	bool empty = true;
 	for (int h = 0; h < nhops && empty; h++)
 		empty = n->links[route[h]].nflows == 0;
-	if (empty && !(n->trace && n->trace->f)) {
-		n->on_done(n->ctx, tag, e->now);
-		return GC_OK;
-	}
-	defer_solve(n, route, nhops);
+	if (!empty || (n->trace && n->trace->f))
+		defer_solve(n, route, nhops);
 	n->on_done(n->ctx, tag, e->now);
 	return GC_OK;
 }
