@@ -162,6 +162,31 @@ void ge_schedule(ge_engine *e, ge_time t, uint32_t entity, uint32_t kind, uint64
 		e->heap_peak = e->npending;
 }
 
+uint64_t ge_reserve_seq(ge_engine *e)
+{
+	close_open(e);
+	return e->seq++;
+}
+
+void ge_schedule_reserved(ge_engine *e, ge_time t, uint64_t seq, uint32_t entity, uint32_t kind,
+			  uint64_t arg)
+{
+	g_assert(t >= e->now && t <= GE_HORIZON && seq < e->seq);
+	if (e->nheap == e->capheap) {
+		e->capheap = e->capheap ? e->capheap * 2 : 256;
+		e->heap = g_renew(ge_hent, e->heap, e->capheap);
+		e->hkey = g_renew(ge_key, e->hkey, e->capheap);
+	}
+	uint32_t c = chunk_new(e);
+	e->chunks[c].ev[0] = (ge_payload){.entity = entity, .kind = kind, .arg = arg};
+	e->chunks[c].n = 1;
+	e->hkey[e->nheap] = ge_key_make(t, seq);
+	e->heap[e->nheap] = (ge_hent){.first = c, .last = c};
+	sift_up(e, e->nheap++);
+	if (++e->npending > e->heap_peak)
+		e->heap_peak = e->npending;
+}
+
 bool ge_schedule_in(ge_engine *e, double dt_ps, uint32_t entity, uint32_t kind, uint64_t arg,
 		    const char *what)
 {

@@ -163,6 +163,19 @@ void ge_schedule(ge_engine *e, ge_time t, uint32_t entity, uint32_t kind, uint64
 bool ge_schedule_in(ge_engine *e, double dt_ps, uint32_t entity, uint32_t kind, uint64_t arg,
 		    const char *what);
 
+/* Deferred keys: a model that keeps many tentative event times of its own
+ * (completion times that each rate change moves) takes the seq an event
+ * scheduled now would get, and schedules only the events that fire, each
+ * under the key it reserved. The order of events is then exactly the one
+ * scheduling every tentative time at once would give, without the
+ * superseded events in the queue. ge_reserve_seq returns that seq (and
+ * closes the open bucket, whose seqs must stay consecutive);
+ * ge_schedule_reserved puts one event at (t, seq): t >= now, and seq
+ * reserved while handling an earlier event or this one. */
+uint64_t ge_reserve_seq(ge_engine *e);
+void ge_schedule_reserved(ge_engine *e, ge_time t, uint64_t seq, uint32_t entity, uint32_t kind,
+			  uint64_t arg);
+
 /* Time of the earliest pending event; false if none. */
 bool ge_peek_time(const ge_engine *e, ge_time *t);
 /* Pop the earliest event into *ev; false if none. */

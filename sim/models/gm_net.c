@@ -64,6 +64,9 @@ void gm_net_fini(gm_net *n)
 	g_free(n->free_ids);
 	g_free(n->comp_links);
 	g_free(n->comp_flows);
+	g_free(n->dheap);
+	g_free(n->dpos);
+	g_free(n->dkey);
 	gm_pkt_fini(n);
 	memset(n, 0, sizeof(*n));
 }
@@ -201,14 +204,100 @@ static void collect(gm_net *n, const uint32_t *seeds, int nseeds)
 	n->comp_flow_visits += n->ncomp_flows;
 }
 
-/* Schedule the end of flow fid, dt_ps from now, rounded up to whole
- * picoseconds (a cast truncates; add one if it did). */
+/* The end-time heap (gm_net.h): a 4-ary min-heap of flows by their end
+ * (time, seq) packed as one engine key, stored in the heap next to the
+ * flow id so that a sift compares keys without touching the flows. */
+static inline void dheap_place(gm_net *n, uint32_t i, ge_key k, uint32_t fid)
+{
+	n->dkey[i] = k;
+	n->dheap[i] = fid;
+	n->dpos[fid] = i;
+}
+
+/* Move the entry at heap index i up, then down, to its place. */
+static void dheap_fix(gm_net *n, uint32_t i)
+{
+	ge_key k = n->dkey[i];
+	uint32_t fid = n->dheap[i];
+	while (i > 0 && k < n->dkey[(i - 1) / 4]) {
+		uint32_t p = (i - 1) / 4;
+		dheap_place(n, i, n->dkey[p], n->dheap[p]);
+		i = p;
+	}
+	for (;;) {
+		uint32_t c = 4 * i + 1;
+		if (c >= n->ndheap)
+			break;
+		uint32_t best = c, end = c + 4 < n->ndheap ? c + 4 : n->ndheap;
+		for (uint32_t j = c + 1; j < end; j++)
+			best = n->dkey[j] < n->dkey[best] ? j : best;
+		if (!(n->dkey[best] < k))
+			break;
+		dheap_place(n, i, n->dkey[best], n->dheap[best]);
+		i = best;
+	}
+	dheap_place(n, i, k, fid);
+}
+
+static void dheap_remove(gm_net *n, uint32_t fid)
+{
+	uint32_t i = n->dpos[fid];
+	n->dpos[fid] = UINT32_MAX;
+	if (--n->ndheap != i) {
+		dheap_place(n, i, n->dkey[n->ndheap], n->dheap[n->ndheap]);
+		dheap_fix(n, i);
+	}
+}
+
+/* Give the earliest end its engine event, unless it has one. */
+static void arm(gm_net *n)
+{
+	if (n->ndheap == 0)
+		return;
+	uint32_t fid = n->dheap[0];
+	gm_flow *f = &n->flows[fid];
+	if (f->armed)
+		return;
+	f->armed = 1;
+	ge_schedule_reserved(n->eng, ge_key_time(n->dkey[0]), ge_key_seq(n->dkey[0]), n->ent_id,
+			     EV_FLOW_DONE, ((uint64_t)fid << 32) | f->version);
+}
+
+/* Set the end of flow fid dt_ps from now, rounded up to whole picoseconds
+ * (a cast truncates; add one if it did), under the seq an event scheduled
+ * now would get. Past the engine's horizon it fails the run. */
 static void schedule_done_in(gm_net *n, uint32_t fid, double dt_ps)
 {
 	gm_flow *f = &n->flows[fid];
+	ge_engine *e = n->eng;
+	if (!(dt_ps < (double)(GE_HORIZON - e->now))) {
+		ge_fail(e, GC_ERR_INPUT,
+			"a transfer would end %.3g s after the start, past the %.0f days of simulated "
+			"time the engine holds (int64 picoseconds); the sizes are too large for the "
+			"bandwidths",
+			((double)e->now + dt_ps) * 1e-12, (double)GE_HORIZON * 1e-12 / 86400);
+		return;
+	}
+	int64_t idt = (int64_t)dt_ps;
+	f->version++; /* its engine event, if any, is superseded */
+	f->armed = 0;
+	ge_key k = ge_key_make(e->now + idt + ((double)idt < dt_ps), ge_reserve_seq(e));
+	uint32_t i = n->dpos[fid];
+	if (i == UINT32_MAX)
+		i = n->ndheap++;
+	dheap_place(n, i, k, fid);
+	dheap_fix(n, i);
+}
+
+/* A flow alone on its route keeps its rate until another flow joins one
+ * of its links, and most never see one (rings): its end goes straight to
+ * the engine, and only a rate change later moves it into the heap. */
+static void schedule_done_direct(gm_net *n, uint32_t fid, double dt_ps)
+{
+	gm_flow *f = &n->flows[fid];
 	f->version++;
-	ge_schedule_in(n->eng, dt_ps, n->ent_id, EV_FLOW_DONE, ((uint64_t)fid << 32) | f->version,
-		       "a transfer");
+	f->armed = ge_schedule_in(n->eng, dt_ps, n->ent_id, EV_FLOW_DONE,
+				  ((uint64_t)fid << 32) | f->version, "a transfer");
 }
 
 static void schedule_done(gm_net *n, uint32_t fid)
@@ -272,6 +361,7 @@ static void solve(gm_net *n)
 			}
 		}
 	}
+	arm(n);
 	if (n->trace && n->trace->f) {
 		for (uint32_t i = 0; i < n->ncomp_links; i++) {
 			uint32_t lid = n->comp_links[i];
@@ -373,6 +463,10 @@ uint32_t gm_net_start_queued(gm_net *n, uint32_t queue, const uint32_t *route, i
 		n->free_ids = g_renew(uint32_t, n->free_ids, n->capflows);
 		n->flow_mark = g_renew(uint32_t, n->flow_mark, n->capflows);
 		memset(n->flow_mark + old, 0, (n->capflows - old) * sizeof(uint32_t));
+		n->dheap = g_renew(uint32_t, n->dheap, n->capflows);
+		n->dpos = g_renew(uint32_t, n->dpos, n->capflows);
+		memset(n->dpos + old, 0xff, (n->capflows - old) * sizeof(uint32_t));
+		n->dkey = g_renew(ge_key, n->dkey, n->capflows);
 		if (n->pkt_bytes)
 			n->pf = g_renew(gm_pflow, n->pf, n->capflows);
 		for (uint32_t i = n->capflows; i > old + 1; i--)
@@ -385,6 +479,7 @@ uint32_t gm_net_start_queued(gm_net *n, uint32_t queue, const uint32_t *route, i
 	f->nhops = (uint8_t)nhops;
 	f->active = 1;
 	f->fixed = 0;
+	f->armed = 0;
 	f->bytes = f->remaining = bytes;
 	f->rate = 0;
 	f->last_t = n->eng->now;
@@ -413,7 +508,7 @@ uint32_t gm_net_start_queued(gm_net *n, uint32_t queue, const uint32_t *route, i
 	}
 	if (alone && !(n->trace && n->trace->f)) {
 		f->rate = slow->bw_Bps;
-		schedule_done_in(n, fid, bytes * slow->ps_per_byte);
+		schedule_done_direct(n, fid, bytes * slow->ps_per_byte);
 		return fid;
 	}
 	defer_solve(n, route, nhops);
@@ -436,6 +531,10 @@ static gc_status net_handle(ge_engine *e, void *self, const ge_event *ev)
 	gm_flow *f = &n->flows[fid];
 	if (!f->active || f->version != ver)
 		return GC_OK; /* superseded by a rate change */
+	if (n->dpos[fid] != UINT32_MAX) { /* else its end went straight to the engine */
+		g_assert(n->dheap[0] == fid && ge_key_time(n->dkey[0]) == e->now);
+		dheap_remove(n, fid);
+	}
 	uint32_t route[GM_MAX_HOPS];
 	int nhops = f->nhops;
 	for (int h = 0; h < nhops; h++)
@@ -458,6 +557,7 @@ static gc_status net_handle(ge_engine *e, void *self, const ge_event *ev)
 	if (!empty || (n->trace && n->trace->f))
 		defer_solve(n, route, nhops);
 	n->on_done(n->ctx, tag, e->now);
+	arm(n);
 	return GC_OK;
 }
 
@@ -503,6 +603,31 @@ gc_status gm_net_check(const gm_net *n, char **errmsg)
 	}
 	if (active != n->nactive) {
 		*errmsg = g_strdup_printf("%u active flows, counter says %u", active, n->nactive);
+		return GC_ERR_INTERNAL;
+	}
+	/* every flow with a rate has its end in the end-time heap (in order,
+	 * its earliest with an engine event) or straight in the engine */
+	uint32_t inheap = 0;
+	for (uint32_t fid = 0; fid < n->capflows; fid++) {
+		const gm_flow *f = &n->flows[fid];
+		bool in = n->dpos[fid] != UINT32_MAX, rated = f->active && f->rate > 0;
+		inheap += in;
+		if ((in && (!rated || n->dheap[n->dpos[fid]] != fid)) || (rated && !in && !f->armed)) {
+			*errmsg = g_strdup_printf("flow %u (rate %g): %s the end-time heap, %s", fid,
+						  f->rate, in ? "in" : "not in",
+						  f->armed ? "armed" : "without an engine event");
+			return GC_ERR_INTERNAL;
+		}
+	}
+	for (uint32_t i = 1; i < n->ndheap; i++)
+		if (n->dkey[i] < n->dkey[(i - 1) / 4]) {
+			*errmsg = g_strdup_printf("end-time heap out of order at %u", i);
+			return GC_ERR_INTERNAL;
+		}
+	if (inheap != n->ndheap || (n->ndheap > 0 && !n->flows[n->dheap[0]].armed)) {
+		*errmsg = g_strdup_printf("end-time heap: %u entries, %u flows placed in it, earliest %s",
+					  n->ndheap, inheap,
+					  n->ndheap > 0 && n->flows[n->dheap[0]].armed ? "armed" : "unarmed");
 		return GC_ERR_INTERNAL;
 	}
 	for (uint32_t i = 0; i < n->nlinks; i++) {

@@ -16,10 +16,23 @@
  * (fluid model); the message is delivered one route latency later (the sum of
  * the links' latencies), which the caller schedules.
  *
+ * Completion times: every rate change moves a flow's end, and a contended
+ * run changes rates far more often than flows end. The times are kept in
+ * a heap of the net's own (flow by end time, then by the engine seq
+ * reserved when the time was set), and only its earliest flow has an
+ * engine event, under that reserved key (ge_reserve_seq): events fire in
+ * the order an event per change would give, and the engine's queue holds
+ * one entry per net instead of one per change. A flow that starts alone
+ * on its route (the fast path) schedules its end in the engine directly,
+ * and joins the heap only if a rate change moves it.
+ *
  * Invariants (checked by gm_net_check):
  *  - every active flow is listed on exactly its route's links;
  *  - on every link the sum of flow rates <= bandwidth (1e-9 relative);
- *  - every active flow has a positive rate and non-negative remaining bytes;
+ *  - every active flow has a positive rate and non-negative remaining bytes
+ *    (or, started at this instant, none yet while its solve is queued);
+ *  - every flow with a rate has its end in the end-time heap (in heap
+ *    order, the earliest with its engine event) or in the engine directly;
  *  - bytes are conserved: bytes started = bytes completed + bytes of active
  *    flows, and no active flow has moved more than its size.
  */
@@ -91,6 +104,7 @@ typedef struct gm_flow {
 	uint8_t nhops;
 	uint8_t active;
 	uint8_t fixed; /* solver scratch */
+	uint8_t armed; /* its end has an engine event under its current key */
 	uint32_t version;
 	double bytes, remaining, rate;
 	int64_t last_t;
@@ -151,6 +165,12 @@ typedef struct gm_net {
 	uint32_t nactive;
 	gm_net_done_fn on_done;
 	void *ctx;
+	/* flows with a rate, by end time (the header): a 4-ary min-heap of
+	 * their ends as (time, seq) keys and their ids, and each flow's place
+	 * in it */
+	ge_key *dkey;
+	uint32_t *dheap, *dpos;
+	uint32_t ndheap;
 	/* links whose flows changed at this instant, solved at its end */
 	uint32_t *pend;
 	uint32_t npend, cappend;

@@ -27,6 +27,48 @@ static void test_heap_order(void)
 	ge_engine_fini(&e);
 }
 
+/* Reserved keys: events scheduled later under seqs reserved earlier pop
+ * exactly where events scheduled at the reservation would have, among
+ * events scheduled the ordinary way (some at the same times). */
+static void test_reserved_keys(void)
+{
+	ge_engine e;
+	ge_engine_init(&e, 1);
+	gc_rng r;
+	gc_rng_seed(&r, 7, 0);
+	enum { N = 4000 };
+	uint64_t rseq[N];
+	ge_time rt[N];
+	int nr = 0, nplain = 0;
+	for (int i = 0; i < N; i++) {
+		ge_time t = (ge_time)(gc_rng_next(&r) % 50);
+		if (gc_rng_next(&r) % 2) {
+			rt[nr] = t;
+			rseq[nr++] = ge_reserve_seq(&e);
+		} else {
+			ge_schedule(&e, t, 0, 0, UINT64_MAX);
+			nplain++;
+		}
+	}
+	for (int i = nr - 1; i >= 0; i--) /* in any order */
+		ge_schedule_reserved(&e, rt[i], rseq[i], 0, 1, (uint64_t)i);
+	ge_event prev = {.t = -1}, ev;
+	int n = 0, seen = 0;
+	while (ge_pop(&e, &ev)) {
+		g_assert_true(ev.t > prev.t || (ev.t == prev.t && ev.seq > prev.seq));
+		if (ev.kind == 1) {
+			g_assert_cmpint(ev.t, ==, rt[ev.arg]);
+			g_assert_cmpuint(ev.seq, ==, rseq[ev.arg]);
+			seen++;
+		}
+		prev = ev;
+		n++;
+	}
+	g_assert_cmpint(seen, ==, nr);
+	g_assert_cmpint(n, ==, nr + nplain);
+	ge_engine_fini(&e);
+}
+
 typedef struct counter {
 	uint32_t id;
 	int remaining;
@@ -166,6 +208,7 @@ int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/engine/heap-order", test_heap_order);
+	g_test_add_func("/engine/reserved-keys", test_reserved_keys);
 	g_test_add_func("/engine/run-deterministic", test_run_deterministic);
 	g_test_add_func("/engine/error-stops-run", test_error_stops_run);
 	g_test_add_func("/engine/check-mode", test_check_mode);
