@@ -18,3 +18,15 @@ YAML
 echo "nvlstree allreduce, 8 DGX H100 nodes, 1 GiB:"
 "$dir/bench_scenario" "$tmp"
 rm -f "$tmp"
+# A large NVLink domain: a ring over 2 GB200 NVL72 racks (144 GPUs, 32
+# channels) at 1 GiB; every rack port carries all 32 channels' flows, and
+# each end moves the others' rates.
+tmp=$(mktemp /tmp/gcsim-bench-XXXXXX.yaml)
+cat > "$tmp" <<'YAML'
+schema_version: 1
+topology: {preset: gb200-nvl72, nodes: 2}
+collective: {op: allreduce, algo: ring, sizes: [1GiB]}
+YAML
+echo "ring allreduce, 2 GB200 NVL72 racks, 1 GiB:"
+"$dir/bench_scenario" "$tmp"
+rm -f "$tmp"

@@ -34,19 +34,24 @@
 
 #define BW_MAX 1e16
 #define LAT_MAX 1e15 /* 1000 s in ps */
+#define GT_MAX_CHANNELS 32
 
 static const gc_param topo_params[] = {
 	{"topology.kind", GC_P_ENUM, "flat", "flat|dgx", 1, 0,
 	 "flat: GPUs on one non-blocking switch; dgx: NVSwitch nodes + one NIC per GPU", NULL},
-	{"topology.preset", GC_P_ENUM, "none", "none|dgx-h100|p5|p5en|dgx-a100|p4d", 1, 0,
+	{"topology.preset", GC_P_ENUM, "none",
+	 "none|dgx-h100|p5|p5en|dgx-a100|p4d|dgx-b200|gb200-nvl72", 1, 0,
 	 "named hardware preset supplying defaults (dgx-h100: DGX H100 nodes, InfiniBand; p5, p5en: "
-	 "AWS H100/H200 nodes, EFA; dgx-a100: DGX A100 nodes, InfiniBand; p4d: AWS A100 nodes, EFA)",
+	 "AWS H100/H200 nodes, EFA; dgx-a100: DGX A100 nodes, InfiniBand; p4d: AWS A100 nodes, EFA; "
+	 "dgx-b200: DGX B200 nodes, InfiniBand; gb200-nvl72: GB200 NVL72 racks, each node one "
+	 "72-GPU NVLink domain, InfiniBand)",
 	 NULL},
 	{"topology.gpus", GC_P_INT, NULL, NULL, 1, 1048576,
 	 "number of GPUs (flat); for dgx, nodes x gpus_per_node", NULL},
 	{"topology.nodes", GC_P_INT, "1", NULL, 1, 131072, "number of nodes (dgx)", NULL},
-	{"topology.gpus_per_node", GC_P_INT, "8", NULL, 1, 64, "GPUs per node (dgx)",
-	 "DGX H100: 8 GPUs"},
+	{"topology.gpus_per_node", GC_P_INT, "8", NULL, 1, 1024,
+	 "GPUs per node (dgx): the GPUs of one NVLink domain, behind one NVSwitch fabric",
+	 "DGX H100: 8 GPUs; GB200 NVL72: 72"},
 	{"topology.launch_latency", GC_P_TIME, "8.4us", NULL, 0, LAT_MAX,
 	 "kernel launch and collective setup before the first step",
 	 "NCCL tuning.cc base latency, Ring/Tree Simple (shared/reference/README.md)"},
@@ -142,18 +147,29 @@ static const char *const dgx_only[] = {
  *    second-generation NVSwitch has no SHARP: no nvls or nvlstree.
  *  - p4d (AWS p4d.24xlarge, A100): as dgx-a100 inside the node; 4 EFA
  *    interfaces of 100 Gb/s for 8 GPUs, 50 Gb/s per GPU (two GPUs share a
- *    NIC; taken as half a NIC each), 75 us (plugin entry p4d.24xlarge). */
+ *    NIC; taken as half a NIC each), 75 us (plugin entry p4d.24xlarge).
+ *  - dgx-b200: NVLink5, 18 links per GPU at NCCL's 40.1 GB/s each (722
+ *    GB/s; src/graph/topo.h SM100_NVLINK_BW, as 18 x SM90_NVLINK_BW = 371
+ *    GB/s for H100 next to the 374 measured); eight single-port
+ *    ConnectX-7 400 Gb/s (DGX B200 datasheet); the NICs' PCIe Gen5 x16 as
+ *    on H100; NVLS at NCCL's Blackwell efficiency 0.74 (nvls.cc).
+ *  - gb200-nvl72: as dgx-b200 per GPU, but a node is the rack's NVLink
+ *    domain of 72 GPUs (18 compute trays of 4 GPUs, each GPU with its own
+ *    ConnectX-7 400 Gb/s; NVLink Switch trays join all 72). */
 typedef struct topo_preset {
 	const char *name, *nvlink_bw, *nic_bw, *nic_latency, *pcie_bw;
 	bool nvls; /* the NVSwitch reduces and multicasts (NVLink SHARP) */
+	const char *gpus_per_node, *nvls_eff;
 } topo_preset;
 
 static const topo_preset presets[] = {
-	{"dgx-h100", "374GB/s", "400Gbps", "14us", "52GB/s", true},
-	{"p5", "374GB/s", "400Gbps", "75us", "52GB/s", true},
-	{"p5en", "374GB/s", "400Gbps", "35us", "52GB/s", true},
-	{"dgx-a100", "240GB/s", "200Gbps", "14us", "25GB/s", false},
-	{"p4d", "240GB/s", "50Gbps", "75us", "25GB/s", false},
+	{"dgx-h100", "374GB/s", "400Gbps", "14us", "52GB/s", true, "8", "0.85"},
+	{"p5", "374GB/s", "400Gbps", "75us", "52GB/s", true, "8", "0.85"},
+	{"p5en", "374GB/s", "400Gbps", "35us", "52GB/s", true, "8", "0.85"},
+	{"dgx-a100", "240GB/s", "200Gbps", "14us", "25GB/s", false, "8", "0.85"},
+	{"p4d", "240GB/s", "50Gbps", "75us", "25GB/s", false, "8", "0.85"},
+	{"dgx-b200", "722GB/s", "400Gbps", "14us", "52GB/s", true, "8", "0.74"},
+	{"gb200-nvl72", "722GB/s", "400Gbps", "14us", "52GB/s", true, "72", "0.74"},
 };
 
 static const topo_preset *preset_find(const char *name)
@@ -177,7 +193,8 @@ gc_status gt_topo_check(gc_config *cfg, char **errmsg)
 					       "preset %s describes kind dgx, not '%s'", preset,
 					       gc_config_str(cfg, "topology.kind"));
 		gc_config_set_default(cfg, "topology.kind", "dgx", o);
-		gc_config_set_default(cfg, "topology.gpus_per_node", "8", o);
+		gc_config_set_default(cfg, "topology.gpus_per_node", ps->gpus_per_node, o);
+		gc_config_set_default(cfg, "topology.nvlink.nvls_efficiency", ps->nvls_eff, o);
 		gc_config_set_default(cfg, "topology.nvlink.bandwidth", ps->nvlink_bw, o);
 		gc_config_set_default(cfg, "topology.nvlink.latency", "3.4us", o);
 		gc_config_set_default(cfg, "topology.nic.bandwidth", ps->nic_bw, o);
@@ -192,6 +209,19 @@ gc_status gt_topo_check(gc_config *cfg, char **errmsg)
 					       "does not apply to topology kind %s", flat ? "flat" : "dgx");
 	if (flat)
 		return gc_config_require(cfg, "topology.gpus", errmsg);
+	/* dgx given as a GPU count: as many whole nodes as that makes */
+	if (gc_config_is_set(cfg, "topology.gpus") && !gc_config_is_set(cfg, "topology.nodes")) {
+		int64_t g = gc_config_int(cfg, "topology.gpus"),
+			per = gc_config_int(cfg, "topology.gpus_per_node");
+		if (g % per != 0)
+			return gc_config_error(cfg, "topology.gpus", errmsg,
+					       "%lld GPUs are not whole nodes of %lld (gpus_per_node); "
+					       "give a multiple of %lld, or topology.nodes",
+					       (long long)g, (long long)per, (long long)per);
+		char v[32];
+		snprintf(v, sizeof(v), "%lld", (long long)(g / per));
+		gc_config_set_default(cfg, "topology.nodes", v, "topology.gpus / gpus_per_node");
+	}
 	int64_t total = gc_config_int(cfg, "topology.nodes") * gc_config_int(cfg, "topology.gpus_per_node");
 	if (total > 1048576)
 		return gc_config_error(cfg, "topology.nodes", errmsg,
@@ -297,8 +327,13 @@ gc_status gt_topo_from_config(const gc_config *cfg, gt_topo *t, char **errmsg)
 		t->pcie = spec(cfg, "topology.pcie");
 		/* two channels per NIC: rings and trees then leave each node
 		 * through every NIC (NCCL builds as many channels as it needs to
-		 * cover all NICs, typically 2 per NIC on DGX H100) */
-		t->default_channels = 2 * t->gpus_per_node;
+		 * cover all NICs, typically 2 per NIC on DGX H100), up to the 32
+		 * rings NCCL's search builds at most (src/init.cc: ring graph
+		 * maxChannels = MAXCHANNELS / 2); a 72-GPU NVLink domain thus
+		 * leaves through 32 of its NICs, which is more network bandwidth
+		 * than its NVLink ports carry */
+		t->default_channels = 2 * t->gpus_per_node < GT_MAX_CHANNELS ? 2 * t->gpus_per_node
+									   : GT_MAX_CHANNELS;
 		t->sharp = gc_config_bool(cfg, "topology.fabric.sharp");
 		const char *fab = gc_config_str(cfg, "topology.fabric.kind");
 		t->fabric = strcmp(fab, "fat-tree") == 0 ? GT_FAB_FAT_TREE

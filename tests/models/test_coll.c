@@ -1034,18 +1034,26 @@ static void test_collnet(void)
 	expect_refused(yaml, one, "collnet joins nodes through the network's switches");
 }
 
-/* Presets: their per-GPU NVLink, NIC and PCIe figures and network
- * latency, and A100 NVSwitches refusing in-switch reduction. */
+/* Presets: their per-GPU NVLink, NIC and PCIe figures, network latency,
+ * GPUs per NVLink domain, NVLS efficiency and default channels (two per
+ * NIC, at most the 32 rings NCCL's search builds), and A100 NVSwitches
+ * refusing in-switch reduction. */
 static void test_presets(void)
 {
 	static const struct {
 		const char *name;
 		double nvl, nic, pcie;
 		int64_t lat_ps;
+		int gpn, channels;
+		double nvls_eff;
 	} want[] = {
-		{"dgx-h100", 374e9, 50e9, 52e9, 14000000}, {"p5", 374e9, 50e9, 52e9, 75000000},
-		{"p5en", 374e9, 50e9, 52e9, 35000000},	   {"dgx-a100", 240e9, 25e9, 25e9, 14000000},
-		{"p4d", 240e9, 6.25e9, 25e9, 75000000},
+		{"dgx-h100", 374e9, 50e9, 52e9, 14000000, 8, 16, 0.85},
+		{"p5", 374e9, 50e9, 52e9, 75000000, 8, 16, 0.85},
+		{"p5en", 374e9, 50e9, 52e9, 35000000, 8, 16, 0.85},
+		{"dgx-a100", 240e9, 25e9, 25e9, 14000000, 8, 16, 0.85},
+		{"p4d", 240e9, 6.25e9, 25e9, 75000000, 8, 16, 0.85},
+		{"dgx-b200", 722e9, 50e9, 52e9, 14000000, 8, 16, 0.74},
+		{"gb200-nvl72", 722e9, 50e9, 52e9, 14000000, 72, 32, 0.74},
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
 		char *yaml = g_strdup_printf("schema_version: 1\n"
@@ -1054,7 +1062,10 @@ static void test_presets(void)
 					     want[i].name);
 		gm_run *r = run_yaml(yaml, NULL);
 		g_assert_cmpstr(r->topo.preset, ==, want[i].name);
-		g_assert_cmpint(r->topo.gpus_per_node, ==, 8);
+		g_assert_cmpint(r->topo.gpus_per_node, ==, want[i].gpn);
+		g_assert_cmpint(r->topo.ngpus, ==, 2 * want[i].gpn);
+		g_assert_cmpint(r->topo.default_channels, ==, want[i].channels);
+		g_assert_cmpfloat(fabs(r->topo.nvls_eff - want[i].nvls_eff), <, 1e-12);
 		g_assert_cmpfloat(fabs(r->topo.nvlink.bw_Bps - want[i].nvl), <, 1);
 		g_assert_cmpfloat(fabs(r->topo.nic.bw_Bps - want[i].nic), <, 1);
 		g_assert_cmpfloat(fabs(r->topo.pcie.bw_Bps - want[i].pcie), <, 1);
@@ -1074,6 +1085,51 @@ static void test_presets(void)
 		g_free(yaml);
 		g_free(nvls);
 	}
+	/* a preset's GPUs per node and NVLS efficiency are defaults: a
+	 * scenario's own win */
+	const char *yaml = "schema_version: 1\n"
+			   "topology: {preset: gb200-nvl72, gpus_per_node: 8}\n"
+			   "collective: {op: allreduce, algo: nvls, sizes: [8B]}\n";
+	const char *const eff[] = {"topology.nvlink.nvls_efficiency=0.9", NULL};
+	gm_run *r = run_yaml(yaml, eff);
+	g_assert_cmpint(r->topo.ngpus, ==, 8);
+	g_assert_cmpint(r->topo.default_channels, ==, 16);
+	g_assert_cmpfloat(fabs(r->topo.nvls_eff - 0.9), <, 1e-12);
+	gm_run_free(r);
+}
+
+/* Blackwell's NVLS: at 1 GiB each GPU's NVLink port carries the whole
+ * buffer each way at the NVLS share of the port (NVLink x efficiency), so
+ * the algorithm bandwidth of 8 B200s sits just under 722 GB/s x 0.74, and
+ * over H100's (374 GB/s x 0.85) by that ratio. Across a 72-GPU NVLink
+ * domain the same port bound holds, and the rack's NVLS beats its ring,
+ * which pays 142 NVLink hops of latency per channel, by over 20 %. */
+static void test_blackwell_nvls(void)
+{
+	const char *yaml = "schema_version: 1\n"
+			   "topology: {preset: dgx-b200}\n"
+			   "collective: {op: allreduce, algo: nvls, sizes: [1GiB]}\n";
+	const char *const h100[] = {"topology.preset=dgx-h100", NULL};
+	const char *const rack[] = {"topology.preset=gb200-nvl72", NULL};
+	const char *const ring[] = {"topology.preset=gb200-nvl72", "collective.algo=ring", NULL};
+	gm_run *b = run_yaml(yaml, NULL), *h = run_yaml(yaml, h100);
+	gm_run *k = run_yaml(yaml, rack), *kr = run_yaml(yaml, ring);
+	double S = 1073741824.0;
+	double b_alg = S / (b->pts[0].time_us * 1e-6), h_alg = S / (h->pts[0].time_us * 1e-6);
+	double b_port = 722e9 * 0.74, h_port = 374e9 * 0.85;
+	g_test_message("algbw: B200 %.1f GB/s (port share %.1f), H100 %.1f GB/s (%.1f)",
+		       b_alg * 1e-9, b_port * 1e-9, h_alg * 1e-9, h_port * 1e-9);
+	g_assert_cmpfloat(b_alg, <, b_port);
+	g_assert_cmpfloat(b_alg, >, 0.8 * b_port);
+	g_assert_cmpfloat(fabs((b_alg / h_alg) / (b_port / h_port) - 1), <, 0.05);
+	g_assert_cmpint(k->topo.ngpus, ==, 72);
+	g_assert_cmpfloat(S / (k->pts[0].time_us * 1e-6), <, b_port);
+	g_assert_cmpfloat(S / (k->pts[0].time_us * 1e-6), >, 0.7 * b_port);
+	g_assert_cmpfloat(kr->pts[0].time_us, >, 1.2 * k->pts[0].time_us);
+	gm_run_free(b);
+	gm_run_free(h);
+	gm_run_free(k);
+	gm_run_free(kr);
 }
 
 int main(int argc, char **argv)
@@ -1105,6 +1161,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/coll/fabric-oversubscription", test_fabric_oversubscription);
 	g_test_add_func("/coll/fabric-pods", test_fabric_pods);
 	g_test_add_func("/coll/presets", test_presets);
+	g_test_add_func("/coll/blackwell-nvls", test_blackwell_nvls);
 	g_test_add_func("/coll/nvls-sharp", test_nvls_sharp);
 	g_test_add_func("/coll/collnet", test_collnet);
 	return g_test_run();
