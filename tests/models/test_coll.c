@@ -1096,6 +1096,13 @@ static void test_presets(void)
 	g_assert_cmpint(r->topo.default_channels, ==, 16);
 	g_assert_cmpfloat(fabs(r->topo.nvls_eff - 0.9), <, 1e-12);
 	gm_run_free(r);
+	/* a GPU count alone makes whole nodes of the preset's size */
+	const char *const count[] = {"topology.gpus_per_node=72", "topology.gpus=144",
+				     "collective.algo=ring", NULL};
+	r = run_yaml(yaml, count);
+	g_assert_cmpint(r->topo.nodes, ==, 2);
+	g_assert_cmpint(r->topo.ngpus, ==, 144);
+	gm_run_free(r);
 }
 
 /* Blackwell's NVLS: at 1 GiB each GPU's NVLink port carries the whole
