@@ -364,6 +364,25 @@ void gm_run_free(gm_run *r)
 	g_free(r);
 }
 
+/* NCCL shrinks NVLS chunks for smaller buffers, so that each (channel,
+ * NVLS head) pair still gets several chunks to pipeline (src/enqueue.cc,
+ * computeColl): from 128 KiB to 64, 32 and 16 KiB below 64, 8 and 2
+ * chunks per pair. The heads are the GPUs behind the switch. Applied to
+ * nvls inside NVLink domains; across nodes (SHARP) NCCL also caps the
+ * chunk by its own bandwidth estimate, which is not modelled, and
+ * nvlstree keeps NVLS_CHUNK (its rule differs between NCCL versions). */
+static uint64_t nvls_chunk(uint64_t bytes, int nchannels, int heads)
+{
+	uint64_t chunk = NVLS_CHUNK, ops = (uint64_t)nchannels * (uint64_t)heads;
+	if (bytes < 64 * ops * chunk && chunk > 65536)
+		chunk = 65536;
+	if (bytes < 8 * ops * chunk && chunk > 32768)
+		chunk = 32768;
+	if (bytes < 2 * ops * chunk && chunk > 16384)
+		chunk = 16384;
+	return chunk;
+}
+
 /* Parameters, topology and buffer of protocol q for one size: the
  * protocol's step geometry unless the scenario gives it, its scaling of the
  * links and of the launch latency. */
@@ -382,6 +401,12 @@ static void proto_setup(const gm_run *r, gm_proto q, const gs_params *base, uint
 				       : t->nodes > 1 && !node_groups(base, &r->topo)
 					       ? GM_NVLS_SHARP_NET_LAT_US
 					       : 0);
+	if (base->algo == GS_ALGO_NVLS && !gc_config_is_set(r->cfg, "collective.chunk") &&
+	    (t->kind != GT_DGX || t->nodes == 1 || node_groups(base, &r->topo))) {
+		p->chunk_bytes = nvls_chunk(bytes, p->nchannels, p->ranks_per_node);
+		if (!gc_config_is_set(r->cfg, "collective.slice"))
+			p->slice_bytes = p->chunk_bytes;
+	}
 	if (r->proto < 0 && !switch_reduced(base->algo)) { /* auto: geometry per protocol unless given */
 		if (!gc_config_is_set(r->cfg, "collective.chunk"))
 			p->chunk_bytes = pi->chunk;

@@ -432,6 +432,49 @@ static void test_nvls_flat(void)
  * (nccl_tests_published.csv: 480 GB/s busbw on 8 GPUs, ~370 on 4, at
  * 4 GiB), within 5 %; and the refusals: several nodes, another collective,
  * another protocol. */
+/* NCCL's NVLS chunk for a buffer of B bytes on C channels and n heads:
+ * 128 KiB, halved to 64 / 32 / 16 KiB below 64 / 8 / 2 chunks per channel
+ * and head. On one DGX H100 (C = 16, n = 8) the default geometry runs as
+ * that chunk given explicitly: 16 KiB at 4 MiB, 32 KiB at 16 MiB, 64 KiB
+ * at 256 MiB, 128 KiB at 1 GiB; and the shrinking is what gives a 72-GPU
+ * domain several slices per block at 256 MiB (faster than 128 KiB
+ * chunks). A scenario's own chunk wins. */
+static void test_nvls_chunk_shrink(void)
+{
+	static const struct {
+		const char *size, *chunk;
+	} want[] = {{"4MiB", "16KiB"}, {"16MiB", "32KiB"}, {"256MiB", "64KiB"}, {"1GiB", "128KiB"}};
+	const char *yaml = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100}\n"
+			   "collective: {op: allreduce, algo: nvls, sizes: [1MiB]}\n"
+			   "sim: {fidelity: analytical}\n";
+	for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
+		char *sz = g_strdup_printf("collective.sizes=%s", want[i].size);
+		char *ck = g_strdup_printf("collective.chunk=%s", want[i].chunk);
+		const char *const dflt[] = {sz, NULL}, *const given[] = {sz, ck, NULL};
+		const char *const other[] = {sz, i == 3 ? "collective.chunk=64KiB" : "collective.chunk=128KiB",
+					     NULL};
+		gm_run *d = run_yaml(yaml, dflt), *g = run_yaml(yaml, given), *o = run_yaml(yaml, other);
+		g_test_message("%s: default %.2f us, chunk %s %.2f us, other %.2f us", want[i].size,
+			       d->pts[0].time_us, want[i].chunk, g->pts[0].time_us, o->pts[0].time_us);
+		g_assert_cmpfloat(d->pts[0].time_us, ==, g->pts[0].time_us);
+		g_assert_cmpfloat(d->pts[0].time_us, !=, o->pts[0].time_us);
+		gm_run_free(d);
+		gm_run_free(g);
+		gm_run_free(o);
+		g_free(sz);
+		g_free(ck);
+	}
+	const char *rack = "schema_version: 1\n"
+			   "topology: {preset: gb200-nvl72}\n"
+			   "collective: {op: allreduce, algo: nvls, sizes: [256MiB]}\n";
+	const char *const big[] = {"collective.chunk=128KiB", NULL};
+	gm_run *d = run_yaml(rack, NULL), *b = run_yaml(rack, big);
+	g_assert_cmpfloat(d->pts[0].time_us, <, 0.8 * b->pts[0].time_us);
+	gm_run_free(d);
+	gm_run_free(b);
+}
+
 static void test_nvls_dgx(void)
 {
 	const char *yaml = "schema_version: 1\n"
@@ -1159,6 +1202,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/coll/protocol-tree-latencies", test_protocol_tree_latencies);
 	g_test_add_func("/coll/nvls-flat", test_nvls_flat);
 	g_test_add_func("/coll/nvls-dgx", test_nvls_dgx);
+	g_test_add_func("/coll/nvls-chunk-shrink", test_nvls_chunk_shrink);
 	g_test_add_func("/coll/nvls-tree", test_nvls_tree);
 	g_test_add_func("/coll/net-send-proxy", test_net_send_proxy);
 	g_test_add_func("/coll/moe", test_moe);
