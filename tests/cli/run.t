@@ -201,6 +201,12 @@ check "128K context, p2p: the CP rounds hidden, the gradient's last hop exposed,
 "$G" run scenarios/training-step-moe.yaml >"$T/moe-step.txt"
 check "MoE step: EP cost grows from EP 8 to 128, expert-DP cost falls" \
   "awk '\$1 ~ /^[0-9]+\$/ { ep[\$1] = \$9; dp[\$1] = \$10 } END { exit !(ep[8] < ep[16] && ep[64] < ep[128] && dp[8] > dp[16] && dp[64] > dp[128]) }' '$T/moe-step.txt'"
+# On NVL72 racks (64 GPUs of each in use) an EP group up to 64 stays on
+# NVLink: its exchange grows little to EP 64 and jumps at 128 (two racks),
+# and every step up to EP 64 beats the best DGX H100 one.
+"$G" run scenarios/moe-ep-nvl72.yaml >"$T/moe-nvl72.txt"
+check "MoE step on NVL72: EP 8..64 on NVLink (ep within 1.2x), EP 128 over 5x, all below DGX H100's best" \
+  "awk 'FNR == NR && \$1 ~ /^[0-9]+\$/ { h = (h == \"\" || \$11 < h) ? \$11 : h; next } \$1 ~ /^[0-9]+\$/ { ep[\$1] = \$9; st[\$1] = \$11 } END { exit !(ep[64] < 1.2 * ep[8] && ep[128] > 5 * ep[64] && st[8] < h && st[64] < h) }' '$T/moe-step.txt' '$T/moe-nvl72.txt'"
 
 # Pods under a 1:7 core: Megatron's layout sends whole pipeline stages
 # across the core (PP over 2x slower), Llama 3's keeps them in a pod; the
