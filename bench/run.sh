@@ -1,32 +1,25 @@
 #!/bin/sh
 # make bench: engine hold model and the flat-cluster ring allreduce at 1024
-# and 4096 GPUs (targets: <= 0.2 s / 200 MB and <= 3 s / 500 MB).
+# and 4096 GPUs (targets: <= 0.2 s / 200 MB and <= 3 s / 500 MB), then
+# contended flow runs, where the cost is in the rate solves.
 set -e
 bin=$1
 dir=$2
 "$dir/bench_engine"
 "$dir/bench_flat" 1024
 "$dir/bench_flat" 4096
-# A contended run: NVLS tree on 8 DGX H100 nodes at 1 GiB (many flows share
-# the switch ports and NICs, so the cost is in the rate solves).
-tmp=$(mktemp /tmp/gcsim-bench-XXXXXX.yaml)
-cat > "$tmp" <<'YAML'
-schema_version: 1
-topology: {preset: dgx-h100, nodes: 8}
-collective: {op: allreduce, algo: nvlstree, sizes: [1GiB]}
-YAML
-echo "nvlstree allreduce, 8 DGX H100 nodes, 1 GiB:"
-"$dir/bench_scenario" "$tmp"
-rm -f "$tmp"
-# A large NVLink domain: a ring over 2 GB200 NVL72 racks (144 GPUs, 32
-# channels) at 1 GiB; every rack port carries all 32 channels' flows, and
-# each end moves the others' rates.
-tmp=$(mktemp /tmp/gcsim-bench-XXXXXX.yaml)
-cat > "$tmp" <<'YAML'
-schema_version: 1
-topology: {preset: gb200-nvl72, nodes: 2}
-collective: {op: allreduce, algo: ring, sizes: [1GiB]}
-YAML
-echo "ring allreduce, 2 GB200 NVL72 racks, 1 GiB:"
-"$dir/bench_scenario" "$tmp"
-rm -f "$tmp"
+# scenario TITLE TOPOLOGY ALGO: a 1 GiB allreduce timed by bench_scenario
+scenario() {
+	tmp=$(mktemp /tmp/gcsim-bench-XXXXXX.yaml)
+	printf 'schema_version: 1\ntopology: %s\ncollective: {op: allreduce, algo: %s, sizes: [1GiB]}\n' \
+		"$2" "$3" >"$tmp"
+	echo "$1:"
+	"$dir/bench_scenario" "$tmp" || { rm -f "$tmp"; exit 1; }
+	rm -f "$tmp"
+}
+# NVLS tree on 8 DGX H100 nodes: many flows share the switch ports and NICs
+scenario "nvlstree allreduce, 8 DGX H100 nodes, 1 GiB" "{preset: dgx-h100, nodes: 8}" nvlstree
+# a large NVLink domain: a ring over 2 GB200 NVL72 racks (144 GPUs, 32
+# channels); every rack port carries all 32 channels' flows, and each end
+# moves the others' rates
+scenario "ring allreduce, 2 GB200 NVL72 racks, 1 GiB" "{preset: gb200-nvl72, nodes: 2}" ring
