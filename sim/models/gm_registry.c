@@ -78,6 +78,18 @@ static const gm_model_info models[] = {
 	 "75 us per network message",
 	 "AWS p4d instance specification; aws-ofi-nccl src/platform-aws.cpp (p4d.24xlarge latency)",
 	 "topology.preset, topology.nodes"},
+	{"dgx-b200", "topology",
+	 "DGX B200 nodes: 8 B200s on NVSwitch, NVLink5 722 GB/s, NVLS at 0.74 of a port, one 400 "
+	 "Gb/s ConnectX-7 per GPU",
+	 "NVIDIA DGX B200 datasheet (8 x ConnectX-7 400 Gb/s); NCCL src/graph/topo.h SM100_NVLINK_BW "
+	 "40.1 GB/s x 18 links; NCCL nvls.cc Blackwell NVLS efficiency",
+	 "topology.preset, topology.nodes"},
+	{"gb200-nvl72", "topology",
+	 "GB200 NVL72 racks: a node is one rack's NVLink domain of 72 B200s behind the NVLink Switch "
+	 "trays, NVLink5 722 GB/s, one 400 Gb/s ConnectX-7 per GPU; nodes count racks",
+	 "NVIDIA GB200 NVL72 specification (18 compute trays of 4 GPUs, 4 x ConnectX-7 each); NCCL "
+	 "src/graph/topo.h SM100_NVLINK_BW; NCCL nvls.cc Blackwell NVLS efficiency",
+	 "topology.preset, topology.nodes, topology.gpus_per_node"},
 	{"ring", "algorithm",
 	 "NCCL ring: per channel a ring, loops of per-rank chunks, steps of slices; allreduce "
 	 "2(n-1) steps, allgather and reduce-scatter n-1",

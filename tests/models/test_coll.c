@@ -14,6 +14,7 @@
 
 #include "sim/models/gm_coll.h"
 #include "sim/models/gm_proto.h"
+#include "sim/models/gm_registry.h"
 #include "sim/models/gm_run.h"
 #include "sim/models/gm_scenario.h"
 #include "tests/models/run_testutil.h"
@@ -1113,6 +1114,10 @@ static void test_presets(void)
 		g_assert_cmpfloat(fabs(r->topo.nic.bw_Bps - want[i].nic), <, 1);
 		g_assert_cmpfloat(fabs(r->topo.pcie.bw_Bps - want[i].pcie), <, 1);
 		g_assert_cmpint(r->topo.nic.lat_ps, ==, want[i].lat_ps);
+		/* `gcsim models` lists it, with its sources */
+		const gm_model_info *mi = gm_registry_find(want[i].name);
+		g_assert_nonnull(mi);
+		g_assert_cmpstr(mi->kind, ==, "topology");
 		gm_run_free(r);
 		bool a100 = want[i].nvl < 300e9;
 		char *nvls = g_strdup_printf("schema_version: 1\n"
