@@ -44,8 +44,13 @@
  *   slices in, stores C, takes C (n - 1) multicast in: C (2n + 1) slices
  *   in all) after two GPU-to-switch latencies; every further round adds
  *   what the GPU's egress carries, C (n + 1) slices (n contributions, one
- *   owner store):
- *       T = launch + 2 alpha_up + (C (2n + 1) + (M - 1) C (n + 1)) s / B.
+ *   owner store); after the last round's egress its multicast still comes
+ *   in, a drain of about (n - 2) C slices, which the first rounds' overlap
+ *   hides while a block has two slices or fewer (fully from four on, half
+ *   at three, as the flow runs show):
+ *       T = launch + 2 alpha_up
+ *           + (C (2n + 1) + (M - 1) C (n + 1) + d(M) (n - 2) C) s / B,
+ *       d(M) = min(1, max(0, (M - 2) / 2)).
  *
  *   nvlstree (nvls in each node, a tree of owners between nodes): the
  *   first round runs as nvls's, plus its way up and down the deeper node
@@ -900,7 +905,8 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		b = fmin(b, net.links[route[0]].bw_Bps);
 		double first = (double)(C * (uint64_t)(2 * n + 1));
 		double round = (double)(C * (uint64_t)(n + 1));
-		t += 2.0 * a_up + (first + (double)(M - 1) * round) * s / b * 1e12;
+		double drain = M > 2 ? (double)(C * (uint64_t)(n - 2)) * fmin(1.0, (double)(M - 2) / 2.0) : 0.0;
+		t += 2.0 * a_up + (first + (double)(M - 1) * round + drain) * s / b * 1e12;
 	} else if (n > 1 && p->bytes > 0 && p->coll == GS_COLL_ALLTOALL) {
 		/* channels serve up to C peers at once, so the exchange is
 		 * bandwidth-bound on rank 0's busiest link (by symmetry every
