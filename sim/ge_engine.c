@@ -187,8 +187,7 @@ void ge_schedule_reserved(ge_engine *e, ge_time t, uint64_t seq, uint32_t entity
 		e->heap_peak = e->npending;
 }
 
-bool ge_schedule_in(ge_engine *e, double dt_ps, uint32_t entity, uint32_t kind, uint64_t arg,
-		    const char *what)
+bool ge_time_in(ge_engine *e, double dt_ps, const char *what, ge_time *t)
 {
 	g_assert(dt_ps >= 0);
 	if (!(dt_ps < (double)(GE_HORIZON - e->now))) {
@@ -200,7 +199,17 @@ bool ge_schedule_in(ge_engine *e, double dt_ps, uint32_t entity, uint32_t kind, 
 		return false;
 	}
 	int64_t idt = (int64_t)dt_ps;
-	ge_schedule(e, e->now + idt + ((double)idt < dt_ps), entity, kind, arg);
+	*t = e->now + idt + ((double)idt < dt_ps);
+	return true;
+}
+
+bool ge_schedule_in(ge_engine *e, double dt_ps, uint32_t entity, uint32_t kind, uint64_t arg,
+		    const char *what)
+{
+	ge_time t;
+	if (!ge_time_in(e, dt_ps, what, &t))
+		return false;
+	ge_schedule(e, t, entity, kind, arg);
 	return true;
 }
 

@@ -176,6 +176,11 @@ uint64_t ge_reserve_seq(ge_engine *e);
 void ge_schedule_reserved(ge_engine *e, ge_time t, uint64_t seq, uint32_t entity, uint32_t kind,
 			  uint64_t arg);
 
+/* The time dt_ps (>= 0, rounded up to whole picoseconds) from now, into
+ * *t; past GE_HORIZON it fails the run as ge_schedule_in does and returns
+ * false. */
+bool ge_time_in(ge_engine *e, double dt_ps, const char *what, ge_time *t);
+
 /* Time of the earliest pending event; false if none. */
 bool ge_peek_time(const ge_engine *e, ge_time *t);
 /* Pop the earliest event into *ev; false if none. */

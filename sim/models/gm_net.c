@@ -269,19 +269,12 @@ static void arm(gm_net *n)
 static void schedule_done_in(gm_net *n, uint32_t fid, double dt_ps)
 {
 	gm_flow *f = &n->flows[fid];
-	ge_engine *e = n->eng;
-	if (!(dt_ps < (double)(GE_HORIZON - e->now))) {
-		ge_fail(e, GC_ERR_INPUT,
-			"a transfer would end %.3g s after the start, past the %.0f days of simulated "
-			"time the engine holds (int64 picoseconds); the sizes are too large for the "
-			"bandwidths",
-			((double)e->now + dt_ps) * 1e-12, (double)GE_HORIZON * 1e-12 / 86400);
+	ge_time t;
+	if (!ge_time_in(n->eng, dt_ps, "a transfer", &t))
 		return;
-	}
-	int64_t idt = (int64_t)dt_ps;
 	f->version++; /* its engine event, if any, is superseded */
 	f->armed = 0;
-	ge_key k = ge_key_make(e->now + idt + ((double)idt < dt_ps), ge_reserve_seq(e));
+	ge_key k = ge_key_make(t, ge_reserve_seq(n->eng));
 	uint32_t i = n->dpos[fid];
 	if (i == UINT32_MAX)
 		i = n->ndheap++;
