@@ -7,11 +7,7 @@
 # a block's single "$ gcsim ..." line. Lines with an ellipsis are elided
 # and skipped. TAP output; GCSIM is set by `make test`.
 cd "$(dirname "$0")/../.." || exit 1
-G=${GCSIM:-build/gcsim}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-n=0
-fails=0
+. tests/tap.sh
 for doc in docs/WHATIF.md docs/TAXONOMY.md; do
 	# pairs: $T/cmd.K (the command) and $T/exp.K (the output shown)
 	rm -f "$T"/cmd.* "$T"/exp.*
@@ -58,16 +54,13 @@ for doc in docs/WHATIF.md docs/TAXONOMY.md; do
 			$0 == "" || index($0, "...") { next }
 			{ for (i = 1; i <= no; i++) if (index(out[i], $0) == 1) next; print; exit }' \
 			"$T/out" "$T/exp.$k")
-		n=$((n + 1))
 		if [ "$rc" -eq 0 ] && [ -z "$miss" ]; then
-			echo "ok $n - $doc: $cmd"
+			ok "$doc: $cmd"
 		else
-			echo "not ok $n - $doc: $cmd (status $rc)"
+			nok "$doc: $cmd (status $rc)"
 			[ -z "$miss" ] || echo "# not in the output: $miss"
 			sed 's/^/# /' "$T/err"
-			fails=$((fails + 1))
 		fi
 	done
 done
-echo "1..$n"
-[ "$fails" -eq 0 ]
+tap_end

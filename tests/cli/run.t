@@ -3,14 +3,7 @@
 # summaries, golden outputs, and the exit status and stderr of bad input.
 # TAP output; GCSIM is set by `make test` (defaults to build/gcsim).
 cd "$(dirname "$0")/../.." || exit 1
-G=${GCSIM:-build/gcsim}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); echo "not ok $n - $1"; fails=$((fails + 1)); }
-check() { if eval "$2"; then ok "$1"; else nok "$1"; fi; }
+. tests/tap.sh
 
 # --- formats ---------------------------------------------------------------
 "$G" run scenarios/flat-1024-ring.yaml --format csv >"$T/flat.csv" 2>"$T/err"
@@ -329,5 +322,4 @@ else
   check "16.7 M strands run in 4 GB of address space" "grep -q '^           8 ' '$T/many.txt'"
 fi
 
-echo "1..$n"
-[ $fails -eq 0 ]
+tap_end

@@ -5,12 +5,7 @@
 # predicts the recording back, and predicts held-aside schedules (8 ranks,
 # tree, allgather) that gcsim validate compares with the truth.
 cd "$(dirname "$0")/../.." || exit 1
-G=${GCSIM:-build/gcsim}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-n=0
-fails=0
-check() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fails=$((fails + 1)); fi; }
+. tests/tap.sh
 truth="--set topology.link.latency=3us --set topology.link.bandwidth=200GB/s --set collective.chunk=1TiB --set collective.slice=1TiB --set collective.buffer=1TiB"
 sizes="--set collective.sizes=4KiB,64KiB,1MiB,16MiB,256MiB"
 
@@ -27,5 +22,4 @@ for held in "--set topology.gpus=8" "--set collective.algo=tree" "--set collecti
   "$G" validate --measured "$T/hm.csv" --predicted "$T/hp.csv" >"$T/v2.txt"
   check "held-aside schedule ($held) predicted within the bands" "grep -q 'PASS' '$T/v2.txt'"
 done
-echo "1..$n"
-[ $fails -eq 0 ]
+tap_end

@@ -5,13 +5,7 @@
 # determinism, traces, platform refusals and bad arguments (status 2, one
 # line on stderr). TAP output; GCSIM is set by `make test`.
 cd "$(dirname "$0")/../.." || exit 1
-G=${GCSIM:-build/gcsim}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); echo "not ok $n - $1"; }
-check() { if eval "$2"; then ok "$1"; else nok "$1"; fi; }
+. tests/tap.sh
 
 "$G" explain >"$T/list"
 check "explain alone lists every type" "[ \$(grep -cE '^  (intra:[1-4]|inter:[1-5]) ' '$T/list') -eq 9 ]"
@@ -98,4 +92,4 @@ printf 'schema_version: 1\nexplain: {mode: path, path: "inter:3", bogus: 1}\n' >
 bad "unknown scenario key" "$T/s.yaml:2:[0-9]+: " explain --scenario "$T/s.yaml"
 "$G" explain --help >"$T/help"
 check "--help exits 0 and shows the options" "[ \$? -eq 0 ] && grep -q -- '--compare' '$T/help'"
-echo "1..$n"
+tap_end
