@@ -219,25 +219,7 @@ static void wake(sim *m, uint32_t sid)
 
 #define PROXY_TAG (UINT64_C(1) << 63)
 
-/* A proxied connection (sim.net_send proxy): the GPU has handed its
- * messages to the connection's FIFO, and the NIC puts them on the wire one
- * after the other, in order (an RC queue pair; NCCL's proxy posts them as
- * the GPU fills its send buffer). An empty message travels the route
- * latency in its turn. */
-static void proxy_pump(sim *m, conn *c)
-{
-	while (!c->busy && c->nflowed < c->nsent) {
-		uint64_t bytes = cq(c)[c->nflowed++ & c->qmask].bytes;
-		if (bytes > 0) {
-			c->busy = 1;
-			gm_net_start(&m->net, c->route, c->nhops, (double)bytes,
-				     PROXY_TAG | (uint64_t)(c - m->conns));
-		} else {
-			ge_schedule(&m->eng, m->eng.now + c->lat_ps, m->ent, EV_DELIVER,
-				    (uint64_t)(c - m->conns));
-		}
-	}
-}
+static void proxy_pump(sim *m, conn *c);
 
 /* Reclaim the buffer space of consumed messages whose credit has travelled
  * back by now (lazily: no event is needed unless a sender is waiting). */
@@ -480,6 +462,25 @@ static void deliver_after_latency(sim *m, conn *c, ge_time now)
 		deliver(m, c);
 	else
 		ge_schedule(&m->eng, now + c->lat_ps, m->ent, EV_DELIVER, (uint64_t)(c - m->conns));
+}
+
+/* A proxied connection (sim.net_send proxy): the GPU has handed its
+ * messages to the connection's FIFO, and the NIC puts them on the wire one
+ * after the other, in order (an RC queue pair; NCCL's proxy posts them as
+ * the GPU fills its send buffer). An empty message travels the route
+ * latency in its turn. */
+static void proxy_pump(sim *m, conn *c)
+{
+	while (!c->busy && c->nflowed < c->nsent) {
+		uint64_t bytes = cq(c)[c->nflowed++ & c->qmask].bytes;
+		if (bytes > 0) {
+			c->busy = 1;
+			gm_net_start(&m->net, c->route, c->nhops, (double)bytes,
+				     PROXY_TAG | (uint64_t)(c - m->conns));
+		} else {
+			deliver_after_latency(m, c, m->eng.now);
+		}
+	}
 }
 
 /* A SIGNAL landed: count it and let every strand parked on the slot
