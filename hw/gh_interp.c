@@ -273,16 +273,19 @@ gc_status gh_interp_expected(const gh_interp_plan *plan, void *expected, char **
 		if (st != GC_OK)
 			return st;
 	}
+	int32_t *srcs = g_new(int32_t, (size_t)n);
 	for (int r = 0; r < n; r++) {
 		char *o = (char *)expected + (uint64_t)r * plan->buf_bytes[GS_BUF_OUTPUT];
 		for (uint64_t i = 0; i < out_n; i++) {
 			double v = 0;
-			int src;
-			uint64_t idx;
 			if (moe) {
-				/* a slot no message uses keeps the arena's zero */
-				if (gs_moe_expect(&map, c, r, i, &src, &idx))
-					v = gh_interp_input_value(src, idx);
+				/* a slot no message uses keeps the arena's zero; the
+				 * sum over the ranks (forward's combine sums a token's
+				 * partials) */
+				uint64_t idx;
+				int cnt = gs_moe_expect(&map, c, r, i, srcs, &idx);
+				for (int k = 0; k < cnt; k++)
+					v += gh_interp_input_value(srcs[k], idx);
 			} else if (n == 1) {
 				v = gh_interp_input_value(r, i);
 			} else if (c == GS_COLL_ALLREDUCE) {
@@ -303,11 +306,13 @@ gc_status gh_interp_expected(const gh_interp_plan *plan, void *expected, char **
 				*errmsg = g_strdup_printf("no expected result defined for %s",
 							  gs_coll_name(c));
 				gs_moe_map_free(&map);
+				g_free(srcs);
 				return GC_ERR_UNSUPPORTED;
 			}
 			put(plan->p.dtype, o, i, v);
 		}
 	}
+	g_free(srcs);
 	gs_moe_map_free(&map);
 	return GC_OK;
 }

@@ -89,6 +89,10 @@
  *   routed as drawn, loads the links of its route; the busiest link
  *   decides (the draw's imbalance included), plus the longest route:
  *       T = launch + max_link (bytes routed over it) / B(link) + max alpha.
+ *   forward: a token loads the route to its entry rank of every other
+ *   node it goes to once, and the route from the entry to each of that
+ *   node's ranks it goes to; the latency is the longest network route's
+ *   plus the longest NVLink route's (the two legs in sequence).
  *
  *   sendrecv: T = launch + alpha + M tau.
  *
@@ -505,13 +509,16 @@ static void load_init(link_load *ld, const gm_net *net)
 	ld->lat = 0;
 }
 
-static void load_add(link_load *ld, const gt_topo *topo, int src, int dst, double bytes)
+/* Adds bytes on the route from src to dst; returns its latency (ps). */
+static double load_add(link_load *ld, const gt_topo *topo, int src, int dst, double bytes)
 {
 	uint32_t route[GM_MAX_HOPS];
 	int h = gt_topo_route(topo, src, dst, route);
 	for (int k = 0; k < h; k++)
 		ld->bytes[route[k]] += bytes;
-	ld->lat = fmax(ld->lat, (double)gm_net_route_latency(ld->net, route, h));
+	double lat = (double)gm_net_route_latency(ld->net, route, h);
+	ld->lat = fmax(ld->lat, lat);
+	return lat;
 }
 
 /* The busiest link's time plus the longest route's latency (ps); frees. */
@@ -543,13 +550,42 @@ static gc_status moe_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, d
 	 * elsewhere every group routes alike over links of its own, so group 0
 	 * alone decides */
 	bool shared = uplinks_shared(topo);
+	const bool disp = p->coll == GS_COLL_DISPATCH;
+	if (m.fwd) {
+		/* forward: once per other node to the rank of the sender's
+		 * local index there (its entry), from the entry to every
+		 * other rank of the node; the two legs one after the other */
+		const int P = m.P;
+		double lat_net = 0, lat_nvl = 0;
+		for (int id = 0; id < (shared ? gs_group_count(p) : 1); id++)
+			for (uint64_t i = 0; i < (uint64_t)m.n * m.T; i++) {
+				int s = (int)(i / m.T), gs = gs_group_member(p, id, s);
+				for (uint64_t j = m.tset_off[i]; j < m.tset_off[i + 1]; j++) {
+					int d = m.tset[j], b = d / P;
+					int e = b == s / P ? s : b * P + s % P, ge = gs_group_member(p, id, e),
+					    gd = gs_group_member(p, id, d);
+					bool first = j == m.tset_off[i] || m.tset[j - 1] / P != b;
+					if (e != s && first)
+						lat_net = fmax(lat_net, load_add(&ld, topo, disp ? gs : ge,
+										 disp ? ge : gs,
+										 (double)p->bytes));
+					if (d != e)
+						lat_nvl = fmax(lat_nvl, load_add(&ld, topo, disp ? ge : gd,
+										 disp ? gd : ge,
+										 (double)p->bytes));
+				}
+			}
+		ld.lat = lat_net + lat_nvl;
+		gs_moe_map_free(&m);
+		*t += load_time(&ld);
+		return GC_OK;
+	}
 	for (int id = 0; id < (shared ? gs_group_count(p) : 1); id++)
 		for (uint64_t i = 0; i < all; i++) {
 			int r = gs_group_member(p, id, (int)(i / TK)),
 			    d = gs_group_member(p, id, m.dst[i]);
 			if (r == d)
 				continue; /* a local copy */
-			bool disp = p->coll == GS_COLL_DISPATCH;
 			load_add(&ld, topo, disp ? r : d, disp ? d : r, (double)p->bytes);
 		}
 	gs_moe_map_free(&m);

@@ -46,6 +46,8 @@ static gs_algo algo_of(const char *s)
 		return GS_ALGO_BRUCK;
 	if (!strcmp(s, "collnet"))
 		return GS_ALGO_COLLNET;
+	if (!strcmp(s, "forward"))
+		return GS_ALGO_FORWARD;
 	return GS_ALGO_RING;
 }
 
@@ -68,11 +70,14 @@ static const char *algo_refusal(gs_coll c, gs_algo a, int proto, const gt_topo *
 				bool node_groups)
 {
 	bool a2a = c == GS_COLL_ALLTOALL;
-	if (gs_coll_is_moe(c) && a != GS_ALGO_PUT)
-		return "dispatch and combine run as put (one-sided, GPU-initiated: DeepEP's low-latency "
-		       "kernels)";
+	if (gs_coll_is_moe(c) && a != GS_ALGO_PUT && a != GS_ALGO_FORWARD)
+		return "dispatch and combine run as put (every token-expert message from its GPU: "
+		       "DeepEP's low-latency kernels) or forward (once per node over the network, on "
+		       "over NVLink: DeepEP's normal kernels)";
 	if (gs_coll_is_moe(c))
 		return NULL;
+	if (a == GS_ALGO_FORWARD)
+		return "forward is the dispatch and combine of MoE expert parallelism";
 	if (a == GS_ALGO_TREE && c != GS_COLL_ALLREDUCE)
 		return "tree is implemented for allreduce only";
 	if (a == GS_ALGO_BRUCK && c != GS_COLL_ALLGATHER && c != GS_COLL_REDUCESCATTER)
@@ -124,7 +129,20 @@ static const char *algo_refusal(gs_coll c, gs_algo a, int proto, const gt_topo *
  * (by default) chunk. */
 #define NVLS_CHUNK (128u * 1024u)
 #define MOE_CHANNELS 32
+/* DeepEP's normal kernels: a channel is two SMs, and its tests run 24 */
+#define MOE_FWD_CHANNELS 12
 #define NVLS_CHANNELS 16
+
+/* dispatch/combine: the nodes an expert-parallel group spans (its first
+ * group's members on each node alike) and its members per node. */
+static void moe_nodes(const gs_params *p, const gt_topo *t, int *nodes, int *per)
+{
+	int G = gs_group_n(p), here = 0, gpn = t->gpus_per_node > 0 ? t->gpus_per_node : G;
+	for (int j = 0; j < G; j++)
+		here += gs_group_member(p, 0, j) / gpn == gs_group_member(p, 0, 0) / gpn;
+	*per = here;
+	*nodes = G % here == 0 ? G / here : 1;
+}
 
 /* Channels, chunk, slice and ranks per node of p->algo on t: the
  * scenario's (or the protocol's, set as defaults before), NVLS's own
@@ -141,7 +159,7 @@ static void algo_layout(const gc_config *cfg, const gt_topo *t, gs_params *p)
 	 * token-expert message from its own warp; docs/MODELS.md gives the
 	 * sensitivity) */
 	if (gs_coll_is_moe(p->coll) && ch == 0)
-		p->nchannels = MOE_CHANNELS;
+		p->nchannels = p->algo == GS_ALGO_FORWARD ? MOE_FWD_CHANNELS : MOE_CHANNELS;
 	if (!switch_reduced(p->algo))
 		return;
 	if (p->algo == GS_ALGO_NVLS)
@@ -264,6 +282,8 @@ static gc_status collective_from_config(gc_config *cfg, const gt_topo *t, gs_par
 	p->moe_topk = (uint32_t)gc_config_int(cfg, "moe.topk");
 	p->moe_experts = (uint32_t)gc_config_int(cfg, "moe.experts");
 	p->moe_seed = (uint64_t)gc_config_int(cfg, "seed");
+	p->moe_max_nodes = (uint32_t)gc_config_int(cfg, "moe.max_nodes");
+	p->moe_chunk = (uint32_t)gc_config_int(cfg, "moe.chunk");
 	p->dtype = dtype_of(gc_config_str(cfg, "collective.dtype"));
 	p->nranks = t->ngpus;
 	/* a fixed protocol brings its own step geometry unless the scenario
@@ -281,7 +301,8 @@ static gc_status collective_from_config(gc_config *cfg, const gt_topo *t, gs_par
 		gc_config_set_default(cfg, "collective.buffer", v, origin);
 	}
 	algo_layout(cfg, t, p);
-	static const char *const moe_keys[] = {"moe.tokens", "moe.topk", "moe.experts"};
+	static const char *const moe_keys[] = {"moe.tokens", "moe.topk", "moe.experts",
+					       "moe.max_nodes", "moe.chunk"};
 	for (size_t i = 0; i < G_N_ELEMENTS(moe_keys); i++)
 		if (p->coll != GS_COLL_DISPATCH && p->coll != GS_COLL_COMBINE &&
 		    gc_config_is_set(cfg, moe_keys[i]))
@@ -312,6 +333,16 @@ static gc_status collective_from_config(gc_config *cfg, const gt_topo *t, gs_par
 					       (unsigned long long)msgs,
 					       (unsigned long long)GS_MOE_MAX_MESSAGES);
 	}
+	if (gs_coll_is_moe(p->coll) && p->moe_max_nodes > 0) {
+		int N, per;
+		moe_nodes(p, t, &N, &per);
+		uint32_t M = MIN(p->moe_max_nodes, (uint32_t)N);
+		if (M < (uint32_t)N && p->moe_topk > M * (p->moe_experts / (uint32_t)N))
+			return gc_config_error(cfg, "moe.max_nodes", errmsg,
+					       "%u of the %d nodes hold %u experts, fewer than the "
+					       "top-%u a token goes to",
+					       M, N, M * (p->moe_experts / (uint32_t)N), p->moe_topk);
+	}
 	const char *why = algo_refusal(p->coll, p->algo, proto, t, node_groups(p, t));
 	if (why)
 		return gc_config_error(cfg, "collective.algo", errmsg, "%s (algo %s, op %s)", why,
@@ -336,8 +367,19 @@ static gc_status collective_from_config(gc_config *cfg, const gt_topo *t, gs_par
 			return gc_config_error(cfg, "collective.sizes", errmsg,
 					       "size %llu B is smaller than one %s element",
 					       (unsigned long long)sizes[i], gs_dtype_name(p->dtype));
+	/* forward's combine: a forwarder sends a node's sum home up to
+	 * moe.chunk tokens before home takes it (gs_moefwd.c) */
+	for (size_t i = 0; p->algo == GS_ALGO_FORWARD && p->coll == GS_COLL_COMBINE && i < n; i++)
+		if (buffer / sizes[i] < (uint64_t)p->moe_chunk + 1)
+			return gc_config_error(cfg, "collective.buffer", errmsg,
+					       "%llu B cannot hold moe.chunk + 1 = %u tokens of %llu B: "
+					       "forward's combine sends a node's sums that far ahead of "
+					       "their home",
+					       (unsigned long long)buffer, p->moe_chunk + 1,
+					       (unsigned long long)sizes[i]);
 	return GC_OK;
 }
+
 
 static uint64_t count_of(const gs_params *p)
 {

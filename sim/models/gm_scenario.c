@@ -27,9 +27,11 @@ static const gc_param coll_params[] = {
 	 "allreduce|allgather|reducescatter|sendrecv|alltoall|dispatch|combine", 1, 0,
 	 "the collective to time; dispatch and combine are MoE expert parallelism (moe.*), their "
 	 "sizes one token-expert message", NULL},
-	{"collective.algo", GC_P_ENUM, "ring", "ring|tree|pairwise|put|nvls|nvlstree|bruck|collnet|auto", 1, 0,
+	{"collective.algo", GC_P_ENUM, "ring", "ring|tree|pairwise|put|nvls|nvlstree|bruck|collnet|forward|auto", 1, 0,
 	 "ring; tree (NCCL double binary tree, allreduce); pairwise (two-sided) or put "
-	 "(one-sided, NVSHMEM style) for alltoall, whose default is pairwise; nvls (allreduce "
+	 "(one-sided, NVSHMEM style) for alltoall, whose default is pairwise; put (DeepEP's "
+	 "low-latency kernels, the default) or forward (DeepEP's normal kernels: once per node over "
+	 "the network, on over NVLink) for dispatch and combine; nvls (allreduce "
 	 "reduced and multicast in the switch, NVLink SHARP; one node); nvlstree (nvls in every "
 	 "node, a double binary tree between nodes; NCCL's NVLS_TREE); bruck (allgather and "
 	 "reducescatter in log2 n rounds); collnet (allreduce: NCCL's CollNet Direct, each "
@@ -86,6 +88,13 @@ static const gc_param moe_params[] = {
 	{"moe.experts", GC_P_INT, "256", NULL, 1, 1048576,
 	 "dispatch/combine: routed experts, a multiple of the GPUs, in equal groups per GPU",
 	 "DeepSeek-V3, 256 routed experts (moe_published.csv)"},
+	{"moe.max_nodes", GC_P_INT, "0", NULL, 0, 1048576,
+	 "dispatch/combine: nodes a token may reach (node-limited routing: it draws this many "
+	 "nodes, then its experts among theirs); 0: any",
+	 "DeepSeek-V3 routes each token to at most 4 nodes; DeepEP's tests draw min(nodes, 4)"},
+	{"moe.chunk", GC_P_INT, "16", NULL, 1, 65536,
+	 "dispatch with algo forward: tokens a GPU sends to a node's forwarder before it signals them",
+	 "DeepEP normal kernels: RDMA chunks of 16-20 tokens (Buffer.get_dispatch_config)"},
 };
 
 static const gc_param sim_params[] = {

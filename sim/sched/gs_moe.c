@@ -70,6 +70,16 @@ gc_status gs_moe_map_build(const gs_params *p, gs_moe_map *m, char **errmsg)
 					  (unsigned long long)K, (unsigned long long)E);
 		return GC_ERR_INPUT;
 	}
+	const uint64_t P = p->ranks_per_node > 0 ? (uint64_t)p->ranks_per_node : n;
+	const uint64_t N = n % P == 0 ? n / P : 1;
+	const uint64_t M = p->moe_max_nodes > 0 ? MIN((uint64_t)p->moe_max_nodes, N) : N;
+	if (n % P != 0 || (M < N && K > M * (E / N))) {
+		*errmsg = g_strdup_printf("dispatch/combine: a token limited to %llu of %llu nodes "
+					  "reaches %llu experts, fewer than its top-%llu",
+					  (unsigned long long)M, (unsigned long long)N,
+					  (unsigned long long)(M * (E / N)), (unsigned long long)K);
+		return GC_ERR_INPUT;
+	}
 	if (n * T * K > GS_MOE_MAX_MESSAGES) {
 		*errmsg = g_strdup_printf("dispatch/combine: %llu ranks x %llu tokens x top-%llu = %llu "
 					  "messages, above the limit of %llu",
@@ -79,34 +89,75 @@ gc_status gs_moe_map_build(const gs_params *p, gs_moe_map *m, char **errmsg)
 		return GC_ERR_INPUT;
 	}
 	m->n = (int)n;
+	m->P = (int)P;
+	m->fwd = p->algo == GS_ALGO_FORWARD;
 	m->T = (uint32_t)T;
 	m->K = (uint32_t)K;
 	m->me = p->bytes / el;
 	m->dst = g_new(int32_t, n * T * K);
 	m->slot = g_new(uint32_t, n * T * K);
 	m->recv = g_new0(uint32_t, n);
-	uint64_t per = E / n;
-	bool *taken = g_new0(bool, E);
-	uint64_t *pk = g_new(uint64_t, K);
+	uint64_t per = E / n, EN = E / N;
+	bool *taken = g_new0(bool, E), *ntaken = g_new0(bool, N);
+	uint64_t *pk = g_new(uint64_t, K), *nodes = g_new(uint64_t, M);
 	for (uint64_t r = 0; r < n; r++) {
 		for (uint64_t t = 0; t < T; t++) {
 			/* the stream of token t of rank r */
 			uint64_t x = p->moe_seed ^ (r * UINT64_C(0x100000001b3) + t) * UINT64_C(0x9e3779b97f4a7c15);
+			/* node-limited: M distinct nodes first, then the experts
+			 * among their M E / N, the first min(K, M) one on each node
+			 * (a node is chosen for its best expert's score, which
+			 * then is among the token's top K) */
+			for (uint64_t j = 0; M < N && j < M; j++) {
+				uint64_t b;
+				do
+					b = gs_mix64(&x) % N;
+				while (ntaken[b]);
+				ntaken[b] = true;
+				nodes[j] = b;
+			}
 			for (uint64_t k = 0; k < K; k++) {
 				uint64_t e;
-				do
-					e = gs_mix64(&x) % E;
-				while (taken[e]);
+				do {
+					e = gs_mix64(&x) % (M < N ? (k < M ? EN : M * EN) : E);
+					if (M < N)
+						e = k < M ? nodes[k] * EN + e : nodes[e / EN] * EN + e % EN;
+				} while (taken[e]);
 				taken[e] = true;
 				pk[k] = e;
 				m->dst[(r * T + t) * K + k] = (int32_t)(e / per);
 			}
 			for (uint64_t k = 0; k < K; k++)
 				taken[pk[k]] = false;
+			for (uint64_t j = 0; M < N && j < M; j++)
+				ntaken[nodes[j]] = false;
 		}
 	}
+	g_free(nodes);
+	g_free(ntaken);
 	g_free(pk);
 	g_free(taken);
+	/* forward: each token's distinct destination ranks, increasing */
+	if (m->fwd) {
+		m->tset_off = g_new(uint64_t, n * T + 1);
+		m->tset = g_new(int32_t, n * T * K);
+		uint64_t cnt = 0;
+		for (uint64_t i = 0; i < n * T; i++) {
+			m->tset_off[i] = cnt;
+			for (uint64_t k = 0; k < K; k++) {
+				int32_t d = m->dst[i * K + k];
+				uint64_t j = cnt;
+				while (j > m->tset_off[i] && m->tset[j - 1] > d)
+					j--;
+				if (j > m->tset_off[i] && m->tset[j - 1] == d)
+					continue;
+				memmove(&m->tset[j + 1], &m->tset[j], (cnt - j) * sizeof(int32_t));
+				m->tset[j] = d;
+				cnt++;
+			}
+		}
+		m->tset_off[n * T] = cnt;
+	}
 	/* slots in (source, token, k) order at each destination */
 	for (uint64_t i = 0; i < n * T * K; i++)
 		m->slot[i] = m->recv[m->dst[i]]++;
@@ -130,28 +181,59 @@ void gs_moe_map_free(gs_moe_map *m)
 	g_free(m->recv);
 	g_free(m->off);
 	g_free(m->src_of);
+	g_free(m->tset_off);
+	g_free(m->tset);
 	memset(m, 0, sizeof(*m));
 }
 
-bool gs_moe_expect(const gs_moe_map *m, gs_coll coll, int r, uint64_t e, int *src, uint64_t *idx)
+/* Does token (s, t) go to rank d (forward)? */
+static bool gs_moe_fwd_has(const gs_moe_map *m, int s, uint64_t t, int32_t d)
+{
+	uint64_t i = (uint64_t)s * m->T + t;
+	for (uint64_t j = m->tset_off[i]; j < m->tset_off[i + 1]; j++)
+		if (m->tset[j] == d)
+			return true;
+	return false;
+}
+
+int gs_moe_expect(const gs_moe_map *m, gs_coll coll, int r, uint64_t e, int32_t *src, uint64_t *idx)
 {
 	if (m->me == 0)
-		return false;
+		return 0;
 	uint64_t q = e / m->me, o = e % m->me;
 	uint64_t T = m->T, K = m->K;
+	if (m->fwd && coll == GS_COLL_DISPATCH) {
+		/* slot q = s T + t holds token t of rank s where it went */
+		int s = (int)(q / T);
+		if (!gs_moe_fwd_has(m, s, q % T, r))
+			return 0;
+		src[0] = s;
+		*idx = q % T * m->me + o;
+		return 1;
+	}
+	if (m->fwd) {
+		/* token q of rank r: the partial results of every rank it went
+		 * to, each in that rank's slot r T + q */
+		uint64_t i = (uint64_t)r * T + q;
+		int cnt = 0;
+		for (uint64_t j = m->tset_off[i]; j < m->tset_off[i + 1]; j++)
+			src[cnt++] = m->tset[j];
+		*idx = i * m->me + o;
+		return cnt;
+	}
 	if (coll == GS_COLL_DISPATCH) {
 		if (q >= m->recv[r])
-			return false; /* a slot no message uses */
+			return 0; /* a slot no message uses */
 		uint64_t i = m->src_of[m->off[r] + q];
-		*src = (int)(i / (T * K));
+		src[0] = (int)(i / (T * K));
 		*idx = (i / K % T) * m->me + o;
-		return true;
+		return 1;
 	}
 	/* combine: message q = t K + k of rank r came from slot(r, t, k) of dst */
 	uint64_t i = (uint64_t)r * T * K + q;
-	*src = m->dst[i];
+	src[0] = m->dst[i];
 	*idx = (uint64_t)m->slot[i] * m->me + o;
-	return true;
+	return 1;
 }
 
 typedef struct gs_moe {

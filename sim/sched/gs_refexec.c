@@ -364,6 +364,7 @@ static gc_status gs_rcheck(gs_rstate *rs)
 	gs_params gp = gs_group_params(&s->p); /* every group routes alike */
 	if (moe && (rc = gs_moe_map_build(&gp, &map, rs->errmsg)) != GC_OK)
 		return rc;
+	int32_t *srcs = g_new(int32_t, (size_t)G);
 	if (s->p.coll == GS_COLL_ALLTOALL && nout % (uint64_t)G != 0) {
 		*rs->errmsg = g_strdup_printf("alltoall OUTPUT of %" PRIu64
 					      " elements is not %d equal blocks",
@@ -402,12 +403,19 @@ static gc_status gs_rcheck(gs_rstate *rs)
 			}
 			case GS_COLL_DISPATCH:
 			case GS_COLL_COMBINE: {
-				int src;
 				uint64_t idx;
+				int cnt = gs_moe_expect(&map, s->p.coll, l, e, srcs, &idx);
 
-				if (!gs_moe_expect(&map, s->p.coll, l, e, &src, &idx))
+				if (cnt == 0)
 					continue; /* a slot no message uses */
-				gs_input_value(t, gs_group_member(&s->p, id, src), idx, want);
+				/* the sum of the ranks' values (one rank but for
+				 * forward's combine) */
+				for (int k = 0; k < cnt; k++) {
+					gs_input_value(t, gs_group_member(&s->p, id, srcs[k]), idx,
+						       k ? v : want);
+					if (k)
+						gs_reduce(t, want, v, 1);
+				}
 				break;
 			}
 			default:
@@ -431,6 +439,7 @@ static gc_status gs_rcheck(gs_rstate *rs)
 		}
 	}
 	g_free(sum);
+	g_free(srcs);
 	gs_moe_map_free(&map);
 	return rc;
 }

@@ -151,7 +151,10 @@ typedef enum gs_coll {
  * reduce-scatter in ceil(log2 n) rounds (gs_bruck.c); collnet: NCCL's
  * CollNet Direct allreduce, each node's sums reduced by the network's
  * switch (SHARP) and gathered and handed out by plain NVLink sends
- * (gs_nvls.c). */
+ * (gs_nvls.c); forward: dispatch and combine in the shape of DeepEP's
+ * normal (training and prefill) kernels, each token crossing the network
+ * once per destination node to the GPU of its own local index there, which
+ * hands it on over NVLink (gs_moefwd.c). */
 typedef enum gs_algo {
 	GS_ALGO_RING = 0,
 	GS_ALGO_TREE,
@@ -161,6 +164,7 @@ typedef enum gs_algo {
 	GS_ALGO_NVLS_TREE,
 	GS_ALGO_BRUCK,
 	GS_ALGO_COLLNET,
+	GS_ALGO_FORWARD,
 	GS_ALGO__COUNT
 } gs_algo;
 
@@ -169,7 +173,7 @@ typedef enum gs_dtype { GS_DT_F32 = 0, GS_DT_I32, GS_DT_F64, GS_DT_U8, GS_DT__CO
 const char *gs_coll_name(gs_coll c);   /* "allreduce", "allgather", "reducescatter", "sendrecv", "alltoall",
 					  "dispatch", "combine" */
 const char *gs_algo_name(gs_algo a);   /* "ring", "tree", "pairwise", "put", "nvls", "nvlstree",
-					  "bruck", "collnet" */
+					  "bruck", "collnet", "forward" */
 const char *gs_dtype_name(gs_dtype t); /* nccl-tests spelling: "float", "int32", "double", "uint8" */
 size_t gs_dtype_size(gs_dtype t);
 /* nccl-tests bus-bandwidth factor: allreduce 2(n-1)/n; allgather,
@@ -194,9 +198,14 @@ typedef struct gs_params {
 	/* dispatch and combine (MoE expert parallelism, gs_moe.c): bytes is
 	 * one token-expert message; every rank routes moe_tokens tokens to
 	 * moe_topk of moe_experts experts (a multiple of nranks, spread in
-	 * equal contiguous groups over the ranks), drawn from moe_seed */
+	 * equal contiguous groups over the ranks), drawn from moe_seed; with
+	 * moe_max_nodes M > 0 a token first draws M of the nodes (ranks_per_node
+	 * ranks each) and its experts among theirs (DeepSeek-V3's node-limited
+	 * routing). forward: bytes is one token, and a rank signals a node's
+	 * forwarder after every moe_chunk tokens it sent there (0: 16) */
 	uint32_t moe_tokens, moe_topk, moe_experts;
 	uint64_t moe_seed;
+	uint32_t moe_max_nodes, moe_chunk;
 	/* communicators: the collective runs at once in nranks / (group_size)
 	 * disjoint groups of group_size ranks (0: one group of all nranks),
 	 * member j of a group group_stride ranks after member j - 1 (0: 1).
@@ -322,21 +331,30 @@ void gs_ntree_free(gs_ntree *nt);
 /* MoE routing shared by the dispatch/combine generator, the checkers and
  * the closed form (gs_moe.c): message i = (r T + t) K + k goes to rank dst[i], slot
  * slot[i] there; rank d receives recv[d] messages, slot j holding message
- * src_of[off[d] + j]; me = elements per message. */
+ * src_of[off[d] + j]; me = elements per message. forward (fwd): token
+ * (r, t) goes once to each rank of tset[tset_off[r T + t] ..
+ * tset_off[r T + t + 1]) (increasing: the distinct ranks of its experts),
+ * into that rank's slot r T + t; P ranks per node. */
 typedef struct gs_moe_map {
-	int n;
+	int n, P;
+	bool fwd;
 	uint32_t T, K, maxrecv;
 	uint64_t me;
 	int32_t *dst;
 	uint32_t *slot, *recv;
 	uint64_t *off, *src_of;
+	uint64_t *tset_off;
+	int32_t *tset;
 } gs_moe_map;
 #define GS_MOE_MAX_MESSAGES (UINT64_C(1) << 26)
 gc_status gs_moe_map_build(const gs_params *p, gs_moe_map *m, char **errmsg);
 void gs_moe_map_free(gs_moe_map *m);
-/* Where OUTPUT element e of rank r must come from (INPUT element *idx of
- * rank *src) after dispatch or combine; false for a slot no message uses. */
-bool gs_moe_expect(const gs_moe_map *m, gs_coll coll, int r, uint64_t e, int *src, uint64_t *idx);
+/* What OUTPUT element e of rank r must hold after dispatch or combine: the
+ * sum of INPUT element *idx of the ranks src[0 .. count) (room for m->n;
+ * one rank but for forward's combine, which sums a token's partial results
+ * from every rank it went to); 0 for a slot no message uses. */
+int gs_moe_expect(const gs_moe_map *m, gs_coll coll, int r, uint64_t e, int32_t *src,
+		  uint64_t *idx);
 
 /* A materialized schedule. */
 typedef struct gs_sched {

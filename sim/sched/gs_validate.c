@@ -151,6 +151,7 @@ typedef struct gs_vstate {
 	gs_walk walk;	     /* the strands, connections (gs_conn) and messages */
 	uint32_t *group_set; /* per communicator: the set of its members */
 	char **errmsg;
+	int32_t *moe_src;    /* gs_moe_expect's ranks (group size) */
 } gs_vstate;
 
 static guint gs_bset_hash(gconstpointer p)
@@ -893,7 +894,10 @@ static gc_status gs_check_output(gs_vstate *vs)
 		if (rc != GC_OK)
 			return rc;
 	}
+	vs->moe_src = g_new(int32_t, (size_t)G);
 	gc_status rc = gs_check_output_with(vs, moe ? &map : NULL, nout, nin, blk);
+	g_free(vs->moe_src);
+	vs->moe_src = NULL;
 	gs_moe_map_free(&map);
 	return rc;
 }
@@ -957,10 +961,10 @@ static gc_status gs_check_output_with(gs_vstate *vs, const gs_moe_map *map, uint
 				break;
 			case GS_COLL_DISPATCH:
 			case GS_COLL_COMBINE: {
-				int src;
 				uint64_t idx;
+				int cnt = gs_moe_expect(map, s->p.coll, l, e, vs->moe_src, &idx);
 
-				if (!gs_moe_expect(map, s->p.coll, l, e, &src, &idx)) {
+				if (cnt == 0) {
 					/* a slot no message uses stays unwritten */
 					if (v.set == 0)
 						continue;
@@ -970,7 +974,16 @@ static gc_status gs_check_output_with(gs_vstate *vs, const gs_moe_map *map, uint
 						r, e);
 					return GC_ERR_INPUT;
 				}
-				want_set = gs_set_single(vs, gs_group_member(&s->p, id, src));
+				/* one rank, or (forward's combine) the union of the
+				 * ranks the token went to */
+				want_set = gs_set_single(vs, gs_group_member(&s->p, id, vs->moe_src[0]));
+				for (int k = 1; k < cnt; k++) {
+					int dup = -1;
+					want_set = gs_set_union(
+						vs, want_set,
+						gs_set_single(vs, gs_group_member(&s->p, id, vs->moe_src[k])),
+						&dup);
+				}
 				want_idx = (uint32_t)idx;
 				break;
 			}

@@ -296,12 +296,11 @@ static void check_pack_params(gs_params p)
 	for (int r = 0; r < nranks; r++)
 		for (size_t i = 0; i < on; i += on / 7 + 1) {
 			double want = 0;
-			int src;
+			int32_t src[64];
 			uint64_t idx;
 			if (coll == GS_COLL_DISPATCH || coll == GS_COLL_COMBINE)
-				want = gs_moe_expect(&map, coll, r, i, &src, &idx)
-					       ? gh_interp_input_value(src, idx)
-					       : 0;
+				for (int k = 0, cnt = gs_moe_expect(&map, coll, r, i, src, &idx); k < cnt; k++)
+					want += gh_interp_input_value(src[k], idx);
 			else if (coll == GS_COLL_ALLREDUCE)
 				for (int k = 0; k < nranks; k++)
 					want += gh_interp_input_value(k, i);

@@ -325,13 +325,17 @@ static inline bool tu_check_case(const gs_params *p, GRand *rnd)
 	}
 	/* nvls, nvlstree and collnet key a connection per (logical channel,
 	 * owner GPU of a node; one node: ranks_per_node = nranks) */
+	/* forward's dispatch keys a connection per (channel, role: network
+	 * sender, local sender, forwarder of each node) */
+	const int per_ch = p->algo == GS_ALGO_NVLS || p->algo == GS_ALGO_NVLS_TREE ||
+					   p->algo == GS_ALGO_COLLNET
+				   ? g->p.ranks_per_node
+			   : p->algo == GS_ALGO_FORWARD && p->coll == GS_COLL_DISPATCH
+				   ? gs_group_n(&g->p) / g->p.ranks_per_node + 2
+				   : 1;
 	if (s->strands_per_channel != g->strands_per_channel || s->strands_per_channel < 1 ||
 	    s->nstrands % s->strands_per_channel != 0 ||
-	    s->nstrands / s->strands_per_channel !=
-		    p->nchannels * (p->algo == GS_ALGO_NVLS || p->algo == GS_ALGO_NVLS_TREE ||
-						    p->algo == GS_ALGO_COLLNET
-					    ? g->p.ranks_per_node
-					    : 1)) {
+	    s->nstrands / s->strands_per_channel != p->nchannels * per_ch) {
 		g_test_fail_printf("%s: %d strands in channels of %d for %d channels", desc,
 				   s->nstrands, s->strands_per_channel, p->nchannels);
 		goto out;
@@ -350,7 +354,9 @@ static inline bool tu_check_case(const gs_params *p, GRand *rnd)
 				/* SIGNAL's bytes are the signal word, WAIT's a threshold */
 				if (steps[i].op == GS_OP_SIGNAL || steps[i].op == GS_OP_WAIT)
 					continue;
-				if (steps[i].bytes == 0 || steps[i].bytes > g->p.slice_bytes) {
+				/* forward moves whole tokens, as DeepEP does */
+				if (steps[i].bytes == 0 ||
+				    (steps[i].bytes > g->p.slice_bytes && p->algo != GS_ALGO_FORWARD)) {
 					g_test_fail_printf("%s: r%d c%d #%" PRIu64 " has %" PRIu64
 							   " bytes (slice %" PRIu64 ")",
 							   desc, r, c, i, steps[i].bytes,
@@ -375,8 +381,13 @@ static inline bool tu_check_case(const gs_params *p, GRand *rnd)
 		g_test_fail_printf("%s: refexec: %s", desc, err);
 		goto out;
 	}
-	/* the simulator's smallest receive buffer: one chunk */
-	if (!tu_check_bounded(s, g->p.chunk_bytes, desc))
+	/* the simulator's smallest receive buffer: one chunk; forward's
+	 * combine needs its lag of moe_chunk tokens and one more between a
+	 * forwarder and a token's home (the simulator refuses less) */
+	uint64_t cap = g->p.chunk_bytes;
+	if (p->algo == GS_ALGO_FORWARD && p->coll == GS_COLL_COMBINE)
+		cap = MAX(cap, ((uint64_t)g->p.moe_chunk + 1) * g->p.bytes);
+	if (!tu_check_bounded(s, cap, desc))
 		goto out;
 	/* the tree, sendrecv and the pairwise all-to-all need no more than one
 	 * message per connection */
