@@ -119,6 +119,11 @@ validate-p5: deps
 	@$(MAKE) --no-print-directory $(BIN)
 	@sh validate/p5-efa-sweep.sh $(abspath $(BIN)) || test $$? -eq 1
 
+# Predictions against DeepEP's published normal-kernel bandwidths (40 s).
+validate-deepep: deps
+	@$(MAKE) --no-print-directory $(BIN)
+	@sh validate/deepep-normal.sh $(abspath $(BIN))
+
 # The loader's fuzz harness links only the simulator sources (no CUDA, no hw).
 FUZZ_SRCS := $(wildcard sim/core/*.c sim/sched/*.c sim/*.c sim/models/*.c sim/topologies/*.c)
 fuzz:

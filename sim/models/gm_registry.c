@@ -146,6 +146,15 @@ static const gm_model_info models[] = {
 	 "GPU; closed form: the busiest link under the draw",
 	 "deepseek-ai/DeepEP (low-latency kernels, message sizes); DeepSeek-V3 (top-8 of 256)",
 	 "collective.op, moe.tokens, moe.topk, moe.experts, seed, collective.channels"},
+	{"forward", "algorithm",
+	 "MoE dispatch and combine (DeepEP normal shape): a token goes once to each other node it is "
+	 "routed to, to the GPU of its own local index there, which PUTs it on over NVLink to every GPU "
+	 "of the node it goes to (one copy per GPU, not per expert); combine sums each node's partials "
+	 "at that GPU and sends one sum home; closed form: the busiest link under the draw",
+	 "deepseek-ai/DeepEP (normal kernels, csrc/kernels/internode.cu; README bandwidth table); "
+	 "DeepSeek-V3 (node-limited routing, at most 4 nodes)",
+	 "collective.op, moe.tokens, moe.topk, moe.experts, moe.max_nodes, moe.chunk, seed, "
+	 "collective.channels"},
 	{"sendrecv", "algorithm", "each rank sends to rank+1 and receives from rank-1 (nccl-tests sendrecv_perf)",
 	 "NVIDIA/nccl-tests src/sendrecv.cu", "collective.slice"},
 	{"groups", "algorithm",

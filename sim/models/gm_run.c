@@ -768,6 +768,41 @@ void gm_run_format_head(const char *path, const gc_config *cfg, const gt_topo *t
 	g_string_append_printf(g, "# topology  : %s\n", desc);
 }
 
+/* forward: what the draw makes a GPU's tokens do, on average over the
+ * GPUs -- the ranks and nodes a token goes to, and the network transfers
+ * (DeepEP counts its bandwidth in token-node pairs, its own node
+ * included, and its NVLink side in tokens received). */
+static void format_routing(const gm_run *r, GString *g)
+{
+	gs_params q = gs_group_params(&r->base);
+	int N, per;
+	moe_nodes(&r->base, &r->topo, &N, &per);
+	q.ranks_per_node = per;
+	q.bytes = gs_dtype_size(q.dtype);
+	gs_moe_map m;
+	char *err = NULL;
+	if (gs_moe_map_build(&q, &m, &err) != GC_OK) {
+		g_free(err);
+		return;
+	}
+	uint64_t copies = 0, nodes = 0, remote = 0;
+	for (uint64_t i = 0; i < (uint64_t)m.n * m.T; i++) {
+		int own = (int)(i / m.T) / m.P;
+		copies += m.tset_off[i + 1] - m.tset_off[i];
+		for (uint64_t j = m.tset_off[i]; j < m.tset_off[i + 1]; j++)
+			if (j == m.tset_off[i] || m.tset[j - 1] / m.P != m.tset[j] / m.P) {
+				nodes++;
+				remote += m.tset[j] / m.P != own;
+			}
+	}
+	double n = (double)m.n;
+	g_string_append_printf(g, "# routing   : per GPU %u tokens to %.2f ranks (%.0f copies) on %.2f "
+			       "nodes (%.0f token-node pairs) each, %.0f over the network\n",
+			       m.T, (double)copies / n / m.T, (double)copies / n, (double)nodes / n / m.T,
+			       (double)nodes / n, (double)remote / n);
+	gs_moe_map_free(&m);
+}
+
 void gm_run_format_table(const gm_run *r, void *gstring_out)
 {
 	GString *g = gstring_out;
@@ -795,6 +830,8 @@ void gm_run_format_table(const gm_run *r, void *gstring_out)
 			       geom(r, "collective.slice", p->slice_bytes, b2, sizeof(b2)),
 			       geom(r, "collective.buffer", gc_config_bytes(r->cfg, "collective.buffer"), b3,
 				    sizeof(b3)));
+	if (p->algo == GS_ALGO_FORWARD && gs_coll_is_moe(p->coll))
+		format_routing(r, g);
 	char model[96];
 	if (r->pkt_bytes)
 		snprintf(model, sizeof(model), "packet (store and forward, %s packets, %u per hop)",
