@@ -90,6 +90,13 @@ static const gc_param train_params[] = {
 	 "step: routed experts per MoE layer, a multiple of train.ep", "DeepSeek-V3, 256 routed experts"},
 	{"train.topk", GC_P_INT, "8", NULL, 1, 1024, "step: experts each token goes to",
 	 "DeepSeek-V3, top-8"},
+	{"train.ep_algo", GC_P_ENUM, "put", "put|forward", 1, 0,
+	 "step: how dispatch and combine move tokens: put (a message per token-expert pair, "
+	 "DeepEP's low-latency kernels) or forward (once per node, on over NVLink: its normal "
+	 "kernels)", NULL},
+	{"train.ep_max_nodes", GC_P_INT, "0", NULL, 0, 1048576,
+	 "step: nodes a token may reach (node-limited routing; 0: any)",
+	 "DeepSeek-V3 routes each token to at most 4 nodes"},
 	{"train.expert_fraction", GC_P_DOUBLE, "0", NULL, 0, 1,
 	 "step: share of the parameters in experts, whose gradients are reduced over the "
 	 "expert-data-parallel group (DP / EP GPUs) instead of all of DP",
@@ -436,7 +443,10 @@ static gc_status run_phase(gm_train *t, const gm_run_opts *o, gm_train_phase *ph
 		g_ptr_array_add(sets, g_strdup("collective.algo=ring"));
 	if (!strcmp(ph->op, "dispatch") || !strcmp(ph->op, "combine")) {
 		const gc_config *c = t->cfg;
-		g_ptr_array_add(sets, g_strdup("collective.algo=put"));
+		g_ptr_array_add(sets, g_strdup_printf("collective.algo=%s",
+						      gc_config_str(c, "train.ep_algo")));
+		g_ptr_array_add(sets, g_strdup_printf("moe.max_nodes=%lld",
+						      (long long)gc_config_int(c, "train.ep_max_nodes")));
 		g_ptr_array_add(sets, g_strdup_printf("moe.tokens=%" PRIu64, t->moe_tokens));
 		g_ptr_array_add(sets, g_strdup_printf("moe.topk=%lld",
 						      (long long)gc_config_int(c, "train.topk")));

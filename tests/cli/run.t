@@ -235,6 +235,13 @@ check "MoE step: EP cost grows from EP 8 to 128, expert-DP cost falls" \
 check "MoE step on NVL72: EP 8..64 on NVLink (ep within 1.2x), EP 128 over 5x, all below DGX H100's best" \
   "awk 'FNR == NR && \$1 ~ /^[0-9]+\$/ { h = (h == \"\" || \$11 < h) ? \$11 : h; next } \$1 ~ /^[0-9]+\$/ { ep[\$1] = \$9; st[\$1] = \$11 } END { exit !(ep[64] < 1.2 * ep[8] && ep[128] > 5 * ep[64] && st[8] < h && st[64] < h) }' '$T/moe-step.txt' '$T/moe-nvl72.txt'"
 
+# The MoE step with DeepEP's normal kernels: the EP phase below the
+# low-latency kernels' at every EP width, and the best step at EP 16, below
+# put's best (EP 8).
+"$G" run scenarios/training-step-moe-normal.yaml >"$T/moe-normal-step.txt"
+check "MoE step, forward: ep below put's at every width; best at EP 16, below put's best" \
+  "awk 'FNR == NR && \$1 ~ /^[0-9]+\$/ { ep[\$1] = \$9; h = (h == \"\" || \$11 < h) ? \$11 : h; next } \$1 ~ /^[0-9]+\$/ { if (\$9 >= ep[\$1]) bad = 1; if (b == \"\" || \$11 < b) { b = \$11; at = \$1 } } END { exit !(!bad && at == 16 && b < h) }' '$T/moe-step.txt' '$T/moe-normal-step.txt'"
+
 # Pods under a 1:7 core: Megatron's layout sends whole pipeline stages
 # across the core (PP over 2x slower), Llama 3's keeps them in a pod; the
 # DP ring does not notice the core in either layout.
