@@ -90,6 +90,9 @@ step interp-nvlstree8 30 "$G" hw interp --ranks 8 --nodes 2 --algo nvlstree --si
 # MoE dispatch and combine (DeepEP's shape on 8 virtual ranks): outputs
 # checked, times not part of the validation.
 step interp-moe8 30 sh -c "$G hw interp --ranks 8 --op dispatch --csv '$DEST/interp-dispatch8.csv' && $G hw interp --ranks 8 --op combine --csv '$DEST/interp-combine8.csv'"
+# The same with DeepEP's normal kernels (forward) between 2 virtual nodes:
+# the forwarders' PUTs, the chunk signals and combine's reduction on the way.
+step interp-fwd8 30 sh -c "$G hw interp --ranks 8 --nodes 2 --algo forward --op dispatch --tokens 256 --sizes 7392B --csv '$DEST/interp-fwd-dispatch8.csv' && $G hw interp --ranks 8 --nodes 2 --algo forward --op combine --tokens 256 --sizes 14336B --csv '$DEST/interp-fwd-combine8.csv'"
 # CollNet Direct (the network switch as virtual ranks) and Bruck's
 # allgather: outputs checked, times not part of the validation.
 step interp-collnet8 30 "$G" hw interp --ranks 8 --nodes 2 --algo collnet --sizes 64KiB,1MiB,8MiB --csv "$DEST/interp-collnet8.csv"

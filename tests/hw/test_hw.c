@@ -186,6 +186,17 @@ static void check_pack_moe(gs_coll coll, int nranks, int nch, uint64_t msg, uint
 	check_pack_params(p);
 }
 
+/* forward (DeepEP normal shape) on nranks virtual ranks in nodes of rpn */
+static void check_pack_fwd(gs_coll coll, int nranks, int rpn, int nch, uint64_t msg, uint32_t T,
+			   uint32_t K, uint32_t E)
+{
+	gs_params p = {.coll = coll, .algo = GS_ALGO_FORWARD, .dtype = GS_DT_F32, .nranks = nranks,
+		       .bytes = msg, .nchannels = nch, .chunk_bytes = 64 * 1024,
+		       .slice_bytes = 16 * 1024, .ranks_per_node = rpn, .moe_tokens = T,
+		       .moe_topk = K, .moe_experts = E, .moe_seed = 1, .moe_chunk = 4};
+	check_pack_params(p);
+}
+
 static void check_pack_params(gs_params p)
 {
 	const gs_coll coll = p.coll;
@@ -263,12 +274,18 @@ static void check_pack_params(gs_params p)
 		cross += sender[k] != receiver[k];
 	}
 	/* the split layouts really exercise strands that differ */
-	if (spc > 1 && nranks > 1 && bytes > 0 && algo != GS_ALGO_PUT)
+	if (spc > 1 && nranks > 1 && bytes > 0 && algo != GS_ALGO_PUT && algo != GS_ALGO_FORWARD)
 		g_assert_cmpint(cross, >, 0);
-	/* the put all-to-all moves no message: no mailbox, one signal slot */
+	/* the put all-to-all moves no message: no mailbox, one signal slot;
+	 * forward's dispatch is one-sided too, with a slot per (node,
+	 * channel) besides, and its combine two-sided */
 	if (algo == GS_ALGO_PUT) {
 		g_assert_cmpint(plan.nconns, ==, 0);
 		g_assert_cmpuint(plan.nsignals, ==, 1);
+	} else if (algo == GS_ALGO_FORWARD && coll == GS_COLL_DISPATCH) {
+		g_assert_cmpint(plan.nconns, ==, 0);
+		g_assert_cmpuint(plan.nsignals, ==, 1 + (uint64_t)(nranks / p.ranks_per_node) *
+							    (uint64_t)p.nchannels);
 	} else {
 		g_assert_cmpuint(plan.nsignals, ==, 0);
 	}
@@ -368,6 +385,8 @@ static void test_interp_pack(void)
 	check_pack_moe(GS_COLL_DISPATCH, 4, 3, 7408, 16, 4, 16);
 	check_pack_moe(GS_COLL_COMBINE, 4, 2, 14352, 16, 4, 16);
 	check_pack_moe(GS_COLL_DISPATCH, 1, 1, 64, 3, 2, 4);
+	check_pack_fwd(GS_COLL_DISPATCH, 4, 2, 3, 7392, 16, 4, 16);
+	check_pack_fwd(GS_COLL_COMBINE, 4, 2, 2, 14336, 16, 4, 16);
 	/* A dtype the kernel cannot reduce is refused up front. */
 	gs_params p = {.coll = GS_COLL_ALLREDUCE, .algo = GS_ALGO_RING, .dtype = GS_DT_U8, .nranks = 2,
 		       .bytes = 4096, .nchannels = 1, .chunk_bytes = 4096, .slice_bytes = 4096,
