@@ -8,11 +8,12 @@ dir=$2
 "$dir/bench_engine"
 "$dir/bench_flat" 1024
 "$dir/bench_flat" 4096
-# scenario TITLE TOPOLOGY ALGO: a 1 GiB allreduce timed by bench_scenario
+# scenario TITLE TOPOLOGY ALGO [COLLECTIVE-AND-MORE]: a 1 GiB allreduce (or
+# the collective and keys given) timed by bench_scenario
 scenario() {
 	tmp=$(mktemp /tmp/gcsim-bench-XXXXXX.yaml)
-	printf 'schema_version: 1\ntopology: %s\ncollective: {op: allreduce, algo: %s, sizes: [1GiB]}\n' \
-		"$2" "$3" >"$tmp"
+	printf 'schema_version: 1\ntopology: %s\n%s\n' "$2" \
+		"${4:-collective: {op: allreduce, algo: $3, sizes: [1GiB]\}}" >"$tmp"
 	echo "$1:"
 	"$dir/bench_scenario" "$tmp" || { rm -f "$tmp"; exit 1; }
 	rm -f "$tmp"
@@ -23,3 +24,8 @@ scenario "nvlstree allreduce, 8 DGX H100 nodes, 1 GiB" "{preset: dgx-h100, nodes
 # channels); every rack port carries all 32 channels' flows, and each end
 # moves the others' rates
 scenario "ring allreduce, 2 GB200 NVL72 racks, 1 GiB" "{preset: gb200-nvl72, nodes: 2}" ring
+# MoE dispatch as DeepEP's normal kernels on 4 DGX H100 nodes, 4096 tokens
+# per GPU: 355 k network PUTs and 479 k NVLink PUTs from 32 x 12 x 6 strands
+scenario "forward dispatch, 4 DGX H100 nodes, 4096 tokens" "{preset: dgx-h100, nodes: 4}" forward \
+	"collective: {op: dispatch, algo: forward, sizes: [7392B]}
+moe: {tokens: 4096, topk: 8, experts: 256, max_nodes: 4}"

@@ -511,6 +511,12 @@ static void algo_candidates(gm_run *r)
 	for (int a = 0; a < GS_ALGO__COUNT; a++) {
 		gs_params q = r->base;
 		q.algo = (gs_algo)a;
+		/* forward leaves out DeepEP's notify step (the count exchange
+		 * and the CPU's wait before its normal dispatch), which decides
+		 * small batches: a closed form without it cannot choose fairly
+		 * between the two kernels */
+		if (q.algo == GS_ALGO_FORWARD)
+			continue;
 		algo_layout(r->cfg, &r->topo, &q);
 		if (algo_refusal(q.coll, q.algo, r->proto, &r->topo, node_groups(&q, &r->topo)) ||
 		    (gs_group_n(&q) < q.nranks && group_refusal(&q, &r->topo)))

@@ -54,7 +54,7 @@ static const gc_param coll_params[] = {
 	{"collective.buffer", GC_P_BYTES, "4MiB", NULL, 4, 1099511627776.0,
 	 "receive buffer per connection (credits); a send waits for space",
 	 "NCCL Simple buffer 4 MiB in 8 slots (shared/reference/README.md)"},
-	{"collective.compare", GC_P_ENUM, "none", "none|ring|tree|pairwise|put|nvls|nvlstree|bruck", 1, 0,
+	{"collective.compare", GC_P_ENUM, "none", "none|ring|tree|pairwise|put|nvls|nvlstree|bruck|forward", 1, 0,
 	 "also time this algorithm at every size and print which is faster and the crossover", NULL},
 	{"collective.protocol", GC_P_ENUM, "simple", "simple|ll|ll128|auto", 1, 0,
 	 "NCCL protocol: simple (fenced chunks), ll (8 B lines with flags: low latency, half "
