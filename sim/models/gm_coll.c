@@ -98,6 +98,7 @@ typedef struct sim {
 	rankst *ranks;
 	uint32_t nsig;	     /* signal slots per rank */
 	uint64_t *signals;   /* nranks x nsig counters */
+	uint64_t *sig_iter;  /* with several iterations: SIGNALs per slot in one, or NULL */
 	uint32_t *sig_wait;  /* per slot: first parked strand, or NONE */
 	conn *conns;
 	/* per connection, in check mode: bytes pushed and reclaimed in all
@@ -352,9 +353,12 @@ static void strand_run(sim *m, uint32_t sid)
 		if (gs_op_one_sided(op)) {
 			if (op == GS_OP_WAIT) {
 				uint64_t slot = (uint64_t)s->rank * m->nsig + st->src_off;
-				/* cumulative counts: iteration k needs k+1 times the
-				 * threshold (every iteration sends the same signals) */
-				uint64_t need = st->bytes * (uint64_t)(m->ranks[s->rank].iter + 1);
+				/* cumulative counts: iteration k needs the threshold on
+				 * top of the k earlier iterations' SIGNALs to the slot
+				 * (every iteration sends the same ones) */
+				uint64_t need = st->bytes;
+				if (m->sig_iter)
+					need += m->sig_iter[slot] * (uint64_t)m->ranks[s->rank].iter;
 				if (m->signals[slot] < need) {
 					s->state = S_WAIT_SIGNAL;
 					s->next_wait = m->sig_wait[slot];
@@ -657,6 +661,29 @@ double gm_coll_packets_estimate(const gs_params *p, uint32_t pkt_bytes, int iter
 			  (gs_coll_is_moe(p->coll) ? (double)p->moe_tokens * p->moe_topk : 2.0);
 	return (double)p->nranks * per_rank / pkt_bytes * (double)iters;
 }
+/* The SIGNALs one iteration sends to every slot, for the WAITs of later
+ * iterations (one pass over the schedule's steps). */
+static void count_signals(sim *m)
+{
+	enum { BATCH = 4096 };
+	gs_step *buf = g_new(gs_step, BATCH);
+	m->sig_iter = g_new0(uint64_t, (uint64_t)m->nranks * m->nsig);
+	for (int r = 0; r < m->nranks; r++)
+		for (int c = 0; c < m->nstr; c++) {
+			uint64_t len = m->gen->ops->strand_len(m->gen, r, c);
+			for (uint64_t i = 0; i < len; i += BATCH) {
+				uint32_t k = (uint32_t)MIN((uint64_t)BATCH, len - i);
+				m->gen->ops->fill(m->gen, r, c, i, k, buf);
+				for (uint32_t j = 0; j < k; j++)
+					if (buf[j].op == GS_OP_SIGNAL && buf[j].send_peer >= 0 &&
+					    buf[j].send_peer < m->nranks && buf[j].dst_off < m->nsig)
+						m->sig_iter[(uint64_t)buf[j].send_peer * m->nsig +
+							    buf[j].dst_off]++;
+			}
+		}
+	g_free(buf);
+}
+
 
 gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll_opts *o,
 			   bool want_links, gm_coll_result *res, char **errmsg)
@@ -750,6 +777,8 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	m->sig_wait = g_new(uint32_t, (uint64_t)m->nranks * m->nsig);
 	for (uint64_t i = 0; i < (uint64_t)m->nranks * m->nsig; i++)
 		m->sig_wait[i] = NONE;
+	if (m->nsig > 0 && o->iters > 1)
+		count_signals(m);
 	m->rmask = 1;
 	while (m->rmask < m->nstrands)
 		m->rmask <<= 1;
@@ -830,6 +859,7 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	g_free(m->ready);
 	g_free(m->ranks);
 	g_free(m->signals);
+	g_free(m->sig_iter);
 	g_free(m->sig_wait);
 	g_free(m->winbuf);
 	gc_aligned_free(m->strands);

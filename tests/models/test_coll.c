@@ -283,6 +283,61 @@ static void test_deadlock_reported(void)
 	g_free(err);
 }
 
+/* A ping-pong of SIGNALs that serializes every iteration: rank 1 signals
+ * A, waits for rank 0's first reply, signals B, waits for the second; rank
+ * 0 waits for A, replies, waits for B, replies. Rank 0's first WAIT asks
+ * for 1 of the 2 SIGNALs an iteration sends to its slot, so in iteration k
+ * it needs 2 k + 1 (not (k + 1) x 1, which the previous iteration already
+ * met): no iteration can start before the last one's reply has landed,
+ * and every iteration takes the same four trips. */
+static uint64_t pp_len(const gs_gen *g, int rank, int ch)
+{
+	return 4;
+}
+
+static void pp_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint32_t n, gs_step *out)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t k = first + i;
+		gs_step *st = &out[i];
+		memset(st, 0, sizeof(*st));
+		st->send_peer = st->recv_peer = -1;
+		st->dst_buf = GS_BUF_OUTPUT;
+		/* rank 1: SIGNAL, WAIT 1, SIGNAL, WAIT 2; rank 0: WAIT 1, SIGNAL,
+		 * WAIT 2, SIGNAL */
+		bool sig = (k % 2 == 0) == (rank == 1);
+		if (sig) {
+			st->op = GS_OP_SIGNAL;
+			st->send_peer = 1 - rank;
+			st->bytes = 8;
+		} else {
+			st->op = GS_OP_WAIT;
+			st->bytes = k / 2 + 1;
+		}
+	}
+}
+
+static const gs_gen_ops pp_ops = {.strand_len = pp_len, .fill = pp_fill};
+
+static void test_iterations_signals(void)
+{
+	gt_topo t = {.kind = GT_FLAT, .ngpus = 2, .nodes = 2, .gpus_per_node = 1,
+		     .link = {.bw_Bps = 1e15, .lat_ps = 50000000}};
+	gs_gen g = {.ops = &pp_ops, .p = {.nranks = 2, .nchannels = 1}, .nstrands = 1,
+		    .strands_per_channel = 1, .nsignals = 1};
+	gm_coll_opts o = {.buffer_bytes = 1024, .iters = 1, .check = true};
+	gm_coll_result one, three;
+	char *err = NULL;
+	g_assert_cmpint(gm_coll_simulate(&t, &g, &o, false, &one, &err), ==, GC_OK);
+	o.iters = 3;
+	g_assert_cmpint(gm_coll_simulate(&t, &g, &o, false, &three, &err), ==, GC_OK);
+	g_test_message("one iteration %.1f us, three %.1f us", one.total_ps * 1e-6,
+		       three.total_ps * 1e-6);
+	/* four trips of one route latency each, however many iterations */
+	g_assert_cmpint(one.total_ps, >=, 4 * t.link.lat_ps);
+	g_assert_cmpint(three.total_ps, ==, 3 * one.total_ps);
+}
+
 static void test_iterations_average(void)
 {
 	const char *yaml = "schema_version: 1\n"
@@ -1202,6 +1257,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/coll/credits", test_credits);
 	g_test_add_func("/coll/deadlock", test_deadlock_reported);
 	g_test_add_func("/coll/iterations", test_iterations_average);
+	g_test_add_func("/coll/iterations-signals", test_iterations_signals);
 	g_test_add_func("/coll/alltoall", test_alltoall);
 	g_test_add_func("/coll/protocols", test_protocols);
 	g_test_add_func("/coll/protocol-tree-latencies", test_protocol_tree_latencies);
