@@ -22,7 +22,8 @@ with tempfile.TemporaryDirectory() as d:
     for i in range(N):
         op = rng.choice(["allreduce", "allgather", "reducescatter", "sendrecv", "alltoall", "dispatch", "combine"])
         algo = {"allreduce": rng.choice(["ring", "tree", "nvls", "nvlstree", "collnet"]), "alltoall": rng.choice(["pairwise", "put"]),
-                "dispatch": "put", "combine": "put", "allgather": rng.choice(["ring", "bruck"]),
+                "dispatch": rng.choice(["put", "forward"]), "combine": rng.choice(["put", "forward"]),
+                "allgather": rng.choice(["ring", "bruck"]),
                 "reducescatter": rng.choice(["ring", "bruck"])}.get(op, "ring")
         if rng.random() < 0.5:
             topo = "{kind: flat, gpus: %d, link: {bandwidth: %dGB/s, latency: %dns}, launch_latency: %dns}" % (
@@ -57,13 +58,15 @@ with tempfile.TemporaryDirectory() as d:
                 rng.choice([0, 1, 2, 3, 4, 8]), rng.choice([1, 1, 2, 4, 8]), blk), 1)
         if op in ("dispatch", "combine"):
             # experts: often a multiple of the GPUs, sometimes not (refused)
-            y += "moe: {tokens: %d, topk: %d, experts: %d}\n" % (
-                rng.randint(1, 40), rng.randint(1, 9), rng.choice([1, 2, 3, 4, 6, 8, 12, 16, 24, 48]) * rng.choice([1, 1, 2]))
+            # node limits that leave a token its experts, some that do not (refused)
+            y += "moe: {tokens: %d, topk: %d, experts: %d, max_nodes: %d, chunk: %d}\n" % (
+                rng.randint(1, 40), rng.randint(1, 9), rng.choice([1, 2, 3, 4, 6, 8, 12, 16, 24, 48]) * rng.choice([1, 1, 2]),
+                rng.choice([0, 0, 1, 2, 3]), rng.choice([1, 2, 16]))
         if rng.random() < 0.1:  # a training step: shapes that divide the GPUs, some that do not
             y = ("schema_version: 1\nworkload: step\ntopology: {preset: dgx-h100, nodes: %d, gpus_per_node: %d}\n"
                  "train: {tp: %d, pp: %d, ep: %d, layers: %d, hidden: %d, seq: %d, micro_batches: %d, params: %g, "
                  "experts: %d, topk: %d, expert_fraction: %g, bucket: %dB, sequence_parallel: %s, "
-                 "distributed_optimizer: %s, order: %s, virtual_stages: %d, mfu: %g, sharding: %s%s%s}\n"
+                 "distributed_optimizer: %s, order: %s, virtual_stages: %d, mfu: %g, sharding: %s, ep_algo: %s%s%s}\n"
                  "sim: {check: true, fidelity: %s}\n") % (
                 rng.randint(1, 3), rng.choice([1, 2, 4]), rng.choice([1, 2, 3, 4]), rng.choice([1, 2]),
                 rng.choice([1, 1, 2, 4]), rng.choice([2, 3, 4]), rng.choice([8, 64, 256]), rng.choice([4, 16, 64]),
@@ -71,6 +74,7 @@ with tempfile.TemporaryDirectory() as d:
                 rng.choice([0, 0.5, 1]), rng.choice([4096, 65536, 1048576]), rng.choice(["true", "false"]),
                 rng.choice(["true", "false"]), rng.choice(["tp-dp-pp", "tp-pp-dp"]),
                 rng.choice([1, 1, 2, 3]), rng.choice([0, 0.4]), rng.choice(["none", "none", "zero2", "zero3"]),
+                rng.choice(["put", "forward"]),
                 rng.choice(["", "", ", shard_group: 2", ", shard_group: 3"]),
                 # context parallel: sizes that split the sequence and the GPUs, some that do not
                 ("" if rng.random() < 0.6 else ", cp: %d, cp_comm: %s, heads: %d, kv_heads: %d" % (
