@@ -66,9 +66,11 @@ static void test_sweep(void)
 	/* expert parallelism in groups: each group routes its tokens to the
 	 * experts spread over its own members */
 	for (size_t i = 0; i < G_N_ELEMENTS(layouts); i++) {
-		for (int c = 0; c < 2; c++) {
-			gs_params p = grouped(c ? GS_COLL_COMBINE : GS_COLL_DISPATCH, GS_ALGO_PUT,
-					      &layouts[i], 4 * 6, 1 + (int)(i % 3));
+		for (int c = 0; c < 4; c++) {
+			/* put, and forward between the nodes each group spans */
+			gs_params p = grouped(c % 2 ? GS_COLL_COMBINE : GS_COLL_DISPATCH,
+					      c < 2 ? GS_ALGO_PUT : GS_ALGO_FORWARD, &layouts[i], 4 * 6,
+					      1 + (int)(i % 3));
 			p.moe_tokens = 5;
 			p.moe_topk = 2;
 			p.moe_experts = 2 * (uint32_t)layouts[i].G;
