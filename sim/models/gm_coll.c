@@ -97,8 +97,9 @@ typedef struct sim {
 	uint32_t win, wshift;
 	rankst *ranks;
 	uint32_t nsig;	     /* signal slots per rank */
-	uint64_t *signals;   /* nranks x nsig counters */
-	uint64_t *sig_iter;  /* with several iterations: SIGNALs per slot in one, or NULL */
+	uint64_t *signals;   /* nranks x nsig x iters counters: a slot's SIGNALs by the
+				iteration of their sender (key: slot iters + iteration) */
+	uint32_t iters;
 	uint32_t *sig_wait;  /* per slot: first parked strand, or NONE */
 	conn *conns;
 	/* per connection, in check mode: bytes pushed and reclaimed in all
@@ -237,10 +238,12 @@ static void reclaim(sim *m, conn *c)
 	}
 }
 
-/* The peer's signal slot a SIGNAL step on connection c increments. */
-static inline uint64_t signal_slot(const sim *m, const conn *c, const gs_step *st)
+/* The counter a SIGNAL step of strand s on connection c increments: the
+ * peer's slot, in the iteration s's rank is in. */
+static inline uint64_t signal_key(const sim *m, const strand *s, const conn *c, const gs_step *st)
 {
-	return (uint64_t)c->dst * m->nsig + st->dst_off;
+	uint64_t slot = (uint64_t)c->dst * m->nsig + st->dst_off;
+	return slot * m->iters + (uint64_t)m->ranks[s->rank].iter;
 }
 
 static const gs_step *cur_step(sim *m, strand *s, uint32_t sid)
@@ -353,13 +356,11 @@ static void strand_run(sim *m, uint32_t sid)
 		if (gs_op_one_sided(op)) {
 			if (op == GS_OP_WAIT) {
 				uint64_t slot = (uint64_t)s->rank * m->nsig + st->src_off;
-				/* cumulative counts: iteration k needs the threshold on
-				 * top of the k earlier iterations' SIGNALs to the slot
-				 * (every iteration sends the same ones) */
-				uint64_t need = st->bytes;
-				if (m->sig_iter)
-					need += m->sig_iter[slot] * (uint64_t)m->ranks[s->rank].iter;
-				if (m->signals[slot] < need) {
+				/* back-to-back iterations: a WAIT of iteration k counts
+				 * the SIGNALs its senders sent in their iteration k (a
+				 * fast sender's later ones are not its) */
+				uint64_t key = slot * m->iters + (uint64_t)m->ranks[s->rank].iter;
+				if (m->signals[key] < st->bytes) {
 					s->state = S_WAIT_SIGNAL;
 					s->next_wait = m->sig_wait[slot];
 					m->sig_wait[slot] = sid;
@@ -379,7 +380,7 @@ static void strand_run(sim *m, uint32_t sid)
 			m->messages++;
 			if (st->bytes > 0) {
 				s->state = S_SENDING;
-				uint64_t land = op == GS_OP_SIGNAL ? signal_slot(m, c, st) << 1 | 1
+				uint64_t land = op == GS_OP_SIGNAL ? signal_key(m, s, c, st) << 1 | 1
 								   : GM_NET_NO_TAG;
 				gm_net_start_queued(&m->net, s->send_conn, c->route, c->nhops,
 						    (double)st->bytes, sid, land);
@@ -487,11 +488,12 @@ static void proxy_pump(sim *m, conn *c)
 	}
 }
 
-/* A SIGNAL landed: count it and let every strand parked on the slot
- * re-check its threshold. */
-static void signal_arrive(sim *m, uint64_t slot)
+/* A SIGNAL landed (key: signal_key): count it and let every strand parked
+ * on the slot re-check its threshold. */
+static void signal_arrive(sim *m, uint64_t key)
 {
-	m->signals[slot]++;
+	m->signals[key]++;
+	uint64_t slot = key / m->iters;
 	uint32_t sid = m->sig_wait[slot];
 	m->sig_wait[slot] = NONE;
 	while (sid != NONE) {
@@ -525,11 +527,11 @@ static void on_flow_done(void *ctx, uint64_t tag, ge_time now)
 	} else if (st->op == GS_OP_SIGNAL) {
 		/* the signal word lands one route latency later; PUTs before it
 		 * on this connection landed earlier (same route, sent earlier) */
-		uint64_t slot = signal_slot(m, c, st);
+		uint64_t key = signal_key(m, s, c, st);
 		if (c->lat_ps == 0)
-			signal_arrive(m, slot);
+			signal_arrive(m, key);
 		else
-			ge_schedule(&m->eng, now + c->lat_ps, m->ent, EV_SIGNAL, slot);
+			ge_schedule(&m->eng, now + c->lat_ps, m->ent, EV_SIGNAL, key);
 	} else if (st->op != GS_OP_PUT) {
 		deliver_after_latency(m, c, now);
 	}
@@ -539,7 +541,7 @@ static void on_flow_done(void *ctx, uint64_t tag, ge_time now)
 }
 
 /* Packet mode: the last byte of a message (tag: connection << 1) or of a
- * signal (tag: slot << 1 | 1) has landed; a connection's messages land in
+ * signal (tag: its signal_key << 1 | 1) has landed; a connection's messages land in
  * the order they were sent. */
 static void on_land(void *ctx, uint64_t tag, ge_time now)
 {
@@ -635,8 +637,10 @@ static gc_status deadlock_report(sim *m, char **errmsg)
 					       "%llu to reach %llu, it has %llu;", s->rank, s->ch,
 					       (unsigned long long)s->pos, (unsigned long long)st->src_off,
 					       (unsigned long long)st->bytes,
-					       (unsigned long long)m->signals[(uint64_t)s->rank * m->nsig +
-									      st->src_off]);
+					       (unsigned long long)m->signals[((uint64_t)s->rank * m->nsig +
+									       st->src_off) *
+										      m->iters +
+									      (uint64_t)m->ranks[s->rank].iter]);
 			shown++;
 			continue;
 		}
@@ -661,29 +665,6 @@ double gm_coll_packets_estimate(const gs_params *p, uint32_t pkt_bytes, int iter
 			  (gs_coll_is_moe(p->coll) ? (double)p->moe_tokens * p->moe_topk : 2.0);
 	return (double)p->nranks * per_rank / pkt_bytes * (double)iters;
 }
-/* The SIGNALs one iteration sends to every slot, for the WAITs of later
- * iterations (one pass over the schedule's steps). */
-static void count_signals(sim *m)
-{
-	enum { BATCH = 4096 };
-	gs_step *buf = g_new(gs_step, BATCH);
-	m->sig_iter = g_new0(uint64_t, (uint64_t)m->nranks * m->nsig);
-	for (int r = 0; r < m->nranks; r++)
-		for (int c = 0; c < m->nstr; c++) {
-			uint64_t len = m->gen->ops->strand_len(m->gen, r, c);
-			for (uint64_t i = 0; i < len; i += BATCH) {
-				uint32_t k = (uint32_t)MIN((uint64_t)BATCH, len - i);
-				m->gen->ops->fill(m->gen, r, c, i, k, buf);
-				for (uint32_t j = 0; j < k; j++)
-					if (buf[j].op == GS_OP_SIGNAL && buf[j].send_peer >= 0 &&
-					    buf[j].send_peer < m->nranks && buf[j].dst_off < m->nsig)
-						m->sig_iter[(uint64_t)buf[j].send_peer * m->nsig +
-							    buf[j].dst_off]++;
-			}
-		}
-	g_free(buf);
-}
-
 
 gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll_opts *o,
 			   bool want_links, gm_coll_result *res, char **errmsg)
@@ -773,12 +754,11 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	m->winbuf = g_new(gs_step, (uint64_t)m->nstrands << m->wshift);
 	m->ranks = g_new0(rankst, m->nranks);
 	m->nsig = gen->nsignals;
-	m->signals = g_new0(uint64_t, (uint64_t)m->nranks * m->nsig);
+	m->iters = (uint32_t)(o->iters > 0 ? o->iters : 1);
+	m->signals = g_new0(uint64_t, (uint64_t)m->nranks * m->nsig * m->iters);
 	m->sig_wait = g_new(uint32_t, (uint64_t)m->nranks * m->nsig);
 	for (uint64_t i = 0; i < (uint64_t)m->nranks * m->nsig; i++)
 		m->sig_wait[i] = NONE;
-	if (m->nsig > 0 && o->iters > 1)
-		count_signals(m);
 	m->rmask = 1;
 	while (m->rmask < m->nstrands)
 		m->rmask <<= 1;
@@ -859,7 +839,6 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	g_free(m->ready);
 	g_free(m->ranks);
 	g_free(m->signals);
-	g_free(m->sig_iter);
 	g_free(m->sig_wait);
 	g_free(m->winbuf);
 	gc_aligned_free(m->strands);

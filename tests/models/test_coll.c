@@ -338,6 +338,57 @@ static void test_iterations_signals(void)
 	g_assert_cmpint(three.total_ps, ==, 3 * one.total_ps);
 }
 
+/* Two senders to one slot, one of them free-running: rank 1 SIGNALs rank
+ * 0 and is done; rank 2 SIGNALs rank 0 and waits for its reply; rank 0
+ * waits for both, then replies. Over 5 iterations rank 1 runs ahead, but a
+ * WAIT of iteration k counts only its senders' iteration-k SIGNALs, so
+ * every iteration still takes rank 2's round trip. */
+static uint64_t fr_len(const gs_gen *g, int rank, int ch)
+{
+	return rank == 1 ? 1 : 2;
+}
+
+static void fr_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint32_t n, gs_step *out)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t k = first + i;
+		gs_step *st = &out[i];
+		memset(st, 0, sizeof(*st));
+		st->send_peer = st->recv_peer = -1;
+		st->dst_buf = GS_BUF_OUTPUT;
+		/* rank 0: WAIT 2, SIGNAL 2; rank 1: SIGNAL 0; rank 2: SIGNAL 0, WAIT 1 */
+		bool sig = rank == 1 || (rank == 0) == (k == 1);
+		if (sig) {
+			st->op = GS_OP_SIGNAL;
+			st->send_peer = rank == 0 ? 2 : 0;
+			st->bytes = 8;
+		} else {
+			st->op = GS_OP_WAIT;
+			st->bytes = rank == 0 ? 2 : 1;
+		}
+	}
+}
+
+static const gs_gen_ops fr_ops = {.strand_len = fr_len, .fill = fr_fill};
+
+static void test_iterations_free_runner(void)
+{
+	gt_topo t = {.kind = GT_FLAT, .ngpus = 3, .nodes = 3, .gpus_per_node = 1,
+		     .link = {.bw_Bps = 1e15, .lat_ps = 50000000}};
+	gs_gen g = {.ops = &fr_ops, .p = {.nranks = 3, .nchannels = 1}, .nstrands = 1,
+		    .strands_per_channel = 1, .nsignals = 1};
+	gm_coll_opts o = {.buffer_bytes = 1024, .iters = 1, .check = true};
+	gm_coll_result one, five;
+	char *err = NULL;
+	g_assert_cmpint(gm_coll_simulate(&t, &g, &o, false, &one, &err), ==, GC_OK);
+	o.iters = 5;
+	g_assert_cmpint(gm_coll_simulate(&t, &g, &o, false, &five, &err), ==, GC_OK);
+	g_test_message("one iteration %.1f us, five %.1f us", one.total_ps * 1e-6,
+		       five.total_ps * 1e-6);
+	g_assert_cmpint(one.total_ps, >=, 2 * t.link.lat_ps);
+	g_assert_cmpint(five.total_ps, ==, 5 * one.total_ps);
+}
+
 static void test_iterations_average(void)
 {
 	const char *yaml = "schema_version: 1\n"
@@ -1258,6 +1309,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/coll/deadlock", test_deadlock_reported);
 	g_test_add_func("/coll/iterations", test_iterations_average);
 	g_test_add_func("/coll/iterations-signals", test_iterations_signals);
+	g_test_add_func("/coll/iterations-free-runner", test_iterations_free_runner);
 	g_test_add_func("/coll/alltoall", test_alltoall);
 	g_test_add_func("/coll/protocols", test_protocols);
 	g_test_add_func("/coll/protocol-tree-latencies", test_protocol_tree_latencies);
