@@ -133,15 +133,14 @@ static const char *algo_refusal(gs_coll c, gs_algo a, int proto, const gt_topo *
 #define MOE_FWD_CHANNELS 12
 #define NVLS_CHANNELS 16
 
-/* dispatch/combine: the nodes an expert-parallel group spans (its first
- * group's members on each node alike) and its members per node. */
+/* dispatch/combine: the nodes an expert-parallel group spans and its
+ * members per node, as the generator counts them (gs_group_rpn). */
 static void moe_nodes(const gs_params *p, const gt_topo *t, int *nodes, int *per)
 {
-	int G = gs_group_n(p), here = 0, gpn = t->gpus_per_node > 0 ? t->gpus_per_node : G;
-	for (int j = 0; j < G; j++)
-		here += gs_group_member(p, 0, j) / gpn == gs_group_member(p, 0, 0) / gpn;
-	*per = here;
-	*nodes = G % here == 0 ? G / here : 1;
+	gs_params q = *p;
+	q.ranks_per_node = t->gpus_per_node > 0 ? t->gpus_per_node : p->nranks;
+	*per = gs_group_rpn(&q);
+	*nodes = gs_group_n(p) / *per;
 }
 
 /* Channels, chunk, slice and ranks per node of p->algo on t: the
@@ -816,11 +815,11 @@ void gm_run_format_table(const gm_run *r, void *gstring_out)
 	char b1[32], b2[32], b3[32];
 	gm_run_format_head(r->path, r->cfg, &r->topo, g);
 	char ranks[160];
-	if (gs_group_n(p) < p->nranks)
+	if (gs_group_n(p) < p->nranks && gs_group_is_flat(p))
 		snprintf(ranks, sizeof(ranks), "%d groups of %d rank%s at stride %d at once",
 			 gs_group_count(p), gs_group_n(p), gs_group_n(p) == 1 ? "" : "s",
 			 gs_group_stride(p));
-	if (gs_group_n(p) < p->nranks && !gs_group_is_flat(p))
+	else if (gs_group_n(p) < p->nranks)
 		snprintf(ranks, sizeof(ranks), "%d groups of %d ranks (blocks of %d at stride %d, %lld "
 			 "apart) at once",
 			 gs_group_count(p), gs_group_n(p), gs_group_block(p), gs_group_stride(p),

@@ -267,9 +267,9 @@ static gc_status gs_params_normalize(const gs_params *in, gs_params *p, char **e
  * on nodes (of rpn consecutive ranks) in equal runs of consecutive members;
  * 1 otherwise (each member then counts as its own node: the tree becomes
  * one inter-node tree over the group, the ring keeps the group's order). */
-static int gs_group_rpn(const gs_params *p)
+int gs_group_rpn(const gs_params *p)
 {
-	const int G = p->group_size, R = p->ranks_per_node;
+	const int G = gs_group_n(p), R = p->ranks_per_node > 0 ? p->ranks_per_node : p->nranks;
 	int m = 1;
 
 	while (m < G && gs_group_member(p, 0, m) / R == gs_group_member(p, 0, 0) / R)

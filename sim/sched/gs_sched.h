@@ -285,6 +285,12 @@ static inline int gs_group_member(const gs_params *p, int id, int j)
 	return (int)((rest / M) * T * K + (j / B) * T + (rest % M) * B * S + (j % B) * S + id % S);
 }
 
+/* A communicator's members per node (ranks_per_node ranks a node), as its
+ * generator sees them: the members of group 0 on its first member's node,
+ * when every group's members come in such runs node by node; else 1 (each
+ * member its own node). */
+int gs_group_rpn(const gs_params *p);
+
 /* Streaming generator: steps of any strand can be produced on demand, so an
  * executor never needs the whole schedule in memory. */
 typedef struct gs_gen gs_gen;

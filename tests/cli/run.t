@@ -146,6 +146,8 @@ check "forward's routing line: 512 tokens, each on 1 to 2 nodes" \
 check "a node limit below the top-k: status 2 at moe.max_nodes" "[ $rc -eq 2 ] && grep -q 'moe.max_nodes: 1 of the 2 nodes hold 128 experts, fewer than the top-200' '$T/e'"
 "$G" run "$T/fwd.yaml" --set collective.op=allreduce --set collective.sizes=1MiB >/dev/null 2>"$T/e"; rc=$?
 check "forward refused for allreduce" "[ $rc -eq 2 ] && grep -q 'collective.op dispatch or combine' '$T/e'"
+"$G" run "$T/fwd.yaml" --set collective.group.size=8 --set moe.tokens=16 >"$T/fwdg.txt"
+check "one-level groups are named in the table header" "grep -q '^# collective: dispatch, algo forward, 2 groups of 8 ranks at stride 1 at once' '$T/fwdg.txt'"
 
 # Packet fidelity: the header names it, runs repeat byte for byte, and on
 # the shipped comparison the two fidelities meet at 1 GiB (within 0.2 %)
