@@ -815,7 +815,8 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	double alpha = 0, beta = INFINITY;
 	hopinfo hi = {INFINITY, 0, NULL, 0, 0};
 	g_autofree hopkind *kinds = NULL; /* hi's, freed on every return */
-	if (n > 1 && p->bytes > 0) {
+	/* dispatch and combine load their own routes (moe_time) */
+	if (n > 1 && p->bytes > 0 && !gs_coll_is_moe(p->coll)) {
 		hi = first_hops(topo, gen, &net);
 		kinds = hi.kinds;
 		alpha = hi.alpha;

@@ -17,8 +17,9 @@
  *  - one-sided ops: a PUT is a flow into the peer's buffer (no receive step,
  *    no credit); a SIGNAL is an 8-byte flow whose arrival one route latency
  *    later increments the peer's signal slot; a WAIT parks the strand until
- *    its slot reaches the threshold (times the iteration number: counts are
- *    cumulative over back-to-back iterations);
+ *    its slot reaches the threshold, counting (over back-to-back
+ *    iterations) the SIGNALs its senders sent in the same iteration as
+ *    the WAIT's;
  *  - reductions and copies are fused with data movement (NCCL performs them
  *    in the same SM loop that moves the data) and add no time of their own.
  * Streaming: steps are fetched from the generator in small windows per

@@ -368,14 +368,18 @@ static gc_status collective_from_config(gc_config *cfg, const gt_topo *t, gs_par
 					       (unsigned long long)sizes[i], gs_dtype_name(p->dtype));
 	/* forward's combine: a forwarder sends a node's sum home up to
 	 * moe.chunk tokens before home takes it (gs_moefwd.c) */
-	for (size_t i = 0; p->algo == GS_ALGO_FORWARD && p->coll == GS_COLL_COMBINE && i < n; i++)
-		if (buffer / sizes[i] < (uint64_t)p->moe_chunk + 1)
+	for (size_t i = 0; i < n; i++) {
+		gs_params q = *p;
+		uint64_t need;
+		q.bytes = sizes[i];
+		if (!gs_moefwd_buffer_ok(&q, buffer, &need))
 			return gc_config_error(cfg, "collective.buffer", errmsg,
-					       "%llu B cannot hold moe.chunk + 1 = %u tokens of %llu B: "
-					       "forward's combine sends a node's sums that far ahead of "
-					       "their home",
-					       (unsigned long long)buffer, p->moe_chunk + 1,
+					       "%llu B cannot hold %llu B, moe.chunk tokens of %llu B "
+					       "and one more: forward's combine sends a node's sums that "
+					       "far ahead of their home",
+					       (unsigned long long)buffer, (unsigned long long)need,
 					       (unsigned long long)sizes[i]);
+	}
 	return GC_OK;
 }
 
@@ -575,6 +579,16 @@ static gc_status run_sizes(const gm_run *r, const gs_params *base, const uint64_
 		gs_gen *gen = NULL;
 		co->buffer_bytes = saved_buffer;
 		proto_setup(r, q, base, sizes[i], &p, &topo, co);
+		uint64_t need;
+		if (st == GC_OK && !gs_moefwd_buffer_ok(&p, co->buffer_bytes, &need)) {
+			/* a protocol's own buffer, or the compared algorithm's */
+			*errmsg = g_strdup_printf(
+				"forward's combine needs %llu B of buffer (moe.chunk tokens and one more), "
+				"and protocol %s's is %llu B: set collective.buffer, or a smaller moe.chunk",
+				(unsigned long long)need, gm_proto_get(q)->name,
+				(unsigned long long)co->buffer_bytes);
+			st = GC_ERR_INPUT;
+		}
 		if (st == GC_OK)
 			st = gs_gen_create(&p, &gen, errmsg);
 		gm_point *pt = &pts[i];

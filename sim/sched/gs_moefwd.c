@@ -53,10 +53,12 @@
  *          its own tokens (a' = b, s = f) the node's contributions and then
  *          the other nodes' sums, in increasing node order, reduced into
  *          OUTPUT slot t
- * Every strand works through the keys in the same increasing order and a
- * key's sum at home needs only the same key's sums of the other nodes,
- * which need only their own node's contributions: no cycle, whatever the
- * buffering.
+ * The lag is moe_chunk positions, at most the channel's tokens. Every
+ * strand works through the keys in the same increasing order of position,
+ * and a key's sum at home needs only the same key's sums of the other
+ * nodes, which need only their own node's contributions: no cycle, as long
+ * as a connection holds the lag and one more token (gs_moefwd_buffer_ok;
+ * the simulator refuses less).
  */
 #include <string.h>
 
@@ -74,6 +76,8 @@ typedef struct fstep {
 typedef struct gs_mfw {
 	gs_moe_map map;
 	uint64_t el, me;
+	/* the steps, built on first use (a closed-form run never asks) */
+	gsize built;
 	uint64_t *off; /* per (rank, strand): CSR into steps */
 	fstep *steps;
 } gs_mfw;
@@ -112,9 +116,9 @@ static void signal_hit(GArray *a, uint8_t *hit, int64_t P, int64_t base, uint32_
 		}
 }
 
-static void build_dispatch(const gs_gen *g, gs_mfw *f, GArray **st)
+static void build_dispatch(const gs_gen *g, gs_mfw *mf, GArray **st)
 {
-	const gs_moe_map *m = &f->map;
+	const gs_moe_map *m = &mf->map;
 	const int64_t n = m->n, P = m->P, N = n / P, C = g->p.nchannels, S = N + 2;
 	const uint64_t T = m->T, Q = g->p.moe_chunk;
 	uint64_t *cnt = g_new0(uint64_t, N);
@@ -155,39 +159,47 @@ static void build_dispatch(const gs_gen *g, gs_mfw *f, GArray **st)
 					push(net, GS_OP_SIGNAL, (int32_t)(b * P + l), -1, 0, 0, 0,
 					     (uint32_t)(1 + a * C + c));
 			signal_hit(loc, hit, P, a * P, senders);
-			/* forwarders: the tokens of s = a' P + l that come to node a */
-			for (int64_t a2 = 0; a2 < N; a2++) {
-				if (a2 == a)
-					continue;
-				GArray *fw = st[(r * C + c) * S + 2 + a2];
-				int64_t s = a2 * P + l;
-				uint64_t k = 0;
-				for (uint64_t t = (uint64_t)c; t < T; t += (uint64_t)C) {
-					uint64_t lo, hi;
-					on_node(m, s, t, a, &lo, &hi);
-					if (lo == hi)
+		}
+	}
+	/* forwarders, from the sources' side (one pass over the routing): the
+	 * tokens of s = a2 P + l that go to node b, at b P + l */
+	uint8_t *hitn = g_new0(uint8_t, (size_t)n);
+	for (int64_t s = 0; s < n; s++) {
+		const int64_t a2 = s / P, l = s % P;
+		for (int64_t c = 0; c < C; c++) {
+			memset(cnt, 0, (size_t)N * sizeof(uint64_t));
+			for (uint64_t t = (uint64_t)c; t < T; t += (uint64_t)C) {
+				uint64_t i = (uint64_t)s * T + t, e = m->tset_off[i + 1];
+				for (uint64_t lo = m->tset_off[i], hi; lo < e; lo = hi) {
+					const int64_t b = m->tset[lo] / P, f = b * P + l;
+					for (hi = lo; hi < e && m->tset[hi] / P == b; hi++)
+						;
+					if (b == a2)
 						continue;
-					if (k++ % Q == 0)
-						push(fw, GS_OP_WAIT, -1, -1, 0,
-						     (uint32_t)(1 + a2 * C + c), 0,
-						     (uint32_t)((k - 1) / Q + 1));
-					uint32_t from = (uint32_t)((uint64_t)a2 * T + t);
-					uint32_t to = (uint32_t)((uint64_t)s * T + t);
+					GArray *fw = st[(f * C + c) * S + 2 + a2];
+					if (cnt[b]++ % Q == 0)
+						push(fw, GS_OP_WAIT, -1, -1, 0, (uint32_t)(1 + a2 * C + c), 0,
+						     (uint32_t)((cnt[b] - 1) / Q + 1));
+					uint32_t from = (uint32_t)((uint64_t)a2 * T + t), to = (uint32_t)i;
 					for (uint64_t j = lo; j < hi; j++) {
 						int64_t d = m->tset[j];
-						if (d == r)
+						if (d == f)
 							push(fw, GS_OP_COPY, -1, -1, GS_BUF_SCRATCH, from,
 							     GS_BUF_OUTPUT, to);
 						else
-							push(fw, GS_OP_PUT, (int32_t)d, -1, GS_BUF_SCRATCH,
-							     from, GS_BUF_OUTPUT, to);
-						hit[d - a * P] |= d != r;
+							push(fw, GS_OP_PUT, (int32_t)d, -1, GS_BUF_SCRATCH, from,
+							     GS_BUF_OUTPUT, to);
+						hitn[d] |= d != f;
 					}
 				}
-				signal_hit(fw, hit, P, a * P, senders);
 			}
+			for (int64_t b = 0; b < N; b++)
+				if (b != a2)
+					signal_hit(st[((b * P + l) * C + c) * S + 2 + a2], hitn + b * P, P,
+						   b * P, senders);
 		}
 	}
+	g_free(hitn);
 	/* every rank's last step: all its senders' SIGNALs in */
 	for (int64_t r = 0; r < n; r++)
 		if (senders[r] > 0)
@@ -250,6 +262,19 @@ static void combine_key(const gs_moe_map *m, GArray *fw, int64_t r, uint64_t t, 
 	}
 }
 
+/* Tokens of channel c (t = c, c + C, ...) and the lag of its home keys:
+ * moe_chunk positions, at most the channel's tokens (a longer lag orders
+ * the keys no differently). */
+static uint64_t chan_tokens(uint64_t T, uint64_t C, uint64_t c)
+{
+	return T > c ? (T - c + C - 1) / C : 0;
+}
+
+static uint64_t chan_lag(uint64_t T, uint64_t C, uint64_t c, uint64_t Q)
+{
+	return MIN(Q, chan_tokens(T, C, c));
+}
+
 typedef struct ckey {
 	uint64_t key, slot;
 } ckey;
@@ -260,9 +285,9 @@ static int ckey_cmp(const void *x, const void *y)
 	return a->key < b->key ? -1 : a->key > b->key;
 }
 
-static void build_combine(const gs_gen *g, gs_mfw *f, GArray **st)
+static void build_combine(const gs_gen *g, gs_mfw *mf, GArray **st)
 {
-	const gs_moe_map *m = &f->map;
+	const gs_moe_map *m = &mf->map;
 	const int64_t n = m->n, P = m->P, N = n / P, C = g->p.nchannels;
 	const uint64_t T = m->T, Q = g->p.moe_chunk;
 	/* what each rank holds: slots s T + t */
@@ -281,7 +306,8 @@ static void build_combine(const gs_gen *g, gs_mfw *f, GArray **st)
 			int64_t d = m->tset[j], s = (int64_t)(i / T);
 			uint64_t t = i % T, u = t / (uint64_t)C;
 			bool home = s / P == d / P;
-			uint64_t pos = (u + (home ? Q : 0)) * 2 + home;
+			uint64_t lag = chan_lag(T, (uint64_t)C, t % (uint64_t)C, Q);
+			uint64_t pos = (u + (home ? lag : 0)) * 2 + home;
 			held[fill[d]++] = (ckey){
 				.key = ((pos * (uint64_t)N + (uint64_t)(s / P)) * (uint64_t)P +
 					(uint64_t)(s % P)) * (uint64_t)C + t % (uint64_t)C,
@@ -301,20 +327,30 @@ static void build_combine(const gs_gen *g, gs_mfw *f, GArray **st)
 				push(st[(r * C + (int64_t)(t % (uint64_t)C)) * 2], GS_OP_SEND,
 				     (int32_t)(b * P + s % P), -1, GS_BUF_INPUT, (uint32_t)i, 0, 0);
 		}
-		/* the forwarder: at channel-local position u the forward keys
-		 * (u, a2 != b), then the home key of position u - Q, whose
-		 * other nodes' sums have had Q positions to arrive */
-		for (int64_t c = 0; c < C; c++) {
-			GArray *fw = st[(r * C + c) * 2 + 1];
-			uint64_t Tc = T > (uint64_t)c ? (T - (uint64_t)c + (uint64_t)C - 1) / (uint64_t)C : 0;
-			for (uint64_t u = 0; u < Tc + Q; u++) {
-				uint64_t t = u * (uint64_t)C + (uint64_t)c;
-				for (int64_t a2 = 0; u < Tc && a2 < N; a2++)
-					if (a2 != b)
-						combine_key(m, fw, r, t, a2, from);
-				if (u >= Q)
-					combine_key(m, fw, r, (u - Q) * (uint64_t)C + (uint64_t)c, b, from);
+	}
+	/* the forwarders, position by position over every rank at once (one
+	 * pass over the routing): at channel-local position u the forward
+	 * keys (u, a2 != b) in increasing a2, then the home key of position
+	 * u - lag, whose other nodes' sums have had lag positions to arrive */
+	for (int64_t c = 0; c < C; c++) {
+		const uint64_t Tc = chan_tokens(T, (uint64_t)C, (uint64_t)c);
+		const uint64_t lag = chan_lag(T, (uint64_t)C, (uint64_t)c, Q);
+		for (uint64_t u = 0; u < Tc + lag; u++) {
+			const uint64_t t = u * (uint64_t)C + (uint64_t)c;
+			for (int64_t s = 0; u < Tc && s < n; s++) {
+				uint64_t i = (uint64_t)s * T + t;
+				for (uint64_t j = m->tset_off[i]; j < m->tset_off[i + 1]; j++) {
+					int64_t b = m->tset[j] / P;
+					if (b == s / P || (j > m->tset_off[i] && m->tset[j - 1] / P == b))
+						continue; /* home, or a node already keyed */
+					int64_t f = b * P + s % P;
+					combine_key(m, st[(f * C + c) * 2 + 1], f, t, s / P, from);
+				}
 			}
+			if (u >= lag)
+				for (int64_t r = 0; r < n; r++)
+					combine_key(m, st[(r * C + c) * 2 + 1], r,
+						    (u - lag) * (uint64_t)C + (uint64_t)c, r / P, from);
 		}
 	}
 	g_free(from);
@@ -322,9 +358,40 @@ static void build_combine(const gs_gen *g, gs_mfw *f, GArray **st)
 	g_free(hoff);
 }
 
+/* Every strand's steps into one CSR, once, whichever thread asks first
+ * (the generator stays immutable to its users). */
+static void mfw_build(const gs_gen *g)
+{
+	gs_mfw *f = g->priv;
+	if (!g_once_init_enter(&f->built))
+		return;
+	const gs_moe_map *m = &f->map;
+	const int64_t ns = (int64_t)m->n * g->nstrands;
+	GArray **sa = g_new(GArray *, (size_t)ns);
+	for (int64_t k = 0; k < ns; k++)
+		sa[k] = g_array_new(FALSE, FALSE, sizeof(fstep));
+	if (g->p.coll == GS_COLL_DISPATCH)
+		build_dispatch(g, f, sa);
+	else
+		build_combine(g, f, sa);
+	f->off = g_new(uint64_t, (size_t)ns + 1);
+	f->off[0] = 0;
+	for (int64_t k = 0; k < ns; k++)
+		f->off[k + 1] = f->off[k] + sa[k]->len;
+	f->steps = g_new(fstep, f->off[ns] + 1);
+	for (int64_t k = 0; k < ns; k++) {
+		if (sa[k]->len)
+			memcpy(f->steps + f->off[k], sa[k]->data, sa[k]->len * sizeof(fstep));
+		g_array_free(sa[k], TRUE);
+	}
+	g_free(sa);
+	g_once_init_leave(&f->built, 1);
+}
+
 static uint64_t mfw_strand_len(const gs_gen *g, int rank, int ch)
 {
 	const gs_mfw *f = g->priv;
+	mfw_build(g);
 	uint64_t k = (uint64_t)rank * (uint64_t)g->nstrands + (uint64_t)ch;
 	return f->off[k + 1] - f->off[k];
 }
@@ -332,6 +399,7 @@ static uint64_t mfw_strand_len(const gs_gen *g, int rank, int ch)
 static void mfw_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint32_t n, gs_step *out)
 {
 	const gs_mfw *f = g->priv;
+	mfw_build(g);
 	const uint64_t tb = f->me * f->el;
 	const fstep *fs = f->steps + f->off[(uint64_t)rank * (uint64_t)g->nstrands + (uint64_t)ch];
 	for (uint32_t i = 0; i < n; i++) {
@@ -416,29 +484,18 @@ gc_status gs_moefwd_init(gs_gen *g, char **errmsg)
 	const int64_t S = disp ? N + 2 : 2;
 	g->nstrands = (int)(C * S);
 	g->strands_per_channel = disp ? 1 : 2;
-	GArray **sa = g_new(GArray *, (size_t)(n * C * S));
-	for (int64_t k = 0; k < n * C * S; k++)
-		sa[k] = g_array_new(FALSE, FALSE, sizeof(fstep));
-	if (disp)
-		build_dispatch(g, f, sa);
-	else
-		build_combine(g, f, sa);
-	/* one CSR of every strand's steps */
-	f->off = g_new(uint64_t, (size_t)(n * C * S + 1));
-	f->off[0] = 0;
-	for (int64_t k = 0; k < n * C * S; k++)
-		f->off[k + 1] = f->off[k] + sa[k]->len;
-	f->steps = g_new(fstep, f->off[n * C * S] + 1);
-	for (int64_t k = 0; k < n * C * S; k++) {
-		if (sa[k]->len)
-			memcpy(f->steps + f->off[k], sa[k]->data, sa[k]->len * sizeof(fstep));
-		g_array_free(sa[k], TRUE);
-	}
-	g_free(sa);
 	const uint64_t tb = f->me * f->el;
 	g->buf_bytes[GS_BUF_INPUT] = (disp ? T : (uint64_t)n * T) * tb;
 	g->buf_bytes[GS_BUF_OUTPUT] = (disp ? (uint64_t)n * T : T) * tb;
 	g->buf_bytes[GS_BUF_SCRATCH] = (uint64_t)N * T * tb;
 	g->nsignals = disp ? (uint32_t)(1 + N * C) : 0;
 	return GC_OK;
+}
+
+bool gs_moefwd_buffer_ok(const gs_params *p, uint64_t buffer_bytes, uint64_t *need)
+{
+	uint64_t T = p->moe_tokens, C = (uint64_t)MAX(p->nchannels, 1);
+	uint64_t Q = p->moe_chunk ? p->moe_chunk : 16;
+	*need = (MIN(Q, chan_tokens(T, C, 0)) + 1) * p->bytes;
+	return p->algo != GS_ALGO_FORWARD || p->coll != GS_COLL_COMBINE || buffer_bytes >= *need;
 }

@@ -362,9 +362,11 @@ static gc_status gs_rcheck(gs_rstate *rs)
 	gs_moe_map map;
 	memset(&map, 0, sizeof(map));
 	gs_params gp = gs_group_params(&s->p); /* every group routes alike */
-	if (moe && (rc = gs_moe_map_build(&gp, &map, rs->errmsg)) != GC_OK)
+	if (moe && (rc = gs_moe_map_build(&gp, &map, rs->errmsg)) != GC_OK) {
+		g_free(sum);
 		return rc;
-	int32_t *srcs = g_new(int32_t, (size_t)G);
+	}
+	g_autofree int32_t *srcs = g_new(int32_t, (size_t)G);
 	if (s->p.coll == GS_COLL_ALLTOALL && nout % (uint64_t)G != 0) {
 		*rs->errmsg = g_strdup_printf("alltoall OUTPUT of %" PRIu64
 					      " elements is not %d equal blocks",
@@ -420,6 +422,7 @@ static gc_status gs_rcheck(gs_rstate *rs)
 			}
 			default:
 				g_free(sum);
+				gs_moe_map_free(&map);
 				*rs->errmsg =
 					g_strdup_printf("unknown collective %d", (int)s->p.coll);
 				return GC_ERR_INPUT;
@@ -439,7 +442,6 @@ static gc_status gs_rcheck(gs_rstate *rs)
 		}
 	}
 	g_free(sum);
-	g_free(srcs);
 	gs_moe_map_free(&map);
 	return rc;
 }

@@ -285,6 +285,12 @@ static inline int gs_group_member(const gs_params *p, int id, int j)
 	return (int)((rest / M) * T * K + (j / B) * T + (rest % M) * B * S + (j % B) * S + id % S);
 }
 
+/* forward's combine (gs_moefwd.c) sends a node's sums home up to
+ * min(moe_chunk, tokens per channel) tokens ahead: a connection must hold
+ * that many and one more (*need bytes, p->bytes a token). True for other
+ * collectives and algorithms. */
+bool gs_moefwd_buffer_ok(const gs_params *p, uint64_t buffer_bytes, uint64_t *need);
+
 /* A communicator's members per node (ranks_per_node ranks a node), as its
  * generator sees them: the members of group 0 on its first member's node,
  * when every group's members come in such runs node by node; else 1 (each
