@@ -480,6 +480,15 @@ gc_status gs_moefwd_init(gs_gen *g, char **errmsg)
 	}
 	f->el = gs_dtype_size(p->dtype);
 	f->me = m->me;
+	if (f->me * f->el > 0 && (uint64_t)n * T > (UINT64_C(1) << 62) / (f->me * f->el)) {
+		*errmsg = g_strdup_printf("%s (forward): %lld ranks x %llu tokens of %llu B make "
+					  "buffers beyond 2^62 bytes",
+					  gs_coll_name(p->coll), (long long)n, (unsigned long long)T,
+					  (unsigned long long)(f->me * f->el));
+		mfw_destroy(g);
+		g->ops = NULL;
+		return GC_ERR_INPUT;
+	}
 	const bool disp = p->coll == GS_COLL_DISPATCH;
 	const int64_t S = disp ? N + 2 : 2;
 	g->nstrands = (int)(C * S);
