@@ -319,23 +319,32 @@ static void pp_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint32_t 
 
 static const gs_gen_ops pp_ops = {.strand_len = pp_len, .fill = pp_fill};
 
-static void test_iterations_signals(void)
+/* One-sided schedule `ops` on nranks flat GPUs, one 50 us latency apart,
+ * whose every iteration is serialized by `trips` signal trips: one
+ * iteration takes at least the trips, and `iters` take exactly iters times
+ * one. */
+static void check_iterations_serialized(const gs_gen_ops *ops, int nranks, int trips, int iters)
 {
-	gt_topo t = {.kind = GT_FLAT, .ngpus = 2, .nodes = 2, .gpus_per_node = 1,
+	gt_topo t = {.kind = GT_FLAT, .ngpus = nranks, .nodes = nranks, .gpus_per_node = 1,
 		     .link = {.bw_Bps = 1e15, .lat_ps = 50000000}};
-	gs_gen g = {.ops = &pp_ops, .p = {.nranks = 2, .nchannels = 1}, .nstrands = 1,
+	gs_gen g = {.ops = ops, .p = {.nranks = nranks, .nchannels = 1}, .nstrands = 1,
 		    .strands_per_channel = 1, .nsignals = 1};
 	gm_coll_opts o = {.buffer_bytes = 1024, .iters = 1, .check = true};
-	gm_coll_result one, three;
+	gm_coll_result one, many;
 	char *err = NULL;
 	g_assert_cmpint(gm_coll_simulate(&t, &g, &o, false, &one, &err), ==, GC_OK);
-	o.iters = 3;
-	g_assert_cmpint(gm_coll_simulate(&t, &g, &o, false, &three, &err), ==, GC_OK);
-	g_test_message("one iteration %.1f us, three %.1f us", one.total_ps * 1e-6,
-		       three.total_ps * 1e-6);
+	o.iters = iters;
+	g_assert_cmpint(gm_coll_simulate(&t, &g, &o, false, &many, &err), ==, GC_OK);
+	g_test_message("one iteration %.1f us, %d: %.1f us", one.total_ps * 1e-6, iters,
+		       many.total_ps * 1e-6);
+	g_assert_cmpint(one.total_ps, >=, trips * t.link.lat_ps);
+	g_assert_cmpint(many.total_ps, ==, iters * one.total_ps);
+}
+
+static void test_iterations_signals(void)
+{
 	/* four trips of one route latency each, however many iterations */
-	g_assert_cmpint(one.total_ps, >=, 4 * t.link.lat_ps);
-	g_assert_cmpint(three.total_ps, ==, 3 * one.total_ps);
+	check_iterations_serialized(&pp_ops, 2, 4, 3);
 }
 
 /* Two senders to one slot, one of them free-running: rank 1 SIGNALs rank
@@ -373,20 +382,8 @@ static const gs_gen_ops fr_ops = {.strand_len = fr_len, .fill = fr_fill};
 
 static void test_iterations_free_runner(void)
 {
-	gt_topo t = {.kind = GT_FLAT, .ngpus = 3, .nodes = 3, .gpus_per_node = 1,
-		     .link = {.bw_Bps = 1e15, .lat_ps = 50000000}};
-	gs_gen g = {.ops = &fr_ops, .p = {.nranks = 3, .nchannels = 1}, .nstrands = 1,
-		    .strands_per_channel = 1, .nsignals = 1};
-	gm_coll_opts o = {.buffer_bytes = 1024, .iters = 1, .check = true};
-	gm_coll_result one, five;
-	char *err = NULL;
-	g_assert_cmpint(gm_coll_simulate(&t, &g, &o, false, &one, &err), ==, GC_OK);
-	o.iters = 5;
-	g_assert_cmpint(gm_coll_simulate(&t, &g, &o, false, &five, &err), ==, GC_OK);
-	g_test_message("one iteration %.1f us, five %.1f us", one.total_ps * 1e-6,
-		       five.total_ps * 1e-6);
-	g_assert_cmpint(one.total_ps, >=, 2 * t.link.lat_ps);
-	g_assert_cmpint(five.total_ps, ==, 5 * one.total_ps);
+	/* rank 2's round trip, however far rank 1 runs ahead */
+	check_iterations_serialized(&fr_ops, 3, 2, 5);
 }
 
 static void test_iterations_average(void)
