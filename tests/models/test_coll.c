@@ -295,25 +295,24 @@ static uint64_t pp_len(const gs_gen *g, int rank, int ch)
 	return 4;
 }
 
+/* A SIGNAL to slot 0 of peer, or a WAIT for slot 0 to reach threshold. */
+static void signal_or_wait(gs_step *st, bool sig, int peer, uint64_t threshold)
+{
+	memset(st, 0, sizeof(*st));
+	st->send_peer = st->recv_peer = -1;
+	st->dst_buf = GS_BUF_OUTPUT;
+	st->op = sig ? GS_OP_SIGNAL : GS_OP_WAIT;
+	st->send_peer = sig ? peer : -1;
+	st->bytes = sig ? 8 : threshold;
+}
+
 static void pp_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint32_t n, gs_step *out)
 {
+	/* rank 1: SIGNAL, WAIT 1, SIGNAL, WAIT 2; rank 0: WAIT 1, SIGNAL, WAIT 2,
+	 * SIGNAL */
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t k = first + i;
-		gs_step *st = &out[i];
-		memset(st, 0, sizeof(*st));
-		st->send_peer = st->recv_peer = -1;
-		st->dst_buf = GS_BUF_OUTPUT;
-		/* rank 1: SIGNAL, WAIT 1, SIGNAL, WAIT 2; rank 0: WAIT 1, SIGNAL,
-		 * WAIT 2, SIGNAL */
-		bool sig = (k % 2 == 0) == (rank == 1);
-		if (sig) {
-			st->op = GS_OP_SIGNAL;
-			st->send_peer = 1 - rank;
-			st->bytes = 8;
-		} else {
-			st->op = GS_OP_WAIT;
-			st->bytes = k / 2 + 1;
-		}
+		signal_or_wait(&out[i], (k % 2 == 0) == (rank == 1), 1 - rank, k / 2 + 1);
 	}
 }
 
@@ -359,22 +358,11 @@ static uint64_t fr_len(const gs_gen *g, int rank, int ch)
 
 static void fr_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint32_t n, gs_step *out)
 {
+	/* rank 0: WAIT 2, SIGNAL 2; rank 1: SIGNAL 0; rank 2: SIGNAL 0, WAIT 1 */
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t k = first + i;
-		gs_step *st = &out[i];
-		memset(st, 0, sizeof(*st));
-		st->send_peer = st->recv_peer = -1;
-		st->dst_buf = GS_BUF_OUTPUT;
-		/* rank 0: WAIT 2, SIGNAL 2; rank 1: SIGNAL 0; rank 2: SIGNAL 0, WAIT 1 */
-		bool sig = rank == 1 || (rank == 0) == (k == 1);
-		if (sig) {
-			st->op = GS_OP_SIGNAL;
-			st->send_peer = rank == 0 ? 2 : 0;
-			st->bytes = 8;
-		} else {
-			st->op = GS_OP_WAIT;
-			st->bytes = rank == 0 ? 2 : 1;
-		}
+		signal_or_wait(&out[i], rank == 1 || (rank == 0) == (k == 1), rank == 0 ? 2 : 0,
+			       rank == 0 ? 2 : 1);
 	}
 }
 
