@@ -42,10 +42,15 @@
  *          every other rank written
  *
  * combine (two-sided; strands_per_channel 2: strand 2c the NVLink
- * contributor, 2c + 1 the forwarder). Work comes in keys (t, a'), increasing:
- * token t of rank s = a' P + l, whose forwarder on node b is f = b P + l.
- *   2c     per key, per source s with a partial here that has another
- *          forwarder f: SEND INPUT slot s T + t to f
+ * contributor, 2c + 1 the forwarder). Work comes in keys (t, a'): token t
+ * of rank s = a' P + l, whose forwarder on node b is f = b P + l. A key
+ * has a position: the token's index u = t / C in its channel, and for a
+ * home key (a' = b: f's own token) u + lag, lag = min(moe_chunk, the
+ * channel's tokens), so that the other nodes' sums have had lag positions
+ * to arrive. Keys are taken by position, forward keys (in increasing a')
+ * before the home key of the same position.
+ *   2c     per key in that order, per source s with a partial here that
+ *          has another forwarder f: SEND INPUT slot s T + t to f
  *   2c + 1 per key with a partial on this node: the contributions of this
  *          node's ranks (its own INPUT as the operand L, the others received
  *          in increasing rank order) reduced into SCRATCH slot a' T + t and
@@ -53,8 +58,8 @@
  *          its own tokens (a' = b, s = f) the node's contributions and then
  *          the other nodes' sums, in increasing node order, reduced into
  *          OUTPUT slot t
- * The lag is moe_chunk positions, at most the channel's tokens. Every
- * strand works through the keys in the same increasing order of position,
+ * Every strand works through the keys in the same increasing order of
+ * position,
  * and a key's sum at home needs only the same key's sums of the other
  * nodes, which need only their own node's contributions: no cycle, as long
  * as a connection holds the lag and one more token (gs_moefwd_buffer_ok;
