@@ -374,15 +374,14 @@ static gc_status collective_from_config(gc_config *cfg, const gt_topo *t, gs_par
 		q.bytes = sizes[i];
 		if (!gs_moefwd_buffer_ok(&q, buffer, &need))
 			return gc_config_error(cfg, "collective.buffer", errmsg,
-					       "%llu B cannot hold %llu B, moe.chunk tokens of %llu B "
-					       "and one more: forward's combine sends a node's sums that "
-					       "far ahead of their home",
+					       "%llu B cannot hold %llu B, moe.chunk tokens of %llu B (at "
+					       "most a channel's) and one more: forward's combine sends a "
+					       "node's sums that far ahead of their home",
 					       (unsigned long long)buffer, (unsigned long long)need,
 					       (unsigned long long)sizes[i]);
 	}
 	return GC_OK;
 }
-
 
 static uint64_t count_of(const gs_params *p)
 {
@@ -583,8 +582,9 @@ static gc_status run_sizes(const gm_run *r, const gs_params *base, const uint64_
 		if (st == GC_OK && !gs_moefwd_buffer_ok(&p, co->buffer_bytes, &need)) {
 			/* a protocol's own buffer, or the compared algorithm's */
 			*errmsg = g_strdup_printf(
-				"forward's combine needs %llu B of buffer (moe.chunk tokens and one more), "
-				"and protocol %s's is %llu B: set collective.buffer, or a smaller moe.chunk",
+				"forward's combine needs %llu B of buffer (moe.chunk tokens, at most a "
+				"channel's, and one more), and protocol %s's is %llu B: set "
+				"collective.buffer, or a smaller moe.chunk",
 				(unsigned long long)need, gm_proto_get(q)->name,
 				(unsigned long long)co->buffer_bytes);
 			st = GC_ERR_INPUT;

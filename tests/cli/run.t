@@ -146,6 +146,11 @@ check "forward's routing line: 512 tokens, each on 1 to 2 nodes" \
 check "a node limit below the top-k: status 2 at moe.max_nodes" "[ $rc -eq 2 ] && grep -q 'moe.max_nodes: 1 of the 2 nodes hold 128 experts, fewer than the top-200' '$T/e'"
 "$G" run "$T/fwd.yaml" --set collective.op=allreduce --set collective.sizes=1MiB >/dev/null 2>"$T/e"; rc=$?
 check "forward refused for allreduce" "[ $rc -eq 2 ] && grep -q 'collective.op dispatch or combine' '$T/e'"
+"$G" run "$T/fwd.yaml" --set collective.op=combine --set collective.sizes=1MiB >/dev/null 2>"$T/e"; rc=$?
+check "forward's combine with a buffer below its lag: status 2 at collective.buffer" "[ $rc -eq 2 ] && grep -q 'collective.buffer: 4194304 B cannot hold 17825792 B' '$T/e'"
+"$G" run "$T/fwd.yaml" --set collective.op=combine --set collective.protocol=auto --set collective.channels=1 \
+  --set moe.tokens=16 --set collective.sizes=32KiB >/dev/null 2>"$T/e"; rc=$?
+check "forward's combine with a protocol's smaller buffer: status 2, no deadlock" "[ $rc -eq 2 ] && grep -q \"forward's combine needs 557056 B of buffer\" '$T/e' && ! grep -q deadlock '$T/e'"
 "$G" run "$T/fwd.yaml" --set collective.group.size=8 --set moe.tokens=16 >"$T/fwdg.txt"
 check "one-level groups are named in the table header" "grep -q '^# collective: dispatch, algo forward, 2 groups of 8 ranks at stride 1 at once' '$T/fwdg.txt'"
 
