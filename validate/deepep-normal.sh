@@ -4,8 +4,8 @@
 # DeepEP's tests count it: intranode, the tokens a GPU receives (its own
 # included) times their bytes over the time; internode, the distinct
 # (token, destination node) pairs of a GPU's tokens (its own node included)
-# times their bytes over the time. gcsim prints both counts on its
-# "# routing" line. The topology is the dgx-h100 preset with the NVLink
+# times their bytes over the time. gcsim prints both bandwidths after its
+# table ("# as DeepEP counts"). The topology is the dgx-h100 preset with the NVLink
 # bandwidth the DeepEP README gives for H800 (~160 GB/s) and its CX7 400
 # Gb/s NICs; the routing is node-limited to min(nodes, 4) nodes, as the tests
 # draw it.
@@ -43,13 +43,10 @@ grep -v '^#' "$meas" | tail -n +2 | while IFS=, read -r impl tr hw ep tok phase 
 		echo "deepep-normal: gcsim failed on ep $ep $phase" >&2
 		exit 2
 	fi
-	awk -v ep="$ep" -v phase="$phase" -v metric="$metric" -v bw="$bw" -v bytes="$bytes" '
-		/^# routing/ { for (i = 1; i <= NF; i++) {
-			if ($(i + 1) == "copies)") copies = substr($i, 2)
-			if ($(i + 1) == "token-node") pairs = substr($i, 2) } }
+	awk -v ep="$ep" -v phase="$phase" -v metric="$metric" -v bw="$bw" '
+		/^# as DeepEP counts/ { split($0, a, ": "); split(a[3], v, " "); rdma = v[3]; nvl = v[5] }
 		/^ +[0-9]/ { t = $6 }
-		END { n = metric == "nvl" ? copies : pairs
-			pred = n * bytes / t / 1e3
+		END { pred = metric == "nvl" ? nvl : rdma
 			printf "%-4s %-9s %-6s %10.1f %10.1f %9.1f %+7.1f%%\n", ep, phase, metric, bw, pred, t,
 				(pred / bw - 1) * 100 }' "$tmp/out.txt"
 done > "$tmp/rows.txt"

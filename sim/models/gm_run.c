@@ -788,10 +788,14 @@ void gm_run_format_head(const char *path, const gc_config *cfg, const gt_topo *t
 }
 
 /* forward: what the draw makes a GPU's tokens do, on average over the
- * GPUs -- the ranks and nodes a token goes to, and the network transfers
- * (DeepEP counts its bandwidth in token-node pairs, its own node
- * included, and its NVLink side in tokens received). */
-static void format_routing(const gm_run *r, GString *g)
+ * GPUs: tokens, copies (token-rank pairs), token-node pairs and transfers
+ * over the network. false when the routing cannot be drawn. */
+typedef struct moe_counts {
+	uint32_t T;
+	double copies, pairs, remote;
+} moe_counts;
+
+static bool routing_counts(const gm_run *r, moe_counts *k)
 {
 	gs_params q = gs_group_params(&r->base);
 	int N, per;
@@ -802,7 +806,7 @@ static void format_routing(const gm_run *r, GString *g)
 	char *err = NULL;
 	if (gs_moe_map_build(&q, &m, &err) != GC_OK) {
 		g_free(err);
-		return;
+		return false;
 	}
 	uint64_t copies = 0, nodes = 0, remote = 0;
 	for (uint64_t i = 0; i < (uint64_t)m.n * m.T; i++) {
@@ -814,12 +818,37 @@ static void format_routing(const gm_run *r, GString *g)
 				remote += m.tset[j] / m.P != own;
 			}
 	}
-	double n = (double)m.n;
+	k->T = m.T;
+	k->copies = (double)copies / m.n;
+	k->pairs = (double)nodes / m.n;
+	k->remote = (double)remote / m.n;
+	gs_moe_map_free(&m);
+	return true;
+}
+
+/* forward: the routing line of the header (DeepEP counts its bandwidth in
+ * token-node pairs, its own node included, and its NVLink side in tokens
+ * received) */
+static void format_routing(const moe_counts *k, GString *g)
+{
 	g_string_append_printf(g, "# routing   : per GPU %u tokens to %.2f ranks (%.0f copies) on %.2f "
 			       "nodes (%.0f token-node pairs) each, %.0f over the network\n",
-			       m.T, (double)copies / n / m.T, (double)copies / n, (double)nodes / n / m.T,
-			       (double)nodes / n, (double)remote / n);
-	gs_moe_map_free(&m);
+			       k->T, k->copies / k->T, k->copies, k->pairs / k->T, k->pairs, k->remote);
+}
+
+/* forward: every size's bandwidth as DeepEP's tests count it */
+static void format_deepep_bw(const gm_run *r, const moe_counts *k, GString *g)
+{
+	g_string_append(g, "# as DeepEP counts (per GPU over the time): token-node pairs (RDMA), "
+			   "tokens received (NVL):");
+	for (size_t i = 0; i < r->npts; i++) {
+		const gm_point *pt = &r->pts[i];
+		double us = pt->time_us > 0 ? pt->time_us : 1;
+		g_string_append_printf(g, "%s %llu B %.2f / %.2f GB/s", i ? "," : "",
+				       (unsigned long long)pt->bytes, k->pairs * (double)pt->bytes / us * 1e-3,
+				       k->copies * (double)pt->bytes / us * 1e-3);
+	}
+	g_string_append(g, "\n");
 }
 
 void gm_run_format_table(const gm_run *r, void *gstring_out)
@@ -849,8 +878,11 @@ void gm_run_format_table(const gm_run *r, void *gstring_out)
 			       geom(r, "collective.slice", p->slice_bytes, b2, sizeof(b2)),
 			       geom(r, "collective.buffer", gc_config_bytes(r->cfg, "collective.buffer"), b3,
 				    sizeof(b3)));
-	if (p->algo == GS_ALGO_FORWARD && gs_coll_is_moe(p->coll))
-		format_routing(r, g);
+	moe_counts kc;
+	const bool fwd = p->algo == GS_ALGO_FORWARD && gs_coll_is_moe(p->coll) &&
+			 routing_counts(r, &kc);
+	if (fwd)
+		format_routing(&kc, g);
 	char model[96];
 	if (r->pkt_bytes)
 		snprintf(model, sizeof(model), "packet (store and forward, %s packets, %u per hop)",
@@ -876,6 +908,8 @@ void gm_run_format_table(const gm_run *r, void *gstring_out)
 		sum += pt->busbw_GBps;
 	}
 	g_string_append_printf(g, "# Avg bus bandwidth    : %g\n", r->npts ? sum / (double)r->npts : 0.0);
+	if (fwd && r->npts > 0)
+		format_deepep_bw(r, &kc, g);
 	if (r->algo_auto && r->npts > 0) {
 		g_string_append(g, "# algorithm chosen per size (auto, by the closed form):");
 		for (size_t i = 0; i < r->npts; i++)
