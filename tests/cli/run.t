@@ -140,6 +140,8 @@ for a in forward put; do
 done
 check "forward vs put at 512 tokens on 2 nodes: over 3x faster; closed form within 10 %" \
   "awk 'FNR == 1 { k++ } \$1 == 7392 { t[k] = \$6 } END { exit !(t[3] > 3 * t[1] && t[2] < 1.1 * t[1] && t[2] > 0.9 * t[1]) }' '$T/fwd-forward-flow.txt' '$T/fwd-forward-analytical.txt' '$T/fwd-put-flow.txt'"
+check "forward's DeepEP bandwidths: token-node pairs and copies x bytes over the time" \
+  "awk '/^# routing/ { c = substr(\$11, 2); p = substr(\$16, 2) } \$1 == 7392 { t = \$6 } /^# as DeepEP counts/ { split(\$0, a, \": \"); split(a[3], v, \" \"); r = v[3]; n = v[5] } END { er = r / (p * 7392 / t / 1e3) - 1; en = n / (c * 7392 / t / 1e3) - 1; exit !(er < 0.001 && er > -0.001 && en < 0.001 && en > -0.001) }' '$T/fwd-forward-flow.txt'"
 check "forward's routing line: 512 tokens, each on 1 to 2 nodes" \
   "grep '^# routing' '$T/fwd-forward-flow.txt' | awk '{ exit !(\$6 == 512 && \$14 > 1.5 && \$14 <= 2) }'"
 "$G" run "$T/fwd.yaml" --set moe.max_nodes=1 --set moe.topk=200 >/dev/null 2>"$T/e"; rc=$?
