@@ -93,7 +93,8 @@ static const gc_param moe_params[] = {
 	 "nodes, then its experts among theirs); 0: any",
 	 "DeepSeek-V3 routes each token to at most 4 nodes; DeepEP's tests draw min(nodes, 4)"},
 	{"moe.chunk", GC_P_INT, "16", NULL, 1, 65536,
-	 "dispatch with algo forward: tokens a GPU sends to a node's forwarder before it signals them",
+	 "algo forward: tokens a GPU sends to a node's forwarder before it signals them "
+	 "(dispatch), and how many tokens combine's forwarders run ahead of their home sums",
 	 "DeepEP normal kernels: RDMA chunks of 16-20 tokens (Buffer.get_dispatch_config)"},
 };
 

@@ -214,7 +214,7 @@ static gc_status gs_params_normalize(const gs_params *in, gs_params *p, char **e
 		return GC_ERR_INPUT;
 	}
 	if (gs_coll_is_moe(p->coll) && p->moe_chunk == 0)
-		p->moe_chunk = 16;
+		p->moe_chunk = GS_MOE_CHUNK_DEFAULT;
 	if ((p->algo == GS_ALGO_PAIRWISE || p->algo == GS_ALGO_PUT) &&
 	    p->coll != GS_COLL_ALLTOALL && p->coll != GS_COLL_DISPATCH && p->coll != GS_COLL_COMBINE) {
 		*errmsg = g_strdup_printf("the %s algorithm is only defined for alltoall, not %s",

@@ -468,48 +468,46 @@ gc_status gs_moefwd_init(gs_gen *g, char **errmsg)
 	g->priv = f;
 	g->ops = &gs_mfw_ops;
 	gc_status st = gs_moe_map_build(p, &f->map, errmsg);
-	if (st != GC_OK) {
-		mfw_destroy(g);
-		g->ops = NULL;
-		return st;
-	}
+	if (st != GC_OK)
+		goto fail;
 	const gs_moe_map *m = &f->map;
 	const int64_t n = m->n, P = m->P, N = n / P, C = p->nchannels;
 	const uint64_t T = m->T;
+	f->el = gs_dtype_size(p->dtype);
+	f->me = m->me;
+	const uint64_t tb = f->me * f->el;
+	st = GC_ERR_INPUT;
 	if ((uint64_t)n * T > UINT32_MAX) {
 		*errmsg = g_strdup_printf("%s (forward): %lld ranks x %llu tokens are too many slots",
 					  gs_coll_name(p->coll), (long long)n, (unsigned long long)T);
-		mfw_destroy(g);
-		g->ops = NULL;
-		return GC_ERR_INPUT;
+		goto fail;
 	}
-	f->el = gs_dtype_size(p->dtype);
-	f->me = m->me;
-	if (f->me * f->el > 0 && (uint64_t)n * T > (UINT64_C(1) << 62) / (f->me * f->el)) {
+	if (tb > 0 && (uint64_t)n * T > (UINT64_C(1) << 62) / tb) {
 		*errmsg = g_strdup_printf("%s (forward): %lld ranks x %llu tokens of %llu B make "
 					  "buffers beyond 2^62 bytes",
 					  gs_coll_name(p->coll), (long long)n, (unsigned long long)T,
-					  (unsigned long long)(f->me * f->el));
-		mfw_destroy(g);
-		g->ops = NULL;
-		return GC_ERR_INPUT;
+					  (unsigned long long)tb);
+		goto fail;
 	}
 	const bool disp = p->coll == GS_COLL_DISPATCH;
 	const int64_t S = disp ? N + 2 : 2;
 	g->nstrands = (int)(C * S);
 	g->strands_per_channel = disp ? 1 : 2;
-	const uint64_t tb = f->me * f->el;
 	g->buf_bytes[GS_BUF_INPUT] = (disp ? T : (uint64_t)n * T) * tb;
 	g->buf_bytes[GS_BUF_OUTPUT] = (disp ? (uint64_t)n * T : T) * tb;
 	g->buf_bytes[GS_BUF_SCRATCH] = (uint64_t)N * T * tb;
 	g->nsignals = disp ? (uint32_t)(1 + N * C) : 0;
 	return GC_OK;
+fail:
+	mfw_destroy(g);
+	g->ops = NULL;
+	return st;
 }
 
 bool gs_moefwd_buffer_ok(const gs_params *p, uint64_t buffer_bytes, uint64_t *need)
 {
 	uint64_t T = p->moe_tokens, C = (uint64_t)MAX(p->nchannels, 1);
-	uint64_t Q = p->moe_chunk ? p->moe_chunk : 16;
+	uint64_t Q = p->moe_chunk ? p->moe_chunk : GS_MOE_CHUNK_DEFAULT;
 	*need = (MIN(Q, chan_tokens(T, C, 0)) + 1) * p->bytes;
 	return p->algo != GS_ALGO_FORWARD || p->coll != GS_COLL_COMBINE || buffer_bytes >= *need;
 }

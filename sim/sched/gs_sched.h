@@ -202,7 +202,8 @@ typedef struct gs_params {
 	 * moe_max_nodes M > 0 a token first draws M of the nodes (ranks_per_node
 	 * ranks each) and its experts among theirs (DeepSeek-V3's node-limited
 	 * routing). forward: bytes is one token, and a rank signals a node's
-	 * forwarder after every moe_chunk tokens it sent there (0: 16) */
+	 * forwarder after every moe_chunk tokens it sent there (0:
+	 * GS_MOE_CHUNK_DEFAULT) */
 	uint32_t moe_tokens, moe_topk, moe_experts;
 	uint64_t moe_seed;
 	uint32_t moe_max_nodes, moe_chunk;
@@ -359,6 +360,9 @@ typedef struct gs_moe_map {
 	int32_t *tset;
 } gs_moe_map;
 #define GS_MOE_MAX_MESSAGES (UINT64_C(1) << 26)
+/* forward's tokens per signal (and combine's lag) when moe_chunk is 0:
+ * DeepEP's RDMA chunks of 16-20 tokens */
+#define GS_MOE_CHUNK_DEFAULT 16
 gc_status gs_moe_map_build(const gs_params *p, gs_moe_map *m, char **errmsg);
 void gs_moe_map_free(gs_moe_map *m);
 /* What OUTPUT element e of rank r must hold after dispatch or combine: the
