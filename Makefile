@@ -63,7 +63,7 @@ NVCCFLAGS ?= -O2 -std=c++17 -I. -arch=sm_90 -Xcompiler -Wall,-Wextra,-Werror
 LIB := $(BUILD)/libgcsim.a
 BIN := $(BUILD)/gcsim
 
-.PHONY: all run test asan bench fuzz deps clean check-tree validate-p5
+.PHONY: all run test asan bench fuzz deps clean check-tree validate-p5 validate-deepep validate-ib
 all: $(BIN) $(TEST_BINS) $(BENCH_BINS)
 
 $(BUILD)/obj/%.o: %.c
@@ -123,6 +123,12 @@ validate-p5: deps
 validate-deepep: deps
 	@$(MAKE) --no-print-directory $(BIN)
 	@sh validate/deepep-normal.sh $(abspath $(BIN))
+
+# Predictions against published nccl-tests allreduce runs on 2-8 H100 nodes
+# with 400 Gb/s InfiniBand (40 s); a FAIL verdict (status 1) is a result.
+validate-ib: deps
+	@$(MAKE) --no-print-directory $(BIN)
+	@sh validate/ib-nccl-tests.sh $(abspath $(BIN)) || test $$? -eq 1
 
 # The loader's fuzz harness links only the simulator sources (no CUDA, no hw).
 FUZZ_SRCS := $(wildcard sim/core/*.c sim/sched/*.c sim/*.c sim/models/*.c sim/topologies/*.c)
