@@ -125,7 +125,7 @@ validate-deepep: deps
 	@sh validate/deepep-normal.sh $(abspath $(BIN))
 
 # Predictions against published nccl-tests allreduce runs on 2-8 H100 nodes
-# with 400 Gb/s InfiniBand (40 s); a FAIL verdict (status 1) is a result.
+# with 400 Gb/s InfiniBand (50 s); a FAIL verdict (status 1) is a result.
 validate-ib: deps
 	@$(MAKE) --no-print-directory $(BIN)
 	@sh validate/ib-nccl-tests.sh $(abspath $(BIN)) || test $$? -eq 1

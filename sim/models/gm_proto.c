@@ -66,3 +66,24 @@ void gm_proto_apply_nvls(gt_topo *t, double net_lat_us)
 		t->lat_scale[GM_LINK_NIC] = net_lat_us / s->hop_lat_us[2];
 	t->launch_ps = scale_ps(t->launch_ps, GM_NVLS_BASE_LAT_US / s->base_lat_us);
 }
+
+double gm_proto_ring_bound(const gt_topo *t, int comm_nodes, int ranks_per_node)
+{
+	if (t->kind == GT_FLAT)
+		return t->link.bw_Bps;
+	int rpn = ranks_per_node > 0 ? ranks_per_node : 1;
+	double nvl = rpn > 1 ? t->nvlink.bw_Bps * (comm_nodes > 1 ? (double)rpn / (rpn - 1) : 1.0) : 0;
+	if (comm_nodes <= 1)
+		return nvl;
+	double nic = t->nic.bw_Bps < t->pcie.bw_Bps ? t->nic.bw_Bps : t->pcie.bw_Bps;
+	double net = nic * rpn;
+	return rpn > 1 && nvl < net ? nvl : net;
+}
+
+void gm_proto_cap_ll(gt_topo *t, int comm_nodes, int ranks_per_node)
+{
+	double cap = t->ll_max_Bps[comm_nodes <= 1 ? 0 : comm_nodes == 2 ? 1 : 2];
+	double bound = gm_proto_ring_bound(t, comm_nodes, ranks_per_node);
+	if (cap > 0 && bound > 0 && cap / bound < t->bw_scale)
+		t->bw_scale = cap / bound;
+}

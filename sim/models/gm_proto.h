@@ -67,5 +67,19 @@ void gm_proto_apply_nvls(gt_topo *t, double net_lat_us);
  * protocol p of algorithm `algo` (NCCL tunes the tree's hop and base
  * latencies apart from the ring's). */
 void gm_proto_apply(gm_proto p, gs_algo algo, gt_topo *t);
+/* LL's throughput ceiling, after gm_proto_apply(GM_PROTO_LL, ...): a GPU
+ * moves LL lines no faster than NCCL's llMaxBws for its generation
+ * (t->ll_max_Bps, by the nodes the collective spans: one, two, more), well
+ * below half the links' rate across nodes (Hopper: 45 GB/s busbw on two
+ * nodes against 200 for half of eight 400 Gb/s NICs). The ceiling is the
+ * busbw bound of a ring of the collective's ranks on the links, B (one
+ * node: the NVLink port; across nodes: its NICs, rpn of them per node, or
+ * its NVLink ports, which carry rpn - 1 of every rpn hops), held to the
+ * ceiling by scaling the links' LL bandwidth to min(1/2, ceiling / B). A
+ * topology without a generation (t->ll_max_Bps 0) keeps the 1/2. */
+void gm_proto_cap_ll(gt_topo *t, int comm_nodes, int ranks_per_node);
+/* The busbw bound B above, in B/s (0 when the collective moves nothing
+ * between GPUs). */
+double gm_proto_ring_bound(const gt_topo *t, int comm_nodes, int ranks_per_node);
 
 #endif

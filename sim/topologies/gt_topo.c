@@ -109,6 +109,11 @@ static const gc_param topo_params[] = {
 	{"topology.fabric.pxn", GC_P_BOOL, "true", NULL, 1, 0,
 	 "rail: reach another rail through the sender node's GPU on it (NVLink, then that GPU's "
 	 "NIC) instead of through a spine", "NCCL PXN (NCCL_PXN_DISABLE=0, the default)"},
+	{"topology.gpu_arch", GC_P_ENUM, "none", "none|volta|ampere|hopper|blackwell", 1, 0,
+	 "GPU generation: protocol ll's throughput per GPU is held to NCCL's ceiling for it (busbw "
+	 "by the nodes a collective spans, one / two / more); none: no ceiling",
+	 "NCCL src/graph/tuning.cc llMaxBws (GB/s): volta 39/39/20.4, ampere 87.7/22.5/19.0, "
+	 "hopper 141/45/35, blackwell 282/90/70"},
 	{"topology.nvlink.nvls_efficiency", GC_P_DOUBLE, "0.85", NULL, 0.01, 1,
 	 "dgx: fraction of NVLink bandwidth that NVLS (in-switch reduction and multicast) "
 	 "traffic gets", "NCCL src/tuning nvls.cc nvlsEfficiency: Hopper 0.85, Blackwell 0.74"},
@@ -159,17 +164,29 @@ static const char *const dgx_only[] = {
 typedef struct topo_preset {
 	const char *name, *nvlink_bw, *nic_bw, *nic_latency, *pcie_bw;
 	bool nvls; /* the NVSwitch reduces and multicasts (NVLink SHARP) */
-	const char *gpus_per_node, *nvls_eff;
+	const char *gpus_per_node, *nvls_eff, *arch;
 } topo_preset;
 
 static const topo_preset presets[] = {
-	{"dgx-h100", "374GB/s", "400Gbps", "14us", "52GB/s", true, "8", "0.85"},
-	{"p5", "374GB/s", "400Gbps", "75us", "52GB/s", true, "8", "0.85"},
-	{"p5en", "374GB/s", "400Gbps", "35us", "52GB/s", true, "8", "0.85"},
-	{"dgx-a100", "240GB/s", "200Gbps", "14us", "25GB/s", false, "8", "0.85"},
-	{"p4d", "240GB/s", "50Gbps", "75us", "25GB/s", false, "8", "0.85"},
-	{"dgx-b200", "722GB/s", "400Gbps", "14us", "52GB/s", true, "8", "0.74"},
-	{"gb200-nvl72", "722GB/s", "400Gbps", "14us", "52GB/s", true, "72", "0.74"},
+	{"dgx-h100", "374GB/s", "400Gbps", "14us", "52GB/s", true, "8", "0.85", "hopper"},
+	{"p5", "374GB/s", "400Gbps", "75us", "52GB/s", true, "8", "0.85", "hopper"},
+	{"p5en", "374GB/s", "400Gbps", "35us", "52GB/s", true, "8", "0.85", "hopper"},
+	{"dgx-a100", "240GB/s", "200Gbps", "14us", "25GB/s", false, "8", "0.85", "ampere"},
+	{"p4d", "240GB/s", "50Gbps", "75us", "25GB/s", false, "8", "0.85", "ampere"},
+	{"dgx-b200", "722GB/s", "400Gbps", "14us", "52GB/s", true, "8", "0.74", "blackwell"},
+	{"gb200-nvl72", "722GB/s", "400Gbps", "14us", "52GB/s", true, "72", "0.74", "blackwell"},
+};
+
+/* NCCL's LL ceilings per GPU generation (busbw, GB/s; one node, two, more):
+ * src/graph/tuning.cc llMaxBws, the two-node figure "avg of ring & tree" */
+static const struct {
+	const char *arch;
+	double gbps[3];
+} ll_max[] = {
+	{"volta", {39.0, 39.0, 20.4}},
+	{"ampere", {87.7, 22.5, 19.0}},
+	{"hopper", {141.0, 45.0, 35.0}},
+	{"blackwell", {282.0, 90.0, 70.0}},
 };
 
 static const topo_preset *preset_find(const char *name)
@@ -195,6 +212,7 @@ gc_status gt_topo_check(gc_config *cfg, char **errmsg)
 		gc_config_set_default(cfg, "topology.kind", "dgx", o);
 		gc_config_set_default(cfg, "topology.gpus_per_node", ps->gpus_per_node, o);
 		gc_config_set_default(cfg, "topology.nvlink.nvls_efficiency", ps->nvls_eff, o);
+		gc_config_set_default(cfg, "topology.gpu_arch", ps->arch, o);
 		gc_config_set_default(cfg, "topology.nvlink.bandwidth", ps->nvlink_bw, o);
 		gc_config_set_default(cfg, "topology.nvlink.latency", "3.4us", o);
 		gc_config_set_default(cfg, "topology.nic.bandwidth", ps->nic_bw, o);
@@ -304,6 +322,11 @@ gc_status gt_topo_from_config(const gc_config *cfg, gt_topo *t, char **errmsg)
 	t->no_nvls = ps && !ps->nvls;
 	t->launch_ps = gc_config_time(cfg, "topology.launch_latency");
 	t->bw_scale = 1.0;
+	const char *arch = gc_config_str(cfg, "topology.gpu_arch");
+	for (size_t i = 0; i < G_N_ELEMENTS(ll_max); i++)
+		if (strcmp(arch, ll_max[i].arch) == 0)
+			for (int k = 0; k < 3; k++)
+				t->ll_max_Bps[k] = ll_max[i].gbps[k] * 1e9;
 	for (int k = 0; k < GM_LINK__COUNT; k++)
 		t->lat_scale[k] = t->bw_class_scale[k] = 1.0;
 	if (strcmp(gc_config_str(cfg, "topology.kind"), "flat") == 0) {

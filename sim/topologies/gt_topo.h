@@ -78,6 +78,10 @@ typedef struct gt_topo {
 	double lat_scale[GM_LINK__COUNT];
 	double bw_class_scale[GM_LINK__COUNT]; /* per link class, on top of bw_scale (0: 1) */
 	double nvls_eff; /* dgx: NVLink share NVLS traffic gets (0: not given) */
+	/* NCCL's ceilings on the LL protocol's throughput per GPU (busbw, B/s) for
+	 * the GPU generation, by the nodes a collective spans: one, two, more
+	 * (tuning.cc llMaxBws); 0: none */
+	double ll_max_Bps[3];
 	bool no_nvls;	 /* a preset whose NVSwitch has no NVLink SHARP */
 	/* dgx: the network between the nodes (see gt_fabric) */
 	gt_fabric fabric;

@@ -417,10 +417,11 @@ static void test_alltoall(void)
 }
 
 /* NCCL protocols on one DGX H100 node: LL's low per-hop latency wins at
- * 8 B, its half-bandwidth lines lose at 1 GiB: busbw at most half of
- * Simple's (8-byte lines carry 4 data bytes), less still because each 32 KiB
- * step also waits one hop latency; auto picks, per size, the protocol whose
- * closed form is fastest, and reports the time of the one it picked. */
+ * 8 B, its lines lose at 1 GiB: busbw at most NCCL's Hopper one-node LL
+ * ceiling of 141 GB/s (below half of Simple's, which 8-byte lines carrying
+ * 4 data bytes would allow), less still because each 32 KiB step also
+ * waits one hop latency; auto picks, per size, the protocol whose closed
+ * form is fastest, and reports the time of the one it picked. */
 static void test_protocols(void)
 {
 	const char *yaml = "schema_version: 1\n"
@@ -440,7 +441,8 @@ static void test_protocols(void)
 	g_assert_cmpfloat(s->pts[1].time_us, <, l8->pts[1].time_us);
 	g_assert_cmpfloat(l8->pts[1].time_us, <, l->pts[1].time_us);
 	g_assert_cmpfloat(l->pts[1].busbw_GBps / s->pts[1].busbw_GBps, <=, 0.5);
-	g_assert_cmpfloat(l->pts[1].busbw_GBps / s->pts[1].busbw_GBps, >, 0.35);
+	g_assert_cmpfloat(l->pts[1].busbw_GBps, <=, 141.0 * 1.0001);
+	g_assert_cmpfloat(l->pts[1].busbw_GBps, >, 141.0 * 0.75);
 	g_assert_cmpint(a->pts[0].proto, ==, GM_PROTO_LL);
 	g_assert_cmpint(a->pts[1].proto, ==, GM_PROTO_SIMPLE);
 	g_assert_cmpint(a->pts[0].r.time_ps, ==, l->pts[0].r.time_ps);
@@ -448,6 +450,74 @@ static void test_protocols(void)
 	gm_run_free(s);
 	gm_run_free(l);
 	gm_run_free(l8);
+	gm_run_free(a);
+}
+
+/* LL's ceiling (NCCL's llMaxBws by GPU generation and nodes): the links'
+ * LL scale becomes min(1/2, ceiling / B), B the ring's busbw bound. Two
+ * DGX H100 nodes: B = 8 NICs of 50 GB/s, 45 GB/s over 400; one node: the
+ * NVLink port, 141 over 374; two DGX A100 nodes: the NICs (8 x 25 GB/s)
+ * below the NVLink ports' 240 x 8/7, 22.5 over 200; a flat switch without
+ * a generation keeps 1/2, and so does a ceiling above half of B (two 50
+ * GB/s GPUs, Hopper's 45). End to end, a 2-node ring with LL at 1 GiB runs
+ * at the ceiling: busbw within 5 % below 45 GB/s, in the flow model and in
+ * the closed form. */
+static void test_protocol_ll_ceiling(void)
+{
+	gt_topo t;
+	memset(&t, 0, sizeof(t));
+	t.kind = GT_DGX;
+	t.gpus_per_node = 8;
+	t.nvlink.bw_Bps = 374e9;
+	t.nic.bw_Bps = 50e9;
+	t.pcie.bw_Bps = 52e9;
+	t.ll_max_Bps[0] = 141e9;
+	t.ll_max_Bps[1] = 45e9;
+	t.ll_max_Bps[2] = 35e9;
+	gt_topo u = t;
+	gm_proto_apply(GM_PROTO_LL, GS_ALGO_RING, &u);
+	g_assert_cmpfloat(u.bw_scale, ==, 0.5);
+	gm_proto_cap_ll(&u, 2, 8);
+	g_assert_cmpfloat_with_epsilon(u.bw_scale, 45.0 / 400.0, 1e-12);
+	u = t;
+	u.bw_scale = 0.5;
+	gm_proto_cap_ll(&u, 1, 8);
+	g_assert_cmpfloat_with_epsilon(u.bw_scale, 141.0 / 374.0, 1e-12);
+	u = t;
+	u.bw_scale = 0.5;
+	gm_proto_cap_ll(&u, 4, 8);
+	g_assert_cmpfloat_with_epsilon(u.bw_scale, 35.0 / 400.0, 1e-12);
+	u = t;
+	u.bw_scale = 0.5;
+	u.nvlink.bw_Bps = 240e9;
+	u.nic.bw_Bps = u.pcie.bw_Bps = 25e9;
+	u.ll_max_Bps[1] = 22.5e9;
+	g_assert_cmpfloat_with_epsilon(gm_proto_ring_bound(&u, 2, 8), 200e9, 1e-3);
+	gm_proto_cap_ll(&u, 2, 8);
+	g_assert_cmpfloat_with_epsilon(u.bw_scale, 22.5 / 200.0, 1e-12);
+	gt_topo f;
+	memset(&f, 0, sizeof(f));
+	f.kind = GT_FLAT;
+	f.link.bw_Bps = 50e9;
+	f.bw_scale = 0.5;
+	gm_proto_cap_ll(&f, 2, 1);
+	g_assert_cmpfloat(f.bw_scale, ==, 0.5);
+	f.ll_max_Bps[1] = 45e9;
+	gm_proto_cap_ll(&f, 2, 1);
+	g_assert_cmpfloat(f.bw_scale, ==, 0.5);
+
+	const char *yaml = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100, nodes: 2}\n"
+			   "collective: {op: allreduce, protocol: ll, sizes: [1GiB]}\n";
+	const char *ana[] = {"sim.fidelity=analytical", NULL};
+	gm_run *r = run_yaml(yaml, NULL), *a = run_yaml(yaml, ana);
+	g_test_message("2 DGX H100, ring LL, 1 GiB: busbw %.2f GB/s (flow), %.2f (closed form)",
+		       r->pts[0].busbw_GBps, a->pts[0].busbw_GBps);
+	g_assert_cmpfloat(r->pts[0].busbw_GBps, <=, 45.0 * 1.0001);
+	g_assert_cmpfloat(r->pts[0].busbw_GBps, >, 45.0 * 0.95);
+	g_assert_cmpfloat(a->pts[0].busbw_GBps, <=, 45.0 * 1.0001);
+	g_assert_cmpfloat(a->pts[0].busbw_GBps, >, 45.0 * 0.95);
+	gm_run_free(r);
 	gm_run_free(a);
 }
 
@@ -1298,6 +1368,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/coll/alltoall", test_alltoall);
 	g_test_add_func("/coll/protocols", test_protocols);
 	g_test_add_func("/coll/protocol-tree-latencies", test_protocol_tree_latencies);
+	g_test_add_func("/coll/protocol-ll-ceiling", test_protocol_ll_ceiling);
 	g_test_add_func("/coll/nvls-flat", test_nvls_flat);
 	g_test_add_func("/coll/nvls-dgx", test_nvls_dgx);
 	g_test_add_func("/coll/nvls-chunk-shrink", test_nvls_chunk_shrink);
