@@ -171,9 +171,10 @@ static const gm_model_info models[] = {
 	 "workload, train.*"},
 	{"protocols", "algorithm",
 	 "NCCL Simple / LL / LL128: per-class hop latency and base latency in NCCL's ratios, data "
-	 "efficiency (1, 1/2, 120/128) and buffer geometry; auto picks per size by the closed form",
-	 "NVIDIA/nccl src/graph/tuning.cc (hwLat, baseLat), src/include/device.h (buffers)",
-	 "collective.protocol"},
+	 "efficiency (1, 1/2, 120/128) and buffer geometry; LL held to NCCL's per-GPU ceiling for the "
+	 "GPU generation; auto picks per size by the closed form",
+	 "NVIDIA/nccl src/graph/tuning.cc (hwLat, baseLat, llMaxBws), src/include/device.h (buffers)",
+	 "collective.protocol, topology.gpu_arch"},
 	{"credits", "link",
 	 "per-connection receive buffer: a send waits until its message fits (NCCL slots)",
 	 "NCCL Simple buffer 4 MiB in 8 slots", "collective.buffer"},

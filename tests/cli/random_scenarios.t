@@ -39,7 +39,8 @@ with tempfile.TemporaryDirectory() as d:
                     rng.choice([1, 2]), rng.choice([1, 2.5, 7]))
             if rng.random() < 0.3:  # in-network reduction: nvls across nodes
                 fabric = fabric[:-1] + ", sharp: true}" if fabric else ", fabric: {sharp: true}"
-            topo = "{preset: dgx-h100, nodes: %d, gpus_per_node: %d%s}" % (rng.randint(1, 4), gpn, fabric)
+            arch = "" if rng.random() < 0.7 else ", gpu_arch: %s" % rng.choice(["none", "volta", "ampere", "blackwell"])
+            topo = "{preset: dgx-h100, nodes: %d, gpus_per_node: %d%s%s}" % (rng.randint(1, 4), gpn, fabric, arch)
         sizes = ", ".join("%dB" % rng.choice([1, 4, 8, 100, 4096, 65536, 262147]) for _ in range(3))
         chunk = rng.choice([64, 4096, 65536, 2097152])
         slc = min(chunk, rng.choice([64, 4096, 1048576]))
