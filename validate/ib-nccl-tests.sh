@@ -29,19 +29,9 @@ groups() {
 		else if (!((key "/" $6) in seen)) { sizes[key] = sizes[key] "," $6 "B"; seen[key "/" $6] = 1 }
 	} END { for (i = 0; i < n; i++) print order[i], sizes[order[i]] }'
 }
-if [ "${1:-}" = "--list" ]; then
-	groups
-	exit 0
-fi
-gcsim=${1:-$here/../build/gcsim}
-if [ ! -x "$gcsim" ]; then
-	echo "ib-nccl-tests: $gcsim is not built (run make)" >&2
-	exit 3
-fi
-out=${2:-$(mktemp -d /tmp/gcsim-ib-nccl-tests-XXXXXX)}
-[ $# -ge 2 ] && shift 2 || shift $#
-[ "${1:-}" = "--" ] && shift
-mkdir -p "$out"
+name=ib-nccl-tests
+# shellcheck source=validate/sweep-common.sh
+. "$here/sweep-common.sh"
 scen=$out/h100-ib.yaml
 cat > "$scen" <<'EOF'
 schema_version: 1
@@ -50,24 +40,14 @@ topology: {preset: dgx-h100, nodes: 2}
 collective: {op: allreduce, algo: ring, protocol: auto, sizes: [1MiB]}
 EOF
 groups > "$out/groups.txt"
-: > "$out/predicted.csv"
 while read -r nodes algo sizes; do
 	algos=$algo
 	[ "$algo" = default ] && algos=${IB_DEFAULT_ALGOS:-ring tree nvlstree}
 	for a in $algos; do
-		# shellcheck disable=SC2086
 		"$gcsim" run "$scen" --set topology.nodes="$nodes" --set collective.algo="$a" \
 			--set collective.sizes="[$sizes]" "$@" --results "$out/part.csv" > /dev/null
-		if [ -s "$out/predicted.csv" ]; then
-			grep -v '^#' "$out/part.csv" | tail -n +2 >> "$out/predicted.csv"
-		else
-			cat "$out/part.csv" > "$out/predicted.csv"
-		fi
+		append_part
 		echo "ib-nccl-tests: $nodes nodes, $a: $sizes" >&2
 	done
 done < "$out/groups.txt"
-rm -f "$out/part.csv"
-status=0
-"$gcsim" validate -m "$meas" -p "$out/predicted.csv" --csv "$out/report.csv" || status=$?
-echo "ib-nccl-tests: predictions and report in $out" >&2
-exit $status
+compare

@@ -26,19 +26,9 @@ groups() {
 		else sizes[key] = sizes[key] "," $6 "B";
 	} END { for (i = 0; i < n; i++) print order[i], sizes[order[i]] }'
 }
-if [ "${1:-}" = "--list" ]; then
-	groups
-	exit 0
-fi
-gcsim=${1:-$here/../build/gcsim}
-if [ ! -x "$gcsim" ]; then
-	echo "p5-efa-sweep: $gcsim is not built (run make)" >&2
-	exit 3
-fi
-out=${2:-$(mktemp -d /tmp/gcsim-p5-sweep-XXXXXX)}
-[ $# -ge 2 ] && shift 2 || shift $#
-[ "${1:-}" = "--" ] && shift
-mkdir -p "$out"
+name=p5-efa-sweep
+# shellcheck source=validate/sweep-common.sh
+. "$here/sweep-common.sh"
 scen=$out/p5.yaml
 cat > "$scen" <<'EOF'
 schema_version: 1
@@ -47,7 +37,6 @@ topology: {preset: p5, nodes: 2}
 collective: {op: allreduce, algo: ring, sizes: [1MiB]}
 EOF
 groups > "$out/groups.txt"
-first=1
 while read -r nodes algo proto sizes; do
 	# the run's NCCL_BUFFSIZE=8388608 sets Simple's buffer (LL128 keeps its own)
 	buf=""
@@ -56,16 +45,7 @@ while read -r nodes algo proto sizes; do
 	"$gcsim" run "$scen" --set topology.nodes="$nodes" --set collective.algo="$algo" \
 		--set collective.protocol="$proto" --set collective.sizes="[$sizes]" $buf "$@" \
 		--results "$out/part.csv" > /dev/null
-	if [ $first = 1 ]; then
-		cat "$out/part.csv" > "$out/predicted.csv"
-		first=0
-	else
-		grep -v '^#' "$out/part.csv" | tail -n +2 >> "$out/predicted.csv"
-	fi
+	append_part
 	echo "p5-efa-sweep: $nodes nodes, $algo/$proto: $sizes" >&2
 done < "$out/groups.txt"
-rm -f "$out/part.csv"
-status=0
-"$gcsim" validate -m "$meas" -p "$out/predicted.csv" --csv "$out/report.csv" || status=$?
-echo "p5-efa-sweep: predictions and report in $out" >&2
-exit $status
+compare
