@@ -76,6 +76,7 @@ int cli_validate(int argc, char **argv)
 	char *meas = NULL, *pred = NULL, *tol = NULL, *maxtol = NULL, *bands = NULL, *csv = NULL;
 	char *nccl = NULL, *out = NULL, *coll = NULL, *label = NULL, *impl = NULL;
 	gint nranks = 0;
+	gboolean by_size = FALSE;
 	GOptionEntry entries[] = {
 		{"measured", 'm', 0, G_OPTION_ARG_FILENAME, &meas, "measurements: results SQLite, points CSV or reference CSV", "FILE"},
 		{"predicted", 'p', 0, G_OPTION_ARG_FILENAME, &pred, "predictions, same formats", "FILE"},
@@ -83,6 +84,8 @@ int cli_validate(int argc, char **argv)
 		{"max-tolerance", 0, 0, G_OPTION_ARG_STRING, &maxtol, "largest |error| allowed (default 15%)", "PCT"},
 		{"bands", 'b', 0, G_OPTION_ARG_FILENAME, &bands, "tolerance bands CSV 'band,max_error_pct' (default: pass at --tolerance, warn at --max-tolerance)", "FILE"},
 		{"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "also write the per-point report as CSV", "FILE"},
+		{"by-size", 0, 0, G_OPTION_ARG_NONE, &by_size,
+		 "after the verdict, the errors by size: below 1 MiB, to 16 MiB, to 256 MiB, above", NULL},
 		{"impl", 0, 0, G_OPTION_ARG_STRING, &impl,
 		 "keep only measured points of this algo or implementation (e.g. deepep-v1-ll in "
 		 "moe_published.csv)", "NAME"},
@@ -174,6 +177,8 @@ int cli_validate(int argc, char **argv)
 		g_string_free(c, TRUE);
 	}
 	gv_report_table(&rep, g);
+	if (by_size)
+		gv_report_by_size(&rep, g);
 	fwrite(g->str, 1, g->len, stdout);
 	rc = rep.pass ? 0 : 1;
 out:

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <glib.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -263,6 +264,35 @@ static int cmp_abs(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
+/* Over the rows whose size is in [lo, hi): how many, the median and the
+ * largest |error|, and the most negative and most positive error (NULLs
+ * allowed). */
+static size_t abs_stats(const gv_row *rows, size_t n, uint64_t lo, uint64_t hi, double *median,
+			double *max, double *min_err, double *max_err)
+{
+	double *e = g_new(double, n ? n : 1);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].measured.size_bytes >= lo && rows[i].measured.size_bytes < hi)
+			e[k++] = rows[i].err_pct;
+	if (k > 0) {
+		double a = e[0], b = e[0];
+		for (size_t i = 1; i < k; i++) {
+			a = e[i] < a ? e[i] : a;
+			b = e[i] > b ? e[i] : b;
+		}
+		if (min_err)
+			*min_err = a;
+		if (max_err)
+			*max_err = b;
+		qsort(e, k, sizeof(double), cmp_abs);
+		*median = k % 2 ? fabs(e[k / 2]) : (fabs(e[k / 2 - 1]) + fabs(e[k / 2])) / 2;
+		*max = fabs(e[k - 1]);
+	}
+	g_free(e);
+	return k;
+}
+
 /* Algorithms match when equal, when either side names none, or when a
  * published row says "default(X)": NCCL ran X by its own choice. A row
  * that says only "default" takes the fastest matching prediction (see
@@ -325,14 +355,8 @@ gc_status gv_compare(const gc_result_point *meas, size_t nm, const gc_result_poi
 		gv_report_clear(out);
 		return GC_ERR_INPUT;
 	}
-	double *e = g_new(double, out->nrows);
-	for (size_t i = 0; i < out->nrows; i++)
-		e[i] = out->rows[i].err_pct;
-	qsort(e, out->nrows, sizeof(double), cmp_abs);
-	size_t k = out->nrows;
-	out->median_abs_pct = k % 2 ? fabs(e[k / 2]) : (fabs(e[k / 2 - 1]) + fabs(e[k / 2])) / 2;
-	out->max_abs_pct = fabs(e[k - 1]);
-	g_free(e);
+	abs_stats(out->rows, out->nrows, 0, UINT64_MAX, &out->median_abs_pct, &out->max_abs_pct, NULL,
+		  NULL);
 	out->pass = out->median_abs_pct <= tol && out->max_abs_pct <= max_tol;
 	return GC_OK;
 }
@@ -387,5 +411,27 @@ void gv_report_csv(const gv_report *r, void *gstring_out)
 				       w->measured.collective, algo, w->measured.nranks,
 				       w->measured.size_bytes, w->measured.time_us,
 				       w->predicted.time_us, w->err_pct, w->band);
+	}
+}
+
+void gv_report_by_size(const gv_report *r, void *gstring_out)
+{
+	static const struct {
+		const char *name;
+		uint64_t lo, hi;
+	} bands[] = {
+		{"below 1 MiB", 0, 1u << 20},
+		{"1 MiB to 16 MiB", 1u << 20, 16u << 20},
+		{"16 MiB to 256 MiB", 16u << 20, 256u << 20},
+		{"256 MiB and up", 256u << 20, UINT64_MAX},
+	};
+	GString *g = gstring_out;
+	g_string_append(g, "# by size: points, median |error|, range of the error\n");
+	for (size_t i = 0; i < G_N_ELEMENTS(bands); i++) {
+		double med = 0, max = 0, lo = 0, hi = 0;
+		size_t k = abs_stats(r->rows, r->nrows, bands[i].lo, bands[i].hi, &med, &max, &lo, &hi);
+		if (k > 0)
+			g_string_append_printf(g, "#   %-18s %5zu %7.2f%%   %+.2f%% to %+.2f%%\n", bands[i].name,
+					       k, med, lo, hi);
 	}
 }

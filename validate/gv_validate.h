@@ -65,6 +65,10 @@ void gv_report_clear(gv_report *r);
 /* Human-readable table and verdict; CSV with one row per compared point. */
 void gv_report_table(const gv_report *r, void *gstring_out);
 void gv_report_csv(const gv_report *r, void *gstring_out);
+/* The same errors by size: below 1 MiB (latency), 1-16 MiB, 16-256 MiB,
+ * 256 MiB and up (bandwidth); per band that has points, their number, the
+ * median |error| and the range of the error. */
+void gv_report_by_size(const gv_report *r, void *gstring_out);
 
 /* Imports an nccl-tests log. collective NULL: taken from the log's
  * "<name>_perf" mention. nranks 0: the number of "#  Rank" lines. Each row

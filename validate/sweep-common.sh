@@ -7,8 +7,8 @@
 # not built is one line and status 3, with nothing written; otherwise OUTDIR
 # (default: a fresh temporary folder) is made, and what follows "--" stays
 # in "$@" for every run. append_part adds OUTDIR/part.csv's points to
-# OUTDIR/predicted.csv; compare runs gcsim validate, writes
-# OUTDIR/report.csv and exits with its status.
+# OUTDIR/predicted.csv; compare runs gcsim validate (with the errors by
+# size), writes OUTDIR/report.csv and exits with its status.
 if [ "${1:-}" = "--list" ]; then
 	groups
 	exit 0
@@ -35,7 +35,8 @@ append_part() {
 
 compare() {
 	status=0
-	"$gcsim" validate -m "$meas" -p "$out/predicted.csv" --csv "$out/report.csv" || status=$?
+	"$gcsim" validate -m "$meas" -p "$out/predicted.csv" --csv "$out/report.csv" --by-size ||
+		status=$?
 	echo "$name: predictions and report in $out" >&2
 	exit $status
 }

@@ -123,8 +123,8 @@ check "IB nccl-tests: 4 groups cover the 134 rows (92 sizes)" \
 sh validate/ib-nccl-tests.sh "$T/no-gcsim" "$T/ibnone" >/dev/null 2>"$T/e"; rc=$?
 check "IB nccl-tests without a binary: status 3, one line, no folder" "[ $rc -eq 3 ] && [ \$(wc -l <'$T/e') -eq 1 ] && [ ! -e '$T/ibnone' ]"
 IB_NODES=2 IB_MIN_BYTES=1073741824 sh validate/ib-nccl-tests.sh "$G" "$T/ibtwo" >"$T/ibtwo.txt" 2>/dev/null; rc=$?
-check "IB nccl-tests, 2 nodes from 1 GiB: 13 compared, forced ring within 5 %" \
-  "[ $rc -le 1 ] && grep -q '^# compared 13 points' '$T/ibtwo.txt' && awk -F, '\$2 == \"ring\" { e = \$7; if (e < 0) e = -e; n++; if (e >= 5) bad = 1 } END { exit !(n == 4 && !bad) }' '$T/ibtwo/report.csv'"
+check "IB nccl-tests, 2 nodes from 1 GiB: 13 compared, one size band, forced ring within 5 %" \
+  "[ $rc -le 1 ] && grep -q '^# compared 13 points' '$T/ibtwo.txt' && grep -Eq '^#   256 MiB and up +13 ' '$T/ibtwo.txt' && [ \$(grep -c '^#   ' '$T/ibtwo.txt') -eq 1 ] && awk -F, '\$2 == \"ring\" { e = \$7; if (e < 0) e = -e; n++; if (e >= 5) bad = 1 } END { exit !(n == 4 && !bad) }' '$T/ibtwo/report.csv'"
 
 # DeepEP's normal kernels (algo forward): the intranode rows of the
 # published table run end to end and, NVLink-bound at the 160 GB/s the

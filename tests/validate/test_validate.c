@@ -216,6 +216,12 @@ static void test_compare_bands(void)
 	gv_report_csv(&r, g);
 	g_assert_true(g_str_has_prefix(g->str, "collective,algo,nranks,size_bytes,measured_us"));
 	g_assert_nonnull(strstr(g->str, "allreduce,ring,8,1000,100,101,1.0000,tight"));
+	/* by size: all three below 1 MiB, median |error| 4 %, from -4 to +284 %;
+	 * bands without points get no line */
+	g_string_truncate(g, 0);
+	gv_report_by_size(&r, g);
+	g_assert_nonnull(strstr(g->str, "#   below 1 MiB            3    4.00%   -4.00% to +284.00%\n"));
+	g_assert_null(strstr(g->str, "256 MiB"));
 	g_string_free(g, TRUE);
 	gv_report_clear(&r);
 	/* Within tolerance when the outlier is gone. */
