@@ -7,7 +7,8 @@
  * carry 4 bytes of data and a flag, so the receiver needs no fence: low
  * latency, half the bandwidth. LL128 does the same with 128-byte lines of 120
  * data bytes. A protocol therefore changes, relative to Simple:
- *  - every link's bandwidth by its data efficiency (LL 1/2, LL128 120/128);
+ *  - every link's bandwidth by its data efficiency (LL 1/2, LL128 120/128),
+ *    LL's held lower still to NCCL's per-GPU ceiling (gm_proto_cap_ll);
  *  - each link class's per-message latency by the ratio of NCCL's per-hop
  *    latency for that protocol and algorithm (ring or tree) to the ring's
  *    Simple one, which the topology's latencies describe (NVLink, PCIe,
@@ -17,7 +18,8 @@
  *    (that protocol and algorithm over the ring's Simple);
  *  - the step geometry (chunk, slice, receive buffer) to NCCL's buffers.
  * Sources: NVIDIA/nccl src/graph/tuning.cc (hwLat, baseLat, as quoted in
- * shared/reference/README.md) and src/include/device.h (buffer sizes).
+ * shared/reference/README.md; llMaxBws) and src/include/device.h (buffer
+ * sizes).
  */
 #ifndef GM_PROTO_H
 #define GM_PROTO_H
