@@ -1,6 +1,6 @@
 # shellcheck shell=sh disable=SC2154
 # Shared by the scripts that predict a published sweep and compare it
-# (p5-efa-sweep.sh, ib-nccl-tests.sh). Sourced with the script's own
+# (p5-efa-sweep.sh, h100-nccl-tests.sh). Sourced with the script's own
 # arguments after it has set `here` (its folder), `name` (its message
 # prefix) and `meas` (the published CSV) and defined groups() (one line per
 # gcsim run). Here: --list prints the groups and exits 0; a GCSIM that is

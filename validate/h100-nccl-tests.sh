@@ -1,0 +1,75 @@
+#!/bin/sh
+# Predict every point of the published nccl-tests runs on 8x H100 nodes with
+# the dgx-h100 preset, then compare with gcsim validate:
+#  - validate/published/h100_ib_nccl_tests.csv: allreduce on 2-8 nodes with
+#    400 Gb/s InfiniBand, two clusters (NVIDIA/nccl-tests#309);
+#  - validate/published/h100_node_nccl_tests.csv: allgather and
+#    reduce-scatter on one node (togethercomputer/together-nccl-tests).
+#
+#   sh validate/h100-nccl-tests.sh [GCSIM] [OUTDIR] [-- extra gcsim run options]
+#   sh validate/h100-nccl-tests.sh --list
+#
+# A row whose algorithm NCCL chose ("default") is predicted with each
+# algorithm NCCL could have run that gcsim models (allreduce across nodes:
+# ring, tree, nvlstree; on one node: ring, tree, nvls; allgather and
+# reduce-scatter: ring), every one with protocol auto, and gcsim validate
+# takes the fastest, as NCCL's tuner takes the one it predicts fastest
+# (H100_DEFAULT_ALGOS="nvlstree" predicts the allreduce rows across nodes
+# with that list instead: NCCL's multi-node default, says the maintainer in
+# nccl-tests#309); a forced algorithm is predicted with that one alone.
+# GCSIM defaults to build/gcsim, OUTDIR to a fresh temporary folder; the
+# points compared are OUTDIR/measured.csv, the predictions
+# OUTDIR/predicted.csv and the report OUTDIR/report.csv. About a minute on
+# one core. H100_NODES=N keeps the rows of N nodes only, H100_MIN_BYTES=B the
+# sizes of at least B bytes. --list prints the runs (collective, nodes,
+# algorithm, sizes) without running them. Exits with gcsim validate's status
+# (1 when the tolerance fails), 3 when GCSIM is not built.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+pub="$here/published/h100_ib_nccl_tests.csv $here/published/h100_node_nccl_tests.csv"
+# the rows kept, without comments and headers
+rows() {
+	# shellcheck disable=SC2086
+	grep -hv '^#' $pub | grep -v '^system,' | awk -F, -v only="${H100_NODES:-}" \
+		-v min="${H100_MIN_BYTES:-0}" '(only == "" || $3 == only) && $6 + 0 >= min + 0'
+}
+# one run per (collective, nodes, algorithm): "collective nodes algo size,size,..."
+groups() {
+	rows | awk -F, '{
+		key = $4 " " $3 " " $5;
+		if (!(key in sizes)) { order[n++] = key; sizes[key] = $6 "B"; seen[key "/" $6] = 1 }
+		else if (!((key "/" $6) in seen)) { sizes[key] = sizes[key] "," $6 "B"; seen[key "/" $6] = 1 }
+	} END { for (i = 0; i < n; i++) print order[i], sizes[order[i]] }'
+}
+name=h100-nccl-tests
+# shellcheck source=validate/sweep-common.sh
+. "$here/sweep-common.sh"
+meas=$out/measured.csv
+{
+	echo "system,gpus,nodes,collective,algo,bytes,busbw_GBps,algbw_GBps,time_us,source"
+	rows
+} > "$meas"
+scen=$out/h100.yaml
+cat > "$scen" <<'YAML'
+schema_version: 1
+name: 8x H100 nodes (validate/published/h100_*_nccl_tests.csv)
+topology: {preset: dgx-h100, nodes: 2}
+collective: {op: allreduce, algo: ring, protocol: auto, sizes: [1MiB]}
+YAML
+groups > "$out/groups.txt"
+while read -r coll nodes algo sizes; do
+	algos=$algo
+	if [ "$algo" = default ]; then
+		algos=ring
+		[ "$coll" = allreduce ] && [ "$nodes" -gt 1 ] && algos=${H100_DEFAULT_ALGOS:-ring tree nvlstree}
+		[ "$coll" = allreduce ] && [ "$nodes" -eq 1 ] && algos="ring tree nvls"
+	fi
+	for a in $algos; do
+		"$gcsim" run "$scen" --set topology.nodes="$nodes" --set collective.op="$coll" \
+			--set collective.algo="$a" --set collective.sizes="[$sizes]" "$@" \
+			--results "$out/part.csv" > /dev/null
+		append_part
+		echo "$name: $coll on $nodes nodes, $a: $sizes" >&2
+	done
+done < "$out/groups.txt"
+compare
