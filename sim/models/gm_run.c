@@ -439,7 +439,9 @@ static void proto_setup(const gm_run *r, gm_proto q, const gs_params *base, uint
 	*t = r->topo;
 	gm_proto_apply(q, base->algo, t);
 	if (q == GM_PROTO_LL) {
-		int rpn = base->ranks_per_node > 0 ? base->ranks_per_node : 1;
+		/* the nodes the communicator spans; on a flat switch every GPU
+		 * is a node of its own (its link is its network) */
+		int rpn = t->kind == GT_FLAT ? 1 : base->ranks_per_node > 0 ? base->ranks_per_node : 1;
 		gm_proto_cap_ll(t, gs_group_n(base) / rpn, rpn);
 	}
 	/* in-switch reduction and multicast get a share of the NVLink port,
