@@ -73,12 +73,13 @@ void gm_proto_apply(gm_proto p, gs_algo algo, gt_topo *t);
  * moves LL lines no faster than NCCL's llMaxBws for its generation
  * (t->ll_max_Bps, by the nodes the collective spans: one, two, more), well
  * below half the links' rate across nodes (Hopper: 45 GB/s busbw on two
- * nodes against 200 for half of eight 400 Gb/s NICs). The ceiling is the
- * busbw bound of a ring of the collective's ranks on the links, B (one
- * node: the NVLink port; across nodes: its NICs, rpn of them per node, or
- * its NVLink ports, which carry rpn - 1 of every rpn hops), held to the
- * ceiling by scaling the links' LL bandwidth to min(1/2, ceiling / B). A
- * topology without a generation (t->ll_max_Bps 0) keeps the 1/2. */
+ * nodes against 200 for half of eight 400 Gb/s NICs). B, the busbw bound
+ * of a ring of the collective's ranks on the links (one node: the NVLink
+ * port; across nodes: the node's NICs, rpn of them, or its NVLink ports,
+ * which carry rpn - 1 of every rpn hops; a flat switch: the GPU's link), is
+ * held to the ceiling by scaling the links' LL bandwidth to min(1/2,
+ * ceiling / B). A topology without a generation (t->ll_max_Bps 0) keeps
+ * the 1/2. */
 void gm_proto_cap_ll(gt_topo *t, int comm_nodes, int ranks_per_node);
 /* The busbw bound B above, in B/s (0 when the collective moves nothing
  * between GPUs). */
