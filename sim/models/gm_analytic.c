@@ -129,6 +129,7 @@ typedef struct hopkind {
 	uint32_t users[GM_MAX_HOPS];
 	uint32_t same[GM_MAX_HOPS]; /* of them, strands of the hop's own ring */
 	double lat;		    /* the route's latency, ps */
+	double cap;		    /* the sending channel's rate (its CTA), B/s; 0: none */
 	uint64_t count;
 } hopkind;
 
@@ -141,18 +142,24 @@ typedef struct hopinfo {
 } hopinfo;
 
 /* The kind of a hop over route[0..h), added if new. */
-static void hop_kind_add(hopinfo *hi, const gm_net *net, const uint32_t *users,
+static void hop_kind_add(hopinfo *hi, const gt_topo *topo, const gm_net *net, const uint32_t *users,
 			 const uint32_t *same, const uint32_t *route, int h)
 {
-	hopkind k = {.nlinks = h, .lat = (double)gm_net_route_latency(net, route, h), .count = 1};
-	for (int i = 0; i < h; i++) {
-		k.bw[i] = net->links[route[i]].bw_Bps;
-		k.users[i] = users[route[i]];
-		k.same[i] = same[i];
+	hopkind k = {.lat = (double)gm_net_route_latency(net, route, h), .count = 1};
+	/* the channel's own link (first) is its rate, not a shared link */
+	int first = h > 0 && gt_topo_is_chan_link(topo, route[0]);
+	if (first)
+		k.cap = net->links[route[0]].bw_Bps;
+	for (int i = first; i < h; i++) {
+		k.bw[k.nlinks] = net->links[route[i]].bw_Bps;
+		k.users[k.nlinks] = users[route[i]];
+		k.same[k.nlinks++] = same[i];
 	}
+	h = k.nlinks;
 	for (int j = 0; j < hi->nkinds; j++) {
 		hopkind *o = &hi->kinds[j];
-		if (o->nlinks == h && o->lat == k.lat && !memcmp(o->bw, k.bw, sizeof(double) * (size_t)h) &&
+		if (o->nlinks == h && o->lat == k.lat && o->cap == k.cap &&
+		    !memcmp(o->bw, k.bw, sizeof(double) * (size_t)h) &&
 		    !memcmp(o->users, k.users, sizeof(uint32_t) * (size_t)h) &&
 		    !memcmp(o->same, k.same, sizeof(uint32_t) * (size_t)h)) {
 			o->count++;
@@ -161,6 +168,45 @@ static void hop_kind_add(hopinfo *hi, const gm_net *net, const uint32_t *users,
 	}
 	hi->kinds = g_renew(hopkind, hi->kinds, hi->nkinds + 1);
 	hi->kinds[hi->nkinds++] = k;
+}
+
+/* hop_time's slice on a link when the sending channel moves at most its
+ * CTA's rate: x = s / B, xc = s / cap. Each of the o strands of other
+ * rings is on the link with probability p = m d / T, independently, so j
+ * of them are there with the binomial probability b(j); with j there the
+ * slice moves at min(cap, B / (k + j)):
+ *     d = sum_j b(j) max(xc, (k + j) x).
+ * Without the cap this is d = k x + o p x, hop_time's own equation; with
+ * it a slice alone runs at the cap and among many at its share, which is
+ * slower than either bound alone (the flow runs' channels show it). d is
+ * the least solution, found by iterating from the bound max(xc, k x)
+ * (the right side rises with d); a link that cannot carry the others
+ * plus one slice per step gives INFINITY, as hop_time's does. */
+static double capped_time(uint32_t k, uint32_t o, double x, double xc, double m, double T)
+{
+	if (o == 0)
+		return fmax(xc, (double)k * x);
+	if (1.0 - (double)o * m * x / T <= 0)
+		return INFINITY;
+	double d = fmax(xc, (double)k * x);
+	for (int it = 0; it < 200; it++) {
+		double p = fmin(1.0, m * d / T), q = 1.0 - p, sum = 0;
+		/* b(j) = C(o, j) p^j q^(o - j), by the ratio of successive terms */
+		double b = pow(q, (double)o);
+		for (uint32_t j = 0; j <= o; j++) {
+			sum += b * fmax(xc, (double)(k + j) * x);
+			if (q > 0)
+				b *= p / q * (double)(o - j) / (double)(j + 1);
+			else
+				b = j + 1 == o ? 1.0 : 0.0;
+		}
+		if (fabs(sum - d) <= 1e-9 * d) {
+			d = sum;
+			break;
+		}
+		d = sum;
+	}
+	return d;
 }
 
 /* One slice's transfer time (ps) on a hop of kind k, for a step of length
@@ -182,6 +228,11 @@ static double hop_time(const hopkind *k, double s, double m, double T)
 	for (int i = 0; i < k->nlinks; i++) {
 		double x = s / k->bw[i] * 1e12;
 		double others = (double)(k->users[i] - k->same[i]);
+		if (k->cap > 0) {
+			d = fmax(d, capped_time(k->same[i], k->users[i] - k->same[i], x, s / k->cap * 1e12,
+						m, T));
+			continue;
+		}
 		double free = 1.0 - others * m * x / T;
 		d = fmax(d, free > 0 ? (double)k->same[i] * x / free : INFINITY);
 	}
@@ -292,7 +343,7 @@ static hopinfo first_hops(const gt_topo *topo, const gs_gen *g, gm_net *net)
 				same[k] = by_ring[(size_t)route[k] * (size_t)nrings + (size_t)rid[c / spc]];
 			}
 			hi.beta = fmin(hi.beta, b);
-			hop_kind_add(&hi, net, users, same, route, h);
+			hop_kind_add(&hi, topo, net, users, same, route, h);
 			lat_sum += (double)gm_net_route_latency(net, route, h);
 			nhops++;
 		}

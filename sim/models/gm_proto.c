@@ -87,3 +87,19 @@ void gm_proto_cap_ll(gt_topo *t, int comm_nodes, int ranks_per_node)
 	if (cap > 0 && bound > 0 && cap / bound < t->bw_scale)
 		t->bw_scale = cap / bound;
 }
+
+void gm_proto_cap_channel(gt_topo *t, gm_proto p, gs_algo algo, int comm_nodes, int nchannels)
+{
+	t->chan_cap_Bps = 0;
+	t->chan_links = 0;
+	if (algo != GS_ALGO_RING || p == GM_PROTO_LL || nchannels < 1)
+		return;
+	int k = comm_nodes <= 1 ? 0 : comm_nodes == 2 ? 1 : 2;
+	double cap = t->chan_bw_Bps > 0	    ? t->chan_bw_Bps
+		     : p == GM_PROTO_SIMPLE ? t->chan_simple_Bps[k]
+					    : t->chan_ll128_Bps[k];
+	if (cap > 0) {
+		t->chan_cap_Bps = cap;
+		t->chan_links = nchannels;
+	}
+}

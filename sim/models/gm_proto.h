@@ -81,6 +81,21 @@ void gm_proto_apply(gm_proto p, gs_algo algo, gt_topo *t);
  * ceiling / B). A topology without a generation (t->ll_max_Bps 0) keeps
  * the 1/2. */
 void gm_proto_cap_ll(gt_topo *t, int comm_nodes, int ranks_per_node);
+/* The channel cap, for one collective of algorithm `algo` with protocol p
+ * over nchannels channels spanning comm_nodes nodes: a ring's channel is
+ * one CTA, which moves at most NCCL's per-channel figure for the GPU
+ * generation (t->chan_simple_Bps, t->chan_ll128_Bps; by the nodes: one,
+ * two, more) or t->chan_bw_Bps when given. With every channel busy a
+ * CTA's share of its links is usually below it (16 channels on an H100's
+ * 374 GB/s NVLink: 23 GB/s each); it binds when a channel runs ahead of
+ * the others -- at mid sizes and with many ranks, where one channel's
+ * small slices cross a link while the others wait -- which is where
+ * NCCL's runs across nodes are slower than free sharing of the links.
+ * Sets t->chan_cap_Bps and t->chan_links; none for LL, whose ceiling is
+ * per GPU (gm_proto_cap_ll), nor for other algorithms: the tree's down
+ * strand sends a slice to each child in turn where NCCL's CTA stores it
+ * to all at once, so a per-CTA link would charge it the fan-out. */
+void gm_proto_cap_channel(gt_topo *t, gm_proto p, gs_algo algo, int comm_nodes, int nchannels);
 /* The busbw bound B above, in B/s (0 when the collective moves nothing
  * between GPUs). */
 double gm_proto_ring_bound(const gt_topo *t, int comm_nodes, int ranks_per_node);

@@ -175,6 +175,12 @@ static const gm_model_info models[] = {
 	 "GPU generation; auto picks per size by the closed form",
 	 "NVIDIA/nccl src/graph/tuning.cc (hwLat, baseLat, llMaxBws), src/include/device.h (buffers)",
 	 "collective.protocol, topology.gpu_arch"},
+	{"channel", "device",
+	 "one ring channel is one CTA: what it moves from its GPU is held to NCCL's per-channel "
+	 "figure for the GPU generation (Simple, LL128), a link of its own that every send of the "
+	 "channel crosses first",
+	 "NVIDIA/nccl src/graph/tuning.cc perChMaxTreeBws, perChMaxRingLL128Bws",
+	 "topology.gpu_arch, topology.channel_bandwidth"},
 	{"credits", "link",
 	 "per-connection receive buffer: a send waits until its message fits (NCCL slots)",
 	 "NCCL Simple buffer 4 MiB in 8 slots", "collective.buffer"},

@@ -438,12 +438,12 @@ static void proto_setup(const gm_run *r, gm_proto q, const gs_params *base, uint
 	p->bytes = bytes;
 	*t = r->topo;
 	gm_proto_apply(q, base->algo, t);
-	if (q == GM_PROTO_LL) {
-		/* the nodes the communicator spans; on a flat switch every GPU
-		 * is a node of its own (its link is its network) */
-		int rpn = t->kind == GT_FLAT ? 1 : base->ranks_per_node > 0 ? base->ranks_per_node : 1;
+	/* the nodes the communicator spans; on a flat switch every GPU is a
+	 * node of its own (its link is its network) */
+	int rpn = t->kind == GT_FLAT ? 1 : base->ranks_per_node > 0 ? base->ranks_per_node : 1;
+	if (q == GM_PROTO_LL)
 		gm_proto_cap_ll(t, gs_group_n(base) / rpn, rpn);
-	}
+	gm_proto_cap_channel(t, q, base->algo, gs_group_n(base) / rpn, p->nchannels);
 	/* in-switch reduction and multicast get a share of the NVLink port,
 	 * and NCCL's NVLS latency */
 	if (is_nvls(base->algo) && t->kind == GT_DGX)

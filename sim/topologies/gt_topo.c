@@ -114,6 +114,12 @@ static const gc_param topo_params[] = {
 	 "by the nodes a collective spans, one / two / more); none: no ceiling",
 	 "NCCL src/graph/tuning.cc llMaxBws (GB/s): volta 39/39/20.4, ampere 87.7/22.5/19.0, "
 	 "hopper 141/45/35, blackwell 282/90/70"},
+	{"topology.channel_bandwidth", GC_P_BW, "0B/s", NULL, 0, BW_MAX,
+	 "what one channel (one CTA) of a ring moves at most from its GPU, protocols simple and "
+	 "ll128; 0: NCCL's figure for gpu_arch (none when gpu_arch is none)",
+	 "NCCL src/graph/tuning.cc perChMaxTreeBws (Simple) and perChMaxRingLL128Bws (GB/s, one "
+	 "node / two / more): hopper Simple 38.7/41.4/36.0, LL128 36.7; ampere 24.0/23.6/17.8, 20; "
+	 "volta 26.5/18.5/10.0, 20; blackwell twice hopper"},
 	{"topology.nvlink.nvls_efficiency", GC_P_DOUBLE, "0.85", NULL, 0.01, 1,
 	 "dgx: fraction of NVLink bandwidth that NVLS (in-switch reduction and multicast) "
 	 "traffic gets", "NCCL src/tuning nvls.cc nvlsEfficiency: Hopper 0.85, Blackwell 0.74"},
@@ -187,6 +193,20 @@ static const struct {
 	{"ampere", {87.7, 22.5, 19.0}},
 	{"hopper", {141.0, 45.0, 35.0}},
 	{"blackwell", {282.0, 90.0, 70.0}},
+};
+
+/* NCCL's per-channel throughput per GPU generation (GB/s; one node, two,
+ * more), what one CTA moves: src/graph/tuning.cc perChMaxTreeBws, NCCL's
+ * only Simple figure, and perChMaxRingLL128Bws (NCCL 2.23 to 2.28;
+ * Blackwell's are twice Hopper's there). */
+static const struct {
+	const char *arch;
+	double simple[3], ll128[3];
+} chan_max[] = {
+	{"volta", {26.5, 18.5, 10.0}, {20.0, 20.0, 20.0}},
+	{"ampere", {24.0, 23.6, 17.8}, {20.0, 20.0, 20.0}},
+	{"hopper", {38.7, 41.4, 36.0}, {36.7, 36.7, 36.7}},
+	{"blackwell", {77.4, 82.8, 72.0}, {73.4, 73.4, 73.4}},
 };
 
 static const topo_preset *preset_find(const char *name)
@@ -327,6 +347,13 @@ gc_status gt_topo_from_config(const gc_config *cfg, gt_topo *t, char **errmsg)
 		if (strcmp(arch, ll_max[i].arch) == 0)
 			for (int k = 0; k < 3; k++)
 				t->ll_max_Bps[k] = ll_max[i].gbps[k] * 1e9;
+	for (size_t i = 0; i < G_N_ELEMENTS(chan_max); i++)
+		if (strcmp(arch, chan_max[i].arch) == 0)
+			for (int k = 0; k < 3; k++) {
+				t->chan_simple_Bps[k] = chan_max[i].simple[k] * 1e9;
+				t->chan_ll128_Bps[k] = chan_max[i].ll128[k] * 1e9;
+			}
+	t->chan_bw_Bps = gc_config_bw(cfg, "topology.channel_bandwidth");
 	for (int k = 0; k < GM_LINK__COUNT; k++)
 		t->lat_scale[k] = t->bw_class_scale[k] = 1.0;
 	if (strcmp(gc_config_str(cfg, "topology.kind"), "flat") == 0) {
@@ -398,6 +425,17 @@ gc_status gt_topo_from_config(const gc_config *cfg, gt_topo *t, char **errmsg)
 }
 
 enum { DGX_NVL_UP, DGX_NVL_DOWN, DGX_PCIE_UP, DGX_PCIE_DOWN, DGX_NIC_TX, DGX_NIC_RX, DGX_NLINKS };
+
+/* The links gt_topo_instantiate adds before the channels' own: the GPUs',
+ * then the fabric's leaves and pods. */
+static uint32_t fabric_links(const gt_topo *t)
+{
+	if (t->kind == GT_FLAT)
+		return 2 * (uint32_t)t->ngpus;
+	uint32_t per_leaf = t->ecmp ? (uint32_t)t->uplinks : 1, per_pod = t->ecmp ? (uint32_t)t->pod_uplinks : 1;
+	return (uint32_t)t->ngpus * DGX_NLINKS + 2 * (uint32_t)t->nleaves * per_leaf +
+	       2 * (uint32_t)t->npods * per_pod;
+}
 
 void gt_topo_instantiate(const gt_topo *t, gm_net *net)
 {
@@ -472,6 +510,18 @@ void gt_topo_instantiate(const gt_topo *t, gm_net *net)
 				snprintf(name, sizeof(name), "pod%d.down", p);
 			gm_net_add_link(net, name, GM_LINK_NIC, pod_bw, 0);
 		}
+	/* each GPU's channels (their CTAs): the rate one channel moves at most,
+	 * in data bytes (not scaled by the protocol), no latency of its own */
+	g_assert(t->chan_cap_Bps <= 0 || t->chan_links <= 0 || net->nlinks == fabric_links(t));
+	for (int g = 0; t->chan_cap_Bps > 0 && g < t->ngpus; g++)
+		for (int c = 0; c < t->chan_links; c++) {
+			if (t->kind == GT_FLAT)
+				snprintf(name, sizeof(name), "gpu%d.ch%d", g, c);
+			else
+				snprintf(name, sizeof(name), "n%d.gpu%d.ch%d", g / t->gpus_per_node,
+					 g % t->gpus_per_node, c);
+			gm_net_add_link(net, name, GM_LINK_GENERIC, t->chan_cap_Bps, 0);
+		}
 }
 #undef LAT
 #undef BWS
@@ -513,7 +563,29 @@ int gt_topo_route(const gt_topo *t, int src, int dst, uint32_t *route)
 	return gt_topo_route_ch(t, src, dst, 0, route);
 }
 
+static int route_links(const gt_topo *t, int src, int dst, int ch, uint32_t *route);
+
+bool gt_topo_is_chan_link(const gt_topo *t, uint32_t link)
+{
+	return t->chan_cap_Bps > 0 && t->chan_links > 0 && link >= fabric_links(t);
+}
+
 int gt_topo_route_ch(const gt_topo *t, int src, int dst, int ch, uint32_t *route)
+{
+	int h = route_links(t, src, dst, ch, route);
+	/* a GPU's send on a channel leaves through that channel's CTA first
+	 * (a full route, PXN into another pod, has no room for it) */
+	if (t->chan_cap_Bps > 0 && t->chan_links > 0 && src < t->ngpus && dst < t->ngpus && h > 0 &&
+	    h < GM_MAX_HOPS) {
+		memmove(route + 1, route, (size_t)h * sizeof(*route));
+		route[0] = fabric_links(t) + (uint32_t)src * (uint32_t)t->chan_links +
+			   (uint32_t)(ch % t->chan_links);
+		h++;
+	}
+	return h;
+}
+
+static int route_links(const gt_topo *t, int src, int dst, int ch, uint32_t *route)
 {
 	int netq = t->ngpus + GT_HELPERS_PER_NODE * t->nodes; /* the network switch's first helper */
 	g_assert(src != dst && src >= 0 && dst >= 0 &&

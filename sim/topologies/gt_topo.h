@@ -82,6 +82,17 @@ typedef struct gt_topo {
 	 * the GPU generation, by the nodes a collective spans: one, two, more
 	 * (tuning.cc llMaxBws); 0: none */
 	double ll_max_Bps[3];
+	/* NCCL's per-channel throughput for the generation (one CTA moving a
+	 * channel's data, B/s; tuning.cc perChMaxTreeBws, perChMaxRingLL128Bws),
+	 * by the nodes a collective spans: Simple, LL128; 0: none. chan_bw_Bps
+	 * > 0 replaces both (topology.channel_bandwidth). */
+	double chan_simple_Bps[3], chan_ll128_Bps[3];
+	double chan_bw_Bps;
+	/* in force for one collective (gm_proto_cap_channel): each GPU gets
+	 * chan_links links of chan_cap_Bps, one per channel, which every
+	 * route from it on that channel crosses first; 0: none */
+	double chan_cap_Bps;
+	int chan_links;
 	bool no_nvls;	 /* a preset whose NVSwitch has no NVLink SHARP */
 	/* dgx: the network between the nodes (see gt_fabric) */
 	gt_fabric fabric;
@@ -124,8 +135,13 @@ void gt_topo_instantiate(const gt_topo *t, gm_net *net);
  * E_y = Q + 1 + y, which reaches node y's GPUs through their NICs; routes
  * among these have no hops (0). */
 int gt_topo_route(const gt_topo *t, int src, int dst, uint32_t *route);
-/* The same for the connection of channel ch: only ecmp routing tells
- * channels apart (each is its own queue pair, hashed on its own). */
+/* Whether link id `link` of the instantiated topology is a channel's own
+ * (the rate of one CTA, chan_cap_Bps). */
+bool gt_topo_is_chan_link(const gt_topo *t, uint32_t link);
+/* The same for the connection of channel ch: ecmp routing tells channels
+ * apart (each is its own queue pair, hashed on its own), and with a
+ * channel cap in force (chan_cap_Bps) a route between GPUs starts at the
+ * sender's link of channel ch % chan_links. */
 int gt_topo_route_ch(const gt_topo *t, int src, int dst, int ch, uint32_t *route);
 int gt_topo_node_of(const gt_topo *t, int gpu);
 /* dgx: the leaf switch of GPU g's NIC (0 with a nonblocking fabric). */

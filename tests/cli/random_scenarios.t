@@ -40,6 +40,8 @@ with tempfile.TemporaryDirectory() as d:
             if rng.random() < 0.3:  # in-network reduction: nvls across nodes
                 fabric = fabric[:-1] + ", sharp: true}" if fabric else ", fabric: {sharp: true}"
             arch = "" if rng.random() < 0.7 else ", gpu_arch: %s" % rng.choice(["none", "volta", "ampere", "blackwell"])
+            if rng.random() < 0.2:  # a ring channel's own rate
+                arch += ", channel_bandwidth: %s" % rng.choice(["0B/s", "1GB/s", "40GB/s", "1TB/s"])
             topo = "{preset: dgx-h100, nodes: %d, gpus_per_node: %d%s%s}" % (rng.randint(1, 4), gpn, fabric, arch)
         sizes = ", ".join("%dB" % rng.choice([1, 4, 8, 100, 4096, 65536, 262147]) for _ in range(3))
         chunk = rng.choice([64, 4096, 65536, 2097152])

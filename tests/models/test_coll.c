@@ -95,11 +95,16 @@ static void test_ring_channels(void)
 	const char *yaml = "schema_version: 1\n"
 			   "topology: {preset: dgx-h100, nodes: 2}\n"
 			   "collective: {op: allreduce, algo: ring, sizes: [16MiB, 64MiB, 256MiB]}\n";
-	expect_closed_form_near(yaml, NULL, 0.06);
+	/* Hopper's per-channel rate (41.4 GB/s on two nodes) makes a slice
+	 * that crosses its NVLink port alone slow, one among many at its
+	 * share; the flow's channels bunch more than the closed form's
+	 * independent presence assumes (8 % at 64 MiB on two nodes, 5 % at
+	 * 256 MiB on eight, allreduce and allgather) */
+	expect_closed_form_near(yaml, NULL, 0.085);
 	const char *const eight[] = {"topology.nodes=8", NULL};
-	expect_closed_form_near(yaml, eight, 0.03);
+	expect_closed_form_near(yaml, eight, 0.05);
 	const char *const gather[] = {"topology.nodes=8", "collective.op=allgather", NULL};
-	expect_closed_form_near(yaml, gather, 0.04);
+	expect_closed_form_near(yaml, gather, 0.05);
 	const char *const p5[] = {"topology.preset=p5", "topology.nodes=4",
 				  "collective.sizes=64MiB,1GiB", NULL};
 	expect_closed_form_near(yaml, p5, 0.06);
@@ -521,6 +526,83 @@ static void test_protocol_ll_ceiling(void)
 	gm_run_free(a);
 }
 
+/* A ring's channel is one CTA, which moves at most NCCL's per-channel
+ * figure (tuning.cc perChMaxTreeBws for Simple, perChMaxRingLL128Bws for
+ * LL128; Hopper 38.7 / 41.4 / 36.0 and 36.7 GB/s by the nodes spanned);
+ * LL keeps its per-GPU ceiling and other algorithms get none. With one
+ * channel it is the busbw; with NCCL's 16 on two DGX H100 nodes it slows
+ * the mid sizes, where one channel's slice crosses its NVLink port while
+ * the others wait, and leaves the large ones at the NICs' rate. */
+static void test_channel_cap(void)
+{
+	gt_topo t;
+	memset(&t, 0, sizeof(t));
+	const double simple[3] = {38.7e9, 41.4e9, 36.0e9};
+	for (int k = 0; k < 3; k++) {
+		t.chan_simple_Bps[k] = simple[k];
+		t.chan_ll128_Bps[k] = 36.7e9;
+	}
+	const int nodes[3] = {1, 2, 4};
+	for (int k = 0; k < 3; k++) {
+		gm_proto_cap_channel(&t, GM_PROTO_SIMPLE, GS_ALGO_RING, nodes[k], 16);
+		g_assert_cmpfloat(t.chan_cap_Bps, ==, simple[k]);
+		g_assert_cmpint(t.chan_links, ==, 16);
+		gm_proto_cap_channel(&t, GM_PROTO_LL128, GS_ALGO_RING, nodes[k], 16);
+		g_assert_cmpfloat(t.chan_cap_Bps, ==, 36.7e9);
+	}
+	gm_proto_cap_channel(&t, GM_PROTO_LL, GS_ALGO_RING, 2, 16);
+	g_assert_cmpfloat(t.chan_cap_Bps, ==, 0);
+	g_assert_cmpint(t.chan_links, ==, 0);
+	gm_proto_cap_channel(&t, GM_PROTO_SIMPLE, GS_ALGO_TREE, 2, 16);
+	g_assert_cmpfloat(t.chan_cap_Bps, ==, 0);
+	t.chan_bw_Bps = 20e9;
+	gm_proto_cap_channel(&t, GM_PROTO_LL128, GS_ALGO_RING, 8, 4);
+	g_assert_cmpfloat(t.chan_cap_Bps, ==, 20e9);
+	g_assert_cmpint(t.chan_links, ==, 4);
+	memset(&t, 0, sizeof(t));
+	gm_proto_cap_channel(&t, GM_PROTO_SIMPLE, GS_ALGO_RING, 2, 16);
+	g_assert_cmpfloat(t.chan_cap_Bps, ==, 0);
+
+	/* one channel of a flat 100 GB/s switch held to 40 GB/s: the flow,
+	 * the packets and the closed form all see it */
+	const char *flat = "schema_version: 1\n"
+			   "topology: {kind: flat, gpus: 4, link: {bandwidth: 100GB/s}}\n"
+			   "collective: {op: allreduce, algo: ring, protocol: simple, sizes: [1GiB]}\n";
+	const char *cap[] = {"topology.channel_bandwidth=40GB/s", NULL};
+	const char *cap_ana[] = {"topology.channel_bandwidth=40GB/s", "sim.fidelity=analytical", NULL};
+	const char *cap_pkt[] = {"topology.channel_bandwidth=40GB/s", "sim.fidelity=packet", NULL};
+	gm_run *free_run = run_yaml(flat, NULL), *f = run_yaml(flat, cap), *a = run_yaml(flat, cap_ana),
+	       *pk = run_yaml(flat, cap_pkt);
+	g_test_message("flat ring, 1 GiB: busbw %.2f GB/s free, %.2f capped (flow), %.2f (closed "
+		       "form), %.2f (packets)",
+		       free_run->pts[0].busbw_GBps, f->pts[0].busbw_GBps, a->pts[0].busbw_GBps,
+		       pk->pts[0].busbw_GBps);
+	g_assert_cmpfloat(free_run->pts[0].busbw_GBps, >, 95.0);
+	g_assert_cmpfloat(f->pts[0].busbw_GBps, <=, 40.0 * 1.0001);
+	g_assert_cmpfloat(f->pts[0].busbw_GBps, >, 40.0 * 0.97);
+	g_assert_cmpfloat(fabs(a->pts[0].time_us - f->pts[0].time_us) / f->pts[0].time_us, <, 0.01);
+	g_assert_cmpfloat(pk->pts[0].busbw_GBps, <=, 40.0 * 1.0001);
+	g_assert_cmpfloat(pk->pts[0].busbw_GBps, >, 40.0 * 0.95);
+	gm_run_free(free_run);
+	gm_run_free(f);
+	gm_run_free(a);
+	gm_run_free(pk);
+
+	/* 2 DGX H100 nodes, Simple ring: 64 MiB slower than without the
+	 * cap, 1 GiB the same (16 channels share the ports below it) */
+	const char *dgx = "schema_version: 1\n"
+			  "topology: {preset: dgx-h100, nodes: 2}\n"
+			  "collective: {op: allreduce, algo: ring, protocol: simple, sizes: [64MiB, 1GiB]}\n";
+	const char *none[] = {"topology.gpu_arch=none", NULL};
+	gm_run *h = run_yaml(dgx, NULL), *n = run_yaml(dgx, none);
+	g_test_message("2 DGX H100 ring Simple: 64 MiB %.1f us (uncapped %.1f), 1 GiB %.1f (%.1f)",
+		       h->pts[0].time_us, n->pts[0].time_us, h->pts[1].time_us, n->pts[1].time_us);
+	g_assert_cmpfloat(h->pts[0].time_us, >, 1.05 * n->pts[0].time_us);
+	g_assert_cmpfloat(fabs(h->pts[1].time_us - n->pts[1].time_us) / n->pts[1].time_us, <, 0.01);
+	gm_run_free(h);
+	gm_run_free(n);
+}
+
 /* The tree takes NCCL's tree hop and base latencies, the ring the ring's,
  * both relative to the ring's Simple values the topology describes: LL over
  * the network is 5.0 us per hop for the tree against 2.7 for the ring, and
@@ -853,9 +935,11 @@ static void test_packet_fidelity(void)
 	gm_run_free(p);
 	gm_run_free(p2);
 
-	/* 16 channels in step: the packets run ahead of the fluid model */
+	/* 16 channels in step: the packets run ahead of the fluid model
+	 * (without a per-channel rate, which holds a channel's packets back
+	 * where the fluid's share would) */
 	const char *many = "schema_version: 1\n"
-			   "topology: {preset: dgx-h100}\n"
+			   "topology: {preset: dgx-h100, gpu_arch: none}\n"
 			   "collective: {op: allreduce, algo: ring, sizes: [64MiB], channels: 16}\n";
 	f = run_yaml(many, NULL);
 	p = run_yaml(many, pkt);
@@ -1369,6 +1453,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/coll/protocols", test_protocols);
 	g_test_add_func("/coll/protocol-tree-latencies", test_protocol_tree_latencies);
 	g_test_add_func("/coll/protocol-ll-ceiling", test_protocol_ll_ceiling);
+	g_test_add_func("/coll/channel-cap", test_channel_cap);
 	g_test_add_func("/coll/nvls-flat", test_nvls_flat);
 	g_test_add_func("/coll/nvls-dgx", test_nvls_dgx);
 	g_test_add_func("/coll/nvls-chunk-shrink", test_nvls_chunk_shrink);
