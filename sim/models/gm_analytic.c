@@ -8,9 +8,10 @@
  *
  *   ring (allreduce K = 2(n-1) steps per loop, allgather and reduce-scatter
  *   K = n-1): per channel the data runs in L loops of per-rank chunks of c
- *   bytes, each step moving m slices of s = c/m bytes. With tau = s / beta
- *   the time of one slice at the channel's even share of its busiest link,
- *       T = launch + L K step + [step = m tau] alpha,
+ *   bytes (the last loop of the smaller chunks c' that remain), each step
+ *   moving m slices of s = c/m bytes. With tau = s / beta the time of one
+ *   slice at the channel's even share of its busiest link,
+ *       T = launch + (L - 1) K step + K step' + [step' = m' tau'] alpha,
  *       step = the least T' >= m tau with T' >= max(cycle(T'), window(T'))
  *   cycle: one turn of the ring's dependency cycle per step, the mean over
  *   the ring's hops of a slice's time d_h and latency alpha_h. A slice
@@ -357,6 +358,38 @@ static hopinfo first_hops(const gt_topo *topo, const gs_gen *g, gm_net *net)
 }
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : 0; }
+
+/* One ring step of per-rank chunks of c bytes (ps), and in *busy its
+ * busiest sender's share: m = c / slice slices of s bytes, sent one after
+ * the other at the channel's bottleneck bandwidth beta (m tau), or longer
+ * when one turn of the ring's dependency cycle per slice (every hop's
+ * slice time and latency, averaged over the ring's hops: a slow network
+ * hop among fast NVLink hops delays the cycle by its own share only) or
+ * the receive buffer's window binds (ring_step_bound). */
+static double ring_step(const hopinfo *hi, double beta, uint64_t c, uint64_t slice, uint64_t buffer,
+			double *busy)
+{
+	uint64_t m = ceil_div(c, slice);
+	double s = (double)c / (double)m;
+	*busy = (double)m * s / beta * 1e12;
+	/* slices the receive buffer holds (a larger one goes alone) */
+	double slots = fmax(1.0, floor((double)buffer / s));
+	if (ring_step_bound(hi, s, (double)m, slots, *busy) <= *busy)
+		return *busy;
+	/* bound by the cycle or the window: the step T with T = bound(T),
+	 * T - bound(T) rising in T */
+	double lo = *busy, up = 2 * *busy;
+	while (ring_step_bound(hi, s, (double)m, slots, up) > up)
+		up *= 2;
+	for (int it = 0; it < 200 && up - lo > 1e-3; it++) {
+		double mid = 0.5 * (lo + up);
+		if (ring_step_bound(hi, s, (double)m, slots, mid) > mid)
+			lo = mid;
+		else
+			up = mid;
+	}
+	return up;
+}
 
 /* A fabric whose leaf uplinks every rank under a leaf shares: there the
  * closed forms load every rank's (every group's) messages, elsewhere the
@@ -891,34 +924,17 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		if (c > p->chunk_bytes)
 			c = p->chunk_bytes;
 		uint64_t L = ceil_div(Dc, (uint64_t)n * c);
-		uint64_t m = ceil_div(c, p->slice_bytes);
-		/* a step lasts the longer of the busiest sender's m slices (a
-		 * strand sends one slice after the other) and one turn of the
-		 * ring's dependency cycle per slice: every hop's slice time and
-		 * latency, averaged over the ring's hops (a slow network hop
-		 * among fast NVLink hops delays the cycle by its own share only) */
-		double s = (double)c / (double)m;
-		double tau = s / beta * 1e12;
-		double busy = (double)m * tau;
-		/* slices the receive buffer holds (a larger one goes alone) */
-		double slots = fmax(1.0, floor((double)o->buffer_bytes / s));
-		double step = busy;
-		if (ring_step_bound(&hi, s, (double)m, slots, busy) > busy) {
-			/* bound by the cycle or the window: the step T with
-			 * T = bound(T), T - bound(T) rising in T */
-			double lo = busy, up = 2 * busy;
-			while (ring_step_bound(&hi, s, (double)m, slots, up) > up)
-				up *= 2;
-			for (int it = 0; it < 200 && up - lo > 1e-3; it++) {
-				double mid = 0.5 * (lo + up);
-				if (ring_step_bound(&hi, s, (double)m, slots, mid) > mid)
-					lo = mid;
-				else
-					up = mid;
-			}
-			step = up;
-		}
-		t += (double)(L * K) * step + (step > busy ? 0 : alpha);
+		/* the last loop's chunks are what is left over the n ranks (as
+		 * the generator cuts them), the others full */
+		uint64_t c_last = ceil_div(ceil_div(Dc - (L - 1) * (uint64_t)n * c, (uint64_t)n), elem) * elem;
+		if (c_last > c)
+			c_last = c;
+		double busy, step = ring_step(&hi, beta, c, p->slice_bytes, o->buffer_bytes, &busy);
+		double busy_last, step_last = step;
+		busy_last = busy;
+		if (c_last != c)
+			step_last = ring_step(&hi, beta, c_last, p->slice_bytes, o->buffer_bytes, &busy_last);
+		t += (double)((L - 1) * K) * step + (double)K * step_last + (step_last > busy_last ? 0 : alpha);
 	} else if (n > 1 && p->bytes > 0 && p->algo == GS_ALGO_TREE) {
 		int rpn = p->ranks_per_node > 0 ? p->ranks_per_node : n;
 		int nodes = n / rpn;

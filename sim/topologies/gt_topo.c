@@ -513,14 +513,15 @@ void gt_topo_instantiate(const gt_topo *t, gm_net *net)
 	/* each GPU's channels (their CTAs): the rate one channel moves at most,
 	 * in data bytes (not scaled by the protocol), no latency of its own */
 	g_assert(t->chan_cap_Bps <= 0 || t->chan_links <= 0 || net->nlinks == fabric_links(t));
+	char cname[64]; /* room for any ints; the net keeps GM_LINK_NAME of it */
 	for (int g = 0; t->chan_cap_Bps > 0 && g < t->ngpus; g++)
 		for (int c = 0; c < t->chan_links; c++) {
 			if (t->kind == GT_FLAT)
-				snprintf(name, sizeof(name), "gpu%d.ch%d", g, c);
+				snprintf(cname, sizeof(cname), "gpu%d.ch%d", g, c);
 			else
-				snprintf(name, sizeof(name), "n%d.gpu%d.ch%d", g / t->gpus_per_node,
+				snprintf(cname, sizeof(cname), "n%d.gpu%d.ch%d", g / t->gpus_per_node,
 					 g % t->gpus_per_node, c);
-			gm_net_add_link(net, name, GM_LINK_GENERIC, t->chan_cap_Bps, 0);
+			gm_net_add_link(net, cname, GM_LINK_GENERIC, t->chan_cap_Bps, 0);
 		}
 }
 #undef LAT

@@ -103,6 +103,10 @@ static void test_ring_channels(void)
 	expect_closed_form_near(yaml, NULL, 0.085);
 	const char *const eight[] = {"topology.nodes=8", NULL};
 	expect_closed_form_near(yaml, eight, 0.05);
+	/* 24 channels: 1 GiB is one full loop of 2 MiB chunks per channel and
+	 * a last one of a third, cut smaller as the generator cuts it */
+	const char *const partial[] = {"collective.channels=24", "collective.sizes=1GiB,3GiB", NULL};
+	expect_closed_form_near(yaml, partial, 0.01);
 	const char *const gather[] = {"topology.nodes=8", "collective.op=allgather", NULL};
 	expect_closed_form_near(yaml, gather, 0.05);
 	const char *const p5[] = {"topology.preset=p5", "topology.nodes=4",
