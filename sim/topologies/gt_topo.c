@@ -111,7 +111,8 @@ static const gc_param topo_params[] = {
 	 "NIC) instead of through a spine", "NCCL PXN (NCCL_PXN_DISABLE=0, the default)"},
 	{"topology.gpu_arch", GC_P_ENUM, "none", "none|volta|ampere|hopper|blackwell", 1, 0,
 	 "GPU generation: protocol ll's throughput per GPU is held to NCCL's ceiling for it (busbw "
-	 "by the nodes a collective spans, one / two / more); none: no ceiling",
+	 "by the nodes a collective spans, one / two / more), and a ring channel's to NCCL's "
+	 "per-channel figure (topology.channel_bandwidth); none: neither",
 	 "NCCL src/graph/tuning.cc llMaxBws (GB/s): volta 39/39/20.4, ampere 87.7/22.5/19.0, "
 	 "hopper 141/45/35, blackwell 282/90/70"},
 	{"topology.channel_bandwidth", GC_P_BW, "0B/s", NULL, 0, BW_MAX,
