@@ -299,6 +299,36 @@ static void schedule_done(gm_net *n, uint32_t fid)
 	schedule_done_in(n, fid, f->remaining / f->rate * 1e12);
 }
 
+/* Fix the unfixed flows of link l at `share` (progressive filling): settle
+ * each one's bytes at its old rate, reschedule its end if the rate
+ * changes, and take the share off every link of its route. Returns how
+ * many it fixed. */
+static uint32_t fix_flows(gm_net *n, const gm_link *l, double share, int64_t now)
+{
+	uint32_t fixed = 0;
+	for (uint32_t k = 0; k < l->nflows; k++) {
+		gm_flow *f = &n->flows[gm_link_flows_c(l)[k]];
+		if (f->fixed)
+			continue;
+		f->fixed = 1;
+		fixed++;
+		if (share != f->rate) {
+			f->remaining -= f->rate * (double)(now - f->last_t) * 1e-12;
+			if (f->remaining < 0)
+				f->remaining = 0;
+			f->last_t = now;
+			f->rate = share;
+			schedule_done(n, (uint32_t)(f - n->flows));
+		}
+		for (int h = 0; h < f->nhops; h++) {
+			gm_link_info *hi = &n->info[f->hop[h].link];
+			hi->cap_left -= share;
+			hi->unfixed--;
+		}
+	}
+	return fixed;
+}
+
 /* Progressive filling over the collected component; reschedules the
  * completion of every flow whose rate changed. */
 static void solve(gm_net *n)
@@ -331,27 +361,17 @@ static void solve(gm_net *n)
 		/* rounding may leave a saturated link a hair below zero */
 		if (best_share < bl->bw_Bps * 1e-12)
 			best_share = bl->bw_Bps * 1e-12;
-		for (uint32_t k = 0; k < bl->nflows; k++) {
-			gm_flow *f = &n->flows[gm_link_flows(bl)[k]];
-			if (f->fixed)
-				continue;
-			f->fixed = 1;
-			left--;
-			/* settle the bytes moved at the old rate, then change it */
-			double new_rate = best_share;
-			if (new_rate != f->rate) {
-				f->remaining -= f->rate * (double)(now - f->last_t) * 1e-12;
-				if (f->remaining < 0)
-					f->remaining = 0;
-				f->last_t = now;
-				f->rate = new_rate;
-				schedule_done(n, (uint32_t)(f - n->flows));
-			}
-			for (int h = 0; h < f->nhops; h++) {
-				gm_link_info *hi = &n->info[f->hop[h].link];
-				hi->cap_left -= new_rate;
-				hi->unfixed--;
-			}
+		left -= fix_flows(n, bl, best_share, now);
+		/* every other link at exactly this share saturates at the same
+		 * level (fixing flows at the share leaves a link's share where
+		 * it was or above), so it is settled in the same pass: many
+		 * private links of one rate (a ring channel's own) take one pass
+		 * instead of one each */
+		for (uint32_t i = 0; i < n->ncomp_links && left > 0; i++) {
+			uint32_t lid = n->comp_links[i];
+			const gm_link_info *li = &n->info[lid];
+			if (lid != best && li->unfixed > 0 && li->cap_left / li->unfixed == best_share)
+				left -= fix_flows(n, &n->links[lid], best_share, now);
 		}
 	}
 	arm(n);
