@@ -343,10 +343,15 @@ static void solve(gm_net *n)
 	for (uint32_t i = 0; i < n->ncomp_flows; i++)
 		n->flows[n->comp_flows[i]].fixed = 0;
 	uint32_t left = n->ncomp_flows;
+	/* the links still to settle, in the component's order: each pass
+	 * drops those whose flows are all fixed (the trace below needs them
+	 * all, so with a trace none is dropped) */
+	uint32_t nl = n->ncomp_links;
+	const bool keep_all = n->trace && n->trace->f;
 	while (left > 0) {
 		uint32_t best = UINT32_MAX;
 		double best_share = INFINITY;
-		for (uint32_t i = 0; i < n->ncomp_links; i++) {
+		for (uint32_t i = 0; i < nl; i++) {
 			const gm_link_info *li = &n->info[n->comp_links[i]];
 			if (li->unfixed == 0)
 				continue;
@@ -367,12 +372,16 @@ static void solve(gm_net *n)
 		 * it was or above), so it is settled in the same pass: many
 		 * private links of one rate (a ring channel's own) take one pass
 		 * instead of one each */
-		for (uint32_t i = 0; i < n->ncomp_links && left > 0; i++) {
+		uint32_t kept = 0;
+		for (uint32_t i = 0; i < nl; i++) {
 			uint32_t lid = n->comp_links[i];
 			const gm_link_info *li = &n->info[lid];
-			if (lid != best && li->unfixed > 0 && li->cap_left / li->unfixed == best_share)
+			if (lid != best && li->unfixed > 0 && left > 0 && li->cap_left / li->unfixed == best_share)
 				left -= fix_flows(n, &n->links[lid], best_share, now);
+			if (li->unfixed > 0 || keep_all)
+				n->comp_links[kept++] = lid;
 		}
+		nl = kept;
 	}
 	arm(n);
 	if (n->trace && n->trace->f) {
