@@ -228,13 +228,12 @@ static double hop_time(const hopkind *k, double s, double m, double T)
 	double d = 0;
 	for (int i = 0; i < k->nlinks; i++) {
 		double x = s / k->bw[i] * 1e12;
-		double others = (double)(k->users[i] - k->same[i]);
+		uint32_t others = k->users[i] - k->same[i];
 		if (k->cap > 0) {
-			d = fmax(d, capped_time(k->same[i], k->users[i] - k->same[i], x, s / k->cap * 1e12,
-						m, T));
+			d = fmax(d, capped_time(k->same[i], others, x, s / k->cap * 1e12, m, T));
 			continue;
 		}
-		double free = 1.0 - others * m * x / T;
+		double free = 1.0 - (double)others * m * x / T;
 		d = fmax(d, free > 0 ? (double)k->same[i] * x / free : INFINITY);
 	}
 	return d;
@@ -930,8 +929,7 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		if (c_last > c)
 			c_last = c;
 		double busy, step = ring_step(&hi, beta, c, p->slice_bytes, o->buffer_bytes, &busy);
-		double busy_last, step_last = step;
-		busy_last = busy;
+		double busy_last = busy, step_last = step;
 		if (c_last != c)
 			step_last = ring_step(&hi, beta, c_last, p->slice_bytes, o->buffer_bytes, &busy_last);
 		t += (double)((L - 1) * K) * step + (double)K * step_last + (step_last > busy_last ? 0 : alpha);

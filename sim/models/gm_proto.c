@@ -67,6 +67,12 @@ void gm_proto_apply_nvls(gt_topo *t, double net_lat_us)
 	t->launch_ps = scale_ps(t->launch_ps, GM_NVLS_BASE_LAT_US / s->base_lat_us);
 }
 
+/* NCCL's figures per generation come for one node, two, and more */
+static int nodes_band(int comm_nodes)
+{
+	return comm_nodes <= 1 ? 0 : comm_nodes == 2 ? 1 : 2;
+}
+
 double gm_proto_ring_bound(const gt_topo *t, int comm_nodes, int ranks_per_node)
 {
 	if (t->kind == GT_FLAT)
@@ -82,7 +88,7 @@ double gm_proto_ring_bound(const gt_topo *t, int comm_nodes, int ranks_per_node)
 
 void gm_proto_cap_ll(gt_topo *t, int comm_nodes, int ranks_per_node)
 {
-	double cap = t->ll_max_Bps[comm_nodes <= 1 ? 0 : comm_nodes == 2 ? 1 : 2];
+	double cap = t->ll_max_Bps[nodes_band(comm_nodes)];
 	double bound = gm_proto_ring_bound(t, comm_nodes, ranks_per_node);
 	if (cap > 0 && bound > 0 && cap / bound < t->bw_scale)
 		t->bw_scale = cap / bound;
@@ -94,7 +100,7 @@ void gm_proto_cap_channel(gt_topo *t, gm_proto p, gs_algo algo, int comm_nodes, 
 	t->chan_links = 0;
 	if (algo != GS_ALGO_RING || p == GM_PROTO_LL || nchannels < 1)
 		return;
-	int k = comm_nodes <= 1 ? 0 : comm_nodes == 2 ? 1 : 2;
+	int k = nodes_band(comm_nodes);
 	double cap = t->chan_bw_Bps > 0	    ? t->chan_bw_Bps
 		     : p == GM_PROTO_SIMPLE ? t->chan_simple_Bps[k]
 					    : t->chan_ll128_Bps[k];

@@ -184,30 +184,21 @@ static const topo_preset presets[] = {
 	{"gb200-nvl72", "722GB/s", "400Gbps", "14us", "52GB/s", true, "72", "0.74", "blackwell"},
 };
 
-/* NCCL's LL ceilings per GPU generation (busbw, GB/s; one node, two, more):
- * src/graph/tuning.cc llMaxBws, the two-node figure "avg of ring & tree" */
+/* NCCL's figures per GPU generation (GB/s; one node, two, more), from
+ * src/graph/tuning.cc (NCCL 2.23 to 2.28; Blackwell's are twice Hopper's
+ * there):
+ *  - ll: LL's ceiling per GPU (busbw), llMaxBws, the two-node figure "avg
+ *    of ring & tree";
+ *  - simple, ll128: what one channel (one CTA) moves, perChMaxTreeBws
+ *    (NCCL's only Simple figure) and perChMaxRingLL128Bws. */
 static const struct {
 	const char *arch;
-	double gbps[3];
-} ll_max[] = {
-	{"volta", {39.0, 39.0, 20.4}},
-	{"ampere", {87.7, 22.5, 19.0}},
-	{"hopper", {141.0, 45.0, 35.0}},
-	{"blackwell", {282.0, 90.0, 70.0}},
-};
-
-/* NCCL's per-channel throughput per GPU generation (GB/s; one node, two,
- * more), what one CTA moves: src/graph/tuning.cc perChMaxTreeBws, NCCL's
- * only Simple figure, and perChMaxRingLL128Bws (NCCL 2.23 to 2.28;
- * Blackwell's are twice Hopper's there). */
-static const struct {
-	const char *arch;
-	double simple[3], ll128[3];
-} chan_max[] = {
-	{"volta", {26.5, 18.5, 10.0}, {20.0, 20.0, 20.0}},
-	{"ampere", {24.0, 23.6, 17.8}, {20.0, 20.0, 20.0}},
-	{"hopper", {38.7, 41.4, 36.0}, {36.7, 36.7, 36.7}},
-	{"blackwell", {77.4, 82.8, 72.0}, {73.4, 73.4, 73.4}},
+	double ll[3], simple[3], ll128[3];
+} arch_figures[] = {
+	{"volta", {39.0, 39.0, 20.4}, {26.5, 18.5, 10.0}, {20.0, 20.0, 20.0}},
+	{"ampere", {87.7, 22.5, 19.0}, {24.0, 23.6, 17.8}, {20.0, 20.0, 20.0}},
+	{"hopper", {141.0, 45.0, 35.0}, {38.7, 41.4, 36.0}, {36.7, 36.7, 36.7}},
+	{"blackwell", {282.0, 90.0, 70.0}, {77.4, 82.8, 72.0}, {73.4, 73.4, 73.4}},
 };
 
 static const topo_preset *preset_find(const char *name)
@@ -344,15 +335,12 @@ gc_status gt_topo_from_config(const gc_config *cfg, gt_topo *t, char **errmsg)
 	t->launch_ps = gc_config_time(cfg, "topology.launch_latency");
 	t->bw_scale = 1.0;
 	const char *arch = gc_config_str(cfg, "topology.gpu_arch");
-	for (size_t i = 0; i < G_N_ELEMENTS(ll_max); i++)
-		if (strcmp(arch, ll_max[i].arch) == 0)
-			for (int k = 0; k < 3; k++)
-				t->ll_max_Bps[k] = ll_max[i].gbps[k] * 1e9;
-	for (size_t i = 0; i < G_N_ELEMENTS(chan_max); i++)
-		if (strcmp(arch, chan_max[i].arch) == 0)
+	for (size_t i = 0; i < G_N_ELEMENTS(arch_figures); i++)
+		if (strcmp(arch, arch_figures[i].arch) == 0)
 			for (int k = 0; k < 3; k++) {
-				t->chan_simple_Bps[k] = chan_max[i].simple[k] * 1e9;
-				t->chan_ll128_Bps[k] = chan_max[i].ll128[k] * 1e9;
+				t->ll_max_Bps[k] = arch_figures[i].ll[k] * 1e9;
+				t->chan_simple_Bps[k] = arch_figures[i].simple[k] * 1e9;
+				t->chan_ll128_Bps[k] = arch_figures[i].ll128[k] * 1e9;
 			}
 	t->chan_bw_Bps = gc_config_bw(cfg, "topology.channel_bandwidth");
 	for (int k = 0; k < GM_LINK__COUNT; k++)
@@ -438,6 +426,12 @@ static uint32_t fabric_links(const gt_topo *t)
 	       2 * (uint32_t)t->npods * per_pod;
 }
 
+/* a channel cap in force: each GPU has its channels' own links */
+static bool chan_links_on(const gt_topo *t)
+{
+	return t->chan_cap_Bps > 0 && t->chan_links > 0;
+}
+
 void gt_topo_instantiate(const gt_topo *t, gm_net *net)
 {
 	g_assert(net->nlinks == 0);
@@ -513,9 +507,9 @@ void gt_topo_instantiate(const gt_topo *t, gm_net *net)
 		}
 	/* each GPU's channels (their CTAs): the rate one channel moves at most,
 	 * in data bytes (not scaled by the protocol), no latency of its own */
-	g_assert(t->chan_cap_Bps <= 0 || t->chan_links <= 0 || net->nlinks == fabric_links(t));
+	g_assert(!chan_links_on(t) || net->nlinks == fabric_links(t));
 	char cname[64]; /* room for any ints; the net keeps GM_LINK_NAME of it */
-	for (int g = 0; t->chan_cap_Bps > 0 && g < t->ngpus; g++)
+	for (int g = 0; chan_links_on(t) && g < t->ngpus; g++)
 		for (int c = 0; c < t->chan_links; c++) {
 			if (t->kind == GT_FLAT)
 				snprintf(cname, sizeof(cname), "gpu%d.ch%d", g, c);
@@ -569,7 +563,7 @@ static int route_links(const gt_topo *t, int src, int dst, int ch, uint32_t *rou
 
 bool gt_topo_is_chan_link(const gt_topo *t, uint32_t link)
 {
-	return t->chan_cap_Bps > 0 && t->chan_links > 0 && link >= fabric_links(t);
+	return chan_links_on(t) && link >= fabric_links(t);
 }
 
 int gt_topo_route_ch(const gt_topo *t, int src, int dst, int ch, uint32_t *route)
@@ -577,8 +571,7 @@ int gt_topo_route_ch(const gt_topo *t, int src, int dst, int ch, uint32_t *route
 	int h = route_links(t, src, dst, ch, route);
 	/* a GPU's send on a channel leaves through that channel's CTA first
 	 * (a full route, PXN into another pod, has no room for it) */
-	if (t->chan_cap_Bps > 0 && t->chan_links > 0 && src < t->ngpus && dst < t->ngpus && h > 0 &&
-	    h < GM_MAX_HOPS) {
+	if (chan_links_on(t) && src < t->ngpus && dst < t->ngpus && h > 0 && h < GM_MAX_HOPS) {
 		memmove(route + 1, route, (size_t)h * sizeof(*route));
 		route[0] = fabric_links(t) + (uint32_t)src * (uint32_t)t->chan_links +
 			   (uint32_t)(ch % t->chan_links);
