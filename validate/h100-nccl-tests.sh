@@ -21,8 +21,8 @@
 # points compared are OUTDIR/measured.csv, the predictions
 # OUTDIR/predicted.csv and the report OUTDIR/report.csv. About a minute on
 # one core. H100_NODES=N keeps the rows of N nodes only, H100_MIN_BYTES=B the
-# sizes of at least B bytes. --list prints the runs (collective, nodes,
-# algorithm, sizes) without running them. Exits with gcsim validate's status
+# sizes of at least B bytes, H100_MAX_BYTES=B those of at most B. --list prints the runs (collective, nodes,
+# algorithm, GPUs per thread, sizes) without running them. Exits with gcsim validate's status
 # (1 when the tolerance fails), 3 when GCSIM is not built.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,12 +31,17 @@ pub="$here/published/h100_ib_nccl_tests.csv $here/published/h100_node_nccl_tests
 rows() {
 	# shellcheck disable=SC2086
 	grep -hv '^#' $pub | grep -v '^system,' | awk -F, -v only="${H100_NODES:-}" \
-		-v min="${H100_MIN_BYTES:-0}" '(only == "" || $3 == only) && $6 + 0 >= min + 0'
+		-v min="${H100_MIN_BYTES:-0}" -v max="${H100_MAX_BYTES:-}" \
+		'(only == "" || $3 == only) && $6 + 0 >= min + 0 && (max == "" || $6 + 0 <= max + 0)'
 }
-# one run per (collective, nodes, algorithm): "collective nodes algo size,size,..."
+# one run per (collective, nodes, algorithm, GPUs per thread):
+# "collective nodes algo gpus_per_thread size,size,..." (the thread's GPUs
+# from the system's "(-g N)", else one)
 groups() {
 	rows | awk -F, '{
-		key = $4 " " $3 " " $5;
+		g = 1;
+		if (match($1, /-g [0-9]+/)) g = substr($1, RSTART + 3, RLENGTH - 3);
+		key = $4 " " $3 " " $5 " " g;
 		if (!(key in sizes)) { order[n++] = key; sizes[key] = $6 "B"; seen[key "/" $6] = 1 }
 		else if (!((key "/" $6) in seen)) { sizes[key] = sizes[key] "," $6 "B"; seen[key "/" $6] = 1 }
 	} END { for (i = 0; i < n; i++) print order[i], sizes[order[i]] }'
@@ -57,16 +62,24 @@ topology: {preset: dgx-h100, nodes: 2}
 collective: {op: allreduce, algo: ring, protocol: auto, sizes: [1MiB]}
 YAML
 groups > "$out/groups.txt"
-while read -r coll nodes algo sizes; do
+while read -r coll nodes algo gpt sizes; do
 	algos=$algo
 	if [ "$algo" = default ]; then
 		algos=ring
 		[ "$coll" = allreduce ] && [ "$nodes" -gt 1 ] && algos=${H100_DEFAULT_ALGOS:-ring tree nvlstree}
 		[ "$coll" = allreduce ] && [ "$nodes" -eq 1 ] && algos="ring tree nvls"
 	fi
+	# one thread driving several GPUs (nccl-tests -g N) enqueues their
+	# operations in turn: time 20 back-to-back operations, nccl-tests' -n
+	# that the runs print, so that the enqueue overlaps the GPUs' work as it
+	# does there; with one GPU per process the time per operation does not
+	# depend on the count, and one is timed
+	iters=1
+	[ "$gpt" -gt 1 ] && iters=20
 	for a in $algos; do
 		"$gcsim" run "$scen" --set topology.nodes="$nodes" --set collective.op="$coll" \
-			--set collective.algo="$a" --set collective.sizes="[$sizes]" "$@" \
+			--set collective.algo="$a" --set collective.sizes="[$sizes]" \
+			--set collective.gpus_per_thread="$gpt" --set collective.iters="$iters" "$@" \
 			--results "$out/part.csv" > /dev/null
 		append_part
 		echo "$name: $coll on $nodes nodes, $a: $sizes" >&2

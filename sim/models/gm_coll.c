@@ -22,6 +22,7 @@
 #include "../core/gc_mem.h"
 
 #include <glib.h>
+#include <math.h>
 #include <string.h>
 
 #define WIN 64
@@ -273,20 +274,47 @@ static void trace_step(sim *m, strand *s, const gs_step *st)
 		       m->eng.now - s->step_start, args);
 }
 
+/* When GPU `rank` may start operation `iter`: its host thread (one per
+ * gpus_per_thread GPUs, consecutive ranks) enqueues every operation on its
+ * GPUs in turn, enqueue_ps each, so the operation of the GPU in slot j is
+ * enqueued (iter * G + j + 1) enqueue_ps after the start, and its kernel
+ * runs the launch latency after its enqueue began. The first GPU of a
+ * thread driving one GPU thus starts at the launch latency, as before. */
+static double host_ready(const sim *m, uint32_t rank, int iter)
+{
+	int g = m->o->gpus_per_thread > 1 ? m->o->gpus_per_thread : 1;
+	if (rank >= (uint32_t)m->gen->p.nranks) /* the switch's engines: no host */
+		return (double)m->topo->launch_ps;
+	double k = (double)iter * g + (double)(rank % (uint32_t)g);
+	return (double)m->topo->launch_ps + k * (double)m->o->enqueue_ps;
+}
+
 static void rank_iteration_done(sim *m, uint32_t rank)
 {
 	rankst *r = &m->ranks[rank];
 	r->strands_done = 0;
 	if (++r->iter < m->o->iters) {
+		/* the next operation is queued behind this one: its kernel pays the
+		 * launch latency (NCCL's per-operation base latency) again, and
+		 * starts no sooner than its host thread has enqueued it; the
+		 * switch's engines go on at once */
+		double at = (double)m->eng.now;
+		if (rank < (uint32_t)m->gen->p.nranks)
+			at = fmax(at + (double)m->topo->launch_ps, host_ready(m, rank, r->iter));
 		for (int c = 0; c < m->nstr; c++) {
-			uint32_t sid = rank * (uint32_t)m->nstr + (uint32_t)c;
-			strand *s = &m->strands[sid];
+			strand *s = &m->strands[rank * (uint32_t)m->nstr + (uint32_t)c];
 			s->pos = 0;
 			s->win_n = 0;
 			s->state = S_IDLE;
 			s->step_start = m->eng.now;
-			wake(m, sid);
 		}
+		if (at > (double)m->eng.now) {
+			ge_schedule_in(&m->eng, at - (double)m->eng.now, m->ent, EV_LAUNCH, (uint64_t)rank,
+				       "the next operation's launch");
+			return;
+		}
+		for (int c = 0; c < m->nstr; c++)
+			wake(m, rank * (uint32_t)m->nstr + (uint32_t)c);
 		return;
 	}
 	r->finish = m->eng.now;
@@ -784,7 +812,8 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 			s->len = gen->ops->strand_len(gen, r, c);
 			s->send_conn = s->recv_conn = 0;
 		}
-		ge_schedule(&m->eng, topo->launch_ps, m->ent, EV_LAUNCH, (uint64_t)r);
+		ge_schedule_in(&m->eng, host_ready(m, (uint32_t)r, 0), m->ent, EV_LAUNCH, (uint64_t)r,
+			       "the operation's launch");
 	}
 	/* connection 0 is a sentinel no step ever matches, so the cached
 	 * connection ids of every strand are valid from the start */

@@ -4,7 +4,12 @@
  *
  * Mapping of schedule steps onto the models:
  *  - each rank's kernel starts after the topology's launch latency; strands
- *    (channels) run concurrently, steps of a strand in order;
+ *    (channels) run concurrently, steps of a strand in order; over
+ *    back-to-back iterations each operation pays the launch latency again
+ *    (NCCL's base latency is per operation) and starts no sooner than its
+ *    host thread has enqueued it: a thread that drives gpus_per_thread GPUs
+ *    (nccl-tests -g) enqueues each operation on them in turn, enqueue_ps
+ *    each, which bounds short operations to one per G x enqueue_ps;
  *  - the receive part of a step waits until the matching message has been
  *    delivered, then consumes it; its bytes return to the sender's credit one
  *    route latency later (each connection (src, dst, channel) has a receive
@@ -39,6 +44,8 @@
 typedef struct gm_coll_opts {
 	uint64_t buffer_bytes; /* receive buffer per connection */
 	int iters;	       /* back-to-back operations; time reported per op */
+	int gpus_per_thread;   /* GPUs one host thread enqueues in turn (0 or 1: one each) */
+	int64_t enqueue_ps;    /* host time to enqueue one GPU's part of an operation */
 	uint64_t seed;
 	bool check;	       /* engine check mode */
 	ge_trace *trace;       /* optional */

@@ -308,6 +308,15 @@ static gc_status collective_from_config(gc_config *cfg, const gt_topo *t, gs_par
 			return gc_config_error(cfg, moe_keys[i], errmsg,
 					       "applies to collective.op dispatch or combine, not %s",
 					       gs_coll_name(p->coll));
+	/* a host thread drives GPUs of one node (one process): whole threads */
+	int64_t gpt = gc_config_int(cfg, "collective.gpus_per_thread");
+	int host_gpus = t->kind == GT_FLAT ? t->ngpus : t->gpus_per_node;
+	if (host_gpus % gpt != 0)
+		return gc_config_error(cfg, "collective.gpus_per_thread", errmsg,
+				       "%lld GPUs per thread do not divide the %d GPUs of %s; give a "
+				       "divisor of %d (1: one process per GPU)",
+				       (long long)gpt, host_gpus,
+				       t->kind == GT_FLAT ? "the flat topology" : "a node", host_gpus);
 	gc_status gst = groups_from_config(cfg, t, p, errmsg);
 	if (gst != GC_OK)
 		return gst;
@@ -673,6 +682,8 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 	gm_coll_opts co = {
 		.buffer_bytes = gc_config_bytes(r->cfg, "collective.buffer"),
 		.iters = (int)gc_config_int(r->cfg, "collective.iters"),
+		.gpus_per_thread = (int)gc_config_int(r->cfg, "collective.gpus_per_thread"),
+		.enqueue_ps = gc_config_time(r->cfg, "collective.enqueue"),
 		.seed = (uint64_t)gc_config_int(r->cfg, "seed"),
 		.check = gc_config_bool(r->cfg, "sim.check"),
 		.net_send_proxy = !strcmp(gc_config_str(r->cfg, "sim.net_send"), "proxy"),
@@ -896,10 +907,15 @@ void gm_run_format_table(const gm_run *r, void *gstring_out)
 	else
 		g_strlcpy(model, r->analytical ? "analytical (closed form)" : "flow (max-min fair sharing)",
 			  sizeof(model));
-	g_string_append_printf(g, "# model     : %s, launch %s, iters %lld, seed %lld\n", model,
+	g_string_append_printf(g, "# model     : %s, launch %s, iters %lld", model,
 			       gc_fmt_time_ps(r->topo.launch_ps, b1, sizeof(b1)),
-			       (long long)gc_config_int(r->cfg, "collective.iters"),
-			       (long long)gc_config_int(r->cfg, "seed"));
+			       (long long)gc_config_int(r->cfg, "collective.iters"));
+	int64_t gpt = gc_config_int(r->cfg, "collective.gpus_per_thread");
+	if (gpt > 1) /* one host thread enqueues on several GPUs (nccl-tests -g) */
+		g_string_append_printf(g, ", %lld GPUs per host thread (enqueue %s each)", (long long)gpt,
+				       gc_fmt_time_ps(gc_config_time(r->cfg, "collective.enqueue"), b1,
+						      sizeof(b1)));
+	g_string_append_printf(g, ", seed %lld\n", (long long)gc_config_int(r->cfg, "seed"));
 	g_string_append(g, "#\n");
 	g_string_append(g, "#       size         count      type   redop    root       time    algbw    busbw\n");
 	g_string_append(g, "#        (B)    (elements)                                 (us)   (GB/s)   (GB/s)\n");

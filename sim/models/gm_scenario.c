@@ -77,7 +77,21 @@ static const gc_param coll_params[] = {
 	 "two-level groups: distance between consecutive blocks, a multiple of group.block x "
 	 "group.stride", NULL},
 	{"collective.iters", GC_P_INT, "1", NULL, 1, 1000000,
-	 "back-to-back repetitions timed (the reported time is per operation)", NULL},
+	 "back-to-back repetitions timed (the reported time is per operation); each pays the "
+	 "launch latency, and a host thread enqueues them no faster than collective.enqueue per "
+	 "GPU it drives",
+	 "nccl-tests -n (default 20) times back-to-back operations"},
+	{"collective.gpus_per_thread", GC_P_INT, "1", NULL, 1, 1024,
+	 "GPUs one host thread drives (nccl-tests -g): it enqueues every operation on each of "
+	 "them in turn, consecutive GPUs of a node, so the last starts (G - 1) x "
+	 "collective.enqueue after the first and short operations run one per G x enqueue",
+	 "nccl-tests -g (default 1: one process per GPU, as with mpirun -np; NVIDIA's "
+	 "maintainers recommend it for the CUDA overheads of a single process driving many, "
+	 "NVIDIA/nccl-tests#333)"},
+	{"collective.enqueue", GC_P_TIME, "4us", NULL, 0, 1e15,
+	 "host time to enqueue one GPU's part of an operation (NCCL's call and its kernel "
+	 "launch); binds when a thread drives several GPUs (collective.gpus_per_thread)",
+	 "estimate: a CUDA kernel launch's 2-5 us host cost, as gpu.launch_latency"},
 };
 
 static const gc_param moe_params[] = {

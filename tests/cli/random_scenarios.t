@@ -54,6 +54,9 @@ with tempfile.TemporaryDirectory() as d:
             rng.choice(["simple", "ll", "ll128", "auto"]), rng.randint(1, 3), fid,
             ", packet: %dB, hop_buffer: %d" % (rng.choice([64, 1000, 4096, 65536]), rng.randint(1, 16))
             if fid == "packet" else "")
+        if rng.random() < 0.2:  # one host thread driving several GPUs: some divide a node, some not (refused)
+            y = y.replace(", iters:", ", gpus_per_thread: %d, enqueue: %dns, iters:" % (
+                rng.choice([1, 2, 3, 4, 8]), rng.choice([0, 4000, 50000])), 1)
         if rng.random() < 0.3:  # communicators: some layouts tile the GPUs, some do not (refused)
             blk = "" if rng.random() < 0.6 else ", block: %d, block_stride: %d" % (
                 rng.choice([1, 2, 3]), rng.choice([2, 4, 6, 8, 16]))

@@ -349,6 +349,63 @@ static void check_iterations_serialized(const gs_gen_ops *ops, int nranks, int t
 	g_assert_cmpint(many.total_ps, ==, iters * one.total_ps);
 }
 
+/* A host thread driving several GPUs (nccl-tests -g): on one node of 8
+ * H100, with the launch 8.4 us and 4 us to enqueue each GPU's part,
+ *  - one operation waits for the last GPU's enqueue, 7 x 4 us after the
+ *    first's: exactly 28 us more than with a process per GPU;
+ *  - back to back, a short operation runs one per 8 x 4 us (the host's
+ *    rate), a long one at the GPUs' own time plus the first one's wait
+ *    shared over the iterations;
+ *  - with a process per GPU the count of operations changes nothing: each
+ *    pays the launch again (NCCL's base latency is per operation), here
+ *    across two nodes as well;
+ *  - the closed form follows the run;
+ *  - a thread cannot drive GPUs of two nodes. */
+static void test_gpus_per_thread(void)
+{
+	const char *yaml = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100, nodes: 1}\n"
+			   "collective: {op: allgather, protocol: auto, sizes: [1KiB, 64MiB], enqueue: 4us}\n";
+	const char *one[] = {NULL}, *g8[] = {"collective.gpus_per_thread=8", NULL},
+		   *g8n[] = {"collective.gpus_per_thread=8", "collective.iters=20", NULL},
+		   *g1n[] = {"collective.iters=20", NULL};
+	gm_run *a = run_yaml(yaml, one), *b = run_yaml(yaml, g8), *c = run_yaml(yaml, g8n),
+	       *d = run_yaml(yaml, g1n);
+	for (size_t i = 0; i < a->npts; i++) {
+		g_test_message("%llu B: per GPU %.2f us, -g 8 one op %.2f us, 20 ops %.2f us/op, "
+			       "per GPU 20 ops %.2f us/op",
+			       (unsigned long long)a->pts[i].bytes, a->pts[i].time_us, b->pts[i].time_us,
+			       c->pts[i].time_us, d->pts[i].time_us);
+		g_assert_cmpfloat(fabs(b->pts[i].time_us - a->pts[i].time_us - 28.0), <, 1e-6);
+		g_assert_cmpfloat(d->pts[i].time_us, ==, a->pts[i].time_us);
+	}
+	/* 1 KiB: about 11 us on the GPUs, so the host's 32 us per operation
+	 * binds; the first operation's extra 28 + 8.4 - 4 us spread over 20 */
+	g_assert_cmpfloat(a->pts[0].time_us, <, 16.0);
+	g_assert_cmpfloat(fabs(c->pts[0].time_us - (32.0 + (a->pts[0].time_us + 28.0 - 32.0) / 20)), <,
+			  0.01);
+	/* 64 MiB: the GPUs' time binds; the wait of the first, 28 us, shared */
+	g_assert_cmpfloat(fabs(c->pts[1].time_us - (a->pts[1].time_us + 28.0 / 20)), <, 0.01);
+	gm_run_free(a);
+	gm_run_free(b);
+	gm_run_free(c);
+	gm_run_free(d);
+	expect_closed_form_near(yaml, g8, 0.01);
+	expect_closed_form_near(yaml, g8n, 0.01);
+
+	const char *two = "schema_version: 1\n"
+			  "topology: {preset: dgx-h100, nodes: 2}\n"
+			  "collective: {op: allreduce, sizes: [64KiB, 16MiB]}\n";
+	const char *it5[] = {"collective.iters=5", NULL};
+	gm_run *e = run_yaml(two, NULL), *f = run_yaml(two, it5);
+	for (size_t i = 0; i < e->npts; i++)
+		g_assert_cmpfloat(f->pts[i].time_us, ==, e->pts[i].time_us);
+	gm_run_free(e);
+	gm_run_free(f);
+	const char *g3[] = {"collective.gpus_per_thread=3", NULL};
+	expect_refused(yaml, g3, "do not divide the 8 GPUs of a node");
+}
+
 static void test_iterations_signals(void)
 {
 	/* four trips of one route latency each, however many iterations */
@@ -1452,6 +1509,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/coll/deadlock", test_deadlock_reported);
 	g_test_add_func("/coll/iterations", test_iterations_average);
 	g_test_add_func("/coll/iterations-signals", test_iterations_signals);
+	g_test_add_func("/coll/gpus-per-thread", test_gpus_per_thread);
 	g_test_add_func("/coll/iterations-free-runner", test_iterations_free_runner);
 	g_test_add_func("/coll/alltoall", test_alltoall);
 	g_test_add_func("/coll/protocols", test_protocols);
