@@ -46,7 +46,8 @@ static int import_log(const char *log, const char *db, const char *coll, int nra
 	char *err = NULL;
 	gc_results *r = NULL;
 	int64_t id = 0;
-	gc_status st = gv_nccltests_parse(log, coll, nranks, &pts, &n, &err);
+	gv_nccltests_setup su;
+	gc_status st = gv_nccltests_parse(log, coll, nranks, &pts, &n, &su, &err);
 	if (st == GC_OK)
 		st = gc_results_open(db, true, &r, &err);
 	if (st == GC_OK)
@@ -63,9 +64,17 @@ static int import_log(const char *log, const char *db, const char *coll, int nra
 	int rc = 0;
 	if (st != GC_OK)
 		rc = fail(st, err);
-	else
+	else {
 		printf("imported %zu %s points (%d ranks) from %s into %s as run %lld\n", n,
 		       pts[0].collective, pts[0].nranks, log, db, (long long)id);
+		/* how the run was driven, and the settings that predict it so */
+		if (su.gpus_per_thread > 1)
+			printf("the log's threads each drove %d GPUs (nGpus %d), enqueueing each "
+			       "operation on them in turn; predict it with --set "
+			       "collective.gpus_per_thread=%d --set collective.iters=%d\n",
+			       su.gpus_per_thread, su.gpus_per_thread, su.gpus_per_thread,
+			       su.iters > 0 ? su.iters : 20);
+	}
 	g_free(pts);
 	g_free(err);
 	return rc;

@@ -10,6 +10,9 @@
  * out-of-place group. Lines that do not start with a number are skipped, so
  * banners and warnings in the middle of a log are harmless. The
  * out-of-place time is imported; busbw is taken from the log as printed.
+ * The "# nThread T nGpus G ... iters: N" header says how the run was driven:
+ * G GPUs per thread (-g) and N operations timed back to back (-n), which
+ * gcsim predicts with collective.gpus_per_thread and collective.iters.
  */
 #include <errno.h>
 #include <glib.h>
@@ -56,11 +59,27 @@ static bool coll_from_log(const char *text, char *out, size_t n)
 	return false;
 }
 
+/* "# nThread 1 nGpus 8 minBytes ... warmup iters: 5 iters: 20 agg iters: 1
+ * ...": nGpus and the timed iters (not the warm-up's nor the aggregate's) */
+static void header_setup(char *const *tok, gv_nccltests_setup *su)
+{
+	for (int k = 0; tok[k] && tok[k + 1]; k++) {
+		uint64_t v;
+		if (!strcmp(tok[k], "nGpus") && unum(tok[k + 1], &v) && v > 0 && v <= 1024)
+			su->gpus_per_thread = (int)v;
+		if (!strcmp(tok[k], "iters:") && unum(tok[k + 1], &v) && v > 0 && v <= 1000000 &&
+		    (k == 0 || (strcmp(tok[k - 1], "warmup") && strcmp(tok[k - 1], "agg"))))
+			su->iters = (int)v;
+	}
+}
+
 gc_status gv_nccltests_parse(const char *path, const char *collective, int nranks,
-			     gc_result_point **pts, size_t *n, char **errmsg)
+			     gc_result_point **pts, size_t *n, gv_nccltests_setup *setup,
+			     char **errmsg)
 {
 	*pts = NULL;
 	*n = 0;
+	gv_nccltests_setup su = {0, 0};
 	char *text = NULL;
 	if (gc_read_text(path, &text, errmsg) != GC_OK)
 		return GC_ERR_IO;
@@ -82,8 +101,20 @@ gc_status gv_nccltests_parse(const char *path, const char *collective, int nrank
 	for (int i = 0; lines[i] && st == GC_OK; i++) {
 		char *l = g_strstrip(lines[i]);
 		if (*l == '#') {
-			if (g_str_has_prefix(l + 1 + strspn(l + 1, " "), "Rank "))
+			const char *h = l + 1 + strspn(l + 1, " ");
+			if (g_str_has_prefix(h, "Rank "))
 				ranks++;
+			if (g_str_has_prefix(h, "nThread ")) {
+				char **tok = g_strsplit_set(h, " \t", -1);
+				char **kept = g_new0(char *, g_strv_length(tok) + 1);
+				int nk = 0;
+				for (char **c = tok; *c; c++)
+					if (**c)
+						kept[nk++] = *c;
+				header_setup(kept, &su);
+				g_free(kept);
+				g_strfreev(tok);
+			}
 			continue;
 		}
 		if (!g_ascii_isdigit(*l))
@@ -138,8 +169,12 @@ gc_status gv_nccltests_parse(const char *path, const char *collective, int nrank
 		g_array_free(a, TRUE);
 		return st;
 	}
-	for (guint i = 0; i < a->len; i++)
+	for (guint i = 0; i < a->len; i++) {
 		g_array_index(a, gc_result_point, i).nranks = nr;
+		g_array_index(a, gc_result_point, i).iters = su.iters;
+	}
+	if (setup)
+		*setup = su;
 	*n = a->len;
 	*pts = (gc_result_point *)(void *)g_array_free(a, FALSE);
 	return GC_OK;

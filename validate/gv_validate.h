@@ -70,10 +70,19 @@ void gv_report_csv(const gv_report *r, void *gstring_out);
  * median |error| and the range of the error. */
 void gv_report_by_size(const gv_report *r, void *gstring_out);
 
+/* How an nccl-tests run was driven, from its "# nThread T nGpus G ...
+ * iters: N" header line (0 where the log does not say). */
+typedef struct gv_nccltests_setup {
+	int gpus_per_thread; /* nGpus: GPUs each thread drove (-g) */
+	int iters;	     /* operations timed back to back (-n) */
+} gv_nccltests_setup;
+
 /* Imports an nccl-tests log. collective NULL: taken from the log's
  * "<name>_perf" mention. nranks 0: the number of "#  Rank" lines. Each row
- * gives one point with the out-of-place time. */
+ * gives one point with the out-of-place time (and the log's iters). setup,
+ * when not NULL, gets the header's nGpus and iters. */
 gc_status gv_nccltests_parse(const char *path, const char *collective, int nranks,
-			     gc_result_point **pts, size_t *n, char **errmsg);
+			     gc_result_point **pts, size_t *n, gv_nccltests_setup *setup,
+			     char **errmsg);
 
 #endif

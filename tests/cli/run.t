@@ -101,6 +101,15 @@ else
   ok "validate --impl # SKIP $mpub not found"
 fi
 
+# An imported nccl-tests log says how it was driven: one process driving 8
+# GPUs (-g 8) gets the settings that predict it so; one GPU per process
+# gets no such line.
+"$G" validate --import-nccl-tests tests/validate/data/alltoall_old.log --nranks 8 -o "$T/imp8.sqlite" >"$T/imp8.txt" 2>&1; rc=$?
+check "import of a -g 8 log: the settings that predict it" \
+  "[ $rc -eq 0 ] && grep -q 'imported 2 alltoall points (8 ranks)' '$T/imp8.txt' && grep -q 'predict it with --set collective.gpus_per_thread=8 --set collective.iters=20' '$T/imp8.txt'"
+"$G" validate --import-nccl-tests tests/validate/data/allreduce_new.log -o "$T/imp1.sqlite" >"$T/imp1.txt" 2>&1; rc=$?
+check "import of a one-GPU-per-process log: no such line" "[ $rc -eq 0 ] && [ \$(wc -l <'$T/imp1.txt') -eq 1 ]"
+
 # The published p5 sweep (validate/published): 14 runs cover its 45 rows; a
 # missing binary is status 3 and leaves nothing; the 2-node rows (nvlstree)
 # run end to end, and at 1 GiB, bound by NVLink rather than by EFA's

@@ -277,8 +277,13 @@ static void test_nccltests_import(void)
 	char *path = data_path("allreduce_new.log"), *err = NULL;
 	gc_result_point *p = NULL;
 	size_t n = 0;
-	g_assert_cmpint(gv_nccltests_parse(path, NULL, 0, &p, &n, &err), ==, GC_OK);
+	gv_nccltests_setup su;
+	g_assert_cmpint(gv_nccltests_parse(path, NULL, 0, &p, &n, &su, &err), ==, GC_OK);
 	g_assert_cmpuint(n, ==, 3);
+	/* one GPU per process; "warmup iters: 1 iters: 20 agg iters: 1" */
+	g_assert_cmpint(su.gpus_per_thread, ==, 1);
+	g_assert_cmpint(su.iters, ==, 20);
+	g_assert_cmpint(p[0].iters, ==, 20);
 	g_assert_cmpstr(p[0].collective, ==, "allreduce");
 	g_assert_cmpint(p[0].nranks, ==, 4);
 	g_assert_cmpuint(p[2].size_bytes, ==, 1048576);
@@ -289,20 +294,23 @@ static void test_nccltests_import(void)
 	g_free(path);
 
 	path = data_path("alltoall_old.log");
-	g_assert_cmpint(gv_nccltests_parse(path, NULL, 8, &p, &n, &err), ==, GC_OK);
+	g_assert_cmpint(gv_nccltests_parse(path, NULL, 8, &p, &n, &su, &err), ==, GC_OK);
 	g_assert_cmpuint(n, ==, 2);
+	/* one process driving 8 GPUs (-g 8) */
+	g_assert_cmpint(su.gpus_per_thread, ==, 8);
+	g_assert_cmpint(su.iters, ==, 20);
 	g_assert_cmpstr(p[1].collective, ==, "alltoall");
 	g_assert_cmpfloat(p[1].time_us, ==, 25.0);
 	g_assert_cmpint(p[1].nranks, ==, 8);
 	g_free(p);
 	/* No rank lines and no --nranks: refused with a reason. */
-	g_assert_cmpint(gv_nccltests_parse(path, NULL, 0, &p, &n, &err), ==, GC_ERR_INPUT);
+	g_assert_cmpint(gv_nccltests_parse(path, NULL, 0, &p, &n, NULL, &err), ==, GC_ERR_INPUT);
 	g_assert_nonnull(strstr(err, "rank count"));
 	g_clear_pointer(&err, g_free);
 	g_free(path);
 	/* A malformed row names its line. */
 	path = data_path("bands.csv");
-	g_assert_cmpint(gv_nccltests_parse(path, "allreduce", 2, &p, &n, &err), ==, GC_ERR_INPUT);
+	g_assert_cmpint(gv_nccltests_parse(path, "allreduce", 2, &p, &n, NULL, &err), ==, GC_ERR_INPUT);
 	g_free(err);
 	g_free(path);
 }
