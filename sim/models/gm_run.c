@@ -436,15 +436,37 @@ static uint64_t nvls_chunk(uint64_t bytes, int nchannels, int heads)
 	return chunk;
 }
 
+/* NCCL's channel tuning for a ring or a tree (enqueue.cc, topoGetAlgoInfo):
+ * from the communicator's channels it drops one at a time while the size
+ * is below channels x threads per CTA x the protocol's bytes per thread
+ * (NCCL_{SIMPLE,LL,LL128}_THREAD_THRESHOLD 64, 8, 8 in comm.h; the ring's LL
+ * threshold times the ranks, tuning.cc), keeping at least one, so that a
+ * small operation's CTAs each have work. Threads per CTA: 512 for Simple
+ * and LL, 640 for LL128 (NCCL_*_MAX_NTHREADS, device.h). */
+static int nccl_channels(gm_proto q, gs_algo algo, int nranks, uint64_t bytes, int nc)
+{
+	double nt = q == GM_PROTO_LL128 ? 640 : 512;
+	double thr = q == GM_PROTO_SIMPLE ? 64 : 8;
+	if (q == GM_PROTO_LL && algo == GS_ALGO_RING)
+		thr *= nranks;
+	while (nc >= 2 && (double)bytes < nc * nt * thr)
+		nc--;
+	return nc;
+}
+
 /* Parameters, topology and buffer of protocol q for one size: the
  * protocol's step geometry unless the scenario gives it, its scaling of the
- * links and of the launch latency. */
+ * links and of the launch latency, and NCCL's channels for the size unless
+ * the scenario gives them. */
 static void proto_setup(const gm_run *r, gm_proto q, const gs_params *base, uint64_t bytes,
 			gs_params *p, gt_topo *t, gm_coll_opts *co)
 {
 	const gm_proto_info *pi = gm_proto_get(q);
 	*p = *base;
 	p->bytes = bytes;
+	if (gc_config_int(r->cfg, "collective.channels") == 0 &&
+	    (base->algo == GS_ALGO_RING || base->algo == GS_ALGO_TREE) && base->coll != GS_COLL_SENDRECV)
+		p->nchannels = nccl_channels(q, base->algo, gs_group_n(base), bytes, p->nchannels);
 	*t = r->topo;
 	gm_proto_apply(q, base->algo, t);
 	/* the nodes the communicator spans; on a flat switch every GPU is a

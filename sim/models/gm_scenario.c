@@ -45,7 +45,10 @@ static const gc_param coll_params[] = {
 	 "element type", "nccl-tests default -d float"},
 	{"collective.redop", GC_P_ENUM, "sum", "sum", 1, 0, "reduction operator", NULL},
 	{"collective.channels", GC_P_INT, "0", NULL, 0, 256,
-	 "channels (concurrent rings/trees); 0 = the topology's default", NULL},
+	 "channels (concurrent rings/trees); 0 = the topology's default, which a ring or tree "
+	 "reduces for small sizes as NCCL does (fewer channels while size < channels x threads x "
+	 "the protocol's bytes per thread)",
+	 "NVIDIA/nccl enqueue.cc channel tuning; comm.h thread thresholds"},
 	{"collective.chunk", GC_P_BYTES, "2MiB", NULL, 4, 1099511627776.0,
 	 "per-rank chunk of one pipeline loop",
 	 "NCCL Simple ring allreduce chunk (shared/reference/README.md)"},

@@ -349,6 +349,51 @@ static void check_iterations_serialized(const gs_gen_ops *ops, int nranks, int t
 	g_assert_cmpint(many.total_ps, ==, iters * one.total_ps);
 }
 
+/* NCCL's channel tuning: with collective.channels 0, a ring or a tree runs
+ * on the channels NCCL gives the size, which is the same run as giving that
+ * count (2 DGX H100 nodes, 16 channels, 16 ranks):
+ *  - Simple, 64 B per thread of 512: 8 channels at 256 KiB, all 16 at 512;
+ *  - LL128, 8 B of 640 threads: 8 at 40 KiB;
+ *  - the tree's LL, 8 B of 512: 8 at 32 KiB; the ring's LL, 8 x 16 ranks:
+ *    8 at 512 KiB;
+ *  - nvls keeps its own 16. */
+static void test_nccl_channels(void)
+{
+	static const struct {
+		const char *algo, *proto;
+		const char *size;
+		int channels;
+	} c[] = {
+		{"ring", "simple", "256KiB", 8}, {"ring", "simple", "512KiB", 16},
+		{"ring", "simple", "32KiB", 1},	 {"ring", "ll128", "40KiB", 8},
+		{"tree", "ll", "32KiB", 8},	 {"ring", "ll", "512KiB", 8},
+		{"tree", "simple", "1MiB", 16},
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(c); i++) {
+		char *yaml = g_strdup_printf("schema_version: 1\n"
+					     "topology: {preset: dgx-h100, nodes: 2}\n"
+					     "collective: {op: allreduce, algo: %s, protocol: %s, "
+					     "sizes: [%s]}\n",
+					     c[i].algo, c[i].proto, c[i].size);
+		char *set = g_strdup_printf("collective.channels=%d", c[i].channels),
+		     *other = g_strdup_printf("collective.channels=%d",
+					      c[i].channels == 16 ? 15 : c[i].channels + 1);
+		const char *given[] = {set, NULL}, *off[] = {other, NULL};
+		gm_run *a = run_yaml(yaml, NULL), *b = run_yaml(yaml, given), *d = run_yaml(yaml, off);
+		g_test_message("%s %s %s: tuned %.2f us, %d channels %.2f us, %s %.2f us", c[i].algo,
+			       c[i].proto, c[i].size, a->pts[0].time_us, c[i].channels,
+			       b->pts[0].time_us, other, d->pts[0].time_us);
+		g_assert_cmpfloat(a->pts[0].time_us, ==, b->pts[0].time_us);
+		g_assert_cmpfloat(a->pts[0].time_us, !=, d->pts[0].time_us);
+		gm_run_free(a);
+		gm_run_free(b);
+		gm_run_free(d);
+		g_free(yaml);
+		g_free(set);
+		g_free(other);
+	}
+}
+
 /* A host thread driving several GPUs (nccl-tests -g): on one node of 8
  * H100, with the launch 8.4 us and 4 us to enqueue each GPU's part,
  *  - one operation waits for the last GPU's enqueue, 7 x 4 us after the
@@ -1510,6 +1555,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/coll/iterations", test_iterations_average);
 	g_test_add_func("/coll/iterations-signals", test_iterations_signals);
 	g_test_add_func("/coll/gpus-per-thread", test_gpus_per_thread);
+	g_test_add_func("/coll/nccl-channels", test_nccl_channels);
 	g_test_add_func("/coll/iterations-free-runner", test_iterations_free_runner);
 	g_test_add_func("/coll/alltoall", test_alltoall);
 	g_test_add_func("/coll/protocols", test_protocols);
