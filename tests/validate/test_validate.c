@@ -308,6 +308,17 @@ static void test_nccltests_import(void)
 	g_assert_nonnull(strstr(err, "rank count"));
 	g_clear_pointer(&err, g_free);
 	g_free(path);
+	/* A published -g 8 log: one process, 8 Rank lines, nGpus 8, 20 iters. */
+	path = data_path("all_gather_g8_h100.log");
+	g_assert_cmpint(gv_nccltests_parse(path, NULL, 0, &p, &n, &su, &err), ==, GC_OK);
+	g_assert_cmpuint(n, ==, 8);
+	g_assert_cmpstr(p[0].collective, ==, "allgather");
+	g_assert_cmpint(p[0].nranks, ==, 8);
+	g_assert_cmpfloat(p[7].time_us, ==, 732.93);
+	g_assert_cmpint(su.gpus_per_thread, ==, 8);
+	g_assert_cmpint(su.iters, ==, 20);
+	g_free(p);
+	g_free(path);
 	/* A malformed row names its line. */
 	path = data_path("bands.csv");
 	g_assert_cmpint(gv_nccltests_parse(path, "allreduce", 2, &p, &n, NULL, &err), ==, GC_ERR_INPUT);
