@@ -1045,6 +1045,8 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	 * than one per G x enqueue (gm_coll.h) */
 	double g = o->gpus_per_thread > 1 ? o->gpus_per_thread : 1;
 	double enq = (double)o->enqueue_ps;
+	if (gm_coll_noop(p))
+		t = enq = 0;
 	double total = t + (g - 1) * enq + (double)(o->iters - 1) * fmax(t, g * enq);
 	if (!(total < (double)GE_HORIZON)) {
 		gm_net_fini(&net);

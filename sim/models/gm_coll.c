@@ -90,6 +90,7 @@ typedef struct sim {
 	const gt_topo *topo;
 	const gs_gen *gen;
 	const gm_coll_opts *o;
+	bool noop; /* a collective of no bytes: NCCL returns without a kernel */
 	int nranks, nstr;
 	int spc; /* strands per channel: a connection's channel = strand / spc */
 	uint32_t nstrands;
@@ -283,6 +284,8 @@ static void trace_step(sim *m, strand *s, const gs_step *st)
 static double host_ready(const sim *m, uint32_t rank, int iter)
 {
 	int g = m->o->gpus_per_thread > 1 ? m->o->gpus_per_thread : 1;
+	if (m->noop)
+		return 0;
 	if (rank >= (uint32_t)m->gen->p.nranks) /* the switch's engines: no host */
 		return (double)m->topo->launch_ps;
 	double k = (double)iter * g + (double)(rank % (uint32_t)g);
@@ -299,7 +302,7 @@ static void rank_iteration_done(sim *m, uint32_t rank)
 		 * starts no sooner than its host thread has enqueued it; the
 		 * switch's engines go on at once */
 		double at = (double)m->eng.now;
-		if (rank < (uint32_t)m->gen->p.nranks)
+		if (rank < (uint32_t)m->gen->p.nranks && !m->noop)
 			at = fmax(at + (double)m->topo->launch_ps, host_ready(m, rank, r->iter));
 		for (int c = 0; c < m->nstr; c++) {
 			strand *s = &m->strands[rank * (uint32_t)m->nstr + (uint32_t)c];
@@ -685,6 +688,11 @@ static gc_status deadlock_report(sim *m, char **errmsg)
 	return GC_ERR_DEADLOCK;
 }
 
+bool gm_coll_noop(const gs_params *p)
+{
+	return p->bytes == 0 && !gs_coll_is_moe(p->coll) && p->coll != GS_COLL_SENDRECV;
+}
+
 double gm_coll_packets_estimate(const gs_params *p, uint32_t pkt_bytes, int iters)
 {
 	/* a rank sends about twice its buffer in an allreduce, less in the
@@ -759,6 +767,7 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	m->topo = topo;
 	m->gen = gen;
 	m->o = o;
+	m->noop = gm_coll_noop(&gen->p);
 	m->nranks = gs_gen_nranks(gen); /* helpers (the switch's engines) run strands too */
 	m->nstr = gen->nstrands;
 	m->spc = gen->strands_per_channel > 0 ? gen->strands_per_channel : 1;

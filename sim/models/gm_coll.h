@@ -80,6 +80,12 @@ typedef struct gm_coll_result {
 gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll_opts *o,
 			   bool want_links, gm_coll_result *res, char **errmsg);
 
+/* A collective of no bytes (nccl-tests' size 0, or an allgather smaller
+ * than one element per rank): NCCL returns from the call without a kernel
+ * (enqueue.cc: a collective of count 0 is not enqueued), so it takes no
+ * time, launch and host enqueue included. Send/recv and MoE are not. */
+bool gm_coll_noop(const gs_params *p);
+
 /* Packet fidelity: about how many packets a collective with parameters p
  * sends (from its bytes; each message is at least one more), and the most
  * a run takes on (about two events per packet and hop: minutes). */
