@@ -59,6 +59,23 @@ static inline void expect_refused(const char *yaml, const char *const *sets, con
 	g_free(err);
 }
 
+/* The scenario's default (sets `dflt`) runs exactly as the setting it
+ * should stand for given explicitly (`given`), and differently from
+ * another one (`other`), at its first size; `what` names the case. */
+static inline void expect_default_is(const char *yaml, const char *const *dflt,
+				     const char *const *given, const char *const *other,
+				     const char *what)
+{
+	gm_run *d = run_yaml(yaml, dflt), *g = run_yaml(yaml, given), *o = run_yaml(yaml, other);
+	g_test_message("%s: default %.2f us, given %.2f us, other %.2f us", what, d->pts[0].time_us,
+		       g->pts[0].time_us, o->pts[0].time_us);
+	g_assert_cmpfloat(d->pts[0].time_us, ==, g->pts[0].time_us);
+	g_assert_cmpfloat(d->pts[0].time_us, !=, o->pts[0].time_us);
+	gm_run_free(d);
+	gm_run_free(g);
+	gm_run_free(o);
+}
+
 /* The closed form (sim.fidelity=analytical added to sets) within a
  * relative tol of the scenario as given (a flow or packet run), at every
  * size. */
