@@ -59,6 +59,23 @@ static bool coll_from_log(const char *text, char *out, size_t n)
 	return false;
 }
 
+/* The whitespace-separated fields of line l, as a NULL-terminated strv
+ * (g_strfreev) of *nf strings. */
+static char **split_fields(const char *l, unsigned *nf)
+{
+	char **f = g_strsplit_set(l, " \t", -1);
+	unsigned k = 0;
+	for (char **c = f; *c; c++) {
+		if (**c)
+			f[k++] = *c;
+		else
+			g_free(*c);
+	}
+	f[k] = NULL;
+	*nf = k;
+	return f;
+}
+
 /* "# nThread 1 nGpus 8 minBytes ... warmup iters: 5 iters: 20 agg iters: 1
  * ...": nGpus and the timed iters (not the warm-up's nor the aggregate's) */
 static void header_setup(char *const *tok, gv_nccltests_setup *su)
@@ -105,27 +122,18 @@ gc_status gv_nccltests_parse(const char *path, const char *collective, int nrank
 			if (g_str_has_prefix(h, "Rank "))
 				ranks++;
 			if (g_str_has_prefix(h, "nThread ")) {
-				char **tok = g_strsplit_set(h, " \t", -1);
-				char **kept = g_new0(char *, g_strv_length(tok) + 1);
-				int nk = 0;
-				for (char **c = tok; *c; c++)
-					if (**c)
-						kept[nk++] = *c;
-				header_setup(kept, &su);
-				g_free(kept);
+				unsigned nt;
+				char **tok = split_fields(h, &nt);
+				header_setup(tok, &su);
 				g_strfreev(tok);
 			}
 			continue;
 		}
 		if (!g_ascii_isdigit(*l))
 			continue;
-		char **f = g_strsplit_set(l, " \t", -1);
-		GPtrArray *t = g_ptr_array_new();
-		for (char **c = f; *c; c++)
-			if (**c)
-				g_ptr_array_add(t, *c);
-		const char **v = (const char **)t->pdata;
-		unsigned nf = t->len;
+		unsigned nf;
+		char **f = split_fields(l, &nf);
+		const char **v = (const char **)f;
 		bool root = nf == 9 || nf == 13;
 		int o = root ? 5 : 4;
 		gc_result_point p;
@@ -150,7 +158,6 @@ gc_status gv_nccltests_parse(const char *path, const char *collective, int nrank
 						  path, i + 1);
 			st = GC_ERR_INPUT;
 		}
-		g_ptr_array_free(t, TRUE);
 		g_strfreev(f);
 	}
 	g_strfreev(lines);

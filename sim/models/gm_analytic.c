@@ -1047,7 +1047,8 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	double enq = (double)o->enqueue_ps;
 	if (gm_coll_noop(p))
 		t = enq = 0;
-	double total = t + (g - 1) * enq + (double)(o->iters - 1) * fmax(t, g * enq);
+	double first = ceil(t + (g - 1) * enq), next = ceil(fmax(t, g * enq));
+	double total = first + (double)(o->iters - 1) * next;
 	if (!(total < (double)GE_HORIZON)) {
 		gm_net_fini(&net);
 		ge_engine_fini(&eng);
@@ -1057,13 +1058,10 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 					  o->iters, total * 1e-12, (double)GE_HORIZON * 1e-12 / 86400);
 		return GC_ERR_INPUT;
 	}
-	if (g == 1 && t >= enq) { /* every operation takes t */
-		res->time_ps = (int64_t)ceil(t);
-		res->total_ps = res->time_ps * o->iters;
-	} else {
-		res->total_ps = (int64_t)ceil(total);
-		res->time_ps = (int64_t)ceil(total / o->iters);
-	}
+	/* whole picoseconds per operation, so that with every operation alike
+	 * the time is exactly one operation's */
+	res->total_ps = (int64_t)total;
+	res->time_ps = (res->total_ps + o->iters - 1) / o->iters;
 	gm_net_fini(&net);
 	ge_engine_fini(&eng);
 	return GC_OK;

@@ -283,11 +283,11 @@ static void trace_step(sim *m, strand *s, const gs_step *st)
  * thread driving one GPU thus starts at the launch latency, as before. */
 static double host_ready(const sim *m, uint32_t rank, int iter)
 {
-	int g = m->o->gpus_per_thread > 1 ? m->o->gpus_per_thread : 1;
 	if (m->noop)
 		return 0;
 	if (rank >= (uint32_t)m->gen->p.nranks) /* the switch's engines: no host */
 		return (double)m->topo->launch_ps;
+	int g = m->o->gpus_per_thread > 1 ? m->o->gpus_per_thread : 1;
 	double k = (double)iter * g + (double)(rank % (uint32_t)g);
 	return (double)m->topo->launch_ps + k * (double)m->o->enqueue_ps;
 }
