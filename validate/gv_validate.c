@@ -295,8 +295,9 @@ static size_t abs_stats(const gv_row *rows, size_t n, uint64_t lo, uint64_t hi, 
 
 /* Algorithms match when equal, when either side names none, or when a
  * published row says "default(X)": NCCL ran X by its own choice. A row
- * that says only "default" takes the fastest matching prediction (see
- * gv_compare). */
+ * that says only "default" takes the prediction of NCCL's own choice where
+ * there is one (a predicted "default(X)", gcsim run with collective.tuner
+ * nccl), else the fastest matching prediction (see gv_compare). */
 static bool algo_matches(const char *pred, const char *meas)
 {
 	if (!pred[0] || !meas[0] || !strcmp(pred, meas))
@@ -304,6 +305,12 @@ static bool algo_matches(const char *pred, const char *meas)
 	size_t n = strlen(pred);
 	return g_str_has_prefix(meas, "default(") && strlen(meas) == n + 9 &&
 	       !strncmp(meas + 8, pred, n) && meas[n + 8] == ')';
+}
+
+/* A prediction of the algorithm NCCL's tuner chooses: "default(X)". */
+static bool is_default_choice(const char *algo)
+{
+	return g_str_has_prefix(algo, "default(");
 }
 
 gc_status gv_compare(const gc_result_point *meas, size_t nm, const gc_result_point *pred,
@@ -318,8 +325,14 @@ gc_status gv_compare(const gc_result_point *meas, size_t nm, const gc_result_poi
 		const gc_result_point *m = &meas[i];
 		const gc_result_point *hit = NULL;
 		/* "default" alone: NCCL's tuner picked the algorithm it predicts
-		 * fastest, so the fastest prediction stands for it */
+		 * fastest. A prediction of that pick stands for it; without
+		 * one, the fastest prediction does */
 		bool fastest = !strcmp(m->algo, "default");
+		bool tuned = false;
+		for (size_t j = 0; j < np && fastest && !tuned; j++)
+			tuned = !strcmp(pred[j].collective, m->collective) &&
+				pred[j].nranks == m->nranks && pred[j].size_bytes == m->size_bytes &&
+				is_default_choice(pred[j].algo);
 		/* a published MoE row names an implementation, not an algorithm,
 		 * and no message size: it matches on phase and ranks */
 		bool moe = !strcmp(m->collective, "dispatch") || !strcmp(m->collective, "combine");
@@ -327,7 +340,8 @@ gc_status gv_compare(const gc_result_point *meas, size_t nm, const gc_result_poi
 			const gc_result_point *p = &pred[j];
 			if (strcmp(p->collective, m->collective) || p->nranks != m->nranks ||
 			    (p->size_bytes != m->size_bytes && !(moe && m->size_bytes == 0)) ||
-			    !(fastest || moe || algo_matches(p->algo, m->algo)))
+			    !(fastest || moe || algo_matches(p->algo, m->algo)) ||
+			    (tuned && !is_default_choice(p->algo)))
 				continue;
 			if (!hit || (isfinite(p->time_us) && !(hit->time_us <= p->time_us)))
 				hit = p;
@@ -371,7 +385,9 @@ void gv_report_clear(gv_report *r)
  * the prediction it was compared with. */
 static void row_algo(const gv_row *w, char *buf, size_t n)
 {
-	if (!strcmp(w->measured.algo, "default") && w->predicted.algo[0])
+	if (!strcmp(w->measured.algo, "default") && is_default_choice(w->predicted.algo))
+		snprintf(buf, n, "%s", w->predicted.algo);
+	else if (!strcmp(w->measured.algo, "default") && w->predicted.algo[0])
 		snprintf(buf, n, "default(%s)", w->predicted.algo);
 	else
 		snprintf(buf, n, "%s", w->measured.algo);

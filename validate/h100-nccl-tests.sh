@@ -9,14 +9,14 @@
 #   sh validate/h100-nccl-tests.sh [GCSIM] [OUTDIR] [-- extra gcsim run options]
 #   sh validate/h100-nccl-tests.sh --list
 #
-# A row whose algorithm NCCL chose ("default") is predicted with each
-# algorithm NCCL could have run that gcsim models (allreduce across nodes:
-# ring, tree, nvlstree; on one node: ring, tree, nvls; allgather and
-# reduce-scatter: ring), every one with protocol auto, and gcsim validate
-# takes the fastest, as NCCL's tuner takes the one it predicts fastest
-# (H100_DEFAULT_ALGOS="nvlstree" predicts the allreduce rows across nodes
-# with that list instead: NCCL's multi-node default, says the maintainer in
-# nccl-tests#309); a forced algorithm is predicted with that one alone.
+# A row whose algorithm NCCL chose ("default") is predicted with the
+# algorithm and protocol NCCL's own cost model picks for its size
+# (collective.algo auto, collective.tuner nccl), as NCCL itself picks them; a
+# forced algorithm is predicted with that one alone, its protocol again
+# NCCL's pick. H100_DEFAULT_ALGOS="ring tree nvlstree" predicts the default
+# allreduce rows across nodes with each of those algorithms instead (protocol
+# by gcsim's closed form), and gcsim validate takes the fastest: what NCCL
+# would run if its model were never wrong.
 # GCSIM defaults to build/gcsim, OUTDIR to a fresh temporary folder; the
 # points compared are OUTDIR/measured.csv, the predictions
 # OUTDIR/predicted.csv and the report OUTDIR/report.csv. About a minute on
@@ -64,10 +64,13 @@ YAML
 groups > "$out/groups.txt"
 while read -r coll nodes algo gpt sizes; do
 	algos=$algo
+	tuner=nccl
 	if [ "$algo" = default ]; then
-		algos=ring
-		[ "$coll" = allreduce ] && [ "$nodes" -gt 1 ] && algos=${H100_DEFAULT_ALGOS:-ring tree nvlstree}
-		[ "$coll" = allreduce ] && [ "$nodes" -eq 1 ] && algos="ring tree nvls"
+		algos=auto
+		if [ -n "${H100_DEFAULT_ALGOS:-}" ] && [ "$coll" = allreduce ] && [ "$nodes" -gt 1 ]; then
+			algos=$H100_DEFAULT_ALGOS
+			tuner=gcsim
+		fi
 	fi
 	# one thread driving several GPUs (nccl-tests -g N) enqueues their
 	# operations in turn: time 20 back-to-back operations, nccl-tests' -n
@@ -78,7 +81,8 @@ while read -r coll nodes algo gpt sizes; do
 	[ "$gpt" -gt 1 ] && iters=20
 	for a in $algos; do
 		"$gcsim" run "$scen" --set topology.nodes="$nodes" --set collective.op="$coll" \
-			--set collective.algo="$a" --set collective.sizes="[$sizes]" \
+			--set collective.algo="$a" --set collective.tuner="$tuner" \
+			--set collective.sizes="[$sizes]" \
 			--set collective.gpus_per_thread="$gpt" --set collective.iters="$iters" "$@" \
 			--results "$out/part.csv" > /dev/null
 		append_part

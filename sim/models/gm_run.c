@@ -12,6 +12,7 @@
 #include "../core/gc_units.h"
 #include "gm_proto.h"
 #include "gm_scenario.h"
+#include "gm_tuner.h"
 
 static gs_coll coll_of(const char *s)
 {
@@ -520,8 +521,17 @@ static gc_status closed_form_ps(const gm_run *r, gm_proto q, const gs_params *ba
 	return st;
 }
 
-/* auto: the protocol whose closed-form time is smallest for this size (what
- * NCCL's tuner does with its own cost model), and that time. */
+/* collective.tuner nccl: NCCL's estimate for base with protocol q at this
+ * size, in ps (INT64_MAX: NCCL would not run it). */
+static int64_t nccl_estimate_ps(const gm_run *r, gm_proto q, const gs_params *base, uint64_t bytes)
+{
+	double us = gm_tuner_time_us(&r->tuner, base->coll, base->algo, q, bytes);
+	return us < 0 ? INT64_MAX : (int64_t)llround(us * 1e6);
+}
+
+/* auto: the protocol whose estimated time is smallest for this size, by
+ * gcsim's closed form or by NCCL's cost model (collective.tuner), and that
+ * time. */
 static gc_status proto_choose(const gm_run *r, const gs_params *base, uint64_t bytes,
 			      const gm_coll_opts *co0, gm_proto *out, int64_t *best, char **errmsg)
 {
@@ -530,8 +540,12 @@ static gc_status proto_choose(const gm_run *r, const gs_params *base, uint64_t b
 	/* NVLS and CollNet have Simple only */
 	int nq = switch_reduced(base->algo) ? GM_PROTO_SIMPLE + 1 : GM_PROTO__COUNT;
 	for (int q = switch_reduced(base->algo) ? GM_PROTO_SIMPLE : 0; q < nq; q++) {
-		int64_t ps;
-		gc_status st = closed_form_ps(r, (gm_proto)q, base, bytes, co0, &ps, errmsg);
+		int64_t ps = INT64_MAX;
+		gc_status st = GC_OK;
+		if (r->tuner_nccl)
+			ps = nccl_estimate_ps(r, (gm_proto)q, base, bytes);
+		else
+			st = closed_form_ps(r, (gm_proto)q, base, bytes, co0, &ps, errmsg);
 		if (st != GC_OK)
 			return st;
 		if (ps < *best) {
@@ -539,6 +553,30 @@ static gc_status proto_choose(const gm_run *r, const gs_params *base, uint64_t b
 			*out = (gm_proto)q;
 		}
 	}
+	return GC_OK;
+}
+
+/* collective.tuner nccl: NCCL's model for the communicator, or why it
+ * cannot choose for this scenario. */
+static gc_status tuner_setup(gm_run *r, char **errmsg)
+{
+	r->tuner_nccl = !strcmp(gc_config_str(r->cfg, "collective.tuner"), "nccl");
+	if (!r->tuner_nccl)
+		return GC_OK;
+	if (!gm_tuner_chooses(r->base.coll))
+		return gc_config_error(r->cfg, "collective.tuner", errmsg,
+				       "NCCL's tuner chooses for allreduce, allgather and "
+				       "reduce-scatter; %s runs as NCCL's grouped sends and receives "
+				       "(give collective.tuner gcsim)",
+				       gs_coll_name(r->base.coll));
+	int64_t ch = gc_config_int(r->cfg, "collective.channels");
+	int rpn = r->topo.kind == GT_FLAT		 ? 1
+		  : r->base.ranks_per_node > 0 ? r->base.ranks_per_node
+					       : 1;
+	const char *why = NULL;
+	if (!gm_tuner_init(&r->tuner, &r->topo, gs_group_n(&r->base), rpn,
+			   ch > 0 ? (int)ch : r->topo.default_channels, &why))
+		return gc_config_error(r->cfg, "collective.tuner", errmsg, "%s", why);
 	return GC_OK;
 }
 
@@ -555,6 +593,9 @@ static void algo_candidates(gm_run *r)
 		 * small batches: a closed form without it cannot choose fairly
 		 * between the two kernels */
 		if (q.algo == GS_ALGO_FORWARD)
+			continue;
+		/* NCCL's tuner chooses among NCCL's algorithms only */
+		if (r->tuner_nccl && !gm_tuner_runs(&r->tuner, q.coll, q.algo))
 			continue;
 		algo_layout(r->cfg, &r->topo, &q);
 		if (algo_refusal(q.coll, q.algo, r->proto, &r->topo, node_groups(&q, &r->topo)) ||
@@ -574,10 +615,14 @@ static gc_status algo_choose(const gm_run *r, uint64_t bytes, const gm_coll_opts
 	*proto = r->proto < 0 ? GM_PROTO_SIMPLE : (gm_proto)r->proto;
 	for (int k = 0; k < r->ncand; k++) {
 		gm_proto q = r->proto < 0 ? GM_PROTO_SIMPLE : (gm_proto)r->proto;
-		int64_t ps;
-		gc_status st = r->proto < 0
-				       ? proto_choose(r, &r->cand[k], bytes, co0, &q, &ps, errmsg)
-				       : closed_form_ps(r, q, &r->cand[k], bytes, co0, &ps, errmsg);
+		int64_t ps = INT64_MAX;
+		gc_status st = GC_OK;
+		if (r->proto < 0)
+			st = proto_choose(r, &r->cand[k], bytes, co0, &q, &ps, errmsg);
+		else if (r->tuner_nccl)
+			ps = nccl_estimate_ps(r, q, &r->cand[k], bytes);
+		else
+			st = closed_form_ps(r, q, &r->cand[k], bytes, co0, &ps, errmsg);
 		if (st != GC_OK)
 			return st;
 		if (ps < tbest) {
@@ -698,6 +743,11 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 	}
 	r->proto = gm_proto_from_name(gc_config_str(r->cfg, "collective.protocol")); /* auto: -1 */
 	r->algo_auto = !strcmp(gc_config_str(r->cfg, "collective.algo"), "auto");
+	st = tuner_setup(r, errmsg);
+	if (st != GC_OK) {
+		gm_run_free(r);
+		return st;
+	}
 	if (r->algo_auto)
 		algo_candidates(r);
 	r->analytical = strcmp(gc_config_str(r->cfg, "sim.fidelity"), "analytical") == 0;
@@ -955,7 +1005,8 @@ void gm_run_format_table(const gm_run *r, void *gstring_out)
 	if (fwd && r->npts > 0)
 		format_deepep_bw(r, &kc, g);
 	if (r->algo_auto && r->npts > 0) {
-		g_string_append(g, "# algorithm chosen per size (auto, by the closed form):");
+		g_string_append_printf(g, "# algorithm chosen per size (auto, by %s):",
+				       r->tuner_nccl ? "NCCL's cost model" : "the closed form");
 		for (size_t i = 0; i < r->npts; i++)
 			g_string_append_printf(g, "%s %llu B %s/%s", i ? "," : "",
 					       (unsigned long long)r->pts[i].bytes,
@@ -963,7 +1014,8 @@ void gm_run_format_table(const gm_run *r, void *gstring_out)
 					       gm_proto_get((gm_proto)r->pts[i].proto)->name);
 		g_string_append(g, "\n");
 	} else if (r->proto < 0 && r->npts > 0) {
-		g_string_append(g, "# protocol chosen per size (auto):");
+		g_string_append_printf(g, "# protocol chosen per size (auto%s):",
+				       r->tuner_nccl ? ", by NCCL's cost model" : "");
 		for (size_t i = 0; i < r->npts; i++)
 			g_string_append_printf(g, "%s %llu B %s", i ? "," : "",
 					       (unsigned long long)r->pts[i].bytes,
@@ -1117,11 +1169,19 @@ void gm_run_format_links(const gm_run *r, size_t max_rows, void *gstring_out)
 	}
 }
 
-static void fill_point(const gm_run *r, const gm_point *pt, gs_algo algo, gc_result_point *out)
+/* A point for the results file. The algorithm NCCL's own model chose
+ * (algo auto, tuner nccl) is written as nccl-tests' published rows name
+ * NCCL's choice, "default(X)", so that gcsim validate compares it with the
+ * rows where NCCL chose, and not with those where an algorithm was forced. */
+static void fill_point(const gm_run *r, const gm_point *pt, gs_algo algo, bool chosen,
+		       gc_result_point *out)
 {
 	gc_result_point_init(out);
 	g_strlcpy(out->collective, gs_coll_name(r->base.coll), sizeof(out->collective));
-	g_strlcpy(out->algo, gs_algo_name(algo), sizeof(out->algo));
+	if (chosen && r->algo_auto && r->tuner_nccl)
+		snprintf(out->algo, sizeof(out->algo), "default(%s)", gs_algo_name(algo));
+	else
+		g_strlcpy(out->algo, gs_algo_name(algo), sizeof(out->algo));
 	g_strlcpy(out->dtype, gs_dtype_name(r->base.dtype), sizeof(out->dtype));
 	out->nranks = gs_group_n(&r->base);
 	out->size_bytes = pt->bytes;
@@ -1138,9 +1198,9 @@ gc_status gm_run_save_results(const gm_run *r, const char *path, const char *com
 	size_t n = r->npts * (r->compare ? 2 : 1);
 	gc_result_point *pts = g_new(gc_result_point, n);
 	for (size_t i = 0; i < r->npts; i++) {
-		fill_point(r, &r->pts[i], (gs_algo)r->pts[i].algo, &pts[i]);
+		fill_point(r, &r->pts[i], (gs_algo)r->pts[i].algo, true, &pts[i]);
 		if (r->compare)
-			fill_point(r, &r->cmp[i], r->compare_algo, &pts[r->npts + i]);
+			fill_point(r, &r->cmp[i], r->compare_algo, false, &pts[r->npts + i]);
 	}
 	GString *cfg = g_string_new(NULL);
 	gc_config_dump(r->cfg, cfg);

@@ -17,6 +17,7 @@
 #include "../sched/gs_sched.h"
 #include "../topologies/gt_topo.h"
 #include "gm_coll.h"
+#include "gm_tuner.h"
 
 /* printed at the head of every report */
 #define GCSIM_VERSION "0.1.0"
@@ -54,6 +55,10 @@ typedef struct gm_run {
 	bool algo_auto;
 	gs_params cand[GS_ALGO__COUNT];
 	int ncand;
+	/* collective.tuner nccl: NCCL's cost model chooses (among NCCL's own
+	 * algorithms) instead of gcsim's closed form */
+	bool tuner_nccl;
+	gm_tuner tuner;
 	bool analytical;
 	uint32_t pkt_bytes, pkt_buf; /* packet fidelity when pkt_bytes > 0 */
 	gm_point *pts;

@@ -64,6 +64,11 @@ static const gc_param coll_params[] = {
 	 "bandwidth), ll128 (128 B lines, 120 B data), or auto (per size, the one the closed form "
 	 "finds fastest, as NCCL's tuner does); sets chunk, slice and buffer unless given",
 	 "NVIDIA/nccl tuning.cc and device.h"},
+	{"collective.tuner", GC_P_ENUM, "gcsim", "gcsim|nccl", 1, 0,
+	 "who chooses, with algo or protocol auto: gcsim (the one its closed form finds fastest) "
+	 "or nccl (the one NCCL's own cost model estimates fastest, as NCCL itself chooses, "
+	 "fastest or not); either way gcsim then simulates the choice",
+	 "NVIDIA/nccl src/graph/tuning.cc (ncclTopoTuneModel, ncclTopoGetAlgoTime)"},
 	{"collective.group.size", GC_P_INT, "0", NULL, 0, 1048576,
 	 "ranks per communicator; the collective runs at once in every group (0 = the GPUs / "
 	 "group.stride); sizes, busbw and the table's ranks are per communicator",

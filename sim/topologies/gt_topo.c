@@ -110,11 +110,16 @@ static const gc_param topo_params[] = {
 	 "rail: reach another rail through the sender node's GPU on it (NVLink, then that GPU's "
 	 "NIC) instead of through a spine", "NCCL PXN (NCCL_PXN_DISABLE=0, the default)"},
 	{"topology.gpu_arch", GC_P_ENUM, "none", "none|volta|ampere|hopper|blackwell", 1, 0,
-	 "GPU generation: protocol ll's throughput per GPU is held to NCCL's ceiling for it (busbw "
-	 "by the nodes a collective spans, one / two / more), and a ring channel's to NCCL's "
+	 "GPU generation: protocol ll's throughput per GPU is held to NCCL's ceiling (busbw: on "
+	 "one node the generation's, across nodes topology.cpu's), and a ring channel's to NCCL's "
 	 "per-channel figure (topology.channel_bandwidth); none: neither",
-	 "NCCL src/graph/tuning.cc llMaxBws (GB/s): volta 39/39/20.4, ampere 87.7/22.5/19.0, "
-	 "hopper 141/45/35, blackwell 282/90/70"},
+	 "NCCL src/graph/tuning.cc llMaxBws (GB/s, one node): volta 39, ampere 87.7, hopper 141, "
+	 "blackwell 282"},
+	{"topology.cpu", GC_P_ENUM, "intel", "intel|amd|arm", 1, 0,
+	 "the hosts' CPU vendor: NCCL takes across nodes its LL ceiling and its network post "
+	 "overhead from it (collective.tuner nccl)",
+	 "NCCL src/graph/tuning.cc: llMaxBws across nodes (two / more) 39/20.4 GB/s on Intel and "
+	 "Arm, 22.5/19.0 on AMD; getNetOverhead 1 us (Intel, Arm), 2 us (AMD)"},
 	{"topology.channel_bandwidth", GC_P_BW, "0B/s", NULL, 0, BW_MAX,
 	 "what one channel (one CTA) of a ring moves at most from its GPU, protocols simple and "
 	 "ll128; 0: NCCL's figure for gpu_arch (none when gpu_arch is none)",
@@ -167,28 +172,36 @@ static const char *const dgx_only[] = {
  *    on H100; NVLS at NCCL's Blackwell efficiency 0.74 (nvls.cc).
  *  - gb200-nvl72: as dgx-b200 per GPU, but a node is the rack's NVLink
  *    domain of 72 GPUs (18 compute trays of 4 GPUs, each GPU with its own
- *    ConnectX-7 400 Gb/s; NVLink Switch trays join all 72). */
+ *    ConnectX-7 400 Gb/s; NVLink Switch trays join all 72).
+ * Host CPUs: DGX H100 and DGX B200 two Intel Xeon Platinum (8480C, 8570);
+ * DGX A100 two AMD EPYC 7742; p4d Intel Xeon (Cascade Lake), p5 AMD EPYC
+ * (Milan), p5en Intel Xeon (Sapphire Rapids); GB200 NVIDIA Grace (Arm). */
 typedef struct topo_preset {
 	const char *name, *nvlink_bw, *nic_bw, *nic_latency, *pcie_bw;
 	bool nvls; /* the NVSwitch reduces and multicasts (NVLink SHARP) */
 	const char *gpus_per_node, *nvls_eff, *arch;
+	const char *cpu; /* the host CPU's vendor (NCCL reads it: topology.cpu) */
 } topo_preset;
 
 static const topo_preset presets[] = {
-	{"dgx-h100", "374GB/s", "400Gbps", "14us", "52GB/s", true, "8", "0.85", "hopper"},
-	{"p5", "374GB/s", "400Gbps", "75us", "52GB/s", true, "8", "0.85", "hopper"},
-	{"p5en", "374GB/s", "400Gbps", "35us", "52GB/s", true, "8", "0.85", "hopper"},
-	{"dgx-a100", "240GB/s", "200Gbps", "14us", "25GB/s", false, "8", "0.85", "ampere"},
-	{"p4d", "240GB/s", "50Gbps", "75us", "25GB/s", false, "8", "0.85", "ampere"},
-	{"dgx-b200", "722GB/s", "400Gbps", "14us", "52GB/s", true, "8", "0.74", "blackwell"},
-	{"gb200-nvl72", "722GB/s", "400Gbps", "14us", "52GB/s", true, "72", "0.74", "blackwell"},
+	{"dgx-h100", "374GB/s", "400Gbps", "14us", "52GB/s", true, "8", "0.85", "hopper", "intel"},
+	{"p5", "374GB/s", "400Gbps", "75us", "52GB/s", true, "8", "0.85", "hopper", "amd"},
+	{"p5en", "374GB/s", "400Gbps", "35us", "52GB/s", true, "8", "0.85", "hopper", "intel"},
+	{"dgx-a100", "240GB/s", "200Gbps", "14us", "25GB/s", false, "8", "0.85", "ampere", "amd"},
+	{"p4d", "240GB/s", "50Gbps", "75us", "25GB/s", false, "8", "0.85", "ampere", "intel"},
+	{"dgx-b200", "722GB/s", "400Gbps", "14us", "52GB/s", true, "8", "0.74", "blackwell", "intel"},
+	{"gb200-nvl72", "722GB/s", "400Gbps", "14us", "52GB/s", true, "72", "0.74", "blackwell",
+	 "arm"},
 };
 
 /* NCCL's figures per GPU generation (GB/s; one node, two, more), from
  * src/graph/tuning.cc (NCCL 2.23 to 2.28; Blackwell's are twice Hopper's
  * there):
- *  - ll: LL's ceiling per GPU (busbw), llMaxBws, the two-node figure "avg
- *    of ring & tree";
+ *  - ll: LL's ceiling per GPU (busbw), llMaxBws. NCCL reads its one-node
+ *    column by GPU generation, and across nodes the two-node and more
+ *    columns of its first row on Intel and Arm hosts, of its second on AMD
+ *    ones (its comments: "Volta-N1/Intel-N2/Intel-N4", "Ampere-N1/AMD-N2/
+ *    AMD-N4"); the other rows' columns there are never read;
  *  - simple, ll128: what one channel (one CTA) moves, perChMaxTreeBws
  *    (NCCL's only Simple figure) and perChMaxRingLL128Bws. */
 static const struct {
@@ -225,6 +238,7 @@ gc_status gt_topo_check(gc_config *cfg, char **errmsg)
 		gc_config_set_default(cfg, "topology.gpus_per_node", ps->gpus_per_node, o);
 		gc_config_set_default(cfg, "topology.nvlink.nvls_efficiency", ps->nvls_eff, o);
 		gc_config_set_default(cfg, "topology.gpu_arch", ps->arch, o);
+		gc_config_set_default(cfg, "topology.cpu", ps->cpu, o);
 		gc_config_set_default(cfg, "topology.nvlink.bandwidth", ps->nvlink_bw, o);
 		gc_config_set_default(cfg, "topology.nvlink.latency", "3.4us", o);
 		gc_config_set_default(cfg, "topology.nic.bandwidth", ps->nic_bw, o);
@@ -335,13 +349,22 @@ gc_status gt_topo_from_config(const gc_config *cfg, gt_topo *t, char **errmsg)
 	t->launch_ps = gc_config_time(cfg, "topology.launch_latency");
 	t->bw_scale = 1.0;
 	const char *arch = gc_config_str(cfg, "topology.gpu_arch");
+	const char *cpu = gc_config_str(cfg, "topology.cpu");
+	t->cpu = !strcmp(cpu, "amd") ? GT_CPU_AMD : !strcmp(cpu, "arm") ? GT_CPU_ARM : GT_CPU_INTEL;
 	for (size_t i = 0; i < G_N_ELEMENTS(arch_figures); i++)
-		if (strcmp(arch, arch_figures[i].arch) == 0)
+		if (strcmp(arch, arch_figures[i].arch) == 0) {
+			t->arch = (int)i + 1;
+			/* LL across nodes is bound by the hosts (the proxy moves
+			 * every line): NCCL indexes its ceiling there by CPU
+			 * vendor, with the figures of its first two rows */
 			for (int k = 0; k < 3; k++) {
-				t->ll_max_Bps[k] = arch_figures[i].ll[k] * 1e9;
+				t->ll_max_Bps[k] = (k == 0 ? arch_figures[i].ll[k]
+						    : arch_figures[t->cpu == GT_CPU_AMD ? 1 : 0].ll[k]) *
+						   1e9;
 				t->chan_simple_Bps[k] = arch_figures[i].simple[k] * 1e9;
 				t->chan_ll128_Bps[k] = arch_figures[i].ll128[k] * 1e9;
 			}
+		}
 	t->chan_bw_Bps = gc_config_bw(cfg, "topology.channel_bandwidth");
 	for (int k = 0; k < GM_LINK__COUNT; k++)
 		t->lat_scale[k] = t->bw_class_scale[k] = 1.0;

@@ -55,6 +55,9 @@ typedef enum gt_kind { GT_FLAT = 0, GT_DGX } gt_kind;
 typedef enum gt_fabric { GT_FAB_NONBLOCKING = 0, GT_FAB_FAT_TREE, GT_FAB_RAIL } gt_fabric;
 typedef enum gt_routing { GT_ROUTE_ADAPTIVE = 0, GT_ROUTE_ECMP, GT_ROUTE_DMODK } gt_routing;
 
+/* The hosts' CPU vendor (topology.cpu), which NCCL's cost model reads. */
+typedef enum gt_cpu { GT_CPU_INTEL = 0, GT_CPU_AMD, GT_CPU_ARM } gt_cpu;
+
 typedef struct gt_link_spec {
 	double bw_Bps;
 	int64_t lat_ps;
@@ -78,10 +81,12 @@ typedef struct gt_topo {
 	double lat_scale[GM_LINK__COUNT];
 	double bw_class_scale[GM_LINK__COUNT]; /* per link class, on top of bw_scale (0: 1) */
 	double nvls_eff; /* dgx: NVLink share NVLS traffic gets (0: not given) */
-	/* NCCL's ceilings on the LL protocol's throughput per GPU (busbw, B/s) for
-	 * the GPU generation, by the nodes a collective spans: one, two, more
-	 * (tuning.cc llMaxBws); 0: none */
+	/* NCCL's ceilings on the LL protocol's throughput per GPU (busbw, B/s),
+	 * by the nodes a collective spans: one (the GPU generation's), two, more
+	 * (the CPU vendor's) (tuning.cc llMaxBws); 0: none */
 	double ll_max_Bps[3];
+	int arch;   /* topology.gpu_arch: 0 none, 1 volta, 2 ampere, 3 hopper, 4 blackwell */
+	gt_cpu cpu; /* topology.cpu */
 	/* NCCL's per-channel throughput for the generation (one CTA moving a
 	 * channel's data, B/s; tuning.cc perChMaxTreeBws, perChMaxRingLL128Bws),
 	 * by the nodes a collective spans: Simple, LL128; 0: none. chan_bw_Bps

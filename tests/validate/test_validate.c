@@ -270,6 +270,26 @@ static void test_default_algo_matches(void)
 	g_assert_nonnull(strstr(g->str, "default(nvls2)"));
 	g_string_free(g, TRUE);
 	gv_report_clear(&r);
+	/* a prediction of NCCL's own pick (gcsim run with collective.tuner
+	 * nccl writes it "default(X)") stands for a plain "default" row, even
+	 * where a forced algorithm's prediction is faster; the report keeps
+	 * its name once */
+	pt_set(&pr[2], "allreduce", "default(tree)", 8, 1000, 400);
+	g_assert_cmpint(gv_compare(m, 1, pr, 3, NULL, 0, 5, 15, &r, &err), ==, GC_OK);
+	g_assert_cmpuint(r.nrows, ==, 1);
+	g_assert_cmpstr(r.rows[0].predicted.algo, ==, "default(tree)");
+	g_assert_cmpfloat_with_epsilon(r.rows[0].err_pct, 300.0, 1e-9);
+	g = g_string_new(NULL);
+	gv_report_table(&r, g);
+	g_assert_nonnull(strstr(g->str, "default(tree)"));
+	g_assert_null(strstr(g->str, "default(default("));
+	g_string_free(g, TRUE);
+	gv_report_clear(&r);
+	/* and a forced row ("ring") never takes NCCL's pick */
+	pt_set(&m[0], "allreduce", "ring", 8, 1000, 100);
+	pt_set(&pr[0], "allreduce", "default(ring)", 8, 1000, 300);
+	g_assert_cmpint(gv_compare(m, 1, pr, 1, NULL, 0, 5, 15, &r, &err), ==, GC_ERR_INPUT);
+	g_free(err);
 }
 
 static void test_nccltests_import(void)

@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gm_tuner: NCCL's cost model (see gm_tuner.h). Constants are NCCL's
+ * (src/graph/tuning.cc, 2.23 to 2.28; shared/reference/README.md quotes the
+ * latencies), in its order of protocols: LL, LL128, Simple.
+ */
+#include "gm_tuner.h"
+
+#include <math.h>
+
+enum { T_LL = 0, T_LL128, T_SIMPLE };
+/* NCCL's algorithms that gcsim models, in the rows of its tables */
+enum { A_TREE = 0, A_RING, A_COLLNET, A_NVLS, A_NVLSTREE, A__N };
+enum { HW_NVLINK = 0, HW_PCI, HW_NET };
+
+static const double base_lat[A__N][3] = {
+	{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+static const double hw_lat[3][A__N][3] = {
+	{{.6, 1.25, 4.0}, {.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 25}, {0, 0, 25}},	 /* NVLink */
+	{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 0}, {0, 0, 0}},	 /* PCIe */
+	{{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 18}, {0, 0, 14}}, /* network */
+};
+/* GB/s by generation (volta, ampere, hopper, blackwell) and nodes (one, two,
+ * more). LL's ceiling: one node by generation, across nodes row 0 on Intel
+ * and Arm hosts, row 1 on AMD ones (llMaxBws). */
+static const double ll_max[4][3] = {
+	{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}};
+static const double per_ch_ring_ll128[4][3] = {
+	{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}, {73.4, 73.4, 73.4}};
+static const double per_ch_tree_ll128[4][3] = {
+	{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}};
+static const double per_ch_tree[4][3] = {
+	{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}};
+static const double per_ch_nvls_tree[4][3] = {
+	{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 43.1}};
+/* "Trees are not perfectly sticking to the model for medium sizes": NCCL's
+ * correction of the tree's bandwidth by log2(bytes / 64), 64 B to 256 MiB */
+static const double tree_correction[3][23] = {
+	{1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0,
+	 1.0, 1.0},
+	{1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9,
+	 1.0, 1.0},
+	{.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9,
+	 .9}};
+
+static int log2i(uint64_t n)
+{
+	int l = 0;
+	while (n >>= 1)
+		l++;
+	return l;
+}
+
+bool gm_tuner_chooses(gs_coll c)
+{
+	return c == GS_COLL_ALLREDUCE || c == GS_COLL_ALLGATHER || c == GS_COLL_REDUCESCATTER;
+}
+
+bool gm_tuner_init(gm_tuner *tu, const gt_topo *t, int nranks, int rpn, int nch, const char **why)
+{
+	*tu = (gm_tuner){0};
+	if (t->arch < 1) {
+		*why = "NCCL's cost model has constants per GPU generation: give topology.gpu_arch";
+		return false;
+	}
+	if (rpn < 1)
+		rpn = 1;
+	tu->nranks = nranks;
+	tu->nnodes = nranks / rpn > 0 ? nranks / rpn : 1;
+	tu->arch = t->arch;
+	tu->cpu = t->cpu;
+	tu->nvlink = t->kind == GT_DGX;
+	tu->has_nvls = t->kind == GT_DGX && !t->no_nvls && t->arch >= 3;
+	tu->has_collnet = t->kind == GT_DGX && t->sharp;
+	tu->nvls_eff = t->nvls_eff > 0 ? t->nvls_eff : 1.0;
+	/* gcsim's network latency is the whole per-message latency of a Simple
+	 * step; NCCL's model adds the plugin's own latency to its 14 us hop, so
+	 * the part beyond 14 us is the plugin's (InfiniBand: 0; AWS's EFA
+	 * plugin declares 75 us on p5, which gcsim takes as the whole) */
+	double net_us = (double)(t->kind == GT_FLAT ? t->link.lat_ps : t->nic.lat_ps) * 1e-6;
+	tu->lat_inter_us = net_us > hw_lat[HW_NET][A_RING][T_SIMPLE]
+				   ? net_us - hw_lat[HW_NET][A_RING][T_SIMPLE]
+				   : 0;
+	if (nch < 1)
+		nch = 1;
+	/* ring: every channel crosses each GPU's NVLink port, and each node's
+	 * NICs (one per GPU of the communicator there) once each way */
+	if (t->kind == GT_FLAT) {
+		double bw = t->link.bw_Bps * 1e-9 / nch;
+		tu->ring = (gm_tuner_graph){nch, bw, bw};
+		return true;
+	}
+	double port = t->nvlink.bw_Bps * 1e-9, nic = t->nic.bw_Bps * 1e-9;
+	double intra = port / nch, inter = rpn * nic / nch;
+	double bw = tu->nnodes > 1 && inter < intra ? inter : intra;
+	tu->ring = (gm_tuner_graph){nch, bw, bw};
+	/* NVLS: NCCL's 16 NVLS channels (its logs show NVLS_TREE on channels
+	 * 0..15 of an 8-GPU H200 node); across nodes each crosses a NIC, on one
+	 * node there is no network term */
+	int nvls_nch = 16;
+	tu->nvls = (gm_tuner_graph){nvls_nch, port / nvls_nch,
+				    tu->nnodes > 1 ? rpn * nic / nvls_nch : INFINITY};
+	return true;
+}
+
+static int algo_row(gs_algo a)
+{
+	switch (a) {
+	case GS_ALGO_TREE: return A_TREE;
+	case GS_ALGO_RING: return A_RING;
+	case GS_ALGO_COLLNET: return A_COLLNET;
+	case GS_ALGO_NVLS: return A_NVLS;
+	case GS_ALGO_NVLS_TREE: return A_NVLSTREE;
+	default: return -1;
+	}
+}
+
+static int proto_col(gm_proto p)
+{
+	return p == GM_PROTO_LL ? T_LL : p == GM_PROTO_LL128 ? T_LL128 : T_SIMPLE;
+}
+
+static double min2(double a, double b)
+{
+	return a < b ? a : b;
+}
+
+double gm_tuner_time_us(const gm_tuner *tu, gs_coll c, gs_algo algo, gm_proto proto,
+			uint64_t bytes)
+{
+	int a = algo_row(algo), p = proto_col(proto);
+	if (a < 0 || !gm_tuner_chooses(c) || tu->nranks < 2)
+		return -1;
+	bool ar = c == GS_COLL_ALLREDUCE;
+	/* allgather and reduce-scatter: ring (and NVLS, CollNet, which gcsim
+	 * runs for allreduce only); the tree reduces */
+	if (!ar && a != A_RING)
+		return -1;
+	if ((a == A_NVLS || a == A_NVLSTREE || a == A_COLLNET) && p != T_SIMPLE)
+		return -1;
+	int nn = tu->nnodes, n = tu->nranks;
+	if (a == A_NVLSTREE && (nn == 1 || !tu->has_nvls))
+		return -1;
+	if (a == A_NVLS && (!tu->has_nvls || (nn > 1 && !tu->has_collnet)))
+		return -1;
+	if (a == A_COLLNET && (!tu->has_collnet || !tu->nvlink))
+		return -1;
+	int gen = tu->arch - 1, band = nn <= 2 ? nn - 1 : 2;
+	double ppn = (double)n / nn;
+	double llmax = ll_max[nn == 1 ? gen : tu->cpu == GT_CPU_AMD ? 1 : 0][band];
+	int nsteps = ar ? 2 * (n - 1) : n - 1;
+
+	const gm_tuner_graph *g = a == A_NVLS || a == A_NVLSTREE ? &tu->nvls : &tu->ring;
+	double bw = nn <= 2 || a == A_COLLNET ? g->bw_intra : g->bw_inter;
+	if (a == A_NVLS || a == A_NVLSTREE) {
+		if (g->nch < 2)
+			return -1;
+		double intra = g->bw_intra * tu->nvls_eff * (g->nch - 1) / g->nch;
+		intra *= ar ? 2.0 : (ppn - 1) / ppn; /* allreduce pipelines two operations */
+		double inter = g->bw_inter * (nn <= 2 && a == A_NVLSTREE ? 2 : 1);
+		bw = min2(intra, inter);
+		if (a == A_NVLSTREE)
+			bw = min2(bw, per_ch_nvls_tree[gen][band]);
+	}
+	double bus = g->nch * bw;
+	if (a == A_RING && p == T_LL)
+		bus = min2(llmax, bus * .5);
+	if (a == A_RING && p == T_LL128)
+		bus = min2(bus * .92, g->nch * per_ch_ring_ll128[gen][band]);
+	if (a == A_TREE)
+		bus = min2(bus * .92, g->nch * per_ch_tree[gen][band]);
+	if (a == A_TREE && p == T_LL)
+		bus = min2(bus / 3.8, llmax);
+	if (a == A_TREE && p == T_LL128)
+		bus = min2(bus * (nn == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
+			   g->nch * per_ch_tree_ll128[gen][band]);
+	if (a == A_COLLNET) {
+		/* CollNet Direct runs at full speed only with a NIC per GPU */
+		double factor = ppn / g->nch;
+		factor -= (factor - 1) / 2;
+		bus /= factor;
+		if (gen >= 2)
+			bus *= .85;
+	}
+	/* bus bandwidth to algorithm bandwidth */
+	bus *= a == A_TREE || a == A_COLLNET ? .5 : (double)n / nsteps;
+
+	double lat = base_lat[a][p];
+	double intra_lat = hw_lat[tu->nvlink ? HW_NVLINK : HW_PCI][a][p];
+	/* one GPU per node: the latencies are all the network's, the tree's */
+	double inter_lat = ppn == 1 ? hw_lat[HW_NET][A_TREE][p] : hw_lat[HW_NET][a][p];
+	inter_lat += tu->lat_inter_us;
+	if (p == T_SIMPLE) /* and the flush after a Simple receive */
+		inter_lat += tu->lat_inter_us;
+	switch (a) {
+	case A_RING: {
+		/* an inter-node ring's proxy posts every step to the network */
+		double overhead = 0;
+		if (nn > 1)
+			overhead = (tu->cpu == GT_CPU_AMD ? 2.0 : 1.0) * (p == T_SIMPLE ? 3 : 1);
+		if (intra_lat < overhead)
+			intra_lat = overhead;
+		int inter_steps = nn == 1 ? 0 : ar ? 2 * (nn - 1) : nn - 1;
+		lat += (nsteps - inter_steps) * intra_lat + inter_steps * inter_lat;
+		break;
+	}
+	case A_TREE: lat += 2 * ((ppn - 1) * intra_lat + log2i((uint64_t)nn) * inter_lat); break;
+	case A_COLLNET:
+		lat += 2 * (min2(1, ppn - 1) * intra_lat + (ppn - 1) * 0.4) + inter_lat;
+		break;
+	case A_NVLS: lat = intra_lat + (nn > 1 ? inter_lat : 0); break;
+	case A_NVLSTREE: lat += intra_lat + 2 * log2i((uint64_t)nn) * inter_lat; break;
+	default: break;
+	}
+	if (bus <= 0)
+		return -1;
+	int logsize = log2i(bytes >> 6);
+	if (a == A_TREE && logsize < 23)
+		bus *= tree_correction[p][logsize];
+	/* "plateau effect of ring" */
+	if (a == A_RING && p == T_SIMPLE && nn > 1 && ar &&
+	    bytes / ((uint64_t)tu->ring.nch * (uint64_t)n) >= 64)
+		lat *= tu->arch < 2 ? 1.9 : 1.4;
+	return lat + (double)bytes / (1000.0 * bus);
+}
+
+bool gm_tuner_runs(const gm_tuner *tu, gs_coll c, gs_algo a)
+{
+	for (int q = 0; q < GM_PROTO__COUNT; q++)
+		if (gm_tuner_time_us(tu, c, a, (gm_proto)q, 1u << 20) >= 0)
+			return true;
+	return false;
+}

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * collective.tuner nccl: NCCL's own cost model chooses the algorithm and
+ * protocol, and gcsim simulates the choice.
+ *  - The model's latencies are NCCL's constants: at 8 B, where the bytes
+ *    cost nothing, the estimates are the sums of its base and per-hop
+ *    latencies (and, across nodes, its ring's per-step network overhead,
+ *    which is the CPU's).
+ *  - Its choices match what NCCL logged on 64 nodes of 8 H200 with 8 NICs
+ *    each (NVIDIA/nccl#1752, NCCL_DEBUG=INFO): "AllReduce: 16777216 Bytes
+ *    -> Algo TREE proto LL128", "33554432 Bytes -> Algo NVLS_TREE proto
+ *    SIMPLE".
+ *  - A run simulates exactly what the model chose, and its results file
+ *    names the pick "default(X)".
+ *  - Collectives NCCL does not tune, and topologies without a GPU
+ *    generation, are refused with the key named.
+ *  - LL's ceiling across nodes is the CPU vendor's (tuning.cc llMaxBws).
+ */
+#include <math.h>
+
+#include "sim/models/gm_proto.h"
+#include "sim/models/gm_run.h"
+#include "sim/models/gm_tuner.h"
+#include "tests/models/run_testutil.h"
+
+static const char h100[] = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100, nodes: 2}\n"
+			   "collective: {op: allreduce, algo: auto, protocol: auto, tuner: nccl,"
+			   " sizes: [8B, 16MiB]}\n"
+			   "sim: {fidelity: analytical}\n";
+
+static double estimate(const gm_run *r, gs_algo a, gm_proto p, uint64_t bytes)
+{
+	return gm_tuner_time_us(&r->tuner, r->base.coll, a, p, bytes);
+}
+
+static void test_latency_constants(void)
+{
+	const char *const one[] = {"topology.nodes=1", NULL};
+	gm_run *r = run_yaml(h100, one);
+	/* one node of 8: ring LL 6.6 + 14 x 0.6; tree LL 6.8 + 2 x 7 x 0.6;
+	 * NVLS 25 (no base latency) */
+	g_assert_cmpfloat_with_epsilon(estimate(r, GS_ALGO_RING, GM_PROTO_LL, 8), 15.0, 0.01);
+	g_assert_cmpfloat_with_epsilon(estimate(r, GS_ALGO_TREE, GM_PROTO_LL, 8), 15.2, 0.01);
+	g_assert_cmpfloat_with_epsilon(estimate(r, GS_ALGO_NVLS, GM_PROTO_SIMPLE, 8), 25.0, 0.01);
+	/* no tree of NVLS on one node */
+	g_assert_cmpfloat(estimate(r, GS_ALGO_NVLS_TREE, GM_PROTO_SIMPLE, 8), <, 0);
+	/* NVLS has Simple only, and bruck is not NCCL's */
+	g_assert_cmpfloat(estimate(r, GS_ALGO_NVLS, GM_PROTO_LL, 8), <, 0);
+	g_assert_cmpfloat(estimate(r, GS_ALGO_BRUCK, GM_PROTO_SIMPLE, 8), <, 0);
+	gm_run_free(r);
+	/* two nodes: the ring's Simple 8.4 + 28 x 3.4 + 2 x 14 (Intel: the
+	 * network overhead, 3 x 1 us per step, stays below NVLink's 3.4) */
+	r = run_yaml(h100, NULL);
+	g_assert_cmpfloat_with_epsilon(estimate(r, GS_ALGO_RING, GM_PROTO_SIMPLE, 8), 131.6, 0.01);
+	/* nvlstree: 25 + 2 x log2(2) x 14 */
+	g_assert_cmpfloat_with_epsilon(estimate(r, GS_ALGO_NVLS_TREE, GM_PROTO_SIMPLE, 8), 53.0,
+				       0.01);
+	gm_run_free(r);
+	/* AMD hosts post each step in 2 us, 6 for Simple: 8.4 + 28 x 6 + 28 */
+	const char *const amd[] = {"topology.cpu=amd", NULL};
+	r = run_yaml(h100, amd);
+	g_assert_cmpfloat_with_epsilon(estimate(r, GS_ALGO_RING, GM_PROTO_SIMPLE, 8), 204.4, 0.01);
+	gm_run_free(r);
+}
+
+static void test_h200_64_nodes(void)
+{
+	const char *const sets[] = {"topology.nodes=64", "collective.sizes=16MiB,32MiB", NULL};
+	gm_run *r = run_yaml(h100, sets);
+	g_test_message("16 MiB: %s/%s, 32 MiB: %s/%s", gs_algo_name((gs_algo)r->pts[0].algo),
+		       gm_proto_get((gm_proto)r->pts[0].proto)->name,
+		       gs_algo_name((gs_algo)r->pts[1].algo),
+		       gm_proto_get((gm_proto)r->pts[1].proto)->name);
+	g_assert_cmpint(r->pts[0].algo, ==, GS_ALGO_TREE);
+	g_assert_cmpint(r->pts[0].proto, ==, GM_PROTO_LL128);
+	g_assert_cmpint(r->pts[1].algo, ==, GS_ALGO_NVLS_TREE);
+	g_assert_cmpint(r->pts[1].proto, ==, GM_PROTO_SIMPLE);
+	gm_run_free(r);
+}
+
+/* The flow run of the pick is the forced algorithm's own run, and the
+ * results file names NCCL's pick. */
+static void test_run_simulates_the_pick(void)
+{
+	const char *const flow[] = {"sim.fidelity=flow", NULL};
+	gm_run *a = run_yaml(h100, flow);
+	for (size_t i = 0; i < a->npts; i++) {
+		char *s1 = g_strdup_printf("collective.algo=%s", gs_algo_name((gs_algo)a->pts[i].algo));
+		char *s2 = g_strdup_printf("collective.protocol=%s",
+					   gm_proto_get((gm_proto)a->pts[i].proto)->name);
+		char *s3 = g_strdup_printf("collective.sizes=%lluB", (unsigned long long)a->pts[i].bytes);
+		const char *const sets[] = {"sim.fidelity=flow", "collective.tuner=gcsim", s1, s2, s3,
+					    NULL};
+		gm_run *b = run_yaml(h100, sets);
+		g_assert_cmpint(b->pts[0].r.time_ps, ==, a->pts[i].r.time_ps);
+		gm_run_free(b);
+		g_free(s1);
+		g_free(s2);
+		g_free(s3);
+	}
+	/* 16 MiB on two nodes: NCCL's model picks nvlstree, where gcsim's
+	 * closed form finds the tree with LL128 faster */
+	g_assert_cmpint(a->pts[1].algo, ==, GS_ALGO_NVLS_TREE);
+	const char *const own[] = {"collective.tuner=gcsim", NULL};
+	gm_run *g = run_yaml(h100, own);
+	g_assert_cmpint(g->pts[1].algo, !=, GS_ALGO_NVLS_TREE);
+	gm_run_free(g);
+	char *path = NULL;
+	int fd = g_file_open_tmp("gcsim-tuner-XXXXXX.csv", &path, NULL);
+	close(fd);
+	char *err = NULL;
+	g_assert_cmpint(gm_run_save_results(a, path, "test", &err), ==, GC_OK);
+	char *text = NULL;
+	g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+	g_assert_nonnull(strstr(text, "allreduce,default(nvlstree),float,16,16777216,"));
+	g_free(text);
+	g_unlink(path);
+	g_free(path);
+	gm_run_free(a);
+}
+
+static void test_refused(void)
+{
+	const char *const a2a[] = {"collective.op=alltoall", NULL};
+	expect_refused(h100, a2a, "collective.tuner");
+	expect_refused(h100, a2a, "grouped sends and receives");
+	const char *flat = "schema_version: 1\n"
+			   "topology: {kind: flat, gpus: 8}\n"
+			   "collective: {op: allreduce, algo: auto, tuner: nccl, sizes: [1MiB]}\n";
+	expect_refused(flat, NULL, "topology.gpu_arch");
+	/* with a generation, a flat switch is every GPU a node of its own:
+	 * NCCL's ring or tree, never an algorithm of gcsim's alone (bruck) */
+	const char *const arch[] = {"topology.gpu_arch=hopper", NULL};
+	gm_run *r = run_yaml(flat, arch);
+	g_assert_true(r->pts[0].algo == GS_ALGO_RING || r->pts[0].algo == GS_ALGO_TREE);
+	gm_run_free(r);
+	const char *const ag[] = {"topology.gpu_arch=hopper", "collective.op=allgather", NULL};
+	r = run_yaml(flat, ag);
+	g_assert_cmpint(r->pts[0].algo, ==, GS_ALGO_RING);
+	gm_run_free(r);
+}
+
+/* LL across nodes: NCCL's ceiling for the hosts' CPU, 39 GB/s busbw on
+ * two Intel nodes and 22.5 on two AMD ones. */
+static void test_ll_ceiling_by_cpu(void)
+{
+	const char *const intel[] = {"collective.algo=ring", "collective.protocol=ll",
+				     "collective.sizes=1GiB", NULL};
+	gm_run *r = run_yaml(h100, intel);
+	g_assert_cmpfloat_with_epsilon(r->pts[0].busbw_GBps, 39.0, 0.5);
+	gm_run_free(r);
+	const char *const amd[] = {"collective.algo=ring", "collective.protocol=ll",
+				   "collective.sizes=1GiB", "topology.cpu=amd", NULL};
+	r = run_yaml(h100, amd);
+	g_assert_cmpfloat_with_epsilon(r->pts[0].busbw_GBps, 22.5, 0.5);
+	gm_run_free(r);
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/tuner/latency-constants", test_latency_constants);
+	g_test_add_func("/tuner/h200-64-nodes", test_h200_64_nodes);
+	g_test_add_func("/tuner/run-simulates-the-pick", test_run_simulates_the_pick);
+	g_test_add_func("/tuner/refused", test_refused);
+	g_test_add_func("/tuner/ll-ceiling-by-cpu", test_ll_ceiling_by_cpu);
+	return g_test_run();
+}
