@@ -54,6 +54,10 @@ with tempfile.TemporaryDirectory() as d:
             rng.choice(["simple", "ll", "ll128", "auto"]), rng.randint(1, 3), fid,
             ", packet: %dB, hop_buffer: %d" % (rng.choice([64, 1000, 4096, 65536]), rng.randint(1, 16))
             if fid == "packet" else "")
+        if rng.random() < 0.15:  # NCCL's own tuner: refused for ops it does not tune or without gpu_arch
+            y = y.replace(", iters:", ", tuner: nccl, iters:", 1)
+            if "preset: dgx-h100" in y and rng.random() < 0.5:
+                y = y.replace("preset: dgx-h100,", "preset: dgx-h100, cpu: %s," % rng.choice(["intel", "amd", "arm"]), 1)
         if rng.random() < 0.2:  # one host thread driving several GPUs: some divide a node, some not (refused)
             y = y.replace(", iters:", ", gpus_per_thread: %d, enqueue: %dns, iters:" % (
                 rng.choice([1, 2, 3, 4, 8]), rng.choice([0, 4000, 50000])), 1)
