@@ -558,11 +558,17 @@ static gc_status proto_choose(const gm_run *r, const gs_params *base, uint64_t b
 
 /* collective.tuner nccl: NCCL's model for the communicator, or why it
  * cannot choose for this scenario. */
-static gc_status tuner_setup(gm_run *r, char **errmsg)
+static gc_status tuner_setup(gm_run *r, bool step_phase, char **errmsg)
 {
 	r->tuner_nccl = !strcmp(gc_config_str(r->cfg, "collective.tuner"), "nccl");
 	if (!r->tuner_nccl)
 		return GC_OK;
+	/* a training step's all-to-all and MoE phases are not NCCL's to tune:
+	 * gcsim's closed form chooses there, NCCL's model for the others */
+	if (!gm_tuner_chooses(r->base.coll) && step_phase) {
+		r->tuner_nccl = false;
+		return GC_OK;
+	}
 	if (!gm_tuner_chooses(r->base.coll))
 		return gc_config_error(r->cfg, "collective.tuner", errmsg,
 				       "NCCL's tuner chooses for allreduce, allgather and "
@@ -743,7 +749,7 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 	}
 	r->proto = gm_proto_from_name(gc_config_str(r->cfg, "collective.protocol")); /* auto: -1 */
 	r->algo_auto = !strcmp(gc_config_str(r->cfg, "collective.algo"), "auto");
-	st = tuner_setup(r, errmsg);
+	st = tuner_setup(r, o->step_phase, errmsg);
 	if (st != GC_OK) {
 		gm_run_free(r);
 		return st;

@@ -677,11 +677,15 @@ static void header(const gm_train *t, GString *g)
 		g_string_append_printf(g, "# stages    : %lld layers over %d stages, the fullest of %d "
 					  "sets the pace\n",
 				       (long long)gc_config_int(c, "train.layers"), t->pp, t->stage_layers);
-	g_string_append_printf(g, "# model     : %s, algo %s, protocol %s\n",
+	g_string_append_printf(g, "# model     : %s, algo %s, protocol %s%s\n",
 			       t->analytical ? "analytical (closed form)"
 					     : gc_config_str(c, "sim.fidelity"),
 			       gc_config_str(c, "collective.algo"),
-			       gc_config_str(c, "collective.protocol"));
+			       gc_config_str(c, "collective.protocol"),
+			       strcmp(gc_config_str(c, "collective.tuner"), "nccl") != 0
+				       ? ""
+				       : ", NCCL's model choosing (allreduce, allgather, "
+					 "reduce-scatter)");
 }
 
 void gm_train_format_table(const gm_train *t, void *gstring_out)

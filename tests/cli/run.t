@@ -273,6 +273,13 @@ check "DP groups: ring 256 MiB equal at 1:1 and 2:1, 2x at 4:1; tree slower at 2
 "$G" run scenarios/training-step-scaling.yaml >"$T/step.txt"
 check "training step: TP 947 ms at every size; DP grows from 8 to 2048 nodes; the step is their sum" \
   "awk '\$1 ~ /^[0-9]+\$/ { tp[\$1] = \$7; dp[\$1] = \$10; if (\$11 - \$7 - \$10 > 0.02 || \$7 - \$11 + \$10 > 0.02) bad = 1 } END { exit !(!bad && tp[1] == \"947.23\" && tp[2048] == tp[1] && dp[1] == 0 && dp[8] > 0 && dp[2048] > 10 * dp[8]) }' '$T/step.txt'"
+# NCCL's model chooses the step's allreduce, allgather and reduce-scatter;
+# its MoE phases, which NCCL does not tune, keep gcsim's choice
+"$G" run scenarios/training-step-moe.yaml --set collective.algo=auto --set collective.protocol=auto \
+  --set collective.tuner=nccl --set sweep.key= --set sweep.values= --set topology.nodes=32 \
+  --set train.pp=4 --set train.ep=8 >"$T/steptu.txt" 2>&1
+check "training step with collective.tuner nccl: runs, says so, MoE phases keep gcsim's choice" \
+  "grep -q \"NCCL's model choosing\" '$T/steptu.txt' && grep -q '^  ep-dispatch ' '$T/steptu.txt'"
 "$G" run scenarios/training-step-scaling.yaml --set sweep.key= --set sweep.values= --set topology.nodes=2 --format csv >"$T/step.csv"
 check "training step CSV: one row per phase, the last DP bucket on its own" \
   "head -1 '$T/step.csv' | grep -q '^phase,op,group_size,group_stride,bytes,calls,call_us,total_us,algo,protocol,group_block,group_block_stride,exposed_us\$' && grep -q '^tp,allreduce,8,1,67108864,2560,.*,ring,simple,0,0,[0-9.]*\$' '$T/step.csv' && grep -q '^dp-last,allreduce,2,8,' '$T/step.csv'"
