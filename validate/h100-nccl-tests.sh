@@ -16,7 +16,9 @@
 # NCCL's pick. H100_DEFAULT_ALGOS="ring tree nvlstree" predicts the default
 # allreduce rows across nodes with each of those algorithms instead (protocol
 # by gcsim's closed form), and gcsim validate takes the fastest: what NCCL
-# would run if its model were never wrong.
+# would run if its model were never wrong. H100_NCCL_ESTIMATE=1 compares
+# NCCL's own estimate of its pick (printed under each run's table) instead
+# of gcsim's simulation of it: how far NCCL's cost model itself is off.
 # GCSIM defaults to build/gcsim, OUTDIR to a fresh temporary folder; the
 # points compared are OUTDIR/measured.csv, the predictions
 # OUTDIR/predicted.csv and the report OUTDIR/report.csv. About a minute on
@@ -84,7 +86,15 @@ while read -r coll nodes algo gpt sizes; do
 			--set collective.algo="$a" --set collective.tuner="$tuner" \
 			--set collective.sizes="[$sizes]" \
 			--set collective.gpus_per_thread="$gpt" --set collective.iters="$iters" "$@" \
-			--results "$out/part.csv" > /dev/null
+			--results "$out/part.csv" > "$out/run.txt"
+		if [ -n "${H100_NCCL_ESTIMATE:-}" ]; then
+			# "... 262144 B tree/ll128 (NCCL's estimate 51.2 us), ..." -> time
+			tr ',' '\n' < "$out/run.txt" | sed -n "s/.* \([0-9][0-9]*\) B .*NCCL's estimate \([0-9.]*\) us.*/\1 \2/p" > "$out/est.txt"
+			awk -F, -v OFS=, 'NR == FNR { est[$1] = $2; next }
+				/^#/ || !($5 in est) { print; next } { $7 = est[$5]; print }' \
+				FS=' ' "$out/est.txt" FS=, "$out/part.csv" > "$out/part.tmp"
+			mv "$out/part.tmp" "$out/part.csv"
+		fi
 		append_part
 		echo "$name: $coll on $nodes nodes, $a: $sizes" >&2
 	done

@@ -682,6 +682,8 @@ static gc_status run_sizes(const gm_run *r, const gs_params *base, const uint64_
 		gm_point *pt = &pts[i];
 		pt->proto = (int)q;
 		pt->algo = (int)base->algo;
+		if (r->tuner_nccl)
+			pt->nccl_est_us = gm_tuner_time_us(&r->tuner, base->coll, base->algo, q, sizes[i]);
 		if (st == GC_OK && r->analytical)
 			st = gm_coll_analytic(&topo, gen, co, &pt->r, errmsg);
 		else if (st == GC_OK)
@@ -946,6 +948,14 @@ static void format_deepep_bw(const gm_run *r, const moe_counts *k, GString *g)
 	g_string_append(g, "\n");
 }
 
+/* With collective.tuner nccl, what NCCL's model expects its pick to take,
+ * next to gcsim's simulation of it in the table. */
+static void format_nccl_estimate(const gm_run *r, const gm_point *pt, GString *g)
+{
+	if (r->tuner_nccl && pt->nccl_est_us > 0)
+		g_string_append_printf(g, " (NCCL's estimate %.1f us)", pt->nccl_est_us);
+}
+
 void gm_run_format_table(const gm_run *r, void *gstring_out)
 {
 	GString *g = gstring_out;
@@ -1013,19 +1023,23 @@ void gm_run_format_table(const gm_run *r, void *gstring_out)
 	if (r->algo_auto && r->npts > 0) {
 		g_string_append_printf(g, "# algorithm chosen per size (auto, by %s):",
 				       r->tuner_nccl ? "NCCL's cost model" : "the closed form");
-		for (size_t i = 0; i < r->npts; i++)
+		for (size_t i = 0; i < r->npts; i++) {
 			g_string_append_printf(g, "%s %llu B %s/%s", i ? "," : "",
 					       (unsigned long long)r->pts[i].bytes,
 					       gs_algo_name((gs_algo)r->pts[i].algo),
 					       gm_proto_get((gm_proto)r->pts[i].proto)->name);
+			format_nccl_estimate(r, &r->pts[i], g);
+		}
 		g_string_append(g, "\n");
 	} else if (r->proto < 0 && r->npts > 0) {
 		g_string_append_printf(g, "# protocol chosen per size (auto%s):",
 				       r->tuner_nccl ? ", by NCCL's cost model" : "");
-		for (size_t i = 0; i < r->npts; i++)
+		for (size_t i = 0; i < r->npts; i++) {
 			g_string_append_printf(g, "%s %llu B %s", i ? "," : "",
 					       (unsigned long long)r->pts[i].bytes,
 					       gm_proto_get((gm_proto)r->pts[i].proto)->name);
+			format_nccl_estimate(r, &r->pts[i], g);
+		}
 		g_string_append(g, "\n");
 	}
 }

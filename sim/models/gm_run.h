@@ -41,6 +41,7 @@ typedef struct gm_point {
 	uint64_t count; /* elements, nccl-tests "count" */
 	double time_us;
 	double algbw_GBps, busbw_GBps;
+	double nccl_est_us; /* collective.tuner nccl: NCCL's own estimate of its pick (else 0) */
 	gm_coll_result r;
 } gm_point;
 

@@ -10,8 +10,8 @@
  *    each (NVIDIA/nccl#1752, NCCL_DEBUG=INFO): "AllReduce: 16777216 Bytes
  *    -> Algo TREE proto LL128", "33554432 Bytes -> Algo NVLS_TREE proto
  *    SIMPLE".
- *  - A run simulates exactly what the model chose, and its results file
- *    names the pick "default(X)".
+ *  - A run simulates exactly what the model chose, shows NCCL's own
+ *    estimate of it, and its results file names the pick "default(X)".
  *  - Collectives NCCL does not tune, and topologies without a GPU
  *    generation, are refused with the key named.
  *  - LL's ceiling across nodes is the CPU vendor's (tuning.cc llMaxBws).
@@ -86,6 +86,11 @@ static void test_run_simulates_the_pick(void)
 	const char *const flow[] = {"sim.fidelity=flow", NULL};
 	gm_run *a = run_yaml(h100, flow);
 	for (size_t i = 0; i < a->npts; i++) {
+		/* the table shows NCCL's own estimate of its pick */
+		g_assert_cmpfloat(a->pts[i].nccl_est_us, >, 0);
+		g_assert_cmpfloat(a->pts[i].nccl_est_us, ==,
+				  estimate(a, (gs_algo)a->pts[i].algo, (gm_proto)a->pts[i].proto,
+					   a->pts[i].bytes));
 		char *s1 = g_strdup_printf("collective.algo=%s", gs_algo_name((gs_algo)a->pts[i].algo));
 		char *s2 = g_strdup_printf("collective.protocol=%s",
 					   gm_proto_get((gm_proto)a->pts[i].proto)->name);
@@ -105,6 +110,7 @@ static void test_run_simulates_the_pick(void)
 	const char *const own[] = {"collective.tuner=gcsim", NULL};
 	gm_run *g = run_yaml(h100, own);
 	g_assert_cmpint(g->pts[1].algo, !=, GS_ALGO_NVLS_TREE);
+	g_assert_cmpfloat(g->pts[1].nccl_est_us, ==, 0);
 	gm_run_free(g);
 	char *path = NULL;
 	int fd = g_file_open_tmp("gcsim-tuner-XXXXXX.csv", &path, NULL);
