@@ -455,6 +455,16 @@ static int nccl_channels(gm_proto q, gs_algo algo, int nranks, uint64_t bytes, i
 	return nc;
 }
 
+/* The communicator's members per node: a node's GPUs, or in groups the
+ * members of one group that share a node (one per node for groups strided
+ * across nodes). */
+static int comm_rpn(const gs_params *p)
+{
+	if (gs_group_n(p) < p->nranks)
+		return gs_group_rpn(p);
+	return p->ranks_per_node > 0 ? p->ranks_per_node : 1;
+}
+
 /* Parameters, topology and buffer of protocol q for one size: the
  * protocol's step geometry unless the scenario gives it, its scaling of the
  * links and of the launch latency, and NCCL's channels for the size unless
@@ -472,7 +482,7 @@ static void proto_setup(const gm_run *r, gm_proto q, const gs_params *base, uint
 	gm_proto_apply(q, base->algo, t);
 	/* the nodes the communicator spans; on a flat switch every GPU is a
 	 * node of its own (its link is its network) */
-	int rpn = t->kind == GT_FLAT ? 1 : base->ranks_per_node > 0 ? base->ranks_per_node : 1;
+	int rpn = t->kind == GT_FLAT ? 1 : comm_rpn(base);
 	if (q == GM_PROTO_LL)
 		gm_proto_cap_ll(t, gs_group_n(base) / rpn, rpn);
 	gm_proto_cap_channel(t, q, base->algo, gs_group_n(base) / rpn, p->nchannels);
@@ -576,9 +586,7 @@ static gc_status tuner_setup(gm_run *r, bool step_phase, char **errmsg)
 				       "(give collective.tuner gcsim)",
 				       gs_coll_name(r->base.coll));
 	int64_t ch = gc_config_int(r->cfg, "collective.channels");
-	int rpn = r->topo.kind == GT_FLAT		 ? 1
-		  : r->base.ranks_per_node > 0 ? r->base.ranks_per_node
-					       : 1;
+	int rpn = r->topo.kind == GT_FLAT ? 1 : comm_rpn(&r->base);
 	const char *why = NULL;
 	if (!gm_tuner_init(&r->tuner, &r->topo, gs_group_n(&r->base), rpn,
 			   ch > 0 ? (int)ch : r->topo.default_channels, &why))
