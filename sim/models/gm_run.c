@@ -1103,9 +1103,14 @@ void gm_run_format_sweep(const char *key, const char *const *values, gm_run *con
 	const int w = (int)MAX(strlen(key), 20);
 	const gm_run *r0 = runs[0];
 	const char *cmp = r0->compare ? gs_algo_name(r0->compare_algo) : NULL;
+	/* algo auto: the algorithm and protocol chosen per size */
+	bool chosen = false;
+	for (size_t k = 0; k < n; k++)
+		chosen = chosen || runs[k]->algo_auto;
 	if (csv) {
-		g_string_append_printf(g, "%s,ranks,size_bytes,time_us,algbw_GBps,busbw_GBps%s%s%s\n", key,
-				       cmp ? "," : "", cmp ? cmp : "", cmp ? "_time_us" : "");
+		g_string_append_printf(g, "%s,ranks,size_bytes,time_us,algbw_GBps,busbw_GBps%s%s%s%s\n",
+				       key, cmp ? "," : "", cmp ? cmp : "", cmp ? "_time_us" : "",
+				       chosen ? ",chosen" : "");
 	} else {
 		g_string_append_printf(g, "# gcsim %s  scenario: %s, sweep of %s (%s)\n", GCSIM_VERSION,
 				       r0->path, key,
@@ -1123,6 +1128,8 @@ void gm_run_format_sweep(const char *key, const char *const *values, gm_run *con
 			g_snprintf(h, sizeof(h), "%s(us)", cmp);
 			g_string_append_printf(g, " %10s %7s", h, "faster");
 		}
+		if (chosen)
+			g_string_append(g, "  chosen");
 		g_string_append(g, "\n");
 	}
 	for (size_t k = 0; k < n; k++) {
@@ -1135,6 +1142,10 @@ void gm_run_format_sweep(const char *key, const char *const *values, gm_run *con
 						       pt->algbw_GBps, pt->busbw_GBps);
 				if (cmp)
 					g_string_append_printf(g, ",%.6f", r->cmp[i].time_us);
+				if (chosen)
+					g_string_append_printf(g, ",%s/%s",
+							       gs_algo_name((gs_algo)pt->algo),
+							       gm_proto_get((gm_proto)pt->proto)->name);
 				g_string_append(g, "\n");
 				continue;
 			}
@@ -1148,6 +1159,9 @@ void gm_run_format_sweep(const char *key, const char *const *values, gm_run *con
 				g_string_append_printf(g, " %7s",
 						       r->cmp[i].time_us < pt->time_us ? cmp : algo_label(r));
 			}
+			if (chosen)
+				g_string_append_printf(g, "  %s/%s", gs_algo_name((gs_algo)pt->algo),
+						       gm_proto_get((gm_proto)pt->proto)->name);
 			g_string_append(g, "\n");
 		}
 	}

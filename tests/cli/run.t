@@ -348,6 +348,9 @@ done
 "$G" run scenarios/one-process-vs-per-gpu.yaml >"$T/g8.txt"
 check "one process driving 8 GPUs: 1 KiB at the host's 32.34 us against 10.81, 64 MiB within 1 %" \
   "grep -Eq '^ +1 +8 +1024 +10.81 ' '$T/g8.txt' && grep -Eq '^ +8 +8 +1024 +32.34 ' '$T/g8.txt' && awk '\$3 == 67108864 { t[\$1] = \$4 } END { exit !(t[8] / t[1] < 1.01) }' '$T/g8.txt'"
+"$G" run scenarios/nccl-pick-vs-fastest.yaml >"$T/pick.txt"
+check "NCCL's pick vs the fastest: nvlstree at 16 MiB on 2 nodes, slower than gcsim's pick; the same pick at 64 KiB" \
+  "awk '\$3 == 16777216 && \$1 == \"gcsim,2\" { g = \$4 } \$3 == 16777216 && \$1 == \"nccl,2\" { n = \$4; a = \$7 } \$3 == 65536 && \$1 ~ /,2\$/ { c[\$7]++ } END { exit !(a == \"nvlstree/simple\" && n > g && c[\"tree/ll\"] == 2) }' '$T/pick.txt'"
 "$G" run scenarios/net-latency-sensitivity.yaml >"$T/lat.txt"
 check "network latency sweep: 8 B (tree, LL) grows by two network hops of LL's 5/14 of the added latency" "grep -Eq '^ +14us +16 +8 +25.21 ' '$T/lat.txt' && grep -Eq '^ +56us +16 +8 +55.21 ' '$T/lat.txt'"
 
