@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sim/models/gm_proto.h"
 #include "sim/models/gm_run.h"
 
 /* The YAML text in a temporary scenario file; g_unlink and g_free it. */
@@ -96,6 +97,46 @@ static inline void expect_closed_form_near(const char *yaml, const char *const *
 	gm_run_free(f);
 	gm_run_free(a);
 	g_ptr_array_free(ana, TRUE);
+}
+
+/* Every point of a (an algo auto run of yaml) is what a run with its
+ * chosen algorithm, protocol and size forced gives, to the picosecond;
+ * `extra` (NULL-terminated, up to 4) is added to those runs' settings. */
+static inline void expect_points_are_forced_runs(const char *yaml, const gm_run *a,
+						 const char *const *extra)
+{
+	for (size_t i = 0; i < a->npts; i++) {
+		char *s1 = g_strdup_printf("collective.algo=%s", gs_algo_name((gs_algo)a->pts[i].algo));
+		char *s2 = g_strdup_printf("collective.protocol=%s",
+					   gm_proto_get((gm_proto)a->pts[i].proto)->name);
+		char *s3 = g_strdup_printf("collective.sizes=%lluB", (unsigned long long)a->pts[i].bytes);
+		const char *sets[8] = {s1, s2, s3};
+		for (int k = 0; extra && extra[k] && k < 4; k++)
+			sets[3 + k] = extra[k];
+		gm_run *b = run_yaml(yaml, sets);
+		g_assert_cmpint(b->pts[0].r.time_ps, ==, a->pts[i].r.time_ps);
+		gm_run_free(b);
+		g_free(s1);
+		g_free(s2);
+		g_free(s3);
+	}
+}
+
+/* The results file r writes (CSV) holds `needle`. */
+static inline void expect_results_hold(const gm_run *r, const char *needle)
+{
+	char *path = NULL;
+	int fd = g_file_open_tmp("gcsim-results-XXXXXX.csv", &path, NULL);
+	close(fd);
+	char *err = NULL;
+	g_assert_cmpint(gm_run_save_results(r, path, "test", &err), ==, GC_OK);
+	char *text = NULL;
+	g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+	if (!strstr(text, needle))
+		g_test_fail_printf("the results file does not hold '%s'", needle);
+	g_free(text);
+	g_unlink(path);
+	g_free(path);
 }
 
 #endif

@@ -60,30 +60,8 @@ static void test_flow_runs_the_choice(void)
 {
 	const char *const sizes[] = {"collective.sizes=8B,4MiB", NULL};
 	gm_run *a = run_yaml(eight, sizes);
-	for (size_t i = 0; i < a->npts; i++) {
-		char *s1 = g_strdup_printf("collective.algo=%s", gs_algo_name((gs_algo)a->pts[i].algo));
-		char *s2 = g_strdup_printf("collective.protocol=%s",
-					   gm_proto_get((gm_proto)a->pts[i].proto)->name);
-		char *s3 = g_strdup_printf("collective.sizes=%lluB", (unsigned long long)a->pts[i].bytes);
-		const char *const sets[] = {s1, s2, s3, NULL};
-		gm_run *b = run_yaml(eight, sets);
-		g_assert_cmpint(b->pts[0].r.time_ps, ==, a->pts[i].r.time_ps);
-		gm_run_free(b);
-		g_free(s1);
-		g_free(s2);
-		g_free(s3);
-	}
-	char *path = NULL;
-	int fd = g_file_open_tmp("gcsim-auto-XXXXXX.csv", &path, NULL);
-	close(fd);
-	char *err = NULL;
-	g_assert_cmpint(gm_run_save_results(a, path, "test", &err), ==, GC_OK);
-	char *text = NULL;
-	g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
-	g_assert_nonnull(strstr(text, "allreduce,tree,float,16,8,"));
-	g_free(text);
-	g_unlink(path);
-	g_free(path);
+	expect_points_are_forced_runs(eight, a, NULL);
+	expect_results_hold(a, "allreduce,tree,float,16,8,");
 	gm_run_free(a);
 }
 

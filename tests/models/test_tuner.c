@@ -91,19 +91,9 @@ static void test_run_simulates_the_pick(void)
 		g_assert_cmpfloat(a->pts[i].nccl_est_us, ==,
 				  estimate(a, (gs_algo)a->pts[i].algo, (gm_proto)a->pts[i].proto,
 					   a->pts[i].bytes));
-		char *s1 = g_strdup_printf("collective.algo=%s", gs_algo_name((gs_algo)a->pts[i].algo));
-		char *s2 = g_strdup_printf("collective.protocol=%s",
-					   gm_proto_get((gm_proto)a->pts[i].proto)->name);
-		char *s3 = g_strdup_printf("collective.sizes=%lluB", (unsigned long long)a->pts[i].bytes);
-		const char *const sets[] = {"sim.fidelity=flow", "collective.tuner=gcsim", s1, s2, s3,
-					    NULL};
-		gm_run *b = run_yaml(h100, sets);
-		g_assert_cmpint(b->pts[0].r.time_ps, ==, a->pts[i].r.time_ps);
-		gm_run_free(b);
-		g_free(s1);
-		g_free(s2);
-		g_free(s3);
 	}
+	const char *const forced[] = {"sim.fidelity=flow", "collective.tuner=gcsim", NULL};
+	expect_points_are_forced_runs(h100, a, forced);
 	/* 16 MiB on two nodes: NCCL's model picks nvlstree, where gcsim's
 	 * closed form finds the tree with LL128 faster */
 	g_assert_cmpint(a->pts[1].algo, ==, GS_ALGO_NVLS_TREE);
@@ -112,17 +102,7 @@ static void test_run_simulates_the_pick(void)
 	g_assert_cmpint(g->pts[1].algo, !=, GS_ALGO_NVLS_TREE);
 	g_assert_cmpfloat(g->pts[1].nccl_est_us, ==, 0);
 	gm_run_free(g);
-	char *path = NULL;
-	int fd = g_file_open_tmp("gcsim-tuner-XXXXXX.csv", &path, NULL);
-	close(fd);
-	char *err = NULL;
-	g_assert_cmpint(gm_run_save_results(a, path, "test", &err), ==, GC_OK);
-	char *text = NULL;
-	g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
-	g_assert_nonnull(strstr(text, "allreduce,default(nvlstree),float,16,16777216,"));
-	g_free(text);
-	g_unlink(path);
-	g_free(path);
+	expect_results_hold(a, "allreduce,default(nvlstree),float,16,16777216,");
 	gm_run_free(a);
 }
 
