@@ -171,10 +171,18 @@ static const gm_model_info models[] = {
 	 "workload, train.*"},
 	{"protocols", "algorithm",
 	 "NCCL Simple / LL / LL128: per-class hop latency and base latency in NCCL's ratios, data "
-	 "efficiency (1, 1/2, 120/128) and buffer geometry; LL held to NCCL's per-GPU ceiling for the "
-	 "GPU generation; auto picks per size by the closed form",
+	 "efficiency (1, 1/2, 120/128) and buffer geometry; LL held to NCCL's per-GPU ceiling (one "
+	 "node: the GPU generation's; across nodes: the CPU vendor's); auto picks per size by the "
+	 "closed form",
 	 "NVIDIA/nccl src/graph/tuning.cc (hwLat, baseLat, llMaxBws), src/include/device.h (buffers)",
-	 "collective.protocol, topology.gpu_arch"},
+	 "collective.protocol, topology.gpu_arch, topology.cpu"},
+	{"nccl-tuner", "algorithm",
+	 "NCCL's own cost model choosing the algorithm and protocol (collective.tuner nccl): "
+	 "latency x steps + bytes / bandwidth with NCCL's constants, its graph figures derived from "
+	 "the topology; gcsim simulates the pick and prints NCCL's estimate of it",
+	 "NVIDIA/nccl src/graph/tuning.cc (ncclTopoTuneModel, ncclTopoGetAlgoTime; 2.23-2.28); "
+	 "NVIDIA/nccl#1752 (picks logged on 64 H200 nodes)",
+	 "collective.tuner, collective.algo, collective.protocol, topology.cpu"},
 	{"channel", "device",
 	 "one ring channel is one CTA: what it moves from its GPU is held to NCCL's per-channel "
 	 "figure for the GPU generation (Simple, LL128), a link of its own that every send of the "
