@@ -982,11 +982,14 @@ void gm_run_format_table(const gm_run *r, void *gstring_out)
 			 (long long)gs_group_block_stride(p));
 	else
 		snprintf(ranks, sizeof(ranks), "%d ranks", p->nranks);
-	g_string_append_printf(g, "# collective: %s, algo %s, %s, %d channel%s, protocol %s, chunk %s, "
-			       "slice %s, buffer %s\n",
-			       gs_coll_name(p->coll), algo_label(r), ranks, p->nchannels,
+	const char *picks = " (NCCL's model picks)";
+	g_string_append_printf(g, "# collective: %s, algo %s%s, %s, %d channel%s, protocol %s%s, "
+			       "chunk %s, slice %s, buffer %s\n",
+			       gs_coll_name(p->coll), algo_label(r),
+			       r->tuner_nccl && r->algo_auto ? picks : "", ranks, p->nchannels,
 			       p->nchannels == 1 ? "" : "s",
 			       r->proto < 0 ? "auto" : gm_proto_get((gm_proto)r->proto)->name,
+			       r->tuner_nccl && !r->algo_auto && r->proto < 0 ? picks : "",
 			       geom(r, "collective.chunk", p->chunk_bytes, b1, sizeof(b1)),
 			       geom(r, "collective.slice", p->slice_bytes, b2, sizeof(b2)),
 			       geom(r, "collective.buffer", gc_config_bytes(r->cfg, "collective.buffer"), b3,
@@ -1121,6 +1124,9 @@ void gm_run_format_sweep(const char *key, const char *const *values, gm_run *con
 		g_string_append_printf(g, "# collective: %s, algo %s%s%s\n", gs_coll_name(r0->base.coll),
 				       algo_label(r0), cmp ? ", compared with " : "",
 				       cmp ? cmp : "");
+		if (strstr(key, "collective.tuner")) /* a sweep of who picks */
+			g_string_append(g, "# collective.tuner: gcsim picks the fastest by its closed "
+					    "form, nccl what NCCL's own cost model picks\n");
 		g_string_append_printf(g, "# %*s %8s %14s %10s %8s %8s", w, key, "ranks", "size(B)", "time(us)",
 				       "algbw", "busbw");
 		if (cmp) {
