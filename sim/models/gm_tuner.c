@@ -21,12 +21,9 @@ static const double hw_lat[3][A__N][3] = {
 	{{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 18}, {0, 0, 14}}, /* network */
 };
 /* GB/s by generation (volta, ampere, hopper, blackwell) and nodes (one, two,
- * more). LL's ceiling: one node by generation, across nodes row 0 on Intel
- * and Arm hosts, row 1 on AMD ones (llMaxBws). */
-static const double ll_max[4][3] = {
-	{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}};
-static const double per_ch_ring_ll128[4][3] = {
-	{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}, {73.4, 73.4, 73.4}};
+ * more). LL's ceiling and the ring's LL128 per-channel figure are the
+ * topology's (gt_topo: the same tables the simulation holds LL and LL128
+ * to); the tree's and NVLS tree's are the model's own. */
 static const double per_ch_tree_ll128[4][3] = {
 	{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}};
 static const double per_ch_tree[4][3] = {
@@ -73,6 +70,10 @@ bool gm_tuner_init(gm_tuner *tu, const gt_topo *t, int nranks, int rpn, int nch,
 	tu->has_nvls = t->kind == GT_DGX && !t->no_nvls && t->arch >= 3;
 	tu->has_collnet = t->kind == GT_DGX && t->sharp;
 	tu->nvls_eff = t->nvls_eff > 0 ? t->nvls_eff : 1.0;
+	for (int k = 0; k < 3; k++) {
+		tu->ll_max[k] = t->ll_max_Bps[k] * 1e-9;
+		tu->ring_ll128[k] = t->chan_ll128_Bps[k] * 1e-9;
+	}
 	/* gcsim's network latency is the whole per-message latency of a Simple
 	 * step; NCCL's model adds the plugin's own latency to its 14 us hop, so
 	 * the part beyond 14 us is the plugin's (InfiniBand: 0; AWS's EFA
@@ -147,7 +148,7 @@ double gm_tuner_time_us(const gm_tuner *tu, gs_coll c, gs_algo algo, gm_proto pr
 		return -1;
 	int gen = tu->arch - 1, band = nn <= 2 ? nn - 1 : 2;
 	double ppn = (double)n / nn;
-	double llmax = ll_max[nn == 1 ? gen : tu->cpu == GT_CPU_AMD ? 1 : 0][band];
+	double llmax = tu->ll_max[band];
 	int nsteps = ar ? 2 * (n - 1) : n - 1;
 
 	const gm_tuner_graph *g = a == A_NVLS || a == A_NVLSTREE ? &tu->nvls : &tu->ring;
@@ -166,7 +167,7 @@ double gm_tuner_time_us(const gm_tuner *tu, gs_coll c, gs_algo algo, gm_proto pr
 	if (a == A_RING && p == T_LL)
 		bus = min2(llmax, bus * .5);
 	if (a == A_RING && p == T_LL128)
-		bus = min2(bus * .92, g->nch * per_ch_ring_ll128[gen][band]);
+		bus = min2(bus * .92, g->nch * tu->ring_ll128[band]);
 	if (a == A_TREE)
 		bus = min2(bus * .92, g->nch * per_ch_tree[gen][band]);
 	if (a == A_TREE && p == T_LL)

@@ -41,6 +41,10 @@ typedef struct gm_tuner {
 	bool has_nvls, has_collnet; /* the switch reduces (NVLS); the network does (SHARP) */
 	double nvls_eff;     /* NVLink share NVLS traffic gets */
 	double lat_inter_us; /* the network plugin's own latency (graph latencyInter) */
+	/* GB/s by the nodes spanned (one, two, more): LL's ceiling (one node the
+	 * generation's, across nodes the CPU vendor's) and the ring's LL128 rate
+	 * per channel, as the topology holds them */
+	double ll_max[3], ring_ll128[3];
 	gm_tuner_graph ring; /* ring, tree and CollNet (NCCL searches them alike) */
 	gm_tuner_graph nvls; /* NVLS and NVLS tree: one head per NIC */
 } gm_tuner;
