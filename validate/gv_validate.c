@@ -293,6 +293,13 @@ static size_t abs_stats(const gv_row *rows, size_t n, uint64_t lo, uint64_t hi, 
 	return k;
 }
 
+/* NCCL's own choice, as published rows and tuner-nccl predictions name
+ * it: "default(X)". */
+static bool is_default_choice(const char *algo)
+{
+	return g_str_has_prefix(algo, "default(");
+}
+
 /* Algorithms match when equal, when either side names none, or when a
  * published row says "default(X)": NCCL ran X by its own choice. A row
  * that says only "default" takes the prediction of NCCL's own choice where
@@ -303,14 +310,8 @@ static bool algo_matches(const char *pred, const char *meas)
 	if (!pred[0] || !meas[0] || !strcmp(pred, meas))
 		return true;
 	size_t n = strlen(pred);
-	return g_str_has_prefix(meas, "default(") && strlen(meas) == n + 9 &&
+	return is_default_choice(meas) && strlen(meas) == n + 9 &&
 	       !strncmp(meas + 8, pred, n) && meas[n + 8] == ')';
-}
-
-/* A prediction of the algorithm NCCL's tuner chooses: "default(X)". */
-static bool is_default_choice(const char *algo)
-{
-	return g_str_has_prefix(algo, "default(");
 }
 
 gc_status gv_compare(const gc_result_point *meas, size_t nm, const gc_result_point *pred,

@@ -531,12 +531,17 @@ static gc_status closed_form_ps(const gm_run *r, gm_proto q, const gs_params *ba
 	return st;
 }
 
-/* collective.tuner nccl: NCCL's estimate for base with protocol q at this
- * size, in ps (INT64_MAX: NCCL would not run it). */
-static int64_t nccl_estimate_ps(const gm_run *r, gm_proto q, const gs_params *base, uint64_t bytes)
+/* The time a tuner weighs base with protocol q by at this size (ps):
+ * gcsim's closed form, or with collective.tuner nccl NCCL's own estimate
+ * (INT64_MAX where NCCL would not run it). */
+static gc_status choice_ps(const gm_run *r, gm_proto q, const gs_params *base, uint64_t bytes,
+			   const gm_coll_opts *co0, int64_t *ps, char **errmsg)
 {
+	if (!r->tuner_nccl)
+		return closed_form_ps(r, q, base, bytes, co0, ps, errmsg);
 	double us = gm_tuner_time_us(&r->tuner, base->coll, base->algo, q, bytes);
-	return us < 0 ? INT64_MAX : (int64_t)llround(us * 1e6);
+	*ps = us < 0 ? INT64_MAX : (int64_t)llround(us * 1e6);
+	return GC_OK;
 }
 
 /* auto: the protocol whose estimated time is smallest for this size, by
@@ -550,12 +555,8 @@ static gc_status proto_choose(const gm_run *r, const gs_params *base, uint64_t b
 	/* NVLS and CollNet have Simple only */
 	int nq = switch_reduced(base->algo) ? GM_PROTO_SIMPLE + 1 : GM_PROTO__COUNT;
 	for (int q = switch_reduced(base->algo) ? GM_PROTO_SIMPLE : 0; q < nq; q++) {
-		int64_t ps = INT64_MAX;
-		gc_status st = GC_OK;
-		if (r->tuner_nccl)
-			ps = nccl_estimate_ps(r, (gm_proto)q, base, bytes);
-		else
-			st = closed_form_ps(r, (gm_proto)q, base, bytes, co0, &ps, errmsg);
+		int64_t ps;
+		gc_status st = choice_ps(r, (gm_proto)q, base, bytes, co0, &ps, errmsg);
 		if (st != GC_OK)
 			return st;
 		if (ps < *best) {
@@ -629,14 +630,10 @@ static gc_status algo_choose(const gm_run *r, uint64_t bytes, const gm_coll_opts
 	*proto = r->proto < 0 ? GM_PROTO_SIMPLE : (gm_proto)r->proto;
 	for (int k = 0; k < r->ncand; k++) {
 		gm_proto q = r->proto < 0 ? GM_PROTO_SIMPLE : (gm_proto)r->proto;
-		int64_t ps = INT64_MAX;
-		gc_status st = GC_OK;
-		if (r->proto < 0)
-			st = proto_choose(r, &r->cand[k], bytes, co0, &q, &ps, errmsg);
-		else if (r->tuner_nccl)
-			ps = nccl_estimate_ps(r, q, &r->cand[k], bytes);
-		else
-			st = closed_form_ps(r, q, &r->cand[k], bytes, co0, &ps, errmsg);
+		int64_t ps;
+		gc_status st = r->proto < 0
+				       ? proto_choose(r, &r->cand[k], bytes, co0, &q, &ps, errmsg)
+				       : choice_ps(r, q, &r->cand[k], bytes, co0, &ps, errmsg);
 		if (st != GC_OK)
 			return st;
 		if (ps < tbest) {
