@@ -234,7 +234,7 @@ static int hw_interp(int argc, char **argv)
 		 "dispatch/combine: experts, a multiple of the ranks (default 256)", "E"},
 		{"algo", 0, 0, G_OPTION_ARG_STRING, &algo,
 		 "ring (default), tree, nvls, nvlstree or collnet (allreduce; collnet's network switch "
-		 "is virtual ranks too), bruck (allgather, reducescatter), pairwise (alltoall default) "
+		 "is virtual ranks too), bruck and pat (allgather, reducescatter), pairwise (alltoall default) "
 		 "or put (alltoall; dispatch and combine default), forward (dispatch and combine: "
 		 "DeepEP's normal kernels, forwarding between the --nodes)",
 		 "ALGO"},
@@ -265,18 +265,18 @@ static int hw_interp(int argc, char **argv)
 	static const gs_coll collv[] = {GS_COLL_ALLREDUCE, GS_COLL_ALLGATHER, GS_COLL_REDUCESCATTER,
 					GS_COLL_ALLTOALL, GS_COLL_DISPATCH, GS_COLL_COMBINE};
 	static const char *const algos[] = {"ring", "tree",	"pairwise", "put",
-					    "nvls", "nvlstree", "bruck",    "collnet", "forward"};
+					    "nvls", "nvlstree", "bruck",    "collnet", "forward", "pat"};
 	static const gs_algo algov[] = {GS_ALGO_RING, GS_ALGO_TREE,	 GS_ALGO_PAIRWISE,
 					GS_ALGO_PUT,  GS_ALGO_NVLS,	 GS_ALGO_NVLS_TREE,
-					GS_ALGO_BRUCK, GS_ALGO_COLLNET, GS_ALGO_FORWARD};
+					GS_ALGO_BRUCK, GS_ALGO_COLLNET, GS_ALGO_FORWARD, GS_ALGO_PAT};
 	static const char *const dts[] = {"float", "int32", "double"};
 	static const gs_dtype dtv[] = {GS_DT_F32, GS_DT_I32, GS_DT_F64};
 	int c = 0, a = 0, t = 0;
 	gc_status st = GC_OK;
 	if (op && parse_enum(op, colls, 6, &c) != GC_OK)
 		snprintf(why, sizeof(why), "--op: expected allreduce, allgather, reducescatter, alltoall, dispatch or combine, got '%s'", op), st = GC_ERR_INPUT;
-	else if (algo && parse_enum(algo, algos, 9, &a) != GC_OK)
-		snprintf(why, sizeof(why), "--algo: expected ring, tree, pairwise, put, nvls, nvlstree, bruck, collnet or forward, got '%s'", algo), st = GC_ERR_INPUT;
+	else if (algo && parse_enum(algo, algos, 10, &a) != GC_OK)
+		snprintf(why, sizeof(why), "--algo: expected ring, tree, pairwise, put, nvls, nvlstree, bruck, collnet, forward or pat, got '%s'", algo), st = GC_ERR_INPUT;
 	else if (!algo && collv[c] == GS_COLL_ALLTOALL)
 		a = 2; /* alltoall has no ring: NCCL's pairwise exchange by default */
 	else if (!algo && gs_coll_is_moe(collv[c]))

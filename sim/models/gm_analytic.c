@@ -103,6 +103,11 @@
  *   next: a round costs its slices times (the busiest link's load of one
  *   slice from every strand + the longest route's latency).
  *       T = launch + sum_k S_k (max_link load_k / B(link) + max alpha_k).
+ *   pat (allgather, reduce-scatter): the same per round, with PAT's rounds
+ *   (gs_pat_rounds): the distances 2^(D-1) .. 1 for the allgather (1 ..
+ *   2^(D-1) for the reduce-scatter), each round's blocks one message train;
+ *   the copies that pack a round when n is not a power of two are local
+ *   and left out, as the copies of both algorithms are.
  *
  *   alltoall (pairwise or put): channels serve several peers at once, so
  *   the exchange is bound by rank 0's busiest link, which carries the
@@ -676,21 +681,19 @@ static gc_status moe_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, d
 	return GC_OK;
 }
 
-/* bruck: see the header comment; adds the time after the launch to *t. */
-static gc_status bruck_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, double *t,
-			    char **errmsg)
+/* bruck and pat: rounds q = 0 .. nr-1, in which every strand sends
+ * blocks[q] block parts to the member 2^dim[q] away (up with sign +1, down
+ * with -1) as slices; adds their time to *t (see the header comment). */
+static void rounds_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, double *t, int nr,
+			const int *dim, const uint64_t *blocks, int sign)
 {
 	const gs_params *p = &gen->p;
 	const int G = gs_group_n(p);
 	const uint64_t C = (uint64_t)p->nchannels, el = gs_dtype_size(p->dtype);
 	const uint64_t bc = p->bytes / el / (uint64_t)G, sb = p->slice_bytes;
 	bool shared = uplinks_shared(topo);
-	int K = 0;
-	while (((int64_t)1 << K) < G)
-		K++;
-	(void)errmsg;
-	for (int k = 0; k < K; k++) {
-		int64_t d = (int64_t)1 << k, m = MIN(d, (int64_t)G - d);
+	for (int q = 0; q < nr; q++) {
+		int64_t d = ((int64_t)1 << dim[q]) % G;
 		uint64_t slices = 0;
 		link_load ld;
 		load_init(&ld, net);
@@ -700,13 +703,11 @@ static gc_status bruck_time(const gt_topo *topo, const gs_gen *gen, gm_net *net,
 			int id = gs_group_id(p, r), l = gs_group_local(p, r);
 			if (!shared && id != 0)
 				continue;
-			int peer = gs_group_member(
-				p, id,
-				(int)(p->coll == GS_COLL_REDUCESCATTER ? (l + d) % G : (l - d % G + G) % G));
+			int peer = gs_group_member(p, id, (int)((l + sign * d + G) % G));
 			for (uint64_t c = 0; c < C; c++) {
-				/* the channel's part of a block, as the generator splits it */
+				/* the channel's part of a block, as the generators split it */
 				uint64_t len = bc / C + (c < bc % C);
-				uint64_t B = (uint64_t)m * len * el;
+				uint64_t B = blocks[q] * len * el;
 				if (B == 0)
 					continue;
 				load_add(&ld, topo, r, peer, (double)MIN(sb, B));
@@ -715,7 +716,33 @@ static gc_status bruck_time(const gt_topo *topo, const gs_gen *gen, gm_net *net,
 		}
 		*t += (double)slices * load_time(&ld);
 	}
-	return GC_OK;
+}
+
+/* bruck: round k moves min(2^k, n - 2^k) blocks to the member 2^k below
+ * (reduce-scatter: above); adds the time after the launch to *t. */
+static void bruck_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, double *t)
+{
+	const int G = gs_group_n(&gen->p);
+	int dim[32], K = 0;
+	uint64_t blocks[32];
+	while (((int64_t)1 << K) < G) {
+		dim[K] = K;
+		blocks[K] = (uint64_t)MIN((int64_t)1 << K, (int64_t)G - ((int64_t)1 << K));
+		K++;
+	}
+	rounds_time(topo, gen, net, t, K, dim, blocks,
+		    gen->p.coll == GS_COLL_REDUCESCATTER ? 1 : -1);
+}
+
+/* pat: PAT's rounds (gs_pat_rounds), to the member 2^d above (reduce-scatter:
+ * below); adds the time after the launch to *t. */
+static void pat_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, double *t)
+{
+	const bool rs = gen->p.coll == GS_COLL_REDUCESCATTER;
+	int dim[32];
+	uint64_t blocks[32];
+	int D = gs_pat_rounds(gs_group_n(&gen->p), rs, dim, blocks);
+	rounds_time(topo, gen, net, t, D, dim, blocks, rs ? -1 : 1);
 }
 
 /* nvlstree, or nvls across nodes (sharp): see the header comment; adds the
@@ -906,12 +933,9 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		beta = hi.beta;
 	}
 	if (n > 1 && p->bytes > 0 && p->algo == GS_ALGO_BRUCK) {
-		gc_status st = bruck_time(topo, gen, &net, &t, errmsg);
-		if (st != GC_OK) {
-			gm_net_fini(&net);
-			ge_engine_fini(&eng);
-			return st;
-		}
+		bruck_time(topo, gen, &net, &t);
+	} else if (n > 1 && p->bytes > 0 && p->algo == GS_ALGO_PAT) {
+		pat_time(topo, gen, &net, &t);
 	} else if (n > 1 && p->bytes > 0 && p->algo == GS_ALGO_RING &&
 		   p->coll != GS_COLL_SENDRECV) {
 		uint64_t K = p->coll == GS_COLL_ALLREDUCE ? 2 * (uint64_t)(n - 1) : (uint64_t)(n - 1);

@@ -106,6 +106,17 @@ static const gm_model_info models[] = {
 	 "logarithmic latency where the ring pays n-1 steps",
 	 "Bruck, Ho, Kipnis, Upfal & Weathersby, IEEE TPDS 8(11) 1997",
 	 "collective.channels, collective.slice"},
+	{"pat", "algorithm",
+	 "NCCL's PAT (Parallel Aggregated Trees, 2.23+) allgather and reduce-scatter: every rank's "
+	 "block broadcast (reduced) over a binomial tree rooted at it, all n trees at once, their "
+	 "messages to a peer aggregated; Bruck with the dimensions reversed: the allgather sends "
+	 "one block to the rank 2^(D-1) away first and n/2 to its neighbour last (reduce-scatter "
+	 "the reverse), so long-distance transfers carry the least; a tree missing nodes (n not a "
+	 "power of two) splits a dimension into several message trains; Simple only; NCCL enables "
+	 "it with one GPU per node",
+	 "Jeaugey, arXiv 2506.20252 (2025); NVIDIA/nccl src/include/collectives.h, "
+	 "src/graph/tuning.cc (ncclPatEnable)",
+	 "collective.channels, collective.slice"},
 	{"nvls", "algorithm",
 	 "NVLink SHARP allreduce on one NVSwitch: the switch reduces each owner's slices from every "
 	 "GPU and multicasts the owner's store to the others (two helper ranks stand for its engines); "

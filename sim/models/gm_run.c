@@ -49,6 +49,8 @@ static gs_algo algo_of(const char *s)
 		return GS_ALGO_COLLNET;
 	if (!strcmp(s, "forward"))
 		return GS_ALGO_FORWARD;
+	if (!strcmp(s, "pat"))
+		return GS_ALGO_PAT;
 	return GS_ALGO_RING;
 }
 
@@ -63,6 +65,13 @@ static bool is_nvls(gs_algo a)
 static bool switch_reduced(gs_algo a)
 {
 	return is_nvls(a) || a == GS_ALGO_COLLNET;
+}
+
+/* The algorithms NCCL runs with its Simple protocol only: the
+ * switch-reduced ones and PAT. */
+static bool simple_only(gs_algo a)
+{
+	return switch_reduced(a) || a == GS_ALGO_PAT;
 }
 
 /* Why algorithm a cannot run collective c with protocol proto (-1: auto)
@@ -83,6 +92,10 @@ static const char *algo_refusal(gs_coll c, gs_algo a, int proto, const gt_topo *
 		return "tree is implemented for allreduce only";
 	if (a == GS_ALGO_BRUCK && c != GS_COLL_ALLGATHER && c != GS_COLL_REDUCESCATTER)
 		return "bruck is implemented for allgather and reducescatter only";
+	if (a == GS_ALGO_PAT && c != GS_COLL_ALLGATHER && c != GS_COLL_REDUCESCATTER)
+		return "pat is NCCL's algorithm for allgather and reducescatter only";
+	if (a == GS_ALGO_PAT && proto > GM_PROTO_SIMPLE)
+		return "pat runs NCCL's Simple protocol only";
 	if (switch_reduced(a) && c != GS_COLL_ALLREDUCE)
 		return a == GS_ALGO_NVLS	? "nvls is implemented for allreduce only"
 		       : a == GS_ALGO_COLLNET ? "collnet is implemented for allreduce only"
@@ -437,7 +450,7 @@ static uint64_t nvls_chunk(uint64_t bytes, int nchannels, int heads)
 	return chunk;
 }
 
-/* NCCL's channel tuning for a ring or a tree (enqueue.cc, topoGetAlgoInfo):
+/* NCCL's channel tuning for a ring, a tree or PAT (enqueue.cc, topoGetAlgoInfo):
  * from the communicator's channels it drops one at a time while the size
  * is below channels x threads per CTA x the protocol's bytes per thread
  * (NCCL_{SIMPLE,LL,LL128}_THREAD_THRESHOLD 64, 8, 8 in comm.h; the ring's LL
@@ -476,7 +489,8 @@ static void proto_setup(const gm_run *r, gm_proto q, const gs_params *base, uint
 	*p = *base;
 	p->bytes = bytes;
 	if (gc_config_int(r->cfg, "collective.channels") == 0 &&
-	    (base->algo == GS_ALGO_RING || base->algo == GS_ALGO_TREE) && base->coll != GS_COLL_SENDRECV)
+	    (base->algo == GS_ALGO_RING || base->algo == GS_ALGO_TREE || base->algo == GS_ALGO_PAT) &&
+	    base->coll != GS_COLL_SENDRECV)
 		p->nchannels = nccl_channels(q, base->algo, gs_group_n(base), bytes, p->nchannels);
 	*t = r->topo;
 	gm_proto_apply(q, base->algo, t);
@@ -552,9 +566,9 @@ static gc_status proto_choose(const gm_run *r, const gs_params *base, uint64_t b
 {
 	*best = INT64_MAX;
 	*out = GM_PROTO_SIMPLE;
-	/* NVLS and CollNet have Simple only */
-	int nq = switch_reduced(base->algo) ? GM_PROTO_SIMPLE + 1 : GM_PROTO__COUNT;
-	for (int q = switch_reduced(base->algo) ? GM_PROTO_SIMPLE : 0; q < nq; q++) {
+	/* NVLS, CollNet and PAT have Simple only */
+	int nq = simple_only(base->algo) ? GM_PROTO_SIMPLE + 1 : GM_PROTO__COUNT;
+	for (int q = simple_only(base->algo) ? GM_PROTO_SIMPLE : 0; q < nq; q++) {
 		int64_t ps;
 		gc_status st = choice_ps(r, (gm_proto)q, base, bytes, co0, &ps, errmsg);
 		if (st != GC_OK)
@@ -599,10 +613,16 @@ static gc_status tuner_setup(gm_run *r, bool step_phase, char **errmsg)
  * this topology, each with its own step geometry (r->cand). */
 static void algo_candidates(gm_run *r)
 {
+	/* in this order, which settles ties: NCCL's PAT before bruck, the
+	 * schedule of the same class that NCCL does not run */
+	static const gs_algo order[] = {
+		GS_ALGO_RING, GS_ALGO_TREE, GS_ALGO_PAIRWISE, GS_ALGO_PUT,     GS_ALGO_NVLS,
+		GS_ALGO_NVLS_TREE, GS_ALGO_PAT, GS_ALGO_BRUCK, GS_ALGO_COLLNET, GS_ALGO_FORWARD};
+	G_STATIC_ASSERT(G_N_ELEMENTS(order) == GS_ALGO__COUNT);
 	r->ncand = 0;
-	for (int a = 0; a < GS_ALGO__COUNT; a++) {
+	for (size_t k = 0; k < G_N_ELEMENTS(order); k++) {
 		gs_params q = r->base;
-		q.algo = (gs_algo)a;
+		q.algo = order[k];
 		/* forward leaves out DeepEP's notify step (the count exchange
 		 * and the CPU's wait before its normal dispatch), which decides
 		 * small batches: a closed form without it cannot choose fairly

@@ -10,15 +10,16 @@
 
 enum { T_LL = 0, T_LL128, T_SIMPLE };
 /* NCCL's algorithms that gcsim models, in the rows of its tables */
-enum { A_TREE = 0, A_RING, A_COLLNET, A_NVLS, A_NVLSTREE, A__N };
+enum { A_TREE = 0, A_RING, A_COLLNET, A_NVLS, A_NVLSTREE, A_PAT, A__N };
 enum { HW_NVLINK = 0, HW_PCI, HW_NET };
 
+/* PAT's latency is a formula of its own (gm_tuner_time_us): its rows are 0 */
 static const double base_lat[A__N][3] = {
-	{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+	{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
 static const double hw_lat[3][A__N][3] = {
-	{{.6, 1.25, 4.0}, {.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 25}, {0, 0, 25}},	 /* NVLink */
-	{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 0}, {0, 0, 0}},	 /* PCIe */
-	{{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 18}, {0, 0, 14}}, /* network */
+	{{.6, 1.25, 4.0}, {.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 25}, {0, 0, 25}, {0}},	 /* NVLink */
+	{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 0}, {0, 0, 0}, {0}},	 /* PCIe */
+	{{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 18}, {0, 0, 14}, {0}}, /* network */
 };
 /* GB/s by generation (volta, ampere, hopper, blackwell) and nodes (one, two,
  * more). LL's ceiling and the ring's LL128 per-channel figure are the
@@ -112,6 +113,7 @@ static int algo_row(gs_algo a)
 	case GS_ALGO_COLLNET: return A_COLLNET;
 	case GS_ALGO_NVLS: return A_NVLS;
 	case GS_ALGO_NVLS_TREE: return A_NVLSTREE;
+	case GS_ALGO_PAT: return A_PAT;
 	default: return -1;
 	}
 }
@@ -133,9 +135,12 @@ double gm_tuner_time_us(const gm_tuner *tu, gs_coll c, gs_algo algo, gm_proto pr
 	if (a < 0 || !gm_tuner_chooses(c) || tu->nranks < 2)
 		return -1;
 	bool ar = c == GS_COLL_ALLREDUCE;
-	/* allgather and reduce-scatter: ring (and NVLS, CollNet, which gcsim
-	 * runs for allreduce only); the tree reduces */
-	if (!ar && a != A_RING)
+	/* allgather and reduce-scatter: ring and PAT (and NVLS, CollNet,
+	 * which gcsim runs for allreduce only); the tree reduces; PAT is
+	 * never an allreduce */
+	if (!ar && a != A_RING && a != A_PAT)
+		return -1;
+	if (ar && a == A_PAT)
 		return -1;
 	if ((a == A_NVLS || a == A_NVLSTREE || a == A_COLLNET) && p != T_SIMPLE)
 		return -1;
@@ -148,6 +153,9 @@ double gm_tuner_time_us(const gm_tuner *tu, gs_coll c, gs_algo algo, gm_proto pr
 		return -1;
 	int gen = tu->arch - 1, band = nn <= 2 ? nn - 1 : 2;
 	double ppn = (double)n / nn;
+	/* ncclPatEnable: PAT runs Simple, with one GPU per node */
+	if (a == A_PAT && (p != T_SIMPLE || ppn != 1))
+		return -1;
 	double llmax = tu->ll_max[band];
 	int nsteps = ar ? 2 * (n - 1) : n - 1;
 
@@ -164,6 +172,8 @@ double gm_tuner_time_us(const gm_tuner *tu, gs_coll c, gs_algo algo, gm_proto pr
 			bw = min2(bw, per_ch_nvls_tree[gen][band]);
 	}
 	double bus = g->nch * bw;
+	if (a == A_PAT)
+		bus *= .75;
 	if (a == A_RING && p == T_LL)
 		bus = min2(llmax, bus * .5);
 	if (a == A_RING && p == T_LL128)
@@ -183,8 +193,9 @@ double gm_tuner_time_us(const gm_tuner *tu, gs_coll c, gs_algo algo, gm_proto pr
 		if (gen >= 2)
 			bus *= .85;
 	}
-	/* bus bandwidth to algorithm bandwidth */
-	bus *= a == A_TREE || a == A_COLLNET ? .5 : (double)n / nsteps;
+	/* bus bandwidth to algorithm bandwidth (NCCL leaves PAT's as it is) */
+	if (a != A_PAT)
+		bus *= a == A_TREE || a == A_COLLNET ? .5 : (double)n / nsteps;
 
 	double lat = base_lat[a][p];
 	double intra_lat = hw_lat[tu->nvlink ? HW_NVLINK : HW_PCI][a][p];
@@ -211,6 +222,8 @@ double gm_tuner_time_us(const gm_tuner *tu, gs_coll c, gs_algo algo, gm_proto pr
 		break;
 	case A_NVLS: lat = intra_lat + (nn > 1 ? inter_lat : 0); break;
 	case A_NVLSTREE: lat += intra_lat + 2 * log2i((uint64_t)nn) * inter_lat; break;
+	/* a base, the trees' depth, and "still a linear part" */
+	case A_PAT: lat = 8 + log2i((uint64_t)nn) * (inter_lat / 3.5) + n * 2.8; break;
 	default: break;
 	}
 	if (bus <= 0)

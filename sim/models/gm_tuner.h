@@ -45,7 +45,7 @@ typedef struct gm_tuner {
 	 * generation's, across nodes the CPU vendor's) and the ring's LL128 rate
 	 * per channel, as the topology holds them */
 	double ll_max[3], ring_ll128[3];
-	gm_tuner_graph ring; /* ring, tree and CollNet (NCCL searches them alike) */
+	gm_tuner_graph ring; /* ring, tree, CollNet and PAT (NCCL searches them alike) */
 	gm_tuner_graph nvls; /* NVLS and NVLS tree: one head per NIC */
 } gm_tuner;
 

@@ -194,11 +194,11 @@ static gc_status gs_params_normalize(const gs_params *in, gs_params *p, char **e
 					  p->nranks, GS_MAX_RANKS);
 		return GC_ERR_INPUT;
 	}
-	if (p->algo == GS_ALGO_BRUCK && p->coll != GS_COLL_ALLGATHER &&
+	if ((p->algo == GS_ALGO_BRUCK || p->algo == GS_ALGO_PAT) && p->coll != GS_COLL_ALLGATHER &&
 	    p->coll != GS_COLL_REDUCESCATTER) {
-		*errmsg = g_strdup_printf("the bruck algorithm is only defined for allgather and "
+		*errmsg = g_strdup_printf("the %s algorithm is only defined for allgather and "
 					  "reducescatter, not %s",
-					  gs_coll_name(p->coll));
+					  gs_algo_name(p->algo), gs_coll_name(p->coll));
 		return GC_ERR_INPUT;
 	}
 	if (gs_coll_is_moe(p->coll) && p->algo != GS_ALGO_PUT && p->algo != GS_ALGO_FORWARD) {
@@ -413,7 +413,9 @@ gc_status gs_gen_create(const gs_params *p, gs_gen **out, char **errmsg)
 		break;
 	case GS_COLL_ALLGATHER:
 	case GS_COLL_REDUCESCATTER:
-		st = g->p.algo == GS_ALGO_BRUCK ? gs_bruck_init(g, errmsg) : gs_ring_init(g, errmsg);
+		st = g->p.algo == GS_ALGO_BRUCK ? gs_bruck_init(g, errmsg)
+		     : g->p.algo == GS_ALGO_PAT ? gs_pat_init(g, errmsg)
+						: gs_ring_init(g, errmsg);
 		break;
 	case GS_COLL_SENDRECV: st = gs_p2p_init(g, errmsg); break;
 	case GS_COLL_ALLTOALL: st = gs_a2a_init(g, errmsg); break;

@@ -63,6 +63,7 @@ const char *gs_algo_name(gs_algo a)
 	case GS_ALGO_BRUCK: return "bruck";
 	case GS_ALGO_COLLNET: return "collnet";
 	case GS_ALGO_FORWARD: return "forward";
+	case GS_ALGO_PAT: return "pat";
 	case GS_ALGO__COUNT: break;
 	}
 	return "?";

@@ -154,7 +154,9 @@ typedef enum gs_coll {
  * (gs_nvls.c); forward: dispatch and combine in the shape of DeepEP's
  * normal (training and prefill) kernels, each token crossing the network
  * once per destination node to the GPU of its own local index there, which
- * hands it on over NVLink (gs_moefwd.c). */
+ * hands it on over NVLink (gs_moefwd.c); pat: NCCL's PAT (2.23+) allgather
+ * and reduce-scatter, Bruck's rounds with the distances reversed (farthest
+ * first, the data doubling as the distance halves; gs_pat.c). */
 typedef enum gs_algo {
 	GS_ALGO_RING = 0,
 	GS_ALGO_TREE,
@@ -165,6 +167,7 @@ typedef enum gs_algo {
 	GS_ALGO_BRUCK,
 	GS_ALGO_COLLNET,
 	GS_ALGO_FORWARD,
+	GS_ALGO_PAT,
 	GS_ALGO__COUNT
 } gs_algo;
 
@@ -173,12 +176,16 @@ typedef enum gs_dtype { GS_DT_F32 = 0, GS_DT_I32, GS_DT_F64, GS_DT_U8, GS_DT__CO
 const char *gs_coll_name(gs_coll c);   /* "allreduce", "allgather", "reducescatter", "sendrecv", "alltoall",
 					  "dispatch", "combine" */
 const char *gs_algo_name(gs_algo a);   /* "ring", "tree", "pairwise", "put", "nvls", "nvlstree",
-					  "bruck", "collnet", "forward" */
+					  "bruck", "collnet", "forward", "pat" */
 const char *gs_dtype_name(gs_dtype t); /* nccl-tests spelling: "float", "int32", "double", "uint8" */
 size_t gs_dtype_size(gs_dtype t);
 /* nccl-tests bus-bandwidth factor: allreduce 2(n-1)/n; allgather,
  * reducescatter and alltoall (n-1)/n; sendrecv 1. */
 double gs_busbw_factor(gs_coll c, int nranks);
+/* pat's rounds for n ranks, in time order (gs_pat.c): round q talks to the
+ * ranks 2^dim[q] away and moves blocks[q] blocks in one message train. The
+ * arrays need ceil(log2 n) entries; returns how many rounds there are. */
+int gs_pat_rounds(int64_t n, bool rs, int *dim, uint64_t *blocks);
 /* dispatch or combine: the MoE collectives (gs_moe.c) */
 static inline bool gs_coll_is_moe(gs_coll c) { return c == GS_COLL_DISPATCH || c == GS_COLL_COMBINE; }
 

@@ -351,6 +351,9 @@ check "one process driving 8 GPUs: 1 KiB at the host's 32.34 us against 10.81, 6
 "$G" run scenarios/nccl-pick-vs-fastest.yaml >"$T/pick.txt"
 check "NCCL's pick vs the fastest: nvlstree at 16 MiB on 2 nodes, slower than gcsim's pick; the same pick at 64 KiB" \
   "awk '\$3 == 16777216 && \$1 == \"gcsim,2\" { g = \$4 } \$3 == 16777216 && \$1 == \"nccl,2\" { n = \$4; a = \$7 } \$3 == 65536 && \$1 ~ /,2\$/ { c[\$7]++ } END { exit !(a == \"nvlstree/simple\" && n > g && c[\"tree/ll\"] == 2) }' '$T/pick.txt'"
+"$G" run scenarios/fsdp-allgather-pat.yaml >"$T/pat.txt"
+check "FSDP allgather: PAT beats the ring at 64 KiB; at 4:1 it beats bruck at 16 MiB and the ring beats both at 256 MiB" \
+  "awk '{ t[\$1 \" \" \$3] = \$4 } END { exit !(t[\"pat,1 65536\"] * 3 < t[\"ring,1 65536\"] && t[\"pat,4 16777216\"] < 0.85 * t[\"bruck,4 16777216\"] && t[\"ring,4 268435456\"] < t[\"pat,4 268435456\"]) }' '$T/pat.txt'"
 "$G" run scenarios/net-latency-sensitivity.yaml >"$T/lat.txt"
 check "network latency sweep: 8 B (tree, LL) grows by two network hops of LL's 5/14 of the added latency" "grep -Eq '^ +14us +16 +8 +25.21 ' '$T/lat.txt' && grep -Eq '^ +56us +16 +8 +55.21 ' '$T/lat.txt'"
 

@@ -381,6 +381,10 @@ static void test_interp_pack(void)
 	/* bruck's rotated SCRATCH and its copy to OUTPUT */
 	check_pack(GS_COLL_ALLGATHER, GS_ALGO_BRUCK, 5, 2, 5 * 4096);
 	check_pack(GS_COLL_REDUCESCATTER, GS_ALGO_BRUCK, 6, 1, 6 * 4096 + 24);
+	/* pat's bit-reversed positions and its staging areas (6 ranks:
+	 * packed rounds) */
+	check_pack(GS_COLL_ALLGATHER, GS_ALGO_PAT, 8, 2, 8 * 4096);
+	check_pack(GS_COLL_REDUCESCATTER, GS_ALGO_PAT, 6, 1, 6 * 4096 + 24);
 	/* and MoE's irregular PUTs, local copies and per-target signals */
 	check_pack_moe(GS_COLL_DISPATCH, 4, 3, 7408, 16, 4, 16);
 	check_pack_moe(GS_COLL_COMBINE, 4, 2, 14352, 16, 4, 16);

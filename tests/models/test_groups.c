@@ -18,6 +18,8 @@
  *  - Grouped all-to-all and tree: flow and closed form within bounds.
  *  - Allgather and reduce-scatter in log2 n rounds (bruck) over DP groups:
  *    flow and closed form agree; faster than the ring at small sizes.
+ *  - PAT over DP groups: flow and closed form agree; bruck's time on one
+ *    switch, faster than bruck on an oversubscribed fat tree.
  *  - MoE dispatch in expert-parallel groups: inside nodes as fast as one
  *    node alone; across nodes flow and closed form agree.
  *  - Refusals at the key: layouts that do not tile the GPUs, nvls, experts
@@ -246,6 +248,55 @@ static void test_bruck(void)
 	expect_refused(dp4, bad, "bruck is implemented for allgather and reducescatter only");
 }
 
+/* PAT over DP groups: the flow run and the closed form agree, on 16 nodes
+ * and on 13 (whose rounds are packed); on one switch it moves what bruck
+ * moves, in the other order, and takes its time; on a fat tree whose leaf
+ * holds two nodes, oversubscribed 4:1, its farthest rounds carry the least
+ * data and it beats bruck, whose farthest round carries the most. */
+static void test_pat(void)
+{
+	const char *yaml = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100, nodes: 16}\n"
+			   "collective: {algo: pat, compare: bruck, sizes: [64KiB, 16MiB],"
+			   " group: {stride: 8}}\n";
+	for (int k = 0; k < 6; k++) {
+		const char *o = k % 2 ? "collective.op=reducescatter" : "collective.op=allgather";
+		const char *nodes = k < 2 ? "topology.nodes=16" : "topology.nodes=13";
+		bool tree = k >= 4;
+		const char *const flow[] = {o, nodes, tree ? "topology.fabric.kind=fat-tree" : NULL,
+					    "topology.fabric.leaf_nics=16",
+					    "topology.fabric.oversubscription=4", NULL};
+		const char *const ana[] = {o, nodes, "sim.fidelity=analytical",
+					   tree ? "topology.fabric.kind=fat-tree" : NULL,
+					   "topology.fabric.leaf_nics=16",
+					   "topology.fabric.oversubscription=4", NULL};
+		gm_run *f = run_yaml(yaml, flow), *a = run_yaml(yaml, ana);
+		for (size_t i = 0; i < f->npts; i++) {
+			g_test_message("%s %s%s %llu B: pat flow %.2f us, closed form %.2f us; "
+				       "bruck %.2f us",
+				       o, nodes, tree ? " fat tree 4:1" : "",
+				       (unsigned long long)f->pts[i].bytes, f->pts[i].time_us,
+				       a->pts[i].time_us, f->cmp[i].time_us);
+			g_assert_cmpfloat(fabs(a->pts[i].time_us - f->pts[i].time_us) /
+						  f->pts[i].time_us,
+					  <, 0.05);
+			if (!tree)
+				g_assert_cmpfloat(fabs(f->cmp[i].time_us - f->pts[i].time_us) /
+							  f->pts[i].time_us,
+						  <, 0.01);
+		}
+		if (tree)
+			g_assert_cmpfloat(f->pts[1].time_us, <, 0.85 * f->cmp[1].time_us);
+		gm_run_free(f);
+		gm_run_free(a);
+	}
+	const char *const bad[] = {"collective.algo=pat", NULL};
+	expect_refused(dp4, bad, "pat is NCCL's algorithm for allgather and reducescatter only");
+	const char *const ll[] = {"collective.op=allgather", "collective.algo=pat",
+				  "collective.protocol=ll", NULL};
+	expect_refused(dp4, ll, "pat runs NCCL's Simple protocol only");
+}
+
 static void test_group_refusals(void)
 {
 	const char *const bad_tile[] = {"collective.group.size=3", NULL};
@@ -275,6 +326,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/groups/alltoall-and-tree", test_grouped_alltoall_and_tree);
 	g_test_add_func("/groups/moe", test_grouped_moe);
 	g_test_add_func("/groups/bruck", test_bruck);
+	g_test_add_func("/groups/pat", test_pat);
 	g_test_add_func("/groups/refusals", test_group_refusals);
 	g_test_add_func("/groups/two-levels", test_two_level_groups);
 	return g_test_run();

@@ -15,6 +15,8 @@
  *  - Collectives NCCL does not tune, and topologies without a GPU
  *    generation, are refused with the key named.
  *  - LL's ceiling across nodes is the CPU vendor's (tuning.cc llMaxBws).
+ *  - PAT: its own latency formula and bandwidth, enabled with one GPU per
+ *    node for allgather and reduce-scatter only, picked for small sizes.
  */
 #include <math.h>
 
@@ -116,14 +118,62 @@ static void test_refused(void)
 			   "collective: {op: allreduce, algo: auto, tuner: nccl, sizes: [1MiB]}\n";
 	expect_refused(flat, NULL, "topology.gpu_arch");
 	/* with a generation, a flat switch is every GPU a node of its own:
-	 * NCCL's ring or tree, never an algorithm of gcsim's alone (bruck) */
+	 * NCCL's ring or tree, never an algorithm of gcsim's alone (bruck);
+	 * the allgather's NCCL's ring or PAT (one GPU per node) */
 	const char *const arch[] = {"topology.gpu_arch=hopper", NULL};
 	gm_run *r = run_yaml(flat, arch);
 	g_assert_true(r->pts[0].algo == GS_ALGO_RING || r->pts[0].algo == GS_ALGO_TREE);
 	gm_run_free(r);
 	const char *const ag[] = {"topology.gpu_arch=hopper", "collective.op=allgather", NULL};
 	r = run_yaml(flat, ag);
-	g_assert_cmpint(r->pts[0].algo, ==, GS_ALGO_RING);
+	g_assert_true(r->pts[0].algo == GS_ALGO_RING || r->pts[0].algo == GS_ALGO_PAT);
+	gm_run_free(r);
+}
+
+/* PAT (allgather and reduce-scatter, one GPU per node, Simple): NCCL's
+ * latency is 8 + log2(nodes) x the tree's network hop / 3.5 + 2.8 per
+ * rank, its bandwidth 0.75 of the graph's; on DP groups of one GPU per
+ * node it is NCCL's pick for small sizes and the ring for large ones, and
+ * gcsim simulates it. */
+static const char dp16[] = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100, nodes: 16}\n"
+			   "collective: {op: allgather, algo: auto, protocol: auto, tuner: nccl,"
+			   " sizes: [64KiB, 256MiB], group: {stride: 8}}\n"
+			   "sim: {fidelity: analytical}\n";
+
+static void test_pat(void)
+{
+	gm_run *r = run_yaml(dp16, NULL);
+	/* 16 ranks on 16 nodes: 8 + 4 x 14 / 3.5 + 16 x 2.8 */
+	g_assert_cmpfloat_with_epsilon(estimate(r, GS_ALGO_PAT, GM_PROTO_SIMPLE, 8), 68.8, 0.01);
+	g_assert_cmpfloat(estimate(r, GS_ALGO_PAT, GM_PROTO_LL, 8), <, 0);
+	g_assert_cmpfloat(estimate(r, GS_ALGO_PAT, GM_PROTO_LL128, 8), <, 0);
+	/* 256 MiB: 0.75 x 16 channels x 3.125 GB/s (a NIC per GPU), the
+	 * bytes as they are */
+	double bw = estimate(r, GS_ALGO_PAT, GM_PROTO_SIMPLE, 256u << 20) -
+		    estimate(r, GS_ALGO_PAT, GM_PROTO_SIMPLE, 8);
+	g_assert_cmpfloat_with_epsilon(bw, (double)((256u << 20) - 8) / (1000 * 0.75 * 50), 0.01);
+	g_assert_cmpint(r->pts[0].algo, ==, GS_ALGO_PAT);
+	g_assert_cmpint(r->pts[0].proto, ==, GM_PROTO_SIMPLE);
+	g_assert_cmpint(r->pts[1].algo, ==, GS_ALGO_RING);
+	gm_run_free(r);
+	/* the pick is simulated: the point is pat's own flow run */
+	const char *const flow[] = {"sim.fidelity=flow", "collective.sizes=64KiB", NULL};
+	gm_run *a = run_yaml(dp16, flow);
+	const char *const forced[] = {"sim.fidelity=flow", "collective.sizes=64KiB",
+				      "collective.tuner=gcsim", NULL};
+	expect_points_are_forced_runs(dp16, a, forced);
+	expect_results_hold(a, "allgather,default(pat),float,16,65536,");
+	gm_run_free(a);
+	/* never an allreduce, never with several GPUs of a node */
+	const char *const ar[] = {"collective.op=allreduce", NULL};
+	r = run_yaml(dp16, ar);
+	g_assert_cmpfloat(estimate(r, GS_ALGO_PAT, GM_PROTO_SIMPLE, 8), <, 0);
+	gm_run_free(r);
+	const char *const whole[] = {"collective.group.stride=1", NULL};
+	r = run_yaml(dp16, whole);
+	g_assert_cmpfloat(estimate(r, GS_ALGO_PAT, GM_PROTO_SIMPLE, 8), <, 0);
+	g_assert_cmpint(r->pts[0].algo, !=, GS_ALGO_PAT);
 	gm_run_free(r);
 }
 
@@ -151,5 +201,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/tuner/run-simulates-the-pick", test_run_simulates_the_pick);
 	g_test_add_func("/tuner/refused", test_refused);
 	g_test_add_func("/tuner/ll-ceiling-by-cpu", test_ll_ceiling_by_cpu);
+	g_test_add_func("/tuner/pat", test_pat);
 	return g_test_run();
 }
