@@ -103,43 +103,25 @@ static void gs_bruck_step(const gs_bruck *b, int64_t r, int ch, uint64_t i, gs_s
 	const int64_t N = b->n;
 	const uint64_t el = b->elem, sb = b->sb;
 	uint64_t start, P = gs_bruck_part(b, ch, &start);
-	const uint64_t sp = gs_divup(P, sb);
 	/* byte offsets: position j of this channel's SCRATCH region, and
 	 * block x's part in the n-block buffer */
 	const uint64_t region = (uint64_t)N * start * el;
 #define POS(j) (region + (uint64_t)(j) * P)
 #define BLK(x) (((uint64_t)(x) * b->bc + start) * el)
-	/* the one copy: first for allgather, last for reduce-scatter */
 	uint64_t rounds = 0;
 	for (int k = 0; k < b->K; k++)
 		rounds += gs_bruck_round_steps(b, P, k);
-	uint64_t one_at = b->rs ? sp * (uint64_t)N + rounds : 0;
-	uint64_t many_at = b->rs ? 0 : sp + rounds;
-	uint64_t rounds_at = b->rs ? sp * (uint64_t)N : sp;
-	if (i >= one_at && i < one_at + sp) {
-		uint64_t t = i - one_at, off = t * sb, n = MIN(sb, P - off);
-
-		if (!b->rs) /* own block to position 0 */
-			gs_step_set(st, GS_OP_COPY, -1, -1, GS_BUF_INPUT, start * el + off,
-				    GS_BUF_SCRATCH, POS(0) + off, n);
-		else /* the result */
-			gs_step_set(st, GS_OP_COPY, -1, -1, GS_BUF_SCRATCH, POS(0) + off,
-				    GS_BUF_OUTPUT, start * el + off, n);
+	int64_t j = 0;
+	uint64_t off0 = 0, n0 = 0, i0 = 0;
+	switch (gs_end_locate(b->rs, N, P, sb, rounds, i, &j, &off0, &n0, &i0)) {
+	case GS_END_OWN: gs_end_own_copy(st, b->rs, start * el + off0, POS(0) + off0, n0); return;
+	case GS_END_BLOCK: /* block (r + j) mod n at position j */
+		gs_end_block_copy(st, b->rs, BLK(gs_mod(r + j, N)) + off0, POS(j) + off0, n0);
 		return;
+	case GS_END_ROUND: break;
 	}
-	if (i >= many_at && i < many_at + sp * (uint64_t)N) {
-		int64_t j = (int64_t)((i - many_at) / sp);
-		uint64_t off = (i - many_at) % sp * sb, n = MIN(sb, P - off);
-
-		if (!b->rs) /* position j to block (r + j) mod n */
-			gs_step_set(st, GS_OP_COPY, -1, -1, GS_BUF_SCRATCH, POS(j) + off,
-				    GS_BUF_OUTPUT, BLK(gs_mod(r + j, N)) + off, n);
-		else /* block (r + j) mod n to position j */
-			gs_step_set(st, GS_OP_COPY, -1, -1, GS_BUF_INPUT, BLK(gs_mod(r + j, N)) + off,
-				    GS_BUF_SCRATCH, POS(j) + off, n);
-		return;
-	}
-	uint64_t at = rounds_at;
+	i = i0; /* the rounds' step */
+	uint64_t at = 0;
 	for (int q = 0; q < b->K; q++) {
 		int k = b->rs ? b->K - 1 - q : q;
 		uint64_t rs = gs_bruck_round_steps(b, P, k);

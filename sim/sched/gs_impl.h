@@ -110,6 +110,63 @@ static inline void gs_step_set(gs_step *st, gs_op op, int32_t send, int32_t recv
 	st->bytes = bytes;
 }
 
+/* ---- the ends of a logarithmic-round strand (gs_bruck.c, gs_pat.c) ---- */
+
+/*
+ * Such a strand moves one channel's part (P bytes, sp = ceil(P / sb)
+ * slices) of n blocks through a SCRATCH region of positions. The
+ * allgather opens with the own part copied to position 0 (sp steps), runs
+ * its rounds, and closes with the n positions copied to their OUTPUT
+ * blocks (n sp steps); the reduce-scatter opens with the n INPUT blocks
+ * copied to their positions, runs its rounds, and closes with position 0
+ * copied to OUTPUT.
+ */
+typedef enum { GS_END_OWN, GS_END_BLOCK, GS_END_ROUND } gs_end_kind;
+
+/* Where step i falls: the own part's copy (slice at *off, *n bytes), the
+ * copy of block j's part (relative index *j), or round step *k. */
+static inline gs_end_kind gs_end_locate(bool rs, int64_t n, uint64_t P, uint64_t sb, uint64_t rounds,
+					uint64_t i, int64_t *j, uint64_t *off, uint64_t *len,
+					uint64_t *k)
+{
+	const uint64_t sp = gs_divup(P, sb);
+	const uint64_t one_at = rs ? sp * (uint64_t)n + rounds : 0;
+	const uint64_t many_at = rs ? 0 : sp + rounds;
+	if (i >= one_at && i < one_at + sp) {
+		*off = (i - one_at) * sb;
+		*len = MIN(sb, P - *off);
+		return GS_END_OWN;
+	}
+	if (i >= many_at && i < many_at + sp * (uint64_t)n) {
+		*j = (int64_t)((i - many_at) / sp);
+		*off = (i - many_at) % sp * sb;
+		*len = MIN(sb, P - *off);
+		return GS_END_BLOCK;
+	}
+	*k = i - (rs ? sp * (uint64_t)n : sp);
+	return GS_END_ROUND;
+}
+
+/* The own part's copy: INPUT own -> SCRATCH position 0 (allgather), or
+ * SCRATCH position 0 -> OUTPUT (reduce-scatter, the result). */
+static inline void gs_end_own_copy(gs_step *st, bool rs, uint64_t own, uint64_t pos0, uint64_t len)
+{
+	if (!rs)
+		gs_step_set(st, GS_OP_COPY, -1, -1, GS_BUF_INPUT, own, GS_BUF_SCRATCH, pos0, len);
+	else
+		gs_step_set(st, GS_OP_COPY, -1, -1, GS_BUF_SCRATCH, pos0, GS_BUF_OUTPUT, own, len);
+}
+
+/* A block part's copy: SCRATCH position -> OUTPUT block (allgather), or
+ * INPUT block -> SCRATCH position (reduce-scatter). */
+static inline void gs_end_block_copy(gs_step *st, bool rs, uint64_t blk, uint64_t pos, uint64_t len)
+{
+	if (!rs)
+		gs_step_set(st, GS_OP_COPY, -1, -1, GS_BUF_SCRATCH, pos, GS_BUF_OUTPUT, blk, len);
+	else
+		gs_step_set(st, GS_OP_COPY, -1, -1, GS_BUF_INPUT, blk, GS_BUF_SCRATCH, pos, len);
+}
+
 /* ---- connections -------------------------------------------------------- */
 
 /* Key of the connection (src, dst, channel of `strand`) of schedule s. */

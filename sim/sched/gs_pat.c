@@ -285,7 +285,7 @@ static void gs_pat_step(const gs_pat *t, int64_t x, int ch, uint64_t i, gs_step 
 	uint64_t start;
 	int w;
 	const uint64_t P = gs_pat_part(t, ch, &start, &w);
-	const uint64_t sp = gs_divup(P, sb), rounds = t->steps_before[w][t->D];
+	const uint64_t rounds = t->steps_before[w][t->D];
 	/* this channel's SCRATCH region: its positions, then the two stages */
 	const uint64_t per = (uint64_t)t->np + 2 * t->stage;
 	gs_pat_at a = {per * start * el, P, 0, 0};
@@ -293,40 +293,22 @@ static void gs_pat_step(const gs_pat *t, int64_t x, int ch, uint64_t i, gs_step 
 	a.recv_stage = a.send_stage + t->stage * P;
 #define POS(q) (a.region + (uint64_t)(q) * P)
 #define BLK(y) (((uint64_t)(y) * t->bc + start) * el)
-	uint64_t one_at = t->rs ? sp * (uint64_t)N + rounds : 0;
-	uint64_t many_at = t->rs ? 0 : sp + rounds;
-	uint64_t rounds_at = t->rs ? sp * (uint64_t)N : sp;
-	if (i >= one_at && i < one_at + sp) {
-		uint64_t off = (i - one_at) * sb, n = MIN(sb, P - off);
-
-		if (!t->rs) /* own block to position 0 */
-			gs_step_set(st, GS_OP_COPY, -1, -1, GS_BUF_INPUT, start * el + off,
-				    GS_BUF_SCRATCH, POS(0) + off, n);
-		else /* the result */
-			gs_step_set(st, GS_OP_COPY, -1, -1, GS_BUF_SCRATCH, POS(0) + off,
-				    GS_BUF_OUTPUT, start * el + off, n);
+	int64_t j = 0;
+	uint64_t off = 0, n = 0, k = 0;
+	switch (gs_end_locate(t->rs, N, P, sb, rounds, i, &j, &off, &n, &k)) {
+	case GS_END_OWN: gs_end_own_copy(st, t->rs, start * el + off, POS(0) + off, n); return;
+	case GS_END_BLOCK: /* root x - j's block, at bitrev(j) */
+		gs_end_block_copy(st, t->rs, BLK(gs_mod(x - j, N)) + off,
+				  POS(gs_pat_bitrev((uint64_t)j, t->D)) + off, n);
 		return;
-	}
-	if (i >= many_at && i < many_at + sp * (uint64_t)N) {
-		int64_t j = (int64_t)((i - many_at) / sp);
-		uint64_t off = (i - many_at) % sp * sb, n = MIN(sb, P - off);
-		uint64_t q = gs_pat_bitrev((uint64_t)j, t->D);
-
-		if (!t->rs) /* root x - j's block to its place */
-			gs_step_set(st, GS_OP_COPY, -1, -1, GS_BUF_SCRATCH, POS(q) + off,
-				    GS_BUF_OUTPUT, BLK(gs_mod(x - j, N)) + off, n);
-		else /* this rank's contribution to root x - j */
-			gs_step_set(st, GS_OP_COPY, -1, -1, GS_BUF_INPUT, BLK(gs_mod(x - j, N)) + off,
-				    GS_BUF_SCRATCH, POS(q) + off, n);
-		return;
+	case GS_END_ROUND: break;
 	}
 #undef POS
 #undef BLK
-	if (i < rounds_at || i >= rounds_at + rounds) {
+	if (k >= rounds) {
 		gs_step_clear(st); /* past the end: not reached through strand_len */
 		return;
 	}
-	uint64_t k = i - rounds_at;
 	uint32_t q = gs_pat_search(t->steps_before[w], 0, (uint32_t)t->D, k);
 	gs_pat_round_step(t, &a, w, x, &t->rounds[q], k - t->steps_before[w][q], st);
 }

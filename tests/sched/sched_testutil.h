@@ -405,6 +405,31 @@ out:
 	return ok;
 }
 
+/* The sweep of an allgather or reduce-scatter algorithm of logarithmic
+ * rounds (bruck, pat): every rank count 1..40, block counts that are
+ * empty, one element and uneven over the channels, 1-3 channels, 64 B
+ * slices (smaller than a round's data) and every data type, each through
+ * tu_check_case. */
+static inline void tu_sweep_rounds(gs_coll coll, gs_algo algo, guint32 seed)
+{
+	static const gs_dtype dts[] = {GS_DT_F32, GS_DT_I32, GS_DT_U8, GS_DT_F64};
+	static const uint64_t counts[] = {0, 1, 5, 37};
+	GRand *rnd = g_rand_new_with_seed(seed + (guint32)coll);
+	int k = 0;
+	for (int n = 1; n <= 40; n++) {
+		for (size_t i = 0; i < G_N_ELEMENTS(counts); i++, k++) {
+			gs_dtype dt = dts[k % 4];
+			size_t el = gs_dtype_size(dt);
+			gs_params p = tu_params(coll, algo, dt, n, counts[i] * el * (uint64_t)n,
+						1 + k % 3, 256, 64, 0);
+			if (!tu_check_case(&p, rnd))
+				goto out;
+		}
+	}
+out:
+	g_rand_free(rnd);
+}
+
 /* A ranks_per_node value for n ranks, picked by k cyclically among those of
  * 1, 2, 4, 8 that divide n and 0 (all ranks on one node). */
 static inline int tu_rpn(int n, int k)

@@ -18,29 +18,8 @@
  */
 #include "tests/sched/sched_testutil.h"
 
-static const gs_dtype dts[] = {GS_DT_F32, GS_DT_I32, GS_DT_U8, GS_DT_F64};
-
-static void sweep(gs_coll coll)
-{
-	GRand *rnd = g_rand_new_with_seed(9191 + (guint32)coll);
-	int k = 0;
-	for (int n = 1; n <= 40; n++) {
-		static const uint64_t counts[] = {0, 1, 5, 37};
-		for (size_t i = 0; i < G_N_ELEMENTS(counts); i++, k++) {
-			gs_dtype dt = dts[k % 4];
-			size_t el = gs_dtype_size(dt);
-			gs_params p = tu_params(coll, GS_ALGO_PAT, dt, n,
-						counts[i] * el * (uint64_t)n, 1 + k % 3, 256, 64, 0);
-			if (!tu_check_case(&p, rnd))
-				goto out;
-		}
-	}
-out:
-	g_rand_free(rnd);
-}
-
-static void test_allgather(void) { sweep(GS_COLL_ALLGATHER); }
-static void test_reducescatter(void) { sweep(GS_COLL_REDUCESCATTER); }
+static void test_allgather(void) { tu_sweep_rounds(GS_COLL_ALLGATHER, GS_ALGO_PAT, 9191); }
+static void test_reducescatter(void) { tu_sweep_rounds(GS_COLL_REDUCESCATTER, GS_ALGO_PAT, 9191); }
 
 /* Rounds: blocks moved per dimension and their order. */
 static void test_rounds(void)
