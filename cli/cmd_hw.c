@@ -227,7 +227,7 @@ static int hw_interp(int argc, char **argv)
 		 "split the ranks into N nodes of consecutive ranks (tree: a chain in each, a tree "
 		 "between them; nvlstree: N >= 2, a switch per node; default 1)", "N"},
 		{"op", 0, 0, G_OPTION_ARG_STRING, &op,
-		 "allreduce (default), allgather, reducescatter, alltoall, dispatch or combine (MoE)", "OP"},
+		 "allreduce (default), allgather, reducescatter, alltoall, dispatch or combine (MoE), broadcast or reduce (root 0)", "OP"},
 		{"tokens", 0, 0, G_OPTION_ARG_INT, &tokens, "dispatch/combine: tokens per rank (default 128)", "T"},
 		{"topk", 0, 0, G_OPTION_ARG_INT, &topk, "dispatch/combine: experts per token (default 8)", "K"},
 		{"experts", 0, 0, G_OPTION_ARG_INT, &experts,
@@ -261,9 +261,10 @@ static int hw_interp(int argc, char **argv)
 	if (done)
 		goto out;
 	static const char *const colls[] = {"allreduce", "allgather", "reducescatter", "alltoall",
-					    "dispatch", "combine"};
+					    "dispatch",	 "combine",   "broadcast",     "reduce"};
 	static const gs_coll collv[] = {GS_COLL_ALLREDUCE, GS_COLL_ALLGATHER, GS_COLL_REDUCESCATTER,
-					GS_COLL_ALLTOALL, GS_COLL_DISPATCH, GS_COLL_COMBINE};
+					GS_COLL_ALLTOALL,  GS_COLL_DISPATCH,  GS_COLL_COMBINE,
+					GS_COLL_BROADCAST, GS_COLL_REDUCE};
 	static const char *const algos[] = {"ring", "tree",	"pairwise", "put",
 					    "nvls", "nvlstree", "bruck",    "collnet", "forward", "pat"};
 	static const gs_algo algov[] = {GS_ALGO_RING, GS_ALGO_TREE,	 GS_ALGO_PAIRWISE,
@@ -273,8 +274,8 @@ static int hw_interp(int argc, char **argv)
 	static const gs_dtype dtv[] = {GS_DT_F32, GS_DT_I32, GS_DT_F64};
 	int c = 0, a = 0, t = 0;
 	gc_status st = GC_OK;
-	if (op && parse_enum(op, colls, 6, &c) != GC_OK)
-		snprintf(why, sizeof(why), "--op: expected allreduce, allgather, reducescatter, alltoall, dispatch or combine, got '%s'", op), st = GC_ERR_INPUT;
+	if (op && parse_enum(op, colls, 8, &c) != GC_OK)
+		snprintf(why, sizeof(why), "--op: expected allreduce, allgather, reducescatter, alltoall, dispatch, combine, broadcast or reduce, got '%s'", op), st = GC_ERR_INPUT;
 	else if (algo && parse_enum(algo, algos, 10, &a) != GC_OK)
 		snprintf(why, sizeof(why), "--algo: expected ring, tree, pairwise, put, nvls, nvlstree, bruck, collnet, forward or pat, got '%s'", algo), st = GC_ERR_INPUT;
 	else if (!algo && collv[c] == GS_COLL_ALLTOALL)

@@ -94,11 +94,12 @@ step interp-moe8 30 sh -c "$G hw interp --ranks 8 --op dispatch --csv '$DEST/int
 # the forwarders' PUTs, the chunk signals and combine's reduction on the way.
 step interp-fwd8 30 sh -c "$G hw interp --ranks 8 --nodes 2 --algo forward --op dispatch --tokens 256 --sizes 7392B --csv '$DEST/interp-fwd-dispatch8.csv' && $G hw interp --ranks 8 --nodes 2 --algo forward --op combine --tokens 256 --sizes 14336B --csv '$DEST/interp-fwd-combine8.csv'"
 # CollNet Direct (the network switch as virtual ranks), Bruck's allgather
-# and PAT's reduce-scatter (6 ranks: packed rounds): outputs checked, times
-# not part of the validation.
+# PAT's reduce-scatter (6 ranks: packed rounds), broadcast and reduce:
+# outputs checked, times not part of the validation.
 step interp-collnet8 30 "$G" hw interp --ranks 8 --nodes 2 --algo collnet --sizes 64KiB,1MiB,8MiB --csv "$DEST/interp-collnet8.csv"
 step interp-bruck8 30 "$G" hw interp --ranks 8 --op allgather --algo bruck --sizes 64KiB,1MiB,8MiB --csv "$DEST/interp-bruck8.csv"
 step interp-pat6 30 "$G" hw interp --ranks 6 --op reducescatter --algo pat --sizes 64KiB,1MiB,8MiB --csv "$DEST/interp-pat6.csv"
+step interp-chain8 30 sh -c "$G hw interp --ranks 8 --op broadcast --sizes 64KiB,8MiB --csv '$DEST/interp-broadcast8.csv' && $G hw interp --ranks 8 --op reduce --sizes 64KiB,8MiB --csv '$DEST/interp-reduce8.csv'"
 # One rank per GPU over peer access: exits 3 at once on a one-GPU machine.
 step interp-gpus2 45 "$G" hw interp --gpus 2 --sizes $S --csv "$DEST/interp-gpus2.csv"
 echo "done in $(( $(date +%s) - START ))s; results in $DEST" | tee -a "$LOG"

@@ -298,6 +298,12 @@ gc_status gh_interp_expected(const gh_interp_plan *plan, void *expected, char **
 					v += gh_interp_input_value(k, (uint64_t)r * out_n + i);
 			} else if (c == GS_COLL_SENDRECV) {
 				v = gh_interp_input_value((r - 1 + n) % n, i);
+			} else if (c == GS_COLL_BROADCAST) {
+				v = gh_interp_input_value(0, i);
+			} else if (c == GS_COLL_REDUCE) {
+				/* the root's sum; elsewhere OUTPUT keeps the arena's zero */
+				for (int k = 0; r == 0 && k < n; k++)
+					v += gh_interp_input_value(k, i);
 			} else if (c == GS_COLL_ALLTOALL) {
 				/* out_n = n blocks: block j comes from rank j's block r */
 				uint64_t blk = out_n / (uint64_t)n;

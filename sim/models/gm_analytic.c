@@ -103,6 +103,14 @@
  *   next: a round costs its slices times (the busiest link's load of one
  *   slice from every strand + the longest route's latency).
  *       T = launch + sum_k S_k (max_link load_k / B(link) + max alpha_k).
+ *   broadcast and reduce (a chain from or to the root along each channel's
+ *   ring, one slice per message): the first slice crosses the chain's
+ *   G - 1 hops one after the other, each hop carrying one slice of every
+ *   channel (tau_h on its busiest link, plus its route's latency); the
+ *   other slices follow at the pace of the busiest link when every hop
+ *   carries one slice of every channel at once (tau_ss):
+ *       T = launch + sum_h (tau_h + alpha_h) + (K - 1) tau_ss,
+ *   K the slices of the largest channel part.
  *   pat (allgather, reduce-scatter): the same per round, with PAT's rounds
  *   (gs_pat_rounds): the distances 2^(D-1) .. 1 for the allgather (1 ..
  *   2^(D-1) for the reduce-scatter), each round's blocks one message train;
@@ -597,16 +605,25 @@ static void load_init(link_load *ld, const gm_net *net)
 	ld->lat = 0;
 }
 
-/* Adds bytes on the route from src to dst; returns its latency (ps). */
-static double load_add(link_load *ld, const gt_topo *topo, int src, int dst, double bytes)
+/* Adds bytes on the route from src to dst (of channel ch, which may start
+ * at a channel's own link, or of no channel: ch < 0); returns its latency
+ * (ps). */
+static double load_add_ch(link_load *ld, const gt_topo *topo, int src, int dst, int ch,
+			  double bytes)
 {
 	uint32_t route[GM_MAX_HOPS];
-	int h = gt_topo_route(topo, src, dst, route);
+	int h = ch < 0 ? gt_topo_route(topo, src, dst, route)
+		       : gt_topo_route_ch(topo, src, dst, ch, route);
 	for (int k = 0; k < h; k++)
 		ld->bytes[route[k]] += bytes;
 	double lat = (double)gm_net_route_latency(ld->net, route, h);
 	ld->lat = fmax(ld->lat, lat);
 	return lat;
+}
+
+static double load_add(link_load *ld, const gt_topo *topo, int src, int dst, double bytes)
+{
+	return load_add_ch(ld, topo, src, dst, -1, bytes);
 }
 
 /* The busiest link's time plus the longest route's latency (ps); frees. */
@@ -732,6 +749,90 @@ static void bruck_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, doub
 	}
 	rounds_time(topo, gen, net, t, K, dim, blocks,
 		    gen->p.coll == GS_COLL_REDUCESCATTER ? 1 : -1);
+}
+
+/* broadcast and reduce: see the header comment; adds the time after the
+ * launch to *t. The chains are read from the schedule: a strand's first
+ * send names the next rank, and a chain starts at the rank no one sends
+ * to. */
+static void chain_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, double *t)
+{
+	const gs_params *p = &gen->p;
+	const int N = p->nranks, C = gen->nstrands, G = gs_group_n(p);
+	const uint64_t el = gs_dtype_size(p->dtype), count = p->bytes / el, sb = p->slice_bytes;
+	const bool shared = uplinks_shared(topo);
+	int *next = g_new(int, (size_t)N * (size_t)C);
+	bool *fed = g_new0(bool, (size_t)N * (size_t)C);
+	for (int r = 0; r < N; r++)
+		for (int c = 0; c < C; c++) {
+			int y = first_send_peer(gen, r, c);
+			next[(size_t)r * C + c] = y;
+			if (y >= 0)
+				fed[(size_t)y * C + c] = true;
+		}
+	/* the chains' heads (one per channel and group that decides), and
+	 * each channel's slice */
+	int *at = g_new(int, (size_t)N * (size_t)C), *ch = g_new(int, (size_t)N * (size_t)C);
+	double *slice = g_new(double, (size_t)C);
+	int nchains = 0;
+	uint64_t K = 0;
+	for (int c = 0; c < C; c++) {
+		uint64_t P = (count / (uint64_t)C + ((uint64_t)c < count % (uint64_t)C)) * el;
+		slice[c] = (double)MIN(sb, P);
+		if (P == 0)
+			continue;
+		K = MAX(K, ceil_div(P, sb));
+		for (int r = 0; r < N; r++)
+			if (next[(size_t)r * C + c] >= 0 && !fed[(size_t)r * C + c] &&
+			    (shared || gs_group_id(p, r) == 0)) {
+				at[nchains] = r;
+				ch[nchains++] = c;
+			}
+	}
+	link_load all;
+	load_init(&all, net);
+	/* each chain's first slice: at every hop, the time of its link's share
+	 * (every chain's slice at that hop loads the links) and its route's
+	 * latency; the last chain to finish decides */
+	double *fin = g_new0(double, (size_t)(nchains > 0 ? nchains : 1));
+	int *from = g_new(int, (size_t)(nchains > 0 ? nchains : 1));
+	uint32_t route[GM_MAX_HOPS];
+	for (int h = 0; h < G - 1 && nchains > 0; h++) {
+		link_load ld;
+		load_init(&ld, net);
+		for (int k = 0; k < nchains; k++) {
+			int x = at[k], y = x >= 0 ? next[(size_t)x * C + ch[k]] : -1;
+			from[k] = x;
+			if (y < 0)
+				continue;
+			load_add_ch(&ld, topo, x, y, ch[k], slice[ch[k]]);
+			load_add_ch(&all, topo, x, y, ch[k], slice[ch[k]]);
+			at[k] = y;
+		}
+		for (int k = 0; k < nchains; k++) {
+			if (from[k] < 0 || from[k] == at[k])
+				continue;
+			int nh = gt_topo_route_ch(topo, from[k], at[k], ch[k], route);
+			double worst = 0;
+			for (int q = 0; q < nh; q++)
+				worst = fmax(worst, ld.bytes[route[q]] / net->links[route[q]].bw_Bps * 1e12);
+			fin[k] += worst + (double)gm_net_route_latency(net, route, nh);
+		}
+		g_free(ld.bytes);
+	}
+	double fill = 0;
+	for (int k = 0; k < nchains; k++)
+		fill = fmax(fill, fin[k]);
+	g_free(fin);
+	g_free(from);
+	double lat = all.lat, tss = load_time(&all) - lat;
+	if (K > 0)
+		*t += fill + (double)(K - 1) * tss;
+	g_free(next);
+	g_free(fed);
+	g_free(at);
+	g_free(ch);
+	g_free(slice);
 }
 
 /* pat: PAT's rounds (gs_pat_rounds), to the member 2^d above (reduce-scatter:
@@ -936,6 +1037,9 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		bruck_time(topo, gen, &net, &t);
 	} else if (n > 1 && p->bytes > 0 && p->algo == GS_ALGO_PAT) {
 		pat_time(topo, gen, &net, &t);
+	} else if (n > 1 && p->bytes > 0 &&
+		   (p->coll == GS_COLL_BROADCAST || p->coll == GS_COLL_REDUCE)) {
+		chain_time(topo, gen, &net, &t);
 	} else if (n > 1 && p->bytes > 0 && p->algo == GS_ALGO_RING &&
 		   p->coll != GS_COLL_SENDRECV) {
 		uint64_t K = p->coll == GS_COLL_ALLREDUCE ? 2 * (uint64_t)(n - 1) : (uint64_t)(n - 1);

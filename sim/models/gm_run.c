@@ -28,6 +28,10 @@ static gs_coll coll_of(const char *s)
 		return GS_COLL_DISPATCH;
 	if (!strcmp(s, "combine"))
 		return GS_COLL_COMBINE;
+	if (!strcmp(s, "broadcast"))
+		return GS_COLL_BROADCAST;
+	if (!strcmp(s, "reduce"))
+		return GS_COLL_REDUCE;
 	return GS_COLL_ALLREDUCE;
 }
 
@@ -88,6 +92,12 @@ static const char *algo_refusal(gs_coll c, gs_algo a, int proto, const gt_topo *
 		return NULL;
 	if (a == GS_ALGO_FORWARD)
 		return "forward is the dispatch and combine of MoE expert parallelism";
+	if ((c == GS_COLL_BROADCAST || c == GS_COLL_REDUCE) && a != GS_ALGO_RING)
+		return c == GS_COLL_BROADCAST
+			       ? "broadcast runs as NCCL's ring (a chain from the root), not another "
+				 "algorithm"
+			       : "reduce runs as NCCL's ring (a chain to the root), not another "
+				 "algorithm";
 	if (a == GS_ALGO_TREE && c != GS_COLL_ALLREDUCE)
 		return "tree is implemented for allreduce only";
 	if (a == GS_ALGO_BRUCK && c != GS_COLL_ALLGATHER && c != GS_COLL_REDUCESCATTER)
@@ -157,6 +167,20 @@ static void moe_nodes(const gs_params *p, const gt_topo *t, int *nodes, int *per
 	*nodes = gs_group_n(p) / *per;
 }
 
+/* Broadcast and reduce: a chain from or to the root, one NCCL step per
+ * message (BROADCAST_SLICESTEPS = REDUCE_SLICESTEPS = 1). */
+static bool chain_coll(gs_coll c)
+{
+	return c == GS_COLL_BROADCAST || c == GS_COLL_REDUCE;
+}
+
+/* Their slice: at most one of the buffer's 8 steps (NCCL_STEPS); Simple's
+ * 1 MiB slice becomes 512 KiB, LL's and LL128's are one step already. */
+static uint64_t chain_slice(uint64_t slice, uint64_t buffer)
+{
+	return buffer / 8 > 0 && buffer / 8 < slice ? buffer / 8 : slice;
+}
+
 /* Channels, chunk, slice and ranks per node of p->algo on t: the
  * scenario's (or the protocol's, set as defaults before), NVLS's own
  * unless given, and for nvls every GPU behind the one switch (a flat
@@ -173,6 +197,8 @@ static void algo_layout(const gc_config *cfg, const gt_topo *t, gs_params *p)
 	 * sensitivity) */
 	if (gs_coll_is_moe(p->coll) && ch == 0)
 		p->nchannels = p->algo == GS_ALGO_FORWARD ? MOE_FWD_CHANNELS : MOE_CHANNELS;
+	if (chain_coll(p->coll) && !gc_config_is_set(cfg, "collective.slice"))
+		p->slice_bytes = chain_slice(p->slice_bytes, gc_config_bytes(cfg, "collective.buffer"));
 	if (!switch_reduced(p->algo))
 		return;
 	if (p->algo == GS_ALGO_NVLS)
@@ -523,6 +549,8 @@ static void proto_setup(const gm_run *r, gm_proto q, const gs_params *base, uint
 					   : pi->buffer;
 		if (co->buffer_bytes < p->chunk_bytes)
 			co->buffer_bytes = p->chunk_bytes;
+		if (chain_coll(base->coll) && !gc_config_is_set(r->cfg, "collective.slice"))
+			p->slice_bytes = chain_slice(p->slice_bytes, co->buffer_bytes);
 	}
 }
 
@@ -596,8 +624,9 @@ static gc_status tuner_setup(gm_run *r, bool step_phase, char **errmsg)
 	}
 	if (!gm_tuner_chooses(r->base.coll))
 		return gc_config_error(r->cfg, "collective.tuner", errmsg,
-				       "NCCL's tuner chooses for allreduce, allgather and "
-				       "reduce-scatter; %s runs as NCCL's grouped sends and receives "
+				       "NCCL's tuner chooses for allreduce, allgather, "
+				       "reduce-scatter, broadcast and reduce; %s runs as NCCL's "
+				       "grouped sends and receives "
 				       "(give collective.tuner gcsim)",
 				       gs_coll_name(r->base.coll));
 	int64_t ch = gc_config_int(r->cfg, "collective.channels");
@@ -981,6 +1010,12 @@ static void format_nccl_estimate(const gm_run *r, const gm_point *pt, GString *g
 		g_string_append_printf(g, " (NCCL's estimate %.1f us)", pt->nccl_est_us);
 }
 
+/* nccl-tests' root column: rank 0 for broadcast and reduce, -1 otherwise */
+static int root_of(gs_coll c)
+{
+	return c == GS_COLL_BROADCAST || c == GS_COLL_REDUCE ? 0 : -1;
+}
+
 void gm_run_format_table(const gm_run *r, void *gstring_out)
 {
 	GString *g = gstring_out;
@@ -1040,7 +1075,7 @@ void gm_run_format_table(const gm_run *r, void *gstring_out)
 		const gm_point *pt = &r->pts[i];
 		g_string_append_printf(g, "%12llu  %12llu  %8s  %6s  %6d", (unsigned long long)pt->bytes,
 				       (unsigned long long)pt->count, gs_dtype_name(p->dtype),
-				       gc_config_str(r->cfg, "collective.redop"), -1);
+				       gc_config_str(r->cfg, "collective.redop"), root_of(p->coll));
 		fmt_time(g, pt->time_us);
 		g_string_append_printf(g, " %8.2f %8.2f\n", pt->algbw_GBps, pt->busbw_GBps);
 		sum += pt->busbw_GBps;
@@ -1108,9 +1143,10 @@ void gm_run_format_csv(const gm_run *r, void *gstring_out)
 	g_string_append(g, "size_bytes,count,type,redop,root,time_us,algbw_GBps,busbw_GBps\n");
 	for (size_t i = 0; i < r->npts; i++) {
 		const gm_point *pt = &r->pts[i];
-		g_string_append_printf(g, "%llu,%llu,%s,%s,-1,%.6f,%.6f,%.6f\n", (unsigned long long)pt->bytes,
+		g_string_append_printf(g, "%llu,%llu,%s,%s,%d,%.6f,%.6f,%.6f\n", (unsigned long long)pt->bytes,
 				       (unsigned long long)pt->count, gs_dtype_name(r->base.dtype),
-				       gc_config_str(r->cfg, "collective.redop"), pt->time_us,
+				       gc_config_str(r->cfg, "collective.redop"), root_of(r->base.coll),
+				       pt->time_us,
 				       pt->algbw_GBps, pt->busbw_GBps);
 	}
 }

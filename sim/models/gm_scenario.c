@@ -24,9 +24,9 @@ static const gc_param doc_params[] = {
 
 static const gc_param coll_params[] = {
 	{"collective.op", GC_P_ENUM, "allreduce",
-	 "allreduce|allgather|reducescatter|sendrecv|alltoall|dispatch|combine", 1, 0,
+	 "allreduce|allgather|reducescatter|sendrecv|alltoall|dispatch|combine|broadcast|reduce", 1, 0,
 	 "the collective to time; dispatch and combine are MoE expert parallelism (moe.*), their "
-	 "sizes one token-expert message", NULL},
+	 "sizes one token-expert message; broadcast and reduce have root 0 (of each group)", NULL},
 	{"collective.algo", GC_P_ENUM, "ring", "ring|tree|pairwise|put|nvls|nvlstree|bruck|collnet|forward|pat|auto", 1, 0,
 	 "ring; tree (NCCL double binary tree, allreduce); pairwise (two-sided) or put "
 	 "(one-sided, NVSHMEM style) for alltoall, whose default is pairwise; put (DeepEP's "

@@ -51,7 +51,8 @@ static int log2i(uint64_t n)
 
 bool gm_tuner_chooses(gs_coll c)
 {
-	return c == GS_COLL_ALLREDUCE || c == GS_COLL_ALLGATHER || c == GS_COLL_REDUCESCATTER;
+	return c == GS_COLL_ALLREDUCE || c == GS_COLL_ALLGATHER || c == GS_COLL_REDUCESCATTER ||
+	       c == GS_COLL_BROADCAST || c == GS_COLL_REDUCE;
 }
 
 bool gm_tuner_init(gm_tuner *tu, const gt_topo *t, int nranks, int rpn, int nch, const char **why)
@@ -135,6 +136,10 @@ double gm_tuner_time_us(const gm_tuner *tu, gs_coll c, gs_algo algo, gm_proto pr
 	if (a < 0 || !gm_tuner_chooses(c) || tu->nranks < 2)
 		return -1;
 	bool ar = c == GS_COLL_ALLREDUCE;
+	/* broadcast and reduce: the ring (a chain), n steps */
+	bool chain = c == GS_COLL_BROADCAST || c == GS_COLL_REDUCE;
+	if (chain && a != A_RING)
+		return -1;
 	/* allgather and reduce-scatter: ring and PAT (and NVLS, CollNet,
 	 * which gcsim runs for allreduce only); the tree reduces; PAT is
 	 * never an allreduce */
@@ -157,7 +162,7 @@ double gm_tuner_time_us(const gm_tuner *tu, gs_coll c, gs_algo algo, gm_proto pr
 	if (a == A_PAT && (p != T_SIMPLE || ppn != 1))
 		return -1;
 	double llmax = tu->ll_max[band];
-	int nsteps = ar ? 2 * (n - 1) : n - 1;
+	int nsteps = ar ? 2 * (n - 1) : chain ? n : n - 1;
 
 	const gm_tuner_graph *g = a == A_NVLS || a == A_NVLSTREE ? &tu->nvls : &tu->ring;
 	double bw = nn <= 2 || a == A_COLLNET ? g->bw_intra : g->bw_inter;
@@ -206,6 +211,16 @@ double gm_tuner_time_us(const gm_tuner *tu, gs_coll c, gs_algo algo, gm_proto pr
 		inter_lat += tu->lat_inter_us;
 	switch (a) {
 	case A_RING: {
+		if (chain) {
+			/* one step's latency when every channel is the same ring
+			 * (sameChannels: gcsim's rings on one node), else a
+			 * step's latency per rank, Simple's the tree's */
+			double step = hw_lat[nn == 1 ? (tu->nvlink ? HW_NVLINK : HW_PCI) : HW_NET]
+					    [p == T_SIMPLE ? A_TREE : A_RING][p];
+			lat += nn == 1 ? hw_lat[tu->nvlink ? HW_NVLINK : HW_PCI][A_RING][p]
+				       : nsteps * step;
+			break;
+		}
 		/* an inter-node ring's proxy posts every step to the network */
 		double overhead = 0;
 		if (nn > 1)

@@ -65,9 +65,9 @@ double gm_tuner_time_us(const gm_tuner *tu, gs_coll c, gs_algo a, gm_proto p, ui
  * some protocol). */
 bool gm_tuner_runs(const gm_tuner *tu, gs_coll c, gs_algo a);
 
-/* Whether NCCL's tuner chooses the algorithm for c (allreduce, allgather,
- * reduce-scatter); send/receive and all-to-all are its grouped
- * point-to-point operations. */
+/* Whether NCCL's tuner chooses the algorithm (and protocol) for c
+ * (allreduce, allgather, reduce-scatter, broadcast, reduce); send/receive
+ * and all-to-all are its grouped point-to-point operations. */
 bool gm_tuner_chooses(gs_coll c);
 
 #endif

@@ -6,7 +6,7 @@
  *
  * Normalization (nccl-tests semantics, so sizes line up with nccl-tests
  * rows):
- *  - allreduce, sendrecv: count = bytes / elem (rounded down); the
+ *  - allreduce, sendrecv, broadcast, reduce: count = bytes / elem (rounded down); the
  *    effective p.bytes is count * elem, the per-rank buffer.
  *  - allgather, reducescatter: per-rank count = bytes / (elem * nranks);
  *    the effective p.bytes is count * elem * nranks, the total buffer.
@@ -211,6 +211,12 @@ static gc_status gs_params_normalize(const gs_params *in, gs_params *p, char **e
 		*errmsg = g_strdup_printf("the forward algorithm is only defined for dispatch and "
 					  "combine, not %s",
 					  gs_coll_name(p->coll));
+		return GC_ERR_INPUT;
+	}
+	if ((p->coll == GS_COLL_BROADCAST || p->coll == GS_COLL_REDUCE) && p->algo != GS_ALGO_RING) {
+		*errmsg = g_strdup_printf("%s runs as NCCL's ring (a chain from the root around "
+					  "the ring), not %s",
+					  gs_coll_name(p->coll), gs_algo_name(p->algo));
 		return GC_ERR_INPUT;
 	}
 	if (gs_coll_is_moe(p->coll) && p->moe_chunk == 0)
@@ -418,6 +424,8 @@ gc_status gs_gen_create(const gs_params *p, gs_gen **out, char **errmsg)
 						: gs_ring_init(g, errmsg);
 		break;
 	case GS_COLL_SENDRECV: st = gs_p2p_init(g, errmsg); break;
+	case GS_COLL_BROADCAST:
+	case GS_COLL_REDUCE: st = gs_chain_init(g, errmsg); break;
 	case GS_COLL_ALLTOALL: st = gs_a2a_init(g, errmsg); break;
 	case GS_COLL_DISPATCH:
 	case GS_COLL_COMBINE:

@@ -24,7 +24,7 @@
 
 /*
  * They live in gs_ring.c, gs_tree.c, gs_p2p.c, gs_a2a.c, gs_nvls.c, gs_moe.c,
- * gs_moefwd.c, gs_bruck.c and gs_pat.c; each
+ * gs_moefwd.c, gs_bruck.c, gs_pat.c and gs_chain.c; each
  * fills in ops, nstrands, strands_per_channel, buf_bytes, nsignals,
  * nhelpers (when not 0) and priv of a gs_gen whose p is already normalized
  * (gs_gen.c).
@@ -40,6 +40,7 @@ gc_status gs_moe_init(gs_gen *g, char **errmsg);
 gc_status gs_moefwd_init(gs_gen *g, char **errmsg);
 gc_status gs_bruck_init(gs_gen *g, char **errmsg);
 gc_status gs_pat_init(gs_gen *g, char **errmsg);
+gc_status gs_chain_init(gs_gen *g, char **errmsg);
 
 
 /* destroy op of a generator whose priv is one g_malloc'ed block */
@@ -108,6 +109,24 @@ static inline void gs_step_set(gs_step *st, gs_op op, int32_t send, int32_t recv
 	st->dst_buf = gs_op_writes_dst(op) ? dst_buf : GS_BUF_OUTPUT;
 	st->dst_off = gs_op_writes_dst(op) ? dst_off : 0;
 	st->bytes = bytes;
+}
+
+/* ---- NCCL's ring order (gs_ring.c, gs_chain.c) ------------------------ */
+
+/* With rpn ranks per node, the ring of channel c visits the nodes in order
+ * and, inside a node, its local ranks (c + j) % rpn, j = 0 .. rpn-1:
+ * consecutive channels enter and leave each node at different GPUs. The
+ * rank at position pos (any integer, taken mod n): */
+static inline int32_t gs_ring_order_rank(int64_t n, int64_t rpn, int64_t c, int64_t pos)
+{
+	pos = gs_mod(pos, n);
+	return (int32_t)((pos / rpn) * rpn + (c % rpn + pos % rpn) % rpn);
+}
+
+/* The position of rank in channel c's ring (the inverse). */
+static inline int64_t gs_ring_order_pos(int64_t rpn, int64_t c, int64_t rank)
+{
+	return (rank / rpn) * rpn + gs_mod(rank % rpn - c % rpn, rpn);
 }
 
 /* ---- the ends of a logarithmic-round strand (gs_bruck.c, gs_pat.c) ---- */

@@ -46,6 +46,8 @@ const char *gs_coll_name(gs_coll c)
 	case GS_COLL_ALLTOALL: return "alltoall";
 	case GS_COLL_DISPATCH: return "dispatch";
 	case GS_COLL_COMBINE: return "combine";
+	case GS_COLL_BROADCAST: return "broadcast";
+	case GS_COLL_REDUCE: return "reduce";
 	case GS_COLL__COUNT: break;
 	}
 	return "?";
@@ -112,7 +114,9 @@ double gs_busbw_factor(gs_coll c, int nranks)
 	case GS_COLL_ALLTOALL: return (n - 1.0) / n;
 	case GS_COLL_SENDRECV:
 	case GS_COLL_DISPATCH:
-	case GS_COLL_COMBINE: return 1.0;
+	case GS_COLL_COMBINE:
+	case GS_COLL_BROADCAST:
+	case GS_COLL_REDUCE: return 1.0;
 	case GS_COLL__COUNT: break;
 	}
 	return 0.0;

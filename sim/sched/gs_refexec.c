@@ -339,7 +339,8 @@ static gc_status gs_rcheck(gs_rstate *rs)
 	/* allreduce and reducescatter: per communicator, the element-wise sum
 	 * of its members' INPUTs */
 	const int ng = gs_group_count(&s->p), G = gs_group_n(&s->p);
-	if (s->p.coll == GS_COLL_ALLREDUCE || s->p.coll == GS_COLL_REDUCESCATTER) {
+	if (s->p.coll == GS_COLL_ALLREDUCE || s->p.coll == GS_COLL_REDUCESCATTER ||
+	    s->p.coll == GS_COLL_REDUCE) {
 		sum = g_malloc0(MAX((uint64_t)ng * nin * el, 1));
 		for (int id = 0; id < ng; id++) {
 			uint8_t *gsum = sum + (uint64_t)id * nin * el;
@@ -393,6 +394,14 @@ static gc_status gs_rcheck(gs_rstate *rs)
 			case GS_COLL_SENDRECV:
 				gs_input_value(t, gs_group_member(&s->p, id, (l - 1 + G) % G), e,
 					       want);
+				break;
+			case GS_COLL_BROADCAST:
+				gs_input_value(t, gs_group_member(&s->p, id, 0), e, want);
+				break;
+			case GS_COLL_REDUCE: /* defined at the root only */
+				if (l != 0)
+					continue;
+				memcpy(want, gsum + e * el, el);
 				break;
 			case GS_COLL_ALLTOALL: {
 				/* nout = G * B: OUTPUT block j of member l is INPUT block l

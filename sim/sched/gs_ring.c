@@ -98,21 +98,15 @@ typedef struct gs_ring_plan {
 	uint64_t last_steps;
 } gs_ring_plan;
 
-/* Rank at ring position pos of channel c. */
+/* Rank at ring position pos of channel c, and its inverse. */
 static int32_t gs_ring_rank(const gs_ring *rg, int64_t c, int64_t pos)
 {
-	int64_t rpn = rg->rpn;
-
-	pos = gs_mod(pos, rg->n);
-	return (int32_t)((pos / rpn) * rpn + (c % rpn + pos % rpn) % rpn);
+	return gs_ring_order_rank(rg->n, rg->rpn, c, pos);
 }
 
-/* Ring position of rank in channel c (inverse of gs_ring_rank). */
 static int64_t gs_ring_pos(const gs_ring *rg, int64_t c, int64_t rank)
 {
-	int64_t rpn = rg->rpn;
-
-	return (rank / rpn) * rpn + gs_mod(rank % rpn - c % rpn, rpn);
+	return gs_ring_order_pos(rg->rpn, c, rank);
 }
 
 /*

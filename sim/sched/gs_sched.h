@@ -138,6 +138,8 @@ typedef enum gs_coll {
 	GS_COLL_ALLTOALL,
 	GS_COLL_DISPATCH,
 	GS_COLL_COMBINE,
+	GS_COLL_BROADCAST,
+	GS_COLL_REDUCE,
 	GS_COLL__COUNT
 } gs_coll;
 
@@ -174,13 +176,13 @@ typedef enum gs_algo {
 typedef enum gs_dtype { GS_DT_F32 = 0, GS_DT_I32, GS_DT_F64, GS_DT_U8, GS_DT__COUNT } gs_dtype;
 
 const char *gs_coll_name(gs_coll c);   /* "allreduce", "allgather", "reducescatter", "sendrecv", "alltoall",
-					  "dispatch", "combine" */
+					  "dispatch", "combine", "broadcast", "reduce" */
 const char *gs_algo_name(gs_algo a);   /* "ring", "tree", "pairwise", "put", "nvls", "nvlstree",
 					  "bruck", "collnet", "forward", "pat" */
 const char *gs_dtype_name(gs_dtype t); /* nccl-tests spelling: "float", "int32", "double", "uint8" */
 size_t gs_dtype_size(gs_dtype t);
 /* nccl-tests bus-bandwidth factor: allreduce 2(n-1)/n; allgather,
- * reducescatter and alltoall (n-1)/n; sendrecv 1. */
+ * reducescatter and alltoall (n-1)/n; sendrecv, broadcast and reduce 1. */
 double gs_busbw_factor(gs_coll c, int nranks);
 /* pat's rounds for n ranks, in time order (gs_pat.c): round q talks to the
  * ranks 2^dim[q] away and moves blocks[q] blocks in one message train. The

@@ -46,7 +46,8 @@
  *     collective's value: allreduce ({all}, e); reducescatter
  *     ({all}, r * count + e); allgather ({e / count}, e % count); sendrecv
  *     ({r - 1}, e); alltoall, blocks of B = OUTPUT elements / n:
- *     ({e / B}, r * B + e % B).
+ *     ({e / B}, r * B + e % B); broadcast ({0}, e); reduce ({all}, e) at
+ *     rank 0, nothing elsewhere.
  *  5. One-sided races (with the data check): an element a PUT writes stays
  *     "unsettled" until a WAIT of the destination rank guarantees that a
  *     SIGNAL following that PUT on its connection has arrived. A WAIT for
@@ -952,6 +953,16 @@ static gc_status gs_check_output_with(gs_vstate *vs, const gs_moe_map *map, uint
 			case GS_COLL_SENDRECV:
 				want_set = gs_set_single(vs,
 							 gs_group_member(&s->p, id, (l - 1 + G) % G));
+				want_idx = (uint32_t)e;
+				break;
+			case GS_COLL_BROADCAST: /* the root's INPUT everywhere */
+				want_set = gs_set_single(vs, gs_group_member(&s->p, id, 0));
+				want_idx = (uint32_t)e;
+				break;
+			case GS_COLL_REDUCE: /* the sum, at the root only */
+				if (l != 0)
+					continue;
+				want_set = full;
 				want_idx = (uint32_t)e;
 				break;
 			case GS_COLL_ALLTOALL:

@@ -20,7 +20,7 @@ fails = 0
 with tempfile.TemporaryDirectory() as d:
     path = os.path.join(d, "s.yaml")
     for i in range(N):
-        op = rng.choice(["allreduce", "allgather", "reducescatter", "sendrecv", "alltoall", "dispatch", "combine"])
+        op = rng.choice(["allreduce", "allgather", "reducescatter", "sendrecv", "alltoall", "dispatch", "combine", "broadcast", "reduce"])
         algo = {"allreduce": rng.choice(["ring", "tree", "nvls", "nvlstree", "collnet"]), "alltoall": rng.choice(["pairwise", "put"]),
                 "dispatch": rng.choice(["put", "forward"]), "combine": rng.choice(["put", "forward"]),
                 "allgather": rng.choice(["ring", "bruck", "pat"]),

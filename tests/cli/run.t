@@ -354,6 +354,11 @@ check "NCCL's pick vs the fastest: nvlstree at 16 MiB on 2 nodes, slower than gc
 "$G" run scenarios/fsdp-allgather-pat.yaml >"$T/pat.txt"
 check "FSDP allgather: PAT beats the ring at 64 KiB; at 4:1 it beats bruck at 16 MiB and the ring beats both at 256 MiB" \
   "awk '{ t[\$1 \" \" \$3] = \$4 } END { exit !(t[\"pat,1 65536\"] * 3 < t[\"ring,1 65536\"] && t[\"pat,4 16777216\"] < 0.85 * t[\"bruck,4 16777216\"] && t[\"ring,4 268435456\"] < t[\"pat,4 268435456\"]) }' '$T/pat.txt'"
+"$G" run scenarios/broadcast-weights.yaml >"$T/bcast.txt"
+sed '/^sweep:/,$d' scenarios/broadcast-weights.yaml >"$T/bcast1.yaml"
+"$G" run "$T/bcast1.yaml" --set topology.nodes=2 >"$T/bcast1.txt"
+check "weight broadcast: 16 GiB within 15 % from 2 to 32 nodes; 1 MiB over 10x slower on 32 than on 2; root column 0" \
+  "awk '\$1 ~ /^[0-9]+\$/ { t[\$1 \" \" \$3] = \$4 } END { exit !(t[\"32 17179869184\"] < 1.15 * t[\"2 17179869184\"] && t[\"32 1048576\"] > 10 * t[\"2 1048576\"]) }' '$T/bcast.txt' && grep -Eq '^ +1048576 +262144 +float +sum +0 ' '$T/bcast1.txt'"
 "$G" run scenarios/net-latency-sensitivity.yaml >"$T/lat.txt"
 check "network latency sweep: 8 B (tree, LL) grows by two network hops of LL's 5/14 of the added latency" "grep -Eq '^ +14us +16 +8 +25.21 ' '$T/lat.txt' && grep -Eq '^ +56us +16 +8 +55.21 ' '$T/lat.txt'"
 

@@ -325,6 +325,11 @@ static void check_pack_params(gs_params p)
 				want = gh_interp_input_value((int)(i / in_n), i % in_n);
 			else if (coll == GS_COLL_SENDRECV)
 				want = gh_interp_input_value((r - 1 + nranks) % nranks, i);
+			else if (coll == GS_COLL_BROADCAST)
+				want = gh_interp_input_value(0, i);
+			else if (coll == GS_COLL_REDUCE) /* the root's; zero elsewhere */
+				for (int k = 0; r == 0 && k < nranks; k++)
+					want += gh_interp_input_value(k, i);
 			else if (coll == GS_COLL_ALLTOALL)
 				/* block j of rank r's OUTPUT: rank j's INPUT block r */
 				want = gh_interp_input_value((int)(i / (on / nranks)),
@@ -385,6 +390,9 @@ static void test_interp_pack(void)
 	 * packed rounds) */
 	check_pack(GS_COLL_ALLGATHER, GS_ALGO_PAT, 8, 2, 8 * 4096);
 	check_pack(GS_COLL_REDUCESCATTER, GS_ALGO_PAT, 6, 1, 6 * 4096 + 24);
+	/* broadcast and reduce: chains from and to rank 0 */
+	check_pack_rpn(GS_COLL_BROADCAST, GS_ALGO_RING, 8, 4, 2, 64 * 1024 + 12);
+	check_pack_rpn(GS_COLL_REDUCE, GS_ALGO_RING, 6, 2, 3, 6 * 4096);
 	/* and MoE's irregular PUTs, local copies and per-target signals */
 	check_pack_moe(GS_COLL_DISPATCH, 4, 3, 7408, 16, 4, 16);
 	check_pack_moe(GS_COLL_COMBINE, 4, 2, 14352, 16, 4, 16);

@@ -61,7 +61,8 @@ static void test_sweep(void)
 		{GS_COLL_SENDRECV, GS_ALGO_RING},   {GS_COLL_ALLTOALL, GS_ALGO_PAIRWISE},
 		{GS_COLL_ALLTOALL, GS_ALGO_PUT},    {GS_COLL_ALLGATHER, GS_ALGO_BRUCK},
 		{GS_COLL_REDUCESCATTER, GS_ALGO_BRUCK}, {GS_COLL_ALLGATHER, GS_ALGO_PAT},
-		{GS_COLL_REDUCESCATTER, GS_ALGO_PAT},
+		{GS_COLL_REDUCESCATTER, GS_ALGO_PAT},   {GS_COLL_BROADCAST, GS_ALGO_RING},
+		{GS_COLL_REDUCE, GS_ALGO_RING},
 	};
 	GRand *rnd = g_rand_new_with_seed(77);
 	/* expert parallelism in groups: each group routes its tokens to the
