@@ -92,7 +92,8 @@ static const gm_model_info models[] = {
 	 "topology.preset, topology.nodes, topology.gpus_per_node"},
 	{"ring", "algorithm",
 	 "NCCL ring: per channel a ring, loops of per-rank chunks, steps of slices; allreduce "
-	 "2(n-1) steps, allgather and reduce-scatter n-1",
+	 "2(n-1) steps, allgather and reduce-scatter n-1; broadcast and reduce a chain from or to "
+	 "rank 0 along each channel's ring, one step (slice) per message",
 	 "NVIDIA/nccl src/device/all_reduce.h (runRing); Patarasuk & Yuan 2009",
 	 "collective.channels, collective.chunk, collective.slice"},
 	{"tree", "algorithm",
@@ -111,9 +112,9 @@ static const gm_model_info models[] = {
 	 "block broadcast (reduced) over a binomial tree rooted at it, all n trees at once, their "
 	 "messages to a peer aggregated; Bruck with the dimensions reversed: the allgather sends "
 	 "one block to the rank 2^(D-1) away first and n/2 to its neighbour last (reduce-scatter "
-	 "the reverse), so long-distance transfers carry the least; a tree missing nodes (n not a "
-	 "power of two) splits a dimension into several message trains; Simple only; NCCL enables "
-	 "it with one GPU per node",
+	 "the reverse), so long-distance transfers carry the least; when n is not a power of two "
+	 "a round's blocks are packed into one message train (local copies); Simple only; NCCL "
+	 "enables it with one GPU per node",
 	 "Jeaugey, arXiv 2506.20252 (2025); NVIDIA/nccl src/include/collectives.h, "
 	 "src/graph/tuning.cc (ncclPatEnable)",
 	 "collective.channels, collective.slice"},
