@@ -219,12 +219,14 @@ static uint32_t gs_pat_search(const uint64_t *a, uint32_t lo, uint32_t hi, uint6
 	return lo;
 }
 
-/* Step k of round r of the strand of rank x with part P (see the header);
- * pos(q) and stage(b) are byte offsets in SCRATCH of position q and of
- * staged block b of the SEND (recv false) or RECV stage. */
+/* A strand's SCRATCH offsets: its region (position q at region + q P,
+ * P its part's bytes) and its SEND and RECV stages (staged block b at
+ * stage + b P). */
 typedef struct gs_pat_at {
 	uint64_t region, P, send_stage, recv_stage;
 } gs_pat_at;
+
+/* Step k of round r of the strand of rank x (tables w), see the header. */
 
 static void gs_pat_round_step(const gs_pat *t, const gs_pat_at *a, int w, int64_t x,
 			      const gs_pat_round *r, uint64_t k, gs_step *st)
