@@ -795,36 +795,46 @@ static void chain_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, doub
 	 * (every chain's slice at that hop loads the links) and its route's
 	 * latency; the last chain to finish decides */
 	double *fin = g_new0(double, (size_t)(nchains > 0 ? nchains : 1));
-	int *from = g_new(int, (size_t)(nchains > 0 ? nchains : 1));
-	uint32_t route[GM_MAX_HOPS];
+	/* each chain's route at this hop (nh[k] links; 0: the chain has
+	 * ended), and the hop's load on the links, cleared after each hop
+	 * where it was added so the hops cost their routes, not the network */
+	int *nh = g_new0(int, (size_t)(nchains > 0 ? nchains : 1));
+	uint32_t *route = g_new(uint32_t, (size_t)(nchains > 0 ? nchains : 1) * GM_MAX_HOPS);
+	double *hop = g_new0(double, net->nlinks);
 	for (int h = 0; h < G - 1 && nchains > 0; h++) {
-		link_load ld;
-		load_init(&ld, net);
 		for (int k = 0; k < nchains; k++) {
 			int x = at[k], y = x >= 0 ? next[(size_t)x * C + ch[k]] : -1;
-			from[k] = x;
-			if (y < 0)
-				continue;
-			load_add_ch(&ld, topo, x, y, ch[k], slice[ch[k]]);
-			load_add_ch(&all, topo, x, y, ch[k], slice[ch[k]]);
-			at[k] = y;
+			uint32_t *rt = route + (size_t)k * GM_MAX_HOPS;
+			nh[k] = y < 0 ? 0 : gt_topo_route_ch(topo, x, y, ch[k], rt);
+			for (int q = 0; q < nh[k]; q++) {
+				hop[rt[q]] += slice[ch[k]];
+				all.bytes[rt[q]] += slice[ch[k]];
+			}
+			if (y >= 0)
+				at[k] = y;
 		}
 		for (int k = 0; k < nchains; k++) {
-			if (from[k] < 0 || from[k] == at[k])
-				continue;
-			int nh = gt_topo_route_ch(topo, from[k], at[k], ch[k], route);
+			const uint32_t *rt = route + (size_t)k * GM_MAX_HOPS;
 			double worst = 0;
-			for (int q = 0; q < nh; q++)
-				worst = fmax(worst, ld.bytes[route[q]] / net->links[route[q]].bw_Bps * 1e12);
-			fin[k] += worst + (double)gm_net_route_latency(net, route, nh);
+			for (int q = 0; q < nh[k]; q++)
+				worst = fmax(worst, hop[rt[q]] / net->links[rt[q]].bw_Bps * 1e12);
+			if (nh[k] > 0) {
+				double lat = (double)gm_net_route_latency(net, rt, nh[k]);
+				fin[k] += worst + lat;
+				all.lat = fmax(all.lat, lat);
+			}
 		}
-		g_free(ld.bytes);
+		for (int k = 0; k < nchains; k++)
+			for (int q = 0; q < nh[k]; q++)
+				hop[route[(size_t)k * GM_MAX_HOPS + q]] = 0;
 	}
+	g_free(hop);
+	g_free(route);
+	g_free(nh);
 	double fill = 0;
 	for (int k = 0; k < nchains; k++)
 		fill = fmax(fill, fin[k]);
 	g_free(fin);
-	g_free(from);
 	double lat = all.lat, tss = load_time(&all) - lat;
 	if (K > 0)
 		*t += fill + (double)(K - 1) * tss;
