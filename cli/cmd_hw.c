@@ -233,8 +233,9 @@ static int hw_interp(int argc, char **argv)
 		{"experts", 0, 0, G_OPTION_ARG_INT, &experts,
 		 "dispatch/combine: experts, a multiple of the ranks (default 256)", "E"},
 		{"algo", 0, 0, G_OPTION_ARG_STRING, &algo,
-		 "ring (default), tree, nvls, nvlstree or collnet (allreduce; collnet's network switch "
-		 "is virtual ranks too), bruck and pat (allgather, reducescatter), pairwise (alltoall default) "
+		 "ring (default), tree, nvlstree or collnet (allreduce; collnet's network switch "
+		 "is virtual ranks too), nvls (allreduce, allgather, reducescatter), bruck and pat "
+		 "(allgather, reducescatter), pairwise (alltoall default) "
 		 "or put (alltoall; dispatch and combine default), forward (dispatch and combine: "
 		 "DeepEP's normal kernels, forwarding between the --nodes)",
 		 "ALGO"},

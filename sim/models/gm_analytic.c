@@ -53,6 +53,15 @@
  *           + (C (2n + 1) + (M - 1) C (n + 1) + d(M) (n - 2) C) s / B,
  *       d(M) = min(1, max(0, (M - 2) / 2)).
  *
+ *   nvls allgather and reduce-scatter (one switch, one engine): per round
+ *   every GPU's port carries C slices one way (the allgather's stores of
+ *   its C blocks out, the reduce-scatter's C sums in) and C n the other
+ *   (the multicast of every owner's slices in, the contributions to every
+ *   block out). One GPU-to-switch latency, the C slices of one round the
+ *   light way (the first stores, or the last sums), and M rounds of C n
+ *   slices the busy way:
+ *       T = launch + alpha_up + (C + M C n) s / B.
+ *
  *   nvlstree (nvls in each node, a tree of owners between nodes): the
  *   first round runs as nvls's, plus its way up and down the deeper node
  *   tree (height H hops of network latency) through the busiest NIC, which
@@ -1001,6 +1010,24 @@ static void collnet_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, do
 	*t += 2.0 * a_nvl + a_net + fmax(m * P, fmax((m + 1) * N + P, (m + 1) * P / 2 + 2 * N));
 }
 
+/* nvls allgather or reduce-scatter (one switch): see the header comment. */
+static void nvls_agrs_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, double *t)
+{
+	const gs_params *p = &gen->p;
+	uint64_t n = (uint64_t)gs_group_n(p), C = (uint64_t)p->nchannels;
+	uint64_t Db = ceil_div(p->bytes / n, C); /* one block: a rank's channel part */
+	uint64_t M = ceil_div(Db, p->slice_bytes);
+	double s = (double)ceil_div(Db, M);
+	uint32_t route[GM_MAX_HOPS];
+	/* GPU 0 into its switch (its first helper rank) and out of it */
+	int h = gt_topo_route(topo, 0, p->nranks, route);
+	double a_up = (double)gm_net_route_latency(net, route, h);
+	double b = net->links[route[0]].bw_Bps;
+	gt_topo_route(topo, p->nranks, 0, route);
+	b = fmin(b, net->links[route[0]].bw_Bps);
+	*t += a_up + (double)(C + M * C * n) * s / b * 1e12;
+}
+
 gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll_opts *o,
 			   gm_coll_result *res, char **errmsg)
 {
@@ -1130,6 +1157,9 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 			ge_engine_fini(&eng);
 			return st;
 		}
+	} else if (n > 1 && p->bytes > 0 && p->algo == GS_ALGO_NVLS &&
+		   p->coll != GS_COLL_ALLREDUCE) {
+		nvls_agrs_time(topo, gen, &net, &t);
 	} else if (n > 1 && p->bytes > 0 && p->algo == GS_ALGO_NVLS) {
 		uint64_t blocks = C * (uint64_t)n;
 		uint64_t Db = ceil_div(per_rank, blocks);

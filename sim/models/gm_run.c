@@ -106,10 +106,24 @@ static const char *algo_refusal(gs_coll c, gs_algo a, int proto, const gt_topo *
 		return "pat is NCCL's algorithm for allgather and reducescatter only";
 	if (a == GS_ALGO_PAT && proto > GM_PROTO_SIMPLE)
 		return "pat runs NCCL's Simple protocol only";
-	if (switch_reduced(a) && c != GS_COLL_ALLREDUCE)
-		return a == GS_ALGO_NVLS	? "nvls is implemented for allreduce only"
+	bool agrs = c == GS_COLL_ALLGATHER || c == GS_COLL_REDUCESCATTER;
+	if (switch_reduced(a) && c != GS_COLL_ALLREDUCE && !(a == GS_ALGO_NVLS && agrs))
+		return a == GS_ALGO_NVLS	? "nvls is implemented for allreduce, allgather and "
+						  "reducescatter only"
 		       : a == GS_ALGO_COLLNET ? "collnet is implemented for allreduce only"
 					      : "nvlstree is implemented for allreduce only";
+	if (a == GS_ALGO_NVLS && agrs && !t->no_nvls) {
+		/* NCCL's NVLS allgather and reduce-scatter: one node's switch,
+		 * at most NCCL_MAX_NVLS_ARITY (32) GPUs behind it */
+		int behind = t->kind == GT_DGX && t->nodes > 1 ? t->gpus_per_node : t->ngpus;
+		if (t->kind == GT_DGX && t->nodes > 1 && !node_groups)
+			return "nvls allgather and reducescatter run in one node's switch (NCCL's "
+			       "one-node NVLS); across nodes use ring or pat, or groups of one whole "
+			       "node each";
+		if (behind > 32)
+			return "nvls allgather and reducescatter take at most 32 GPUs behind the "
+			       "switch (NCCL_MAX_NVLS_ARITY); use ring";
+	}
 	if (a == GS_ALGO_COLLNET && (t->kind != GT_DGX || t->nodes < 2))
 		return "collnet joins nodes through the network's switches: it needs a dgx topology of "
 		       "at least 2 nodes";

@@ -140,12 +140,17 @@ double gm_tuner_time_us(const gm_tuner *tu, gs_coll c, gs_algo algo, gm_proto pr
 	bool chain = c == GS_COLL_BROADCAST || c == GS_COLL_REDUCE;
 	if (chain && a != A_RING)
 		return -1;
-	/* allgather and reduce-scatter: ring and PAT (and NVLS, CollNet,
+	/* allgather and reduce-scatter: ring, PAT and NVLS (and CollNet,
 	 * which gcsim runs for allreduce only); the tree reduces; PAT is
 	 * never an allreduce */
-	if (!ar && a != A_RING && a != A_PAT)
+	if (!ar && a != A_RING && a != A_PAT && (chain || a != A_NVLS))
 		return -1;
 	if (ar && a == A_PAT)
+		return -1;
+	/* NVLS allgather and reduce-scatter: one node (NCCL up to 2.2x; later
+	 * versions add CollNet's network, which gcsim does not run for them),
+	 * at most NCCL_MAX_NVLS_ARITY (32) GPUs */
+	if (!ar && a == A_NVLS && (tu->nnodes > 1 || tu->nranks > 32))
 		return -1;
 	if ((a == A_NVLS || a == A_NVLSTREE || a == A_COLLNET) && p != T_SIMPLE)
 		return -1;

@@ -162,11 +162,17 @@ static gc_status gs_params_normalize(const gs_params *in, gs_params *p, char **e
 								  : "");
 		return GC_ERR_INPUT;
 	}
-	if ((p->algo == GS_ALGO_TREE || p->algo == GS_ALGO_NVLS || p->algo == GS_ALGO_NVLS_TREE ||
-	     p->algo == GS_ALGO_COLLNET) &&
+	if ((p->algo == GS_ALGO_TREE || p->algo == GS_ALGO_NVLS_TREE || p->algo == GS_ALGO_COLLNET) &&
 	    p->coll != GS_COLL_ALLREDUCE) {
 		*errmsg = g_strdup_printf("the %s algorithm is only defined for allreduce, not %s",
 					  gs_algo_name(p->algo), gs_coll_name(p->coll));
+		return GC_ERR_INPUT;
+	}
+	if (p->algo == GS_ALGO_NVLS && p->coll != GS_COLL_ALLREDUCE &&
+	    p->coll != GS_COLL_ALLGATHER && p->coll != GS_COLL_REDUCESCATTER) {
+		*errmsg = g_strdup_printf("the nvls algorithm is only defined for allreduce, "
+					  "allgather and reducescatter, not %s",
+					  gs_coll_name(p->coll));
 		return GC_ERR_INPUT;
 	}
 	if (p->algo == GS_ALGO_NVLS && p->nranks > GS_MAX_RANKS - 2) {
@@ -421,6 +427,7 @@ gc_status gs_gen_create(const gs_params *p, gs_gen **out, char **errmsg)
 	case GS_COLL_REDUCESCATTER:
 		st = g->p.algo == GS_ALGO_BRUCK ? gs_bruck_init(g, errmsg)
 		     : g->p.algo == GS_ALGO_PAT ? gs_pat_init(g, errmsg)
+		     : g->p.algo == GS_ALGO_NVLS ? gs_nvls_init(g, errmsg)
 						: gs_ring_init(g, errmsg);
 		break;
 	case GS_COLL_SENDRECV: st = gs_p2p_init(g, errmsg); break;

@@ -33,6 +33,25 @@
  * NVLS, S (1 + 1/n) on the busier direction, against the ring's
  * 2 (n-1)/n S.
  *
+ * Allgather and reduce-scatter (NCCL's one-node NVLS of all_gather.h and
+ * reduce_scatter.h) use one engine each, the other helper staying idle.
+ * Every rank's block of count elements (its input for the allgather, its
+ * output for the reduce-scatter) is cut into C channel parts; block
+ * b = c * n + k is part c of rank k's block:
+ *   allgather       strand 2b: owner k SENDs each INPUT slice to M (the
+ *                  multimem store); M RECVs it into SCRATCH and SENDs it
+ *                  to all n GPUs, starting after k and ending with k (the
+ *                  switch writes every member's buffer, the sender's too)
+ *                  strand 2b + 1: every GPU RECVs the slice from M into
+ *                  its OUTPUT at k's block
+ *   reduce-scatter strand 2b: every GPU SENDs its INPUT slice of k's block
+ *                  to R; R reduces the n of them (as for the allreduce)
+ *                  and sends the sum to k (the multimem load-reduce)
+ *                  strand 2b + 1: owner k RECVs it into its OUTPUT
+ * Per GPU port: the allgather sends S/n and takes S in, the reduce-scatter
+ * sends S and takes S/n in (S the gathered size), against the ring's
+ * (n-1)/n S each way: the switch saves the steps, not the bytes.
+ *
  * Streaming: a block's slices are uniform except the last, so fill()
  * locates any step in O(1).
  */
@@ -49,8 +68,9 @@ typedef enum gs_nvt_mode { GS_NVT_TREE = 0, GS_NVT_SHARP, GS_NVT_DIRECT } gs_nvt
 static gc_status gs_nvt_init(gs_gen *g, gs_nvt_mode mode, char **errmsg);
 
 typedef struct gs_nvls {
+	gs_coll coll;
 	int64_t n, nch;
-	uint64_t elem, count, se;
+	uint64_t elem, count, se; /* count: the buffer's (allreduce) or a rank's block's */
 } gs_nvls;
 
 /* Geometry of block b = strand / 2. */
@@ -59,6 +79,7 @@ typedef struct gs_nvls_plan {
 	int rank, up; /* up: strand 2b; otherwise 2b + 1 */
 	int32_t owner, R, M;
 	uint64_t bs, len, nslices;
+	uint64_t kbase; /* allgather, reduce-scatter: the owner's block, in elements */
 } gs_nvls_plan;
 
 static void gs_nvls_plan_init(gs_nvls_plan *pl, const gs_nvls *nv, int rank, int strand)
@@ -72,18 +93,37 @@ static void gs_nvls_plan_init(gs_nvls_plan *pl, const gs_nvls *nv, int rank, int
 	pl->owner = (int32_t)(b % (uint64_t)nv->n);
 	pl->R = (int32_t)nv->n;
 	pl->M = (int32_t)nv->n + 1;
-	gs_part(nv->count, (uint64_t)nv->nch * (uint64_t)nv->n, b, &pl->bs, &pl->len);
+	if (nv->coll == GS_COLL_ALLREDUCE) {
+		gs_part(nv->count, (uint64_t)nv->nch * (uint64_t)nv->n, b, &pl->bs, &pl->len);
+	} else {
+		gs_part(nv->count, (uint64_t)nv->nch, b / (uint64_t)nv->n, &pl->bs, &pl->len);
+		pl->kbase = (uint64_t)pl->owner * nv->count;
+	}
 	pl->nslices = gs_divup(pl->len, nv->se);
 }
 
 static uint64_t gs_nvls_plan_len(const gs_nvls_plan *pl)
 {
-	if (pl->rank < pl->nv->n)
+	const int64_t n = pl->nv->n;
+	bool gpu = pl->rank < n, own = pl->rank == pl->owner;
+	switch (pl->nv->coll) {
+	case GS_COLL_ALLGATHER: /* the owner's store up, every GPU's copy down */
+		if (gpu)
+			return pl->up ? (own ? pl->nslices : 0) : pl->nslices;
+		return pl->rank == pl->M && pl->up ? pl->nslices * (uint64_t)(n + 1) : 0;
+	case GS_COLL_REDUCESCATTER: /* every GPU's part up, the owner's sum down */
+		if (gpu)
+			return pl->up || own ? pl->nslices : 0;
+		return pl->rank == pl->R && pl->up ? pl->nslices * (uint64_t)n : 0;
+	default:
+		break;
+	}
+	if (gpu)
 		return pl->nslices;
 	bool r = pl->rank == pl->R;
 	if (r != pl->up)
 		return 0; /* R works on the up strands, M on the down strands */
-	return pl->nslices * (uint64_t)pl->nv->n;
+	return pl->nslices * (uint64_t)n;
 }
 
 static uint64_t gs_nvls_strand_len(const gs_gen *g, int rank, int ch)
@@ -126,15 +166,40 @@ static void gs_nvls_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint
 	gs_nvls_plan_init(&pl, nv, rank, ch);
 	const int32_t nn = (int32_t)nv->n;
 	const bool gpu = rank < nn;
+	/* the multicast engine of an allgather sends to all n GPUs */
+	const uint64_t per = nv->coll == GS_COLL_ALLGATHER ? (uint64_t)nn + 1 : (uint64_t)nn;
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t step = first + i;
-		uint64_t j = gpu ? step : step / (uint64_t)nn;
-		int32_t q = gpu ? 0 : (int32_t)(step % (uint64_t)nn);
+		uint64_t j = gpu ? step : step / per;
+		int32_t q = gpu ? 0 : (int32_t)(step % per);
 		uint64_t es = pl.bs + j * nv->se;
 		uint64_t el = MIN(nv->se, pl.bs + pl.len - es);
 		uint64_t off = es * nv->elem, bytes = el * nv->elem;
+		uint64_t koff = (pl.kbase + es) * nv->elem; /* in the gathered buffer */
 		gs_step *st = &out[i];
 
+		if (nv->coll == GS_COLL_ALLGATHER) {
+			if (gpu && pl.up)
+				gs_step_set(st, GS_OP_SEND, pl.M, -1, GS_BUF_INPUT, off, 0, 0, bytes);
+			else if (gpu)
+				gs_step_set(st, GS_OP_RECV, -1, pl.M, 0, 0, GS_BUF_OUTPUT, koff, bytes);
+			else if (q == 0)
+				gs_step_set(st, GS_OP_RECV, -1, pl.owner, 0, 0, GS_BUF_SCRATCH, koff,
+					    bytes);
+			else
+				gs_step_set(st, GS_OP_SEND, (pl.owner + q) % nn, -1, GS_BUF_SCRATCH,
+					    koff, 0, 0, bytes);
+			continue;
+		}
+		if (nv->coll == GS_COLL_REDUCESCATTER) {
+			if (gpu && pl.up)
+				gs_step_set(st, GS_OP_SEND, pl.R, -1, GS_BUF_INPUT, koff, 0, 0, bytes);
+			else if (gpu)
+				gs_step_set(st, GS_OP_RECV, -1, pl.R, 0, 0, GS_BUF_OUTPUT, off, bytes);
+			else
+				gs_switch_step(st, true, q, nn, 0, pl.owner, koff, bytes);
+			continue;
+		}
 		if (gpu && pl.up)
 			gs_step_set(st, GS_OP_SEND, pl.R, -1, GS_BUF_INPUT, off, 0, 0, bytes);
 		else if (gpu && rank == pl.owner)
@@ -161,9 +226,16 @@ gc_status gs_nvls_init(gs_gen *g, char **errmsg)
 		*errmsg = g_strdup_printf("nvls needs at least 2 ranks, not %d", p->nranks);
 		return GC_ERR_INPUT;
 	}
+	if (p->ranks_per_node != p->nranks && p->coll != GS_COLL_ALLREDUCE) {
+		*errmsg = g_strdup_printf("nvls %s runs inside one switch (NCCL's one-node NVLS), "
+					  "not across %d nodes",
+					  gs_coll_name(p->coll), p->nranks / p->ranks_per_node);
+		return GC_ERR_INPUT;
+	}
 	if (p->ranks_per_node != p->nranks)
 		return gs_nvt_init(g, GS_NVT_SHARP, errmsg); /* across nodes: SHARP in the network */
 	nv = g_new0(gs_nvls, 1);
+	nv->coll = p->coll;
 	nv->n = p->nranks;
 	nv->nch = p->nchannels;
 	nv->elem = gs_dtype_size(p->dtype);
@@ -176,6 +248,14 @@ gc_status gs_nvls_init(gs_gen *g, char **errmsg)
 	g->strands_per_channel = 2;
 	for (int b = 0; b < GS_BUF__COUNT; b++)
 		g->buf_bytes[b] = nv->count * nv->elem;
+	if (p->coll != GS_COLL_ALLREDUCE) {
+		/* count: one rank's block; the switch's SCRATCH is indexed as
+		 * the gathered buffer */
+		nv->count /= (uint64_t)nv->n;
+		uint64_t block = nv->count * nv->elem;
+		g->buf_bytes[GS_BUF_INPUT] = p->coll == GS_COLL_ALLGATHER ? block : block * (uint64_t)nv->n;
+		g->buf_bytes[GS_BUF_OUTPUT] = p->coll == GS_COLL_ALLGATHER ? block * (uint64_t)nv->n : block;
+	}
 	g->nsignals = 0;
 	return GC_OK;
 }

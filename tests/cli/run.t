@@ -354,6 +354,9 @@ check "NCCL's pick vs the fastest: nvlstree at 16 MiB on 2 nodes, slower than gc
 "$G" run scenarios/fsdp-allgather-pat.yaml >"$T/pat.txt"
 check "FSDP allgather: PAT beats the ring at 64 KiB; at 4:1 it beats bruck at 16 MiB and the ring beats both at 256 MiB" \
   "awk '{ t[\$1 \" \" \$3] = \$4 } END { exit !(t[\"pat,1 65536\"] * 3 < t[\"ring,1 65536\"] && t[\"pat,4 16777216\"] < 0.85 * t[\"bruck,4 16777216\"] && t[\"ring,4 268435456\"] < t[\"pat,4 268435456\"]) }' '$T/pat.txt'"
+"$G" run scenarios/tp-allgather-nvls.yaml >"$T/tpnv.txt"
+check "TP allgather: NVLS beats the ring at 4 MiB on H100 and B200, the ring wins at 64 KiB (LL) and 4 GiB" \
+  "awk '{ t[\$1 \" \" \$3] = \$4 } END { exit !(t[\"nvls,dgx-h100 4194304\"] < 0.8 * t[\"ring,dgx-h100 4194304\"] && t[\"nvls,dgx-b200 4194304\"] < 0.9 * t[\"ring,dgx-b200 4194304\"] && t[\"ring,dgx-h100 65536\"] < t[\"nvls,dgx-h100 65536\"] && t[\"ring,dgx-h100 4294967296\"] < 0.8 * t[\"nvls,dgx-h100 4294967296\"] && t[\"ring,dgx-b200 4294967296\"] < 0.8 * t[\"nvls,dgx-b200 4294967296\"]) }' '$T/tpnv.txt'"
 "$G" run scenarios/broadcast-weights.yaml >"$T/bcast.txt"
 sed '/^sweep:/,$d' scenarios/broadcast-weights.yaml >"$T/bcast1.yaml"
 "$G" run "$T/bcast1.yaml" --set topology.nodes=2 >"$T/bcast1.txt"

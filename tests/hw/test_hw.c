@@ -376,6 +376,9 @@ static void test_interp_pack(void)
 	/* the switch's helper ranks are virtual ranks like any other */
 	check_pack(GS_COLL_ALLREDUCE, GS_ALGO_NVLS, 4, 2, 256 * 1024);
 	check_pack(GS_COLL_ALLREDUCE, GS_ALGO_NVLS, 3, 1, 3 * 4096 + 4);
+	/* one engine for the allgather (multicast) and reduce-scatter */
+	check_pack(GS_COLL_ALLGATHER, GS_ALGO_NVLS, 4, 2, 4 * 4096);
+	check_pack(GS_COLL_REDUCESCATTER, GS_ALGO_NVLS, 3, 1, 3 * 4096 + 12);
 	/* and so are nvlstree's, one pair per virtual node */
 	check_pack_rpn(GS_COLL_ALLREDUCE, GS_ALGO_NVLS_TREE, 8, 4, 2, 256 * 1024);
 	check_pack_rpn(GS_COLL_ALLREDUCE, GS_ALGO_NVLS_TREE, 9, 3, 1, 9 * 4096 + 12);
@@ -626,6 +629,8 @@ static void test_interp_gpu(void)
 		{GS_COLL_ALLTOALL, GS_ALGO_PUT, 1, 1, 1, 4096},
 		{GS_COLL_ALLREDUCE, GS_ALGO_NVLS, 8, 8, 2, 3u << 20},
 		{GS_COLL_ALLREDUCE, GS_ALGO_NVLS, 3, 3, 1, 1000 * 1024 + 12},
+		{GS_COLL_ALLGATHER, GS_ALGO_NVLS, 8, 8, 2, 3u << 20},
+		{GS_COLL_REDUCESCATTER, GS_ALGO_NVLS, 3, 3, 1, 3 * 100000 + 12},
 		{GS_COLL_ALLREDUCE, GS_ALGO_NVLS_TREE, 8, 4, 2, 3u << 20},
 		{GS_COLL_ALLREDUCE, GS_ALGO_NVLS_TREE, 12, 3, 1, 1000 * 1024 + 12},
 		{GS_COLL_DISPATCH, GS_ALGO_PUT, 8, 8, 4, 7408},

@@ -840,8 +840,8 @@ static void test_nvls_dgx(void)
 	gm_run_free(t);
 	const char *two[] = {"topology.nodes=2", NULL};
 	expect_refused(yaml, two, "without it use nvlstree");
-	const char *ag[] = {"collective.op=allgather", NULL};
-	expect_refused(yaml, ag, "nvls is implemented for allreduce only");
+	const char *a2a[] = {"collective.op=alltoall", NULL};
+	expect_refused(yaml, a2a, "nvls is implemented for allreduce, allgather and reducescatter only");
 	const char *ll[] = {"collective.protocol=ll", NULL};
 	expect_refused(yaml, ll, "Simple protocol only");
 }

@@ -152,9 +152,153 @@ static void expect_refused(gs_coll coll, int n, int rpn, const char *what)
 
 static void test_refusals(void)
 {
-	expect_refused(GS_COLL_ALLGATHER, 4, 0, "only defined for allreduce");
+	expect_refused(GS_COLL_SENDRECV, 4, 0, "only defined for allreduce, allgather");
+	expect_refused(GS_COLL_BROADCAST, 4, 0, "only defined for allreduce, allgather");
 	expect_refused(GS_COLL_ALLREDUCE, 1, 0, "at least 2 ranks");
+	expect_refused(GS_COLL_ALLGATHER, 1, 0, "at least 2 ranks");
 	expect_refused(GS_COLL_ALLREDUCE, 8, 1, "at least 2 ranks per node");
+	expect_refused(GS_COLL_ALLGATHER, 8, 4, "inside one switch");
+	expect_refused(GS_COLL_REDUCESCATTER, 8, 2, "not across 4 nodes");
+}
+
+/* Allgather and reduce-scatter through the switch, end to end: 2..20
+ * GPUs, per-rank blocks that are empty, one element, uneven over the
+ * channels and several slices, 1-3 channels, every data type. */
+static void test_agrs_sweep(void)
+{
+	static const gs_coll colls[] = {GS_COLL_ALLGATHER, GS_COLL_REDUCESCATTER};
+	for (size_t c = 0; c < G_N_ELEMENTS(colls); c++) {
+		GRand *rnd = g_rand_new_with_seed(41 + (guint32)c);
+		int k = 0;
+		for (int n = 2; n <= 20; n++) {
+			for (int i = 0; i < 4; i++, k++) {
+				gs_dtype dt = dts[k % 4];
+				uint64_t el = gs_dtype_size(dt), se = SLICE / el;
+				uint64_t cnt[4] = {0, 1, 5, 7 * se + 3};
+				gs_params p = tu_params(colls[c], GS_ALGO_NVLS, dt, n,
+							cnt[i] * el * (uint64_t)n, nchs[(k / 4 + i) % 3],
+							CHUNK, SLICE, 0);
+				if (!tu_check_case(&p, rnd)) {
+					g_rand_free(rnd);
+					return;
+				}
+			}
+		}
+		g_rand_free(rnd);
+	}
+}
+
+/* Bytes through each GPU's port, S the gathered size: the allgather sends
+ * S/n and takes S in (its own block back too), the reduce-scatter sends S
+ * and takes S/n; the idle engine has no steps. */
+static void test_agrs_traffic(void)
+{
+	for (int ag = 0; ag < 2; ag++)
+		for (int n = 2; n <= 9; n++) {
+			uint64_t S = (uint64_t)n * (uint64_t)n * 3 * SLICE;
+			gs_params p = tu_params(ag ? GS_COLL_ALLGATHER : GS_COLL_REDUCESCATTER,
+						GS_ALGO_NVLS, GS_DT_F32, n, S, 2, CHUNK, SLICE, 0);
+			gs_gen *g;
+			char *err = NULL;
+			g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
+			gs_sched *s = gs_sched_materialize(g);
+			g_assert_cmpint(s->nhelpers, ==, 2);
+			uint64_t *out = g_new0(uint64_t, (size_t)s->nranks);
+			uint64_t *in = g_new0(uint64_t, (size_t)s->nranks);
+			uint64_t steps[2] = {0, 0};
+			for (int r = 0; r < s->nranks; r++)
+				for (int c = 0; c < s->nstrands; c++) {
+					uint64_t len;
+					const gs_step *st = gs_sched_strand(s, r, c, &len);
+					if (r >= n)
+						steps[r - n] += len;
+					for (uint64_t i = 0; i < len; i++)
+						if (gs_op_sends((gs_op)st[i].op)) {
+							out[r] += st[i].bytes;
+							in[st[i].send_peer] += st[i].bytes;
+						}
+				}
+			uint64_t blk = S / (uint64_t)n;
+			for (int r = 0; r < n; r++) {
+				g_assert_cmpuint(out[r], ==, ag ? blk : S);
+				g_assert_cmpuint(in[r], ==, ag ? S : blk);
+			}
+			/* allgather: M (n + 1) takes every block once and sends
+			 * it n times, R is idle; reduce-scatter the other way */
+			g_assert_cmpuint(steps[ag ? 0 : 1], ==, 0);
+			g_assert_cmpuint(in[ag ? n + 1 : n], ==, S * (ag ? 1 : (uint64_t)n));
+			g_assert_cmpuint(out[ag ? n + 1 : n], ==, S * (ag ? (uint64_t)n : 1));
+			g_free(out);
+			g_free(in);
+			gs_sched_free(s);
+			gs_gen_free(g);
+		}
+}
+
+/* 3 GPUs, 1 channel, a block of 4 floats per rank (one slice): the
+ * allgather's block 1 is GPU 1's store to M, M's RECV from 1 and SENDs to
+ * 2, 0 and 1, and every GPU's RECV into floats 4..7; the reduce-scatter's
+ * block 2 is R's RECV from 0, RECV_REDUCE_COPY from 1 and
+ * RECV_REDUCE_SEND from 2 to the owner 2, which RECVs into its OUTPUT. */
+static void test_agrs_layout(void)
+{
+	gs_params p = tu_params(GS_COLL_ALLGATHER, GS_ALGO_NVLS, GS_DT_F32, 3, 48, 1, 16, 16, 0);
+	gs_gen *g;
+	char *err = NULL;
+	uint64_t len;
+	g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
+	gs_sched *s = gs_sched_materialize(g);
+	g_assert_cmpint(s->nstrands, ==, 6);
+	const gs_step *up = gs_sched_strand(s, 1, 2, &len);
+	g_assert_cmpuint(len, ==, 1);
+	g_assert_cmpint(up[0].op, ==, GS_OP_SEND);
+	g_assert_cmpint(up[0].send_peer, ==, 4);
+	g_assert_cmpint(up[0].src_buf, ==, GS_BUF_INPUT);
+	gs_sched_strand(s, 0, 2, &len);
+	g_assert_cmpuint(len, ==, 0); /* GPU 0 does not own block 1 */
+	const gs_step *m = gs_sched_strand(s, 4, 2, &len);
+	g_assert_cmpuint(len, ==, 4);
+	g_assert_cmpint(m[0].op, ==, GS_OP_RECV);
+	g_assert_cmpint(m[0].recv_peer, ==, 1);
+	const int to[3] = {2, 0, 1};
+	for (int q = 0; q < 3; q++) {
+		g_assert_cmpint(m[q + 1].op, ==, GS_OP_SEND);
+		g_assert_cmpint(m[q + 1].send_peer, ==, to[q]);
+	}
+	for (int r = 0; r < 3; r++) {
+		const gs_step *d = gs_sched_strand(s, r, 3, &len);
+		g_assert_cmpuint(len, ==, 1);
+		g_assert_cmpint(d[0].op, ==, GS_OP_RECV);
+		g_assert_cmpint(d[0].recv_peer, ==, 4);
+		g_assert_cmpuint(d[0].dst_off, ==, 16);
+	}
+	gs_sched_strand(s, 3, 2, &len);
+	g_assert_cmpuint(len, ==, 0); /* R idle */
+	gs_sched_free(s);
+	gs_gen_free(g);
+
+	p.coll = GS_COLL_REDUCESCATTER;
+	g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
+	s = gs_sched_materialize(g);
+	const gs_step *r2 = gs_sched_strand(s, 3, 4, &len);
+	g_assert_cmpuint(len, ==, 3);
+	g_assert_cmpint(r2[0].op, ==, GS_OP_RECV);
+	g_assert_cmpint(r2[0].recv_peer, ==, 0);
+	g_assert_cmpint(r2[1].op, ==, GS_OP_RECV_REDUCE_COPY);
+	g_assert_cmpint(r2[1].recv_peer, ==, 1);
+	g_assert_cmpint(r2[2].op, ==, GS_OP_RECV_REDUCE_SEND);
+	g_assert_cmpint(r2[2].recv_peer, ==, 2);
+	g_assert_cmpint(r2[2].send_peer, ==, 2);
+	for (int r = 0; r < 3; r++) {
+		const gs_step *u = gs_sched_strand(s, r, 4, &len);
+		g_assert_cmpuint(len, ==, 1);
+		g_assert_cmpint(u[0].op, ==, GS_OP_SEND);
+		g_assert_cmpuint(u[0].src_off, ==, 32);
+		gs_sched_strand(s, r, 5, &len);
+		g_assert_cmpuint(len, ==, r == 2 ? 1 : 0);
+	}
+	gs_sched_free(s);
+	gs_gen_free(g);
 }
 
 /* A helper whose INPUT leaks into a sum is named by the validator. */
@@ -478,6 +622,9 @@ int main(int argc, char **argv)
 	g_test_add_func("/nvls/port-traffic", test_port_traffic);
 	g_test_add_func("/nvls/layout", test_layout);
 	g_test_add_func("/nvls/refusals", test_refusals);
+	g_test_add_func("/nvls/agrs-sweep", test_agrs_sweep);
+	g_test_add_func("/nvls/agrs-traffic", test_agrs_traffic);
+	g_test_add_func("/nvls/agrs-layout", test_agrs_layout);
 	g_test_add_func("/nvls/helper-input", test_helper_input_rejected);
 	g_test_add_func("/nvlstree/sweep", test_tree_sweep);
 	g_test_add_func("/nvlstree/traffic", test_tree_traffic);
