@@ -203,8 +203,9 @@ double gm_tuner_time_us(const gm_tuner *tu, gs_coll c, gs_algo algo, gm_proto pr
 		if (gen >= 2)
 			bus *= .85;
 	}
-	/* bus bandwidth to algorithm bandwidth (NCCL leaves PAT's as it is) */
-	if (a != A_PAT)
+	/* bus bandwidth to algorithm bandwidth (NCCL leaves every allgather's
+	 * and reduce-scatter's but the ring's as it is: PAT's, NVLS's) */
+	if (a != A_PAT && !(a == A_NVLS && !ar))
 		bus *= a == A_TREE || a == A_COLLNET ? .5 : (double)n / nsteps;
 
 	double lat = base_lat[a][p];
