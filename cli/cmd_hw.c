@@ -233,8 +233,8 @@ static int hw_interp(int argc, char **argv)
 		{"experts", 0, 0, G_OPTION_ARG_INT, &experts,
 		 "dispatch/combine: experts, a multiple of the ranks (default 256)", "E"},
 		{"algo", 0, 0, G_OPTION_ARG_STRING, &algo,
-		 "ring (default), tree, nvlstree or collnet (allreduce; collnet's network switch "
-		 "is virtual ranks too), nvls (allreduce, allgather, reducescatter), bruck and pat "
+		 "ring (default), tree, nvlstree, collnet or collnetchain (allreduce; the network "
+		 "switch of collnet and collnetchain is virtual ranks too), nvls (allreduce, allgather, reducescatter), bruck and pat "
 		 "(allgather, reducescatter), pairwise (alltoall default) "
 		 "or put (alltoall; dispatch and combine default), forward (dispatch and combine: "
 		 "DeepEP's normal kernels, forwarding between the --nodes)",
@@ -267,18 +267,20 @@ static int hw_interp(int argc, char **argv)
 					GS_COLL_ALLTOALL,  GS_COLL_DISPATCH,  GS_COLL_COMBINE,
 					GS_COLL_BROADCAST, GS_COLL_REDUCE};
 	static const char *const algos[] = {"ring", "tree",	"pairwise", "put",
-					    "nvls", "nvlstree", "bruck",    "collnet", "forward", "pat"};
+					    "nvls", "nvlstree", "bruck",    "collnet", "forward", "pat",
+					    "collnetchain"};
 	static const gs_algo algov[] = {GS_ALGO_RING, GS_ALGO_TREE,	 GS_ALGO_PAIRWISE,
 					GS_ALGO_PUT,  GS_ALGO_NVLS,	 GS_ALGO_NVLS_TREE,
-					GS_ALGO_BRUCK, GS_ALGO_COLLNET, GS_ALGO_FORWARD, GS_ALGO_PAT};
+					GS_ALGO_BRUCK, GS_ALGO_COLLNET, GS_ALGO_FORWARD, GS_ALGO_PAT,
+					GS_ALGO_COLLNET_CHAIN};
 	static const char *const dts[] = {"float", "int32", "double"};
 	static const gs_dtype dtv[] = {GS_DT_F32, GS_DT_I32, GS_DT_F64};
 	int c = 0, a = 0, t = 0;
 	gc_status st = GC_OK;
 	if (op && parse_enum(op, colls, 8, &c) != GC_OK)
 		snprintf(why, sizeof(why), "--op: expected allreduce, allgather, reducescatter, alltoall, dispatch, combine, broadcast or reduce, got '%s'", op), st = GC_ERR_INPUT;
-	else if (algo && parse_enum(algo, algos, 10, &a) != GC_OK)
-		snprintf(why, sizeof(why), "--algo: expected ring, tree, pairwise, put, nvls, nvlstree, bruck, collnet, forward or pat, got '%s'", algo), st = GC_ERR_INPUT;
+	else if (algo && parse_enum(algo, algos, 11, &a) != GC_OK)
+		snprintf(why, sizeof(why), "--algo: expected ring, tree, pairwise, put, nvls, nvlstree, bruck, collnet, collnetchain, forward or pat, got '%s'", algo), st = GC_ERR_INPUT;
 	else if (!algo && collv[c] == GS_COLL_ALLTOALL)
 		a = 2; /* alltoall has no ring: NCCL's pairwise exchange by default */
 	else if (!algo && gs_coll_is_moe(collv[c]))
@@ -304,8 +306,8 @@ static int hw_interp(int argc, char **argv)
 		snprintf(why, sizeof(why), "--nodes %d: expected a divisor of the %d ranks", nodes, ranks), st = GC_ERR_INPUT;
 	else if (st == GC_OK && algov[a] == GS_ALGO_NVLS_TREE && (nodes < 2 || ranks / nodes < 2))
 		snprintf(why, sizeof(why), "--algo nvlstree: expected --nodes >= 2 with >= 2 ranks each (one node: nvls)"), st = GC_ERR_INPUT;
-	else if (st == GC_OK && algov[a] == GS_ALGO_COLLNET && nodes < 2)
-		snprintf(why, sizeof(why), "--algo collnet joins nodes through the network's switch: expected --nodes >= 2"), st = GC_ERR_INPUT;
+	else if (st == GC_OK && (algov[a] == GS_ALGO_COLLNET || algov[a] == GS_ALGO_COLLNET_CHAIN) && nodes < 2)
+		snprintf(why, sizeof(why), "--algo %s joins nodes through the network's switch: expected --nodes >= 2", algos[a]), st = GC_ERR_INPUT;
 	else if (st == GC_OK && algov[a] == GS_ALGO_NVLS && nodes > 1)
 		snprintf(why, sizeof(why), "--algo nvls reduces in one switch: leave --nodes at 1 (several: nvlstree)"), st = GC_ERR_INPUT;
 	sz = g_strsplit(sizes ? sizes

@@ -97,6 +97,7 @@ step interp-fwd8 30 sh -c "$G hw interp --ranks 8 --nodes 2 --algo forward --op 
 # PAT's reduce-scatter (6 ranks: packed rounds), broadcast and reduce:
 # outputs checked, times not part of the validation.
 step interp-collnet8 30 "$G" hw interp --ranks 8 --nodes 2 --algo collnet --sizes 64KiB,1MiB,8MiB --csv "$DEST/interp-collnet8.csv"
+step interp-collnetchain8 30 "$G" hw interp --ranks 8 --nodes 2 --algo collnetchain --channels 4 --sizes 64KiB,1MiB,8MiB --csv "$DEST/interp-collnetchain8.csv"
 step interp-bruck8 30 "$G" hw interp --ranks 8 --op allgather --algo bruck --sizes 64KiB,1MiB,8MiB --csv "$DEST/interp-bruck8.csv"
 # NVLS's allgather (one multicast engine) and reduce-scatter (one reduction
 # engine) as virtual ranks: outputs checked.

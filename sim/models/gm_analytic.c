@@ -95,6 +95,16 @@
  *       T = launch + 2 alpha_nvl + alpha_net
  *           + max(M P, (M + 1) N + P, (M + 1) P / 2 + 2 N).
  *
+ *   collnetchain (CollNet Chain: each channel's slices reduced up a chain
+ *   of the node's n GPUs to its head, through the network's switch, and
+ *   back down): the first slice climbs n - 1 NVLink hops, crosses the
+ *   head's NIC up and down and descends n - 1 hops, each hop carrying the
+ *   first slices of the k = ceil(C/n) channels in which a GPU holds the
+ *   same place; then a round per slice, bound by a GPU's port, which
+ *   carries 2 (n-1)/n C slices each way, or its NIC, C/n:
+ *       T = launch + 2 (n-1) (alpha_nvl + k s / B) + alpha_net
+ *           + 2 k s / B_net + (M - 1) max(2 (n-1) C s / (n B), C s / (n B_net)).
+ *
  *   dispatch / combine (MoE): every token-expert message of every rank,
  *   routed as drawn, loads the links of its route; the busiest link
  *   decides (the draw's imbalance included), plus the longest route:
@@ -1010,6 +1020,39 @@ static void collnet_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, do
 	*t += 2.0 * a_nvl + a_net + fmax(m * P, fmax((m + 1) * N + P, (m + 1) * P / 2 + 2 * N));
 }
 
+/* collnetchain: see the header comment. */
+static void collnet_chain_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, double *t)
+{
+	const gs_params *p = &gen->p;
+	const int64_t rpn = p->ranks_per_node, nodes = p->nranks / rpn;
+	const uint64_t C = (uint64_t)p->nchannels;
+	const uint64_t M = ceil_div(ceil_div(p->bytes, C), p->slice_bytes);
+	const double s = (double)ceil_div(ceil_div(p->bytes, C), M);
+	uint32_t route[GM_MAX_HOPS];
+	double a_nvl = 0, b_nvl = INFINITY, a_net = 0, b_net = INFINITY;
+	if (rpn > 1) { /* GPU 0 to GPU 1 of its node */
+		int h = gt_topo_route(topo, 0, 1, route);
+		a_nvl = (double)gm_net_route_latency(net, route, h);
+		for (int k = 0; k < h; k++)
+			b_nvl = fmin(b_nvl, net->links[route[k]].bw_Bps);
+	}
+	int q = p->nranks + GT_HELPERS_PER_NODE * (int)nodes;
+	int hops[2][2] = {{0, q}, {q + 1, 0}};
+	for (int i = 0; i < 2; i++) {
+		int h = gt_topo_route(topo, hops[i][0], hops[i][1], route);
+		a_net += (double)gm_net_route_latency(net, route, h);
+		for (int k = 0; k < h; k++)
+			b_net = fmin(b_net, net->links[route[k]].bw_Bps);
+	}
+	/* a GPU holds each chain position in k of the channels at once */
+	const double k = (double)ceil_div(C, (uint64_t)rpn), n = (double)rpn;
+	double hop = rpn > 1 ? a_nvl + k * s / b_nvl * 1e12 : 0;
+	double fill = 2.0 * (n - 1) * hop + a_net + 2.0 * k * s / b_net * 1e12;
+	double P = 2.0 * (n - 1) / n * (double)C * s / b_nvl * 1e12;
+	double N = (double)C / n * s / b_net * 1e12;
+	*t += fmax(fill + (double)(M - 1) * N, rpn > 1 ? (double)M * P + a_net : 0);
+}
+
 /* nvls allgather or reduce-scatter (one switch): see the header comment. */
 static void nvls_agrs_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, double *t)
 {
@@ -1148,6 +1191,8 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		}
 	} else if (n > 1 && p->bytes > 0 && p->algo == GS_ALGO_COLLNET) {
 		collnet_time(topo, gen, &net, &t);
+	} else if (n > 1 && p->bytes > 0 && p->algo == GS_ALGO_COLLNET_CHAIN) {
+		collnet_chain_time(topo, gen, &net, &t);
 	} else if (n > 1 && p->bytes > 0 &&
 		   (p->algo == GS_ALGO_NVLS_TREE ||
 		    (p->algo == GS_ALGO_NVLS && p->ranks_per_node < n))) {

@@ -145,6 +145,15 @@ static const gm_model_info models[] = {
 	 "128 KiB, NCCL's ring Simple latencies",
 	 "NVIDIA/nccl src/device/all_reduce.h (runCollNetDirect); NVIDIA Quantum SHARP",
 	 "collective.channels, collective.slice, topology.fabric.sharp"},
+	{"collnetchain", "algorithm",
+	 "NCCL's CollNet Chain allreduce with the network's switches reducing (SHARP), without "
+	 "NVLS: each channel's part is reduced up a chain of the node's GPUs to the channel's head "
+	 "(the heads rotate over the GPUs and their NICs), reduced across nodes by the network "
+	 "switch and passed back down the chain; the ring's NVLink load, the NIC's S/n, 2 (n-1) "
+	 "NVLink hops of latency; Simple only, NVLS's 16 channels of 128 KiB",
+	 "NVIDIA/nccl src/device/all_reduce.h (runCollNetChain), src/graph/tuning.cc (CollNetChain "
+	 "latencies 2.8 and 30 us)",
+	 "collective.channels, collective.slice, topology.fabric.sharp"},
 	{"pairwise", "algorithm",
 	 "two-sided all-to-all: rank r sends block r+k to r+k for k = 1..n-1 on a send strand, receives "
 	 "on a receive strand (NCCL grouped send/recv)",

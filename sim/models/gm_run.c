@@ -51,6 +51,8 @@ static gs_algo algo_of(const char *s)
 		return GS_ALGO_BRUCK;
 	if (!strcmp(s, "collnet"))
 		return GS_ALGO_COLLNET;
+	if (!strcmp(s, "collnetchain"))
+		return GS_ALGO_COLLNET_CHAIN;
 	if (!strcmp(s, "forward"))
 		return GS_ALGO_FORWARD;
 	if (!strcmp(s, "pat"))
@@ -64,11 +66,17 @@ static bool is_nvls(gs_algo a)
 	return a == GS_ALGO_NVLS || a == GS_ALGO_NVLS_TREE;
 }
 
-/* The switch-reduced allreduces (nvls, nvlstree, collnet): Simple only,
- * with NVLS's step geometry unless the scenario gives one. */
+/* CollNet Direct and Chain: the network's switches reduce (SHARP) */
+static bool is_collnet(gs_algo a)
+{
+	return a == GS_ALGO_COLLNET || a == GS_ALGO_COLLNET_CHAIN;
+}
+
+/* The switch-reduced allreduces (nvls, nvlstree, collnet, collnetchain):
+ * Simple only, with NVLS's step geometry unless the scenario gives one. */
 static bool switch_reduced(gs_algo a)
 {
-	return is_nvls(a) || a == GS_ALGO_COLLNET;
+	return is_nvls(a) || is_collnet(a);
 }
 
 /* The algorithms NCCL runs with its Simple protocol only: the
@@ -111,6 +119,7 @@ static const char *algo_refusal(gs_coll c, gs_algo a, int proto, const gt_topo *
 		return a == GS_ALGO_NVLS	? "nvls is implemented for allreduce, allgather and "
 						  "reducescatter only"
 		       : a == GS_ALGO_COLLNET ? "collnet is implemented for allreduce only"
+		       : a == GS_ALGO_COLLNET_CHAIN ? "collnetchain is implemented for allreduce only"
 					      : "nvlstree is implemented for allreduce only";
 	if (a == GS_ALGO_NVLS && agrs && !t->no_nvls) {
 		/* NCCL's NVLS allgather and reduce-scatter: one node's switch,
@@ -132,6 +141,14 @@ static const char *algo_refusal(gs_coll c, gs_algo a, int proto, const gt_topo *
 		       "true); without it use ring or tree";
 	if (a == GS_ALGO_COLLNET && proto > GM_PROTO_SIMPLE)
 		return "collnet runs NCCL's Simple protocol only";
+	if (a == GS_ALGO_COLLNET_CHAIN && (t->kind != GT_DGX || t->nodes < 2))
+		return "collnetchain joins nodes through the network's switches: it needs a dgx "
+		       "topology of at least 2 nodes";
+	if (a == GS_ALGO_COLLNET_CHAIN && !t->sharp)
+		return "collnetchain needs the network's switches to reduce (SHARP: "
+		       "topology.fabric.sharp: true); without it use ring or tree";
+	if (a == GS_ALGO_COLLNET_CHAIN && proto > GM_PROTO_SIMPLE)
+		return "collnetchain runs NCCL's Simple protocol only";
 	if (is_nvls(a) && t->no_nvls)
 		return "this preset's NVSwitch (second generation, A100) has no NVLink SHARP: no "
 		       "in-switch reduction; use ring or tree";
@@ -239,8 +256,11 @@ static const char *group_refusal(const gs_params *p, const gt_topo *t)
 {
 	if (p->algo == GS_ALGO_NVLS_TREE)
 		return "nvlstree reduces in the switch over every GPU behind it, not in groups";
-	if (p->algo == GS_ALGO_COLLNET)
-		return "collnet reduces in the network's switch over every node, not in groups";
+	if (is_collnet(p->algo))
+		return p->algo == GS_ALGO_COLLNET
+			       ? "collnet reduces in the network's switch over every node, not in groups"
+			       : "collnetchain reduces in the network's switch over every node, not in "
+				 "groups";
 	if (p->algo == GS_ALGO_NVLS && !node_groups(p, t))
 		return "nvls reduces in the switch over every GPU behind it: in groups only when "
 		       "each group is one whole node (group.size = the GPUs per node, stride 1)";
@@ -660,7 +680,8 @@ static void algo_candidates(gm_run *r)
 	 * schedule of the same class that NCCL does not run */
 	static const gs_algo order[] = {
 		GS_ALGO_RING, GS_ALGO_TREE, GS_ALGO_PAIRWISE, GS_ALGO_PUT,     GS_ALGO_NVLS,
-		GS_ALGO_NVLS_TREE, GS_ALGO_PAT, GS_ALGO_BRUCK, GS_ALGO_COLLNET, GS_ALGO_FORWARD};
+		GS_ALGO_NVLS_TREE, GS_ALGO_PAT, GS_ALGO_BRUCK, GS_ALGO_COLLNET, GS_ALGO_COLLNET_CHAIN,
+		GS_ALGO_FORWARD};
 	G_STATIC_ASSERT(G_N_ELEMENTS(order) == GS_ALGO__COUNT);
 	r->ncand = 0;
 	for (size_t k = 0; k < G_N_ELEMENTS(order); k++) {

@@ -27,7 +27,7 @@ static const gc_param coll_params[] = {
 	 "allreduce|allgather|reducescatter|sendrecv|alltoall|dispatch|combine|broadcast|reduce", 1, 0,
 	 "the collective to time; dispatch and combine are MoE expert parallelism (moe.*), their "
 	 "sizes one token-expert message; broadcast and reduce have root 0 (of each group)", NULL},
-	{"collective.algo", GC_P_ENUM, "ring", "ring|tree|pairwise|put|nvls|nvlstree|bruck|collnet|forward|pat|auto", 1, 0,
+	{"collective.algo", GC_P_ENUM, "ring", "ring|tree|pairwise|put|nvls|nvlstree|bruck|collnet|forward|pat|collnetchain|auto", 1, 0,
 	 "ring; tree (NCCL double binary tree, allreduce); pairwise (two-sided) or put "
 	 "(one-sided, NVSHMEM style) for alltoall, whose default is pairwise; put (DeepEP's "
 	 "low-latency kernels, the default) or forward (DeepEP's normal kernels: once per node over "
@@ -38,7 +38,9 @@ static const gc_param coll_params[] = {
 	 "reducescatter in log2 n rounds); pat (allgather and reducescatter: NCCL's PAT, binomial "
 	 "trees shifted for every rank, the farthest peer first with the least data; Simple only); "
 	 "collnet (allreduce: NCCL's CollNet Direct, each "
-	 "node's sums reduced in the network's switches, SHARP, without NVLS); auto (per size, "
+	 "node's sums reduced in the network's switches, SHARP, without NVLS); collnetchain "
+	 "(allreduce: NCCL's CollNet Chain, each channel reduced up a chain of the node's GPUs, "
+	 "across nodes in the network's switches, and back down); auto (per size, "
 	 "the one "
 	 "this topology allows whose closed-form time is smallest, with protocol auto the "
 	 "protocol too: a tuner's choice)", NULL},
@@ -60,7 +62,7 @@ static const gc_param coll_params[] = {
 	{"collective.buffer", GC_P_BYTES, "4MiB", NULL, 4, 1099511627776.0,
 	 "receive buffer per connection (credits); a send waits for space",
 	 "NCCL Simple buffer 4 MiB in 8 slots (shared/reference/README.md)"},
-	{"collective.compare", GC_P_ENUM, "none", "none|ring|tree|pairwise|put|nvls|nvlstree|bruck|forward|pat", 1, 0,
+	{"collective.compare", GC_P_ENUM, "none", "none|ring|tree|pairwise|put|nvls|nvlstree|bruck|collnet|forward|pat|collnetchain", 1, 0,
 	 "also time this algorithm at every size and print which is faster and the crossover", NULL},
 	{"collective.protocol", GC_P_ENUM, "simple", "simple|ll|ll128|auto", 1, 0,
 	 "NCCL protocol: simple (fenced chunks), ll (8 B lines with flags: low latency, half "

@@ -10,17 +10,18 @@
 
 enum { T_LL = 0, T_LL128, T_SIMPLE };
 /* NCCL's algorithms that gcsim models, in the rows of its tables */
-enum { A_TREE = 0, A_RING, A_COLLNET, A_NVLS, A_NVLSTREE, A_PAT, A__N };
+enum { A_TREE = 0, A_RING, A_COLLNET, A_NVLS, A_NVLSTREE, A_PAT, A_CHAIN, A__N };
 enum { HW_NVLINK = 0, HW_PCI, HW_NET };
 
 /* PAT's latency is a formula of its own (gm_tuner_time_us): its rows are 0 */
 static const double base_lat[A__N][3] = {
-	{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+	{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+/* rows: tree, ring, CollNet Direct, NVLS, NVLS tree, PAT, CollNet Chain */
 static const double hw_lat[3][A__N][3] = {
-	{{.6, 1.25, 4.0}, {.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 25}, {0, 0, 25}, {0}},	 /* NVLink */
-	{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 0}, {0, 0, 0}, {0}},	 /* PCIe */
-	{{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 18}, {0, 0, 14}, {0}}, /* network */
-};
+	{{.6, 1.25, 4.0}, {.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 25}, {0, 0, 25}, {0}, {0, 0, 2.8}},
+	{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 0}, {0, 0, 0}, {0}, {0, 0, 2.8}},
+	{{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 18}, {0, 0, 14}, {0}, {0, 0, 30}},
+}; /* NVLink, PCIe, network */
 /* GB/s by generation (volta, ampere, hopper, blackwell) and nodes (one, two,
  * more). LL's ceiling and the ring's LL128 per-channel figure are the
  * topology's (gt_topo: the same tables the simulation holds LL and LL128
@@ -115,6 +116,7 @@ static int algo_row(gs_algo a)
 	case GS_ALGO_NVLS: return A_NVLS;
 	case GS_ALGO_NVLS_TREE: return A_NVLSTREE;
 	case GS_ALGO_PAT: return A_PAT;
+	case GS_ALGO_COLLNET_CHAIN: return A_CHAIN;
 	default: return -1;
 	}
 }
@@ -152,7 +154,7 @@ double gm_tuner_time_us(const gm_tuner *tu, gs_coll c, gs_algo algo, gm_proto pr
 	 * at most NCCL_MAX_NVLS_ARITY (32) GPUs */
 	if (!ar && a == A_NVLS && (tu->nnodes > 1 || tu->nranks > 32))
 		return -1;
-	if ((a == A_NVLS || a == A_NVLSTREE || a == A_COLLNET) && p != T_SIMPLE)
+	if ((a == A_NVLS || a == A_NVLSTREE || a == A_COLLNET || a == A_CHAIN) && p != T_SIMPLE)
 		return -1;
 	int nn = tu->nnodes, n = tu->nranks;
 	if (a == A_NVLSTREE && (nn == 1 || !tu->has_nvls))
@@ -160,6 +162,9 @@ double gm_tuner_time_us(const gm_tuner *tu, gs_coll c, gs_algo algo, gm_proto pr
 	if (a == A_NVLS && (!tu->has_nvls || (nn > 1 && !tu->has_collnet)))
 		return -1;
 	if (a == A_COLLNET && (!tu->has_collnet || !tu->nvlink))
+		return -1;
+	/* CollNet Chain: at most 8 GPUs per node (NCCL_MAX_DIRECT_ARITY + 1) */
+	if (a == A_CHAIN && (!tu->has_collnet || n > 8 * nn))
 		return -1;
 	int gen = tu->arch - 1, band = nn <= 2 ? nn - 1 : 2;
 	double ppn = (double)n / nn;
@@ -170,7 +175,7 @@ double gm_tuner_time_us(const gm_tuner *tu, gs_coll c, gs_algo algo, gm_proto pr
 	int nsteps = ar ? 2 * (n - 1) : chain ? n : n - 1;
 
 	const gm_tuner_graph *g = a == A_NVLS || a == A_NVLSTREE ? &tu->nvls : &tu->ring;
-	double bw = nn <= 2 || a == A_COLLNET ? g->bw_intra : g->bw_inter;
+	double bw = nn <= 2 || a == A_COLLNET || a == A_CHAIN ? g->bw_intra : g->bw_inter;
 	if (a == A_NVLS || a == A_NVLSTREE) {
 		if (g->nch < 2)
 			return -1;
@@ -206,7 +211,7 @@ double gm_tuner_time_us(const gm_tuner *tu, gs_coll c, gs_algo algo, gm_proto pr
 	/* bus bandwidth to algorithm bandwidth (NCCL leaves every allgather's
 	 * and reduce-scatter's but the ring's as it is: PAT's, NVLS's) */
 	if (a != A_PAT && !(a == A_NVLS && !ar))
-		bus *= a == A_TREE || a == A_COLLNET ? .5 : (double)n / nsteps;
+		bus *= a == A_TREE || a == A_COLLNET || a == A_CHAIN ? .5 : (double)n / nsteps;
 
 	double lat = base_lat[a][p];
 	double intra_lat = hw_lat[tu->nvlink ? HW_NVLINK : HW_PCI][a][p];
@@ -241,6 +246,7 @@ double gm_tuner_time_us(const gm_tuner *tu, gs_coll c, gs_algo algo, gm_proto pr
 	case A_COLLNET:
 		lat += 2 * (min2(1, ppn - 1) * intra_lat + (ppn - 1) * 0.4) + inter_lat;
 		break;
+	case A_CHAIN: lat += 2 * (ppn - 1) * intra_lat + inter_lat; break;
 	case A_NVLS: lat = intra_lat + (nn > 1 ? inter_lat : 0); break;
 	case A_NVLSTREE: lat += intra_lat + 2 * log2i((uint64_t)nn) * inter_lat; break;
 	/* a base, the trees' depth, and "still a linear part" */

@@ -152,6 +152,7 @@ static gc_status gs_params_normalize(const gs_params *in, gs_params *p, char **e
 	 * each one whole node (consecutive, ranks_per_node of them) */
 	if (p->group_size < p->nranks &&
 	    (p->algo == GS_ALGO_NVLS_TREE || p->algo == GS_ALGO_COLLNET ||
+	     p->algo == GS_ALGO_COLLNET_CHAIN ||
 	     (p->algo == GS_ALGO_NVLS &&
 	      (p->group_stride != 1 || p->group_size != p->ranks_per_node ||
 	       !gs_group_is_flat(p))))) {
@@ -162,7 +163,8 @@ static gc_status gs_params_normalize(const gs_params *in, gs_params *p, char **e
 								  : "");
 		return GC_ERR_INPUT;
 	}
-	if ((p->algo == GS_ALGO_TREE || p->algo == GS_ALGO_NVLS_TREE || p->algo == GS_ALGO_COLLNET) &&
+	if ((p->algo == GS_ALGO_TREE || p->algo == GS_ALGO_NVLS_TREE || p->algo == GS_ALGO_COLLNET ||
+	     p->algo == GS_ALGO_COLLNET_CHAIN) &&
 	    p->coll != GS_COLL_ALLREDUCE) {
 		*errmsg = g_strdup_printf("the %s algorithm is only defined for allreduce, not %s",
 					  gs_algo_name(p->algo), gs_coll_name(p->coll));
@@ -187,11 +189,11 @@ static gc_status gs_params_normalize(const gs_params *in, gs_params *p, char **e
 					  p->nranks, GS_MAX_RANKS);
 		return GC_ERR_INPUT;
 	}
-	if (p->algo == GS_ALGO_COLLNET &&
+	if ((p->algo == GS_ALGO_COLLNET || p->algo == GS_ALGO_COLLNET_CHAIN) &&
 	    p->nranks > GS_MAX_RANKS - 3 * (p->nranks / p->ranks_per_node) - 1) {
-		*errmsg = g_strdup_printf("collnet: %d ranks and 3 helper ranks per node (and one) "
+		*errmsg = g_strdup_printf("%s: %d ranks and 3 helper ranks per node (and one) "
 					  "exceed %d",
-					  p->nranks, GS_MAX_RANKS);
+					  gs_algo_name(p->algo), p->nranks, GS_MAX_RANKS);
 		return GC_ERR_INPUT;
 	}
 	if (p->algo == GS_ALGO_NVLS_TREE &&
@@ -421,6 +423,7 @@ gc_status gs_gen_create(const gs_params *p, gs_gen **out, char **errmsg)
 		     : g->p.algo == GS_ALGO_NVLS ? gs_nvls_init(g, errmsg)
 		     : g->p.algo == GS_ALGO_NVLS_TREE ? gs_nvls_tree_init(g, errmsg)
 		     : g->p.algo == GS_ALGO_COLLNET ? gs_collnet_init(g, errmsg)
+		     : g->p.algo == GS_ALGO_COLLNET_CHAIN ? gs_collnet_chain_init(g, errmsg)
 						 : gs_ring_init(g, errmsg);
 		break;
 	case GS_COLL_ALLGATHER:

@@ -36,6 +36,7 @@ gc_status gs_a2a_init(gs_gen *g, char **errmsg);
 gc_status gs_nvls_init(gs_gen *g, char **errmsg);
 gc_status gs_nvls_tree_init(gs_gen *g, char **errmsg);
 gc_status gs_collnet_init(gs_gen *g, char **errmsg);
+gc_status gs_collnet_chain_init(gs_gen *g, char **errmsg);
 gc_status gs_moe_init(gs_gen *g, char **errmsg);
 gc_status gs_moefwd_init(gs_gen *g, char **errmsg);
 gc_status gs_bruck_init(gs_gen *g, char **errmsg);

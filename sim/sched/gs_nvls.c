@@ -61,9 +61,9 @@
 
 #include "gs_impl.h"
 
-/* The three schedules of gs_nvt (below): nvlstree, nvls across nodes
- * (SHARP), and CollNet Direct (SHARP, no NVLS). */
-typedef enum gs_nvt_mode { GS_NVT_TREE = 0, GS_NVT_SHARP, GS_NVT_DIRECT } gs_nvt_mode;
+/* The four schedules of gs_nvt (below): nvlstree, nvls across nodes
+ * (SHARP), CollNet Direct and CollNet Chain (SHARP, no NVLS). */
+typedef enum gs_nvt_mode { GS_NVT_TREE = 0, GS_NVT_SHARP, GS_NVT_DIRECT, GS_NVT_CHAIN } gs_nvt_mode;
 
 static gc_status gs_nvt_init(gs_gen *g, gs_nvt_mode mode, char **errmsg);
 
@@ -314,6 +314,7 @@ typedef struct gs_nvt {
 	gs_ntree nt;
 	bool sharp;  /* the network's switch reduces (nvls across nodes, collnet) */
 	bool direct; /* collnet: the owners reduce and broadcast in their node */
+	bool chain;  /* collnetchain: a chain per channel up to its head */
 } gs_nvt;
 
 typedef struct gs_nvt_slotdef {
@@ -498,13 +499,6 @@ static void gs_nvt_plan_init(gs_nvt_plan *pl, const gs_nvt *nv, int rank, int st
 		gs_nvt_slot(pl, GS_OP_RECV, -1, pl->M, GS_BUF_OUTPUT, GS_BUF_OUTPUT);
 }
 
-static uint64_t gs_nvt_strand_len(const gs_gen *g, int rank, int ch)
-{
-	gs_nvt_plan pl;
-
-	gs_nvt_plan_init(&pl, g->priv, rank, ch);
-	return pl.nslices * (uint64_t)pl.nslot;
-}
 
 /* Step q of a slice on the network switch for the block owned by local
  * GPU k (its owners: k + y n on node y):
@@ -566,11 +560,117 @@ static void gs_cnd_step(const gs_nvt *nv, const gs_nvt_plan *pl, gs_step *st, in
 		gs_step_set(st, GS_OP_SEND, peer, -1, GS_BUF_OUTPUT, off, 0, 0, bytes);
 }
 
+/*
+ * collnetchain: NCCL's CollNet Chain allreduce (src/device/all_reduce.h
+ * runCollNetChain) over the network's switches (SHARP), without NVLS.
+ * Channel c owns part c of the buffer and runs a chain through every
+ * node's n GPUs: position 0 is the head, local GPU h = c mod n (so the
+ * heads, and the NICs they reach the network through, rotate over the
+ * channels), position i is local GPU (h + i) mod n. Two strands per channel
+ * (channel c, strands_per_channel = 2):
+ *   strand 2c      up: the bottom (position n-1) SENDs each INPUT slice to
+ *                  the GPU above it, which RECV_REDUCE_SENDs its INPUT in
+ *                  and passes it on; the head RECV_REDUCE_SENDs the node's
+ *                  sum to the network switch Q (n = 1: SENDs its INPUT)
+ *                  Q, E_y: as for nvls across nodes, for the heads
+ *   strand 2c + 1  down: the head RECV_COPY_SENDs the total from E_x into
+ *                  OUTPUT and on down the chain, each GPU passes it on
+ *                  (RECV_COPY_SEND), the bottom RECVs it
+ * Traffic: over n channels a GPU sits once at every position, so its
+ * NVLink port carries 2 (n-1)/n S each way, the ring's, and its NIC S/n
+ * each way whatever the node count, as with CollNet Direct; what the
+ * chain trades is latency: 2 (n-1) NVLink hops in a row.
+ */
+typedef struct gs_cnc_plan {
+	int32_t h;	  /* the channel's head, local index */
+	int32_t above;	  /* -1: the network (the head) */
+	int32_t below;	  /* -1: the bottom */
+	int32_t x;	  /* node; the network switch: -1 for Q, y for E_y */
+	bool gpu, up, net;
+	uint64_t bs, len, nslices;
+	int nslot;
+} gs_cnc_plan;
+
+static void gs_cnc_plan_init(gs_cnc_plan *pl, const gs_nvt *nv, int rank, int strand)
+{
+	const int64_t c = strand / 2, n = nv->n;
+
+	memset(pl, 0, sizeof(*pl));
+	pl->h = (int32_t)(c % n);
+	pl->up = strand % 2 == 0;
+	pl->gpu = rank < nv->N;
+	pl->net = rank >= gs_nvs_Q(nv);
+	gs_part(nv->count, (uint64_t)nv->nch, (uint64_t)c, &pl->bs, &pl->len);
+	pl->nslices = gs_divup(pl->len, nv->se);
+	if (pl->net) { /* Q one step per node per slice, E_y two */
+		pl->x = rank == gs_nvs_Q(nv) ? -1 : (int32_t)(rank - gs_nvs_E(nv, 0));
+		pl->nslot = !pl->up ? 0 : pl->x < 0 ? (int)nv->m : 2;
+		return;
+	}
+	if (!pl->gpu)
+		return; /* the NVSwitch helpers idle */
+	pl->x = (int32_t)(rank / n);
+	const int64_t pos = gs_mod(rank % n - pl->h, n), base = pl->x * n;
+	pl->above = pos == 0 ? -1 : (int32_t)(base + (pl->h + pos - 1) % n);
+	pl->below = pos == n - 1 ? -1 : (int32_t)(base + (pl->h + pos + 1) % n);
+	pl->nslot = 1;
+}
+
+static void gs_cnc_step(const gs_nvt *nv, const gs_cnc_plan *pl, gs_step *st, int32_t q, uint64_t off,
+			uint64_t bytes)
+{
+	if (pl->net) {
+		gs_nvs_step(nv, st, pl->x, q, pl->h, off, bytes);
+		return;
+	}
+	if (pl->up) {
+		int32_t to = pl->above >= 0 ? pl->above : gs_nvs_Q(nv);
+		if (pl->below < 0)
+			gs_step_set(st, GS_OP_SEND, to, -1, GS_BUF_INPUT, off, 0, 0, bytes);
+		else
+			gs_step_set(st, GS_OP_RECV_REDUCE_SEND, to, pl->below, GS_BUF_INPUT, off, 0, 0,
+				    bytes);
+		return;
+	}
+	int32_t from = pl->above >= 0 ? pl->above : gs_nvs_E(nv, pl->x);
+	if (pl->below < 0)
+		gs_step_set(st, GS_OP_RECV, -1, from, 0, 0, GS_BUF_OUTPUT, off, bytes);
+	else
+		gs_step_set(st, GS_OP_RECV_COPY_SEND, pl->below, from, 0, 0, GS_BUF_OUTPUT, off, bytes);
+}
+
+static uint64_t gs_nvt_strand_len(const gs_gen *g, int rank, int ch)
+{
+	gs_nvt_plan pl;
+	const gs_nvt *nv = g->priv;
+
+	if (nv->chain) {
+		gs_cnc_plan cp;
+		gs_cnc_plan_init(&cp, nv, rank, ch);
+		return cp.nslices * (uint64_t)cp.nslot;
+	}
+
+	gs_nvt_plan_init(&pl, g->priv, rank, ch);
+	return pl.nslices * (uint64_t)pl.nslot;
+}
+
 static void gs_nvt_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint32_t n, gs_step *out)
 {
 	const gs_nvt *nv = g->priv;
 	gs_nvt_plan pl;
 
+	if (nv->chain) {
+		gs_cnc_plan cp;
+		gs_cnc_plan_init(&cp, nv, rank, ch);
+		g_assert(first + n <= cp.nslices * (uint64_t)cp.nslot);
+		for (uint32_t i = 0; i < n; i++) {
+			uint64_t step = first + i, j = step / (uint64_t)cp.nslot;
+			uint64_t es = cp.bs + j * nv->se, el = MIN(nv->se, cp.bs + cp.len - es);
+			gs_cnc_step(nv, &cp, &out[i], (int32_t)(step % (uint64_t)cp.nslot), es * nv->elem,
+				    el * nv->elem);
+		}
+		return;
+	}
 	gs_nvt_plan_init(&pl, nv, rank, ch);
 	g_assert(first + n <= pl.nslices * (uint64_t)pl.nslot);
 	const int32_t nn = (int32_t)nv->n, base = pl.x * nn;
@@ -618,17 +718,19 @@ static gc_status gs_nvt_init(gs_gen *g, gs_nvt_mode mode, char **errmsg)
 	const gs_params *p = &g->p;
 	const int64_t n = p->ranks_per_node, m = p->nranks / p->ranks_per_node;
 	const bool sharp = mode != GS_NVT_TREE;
-	const char *name = mode == GS_NVT_DIRECT ? "collnet"
-			   : sharp		 ? "nvls across nodes"
-						 : "nvlstree";
+	const char *name = mode == GS_NVT_DIRECT  ? "collnet"
+			   : mode == GS_NVT_CHAIN ? "collnetchain"
+			   : sharp		  ? "nvls across nodes"
+						  : "nvlstree";
 
 	if (m < 2) {
 		*errmsg = g_strdup_printf("%s joins nodes through the network: it needs at least 2 "
 					  "nodes, not %lld%s",
-					  name, (long long)m, mode == GS_NVT_DIRECT ? "" : " (one node: nvls)");
+					  name, (long long)m,
+					  mode == GS_NVT_DIRECT || mode == GS_NVT_CHAIN ? "" : " (one node: nvls)");
 		return GC_ERR_INPUT;
 	}
-	if (n < 2 && mode != GS_NVT_DIRECT) {
+	if (n < 2 && mode != GS_NVT_DIRECT && mode != GS_NVT_CHAIN) {
 		*errmsg = g_strdup_printf("%s reduces in each node's NVSwitch: it needs at least 2 "
 					  "ranks per node, not %lld",
 					  name, (long long)n);
@@ -644,6 +746,7 @@ static gc_status gs_nvt_init(gs_gen *g, gs_nvt_mode mode, char **errmsg)
 	nv->se = MAX(p->slice_bytes / nv->elem, (uint64_t)1);
 	nv->sharp = sharp;
 	nv->direct = mode == GS_NVT_DIRECT;
+	nv->chain = mode == GS_NVT_CHAIN;
 	g->priv = nv;
 	g->ops = &gs_nvt_ops;
 	gc_status st = gs_ntree_build(&nv->nt, m, errmsg);
@@ -653,8 +756,8 @@ static gc_status gs_nvt_init(gs_gen *g, gs_nvt_mode mode, char **errmsg)
 		return st;
 	}
 	g->nhelpers = (int)(sharp ? 3 * m + 1 : 2 * m);
-	g->nstrands = 3 * p->nchannels * (int)n;
-	g->strands_per_channel = 3;
+	g->nstrands = nv->chain ? 2 * p->nchannels : 3 * p->nchannels * (int)n;
+	g->strands_per_channel = nv->chain ? 2 : 3;
 	for (int b = 0; b < GS_BUF__COUNT; b++)
 		g->buf_bytes[b] = nv->count * nv->elem;
 	g->nsignals = 0;
@@ -669,4 +772,9 @@ gc_status gs_nvls_tree_init(gs_gen *g, char **errmsg)
 gc_status gs_collnet_init(gs_gen *g, char **errmsg)
 {
 	return gs_nvt_init(g, GS_NVT_DIRECT, errmsg);
+}
+
+gc_status gs_collnet_chain_init(gs_gen *g, char **errmsg)
+{
+	return gs_nvt_init(g, GS_NVT_CHAIN, errmsg);
 }

@@ -66,6 +66,7 @@ const char *gs_algo_name(gs_algo a)
 	case GS_ALGO_COLLNET: return "collnet";
 	case GS_ALGO_FORWARD: return "forward";
 	case GS_ALGO_PAT: return "pat";
+	case GS_ALGO_COLLNET_CHAIN: return "collnetchain";
 	case GS_ALGO__COUNT: break;
 	}
 	return "?";

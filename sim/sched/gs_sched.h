@@ -147,7 +147,8 @@ typedef enum gs_coll {
  * its block for peer r+k to r+k, k = 1..n-1, as NCCL's grouped send/recv);
  * put: one-sided all-to-all (PUT each block into the peer's OUTPUT, SIGNAL
  * it, WAIT for n-1 signals), NVSHMEM style; nvls: allreduce reduced and
- * multicast in the NVSwitch (two helper ranks, gs_nvls.c), one node;
+ * multicast in the NVSwitch (two helper ranks, gs_nvls.c), one node, or
+ * across nodes with SHARP; also allgather and reduce-scatter on one node;
  * nvlstree: nvls in every node and a double binary tree between the nodes
  * (two helper ranks per node, gs_nvls.c); bruck: allgather and
  * reduce-scatter in ceil(log2 n) rounds (gs_bruck.c); collnet: NCCL's
@@ -158,7 +159,10 @@ typedef enum gs_coll {
  * once per destination node to the GPU of its own local index there, which
  * hands it on over NVLink (gs_moefwd.c); pat: NCCL's PAT (2.23+) allgather
  * and reduce-scatter, Bruck's rounds with the distances reversed (farthest
- * first, the data doubling as the distance halves; gs_pat.c). */
+ * first, the data doubling as the distance halves; gs_pat.c);
+ * collnetchain: NCCL's CollNet Chain allreduce, each channel's data
+ * reduced up a chain through the node's GPUs to its head, reduced across
+ * nodes by the network's switch (SHARP) and passed back down (gs_nvls.c). */
 typedef enum gs_algo {
 	GS_ALGO_RING = 0,
 	GS_ALGO_TREE,
@@ -170,6 +174,7 @@ typedef enum gs_algo {
 	GS_ALGO_COLLNET,
 	GS_ALGO_FORWARD,
 	GS_ALGO_PAT,
+	GS_ALGO_COLLNET_CHAIN,
 	GS_ALGO__COUNT
 } gs_algo;
 
@@ -178,7 +183,8 @@ typedef enum gs_dtype { GS_DT_F32 = 0, GS_DT_I32, GS_DT_F64, GS_DT_U8, GS_DT__CO
 const char *gs_coll_name(gs_coll c);   /* "allreduce", "allgather", "reducescatter", "sendrecv", "alltoall",
 					  "dispatch", "combine", "broadcast", "reduce" */
 const char *gs_algo_name(gs_algo a);   /* "ring", "tree", "pairwise", "put", "nvls", "nvlstree",
-					  "bruck", "collnet", "forward", "pat" */
+					  "bruck", "collnet", "forward", "pat",
+					  "collnetchain" */
 const char *gs_dtype_name(gs_dtype t); /* nccl-tests spelling: "float", "int32", "double", "uint8" */
 size_t gs_dtype_size(gs_dtype t);
 /* nccl-tests bus-bandwidth factor: allreduce 2(n-1)/n; allgather,

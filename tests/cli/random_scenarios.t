@@ -21,10 +21,10 @@ with tempfile.TemporaryDirectory() as d:
     path = os.path.join(d, "s.yaml")
     for i in range(N):
         op = rng.choice(["allreduce", "allgather", "reducescatter", "sendrecv", "alltoall", "dispatch", "combine", "broadcast", "reduce"])
-        algo = {"allreduce": rng.choice(["ring", "tree", "nvls", "nvlstree", "collnet"]), "alltoall": rng.choice(["pairwise", "put"]),
+        algo = {"allreduce": rng.choice(["ring", "tree", "nvls", "nvlstree", "collnet", "collnetchain"]), "alltoall": rng.choice(["pairwise", "put"]),
                 "dispatch": rng.choice(["put", "forward"]), "combine": rng.choice(["put", "forward"]),
-                "allgather": rng.choice(["ring", "bruck", "pat"]),
-                "reducescatter": rng.choice(["ring", "bruck", "pat"])}.get(op, "ring")
+                "allgather": rng.choice(["ring", "bruck", "pat", "nvls"]),
+                "reducescatter": rng.choice(["ring", "bruck", "pat", "nvls"])}.get(op, "ring")
         if rng.random() < 0.5:
             topo = "{kind: flat, gpus: %d, link: {bandwidth: %dGB/s, latency: %dns}, launch_latency: %dns}" % (
                 rng.randint(1, 12), rng.randint(1, 400), rng.randint(0, 5000), rng.randint(0, 9000))

@@ -357,6 +357,9 @@ check "FSDP allgather: PAT beats the ring at 64 KiB; at 4:1 it beats bruck at 16
 "$G" run scenarios/tp-allgather-nvls.yaml >"$T/tpnv.txt"
 check "TP allgather: NVLS beats the ring at 4 MiB on H100 and B200, the ring wins at 64 KiB (LL) and 4 GiB" \
   "awk '{ t[\$1 \" \" \$3] = \$4 } END { exit !(t[\"nvls,dgx-h100 4194304\"] < 0.8 * t[\"ring,dgx-h100 4194304\"] && t[\"nvls,dgx-b200 4194304\"] < 0.9 * t[\"ring,dgx-b200 4194304\"] && t[\"ring,dgx-h100 65536\"] < t[\"nvls,dgx-h100 65536\"] && t[\"ring,dgx-h100 4294967296\"] < 0.8 * t[\"nvls,dgx-h100 4294967296\"] && t[\"ring,dgx-b200 4294967296\"] < 0.8 * t[\"nvls,dgx-b200 4294967296\"]) }' '$T/tpnv.txt'"
+"$G" run scenarios/sharp-collnet-chain.yaml >"$T/cnc.txt"
+check "CollNet Chain vs Direct: the chain's 14 hops at 8 B, ahead at 16 MiB, tied at 1 GiB on 2 and 16 nodes, both well ahead of the ring" \
+  "awk '{ t[\$1 \" \" \$3] = \$4 } END { c = t[\"collnetchain,16 1073741824\"]; d = t[\"collnet,16 1073741824\"]; exit !(t[\"collnetchain,2 8\"] > 2 * t[\"collnet,2 8\"] && t[\"collnetchain,2 16777216\"] < t[\"collnet,2 16777216\"] && c < 1.01 * d && d < 1.01 * c && c == t[\"collnetchain,2 1073741824\"] && c < 0.8 * t[\"ring,16 1073741824\"]) }' '$T/cnc.txt'"
 "$G" run scenarios/broadcast-weights.yaml >"$T/bcast.txt"
 sed '/^sweep:/,$d' scenarios/broadcast-weights.yaml >"$T/bcast1.yaml"
 "$G" run "$T/bcast1.yaml" --set topology.nodes=2 >"$T/bcast1.txt"

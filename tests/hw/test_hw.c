@@ -386,6 +386,9 @@ static void test_interp_pack(void)
 	check_pack_rpn(GS_COLL_ALLREDUCE, GS_ALGO_COLLNET, 8, 4, 2, 256 * 1024);
 	check_pack_rpn(GS_COLL_ALLREDUCE, GS_ALGO_COLLNET, 6, 2, 1, 6 * 4096 + 12);
 	check_pack_rpn(GS_COLL_ALLREDUCE, GS_ALGO_COLLNET, 3, 1, 2, 3 * 4096);
+	/* and collnetchain's chains up to it and back */
+	check_pack_rpn(GS_COLL_ALLREDUCE, GS_ALGO_COLLNET_CHAIN, 8, 4, 4, 256 * 1024);
+	check_pack_rpn(GS_COLL_ALLREDUCE, GS_ALGO_COLLNET_CHAIN, 6, 2, 1, 6 * 4096 + 12);
 	/* bruck's rotated SCRATCH and its copy to OUTPUT */
 	check_pack(GS_COLL_ALLGATHER, GS_ALGO_BRUCK, 5, 2, 5 * 4096);
 	check_pack(GS_COLL_REDUCESCATTER, GS_ALGO_BRUCK, 6, 1, 6 * 4096 + 24);

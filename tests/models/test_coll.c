@@ -1420,6 +1420,56 @@ static void test_collnet(void)
 	expect_refused(yaml, one, "collnet joins nodes through the network's switches");
 }
 
+/* collnetchain (CollNet Chain over SHARP) on DGX H100: at 8 B the launch,
+ * 2 (n - 1) NVLink hops and one network hop (70 us on 8 GPUs per node, at
+ * any node count, in both fidelities), where CollNet Direct takes 2 NVLink
+ * hops; at 1 GiB the NVLink ports bind (2 (n-1)/n S each way, the ring's
+ * load) and the time is flat in the node count, as CollNet Direct's; the
+ * closed form within 8 % of the flow run on 2 and 4 nodes of 1 to 8
+ * GPUs; the refusals name their key. */
+static void test_collnet_chain(void)
+{
+	const char *yaml = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100, nodes: 2, fabric: {sharp: true}}\n"
+			   "collective: {op: allreduce, algo: collnetchain, sizes: [8B, 1MiB, 64MiB, "
+			   "1GiB]}\n";
+	const char *eight[] = {"topology.nodes=8", NULL};
+	const char *direct[] = {"collective.algo=collnet", NULL};
+	gm_run *two = run_yaml(yaml, NULL), *e = run_yaml(yaml, eight), *d = run_yaml(yaml, direct);
+	g_assert_cmpfloat(fabs(two->pts[0].time_us - (8.4 + 14 * 3.4 + 14)), <, 0.01);
+	g_assert_cmpfloat(fabs(e->pts[0].time_us - two->pts[0].time_us), <, 0.01);
+	g_assert_cmpfloat(d->pts[0].time_us, <, 0.5 * two->pts[0].time_us);
+	double port_us = 2.0 * 7 / 8 * 1073741824.0 / 374e9 * 1e6;
+	g_test_message("1 GiB: chain %.1f us on 2 nodes, %.1f on 8, direct %.1f; port bound %.1f",
+		       two->pts[3].time_us, e->pts[3].time_us, d->pts[3].time_us, port_us);
+	g_assert_cmpfloat(two->pts[3].time_us, >, port_us);
+	g_assert_cmpfloat(two->pts[3].time_us, <, 1.02 * port_us);
+	g_assert_cmpfloat(fabs(e->pts[3].time_us - two->pts[3].time_us) / two->pts[3].time_us, <, 0.01);
+	g_assert_cmpfloat(fabs(d->pts[3].time_us - two->pts[3].time_us) / two->pts[3].time_us, <, 0.02);
+	gm_run_free(two);
+	gm_run_free(e);
+	gm_run_free(d);
+	for (int nodes = 2; nodes <= 4; nodes *= 2)
+		for (int gpn = 1; gpn <= 8; gpn *= 2) {
+			char *sets[4] = {g_strdup_printf("topology.nodes=%d", nodes),
+					 g_strdup_printf("topology.gpus_per_node=%d", gpn),
+					 g_strdup("collective.sizes=8B,1MiB,4MiB,16MiB,64MiB"), NULL};
+			expect_closed_form_near(yaml, (const char *const *)sets, 0.08);
+			for (int k = 0; k < 3; k++)
+				g_free(sets[k]);
+		}
+	const char *nosharp[] = {"topology.fabric.sharp=false", NULL};
+	expect_refused(yaml, nosharp, "collnetchain needs the network's switches to reduce");
+	const char *ll[] = {"collective.protocol=ll128", NULL};
+	expect_refused(yaml, ll, "collnetchain runs NCCL's Simple protocol only");
+	const char *grp[] = {"collective.group.size=8", NULL};
+	expect_refused(yaml, grp, "collective.group.size: collnetchain reduces in the network's switch");
+	const char *one[] = {"topology.nodes=1", NULL};
+	expect_refused(yaml, one, "collnetchain joins nodes through the network's switches");
+	const char *ag[] = {"collective.op=allgather", NULL};
+	expect_refused(yaml, ag, "collnetchain is implemented for allreduce only");
+}
+
 /* Presets: their per-GPU NVLink, NIC and PCIe figures, network latency,
  * GPUs per NVLink domain, NVLS efficiency and default channels (two per
  * NIC, at most the 32 rings NCCL's search builds), and A100 NVSwitches
@@ -1568,5 +1618,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/coll/blackwell-nvls", test_blackwell_nvls);
 	g_test_add_func("/coll/nvls-sharp", test_nvls_sharp);
 	g_test_add_func("/coll/collnet", test_collnet);
+	g_test_add_func("/coll/collnet-chain", test_collnet_chain);
 	return g_test_run();
 }

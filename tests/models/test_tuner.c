@@ -193,6 +193,44 @@ static void test_ll_ceiling_by_cpu(void)
 	gm_run_free(r);
 }
 
+/* CollNet in NCCL's model (SHARP): Chain's latency is its 2 (n - 1) hops
+ * of 2.8 us and one network hop of 30 us, Direct's 2 x (3.7 + 7 x 0.4) and
+ * 31; both Simple only, at half the ring graph's bandwidth (Direct
+ * corrected by the GPUs per NIC and 0.85 from Hopper on). Without SHARP
+ * neither runs, and Chain not with more than 8 GPUs per node. On DGX
+ * nodes Direct's latency and bandwidth win, so NCCL never picks Chain
+ * there. */
+static void test_collnet(void)
+{
+	const char *yaml = "schema_version: 1\n"
+			   "topology: {preset: dgx-a100, nodes: 8, fabric: {sharp: true}}\n"
+			   "collective: {op: allreduce, algo: auto, protocol: auto, tuner: nccl,"
+			   " sizes: [8B, 1MiB, 256MiB]}\n"
+			   "sim: {fidelity: analytical}\n";
+	gm_run *r = run_yaml(yaml, NULL);
+	g_assert_cmpfloat_with_epsilon(estimate(r, GS_ALGO_COLLNET_CHAIN, GM_PROTO_SIMPLE, 8), 69.2,
+				       0.01);
+	g_assert_cmpfloat_with_epsilon(estimate(r, GS_ALGO_COLLNET, GM_PROTO_SIMPLE, 8), 44.0, 0.01);
+	g_assert_cmpfloat(estimate(r, GS_ALGO_COLLNET_CHAIN, GM_PROTO_LL, 8), <, 0);
+	/* 1 GiB: the ring graph's bandwidth across nodes, the node's eight
+	 * 25 GB/s NICs, halved */
+	double e = estimate(r, GS_ALGO_COLLNET_CHAIN, GM_PROTO_SIMPLE, 1073741824);
+	g_assert_cmpfloat(fabs(e - (69.2 + 1073741824.0 / (1000.0 * 200 * 0.5))) / e, <, 0.01);
+	g_assert_cmpfloat(estimate(r, GS_ALGO_COLLNET, GM_PROTO_SIMPLE, 1073741824), <, e);
+	for (size_t i = 0; i < r->npts; i++)
+		g_assert_cmpint(r->pts[i].algo, !=, GS_ALGO_COLLNET_CHAIN);
+	gm_run_free(r);
+	const char *nosharp[] = {"topology.fabric.sharp=false", NULL};
+	r = run_yaml(yaml, nosharp);
+	g_assert_cmpfloat(estimate(r, GS_ALGO_COLLNET_CHAIN, GM_PROTO_SIMPLE, 8), <, 0);
+	g_assert_cmpfloat(estimate(r, GS_ALGO_COLLNET, GM_PROTO_SIMPLE, 8), <, 0);
+	gm_run_free(r);
+	const char *sixteen[] = {"topology.gpus_per_node=16", NULL};
+	r = run_yaml(yaml, sixteen);
+	g_assert_cmpfloat(estimate(r, GS_ALGO_COLLNET_CHAIN, GM_PROTO_SIMPLE, 8), <, 0);
+	gm_run_free(r);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -202,5 +240,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/tuner/refused", test_refused);
 	g_test_add_func("/tuner/ll-ceiling-by-cpu", test_ll_ceiling_by_cpu);
 	g_test_add_func("/tuner/pat", test_pat);
+	g_test_add_func("/tuner/collnet", test_collnet);
 	return g_test_run();
 }

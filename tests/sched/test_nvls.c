@@ -610,9 +610,118 @@ static void test_collnet_refusals(void)
 			    "collnet joins nodes through the network: it needs at least 2 nodes, not 1");
 }
 
+/* CollNet Chain end to end: 2..6 nodes of 2..5 GPUs (multinode_sweep),
+ * and one GPU per node. */
+static void test_chain_sweep(void)
+{
+	multinode_sweep(GS_ALGO_COLLNET_CHAIN, 43);
+	GRand *rnd = g_rand_new_with_seed(47);
+	for (int m = 2; m <= 5; m++) {
+		gs_params p = tu_params(GS_COLL_ALLREDUCE, GS_ALGO_COLLNET_CHAIN, GS_DT_F32, m,
+					(uint64_t)(3 * m + 1) * 4, 2, CHUNK, SLICE, 1);
+		if (!tu_check_case(&p, rnd))
+			break;
+	}
+	g_rand_free(rnd);
+}
+
+/* With the channels a multiple of n, every GPU holds every place of the
+ * chain equally often: 2 (n - 1)/n S each way over NVLink (the ring's),
+ * S/n each way through its NIC; the NVSwitch helpers idle; the network
+ * switch takes every node's S. */
+static void test_chain_traffic(void)
+{
+	for (int m = 2; m <= 5; m++) {
+		for (int n = 1; n <= 4; n++) {
+			int N = m * n, C = 2 * n;
+			uint64_t S = (uint64_t)C * 4 * SLICE;
+			gs_gen *g;
+			gs_sched *s = multinode_sched(GS_ALGO_COLLNET_CHAIN, m, n, C, S, &g);
+			g_assert_cmpint(s->nhelpers, ==, 3 * m + 1);
+			g_assert_cmpint(s->nstrands, ==, 2 * C);
+			int Q = N + 2 * m;
+			traffic tr = traffic_count(s, sharp_net, (const int[]){Q});
+			uint64_t share = S / (uint64_t)n;
+			for (int r = 0; r < N; r++) {
+				g_assert_cmpuint(tr.nvl_out[r], ==, 2 * (S - share));
+				g_assert_cmpuint(tr.nvl_in[r], ==, 2 * (S - share));
+				g_assert_cmpuint(tr.net_out[r], ==, share);
+				g_assert_cmpuint(tr.net_in[r], ==, share);
+			}
+			for (int h = N; h < Q; h++) {
+				g_assert_cmpuint(tr.nvl_out[h] + tr.net_out[h], ==, 0);
+				g_assert_cmpuint(tr.nvl_in[h] + tr.net_in[h], ==, 0);
+			}
+			g_assert_cmpuint(tr.net_in[Q], ==, S * (uint64_t)m);
+			traffic_free(&tr);
+			gs_sched_free(s);
+			gs_gen_free(g);
+		}
+	}
+}
+
+/* 2 nodes of 3 GPUs, 2 channels, one slice each: channel 1's head is local
+ * GPU 1, its chain 1 (head), 2, 0 (bottom). Node 1's bottom (rank 3)
+ * SENDs up to rank 5, which reduces and sends to rank 4, the head, which
+ * reduces and sends to Q (rank 10, after the 6 GPUs and the two nodes'
+ * idle NVSwitch helpers); on the way down the head takes the total from
+ * E_1 (rank 12) and passes it to 5, which passes it to 3. */
+static void test_chain_layout(void)
+{
+	gs_params p = tu_params(GS_COLL_ALLREDUCE, GS_ALGO_COLLNET_CHAIN, GS_DT_F32, 6, 2 * 64, 2,
+				64, 64, 3);
+	gs_gen *g;
+	char *err = NULL;
+	uint64_t len;
+	g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
+	gs_sched *s = gs_sched_materialize(g);
+	const gs_step *b = gs_sched_strand(s, 3, 2, &len);
+	g_assert_cmpuint(len, ==, 1);
+	g_assert_cmpint(b[0].op, ==, GS_OP_SEND);
+	g_assert_cmpint(b[0].send_peer, ==, 5);
+	const gs_step *mid = gs_sched_strand(s, 5, 2, &len);
+	g_assert_cmpint(mid[0].op, ==, GS_OP_RECV_REDUCE_SEND);
+	g_assert_cmpint(mid[0].recv_peer, ==, 3);
+	g_assert_cmpint(mid[0].send_peer, ==, 4);
+	const gs_step *h = gs_sched_strand(s, 4, 2, &len);
+	g_assert_cmpint(h[0].op, ==, GS_OP_RECV_REDUCE_SEND);
+	g_assert_cmpint(h[0].recv_peer, ==, 5);
+	g_assert_cmpint(h[0].send_peer, ==, 10);
+	const gs_step *hd = gs_sched_strand(s, 4, 3, &len);
+	g_assert_cmpint(hd[0].op, ==, GS_OP_RECV_COPY_SEND);
+	g_assert_cmpint(hd[0].recv_peer, ==, 12);
+	g_assert_cmpint(hd[0].send_peer, ==, 5);
+	const gs_step *md = gs_sched_strand(s, 5, 3, &len);
+	g_assert_cmpint(md[0].op, ==, GS_OP_RECV_COPY_SEND);
+	g_assert_cmpint(md[0].send_peer, ==, 3);
+	const gs_step *bd = gs_sched_strand(s, 3, 3, &len);
+	g_assert_cmpint(bd[0].op, ==, GS_OP_RECV);
+	g_assert_cmpint(bd[0].recv_peer, ==, 5);
+	/* Q reduces the two heads' sums (ranks 1 and 4) for channel 1 */
+	const gs_step *q = gs_sched_strand(s, 10, 2, &len);
+	g_assert_cmpuint(len, ==, 2);
+	g_assert_cmpint(q[0].recv_peer, ==, 1);
+	g_assert_cmpint(q[1].recv_peer, ==, 4);
+	gs_sched_free(s);
+	gs_gen_free(g);
+}
+
+static void test_chain_refusals(void)
+{
+	expect_refused_algo(GS_ALGO_COLLNET_CHAIN, GS_COLL_REDUCESCATTER, 4, 2,
+			    "only defined for allreduce");
+	expect_refused_algo(GS_ALGO_COLLNET_CHAIN, GS_COLL_ALLREDUCE, 8, 8,
+			    "collnetchain joins nodes through the network: it needs at least 2 nodes, "
+			    "not 1");
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/collnetchain/sweep", test_chain_sweep);
+	g_test_add_func("/collnetchain/traffic", test_chain_traffic);
+	g_test_add_func("/collnetchain/layout", test_chain_layout);
+	g_test_add_func("/collnetchain/refusals", test_chain_refusals);
 	g_test_add_func("/collnet/sweep", test_collnet_sweep);
 	g_test_add_func("/collnet/traffic", test_collnet_traffic);
 	g_test_add_func("/collnet/refusals", test_collnet_refusals);
