@@ -11,6 +11,7 @@ int cli_version(int argc, char **argv);
 int cli_hw(int argc, char **argv);
 int cli_validate(int argc, char **argv);
 int cli_explain(int argc, char **argv);
+int cli_sweep(int argc, char **argv);
 
 /* Parse argv with a GOption group; on error print it and return 2, on
  * --help print and return 0 via *done. */

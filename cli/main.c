@@ -16,6 +16,7 @@ static const struct {
 	const char *summary;
 } cmds[] = {
 	{"run", cli_run, "simulate a scenario and print an nccl-tests-style table"},
+	{"sweep", cli_sweep, "run a scenario over a grid of values, resumable, with a plot"},
 	{"models", cli_models, "list the models, their sources and the scenario keys"},
 	{"hw", cli_hw, "measure this machine's GPUs, run schedules on them, calibrate"},
 	{"validate", cli_validate, "compare predictions with measurements, import nccl-tests logs"},

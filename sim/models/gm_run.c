@@ -912,9 +912,9 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 					     (unsigned long long)sizes[i], pkts, co.pkt_bytes, p.nranks,
 					     GM_COLL_MAX_PACKETS);
 	}
-	if (st == GC_OK)
+	if (st == GC_OK && !o->check_only)
 		st = run_sizes(r, &r->base, sizes, n, &co, o->links, r->pts, &trace, o, errmsg);
-	if (st == GC_OK && r->compare)
+	if (st == GC_OK && r->compare && !o->check_only)
 		st = run_sizes(r, &q, sizes, n, &co, false, r->cmp, NULL, o, errmsg);
 	if (co.trace) {
 		if (st == GC_OK)
@@ -1331,6 +1331,12 @@ static void fill_point(const gm_run *r, const gm_point *pt, gs_algo algo, bool c
 gc_status gm_run_save_results(const gm_run *r, const char *path, const char *command,
 			      char **errmsg)
 {
+	return gm_run_save_results_as(r, path, NULL, command, errmsg);
+}
+
+gc_status gm_run_save_results_as(const gm_run *r, const char *path, const char *label,
+				 const char *command, char **errmsg)
+{
 	size_t n = r->npts * (r->compare ? 2 : 1);
 	gc_result_point *pts = g_new(gc_result_point, n);
 	for (size_t i = 0; i < r->npts; i++) {
@@ -1341,7 +1347,9 @@ gc_status gm_run_save_results(const gm_run *r, const char *path, const char *com
 	GString *cfg = g_string_new(NULL);
 	gc_config_dump(r->cfg, cfg);
 	const char *name = gc_config_str(r->cfg, "name");
-	gc_run_info info = {.kind = "sim", .label = name[0] ? name : NULL, .scenario = r->path,
+	gc_run_info info = {.kind = "sim",
+			    .label = label ? label : name[0] ? name : NULL,
+			    .scenario = r->path,
 			    .config = cfg->str, .device = "gcsim flow model", .command = command};
 	if (r->analytical)
 		info.device = "gcsim analytical model";

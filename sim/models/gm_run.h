@@ -32,6 +32,9 @@ typedef struct gm_run_opts {
 	/* a phase of a training step (gm_train): the scenario's train.* keys
 	 * belong to the step, not to this collective */
 	bool step_phase;
+	/* every check gm_run_scenario makes before it times a size, and no
+	 * timing: the run's points stay zero */
+	bool check_only;
 } gm_run_opts;
 
 typedef struct gm_point {
@@ -100,5 +103,9 @@ void gm_run_format_links(const gm_run *r, size_t max_rows, void *gstring_out);
  * transaction. */
 gc_status gm_run_save_results(const gm_run *r, const char *path, const char *command,
 			      char **errmsg);
+/* The same with the run's label given (NULL: the scenario's name), as
+ * gcsim sweep names each cell of its grid. */
+gc_status gm_run_save_results_as(const gm_run *r, const char *path, const char *label,
+				 const char *command, char **errmsg);
 
 #endif
