@@ -3,6 +3,8 @@
 #ifndef CLI_H
 #define CLI_H
 
+#include "sim/core/gc_config.h"
+
 #define GCSIM_VERSION "0.1.0"
 
 int cli_run(int argc, char **argv);
@@ -17,5 +19,10 @@ int cli_sweep(int argc, char **argv);
  * --help print and return 0 via *done. */
 int cli_parse(int *argc, char ***argv, const char *params, const char *summary,
 	      const void *entries, int *done);
+
+/* A scenario's own grid (sweep.key and sweep.values, and sweep.key2 and
+ * sweep.values2) as "KEY=V1,V2,..." specs, NULL-terminated (g_strfreev),
+ * or NULL when it has none. */
+char **cli_scenario_sweep(const gc_config *cfg);
 
 #endif

@@ -24,6 +24,19 @@ int cli_parse(int *argc, char ***argv, const char *params, const char *summary,
 	return 0;
 }
 
+char **cli_scenario_sweep(const gc_config *cfg)
+{
+	if (!gc_config_str(cfg, "sweep.key")[0])
+		return NULL;
+	char **specs = g_new0(char *, 3);
+	specs[0] = g_strdup_printf("%s=%s", gc_config_str(cfg, "sweep.key"),
+				   gc_config_str(cfg, "sweep.values"));
+	if (gc_config_str(cfg, "sweep.key2")[0])
+		specs[1] = g_strdup_printf("%s=%s", gc_config_str(cfg, "sweep.key2"),
+					   gc_config_str(cfg, "sweep.values2"));
+	return specs;
+}
+
 int cli_version(int argc, char **argv)
 {
 	printf("gcsim %s\n", GCSIM_VERSION);

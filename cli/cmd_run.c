@@ -260,15 +260,8 @@ int cli_run(int argc, char **argv)
 		rc = status_rc(lst);
 		goto out;
 	}
-	if (!sweep && gc_config_str(cfg, "sweep.key")[0]) {
-		bool two = gc_config_str(cfg, "sweep.key2")[0] != 0;
-		sweep = g_new0(char *, 3);
-		sweep[0] = g_strdup_printf("%s=%s", gc_config_str(cfg, "sweep.key"),
-					   gc_config_str(cfg, "sweep.values"));
-		if (two)
-			sweep[1] = g_strdup_printf("%s=%s", gc_config_str(cfg, "sweep.key2"),
-						   gc_config_str(cfg, "sweep.values2"));
-	}
+	if (!sweep)
+		sweep = cli_scenario_sweep(cfg);
 	bool step = !strcmp(gc_config_str(cfg, "workload"), "step");
 	gc_config_free(cfg);
 	if (sweep) {

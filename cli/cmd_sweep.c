@@ -370,14 +370,8 @@ int cli_sweep(int argc, char **argv)
 		goto out;
 	}
 	bool step = !strcmp(gc_config_str(cfg, "workload"), "step");
-	if (!specs && gc_config_str(cfg, "sweep.key")[0]) {
-		specs = g_new0(char *, 3);
-		specs[0] = g_strdup_printf("%s=%s", gc_config_str(cfg, "sweep.key"),
-					   gc_config_str(cfg, "sweep.values"));
-		if (gc_config_str(cfg, "sweep.key2")[0])
-			specs[1] = g_strdup_printf("%s=%s", gc_config_str(cfg, "sweep.key2"),
-						   gc_config_str(cfg, "sweep.values2"));
-	}
+	if (!specs)
+		specs = cli_scenario_sweep(cfg);
 	gc_config_free(cfg);
 	if (step) {
 		fprintf(stderr, "gcsim sweep: a training step (workload: step) is swept with gcsim run "

@@ -990,67 +990,65 @@ static gc_status nvls_tree_time(const gt_topo *topo, const gs_gen *gen, gm_net *
 }
 
 /* collnet: see the header comment; adds the time after the launch to *t. */
-static void collnet_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, double *t)
+/* CollNet's routes: one NVLink hop inside a node (GPU 0 to GPU 1; none
+ * with one GPU per node), and the way up to the network switch's
+ * reduction and back from its port to node 0: latencies and bottleneck
+ * bandwidths. */
+typedef struct collnet_hops {
+	double a_nvl, b_nvl, a_net, b_net;
+} collnet_hops;
+
+static collnet_hops collnet_routes(const gt_topo *topo, const gs_params *p, gm_net *net)
 {
-	const gs_params *p = &gen->p;
 	const int64_t rpn = p->ranks_per_node, nodes = p->nranks / rpn;
-	const uint64_t C = (uint64_t)p->nchannels;
-	const uint64_t M = ceil_div(ceil_div(p->bytes, C * (uint64_t)rpn), p->slice_bytes);
-	const double s = (double)ceil_div(ceil_div(p->bytes, C * (uint64_t)rpn), M);
+	collnet_hops c = {0, INFINITY, 0, INFINITY};
 	uint32_t route[GM_MAX_HOPS];
-	double a_nvl = 0, b_nvl = INFINITY, a_net = 0, b_net = INFINITY;
-	if (rpn > 1) { /* GPU 0 to GPU 1 of its node */
+	if (rpn > 1) {
 		int h = gt_topo_route(topo, 0, 1, route);
-		a_nvl = (double)gm_net_route_latency(net, route, h);
+		c.a_nvl = (double)gm_net_route_latency(net, route, h);
 		for (int k = 0; k < h; k++)
-			b_nvl = fmin(b_nvl, net->links[route[k]].bw_Bps);
+			c.b_nvl = fmin(c.b_nvl, net->links[route[k]].bw_Bps);
 	}
-	/* up to the network switch's reduction and back from its port to
-	 * node 0 */
 	int q = p->nranks + GT_HELPERS_PER_NODE * (int)nodes;
 	int hops[2][2] = {{0, q}, {q + 1, 0}};
 	for (int i = 0; i < 2; i++) {
 		int h = gt_topo_route(topo, hops[i][0], hops[i][1], route);
-		a_net += (double)gm_net_route_latency(net, route, h);
+		c.a_net += (double)gm_net_route_latency(net, route, h);
 		for (int k = 0; k < h; k++)
-			b_net = fmin(b_net, net->links[route[k]].bw_Bps);
+			c.b_net = fmin(c.b_net, net->links[route[k]].bw_Bps);
 	}
-	double P = rpn > 1 ? 2.0 * (double)C * (double)(rpn - 1) * s / b_nvl * 1e12 : 0;
-	double N = (double)C * s / b_net * 1e12, m = (double)M;
-	*t += 2.0 * a_nvl + a_net + fmax(m * P, fmax((m + 1) * N + P, (m + 1) * P / 2 + 2 * N));
+	return c;
+}
+
+static void collnet_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, double *t)
+{
+	const gs_params *p = &gen->p;
+	const int64_t rpn = p->ranks_per_node;
+	const uint64_t C = (uint64_t)p->nchannels;
+	const uint64_t M = ceil_div(ceil_div(p->bytes, C * (uint64_t)rpn), p->slice_bytes);
+	const double s = (double)ceil_div(ceil_div(p->bytes, C * (uint64_t)rpn), M);
+	const collnet_hops c = collnet_routes(topo, p, net);
+	double P = rpn > 1 ? 2.0 * (double)C * (double)(rpn - 1) * s / c.b_nvl * 1e12 : 0;
+	double N = (double)C * s / c.b_net * 1e12, m = (double)M;
+	*t += 2.0 * c.a_nvl + c.a_net + fmax(m * P, fmax((m + 1) * N + P, (m + 1) * P / 2 + 2 * N));
 }
 
 /* collnetchain: see the header comment. */
 static void collnet_chain_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, double *t)
 {
 	const gs_params *p = &gen->p;
-	const int64_t rpn = p->ranks_per_node, nodes = p->nranks / rpn;
+	const int64_t rpn = p->ranks_per_node;
 	const uint64_t C = (uint64_t)p->nchannels;
 	const uint64_t M = ceil_div(ceil_div(p->bytes, C), p->slice_bytes);
 	const double s = (double)ceil_div(ceil_div(p->bytes, C), M);
-	uint32_t route[GM_MAX_HOPS];
-	double a_nvl = 0, b_nvl = INFINITY, a_net = 0, b_net = INFINITY;
-	if (rpn > 1) { /* GPU 0 to GPU 1 of its node */
-		int h = gt_topo_route(topo, 0, 1, route);
-		a_nvl = (double)gm_net_route_latency(net, route, h);
-		for (int k = 0; k < h; k++)
-			b_nvl = fmin(b_nvl, net->links[route[k]].bw_Bps);
-	}
-	int q = p->nranks + GT_HELPERS_PER_NODE * (int)nodes;
-	int hops[2][2] = {{0, q}, {q + 1, 0}};
-	for (int i = 0; i < 2; i++) {
-		int h = gt_topo_route(topo, hops[i][0], hops[i][1], route);
-		a_net += (double)gm_net_route_latency(net, route, h);
-		for (int k = 0; k < h; k++)
-			b_net = fmin(b_net, net->links[route[k]].bw_Bps);
-	}
+	const collnet_hops c = collnet_routes(topo, p, net);
 	/* a GPU holds each chain position in k of the channels at once */
 	const double k = (double)ceil_div(C, (uint64_t)rpn), n = (double)rpn;
-	double hop = rpn > 1 ? a_nvl + k * s / b_nvl * 1e12 : 0;
-	double fill = 2.0 * (n - 1) * hop + a_net + 2.0 * k * s / b_net * 1e12;
-	double P = 2.0 * (n - 1) / n * (double)C * s / b_nvl * 1e12;
-	double N = (double)C / n * s / b_net * 1e12;
-	*t += fmax(fill + (double)(M - 1) * N, rpn > 1 ? (double)M * P + a_net : 0);
+	double hop = rpn > 1 ? c.a_nvl + k * s / c.b_nvl * 1e12 : 0;
+	double fill = 2.0 * (n - 1) * hop + c.a_net + 2.0 * k * s / c.b_net * 1e12;
+	double P = 2.0 * (n - 1) / n * (double)C * s / c.b_nvl * 1e12;
+	double N = (double)C / n * s / c.b_net * 1e12;
+	*t += fmax(fill + (double)(M - 1) * N, rpn > 1 ? (double)M * P + c.a_net : 0);
 }
 
 /* nvls allgather or reduce-scatter (one switch): see the header comment. */

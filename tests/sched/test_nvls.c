@@ -569,19 +569,23 @@ static void test_collnet_sweep(void)
 	g_rand_free(rnd);
 }
 
-/* Per GPU: (n - 1)/n S out over NVLink to the other owners and, as owner,
- * its S/n handed to the n - 1 others: 2 (n - 1)/n S each way; S/n each way
- * through its NIC; the NVSwitch helpers idle. */
-static void test_collnet_traffic(void)
+/* CollNet's traffic, Direct's and Chain's alike: per GPU 2 (n - 1)/n S
+ * each way over NVLink (Direct: (n - 1)/n S to the other owners and, as
+ * owner, its S/n handed to the n - 1 others; Chain, with the channels a
+ * multiple of n: every place of the chain equally often, the ring's load),
+ * S/n each way through its NIC; the NVSwitch helpers idle; the network
+ * switch takes every node's S. */
+static void collnet_traffic(gs_algo algo)
 {
-	const int C = 2;
 	for (int m = 2; m <= 6; m++) {
 		for (int n = 1; n <= 4; n++) {
-			int N = m * n;
-			uint64_t S = (uint64_t)(C * n) * 4 * SLICE;
+			int N = m * n, C = algo == GS_ALGO_COLLNET_CHAIN ? 2 * n : 2;
+			uint64_t S = (uint64_t)n * 8 * SLICE;
 			gs_gen *g;
-			gs_sched *s = multinode_sched(GS_ALGO_COLLNET, m, n, C, S, &g);
+			gs_sched *s = multinode_sched(algo, m, n, C, S, &g);
 			g_assert_cmpint(s->nhelpers, ==, 3 * m + 1);
+			if (algo == GS_ALGO_COLLNET_CHAIN)
+				g_assert_cmpint(s->nstrands, ==, 2 * C);
 			int Q = N + 2 * m;
 			traffic tr = traffic_count(s, sharp_net, (const int[]){Q});
 			uint64_t share = S / (uint64_t)n;
@@ -602,6 +606,9 @@ static void test_collnet_traffic(void)
 		}
 	}
 }
+
+static void test_collnet_traffic(void) { collnet_traffic(GS_ALGO_COLLNET); }
+static void test_chain_traffic(void) { collnet_traffic(GS_ALGO_COLLNET_CHAIN); }
 
 static void test_collnet_refusals(void)
 {
@@ -623,41 +630,6 @@ static void test_chain_sweep(void)
 			break;
 	}
 	g_rand_free(rnd);
-}
-
-/* With the channels a multiple of n, every GPU holds every place of the
- * chain equally often: 2 (n - 1)/n S each way over NVLink (the ring's),
- * S/n each way through its NIC; the NVSwitch helpers idle; the network
- * switch takes every node's S. */
-static void test_chain_traffic(void)
-{
-	for (int m = 2; m <= 5; m++) {
-		for (int n = 1; n <= 4; n++) {
-			int N = m * n, C = 2 * n;
-			uint64_t S = (uint64_t)C * 4 * SLICE;
-			gs_gen *g;
-			gs_sched *s = multinode_sched(GS_ALGO_COLLNET_CHAIN, m, n, C, S, &g);
-			g_assert_cmpint(s->nhelpers, ==, 3 * m + 1);
-			g_assert_cmpint(s->nstrands, ==, 2 * C);
-			int Q = N + 2 * m;
-			traffic tr = traffic_count(s, sharp_net, (const int[]){Q});
-			uint64_t share = S / (uint64_t)n;
-			for (int r = 0; r < N; r++) {
-				g_assert_cmpuint(tr.nvl_out[r], ==, 2 * (S - share));
-				g_assert_cmpuint(tr.nvl_in[r], ==, 2 * (S - share));
-				g_assert_cmpuint(tr.net_out[r], ==, share);
-				g_assert_cmpuint(tr.net_in[r], ==, share);
-			}
-			for (int h = N; h < Q; h++) {
-				g_assert_cmpuint(tr.nvl_out[h] + tr.net_out[h], ==, 0);
-				g_assert_cmpuint(tr.nvl_in[h] + tr.net_in[h], ==, 0);
-			}
-			g_assert_cmpuint(tr.net_in[Q], ==, S * (uint64_t)m);
-			traffic_free(&tr);
-			gs_sched_free(s);
-			gs_gen_free(g);
-		}
-	}
 }
 
 /* 2 nodes of 3 GPUs, 2 channels, one slice each: channel 1's head is local
