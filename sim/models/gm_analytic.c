@@ -1055,8 +1055,11 @@ static void collnet_chain_time(const gt_topo *topo, const gs_gen *gen, gm_net *n
 static void nvls_agrs_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, double *t)
 {
 	const gs_params *p = &gen->p;
-	uint64_t n = (uint64_t)gs_group_n(p), C = (uint64_t)p->nchannels;
-	uint64_t Db = ceil_div(p->bytes / n, C); /* one block: a rank's channel part */
+	uint64_t N = (uint64_t)gs_group_n(p), C = (uint64_t)p->nchannels;
+	/* one switch, or (SHARP) m nodes of n behind the network's switch */
+	uint64_t n = p->ranks_per_node > 0 && (uint64_t)p->ranks_per_node < N ? (uint64_t)p->ranks_per_node : N;
+	uint64_t m = N / n;
+	uint64_t Db = ceil_div(p->bytes / N, C); /* one block: a rank's channel part */
 	uint64_t M = ceil_div(Db, p->slice_bytes);
 	double s = (double)ceil_div(Db, M);
 	uint32_t route[GM_MAX_HOPS];
@@ -1066,7 +1069,21 @@ static void nvls_agrs_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, 
 	double b = net->links[route[0]].bw_Bps;
 	gt_topo_route(topo, p->nranks, 0, route);
 	b = fmin(b, net->links[route[0]].bw_Bps);
-	*t += a_up + (double)(C + M * C * n) * s / b * 1e12;
+	double nvl = (double)(M * C * n * m) * s / b * 1e12;
+	if (m == 1) {
+		*t += a_up + (double)C * s / b * 1e12 + nvl;
+		return;
+	}
+	/* across nodes: the way to the network switch and back from its
+	 * port; the NIC carries C slices of the GPU's own blocks one way and
+	 * C m of its rail's the other per round. The first slices cross the
+	 * NIC before the node's switch has anything to hand out, and the last
+	 * ones still go through the node's switch after it: one round of C n
+	 * slices there */
+	const collnet_hops c = collnet_routes(topo, p, net);
+	double net_all = (double)(M * C * m) * s / c.b_net * 1e12;
+	*t += a_up + c.a_net + (double)C * s / c.b_net * 1e12 + fmax(nvl, net_all) +
+	      (double)(C * n) * s / b * 1e12;
 }
 
 gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll_opts *o,
@@ -1193,7 +1210,8 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		collnet_chain_time(topo, gen, &net, &t);
 	} else if (n > 1 && p->bytes > 0 &&
 		   (p->algo == GS_ALGO_NVLS_TREE ||
-		    (p->algo == GS_ALGO_NVLS && p->ranks_per_node < n))) {
+		    (p->algo == GS_ALGO_NVLS && p->ranks_per_node < n &&
+		     p->coll == GS_COLL_ALLREDUCE))) {
 		gc_status st = nvls_tree_time(topo, gen, &net, p->algo == GS_ALGO_NVLS, &t, errmsg);
 		if (st != GC_OK) {
 			gm_net_fini(&net);

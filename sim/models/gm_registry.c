@@ -123,9 +123,10 @@ static const gm_model_info models[] = {
 	 "GPU and multicasts the owner's store to the others (two helper ranks stand for its engines); "
 	 "16 channels of 128 KiB chunks; NVLink bandwidth x nvls_efficiency; NCCL's NVLS latency. "
 	 "Across nodes with topology.fabric.sharp: the owners' sums reduced and returned by the "
-	 "network's switch (InfiniBand SHARP). Allgather and reduce-scatter on one switch: each "
-	 "owner's store multicast to every GPU, or every GPU's part of a block reduced to its "
-	 "owner (one engine, one crossing of NCCL's NVLS latency)",
+	 "network's switch (InfiniBand SHARP). Allgather and reduce-scatter: each owner's store "
+	 "multicast to every GPU, or every GPU's part of a block reduced to its owner (one engine, "
+	 "one crossing of NCCL's NVLS latency); across nodes with SHARP, each rail's blocks "
+	 "through the network's switch",
 	 "NVIDIA/nccl src/device/all_reduce.h (runNvls), all_gather.h and reduce_scatter.h (NVLS, "
 	 "one node), src/transport/nvls.cc (chunk 128 KiB, "
 	 "16 channels), src/tuning nvls.cc (efficiency 0.85 Hopper), src/graph/tuning.cc (NVLS latency)",

@@ -125,10 +125,10 @@ static const char *algo_refusal(gs_coll c, gs_algo a, int proto, const gt_topo *
 		/* NCCL's NVLS allgather and reduce-scatter: one node's switch,
 		 * at most NCCL_MAX_NVLS_ARITY (32) GPUs behind it */
 		int behind = t->kind == GT_DGX && t->nodes > 1 ? t->gpus_per_node : t->ngpus;
-		if (t->kind == GT_DGX && t->nodes > 1 && !node_groups)
-			return "nvls allgather and reducescatter run in one node's switch (NCCL's "
-			       "one-node NVLS); across nodes use ring or pat, or groups of one whole "
-			       "node each";
+		if (t->kind == GT_DGX && t->nodes > 1 && !node_groups && !t->sharp)
+			return "nvls allgather and reducescatter across nodes need the network's "
+			       "switches (SHARP: topology.fabric.sharp: true); without them use ring or "
+			       "pat, or groups of one whole node each";
 		if (behind > 32)
 			return "nvls allgather and reducescatter take at most 32 GPUs behind the "
 			       "switch (NCCL_MAX_NVLS_ARITY); use ring";

@@ -33,7 +33,7 @@ static const gc_param coll_params[] = {
 	 "low-latency kernels, the default) or forward (DeepEP's normal kernels: once per node over "
 	 "the network, on over NVLink) for dispatch and combine; nvls (allreduce "
 	 "reduced and multicast in the switch, NVLink SHARP, one node or SHARP across nodes; "
-	 "allgather multicast and reducescatter reduced in one node's switch); nvlstree (nvls in every "
+	 "allgather multicast and reducescatter reduced in the switch, across nodes with SHARP); nvlstree (nvls in every "
 	 "node, a double binary tree between nodes; NCCL's NVLS_TREE); bruck (allgather and "
 	 "reducescatter in log2 n rounds); pat (allgather and reducescatter: NCCL's PAT, binomial "
 	 "trees shifted for every rank, the farthest peer first with the least data; Simple only); "

@@ -149,10 +149,10 @@ double gm_tuner_time_us(const gm_tuner *tu, gs_coll c, gs_algo algo, gm_proto pr
 		return -1;
 	if (ar && a == A_PAT)
 		return -1;
-	/* NVLS allgather and reduce-scatter: one node (NCCL up to 2.2x; later
-	 * versions add CollNet's network, which gcsim does not run for them),
-	 * at most NCCL_MAX_NVLS_ARITY (32) GPUs */
-	if (!ar && a == A_NVLS && (tu->nnodes > 1 || tu->nranks > 32))
+	/* NVLS allgather and reduce-scatter: at most NCCL_MAX_NVLS_ARITY (32)
+	 * GPUs per node; across nodes with the network's switches (CollNet
+	 * support, checked below for every NVLS) */
+	if (!ar && a == A_NVLS && tu->nranks / tu->nnodes > 32)
 		return -1;
 	if ((a == A_NVLS || a == A_NVLSTREE || a == A_COLLNET || a == A_CHAIN) && p != T_SIMPLE)
 		return -1;
@@ -182,6 +182,8 @@ double gm_tuner_time_us(const gm_tuner *tu, gs_coll c, gs_algo algo, gm_proto pr
 		double intra = g->bw_intra * tu->nvls_eff * (g->nch - 1) / g->nch;
 		intra *= ar ? 2.0 : (ppn - 1) / ppn; /* allreduce pipelines two operations */
 		double inter = g->bw_inter * (nn <= 2 && a == A_NVLSTREE ? 2 : 1);
+		if (!ar && a == A_NVLS) /* allgather, reduce-scatter: 0.9 of the network */
+			inter *= 0.9;
 		bw = min2(intra, inter);
 		if (a == A_NVLSTREE)
 			bw = min2(bw, per_ch_nvls_tree[gen][band]);

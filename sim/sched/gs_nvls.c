@@ -61,9 +61,16 @@
 
 #include "gs_impl.h"
 
-/* The four schedules of gs_nvt (below): nvlstree, nvls across nodes
- * (SHARP), CollNet Direct and CollNet Chain (SHARP, no NVLS). */
-typedef enum gs_nvt_mode { GS_NVT_TREE = 0, GS_NVT_SHARP, GS_NVT_DIRECT, GS_NVT_CHAIN } gs_nvt_mode;
+/* The schedules of gs_nvt (below): nvlstree, nvls across nodes (SHARP;
+ * allreduce, or allgather and reduce-scatter), CollNet Direct and CollNet
+ * Chain (SHARP, no NVLS). */
+typedef enum gs_nvt_mode {
+	GS_NVT_TREE = 0,
+	GS_NVT_SHARP,
+	GS_NVT_DIRECT,
+	GS_NVT_CHAIN,
+	GS_NVT_AGRS /* nvls allgather or reduce-scatter across nodes (SHARP) */
+} gs_nvt_mode;
 
 static gc_status gs_nvt_init(gs_gen *g, gs_nvt_mode mode, char **errmsg);
 
@@ -226,14 +233,8 @@ gc_status gs_nvls_init(gs_gen *g, char **errmsg)
 		*errmsg = g_strdup_printf("nvls needs at least 2 ranks, not %d", p->nranks);
 		return GC_ERR_INPUT;
 	}
-	if (p->ranks_per_node != p->nranks && p->coll != GS_COLL_ALLREDUCE) {
-		*errmsg = g_strdup_printf("nvls %s runs inside one switch (NCCL's one-node NVLS), "
-					  "not across %d nodes",
-					  gs_coll_name(p->coll), p->nranks / p->ranks_per_node);
-		return GC_ERR_INPUT;
-	}
-	if (p->ranks_per_node != p->nranks)
-		return gs_nvt_init(g, GS_NVT_SHARP, errmsg); /* across nodes: SHARP in the network */
+	if (p->ranks_per_node != p->nranks) /* across nodes: SHARP in the network */
+		return gs_nvt_init(g, p->coll == GS_COLL_ALLREDUCE ? GS_NVT_SHARP : GS_NVT_AGRS, errmsg);
 	nv = g_new0(gs_nvls, 1);
 	nv->coll = p->coll;
 	nv->n = p->nranks;
@@ -315,6 +316,7 @@ typedef struct gs_nvt {
 	bool sharp;  /* the network's switch reduces (nvls across nodes, collnet) */
 	bool direct; /* collnet: the owners reduce and broadcast in their node */
 	bool chain;  /* collnetchain: a chain per channel up to its head */
+	gs_coll agrs; /* nvls allgather or reduce-scatter across nodes, else allreduce */
 } gs_nvt;
 
 typedef struct gs_nvt_slotdef {
@@ -639,10 +641,167 @@ static void gs_cnc_step(const gs_nvt *nv, const gs_cnc_plan *pl, gs_step *st, in
 		gs_step_set(st, GS_OP_RECV_COPY_SEND, pl->below, from, 0, 0, GS_BUF_OUTPUT, off, bytes);
 }
 
+/*
+ * nvls allgather and reduce-scatter across nodes (NCCL's NVLS with the
+ * network's switches, SHARP: all_gather.h and reduce_scatter.h beyond one
+ * node). Every GPU is the head of its rail: local GPU k of every node
+ * reaches the network through its own NIC. Block b = c n + k is part c of
+ * the blocks of rail k's m ranks (rank y n + k of each node y); count is
+ * one rank's block. Three strands per block, as for the allreduce:
+ *   allgather
+ *     3b      (x, k): SEND its INPUT slice to Q
+ *             Q: per slice and node x, RECV_COPY_SEND (x, k)'s slice on to
+ *             E_0; E_y passes it on (E_{m-1}: RECV) and SENDs it to (y, k):
+ *             the switch hands every node's part to every node
+ *     3b + 1  (y, k): per slice and node x, RECV_COPY_SEND the slice from
+ *             E_y on to M_y, which SENDs it to all n GPUs of node y, (y, k)
+ *             too (the multicast store reaches every member)
+ *     3b + 2  every GPU: RECV it from M_y into OUTPUT (rank x n + k's block)
+ *   reduce-scatter
+ *     3b      every GPU (x, j): per slice and node y, SEND its INPUT part
+ *             of rank y n + k's block to R_x, which adds node x's n of
+ *             them (as for the allreduce) and sends the sum to (x, k)
+ *     3b + 1  (x, k): RECV_COPY_SEND each node sum on to Q; Q adds the m
+ *             nodes' sums of rank y n + k's slice and SENDs it to E_y,
+ *             which SENDs it on to (y, k)
+ *     3b + 2  (y, k): RECV its slice of the total from E_y into OUTPUT
+ * Traffic per GPU: the NIC carries the GPU's own block out and its rail's
+ * m blocks in (the allgather; the reverse for the reduce-scatter), S/N
+ * and S/n of a gathered size S; the NVLink port the rail's m blocks out to
+ * the switch and every rail's in, S/n and S, as on one node: the network
+ * carries what a ring's does, in one step instead of N - 1.
+ */
+enum { GS_AGRS_UP = 0, GS_AGRS_MID = 1, GS_AGRS_END = 2 };
+
+typedef struct gs_agrs_plan {
+	int role, nslot; /* slot: steps per (slice, node) pass */
+	bool gpu, net, head;
+	int32_t x, k, j, R, M; /* node, the block's rail, own local index, the node's helpers */
+	uint64_t bs, len, nslices;
+} gs_agrs_plan;
+
+static void gs_agrs_plan_init(gs_agrs_plan *pl, const gs_nvt *nv, int rank, int strand)
+{
+	const uint64_t b = (uint64_t)(strand / 3);
+	const bool ag = nv->agrs == GS_COLL_ALLGATHER;
+	memset(pl, 0, sizeof(*pl));
+	pl->role = strand % 3;
+	pl->k = (int32_t)(b % (uint64_t)nv->n);
+	gs_part(nv->count, (uint64_t)nv->nch, b / (uint64_t)nv->n, &pl->bs, &pl->len);
+	pl->nslices = gs_divup(pl->len, nv->se);
+	pl->gpu = rank < nv->N;
+	pl->net = rank >= gs_nvs_Q(nv);
+	if (pl->net) {
+		/* Q: one step per node's pass; E_y two (on, and to its node) */
+		pl->x = rank == gs_nvs_Q(nv) ? -1 : (int32_t)(rank - gs_nvs_E(nv, 0));
+		bool busy = pl->role == (ag ? GS_AGRS_UP : GS_AGRS_MID);
+		pl->nslot = !busy ? 0 : pl->x < 0 ? (ag ? 1 : (int)nv->m) : ag ? 2 : 1;
+		return;
+	}
+	if (!pl->gpu) { /* the node's switch: M multicasts (allgather), R reduces */
+		pl->x = (int32_t)((rank - nv->N) / 2);
+		bool r = (rank - nv->N) % 2 == 0;
+		pl->nslot = ag ? (!r && pl->role == GS_AGRS_MID ? (int)nv->n + 1 : 0)
+			       : (r && pl->role == GS_AGRS_UP ? (int)nv->n : 0);
+		return;
+	}
+	pl->x = (int32_t)(rank / nv->n);
+	pl->j = (int32_t)(rank % nv->n);
+	pl->head = pl->j == pl->k;
+	pl->R = (int32_t)(nv->N + 2 * pl->x);
+	pl->M = pl->R + 1;
+	if (ag)
+		pl->nslot = pl->role == GS_AGRS_UP || pl->role == GS_AGRS_MID ? (pl->head ? 1 : 0) : 1;
+	else
+		pl->nslot = pl->role == GS_AGRS_UP ? 1 : pl->head ? 1 : 0;
+}
+
+/* The passes of a strand per slice, one per node otherwise: once for the
+ * allgather's own-block send, the reduce-scatter's own total and its
+ * egress port's hand-over of it. */
+static uint64_t gs_agrs_passes(const gs_nvt *nv, const gs_agrs_plan *pl)
+{
+	bool once = nv->agrs == GS_COLL_ALLGATHER
+			    ? pl->gpu && pl->role == GS_AGRS_UP
+			    : (pl->gpu && pl->role == GS_AGRS_END) || (pl->net && pl->x >= 0);
+	return once ? 1 : (uint64_t)nv->m;
+}
+
+static void gs_agrs_step(const gs_nvt *nv, const gs_agrs_plan *pl, gs_step *st, uint64_t y, int32_t q,
+			 uint64_t es, uint64_t el)
+{
+	const int32_t n = (int32_t)nv->n, k = pl->k;
+	const uint64_t e = nv->elem, bytes = el * e;
+	/* rank y n + k's slice in the gathered (allgather OUTPUT, reduce-scatter
+	 * INPUT) buffer, and in a rank's own block */
+	const uint64_t goff = (((uint64_t)y * (uint64_t)n + (uint64_t)k) * nv->count + es) * e, off = es * e;
+	if (nv->agrs == GS_COLL_ALLGATHER) {
+		if (pl->net && pl->x < 0) {
+			gs_step_set(st, GS_OP_RECV_COPY_SEND, gs_nvs_E(nv, 0), (int32_t)y * n + k, 0, 0,
+				    GS_BUF_SCRATCH, goff, bytes);
+		} else if (pl->net) {
+			int32_t prev = pl->x == 0 ? gs_nvs_Q(nv) : gs_nvs_E(nv, pl->x - 1);
+			if (q == 1)
+				gs_step_set(st, GS_OP_SEND, pl->x * n + k, -1, GS_BUF_SCRATCH, goff, 0, 0,
+					    bytes);
+			else if (pl->x + 1 < nv->m)
+				gs_step_set(st, GS_OP_RECV_COPY_SEND, gs_nvs_E(nv, pl->x + 1), prev, 0, 0,
+					    GS_BUF_SCRATCH, goff, bytes);
+			else
+				gs_step_set(st, GS_OP_RECV, -1, prev, 0, 0, GS_BUF_SCRATCH, goff, bytes);
+		} else if (!pl->gpu) { /* M_x: from the rail's head to all n, the head last */
+			int32_t head = pl->x * n + k;
+			if (q == 0)
+				gs_step_set(st, GS_OP_RECV, -1, head, 0, 0, GS_BUF_SCRATCH, goff, bytes);
+			else
+				gs_step_set(st, GS_OP_SEND, pl->x * n + (k + q) % n, -1, GS_BUF_SCRATCH, goff,
+					    0, 0, bytes);
+		} else if (pl->role == GS_AGRS_UP) {
+			gs_step_set(st, GS_OP_SEND, gs_nvs_Q(nv), -1, GS_BUF_INPUT, off, 0, 0, bytes);
+		} else if (pl->role == GS_AGRS_MID) {
+			gs_step_set(st, GS_OP_RECV_COPY_SEND, pl->M, gs_nvs_E(nv, pl->x), 0, 0,
+				    GS_BUF_SCRATCH, goff, bytes);
+		} else {
+			gs_step_set(st, GS_OP_RECV, -1, pl->M, 0, 0, GS_BUF_OUTPUT, goff, bytes);
+		}
+		return;
+	}
+	/* reduce-scatter */
+	if (pl->net && pl->x < 0) { /* Q: node q's sum of rank y n + k's slice */
+		int32_t from = q * n + k;
+		if (q == 0)
+			gs_step_set(st, GS_OP_RECV, -1, from, 0, 0, GS_BUF_SCRATCH, goff, bytes);
+		else if (q < nv->m - 1)
+			gs_step_set(st, GS_OP_RECV_REDUCE_COPY, -1, from, GS_BUF_SCRATCH, goff,
+				    GS_BUF_SCRATCH, goff, bytes);
+		else
+			gs_step_set(st, GS_OP_RECV_REDUCE_SEND, gs_nvs_E(nv, (int64_t)y), from,
+				    GS_BUF_SCRATCH, goff, 0, 0, bytes);
+	} else if (pl->net) { /* E_x: node x's total on to its head */
+		gs_step_set(st, GS_OP_RECV_COPY_SEND, pl->x * n + k, gs_nvs_Q(nv), 0, 0, GS_BUF_SCRATCH,
+			    goff, bytes);
+	} else if (!pl->gpu) { /* R_x */
+		gs_switch_step(st, true, q, n, pl->x * n, pl->x * n + k, goff, bytes);
+	} else if (pl->role == GS_AGRS_UP) {
+		gs_step_set(st, GS_OP_SEND, pl->R, -1, GS_BUF_INPUT, goff, 0, 0, bytes);
+	} else if (pl->role == GS_AGRS_MID) {
+		gs_step_set(st, GS_OP_RECV_COPY_SEND, gs_nvs_Q(nv), pl->R, 0, 0, GS_BUF_SCRATCH, goff,
+			    bytes);
+	} else {
+		gs_step_set(st, GS_OP_RECV, -1, gs_nvs_E(nv, pl->x), 0, 0, GS_BUF_OUTPUT, off, bytes);
+	}
+}
+
 static uint64_t gs_nvt_strand_len(const gs_gen *g, int rank, int ch)
 {
 	gs_nvt_plan pl;
 	const gs_nvt *nv = g->priv;
+
+	if (nv->agrs != GS_COLL_ALLREDUCE) {
+		gs_agrs_plan ap;
+		gs_agrs_plan_init(&ap, nv, rank, ch);
+		return ap.nslices * gs_agrs_passes(nv, &ap) * (uint64_t)ap.nslot;
+	}
 
 	if (nv->chain) {
 		gs_cnc_plan cp;
@@ -659,6 +818,21 @@ static void gs_nvt_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint3
 	const gs_nvt *nv = g->priv;
 	gs_nvt_plan pl;
 
+	if (nv->agrs != GS_COLL_ALLREDUCE) {
+		gs_agrs_plan ap;
+		gs_agrs_plan_init(&ap, nv, rank, ch);
+		const uint64_t passes = gs_agrs_passes(nv, &ap), per = passes * (uint64_t)ap.nslot;
+		g_assert(first + n <= ap.nslices * per);
+		for (uint32_t i = 0; i < n; i++) {
+			uint64_t step = first + i, jj = step / per, r = step % per;
+			uint64_t y = r / (uint64_t)ap.nslot;
+			if (passes == 1) /* the one pass is for the node's own rank */
+				y = (uint64_t)(ap.gpu || ap.net ? ap.x : 0);
+			uint64_t es = ap.bs + jj * nv->se, el = MIN(nv->se, ap.bs + ap.len - es);
+			gs_agrs_step(nv, &ap, &out[i], y, (int32_t)(r % (uint64_t)ap.nslot), es, el);
+		}
+		return;
+	}
 	if (nv->chain) {
 		gs_cnc_plan cp;
 		gs_cnc_plan_init(&cp, nv, rank, ch);
@@ -720,6 +894,8 @@ static gc_status gs_nvt_init(gs_gen *g, gs_nvt_mode mode, char **errmsg)
 	const bool sharp = mode != GS_NVT_TREE;
 	const char *name = mode == GS_NVT_DIRECT  ? "collnet"
 			   : mode == GS_NVT_CHAIN ? "collnetchain"
+			   : mode == GS_NVT_AGRS  ? (p->coll == GS_COLL_ALLGATHER ? "nvls allgather across nodes"
+									   : "nvls reducescatter across nodes")
 			   : sharp		  ? "nvls across nodes"
 						  : "nvlstree";
 
@@ -747,6 +923,7 @@ static gc_status gs_nvt_init(gs_gen *g, gs_nvt_mode mode, char **errmsg)
 	nv->sharp = sharp;
 	nv->direct = mode == GS_NVT_DIRECT;
 	nv->chain = mode == GS_NVT_CHAIN;
+	nv->agrs = mode == GS_NVT_AGRS ? p->coll : GS_COLL_ALLREDUCE;
 	g->priv = nv;
 	g->ops = &gs_nvt_ops;
 	gc_status st = gs_ntree_build(&nv->nt, m, errmsg);
@@ -760,6 +937,16 @@ static gc_status gs_nvt_init(gs_gen *g, gs_nvt_mode mode, char **errmsg)
 	g->strands_per_channel = nv->chain ? 2 : 3;
 	for (int b = 0; b < GS_BUF__COUNT; b++)
 		g->buf_bytes[b] = nv->count * nv->elem;
+	if (nv->agrs != GS_COLL_ALLREDUCE) {
+		/* count: one rank's block; the helpers' SCRATCH is indexed as
+		 * the gathered buffer */
+		nv->count /= (uint64_t)nv->N;
+		uint64_t block = nv->count * nv->elem, all = block * (uint64_t)nv->N;
+		bool ag = nv->agrs == GS_COLL_ALLGATHER;
+		g->buf_bytes[GS_BUF_INPUT] = ag ? block : all;
+		g->buf_bytes[GS_BUF_OUTPUT] = ag ? all : block;
+		g->buf_bytes[GS_BUF_SCRATCH] = all;
+	}
 	g->nsignals = 0;
 	return GC_OK;
 }

@@ -148,7 +148,8 @@ typedef enum gs_coll {
  * put: one-sided all-to-all (PUT each block into the peer's OUTPUT, SIGNAL
  * it, WAIT for n-1 signals), NVSHMEM style; nvls: allreduce reduced and
  * multicast in the NVSwitch (two helper ranks, gs_nvls.c), one node, or
- * across nodes with SHARP; also allgather and reduce-scatter on one node;
+ * across nodes with SHARP; also allgather and reduce-scatter (across nodes
+ * with SHARP too);
  * nvlstree: nvls in every node and a double binary tree between the nodes
  * (two helper ranks per node, gs_nvls.c); bruck: allgather and
  * reduce-scatter in ceil(log2 n) rounds (gs_bruck.c); collnet: NCCL's

@@ -131,11 +131,17 @@ static void test_tuner(void)
 		expect_points_are_forced_runs(yaml, r, simple);
 		gm_run_free(r);
 	}
-	/* not across nodes, nor on 72 GPUs behind one switch */
+	/* across nodes only with SHARP (25 us and NVLS's 18 us network
+	 * hop), and not on 72 GPUs behind one switch */
 	const char *const two[] = {"topology.nodes=2", NULL};
 	gm_run *r = run_yaml(yaml, two);
 	g_assert_cmpfloat(gm_tuner_time_us(&r->tuner, r->base.coll, GS_ALGO_NVLS, GM_PROTO_SIMPLE, 8),
 			  <, 0);
+	gm_run_free(r);
+	const char *const sharp[] = {"topology.nodes=2", "topology.fabric.sharp=true", NULL};
+	r = run_yaml(yaml, sharp);
+	g_assert_cmpfloat_with_epsilon(
+		gm_tuner_time_us(&r->tuner, r->base.coll, GS_ALGO_NVLS, GM_PROTO_SIMPLE, 8), 43.0, 0.01);
 	gm_run_free(r);
 	const char *const rack[] = {"topology.preset=gb200-nvl72", NULL};
 	r = run_yaml(yaml, rack);
@@ -161,10 +167,54 @@ static void test_node_groups(void)
 	gm_run_free(b);
 }
 
+/* Across nodes with SHARP: every GPU is its rail's head; the network
+ * switch hands every node's block to every node (allgather) or adds the
+ * nodes' sums (reduce-scatter). The closed form within 4 % of the flow run
+ * on 2, 4 and 8 DGX H100 nodes and on nodes of 2 and 4 GPUs; small sizes
+ * cost one NVLink crossing and NVLS's network hop (12.5 + 18 us); at
+ * 1 GiB each GPU's port still takes the whole gathered buffer at NVLS's
+ * share, so the ring is faster there, and NVLS is faster at 64 KiB. */
+static void test_sharp(void)
+{
+	const char *yaml = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100, nodes: 2, fabric: {sharp: true}}\n"
+			   "collective: {op: allgather, algo: nvls, sizes: [64KiB, 1MiB, 16MiB, "
+			   "256MiB]}\n";
+	static const char *const where[][2] = {{"topology.nodes=2", NULL},
+					       {"topology.nodes=4", NULL},
+					       {"topology.nodes=8", NULL},
+					       {"topology.gpus_per_node=4", NULL},
+					       {"topology.gpus_per_node=2", NULL}};
+	for (size_t w = 0; w < G_N_ELEMENTS(where); w++)
+		for (int rs = 0; rs < 2; rs++) {
+			const char *op = rs ? "collective.op=reducescatter" : "collective.op=allgather";
+			const char *const sets[] = {op, where[w][0], where[w][1], NULL};
+			expect_closed_form_near(yaml, sets, 0.04);
+		}
+	const char *const tiny[] = {"collective.sizes=256B", NULL};
+	gm_run *t = run_yaml(yaml, tiny);
+	g_assert_cmpfloat(fabs(t->pts[0].time_us - 30.5), <, 0.1);
+	gm_run_free(t);
+	const char *const big[] = {"collective.sizes=64KiB,1GiB", NULL};
+	const char *const ring[] = {"collective.sizes=64KiB,1GiB", "collective.algo=ring", NULL};
+	gm_run *a = run_yaml(yaml, big), *b = run_yaml(yaml, ring);
+	g_test_message("2 nodes: nvls %.1f / %.1f us, ring %.1f / %.1f us at 64 KiB / 1 GiB",
+		       a->pts[0].time_us, a->pts[1].time_us, b->pts[0].time_us, b->pts[1].time_us);
+	g_assert_cmpfloat(a->pts[0].time_us, <, 0.5 * b->pts[0].time_us);
+	g_assert_cmpfloat(a->pts[1].time_us, >, b->pts[1].time_us);
+	double bound = 1073741824.0 / (0.85 * 374e9) * 1e6;
+	g_assert_cmpfloat(a->pts[1].time_us, >, bound);
+	g_assert_cmpfloat(a->pts[1].time_us, <, 1.05 * bound);
+	gm_run_free(a);
+	gm_run_free(b);
+	const char *const one[] = {"topology.gpus_per_node=1", NULL};
+	expect_refused(yaml, one, "at least 2 GPUs per node");
+}
+
 static void test_refusals(void)
 {
 	const char *const two[] = {"topology.nodes=2", NULL};
-	expect_refused(ag, two, "across nodes use ring or pat");
+	expect_refused(ag, two, "across nodes need the network's switches (SHARP");
 	const char *const rack[] = {"topology.preset=gb200-nvl72", NULL};
 	expect_refused(ag, rack, "at most 32 GPUs behind the switch");
 	const char *const ll[] = {"collective.protocol=ll128", "collective.op=reducescatter", NULL};
@@ -184,5 +234,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/nvls-agrs/tuner", test_tuner);
 	g_test_add_func("/nvls-agrs/node-groups", test_node_groups);
 	g_test_add_func("/nvls-agrs/refusals", test_refusals);
+	g_test_add_func("/nvls-agrs/sharp", test_sharp);
 	return g_test_run();
 }

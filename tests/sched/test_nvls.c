@@ -157,8 +157,7 @@ static void test_refusals(void)
 	expect_refused(GS_COLL_ALLREDUCE, 1, 0, "at least 2 ranks");
 	expect_refused(GS_COLL_ALLGATHER, 1, 0, "at least 2 ranks");
 	expect_refused(GS_COLL_ALLREDUCE, 8, 1, "at least 2 ranks per node");
-	expect_refused(GS_COLL_ALLGATHER, 8, 4, "inside one switch");
-	expect_refused(GS_COLL_REDUCESCATTER, 8, 2, "not across 4 nodes");
+	expect_refused(GS_COLL_ALLGATHER, 8, 1, "at least 2 ranks per node");
 }
 
 /* Allgather and reduce-scatter through the switch, end to end: 2..20
@@ -607,6 +606,69 @@ static void collnet_traffic(gs_algo algo)
 	}
 }
 
+/* nvls allgather and reduce-scatter across nodes (SHARP), end to end: 2..5
+ * nodes of 2..4 GPUs, empty, one-element, uneven and multi-slice blocks,
+ * 1..3 channels, every data type. */
+static void test_sharp_agrs_sweep(void)
+{
+	static const gs_coll colls[] = {GS_COLL_ALLGATHER, GS_COLL_REDUCESCATTER};
+	for (size_t c = 0; c < G_N_ELEMENTS(colls); c++) {
+		GRand *rnd = g_rand_new_with_seed(53 + (guint32)c);
+		int k = 0;
+		for (int m = 2; m <= 5; m++)
+			for (int n = 2; n <= 4; n++)
+				for (int i = 0; i < 4; i++, k++) {
+					gs_dtype dt = dts[k % 4];
+					uint64_t el = gs_dtype_size(dt), se = SLICE / el;
+					uint64_t cnt[4] = {0, 1, 5, 3 * se + 1};
+					gs_params p = tu_params(colls[c], GS_ALGO_NVLS, dt, m * n,
+								cnt[i] * el * (uint64_t)(m * n),
+								nchs[(k / 4 + i) % 3], CHUNK, SLICE, n);
+					if (!tu_check_case(&p, rnd)) {
+						g_rand_free(rnd);
+						return;
+					}
+				}
+		g_rand_free(rnd);
+	}
+}
+
+/* Per GPU, S the gathered size and N = m n: the allgather's NIC sends the
+ * GPU's own block (S/N) and takes its rail's m blocks (S/n); its NVLink
+ * port stores those m blocks to the switch (S/n) and takes every rail's,
+ * S, its own too; the reduce-scatter the reverse. The network switch takes
+ * every rank's block once (allgather: S) or every node's sum of every
+ * block (reduce-scatter: m S). */
+static void test_sharp_agrs_traffic(void)
+{
+	for (int ag = 0; ag < 2; ag++)
+		for (int m = 2; m <= 4; m++)
+			for (int n = 2; n <= 4; n++) {
+				int N = m * n;
+				uint64_t S = (uint64_t)N * 2 * 3 * SLICE; /* 3 slices per block, 2 channels */
+				gs_params p = tu_params(ag ? GS_COLL_ALLGATHER : GS_COLL_REDUCESCATTER,
+							GS_ALGO_NVLS, GS_DT_F32, N, S, 2, CHUNK, SLICE, n);
+				gs_gen *g;
+				char *err = NULL;
+				g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
+				gs_sched *s = gs_sched_materialize(g);
+				g_assert_cmpint(s->nhelpers, ==, 3 * m + 1);
+				int Q = N + 2 * m;
+				traffic tr = traffic_count(s, sharp_net, (const int[]){Q});
+				uint64_t blk = S / (uint64_t)N, rail = S / (uint64_t)n;
+				for (int r = 0; r < N; r++) {
+					g_assert_cmpuint(ag ? tr.net_out[r] : tr.net_in[r], ==, blk);
+					g_assert_cmpuint(ag ? tr.net_in[r] : tr.net_out[r], ==, rail);
+					g_assert_cmpuint(ag ? tr.nvl_out[r] : tr.nvl_in[r], ==, rail);
+					g_assert_cmpuint(ag ? tr.nvl_in[r] : tr.nvl_out[r], ==, S);
+				}
+				g_assert_cmpuint(tr.net_in[Q], ==, ag ? S : S * (uint64_t)m);
+				traffic_free(&tr);
+				gs_sched_free(s);
+				gs_gen_free(g);
+			}
+}
+
 static void test_collnet_traffic(void) { collnet_traffic(GS_ALGO_COLLNET); }
 static void test_chain_traffic(void) { collnet_traffic(GS_ALGO_COLLNET_CHAIN); }
 
@@ -699,6 +761,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/collnet/refusals", test_collnet_refusals);
 	g_test_add_func("/nvls-sharp/sweep", test_sharp_sweep);
 	g_test_add_func("/nvls-sharp/traffic", test_sharp_traffic);
+	g_test_add_func("/nvls-sharp/agrs-sweep", test_sharp_agrs_sweep);
+	g_test_add_func("/nvls-sharp/agrs-traffic", test_sharp_agrs_traffic);
 	g_test_add_func("/nvls/sweep", test_sweep);
 	g_test_add_func("/nvls/port-traffic", test_port_traffic);
 	g_test_add_func("/nvls/layout", test_layout);
