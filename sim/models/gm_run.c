@@ -133,22 +133,20 @@ static const char *algo_refusal(gs_coll c, gs_algo a, int proto, const gt_topo *
 			return "nvls allgather and reducescatter take at most 32 GPUs behind the "
 			       "switch (NCCL_MAX_NVLS_ARITY); use ring";
 	}
-	if (a == GS_ALGO_COLLNET && (t->kind != GT_DGX || t->nodes < 2))
-		return "collnet joins nodes through the network's switches: it needs a dgx topology of "
-		       "at least 2 nodes";
-	if (a == GS_ALGO_COLLNET && !t->sharp)
-		return "collnet needs the network's switches to reduce (SHARP: topology.fabric.sharp: "
-		       "true); without it use ring or tree";
-	if (a == GS_ALGO_COLLNET && proto > GM_PROTO_SIMPLE)
-		return "collnet runs NCCL's Simple protocol only";
-	if (a == GS_ALGO_COLLNET_CHAIN && (t->kind != GT_DGX || t->nodes < 2))
-		return "collnetchain joins nodes through the network's switches: it needs a dgx "
-		       "topology of at least 2 nodes";
-	if (a == GS_ALGO_COLLNET_CHAIN && !t->sharp)
-		return "collnetchain needs the network's switches to reduce (SHARP: "
-		       "topology.fabric.sharp: true); without it use ring or tree";
-	if (a == GS_ALGO_COLLNET_CHAIN && proto > GM_PROTO_SIMPLE)
-		return "collnetchain runs NCCL's Simple protocol only";
+	const bool direct = a == GS_ALGO_COLLNET;
+	if (is_collnet(a) && (t->kind != GT_DGX || t->nodes < 2))
+		return direct ? "collnet joins nodes through the network's switches: it needs a dgx "
+				"topology of at least 2 nodes"
+			      : "collnetchain joins nodes through the network's switches: it needs a "
+				"dgx topology of at least 2 nodes";
+	if (is_collnet(a) && !t->sharp)
+		return direct ? "collnet needs the network's switches to reduce (SHARP: "
+				"topology.fabric.sharp: true); without it use ring or tree"
+			      : "collnetchain needs the network's switches to reduce (SHARP: "
+				"topology.fabric.sharp: true); without it use ring or tree";
+	if (is_collnet(a) && proto > GM_PROTO_SIMPLE)
+		return direct ? "collnet runs NCCL's Simple protocol only"
+			      : "collnetchain runs NCCL's Simple protocol only";
 	if (is_nvls(a) && t->no_nvls)
 		return "this preset's NVSwitch (second generation, A100) has no NVLink SHARP: no "
 		       "in-switch reduction; use ring or tree";
