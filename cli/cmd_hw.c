@@ -308,8 +308,8 @@ static int hw_interp(int argc, char **argv)
 		snprintf(why, sizeof(why), "--algo nvlstree: expected --nodes >= 2 with >= 2 ranks each (one node: nvls)"), st = GC_ERR_INPUT;
 	else if (st == GC_OK && (algov[a] == GS_ALGO_COLLNET || algov[a] == GS_ALGO_COLLNET_CHAIN) && nodes < 2)
 		snprintf(why, sizeof(why), "--algo %s joins nodes through the network's switch: expected --nodes >= 2", algos[a]), st = GC_ERR_INPUT;
-	else if (st == GC_OK && algov[a] == GS_ALGO_NVLS && nodes > 1)
-		snprintf(why, sizeof(why), "--algo nvls reduces in one switch: leave --nodes at 1 (several: nvlstree)"), st = GC_ERR_INPUT;
+	else if (st == GC_OK && algov[a] == GS_ALGO_NVLS && nodes > 1 && ranks / nodes < 2)
+		snprintf(why, sizeof(why), "--algo nvls across --nodes (the network's switch as virtual ranks) needs >= 2 ranks per node"), st = GC_ERR_INPUT;
 	sz = g_strsplit(sizes ? sizes
 			      : !moe ? "1KiB,64KiB,1MiB,16MiB"
 			      : collv[c] == GS_COLL_DISPATCH ? "7408B" : "14352B",

@@ -102,6 +102,8 @@ step interp-bruck8 30 "$G" hw interp --ranks 8 --op allgather --algo bruck --siz
 # NVLS's allgather (one multicast engine) and reduce-scatter (one reduction
 # engine) as virtual ranks: outputs checked.
 step interp-nvls-agrs8 30 sh -c "$G hw interp --ranks 8 --op allgather --algo nvls --sizes 64KiB,1MiB,8MiB --csv '$DEST/interp-nvls-ag8.csv' && $G hw interp --ranks 8 --op reducescatter --algo nvls --sizes 64KiB,1MiB,8MiB --csv '$DEST/interp-nvls-rs8.csv'"
+# nvls across 2 virtual nodes (the network's switch as virtual ranks, SHARP)
+step interp-nvls-sharp8 30 sh -c "$G hw interp --ranks 8 --nodes 2 --algo nvls --sizes 64KiB,1MiB,8MiB --csv '$DEST/interp-nvls-sharp-ar8.csv' && $G hw interp --ranks 8 --nodes 2 --op allgather --algo nvls --sizes 64KiB,1MiB,8MiB --csv '$DEST/interp-nvls-sharp-ag8.csv'"
 step interp-pat6 30 "$G" hw interp --ranks 6 --op reducescatter --algo pat --sizes 64KiB,1MiB,8MiB --csv "$DEST/interp-pat6.csv"
 step interp-chain8 30 sh -c "$G hw interp --ranks 8 --op broadcast --sizes 64KiB,8MiB --csv '$DEST/interp-broadcast8.csv' && $G hw interp --ranks 8 --op reduce --sizes 64KiB,8MiB --csv '$DEST/interp-reduce8.csv'"
 # One rank per GPU over peer access: exits 3 at once on a one-GPU machine.

@@ -49,8 +49,8 @@ fi
 [ $rc -eq 2 ] && grep -q -- "--nodes 3: expected a divisor of the 8 ranks" "$T/e" && echo "ok 10 - --nodes not dividing --ranks exits 2" || echo "not ok 10 - exit $rc"
 "$G" hw interp --algo nvlstree --ranks 8 2>"$T/e"; rc=$?
 [ $rc -eq 2 ] && grep -q "nvlstree: expected --nodes >= 2" "$T/e" && echo "ok 11 - nvlstree on one node exits 2" || echo "not ok 11 - exit $rc"
-"$G" hw interp --algo nvls --ranks 8 --nodes 2 2>"$T/e"; rc=$?
-[ $rc -eq 2 ] && grep -q "leave --nodes at 1" "$T/e" && echo "ok 12 - nvls on two nodes exits 2" || echo "not ok 12 - exit $rc"
+"$G" hw interp --algo nvls --ranks 4 --nodes 4 2>"$T/e"; rc=$?
+[ $rc -eq 2 ] && grep -q "needs >= 2 ranks per node" "$T/e" && echo "ok 12 - nvls across nodes of one rank exits 2" || echo "not ok 12 - exit $rc"
 "$G" hw interp --op dispatch --ranks 6 2>"$T/e"; rc=$?
 [ $rc -eq 2 ] && grep -q -- "--experts a multiple of the 6 ranks" "$T/e" && echo "ok 13 - dispatch with experts not spread over the ranks exits 2" || echo "not ok 13 - exit $rc"
 "$G" hw interp --algo collnet --ranks 8 2>"$T/e"; rc=$?

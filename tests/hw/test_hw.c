@@ -386,6 +386,10 @@ static void test_interp_pack(void)
 	check_pack_rpn(GS_COLL_ALLREDUCE, GS_ALGO_COLLNET, 8, 4, 2, 256 * 1024);
 	check_pack_rpn(GS_COLL_ALLREDUCE, GS_ALGO_COLLNET, 6, 2, 1, 6 * 4096 + 12);
 	check_pack_rpn(GS_COLL_ALLREDUCE, GS_ALGO_COLLNET, 3, 1, 2, 3 * 4096);
+	/* nvls across nodes (SHARP): allreduce, allgather, reduce-scatter */
+	check_pack_rpn(GS_COLL_ALLREDUCE, GS_ALGO_NVLS, 8, 4, 2, 256 * 1024);
+	check_pack_rpn(GS_COLL_ALLGATHER, GS_ALGO_NVLS, 8, 4, 2, 8 * 4096);
+	check_pack_rpn(GS_COLL_REDUCESCATTER, GS_ALGO_NVLS, 6, 2, 1, 6 * 4096 + 24);
 	/* and collnetchain's chains up to it and back */
 	check_pack_rpn(GS_COLL_ALLREDUCE, GS_ALGO_COLLNET_CHAIN, 8, 4, 4, 256 * 1024);
 	check_pack_rpn(GS_COLL_ALLREDUCE, GS_ALGO_COLLNET_CHAIN, 6, 2, 1, 6 * 4096 + 12);
@@ -634,6 +638,8 @@ static void test_interp_gpu(void)
 		{GS_COLL_ALLREDUCE, GS_ALGO_NVLS, 3, 3, 1, 1000 * 1024 + 12},
 		{GS_COLL_ALLGATHER, GS_ALGO_NVLS, 8, 8, 2, 3u << 20},
 		{GS_COLL_REDUCESCATTER, GS_ALGO_NVLS, 3, 3, 1, 3 * 100000 + 12},
+		{GS_COLL_ALLGATHER, GS_ALGO_NVLS, 8, 4, 2, 3u << 20},
+		{GS_COLL_ALLREDUCE, GS_ALGO_COLLNET_CHAIN, 8, 4, 4, 3u << 20},
 		{GS_COLL_ALLREDUCE, GS_ALGO_NVLS_TREE, 8, 4, 2, 3u << 20},
 		{GS_COLL_ALLREDUCE, GS_ALGO_NVLS_TREE, 12, 3, 1, 1000 * 1024 + 12},
 		{GS_COLL_DISPATCH, GS_ALGO_PUT, 8, 8, 4, 7408},
