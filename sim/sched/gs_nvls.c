@@ -692,7 +692,9 @@ static void gs_agrs_plan_init(gs_agrs_plan *pl, const gs_nvt *nv, int rank, int 
 	pl->gpu = rank < nv->N;
 	pl->net = rank >= gs_nvs_Q(nv);
 	if (pl->net) {
-		/* Q: one step per node's pass; E_y two (on, and to its node) */
+		/* per pass: Q one step (allgather) or one per node (the
+		 * reduce-scatter's sum); E_y two (on along the ports, and to
+		 * its node), the reduce-scatter's one (to its node) */
 		pl->x = rank == gs_nvs_Q(nv) ? -1 : (int32_t)(rank - gs_nvs_E(nv, 0));
 		bool busy = pl->role == (ag ? GS_AGRS_UP : GS_AGRS_MID);
 		pl->nslot = !busy ? 0 : pl->x < 0 ? (ag ? 1 : (int)nv->m) : ag ? 2 : 1;
