@@ -64,8 +64,13 @@ static bool parse_axis(const char *spec, char **key, char ***vals)
  * "V1,W1", under "KEY1,KEY2"); on an error, one line naming the value and
  * nothing on stdout. */
 static int run_sweep(const char *path, char *const *specs, int nspecs, GPtrArray *sets, bool csv,
-		     bool other_outputs, bool step)
+		     bool other_outputs, bool breakdown, bool step)
 {
+	if (breakdown && step) {
+		fprintf(stderr, "gcsim run: a training step (workload: step) prints one table of its "
+				"phases; --breakdown applies to workload: collective\n");
+		return 2;
+	}
 	if (other_outputs) {
 		fprintf(stderr, "gcsim run: --sweep prints one summary table; it does not combine with "
 				"--trace, --links or --results\n");
@@ -113,7 +118,7 @@ static int run_sweep(const char *path, char *const *specs, int nspecs, GPtrArray
 		if (v1)
 			g_ptr_array_add(all, g_strdup_printf("%s=%s", key[1], v1));
 		g_ptr_array_add(all, NULL);
-		gm_run_opts o = {.sets = (const char *const *)all->pdata};
+		gm_run_opts o = {.sets = (const char *const *)all->pdata, .breakdown = breakdown};
 		char *err = NULL;
 		gc_status st = step ? gm_train_run(path, &o, &steps[k], &err)
 				    : run_with_progress(path, &o, &runs[k], &err);
@@ -134,6 +139,8 @@ static int run_sweep(const char *path, char *const *specs, int nspecs, GPtrArray
 			gm_train_format_sweep(label, (const char *const *)names, steps, n, csv, out);
 		else
 			gm_run_format_sweep(label, (const char *const *)names, runs, n, csv, out);
+		if (breakdown && !step && !csv)
+			gm_run_format_breakdown(label, (const char *const *)names, runs, n, out);
 		fwrite(out->str, 1, out->len, stdout);
 		g_string_free(out, TRUE);
 		rc = fflush(stdout) == 0 ? 0 : 4;
@@ -158,7 +165,8 @@ static int run_step(const char *path, GPtrArray *sets, bool csv, bool other_outp
 {
 	if (other_outputs) {
 		fprintf(stderr, "gcsim run: a training step (workload: step) prints one table of its "
-				"phases; --trace, --links and --results apply to workload: collective\n");
+				"phases; --trace, --links, --results and --breakdown apply to workload: "
+				"collective\n");
 		return 2;
 	}
 	g_ptr_array_add(sets, NULL);
@@ -190,7 +198,7 @@ int cli_run(int argc, char **argv)
 {
 	char *format = NULL, *trace = NULL, *fidelity = NULL, *results = NULL;
 	char **sets = NULL, **sweep = NULL;
-	gboolean links = FALSE, check = FALSE;
+	gboolean links = FALSE, check = FALSE, breakdown = FALSE;
 	gint64 seed = -1;
 	GOptionEntry entries[] = {
 		{"format", 'f', 0, G_OPTION_ARG_STRING, &format, "output format: table (default) or csv", "FMT"},
@@ -198,6 +206,10 @@ int cli_run(int argc, char **argv)
 		 "write a Chrome/Perfetto trace (one track per rank channel, one counter per link)", "FILE"},
 		{"links", 'l', 0, G_OPTION_ARG_NONE, &links,
 		 "add a per-link summary: bytes carried, busy fraction, busiest first", NULL},
+		{"breakdown", 'b', 0, G_OPTION_ARG_NONE, &breakdown,
+		 "add where the time goes: each size's critical path split into launch, latency, "
+		 "bytes at full rate by the narrowest link's class, and sharing (flow fidelity)",
+		 NULL},
 		{"seed", 's', 0, G_OPTION_ARG_INT64, &seed, "seed of the random streams (overrides the scenario)", "N"},
 		{"check", 0, 0, G_OPTION_ARG_NONE, &check, "assert engine invariants after every event", NULL},
 		{"results", 'r', 0, G_OPTION_ARG_FILENAME, &results,
@@ -266,15 +278,18 @@ int cli_run(int argc, char **argv)
 	gc_config_free(cfg);
 	if (sweep) {
 		rc = run_sweep(argv[1], sweep, (int)g_strv_length(sweep), all, csv,
-			       trace || links || results, step);
+			       trace || links || results, breakdown, step);
 		goto out;
 	}
 	if (step) {
-		rc = run_step(argv[1], all, csv, trace || links || results);
+		rc = run_step(argv[1], all, csv, trace || links || results || breakdown);
 		goto out;
 	}
 	g_ptr_array_add(all, NULL);
-	gm_run_opts o = {.sets = (const char *const *)all->pdata, .trace_path = trace, .links = links};
+	gm_run_opts o = {.sets = (const char *const *)all->pdata,
+			 .trace_path = trace,
+			 .links = links,
+			 .breakdown = breakdown};
 	gc_status st = run_with_progress(argv[1], &o, &run, &err);
 	if (st != GC_OK) {
 		fprintf(stderr, "%s\n", err);
@@ -300,6 +315,8 @@ int cli_run(int argc, char **argv)
 		gm_run_format_compare(run, out);
 	if (links && !run->analytical)
 		gm_run_format_links(run, 16, out);
+	if (breakdown && !csv)
+		gm_run_format_breakdown(NULL, NULL, &run, 1, out);
 	fwrite(out->str, 1, out->len, stdout);
 	rc = fflush(stdout) == 0 ? 0 : 4;
 out:

@@ -29,7 +29,7 @@
 #define WINBUF_MAX (256u << 20)
 #define NONE UINT32_MAX
 
-enum { EV_LAUNCH = 1, EV_DELIVER = 2, EV_CREDIT = 3, EV_SIGNAL = 4 };
+enum { EV_LAUNCH = 1, EV_DELIVER = 2, EV_CREDIT = 3, EV_SIGNAL = 4, EV_DELIVER_CP = 5, EV_SIGNAL_CP = 6 };
 enum { S_IDLE, S_WAIT_RECV, S_WAIT_CREDIT, S_WAIT_SIGNAL, S_SENDING, S_DONE };
 
 typedef struct strand {
@@ -77,6 +77,26 @@ typedef struct conn_tot {
 	uint64_t pushed, reclaimed;
 } conn_tot;
 
+/* Critical path (gm_cpath.h): per message of a connection, the vector it
+ * arrived with and the one its credit travels back with (parallel to the
+ * message FIFO, same mask); per connection, for the proxy, the vector of
+ * the transfer on the wire and where the NIC's last one ended. */
+typedef struct cpmsg {
+	gm_cpv d, cr;
+} cpmsg;
+
+typedef struct cpconn {
+	cpmsg *q;
+	gm_cpv nic, flv;
+} cpconn;
+
+/* A vector on its way (a delivery or a signal scheduled one route latency
+ * later): the event's argument is its slot in a pool. */
+typedef struct cpcarry {
+	uint64_t what; /* connection, or signal key */
+	gm_cpv v;
+} cpcarry;
+
 typedef struct rankst {
 	uint32_t strands_done;
 	int iter;
@@ -117,6 +137,15 @@ typedef struct sim {
 	uint64_t steps_done, messages;
 	int64_t end_time;
 	gc_status err;
+	/* critical path (o->critical_path, flow mode) */
+	bool cp;
+	gm_cpv *scp;	  /* per strand, accounted up to where it is */
+	cpconn *ccp;	  /* parallel to conns */
+	gm_cpv *sigcp;	  /* per signal key: the latest arrival */
+	cpcarry *pool;	  /* vectors on their way */
+	uint32_t *pfree;  /* free pool slots */
+	uint32_t npool, cappool, npfree;
+	gm_cpv cpend;	  /* of the strand that finished last */
 } sim;
 
 static inline msg *cq(conn *c) { return c->qmask < 4 ? c->q.inl : c->q.heap; }
@@ -174,11 +203,15 @@ static uint32_t conn_get(sim *m, uint32_t src, uint32_t dst, uint32_t ch)
 		m->capconns = old ? old * 2 : 256;
 		m->conns = gc_aligned_renew(m->conns, old, m->capconns, sizeof(conn));
 		m->ctot = g_renew(conn_tot, m->ctot, m->capconns);
+		if (m->cp)
+			m->ccp = g_renew(cpconn, m->ccp, m->capconns);
 	}
 	uint32_t id = m->nconns++;
 	conn *c = &m->conns[id];
 	memset(c, 0, sizeof(*c));
 	m->ctot[id] = (conn_tot){0, 0};
+	if (m->cp)
+		m->ccp[id] = (cpconn){.q = g_new0(cpmsg, 4)};
 	c->src = src;
 	c->dst = dst;
 	c->ch = ch;
@@ -197,18 +230,32 @@ static uint32_t conn_get(sim *m, uint32_t src, uint32_t dst, uint32_t ch)
 	return id;
 }
 
-static void conn_push(conn *c, uint64_t bytes)
+/* Double c's message FIFO (and its critical-path vectors), keeping the
+ * messages not yet credited in their places. */
+static G_GNUC_NO_INLINE void conn_grow(sim *m, conn *c)
 {
-	if (c->nsent - c->ncredited == c->qmask + 1) {
-		uint64_t oldn = c->qmask + 1;
-		msg *nq = g_new(msg, oldn * 2);
+	uint64_t oldn = c->qmask + 1;
+	msg *nq = g_new(msg, oldn * 2);
+	for (uint64_t i = c->ncredited; i < c->nsent; i++)
+		nq[i & (oldn * 2 - 1)] = cq(c)[i & c->qmask];
+	if (c->qmask >= 4)
+		g_free(c->q.heap);
+	c->q.heap = nq;
+	if (m->cp) {
+		cpconn *cc = &m->ccp[c - m->conns];
+		cpmsg *nc = g_new(cpmsg, oldn * 2);
 		for (uint64_t i = c->ncredited; i < c->nsent; i++)
-			nq[i & (oldn * 2 - 1)] = cq(c)[i & c->qmask];
-		if (c->qmask >= 4)
-			g_free(c->q.heap);
-		c->q.heap = nq;
-		c->qmask = oldn * 2 - 1;
+			nc[i & (oldn * 2 - 1)] = cc->q[i & c->qmask];
+		g_free(cc->q);
+		cc->q = nc;
 	}
+	c->qmask = oldn * 2 - 1;
+}
+
+static inline void conn_push(sim *m, conn *c, uint64_t bytes)
+{
+	if (c->nsent - c->ncredited == c->qmask + 1)
+		conn_grow(m, c);
 	cq(c)[c->nsent++ & c->qmask] = (msg){.bytes = bytes, .credit_at = INT64_MAX};
 }
 
@@ -223,11 +270,66 @@ static void wake(sim *m, uint32_t sid)
 
 #define PROXY_TAG (UINT64_C(1) << 63)
 
+/* Critical path: park a vector on its way; the event carries the slot. */
+static uint32_t cp_carry(sim *m, uint64_t what, const gm_cpv *v)
+{
+	uint32_t i;
+	if (m->npfree > 0) {
+		i = m->pfree[--m->npfree];
+	} else {
+		if (m->npool == m->cappool) {
+			m->cappool = m->cappool ? m->cappool * 2 : 256;
+			m->pool = g_renew(cpcarry, m->pool, m->cappool);
+			m->pfree = g_renew(uint32_t, m->pfree, m->cappool);
+		}
+		i = m->npool++;
+	}
+	m->pool[i] = (cpcarry){.what = what, .v = *v};
+	return i;
+}
+
+/* Take the vector of slot i off the pool. */
+static cpcarry cp_take(sim *m, uint64_t i)
+{
+	cpcarry k = m->pool[i];
+	m->pfree[m->npfree++] = (uint32_t)i;
+	return k;
+}
+
+/* Critical path: the next message of c to be delivered arrives now, with
+ * v (advanced to now by its time on the way). */
+static void cp_arrive(sim *m, conn *c, gm_cpv v)
+{
+	gm_cpv_to(&v, m->eng.now, GM_CP_LATENCY);
+	m->ccp[c - m->conns].q[c->ndelivered & c->qmask].d = v;
+}
+
+/* Critical path: strand sid consumes the next message of c. A receiver
+ * that waited takes the message's path; its credit goes back from where
+ * the receiver is. */
+static G_GNUC_NO_INLINE void cp_consume(sim *m, conn *c, uint32_t sid)
+{
+	cpmsg *cm = &m->ccp[c - m->conns].q[c->nconsumed & c->qmask];
+	gm_cpv_join(&m->scp[sid], &cm->d);
+	cm->cr = m->scp[sid];
+	gm_cpv_to(&cm->cr, m->eng.now + c->lat_ps, GM_CP_LATENCY);
+}
+
+/* Critical path: a signal of key lands now, with v. */
+static void cp_signal(sim *m, uint64_t key, gm_cpv v)
+{
+	gm_cpv_to(&v, m->eng.now, GM_CP_LATENCY);
+	gm_cpv_join(&m->sigcp[key], &v);
+}
+
 static void proxy_pump(sim *m, conn *c);
+static void schedule_delivery(sim *m, conn *c, ge_time at, const gm_cpv *v);
 
 /* Reclaim the buffer space of consumed messages whose credit has travelled
- * back by now (lazily: no event is needed unless a sender is waiting). */
-static void reclaim(sim *m, conn *c)
+ * back by now (lazily: no event is needed unless a sender is waiting); a
+ * sender that waited for it takes the critical path of the credit (into,
+ * NULL without the critical path). */
+static inline __attribute__((always_inline)) void reclaim(sim *m, conn *c, gm_cpv *into)
 {
 	while (c->ncredited < c->nconsumed) {
 		const msg *q = &cq(c)[c->ncredited & c->qmask];
@@ -236,6 +338,8 @@ static void reclaim(sim *m, conn *c)
 		c->inflight -= q->bytes;
 		if (m->eng.check)
 			m->ctot[c - m->conns].reclaimed += q->bytes;
+		if (into)
+			gm_cpv_join(into, &m->ccp[c - m->conns].q[c->ncredited & c->qmask].cr);
 		c->ncredited++;
 	}
 }
@@ -292,7 +396,8 @@ static double host_ready(const sim *m, uint32_t rank, int iter)
 	return (double)m->topo->launch_ps + k * (double)m->o->enqueue_ps;
 }
 
-static void rank_iteration_done(sim *m, uint32_t rank)
+/* Strand sid, the last of its rank to finish this operation, finished. */
+static void rank_iteration_done(sim *m, uint32_t rank, uint32_t sid)
 {
 	rankst *r = &m->ranks[rank];
 	r->strands_done = 0;
@@ -302,14 +407,25 @@ static void rank_iteration_done(sim *m, uint32_t rank)
 		 * starts no sooner than its host thread has enqueued it; the
 		 * switch's engines go on at once */
 		double at = (double)m->eng.now;
-		if (rank < (uint32_t)m->gen->p.nranks && !m->noop)
-			at = fmax(at + (double)m->topo->launch_ps, host_ready(m, rank, r->iter));
+		bool host_bound = false;
+		if (rank < (uint32_t)m->gen->p.nranks && !m->noop) {
+			double dev = at + (double)m->topo->launch_ps, host = host_ready(m, rank, r->iter);
+			host_bound = host > dev;
+			at = fmax(dev, host);
+		}
+		/* the critical path goes on from this operation's end, or, when the
+		 * host thread enqueues the next one later still, it is the host's
+		 * enqueues from the start */
+		gm_cpv last = m->cp && !host_bound ? m->scp[sid] : (gm_cpv){0};
 		for (int c = 0; c < m->nstr; c++) {
-			strand *s = &m->strands[rank * (uint32_t)m->nstr + (uint32_t)c];
+			uint32_t k = rank * (uint32_t)m->nstr + (uint32_t)c;
+			strand *s = &m->strands[k];
 			s->pos = 0;
 			s->win_n = 0;
 			s->state = S_IDLE;
 			s->step_start = m->eng.now;
+			if (m->cp) /* the next operation follows this one's end */
+				m->scp[k] = last;
 		}
 		if (at > (double)m->eng.now) {
 			ge_schedule_in(&m->eng, at - (double)m->eng.now, m->ent, EV_LAUNCH, (uint64_t)rank,
@@ -322,8 +438,11 @@ static void rank_iteration_done(sim *m, uint32_t rank)
 	}
 	r->finish = m->eng.now;
 	m->ranks_done++;
-	if (m->eng.now > m->end_time)
+	if (m->eng.now > m->end_time) {
 		m->end_time = m->eng.now;
+		if (m->cp)
+			m->cpend = m->scp[sid];
+	}
 }
 
 static void step_complete(sim *m, strand *s, const gs_step *st)
@@ -337,8 +456,9 @@ static void step_complete(sim *m, strand *s, const gs_step *st)
 	m->steps_done++;
 }
 
-/* Run a strand until it blocks or finishes. */
-static void strand_run(sim *m, uint32_t sid)
+/* Run a strand until it blocks or finishes, with the critical path (cp)
+ * or without (inlined with cp constant, as flow_done). */
+static inline __attribute__((always_inline)) void strand_run(sim *m, uint32_t sid, const bool cp)
 {
 	strand *s = &m->strands[sid];
 	if (s->state == S_DONE || s->state == S_SENDING)
@@ -368,6 +488,8 @@ static void strand_run(sim *m, uint32_t sid)
 						 (unsigned long long)st->bytes, (unsigned long long)got, c->src);
 				return;
 			}
+			if (cp)
+				cp_consume(m, c, sid);
 			c->nconsumed++;
 			/* the receiver tells the sender that the slot is free with a
 			 * write that travels back over the connection; a waiting
@@ -397,6 +519,8 @@ static void strand_run(sim *m, uint32_t sid)
 					m->sig_wait[slot] = sid;
 					return;
 				}
+				if (cp)
+					gm_cpv_join(&m->scp[sid], &m->sigcp[key]);
 				step_complete(m, s, st);
 				continue;
 			}
@@ -427,7 +551,7 @@ static void strand_run(sim *m, uint32_t sid)
 							s->ch / (uint32_t)m->spc);
 				c = &m->conns[s->send_conn];
 			}
-			reclaim(m, c); /* keeps the message FIFO short, too */
+			reclaim(m, c, cp ? &m->scp[sid] : NULL); /* keeps the FIFO short */
 			if (c->inflight > 0 && c->inflight + st->bytes > m->o->buffer_bytes) {
 				c->waiting_send = sid;
 				s->state = S_WAIT_CREDIT;
@@ -440,9 +564,11 @@ static void strand_run(sim *m, uint32_t sid)
 			c->inflight += st->bytes;
 			if (m->eng.check)
 				m->ctot[c - m->conns].pushed += st->bytes;
-			conn_push(c, st->bytes);
+			conn_push(m, c, st->bytes);
 			m->messages++;
 			if (c->proxied) {
+				if (cp) /* the NIC starts it from where the GPU is */
+					m->ccp[c - m->conns].q[(c->nsent - 1) & c->qmask].d = m->scp[sid];
 				/* the GPU's part ends when the message is in the
 				 * FIFO; the NIC sends it in its turn */
 				proxy_pump(m, c);
@@ -460,15 +586,20 @@ static void strand_run(sim *m, uint32_t sid)
 			}
 			/* an empty message still travels the route latency (none
 			 * inside a switch) */
-			ge_schedule(&m->eng, m->eng.now + c->lat_ps, m->ent, EV_DELIVER,
-				    (uint64_t)(c - m->conns));
+			schedule_delivery(m, c, m->eng.now + c->lat_ps,
+					  cp ? &m->scp[sid] : NULL);
 		}
 		step_complete(m, s, st);
 	}
 	s->state = S_DONE;
 	rankst *r = &m->ranks[s->rank];
 	if (++r->strands_done == (uint32_t)m->nstr)
-		rank_iteration_done(m, s->rank);
+		rank_iteration_done(m, s->rank, sid);
+}
+
+static G_GNUC_NO_INLINE void strand_run_cp(sim *m, uint32_t sid)
+{
+	strand_run(m, sid, true);
 }
 
 static void drain(sim *m)
@@ -478,7 +609,10 @@ static void drain(sim *m)
 		m->rhead = (m->rhead + 1) & m->rmask;
 		m->rcount--;
 		m->strands[sid].queued = 0;
-		strand_run(m, sid);
+		if (G_UNLIKELY(m->cp))
+			strand_run_cp(m, sid);
+		else
+			strand_run(m, sid, false);
 	}
 }
 
@@ -491,13 +625,33 @@ static void deliver(sim *m, conn *c)
 	}
 }
 
-/* A message on c has left the wire: it is there one route latency later. */
-static void deliver_after_latency(sim *m, conn *c, ge_time now)
+/* The next message of c arrives at time `at` (>= now) with the critical
+ * path v (NULL without it). */
+static void schedule_delivery(sim *m, conn *c, ge_time at, const gm_cpv *v)
 {
-	if (c->lat_ps == 0)
-		deliver(m, c);
+	uint64_t id = (uint64_t)(c - m->conns);
+	if (v)
+		ge_schedule(&m->eng, at, m->ent, EV_DELIVER_CP, cp_carry(m, id, v));
 	else
+		ge_schedule(&m->eng, at, m->ent, EV_DELIVER, id);
+}
+
+/* A message on c has left the wire: it is there one route latency later
+ * (with the critical path v, NULL without it). */
+static inline void deliver_after_latency(sim *m, conn *c, ge_time now, const gm_cpv *v)
+{
+	if (v) {
+		if (c->lat_ps == 0) {
+			cp_arrive(m, c, *v);
+			deliver(m, c);
+		} else {
+			schedule_delivery(m, c, now + c->lat_ps, v);
+		}
+	} else if (c->lat_ps == 0) {
+		deliver(m, c);
+	} else {
 		ge_schedule(&m->eng, now + c->lat_ps, m->ent, EV_DELIVER, (uint64_t)(c - m->conns));
+	}
 }
 
 /* A proxied connection (sim.net_send proxy): the GPU has handed its
@@ -508,13 +662,24 @@ static void deliver_after_latency(sim *m, conn *c, ge_time now)
 static void proxy_pump(sim *m, conn *c)
 {
 	while (!c->busy && c->nflowed < c->nsent) {
-		uint64_t bytes = cq(c)[c->nflowed++ & c->qmask].bytes;
+		uint64_t k = c->nflowed++;
+		uint64_t bytes = cq(c)[k & c->qmask].bytes;
+		cpconn *cc = G_UNLIKELY(m->cp) ? &m->ccp[c - m->conns] : NULL;
+		if (cc) {
+			/* it starts when both the GPU has pushed it and the NIC has
+			 * finished the one before */
+			cc->flv = cc->q[k & c->qmask].d;
+			gm_cpv_join(&cc->flv, &cc->nic);
+			gm_cpv_to(&cc->flv, m->eng.now, GM_CP_OTHER);
+		}
 		if (bytes > 0) {
 			c->busy = 1;
 			gm_net_start(&m->net, c->route, c->nhops, (double)bytes,
 				     PROXY_TAG | (uint64_t)(c - m->conns));
 		} else {
-			deliver_after_latency(m, c, m->eng.now);
+			if (cc)
+				cc->nic = cc->flv;
+			deliver_after_latency(m, c, m->eng.now, cc ? &cc->flv : NULL);
 		}
 	}
 }
@@ -535,16 +700,20 @@ static void signal_arrive(sim *m, uint64_t key)
 	}
 }
 
-/* Net callback: the flow of strand `tag` has left the bottleneck (flow
- * mode) or its last packet has left the first link (packet mode, where the
- * landing is on_land's). */
-static void on_flow_done(void *ctx, uint64_t tag, ge_time now)
+/* on_flow_done's body, with the critical path (cp) or without: both are
+ * inlined with cp constant, so the run without it pays nothing for it. */
+static inline __attribute__((always_inline)) void flow_done(sim *m, uint64_t tag, ge_time now,
+							  const bool cp)
 {
-	sim *m = ctx;
 	if (tag & PROXY_TAG) { /* a proxied message is off the wire */
 		conn *pc = &m->conns[tag & ~PROXY_TAG];
 		pc->busy = 0;
-		deliver_after_latency(m, pc, now);
+		cpconn *cc = cp ? &m->ccp[pc - m->conns] : NULL;
+		if (cc) {
+			gm_cpv_transfer(&cc->flv, gm_net_done_bottlenecks(&m->net), now);
+			cc->nic = cc->flv;
+		}
+		deliver_after_latency(m, pc, now, cc ? &cc->flv : NULL);
 		proxy_pump(m, pc);
 		drain(m);
 		return;
@@ -553,22 +722,49 @@ static void on_flow_done(void *ctx, uint64_t tag, ge_time now)
 	strand *s = &m->strands[sid];
 	conn *c = &m->conns[s->send_conn];
 	const gs_step *st = cur_step(m, s, sid);
+	gm_cpv *v = NULL;
+	if (cp) {
+		v = &m->scp[sid];
+		gm_cpv_transfer(v, gm_net_done_bottlenecks(&m->net), now);
+	}
 	if (m->net.pkt_bytes) {
 		/* landing reported by on_land */
 	} else if (st->op == GS_OP_SIGNAL) {
 		/* the signal word lands one route latency later; PUTs before it
 		 * on this connection landed earlier (same route, sent earlier) */
 		uint64_t key = signal_key(m, s, c, st);
-		if (c->lat_ps == 0)
+		if (c->lat_ps == 0) {
+			if (v)
+				cp_signal(m, key, *v);
 			signal_arrive(m, key);
-		else
+		} else if (v) {
+			ge_schedule(&m->eng, now + c->lat_ps, m->ent, EV_SIGNAL_CP, cp_carry(m, key, v));
+		} else {
 			ge_schedule(&m->eng, now + c->lat_ps, m->ent, EV_SIGNAL, key);
+		}
 	} else if (st->op != GS_OP_PUT) {
-		deliver_after_latency(m, c, now);
+		deliver_after_latency(m, c, now, v);
 	}
 	step_complete(m, s, st);
 	wake(m, sid);
 	drain(m);
+}
+
+static G_GNUC_NO_INLINE void flow_done_cp(sim *m, uint64_t tag, ge_time now)
+{
+	flow_done(m, tag, now, true);
+}
+
+/* Net callback: the flow of strand `tag` has left the bottleneck (flow
+ * mode) or its last packet has left the first link (packet mode, where the
+ * landing is on_land's). */
+static void on_flow_done(void *ctx, uint64_t tag, ge_time now)
+{
+	sim *m = ctx;
+	if (G_UNLIKELY(m->cp))
+		flow_done_cp(m, tag, now);
+	else
+		flow_done(m, tag, now, false);
 }
 
 /* Packet mode: the last byte of a message (tag: connection << 1) or of a
@@ -585,18 +781,36 @@ static void on_land(void *ctx, uint64_t tag, ge_time now)
 	drain(m);
 }
 
+/* Critical path: a delivery or a signal that carries its vector lands. */
+static G_GNUC_NO_INLINE void cp_event(sim *m, uint32_t kind, uint64_t slot)
+{
+	cpcarry k = cp_take(m, slot);
+	if (kind == EV_DELIVER_CP) {
+		conn *c = &m->conns[k.what];
+		cp_arrive(m, c, k.v);
+		deliver(m, c);
+	} else {
+		cp_signal(m, k.what, k.v);
+		signal_arrive(m, k.what);
+	}
+}
+
 static gc_status coll_handle(ge_engine *e, void *self, const ge_event *ev)
 {
 	sim *m = self;
-	if (ev->kind == EV_LAUNCH) {
+	if (ev->kind == EV_DELIVER) {
+		deliver(m, &m->conns[ev->arg]);
+	} else if (ev->kind == EV_LAUNCH) {
 		uint32_t rank = (uint32_t)ev->arg;
 		for (int c = 0; c < m->nstr; c++) {
 			uint32_t sid = rank * (uint32_t)m->nstr + (uint32_t)c;
 			m->strands[sid].step_start = e->now;
+			if (m->cp)
+				gm_cpv_to(&m->scp[sid], e->now, GM_CP_LAUNCH);
 			wake(m, sid);
 		}
-	} else if (ev->kind == EV_DELIVER) {
-		deliver(m, &m->conns[ev->arg]);
+	} else if (ev->kind == EV_DELIVER_CP || ev->kind == EV_SIGNAL_CP) {
+		cp_event(m, ev->kind, ev->arg);
 	} else if (ev->kind == EV_SIGNAL) {
 		signal_arrive(m, ev->arg);
 	} else { /* EV_CREDIT */
@@ -783,6 +997,11 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	m->ent = ge_entity_add(&m->eng, &coll_ops, m);
 	gt_topo_instantiate(topo, &m->net);
 	m->strands = gc_aligned_renew(NULL, 0, m->nstrands, sizeof(strand));
+	m->cp = o->critical_path && !o->pkt_bytes;
+	if (m->cp) {
+		m->scp = g_new0(gm_cpv, m->nstrands);
+		gm_net_track_bottlenecks(&m->net);
+	}
 	uint64_t fit = WINBUF_MAX / ((uint64_t)m->nstrands * sizeof(gs_step));
 	m->wshift = 0;
 	while ((2u << m->wshift) <= WIN && (2u << m->wshift) <= fit)
@@ -793,6 +1012,8 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	m->nsig = gen->nsignals;
 	m->iters = (uint32_t)(o->iters > 0 ? o->iters : 1);
 	m->signals = g_new0(uint64_t, (uint64_t)m->nranks * m->nsig * m->iters);
+	if (m->cp)
+		m->sigcp = g_new0(gm_cpv, (uint64_t)m->nranks * m->nsig * m->iters);
 	m->sig_wait = g_new(uint32_t, (uint64_t)m->nranks * m->nsig);
 	for (uint64_t i = 0; i < (uint64_t)m->nranks * m->nsig; i++)
 		m->sig_wait[i] = NONE;
@@ -833,6 +1054,10 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	m->conns[0].src = m->conns[0].dst = NONE;
 	m->conns[0].waiting_send = m->conns[0].waiting_recv = NONE;
 	m->conns[0].qmask = 3;
+	if (m->cp) {
+		m->ccp = g_new0(cpconn, 1);
+		m->ccp[0].q = g_new0(cpmsg, 4);
+	}
 
 	gc_status st = ge_run(&m->eng, GE_TIME_MAX);
 	if (st != GC_OK) {
@@ -853,6 +1078,12 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		res->messages = m->messages;
 		res->heap_peak = m->eng.heap_peak;
 		res->flow_recomputes = m->net.recomputes;
+		if (m->cp) {
+			gm_cpv e = m->cpend;
+			gm_cpv_to(&e, m->end_time, GM_CP_OTHER);
+			res->has_cp = true;
+			memcpy(res->cp_ps, e.c, sizeof(res->cp_ps));
+		}
 		if (want_links) {
 			res->nlinks = m->net.nlinks;
 			res->links = g_new(gm_link_stat, m->net.nlinks);
@@ -867,9 +1098,17 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 			}
 		}
 	}
-	for (uint32_t i = 0; i < m->nconns; i++)
+	for (uint32_t i = 0; i < m->nconns; i++) {
 		if (m->conns[i].qmask >= 4)
 			g_free(m->conns[i].q.heap);
+		if (m->cp)
+			g_free(m->ccp[i].q);
+	}
+	g_free(m->ccp);
+	g_free(m->scp);
+	g_free(m->sigcp);
+	g_free(m->pool);
+	g_free(m->pfree);
 	gc_aligned_free(m->conns);
 	g_free(m->ctot);
 	g_free(m->hkeys);

@@ -39,6 +39,7 @@
 #include "../ge_trace.h"
 #include "../sched/gs_sched.h"
 #include "../topologies/gt_topo.h"
+#include "gm_cpath.h"
 #include "gm_net.h"
 
 typedef struct gm_coll_opts {
@@ -55,6 +56,8 @@ typedef struct gm_coll_opts {
 	bool net_send_proxy;   /* sim.net_send proxy (flow mode): network sends
 				* leave the strand at once, the NIC sends each
 				* connection's messages in order */
+	bool critical_path;    /* flow mode: split the time along the critical
+				* path (gm_cpath.h) into gm_coll_result.cp_ps */
 } gm_coll_opts;
 
 typedef struct gm_link_stat {
@@ -75,6 +78,10 @@ typedef struct gm_coll_result {
 	uint64_t flow_recomputes;
 	gm_link_stat *links; /* nlinks entries, g_free; NULL unless want_links */
 	uint32_t nlinks;
+	/* critical_path: the critical path of all iterations by category
+	 * (sum: total_ps) */
+	bool has_cp;
+	int64_t cp_ps[GM_CP__COUNT];
 } gm_coll_result;
 
 gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll_opts *o,

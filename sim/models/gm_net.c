@@ -29,6 +29,7 @@ const char *gm_link_kind_name(gm_link_kind k)
 	case GM_LINK_NVLINK: return "nvlink";
 	case GM_LINK_PCIE: return "pcie";
 	case GM_LINK_NIC: return "nic";
+	case GM_LINK_CHANNEL: return "channel";
 	default: return "link";
 	}
 }
@@ -67,6 +68,9 @@ void gm_net_fini(gm_net *n)
 	g_free(n->dheap);
 	g_free(n->dpos);
 	g_free(n->dkey);
+	g_free(n->bk_kind);
+	g_free(n->bk_since);
+	g_free(n->bk_acc);
 	gm_pkt_fini(n);
 	memset(n, 0, sizeof(*n));
 }
@@ -299,6 +303,37 @@ static void schedule_done(gm_net *n, uint32_t fid)
 	schedule_done_in(n, fid, f->remaining / f->rate * 1e12);
 }
 
+/* Bottleneck tracking: flow fid's rate is held by a link of `kind` from
+ * now on. */
+static void bk_set(gm_net *n, uint32_t fid, uint8_t kind, int64_t now)
+{
+	if (n->bk_kind[fid] == kind)
+		return;
+	n->bk_acc[(size_t)fid * GM_LINK__COUNT + n->bk_kind[fid]] += now - n->bk_since[fid];
+	n->bk_kind[fid] = kind;
+	n->bk_since[fid] = now;
+}
+
+/* Bottleneck tracking: flow fid starts on route; until a solve says
+ * otherwise, its slowest link holds its rate. */
+static inline void bk_start(gm_net *n, uint32_t fid, const uint32_t *route, int nhops)
+{
+	uint32_t slowest = route[0];
+	for (int h = 1; h < nhops; h++)
+		if (n->links[route[h]].bw_Bps < n->links[slowest].bw_Bps)
+			slowest = route[h];
+	n->bk_kind[fid] = n->info[slowest].kind;
+	n->bk_since[fid] = n->eng->now;
+	memset(&n->bk_acc[(size_t)fid * GM_LINK__COUNT], 0, GM_LINK__COUNT * sizeof(int64_t));
+}
+
+/* Bottleneck tracking: flow fid ended now; its times go to done_bk. */
+static G_GNUC_NO_INLINE void bk_finish(gm_net *n, uint32_t fid, int64_t now)
+{
+	bk_set(n, fid, GM_LINK__COUNT, now); /* closes the last stretch */
+	memcpy(n->done_bk, &n->bk_acc[(size_t)fid * GM_LINK__COUNT], sizeof(n->done_bk));
+}
+
 /* Fix the unfixed flows of link l at `share` (progressive filling): settle
  * each one's bytes at its old rate, reschedule its end if the rate
  * changes, and take the share off every link of its route. Returns how
@@ -312,6 +347,8 @@ static uint32_t fix_flows(gm_net *n, const gm_link *l, double share, int64_t now
 			continue;
 		f->fixed = 1;
 		fixed++;
+		if (G_UNLIKELY(n->track))
+			bk_set(n, (uint32_t)(f - n->flows), n->info[l - n->links].kind, now);
 		if (share != f->rate) {
 			f->remaining -= f->rate * (double)(now - f->last_t) * 1e-12;
 			if (f->remaining < 0)
@@ -430,6 +467,17 @@ static void solve_pending(gm_net *n)
 	n->npend = 0;
 }
 
+void gm_net_track_bottlenecks(gm_net *n)
+{
+	g_assert(n->capflows == 0 && !n->pkt_bytes);
+	n->track = true;
+}
+
+const int64_t *gm_net_done_bottlenecks(const gm_net *n)
+{
+	return n->done_bk;
+}
+
 void gm_net_set_packet(gm_net *n, uint32_t pkt_bytes, uint32_t hop_buffer, gm_net_land_fn on_land)
 {
 	g_assert(n->capflows == 0 && pkt_bytes > 0 && hop_buffer > 0);
@@ -491,6 +539,11 @@ uint32_t gm_net_start_queued(gm_net *n, uint32_t queue, const uint32_t *route, i
 		n->dkey = g_renew(ge_key, n->dkey, n->capflows);
 		if (n->pkt_bytes)
 			n->pf = g_renew(gm_pflow, n->pf, n->capflows);
+		if (n->track) {
+			n->bk_kind = g_renew(uint8_t, n->bk_kind, n->capflows);
+			n->bk_since = g_renew(int64_t, n->bk_since, n->capflows);
+			n->bk_acc = g_renew(int64_t, n->bk_acc, (size_t)n->capflows * GM_LINK__COUNT);
+		}
 		for (uint32_t i = n->capflows; i > old + 1; i--)
 			n->free_ids[n->nfree++] = i - 1;
 		fid = old;
@@ -519,6 +572,8 @@ uint32_t gm_net_start_queued(gm_net *n, uint32_t queue, const uint32_t *route, i
 		f->hop[h].link = route[h];
 		link_add_flow(n, route[h], fid, h);
 	}
+	if (G_UNLIKELY(n->track))
+		bk_start(n, fid, route, nhops);
 	/* fast path: alone on every link of its route, the flow is a component
 	 * by itself and gets the route's bottleneck bandwidth */
 	bool alone = true;
@@ -569,6 +624,8 @@ static gc_status net_handle(ge_engine *e, void *self, const ge_event *ev)
 	f->remaining = 0;
 	n->nactive--;
 	n->bytes_done += f->bytes;
+	if (G_UNLIKELY(n->track))
+		bk_finish(n, fid, e->now);
 	uint64_t tag = f->tag;
 	n->free_ids[n->nfree++] = fid;
 	/* a flow alone on its route changes nobody's rate: no solve (the

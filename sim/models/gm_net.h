@@ -54,6 +54,7 @@ typedef enum gm_link_kind {
 	GM_LINK_NVLINK,
 	GM_LINK_PCIE,
 	GM_LINK_NIC,
+	GM_LINK_CHANNEL, /* a channel's own rate (its CTAs), no physical link */
 	GM_LINK__COUNT
 } gm_link_kind;
 
@@ -192,6 +193,15 @@ typedef struct gm_net {
 	uint32_t npq;
 	gm_net_land_fn on_land;
 	uint64_t packets;
+	/* bottleneck tracking (gm_net_track_bottlenecks, flow mode), parallel
+	 * to flows: the kind of the link that holds the flow's rate, since
+	 * when, and its time so far by kind; the finished flow's during
+	 * on_done */
+	bool track;
+	uint8_t *bk_kind;
+	int64_t *bk_since;
+	int64_t *bk_acc; /* GM_LINK__COUNT per flow */
+	int64_t done_bk[GM_LINK__COUNT];
 } gm_net;
 
 void gm_net_init(gm_net *n, ge_engine *eng, gm_net_done_fn on_done, void *ctx);
@@ -217,6 +227,13 @@ int64_t gm_net_estimate_ps(const gm_net *n, const uint32_t *route, int nhops, do
  * on_land(land_tag) fires when its last byte has arrived at the end of the
  * route. Start flows with gm_net_start_queued. See gm_pkt.c. */
 void gm_net_set_packet(gm_net *n, uint32_t pkt_bytes, uint32_t hop_buffer, gm_net_land_fn on_land);
+/* Flow mode (call before the first flow starts): follow for every flow
+ * the kind of the link that holds its rate, where progressive filling
+ * fixes it (alone on its route: its slowest link). During on_done,
+ * gm_net_done_bottlenecks gives the finished flow's time by that kind
+ * (GM_LINK__COUNT entries summing to its duration). */
+void gm_net_track_bottlenecks(gm_net *n);
+const int64_t *gm_net_done_bottlenecks(const gm_net *n);
 /* Start a flow in queue `queue` (any id; a queue's flows share one route);
  * in flow mode the same as gm_net_start, with land_tag unused. */
 uint32_t gm_net_start_queued(gm_net *n, uint32_t queue, const uint32_t *route, int nhops,

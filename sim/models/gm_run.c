@@ -828,6 +828,13 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 		st = gc_config_error(r->cfg, "sim.net_send", errmsg,
 				     "proxy applies to sim.fidelity flow, not %s",
 				     gc_config_str(r->cfg, "sim.fidelity"));
+	/* the breakdown follows the flow model's waits; the closed form has
+	 * no events, and the packet model's landings are not followed */
+	if (st == GC_OK && o->breakdown && strcmp(gc_config_str(r->cfg, "sim.fidelity"), "flow") != 0)
+		st = gc_config_error(r->cfg, "sim.fidelity", errmsg,
+				     "the breakdown (--breakdown) is kept by the flow fidelity only, "
+				     "not by %s: use sim.fidelity flow",
+				     gc_config_str(r->cfg, "sim.fidelity"));
 	if (st == GC_OK)
 		st = gt_topo_from_config(r->cfg, &r->topo, errmsg);
 	if (st == GC_OK)
@@ -854,6 +861,7 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 		.seed = (uint64_t)gc_config_int(r->cfg, "seed"),
 		.check = gc_config_bool(r->cfg, "sim.check"),
 		.net_send_proxy = !strcmp(gc_config_str(r->cfg, "sim.net_send"), "proxy"),
+		.critical_path = o->breakdown,
 	};
 	if (strcmp(gc_config_str(r->cfg, "sim.fidelity"), "packet") == 0) {
 		co.pkt_bytes = (uint32_t)gc_config_bytes(r->cfg, "sim.packet");
@@ -1170,17 +1178,35 @@ void gm_run_format_compare(const gm_run *r, void *gstring_out)
 				       r->pts[0].time_us <= r->cmp[0].time_us ? a : b);
 }
 
+/* CSV columns of the breakdown (us per operation), after a row's others. */
+static void csv_breakdown_head(const gm_run *r, GString *g)
+{
+	for (int c = 0; r->npts > 0 && r->pts[0].r.has_cp && c < GM_CP__COUNT; c++)
+		g_string_append_printf(g, ",%s_us", gm_cp_name((gm_cp_cat)c));
+}
+
+static void csv_breakdown_row(const gm_run *r, const gm_point *pt, GString *g)
+{
+	const double iters = (double)gc_config_int(r->cfg, "collective.iters");
+	for (int c = 0; pt->r.has_cp && c < GM_CP__COUNT; c++)
+		g_string_append_printf(g, ",%.6f", (double)pt->r.cp_ps[c] * 1e-6 / iters);
+}
+
 void gm_run_format_csv(const gm_run *r, void *gstring_out)
 {
 	GString *g = gstring_out;
-	g_string_append(g, "size_bytes,count,type,redop,root,time_us,algbw_GBps,busbw_GBps\n");
+	g_string_append(g, "size_bytes,count,type,redop,root,time_us,algbw_GBps,busbw_GBps");
+	csv_breakdown_head(r, g); /* with the breakdown, every category (us per operation) */
+	g_string_append_c(g, '\n');
 	for (size_t i = 0; i < r->npts; i++) {
 		const gm_point *pt = &r->pts[i];
-		g_string_append_printf(g, "%llu,%llu,%s,%s,%d,%.6f,%.6f,%.6f\n", (unsigned long long)pt->bytes,
+		g_string_append_printf(g, "%llu,%llu,%s,%s,%d,%.6f,%.6f,%.6f", (unsigned long long)pt->bytes,
 				       (unsigned long long)pt->count, gs_dtype_name(r->base.dtype),
 				       gc_config_str(r->cfg, "collective.redop"), root_of(r->base.coll),
 				       pt->time_us,
 				       pt->algbw_GBps, pt->busbw_GBps);
+		csv_breakdown_row(r, pt, g);
+		g_string_append_c(g, '\n');
 	}
 }
 
@@ -1197,9 +1223,11 @@ void gm_run_format_sweep(const char *key, const char *const *values, gm_run *con
 	for (size_t k = 0; k < n; k++)
 		chosen = chosen || runs[k]->algo_auto;
 	if (csv) {
-		g_string_append_printf(g, "%s,ranks,size_bytes,time_us,algbw_GBps,busbw_GBps%s%s%s%s\n",
+		g_string_append_printf(g, "%s,ranks,size_bytes,time_us,algbw_GBps,busbw_GBps%s%s%s%s",
 				       key, cmp ? "," : "", cmp ? cmp : "", cmp ? "_time_us" : "",
 				       chosen ? ",chosen" : "");
+		csv_breakdown_head(r0, g);
+		g_string_append_c(g, '\n');
 	} else {
 		g_string_append_printf(g, "# gcsim %s  scenario: %s, sweep of %s (%s)\n", GCSIM_VERSION,
 				       r0->path, key,
@@ -1238,6 +1266,7 @@ void gm_run_format_sweep(const char *key, const char *const *values, gm_run *con
 					g_string_append_printf(g, ",%s/%s",
 							       gs_algo_name((gs_algo)pt->algo),
 							       gm_proto_get((gm_proto)pt->proto)->name);
+				csv_breakdown_row(r, pt, g);
 				g_string_append(g, "\n");
 				continue;
 			}
@@ -1301,6 +1330,58 @@ void gm_run_format_links(const gm_run *r, size_t max_rows, void *gstring_out)
 		g_string_append_printf(g, "#   %zu of %u links carried no traffic\n", idle, pt->r.nlinks);
 		g_free(ls);
 	}
+}
+
+void gm_run_format_breakdown(const char *key, const char *const *values, gm_run *const *runs,
+			     size_t n, void *gstring_out)
+{
+	GString *g = gstring_out;
+	bool shown[GM_CP__COUNT] = {false};
+	bool any = false;
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < runs[k]->npts; i++)
+			for (int c = 0; c < GM_CP__COUNT && runs[k]->pts[i].r.has_cp; c++)
+				if (runs[k]->pts[i].r.cp_ps[c] != 0)
+					shown[c] = any = true;
+	if (!any)
+		return;
+	/* a sweep's value first, as wide as its key (20 at least) */
+	const int w = key ? (int)MAX(strlen(key), 20) : 0;
+	g_string_append(g, "#\n# where the time goes: the critical path (the chain of waits that ends "
+			   "the operation), us\n#");
+	if (key)
+		g_string_append_printf(g, " %*s", w, key);
+	g_string_append(g, "       size       time");
+	for (int c = 0; c < GM_CP__COUNT; c++)
+		if (shown[c])
+			g_string_append_printf(g, " %9s", gm_cp_name((gm_cp_cat)c));
+	g_string_append(g, "  mostly\n");
+	for (size_t k = 0; k < n; k++) {
+		const gm_run *r = runs[k];
+		const double iters = (double)gc_config_int(r->cfg, "collective.iters");
+		for (size_t i = 0; i < r->npts; i++) {
+			const gm_point *pt = &r->pts[i];
+			g_string_append(g, "#");
+			if (key)
+				g_string_append_printf(g, " %*s", w, values[k]);
+			g_string_append_printf(g, " %10llu", (unsigned long long)pt->bytes);
+			fmt_time(g, pt->time_us);
+			int most = 0;
+			for (int c = 0; c < GM_CP__COUNT; c++) {
+				if (pt->r.cp_ps[c] > pt->r.cp_ps[most])
+					most = c;
+				if (shown[c])
+					g_string_append_printf(g, " %9.2f",
+							       (double)pt->r.cp_ps[c] * 1e-6 / iters);
+			}
+			g_string_append_printf(g, "  %s\n",
+					       pt->r.cp_ps[most] > 0 ? gm_cp_name((gm_cp_cat)most) : "-");
+		}
+	}
+	for (int c = 0; c < GM_CP__COUNT; c++)
+		if (shown[c])
+			g_string_append_printf(g, "#   %-8s %s\n", gm_cp_name((gm_cp_cat)c),
+					       gm_cp_help((gm_cp_cat)c));
 }
 
 /* A point for the results file. The algorithm NCCL's own model chose

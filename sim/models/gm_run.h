@@ -35,6 +35,9 @@ typedef struct gm_run_opts {
 	/* every check gm_run_scenario makes before it times a size, and no
 	 * timing: the run's points stay zero */
 	bool check_only;
+	/* flow fidelity: split each point's time along its critical path
+	 * (gm_point.r.cp_ps; gm_run_format_breakdown) */
+	bool breakdown;
 } gm_run_opts;
 
 typedef struct gm_point {
@@ -95,6 +98,13 @@ void gm_run_format_sweep(const char *key, const char *const *values, gm_run *con
 			 bool csv, void *gstring_out);
 /* Per size: the busiest links (bytes carried, busy fraction, utilization). */
 void gm_run_format_links(const gm_run *r, size_t max_rows, void *gstring_out);
+/* With gm_run_opts.breakdown: per run and size, where the time goes
+ * along the critical path (the categories of gm_cpath.h that are not zero
+ * everywhere, in us per operation, and the largest), then one line per
+ * category shown. A sweep (key given) starts each row with the run's
+ * value; one run: key and values NULL, n 1. */
+void gm_run_format_breakdown(const char *key, const char *const *values, gm_run *const *runs,
+			     size_t n, void *gstring_out);
 
 /* Store the points in a results file shared with measurements (kind "sim"):
  * SQLite unless the name ends in ".csv", then the CSV interchange form (no

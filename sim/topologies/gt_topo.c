@@ -539,7 +539,7 @@ void gt_topo_instantiate(const gt_topo *t, gm_net *net)
 			else
 				snprintf(cname, sizeof(cname), "n%d.gpu%d.ch%d", g / t->gpus_per_node,
 					 g % t->gpus_per_node, c);
-			gm_net_add_link(net, cname, GM_LINK_GENERIC, t->chan_cap_Bps, 0);
+			gm_net_add_link(net, cname, GM_LINK_CHANNEL, t->chan_cap_Bps, 0);
 		}
 }
 #undef LAT
