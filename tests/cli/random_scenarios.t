@@ -93,10 +93,19 @@ with tempfile.TemporaryDirectory() as d:
                 rng.choice(["flow", "analytical", "packet"]))
         with open(path, "w") as f:
             f.write(y)
-        r = subprocess.run([G, "run", path, "--format", "csv"], capture_output=True, text=True, timeout=300)
+        # every other collective also with its critical path, whose
+        # categories (the last 8 CSV columns) must sum to the time
+        bd = i % 2 == 1 and "workload: step" not in y
+        r = subprocess.run([G, "run", path, "--format", "csv"] + (["--breakdown"] if bd else []),
+                           capture_output=True, text=True, timeout=300)
         err = r.stderr.strip()
         good = (r.returncode == 0 and err == "" and (r.stdout.startswith("size_bytes,") or r.stdout.startswith("phase,"))) or \
                (r.returncode == 2 and r.stdout == "" and err.count("\n") == 0 and err.startswith(path))
+        if good and bd and r.returncode == 0:
+            rows = [l.split(",") for l in r.stdout.splitlines()]
+            good = rows[0][-1] == "other_us" and all(
+                abs(sum(float(v) for v in row[-8:]) - float(row[5])) <= 1e-5 * max(1.0, float(row[5]))
+                and float(row[-1]) == 0 for row in rows[1:])
         if good:
             print("ok %d - %s (status %d)" % (i + 1, "training step" if "workload: step" in y else op + " " + algo, r.returncode))
         else:

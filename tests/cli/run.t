@@ -48,6 +48,33 @@ check "failed run leaves no trace file" "[ ! -e '$T/bad.json' ] && [ ! -e '$T/ba
 "$G" run scenarios/dgx-h100-allreduce.yaml --set collective.sizes=64MiB --links >"$T/links.txt"
 check "--links lists the busiest links" "grep -q '^# links at size 67108864 B, busiest first' '$T/links.txt' && grep -q 'n0.gpu0.nvlink.tx' '$T/links.txt'"
 
+# --- breakdown: the critical path by category ----------------------------------
+"$G" run scenarios/dgx-h100-allreduce.yaml >"$T/plain.txt"
+"$G" run scenarios/dgx-h100-allreduce.yaml --breakdown >"$T/bd.txt" 2>"$T/bderr"
+check "--breakdown exits 0 with empty stderr" "[ \$? -eq 0 ] && [ ! -s '$T/bderr' ]"
+check "--breakdown keeps the table as it is and adds its own" \
+  "head -n \$(wc -l <'$T/plain.txt') '$T/bd.txt' | cmp -s - '$T/plain.txt' && grep -q '^# where the time goes: the critical path' '$T/bd.txt'"
+# rows: "# SIZE TIME cat... mostly"; the categories add up to the time (as
+# printed: the time has no decimals from 10000 us)
+check "--breakdown: the categories sum to the time, NVLink-bound on one node" \
+  "awk '/where the time goes/ {on = 1; next} on && /^# +[0-9]/ { s = 0; for (i = 4; i < NF; i++) s += \$i; d = s - \$3; if (d < 0) d = -d; if (d > 0.51 || \$NF != \"nvlink\") bad = 1; n++ } END { exit !(n == 3 && !bad) }' '$T/bd.txt'"
+"$G" run scenarios/dgx-h100-allreduce.yaml --breakdown >"$T/bd2.txt"
+check "--breakdown twice: byte-identical" "cmp -s '$T/bd.txt' '$T/bd2.txt'"
+"$G" run scenarios/dgx-h100-8node-ring.yaml --set collective.sizes=8B,1GiB --breakdown --format csv >"$T/bd.csv"
+check "--breakdown --format csv: one column per category" \
+  "[ \"\$(head -1 '$T/bd.csv')\" = 'size_bytes,count,type,redop,root,time_us,algbw_GBps,busbw_GBps,launch_us,latency_us,nvlink_us,network_us,pcie_us,channel_us,link_us,other_us' ]"
+check "--breakdown csv: latency-bound at 8 B, network-bound at 1 GiB, sums exact" \
+  "awk -F, 'NR > 1 { s = 0; for (i = 9; i <= 16; i++) s += \$i; d = s - \$6; if (d < 0) d = -d; if (d > 1e-5 || \$16 != 0) bad = 1; if (\$1 == 8 && !(\$10 > \$6 / 2)) bad = 1; if (\$1 == 1073741824 && !(\$12 > \$6 / 2)) bad = 1; n++ } END { exit !(n == 2 && !bad) }' '$T/bd.csv'"
+"$G" run scenarios/dgx-h100-allreduce.yaml --sweep topology.nodes=1,2 --set collective.sizes=1GiB --breakdown >"$T/bdsw.txt"
+check "--breakdown with a sweep: one row per value and size" \
+  "awk '/where the time goes/ {on = 1; next} on && /^# +[0-9]+ +1073741824 / { n++; m = m \$NF } END { exit !(n == 2 && m == \"nvlinknetwork\") }' '$T/bdsw.txt'"
+"$G" run scenarios/dgx-h100-allreduce.yaml --breakdown --fidelity analytical >"$T/bdo" 2>"$T/bde"
+check "--breakdown with the closed form: exit 2, one line, nothing on stdout" \
+  "[ \$? -eq 2 ] && [ ! -s '$T/bdo' ] && [ \$(wc -l <'$T/bde') -eq 1 ] && grep -q 'flow fidelity only' '$T/bde'"
+"$G" run scenarios/training-step-scaling.yaml --breakdown >"$T/bdo" 2>"$T/bde"
+check "--breakdown with a training step: exit 2, one line, nothing on stdout" \
+  "[ \$? -eq 2 ] && [ ! -s '$T/bdo' ] && [ \$(wc -l <'$T/bde') -eq 1 ] && grep -q 'workload: collective' '$T/bde'"
+
 # --- results file and validation against published figures -------------------
 "$G" run scenarios/dgx-h100-allreduce.yaml --set collective.sizes=2GiB,4GiB --results "$T/pred.csv" >/dev/null
 check "--results writes the points CSV" "grep -q '^allreduce,ring,float,8,4294967296,' '$T/pred.csv' && grep -q '^# kind: sim' '$T/pred.csv'"
