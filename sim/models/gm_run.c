@@ -1332,23 +1332,29 @@ void gm_run_format_links(const gm_run *r, size_t max_rows, void *gstring_out)
 	}
 }
 
-void gm_run_format_breakdown(const char *key, const char *const *values, gm_run *const *runs,
-			     size_t n, void *gstring_out)
+/* The breakdown table of the runs' points, or (cmp) of their compared
+ * algorithm's. */
+static void format_breakdown(const char *key, const char *const *values, gm_run *const *runs,
+			     size_t n, bool cmp, GString *g)
 {
-	GString *g = gstring_out;
 	bool shown[GM_CP__COUNT] = {false};
 	bool any = false;
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < runs[k]->npts; i++)
-			for (int c = 0; c < GM_CP__COUNT && runs[k]->pts[i].r.has_cp; c++)
-				if (runs[k]->pts[i].r.cp_ps[c] != 0)
+			for (int c = 0; c < GM_CP__COUNT; c++) {
+				const gm_point *pt = cmp ? &runs[k]->cmp[i] : &runs[k]->pts[i];
+				if (pt->r.has_cp && pt->r.cp_ps[c] != 0)
 					shown[c] = any = true;
+			}
 	if (!any)
 		return;
 	/* a sweep's value first, as wide as its key (20 at least) */
 	const int w = key ? (int)MAX(strlen(key), 20) : 0;
 	g_string_append(g, "#\n# where the time goes: the critical path (the chain of waits that ends "
-			   "the operation), us\n#");
+			   "the operation), us");
+	if (cmp)
+		g_string_append_printf(g, ", compared algorithm %s", gs_algo_name(runs[0]->compare_algo));
+	g_string_append(g, "\n#");
 	if (key)
 		g_string_append_printf(g, " %*s", w, key);
 	g_string_append(g, "       size       time");
@@ -1360,7 +1366,7 @@ void gm_run_format_breakdown(const char *key, const char *const *values, gm_run 
 		const gm_run *r = runs[k];
 		const double iters = (double)gc_config_int(r->cfg, "collective.iters");
 		for (size_t i = 0; i < r->npts; i++) {
-			const gm_point *pt = &r->pts[i];
+			const gm_point *pt = cmp ? &r->cmp[i] : &r->pts[i];
 			g_string_append(g, "#");
 			if (key)
 				g_string_append_printf(g, " %*s", w, values[k]);
@@ -1382,6 +1388,14 @@ void gm_run_format_breakdown(const char *key, const char *const *values, gm_run 
 		if (shown[c])
 			g_string_append_printf(g, "#   %-8s %s\n", gm_cp_name((gm_cp_cat)c),
 					       gm_cp_help((gm_cp_cat)c));
+}
+
+void gm_run_format_breakdown(const char *key, const char *const *values, gm_run *const *runs,
+			     size_t n, void *gstring_out)
+{
+	format_breakdown(key, values, runs, n, false, gstring_out);
+	if (n > 0 && runs[0]->compare)
+		format_breakdown(key, values, runs, n, true, gstring_out);
 }
 
 /* A point for the results file. The algorithm NCCL's own model chose

@@ -102,7 +102,8 @@ void gm_run_format_links(const gm_run *r, size_t max_rows, void *gstring_out);
  * along the critical path (the categories of gm_cpath.h that are not zero
  * everywhere, in us per operation, and the largest), then one line per
  * category shown. A sweep (key given) starts each row with the run's
- * value; one run: key and values NULL, n 1. */
+ * value; one run: key and values NULL, n 1. With collective.compare, a
+ * second table for the compared algorithm. */
 void gm_run_format_breakdown(const char *key, const char *const *values, gm_run *const *runs,
 			     size_t n, void *gstring_out);
 

@@ -68,6 +68,9 @@ check "--breakdown csv: latency-bound at 8 B, network-bound at 1 GiB, sums exact
 "$G" run scenarios/dgx-h100-allreduce.yaml --sweep topology.nodes=1,2 --set collective.sizes=1GiB --breakdown >"$T/bdsw.txt"
 check "--breakdown with a sweep: one row per value and size" \
   "awk '/where the time goes/ {on = 1; next} on && /^# +[0-9]+ +1073741824 / { n++; m = m \$NF } END { exit !(n == 2 && m == \"nvlinknetwork\") }' '$T/bdsw.txt'"
+"$G" run scenarios/dgx-h100-8node-crossover.yaml --set collective.sizes=8B,256MiB --breakdown >"$T/bdc.txt"
+check "--breakdown with collective.compare: a second table for the compared algorithm" \
+  "grep -q '^# where the time goes: .*, compared algorithm tree\$' '$T/bdc.txt' && [ \$(grep -c '^# where the time goes' '$T/bdc.txt') -eq 2 ] && grep -Eq '^# +268435456 .* network\$' '$T/bdc.txt'"
 "$G" run scenarios/dgx-h100-allreduce.yaml --breakdown --fidelity analytical >"$T/bdo" 2>"$T/bde"
 check "--breakdown with the closed form: exit 2, one line, nothing on stdout" \
   "[ \$? -eq 2 ] && [ ! -s '$T/bdo' ] && [ \$(wc -l <'$T/bde') -eq 1 ] && grep -q 'flow fidelity only' '$T/bde'"
