@@ -40,6 +40,8 @@ typedef struct sweep_cell {
 	int64_t run_id; /* the stored run that holds its points, 0 if none */
 	gc_result_point *pts;
 	size_t npts;
+	gc_param_row *prm; /* with --breakdown: the stored run's parameters */
+	size_t nprm;
 } sweep_cell;
 
 typedef struct sweep_axis {
@@ -255,13 +257,87 @@ static gc_status write_plot(const char *path, const char *title, const sweep_cel
 	return st;
 }
 
-static void print_table(const char *path, const char *key, const char *results, const sweep_cell *cells,
-			guint n, bool csv, GString *g)
+/* The breakdown of point p of cell c, as stored (gm_run_breakdown_key);
+ * false when the cell has none for it. */
+static bool cell_breakdown(const sweep_cell *c, const gc_result_point *p, double us[GM_CP__COUNT])
+{
+	bool any = false;
+	for (int k = 0; k < GM_CP__COUNT; k++) {
+		char *want = gm_run_breakdown_key(p->algo, p->size_bytes, (gm_cp_cat)k);
+		us[k] = 0;
+		for (size_t i = 0; i < c->nprm; i++)
+			if (!strcmp(c->prm[i].key, want)) {
+				us[k] = c->prm[i].value;
+				any = true;
+			}
+		g_free(want);
+	}
+	return any;
+}
+
+/* Whether a stored run holds a breakdown. */
+static bool has_breakdown(const gc_param_row *prm, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (g_str_has_prefix(prm[i].key, "breakdown:"))
+			return true;
+	return false;
+}
+
+/* --breakdown, as a table: per cell and point, where the time goes (the
+ * categories that are not zero everywhere) and the largest. */
+static void print_breakdown(const char *key, const sweep_cell *cells, guint n, GString *g)
 {
 	const int w = (int)MAX(strlen(key), 20);
-	if (csv)
-		g_string_append_printf(g, "%s,algo,ranks,size_bytes,time_us,algbw_GBps,busbw_GBps\n", key);
-	else
+	bool shown[GM_CP__COUNT] = {false};
+	double us[GM_CP__COUNT];
+	for (guint k = 0; k < n; k++)
+		for (size_t i = 0; i < cells[k].npts; i++)
+			if (cell_breakdown(&cells[k], &cells[k].pts[i], us))
+				for (int c = 0; c < GM_CP__COUNT; c++)
+					shown[c] = shown[c] || us[c] != 0;
+	g_string_append_printf(g, "#\n# where the time goes: the critical path (the chain of waits that "
+			       "ends the operation), us\n# %*s %16s %14s %10s", w, key, "algo",
+			       "size(B)", "time(us)");
+	for (int c = 0; c < GM_CP__COUNT; c++)
+		if (shown[c])
+			g_string_append_printf(g, " %9s", gm_cp_name((gm_cp_cat)c));
+	g_string_append(g, "  mostly\n");
+	for (guint k = 0; k < n; k++)
+		for (size_t i = 0; i < cells[k].npts; i++) {
+			const gc_result_point *p = &cells[k].pts[i];
+			if (!cell_breakdown(&cells[k], p, us))
+				continue;
+			g_string_append_printf(g, "# %*s %16s %14llu %10.*f", w, cells[k].value, p->algo,
+					       (unsigned long long)p->size_bytes,
+					       p->time_us >= 1e4 ? 0 : p->time_us >= 1e3 ? 1 : 2,
+					       p->time_us);
+			int most = 0;
+			for (int c = 0; c < GM_CP__COUNT; c++) {
+				if (us[c] > us[most])
+					most = c;
+				if (shown[c])
+					g_string_append_printf(g, " %9.2f", us[c]);
+			}
+			g_string_append_printf(g, "  %s\n", us[most] > 0 ? gm_cp_name((gm_cp_cat)most) : "-");
+		}
+	for (int c = 0; c < GM_CP__COUNT; c++)
+		if (shown[c])
+			g_string_append_printf(g, "#   %-8s %s\n", gm_cp_name((gm_cp_cat)c),
+					       gm_cp_help((gm_cp_cat)c));
+}
+
+static void print_table(const char *path, const char *key, const char *results, const sweep_cell *cells,
+			guint n, bool csv, bool breakdown, GString *g)
+{
+	double us[GM_CP__COUNT];
+	const int w = (int)MAX(strlen(key), 20);
+	if (csv) {
+		g_string_append_printf(g, "%s,algo,ranks,size_bytes,time_us,algbw_GBps,busbw_GBps", key);
+		for (int c = 0; breakdown && c < GM_CP__COUNT; c++)
+			g_string_append_printf(g, ",%s_us", gm_cp_name((gm_cp_cat)c));
+		g_string_append_c(g, '\n');
+	} else
 		g_string_append_printf(g, "# gcsim %s  scenario: %s, sweep of %s (%u cells, stored in %s)\n"
 					  "# %*s %16s %8s %14s %10s %8s %8s\n",
 				       GCSIM_VERSION, path, key, n, results, w, key, "algo", "ranks",
@@ -269,11 +345,16 @@ static void print_table(const char *path, const char *key, const char *results, 
 	for (guint k = 0; k < n; k++)
 		for (size_t i = 0; i < cells[k].npts; i++) {
 			const gc_result_point *p = &cells[k].pts[i];
-			if (csv)
-				g_string_append_printf(g, "%s,%s,%d,%llu,%.6f,%.6f,%.6f\n", cells[k].value,
+			if (csv) {
+				g_string_append_printf(g, "%s,%s,%d,%llu,%.6f,%.6f,%.6f", cells[k].value,
 						       p->algo, p->nranks, (unsigned long long)p->size_bytes,
 						       p->time_us, p->algbw_GBps, p->busbw_GBps);
-			else /* four significant digits up to 10 ms, as gcsim run prints */
+				if (breakdown)
+					cell_breakdown(&cells[k], p, us);
+				for (int c = 0; breakdown && c < GM_CP__COUNT; c++)
+					g_string_append_printf(g, ",%.6f", us[c]);
+				g_string_append_c(g, '\n');
+			} else /* four significant digits up to 10 ms, as gcsim run prints */
 				g_string_append_printf(g, "  %*s %16s %8d %14llu %10.*f %8.2f %8.2f\n", w,
 						       cells[k].value, p->algo, p->nranks,
 						       (unsigned long long)p->size_bytes,
@@ -286,6 +367,7 @@ int cli_sweep(int argc, char **argv)
 {
 	char **specs = NULL, **sets = NULL;
 	char *results = NULL, *plot = NULL, *metric = NULL, *format = NULL, *fidelity = NULL;
+	gboolean breakdown = FALSE;
 	GOptionEntry entries[] = {
 		{"sweep", 0, 0, G_OPTION_ARG_STRING_ARRAY, &specs,
 		 "a key and its values, up to three times: every combination is one cell (default: "
@@ -303,6 +385,10 @@ int cli_sweep(int argc, char **argv)
 		 "FMT"},
 		{"fidelity", 0, 0, G_OPTION_ARG_STRING, &fidelity, "flow (default), packet or analytical",
 		 "F"},
+		{"breakdown", 'b', 0, G_OPTION_ARG_NONE, &breakdown,
+		 "also keep and print where the time goes (gcsim run --breakdown) for every cell; a "
+		 "cell stored without it runs again",
+		 NULL},
 		{"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets,
 		 "override a scenario key in every cell (repeatable)", "KEY=VALUE"},
 		{NULL, 0, 0, 0, NULL, NULL, NULL},
@@ -445,7 +531,9 @@ int cli_sweep(int argc, char **argv)
 		gc_config_free(cc);
 		/* and what gcsim run refuses before it simulates (an algorithm
 		 * this cell's topology cannot run, ...) */
-		gm_run_opts chk = {.sets = (const char *const *)c->sets->pdata, .check_only = true};
+		gm_run_opts chk = {.sets = (const char *const *)c->sets->pdata,
+				   .check_only = true,
+				   .breakdown = breakdown};
 		gm_run *dry = NULL;
 		st = gm_run_scenario(argv[1], &chk, &dry, &err);
 		gm_run_free(dry);
@@ -458,6 +546,17 @@ int cli_sweep(int argc, char **argv)
 	st = gc_results_open(results, true, &db, &err);
 	if (st == GC_OK)
 		st = find_stored(db, cells, ncells, &err);
+	/* --breakdown: a cell stored without it is not done */
+	for (guint k = 0; k < ncells && st == GC_OK && breakdown; k++) {
+		if (!cells[k].run_id)
+			continue;
+		gc_param_row *prm = NULL;
+		size_t nprm = 0;
+		st = gc_results_get_params(db, cells[k].run_id, &prm, &nprm, &err);
+		if (st == GC_OK && !has_breakdown(prm, nprm))
+			cells[k].run_id = 0;
+		g_free(prm);
+	}
 	if (st != GC_OK) {
 		fprintf(stderr, "%s\n", err);
 		rc = sweep_status(st);
@@ -475,7 +574,7 @@ int cli_sweep(int argc, char **argv)
 			continue;
 		}
 		sweep_progress pr = {k, ncells, c->value};
-		gm_run_opts o = {.sets = (const char *const *)c->sets->pdata};
+		gm_run_opts o = {.sets = (const char *const *)c->sets->pdata, .breakdown = breakdown};
 		if (tty) {
 			o.progress = progress;
 			o.progress_ctx = &pr;
@@ -512,6 +611,9 @@ int cli_sweep(int argc, char **argv)
 			break;
 		}
 		st = gc_results_get_points(db, cells[k].run_id, &cells[k].pts, &cells[k].npts, &err);
+		if (st == GC_OK && breakdown)
+			st = gc_results_get_params(db, cells[k].run_id, &cells[k].prm, &cells[k].nprm,
+						   &err);
 	}
 	if (st != GC_OK) {
 		fprintf(stderr, "%s\n", err);
@@ -529,7 +631,9 @@ int cli_sweep(int argc, char **argv)
 		}
 	}
 	GString *outs = g_string_new(NULL);
-	print_table(argv[1], key, results, cells, ncells, csv, outs);
+	print_table(argv[1], key, results, cells, ncells, csv, breakdown, outs);
+	if (breakdown && !csv)
+		print_breakdown(key, cells, ncells, outs);
 	fwrite(outs->str, 1, outs->len, stdout);
 	g_string_free(outs, TRUE);
 	rc = fflush(stdout) == 0 ? 0 : 4;
@@ -545,6 +649,7 @@ out:
 		if (cells[k].sets)
 			g_ptr_array_free(cells[k].sets, TRUE);
 		g_free(cells[k].pts);
+		g_free(cells[k].prm);
 	}
 	g_free(cells);
 	for (int a = 0; a < SWEEP_AXES; a++) {

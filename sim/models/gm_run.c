@@ -1427,6 +1427,12 @@ gc_status gm_run_save_results(const gm_run *r, const char *path, const char *com
 	return gm_run_save_results_as(r, path, NULL, command, errmsg);
 }
 
+char *gm_run_breakdown_key(const char *algo, uint64_t size_bytes, gm_cp_cat c)
+{
+	return g_strdup_printf("breakdown:%s:%llu:%s", algo, (unsigned long long)size_bytes,
+			       gm_cp_name(c));
+}
+
 gc_status gm_run_save_results_as(const gm_run *r, const char *path, const char *label,
 				 const char *command, char **errmsg)
 {
@@ -1473,6 +1479,19 @@ gc_status gm_run_save_results_as(const gm_run *r, const char *path, const char *
 			st = gc_results_insert_run(db, &info, &run_id, errmsg);
 		for (size_t i = 0; i < n && st == GC_OK; i++)
 			st = gc_results_insert_point(db, run_id, &pts[i], errmsg);
+		/* the breakdown, as the run's parameters (gm_run_breakdown_key) */
+		for (size_t i = 0; i < n && st == GC_OK; i++) {
+			const gm_point *pt = i < r->npts ? &r->pts[i] : &r->cmp[i - r->npts];
+			for (int c = 0; c < GM_CP__COUNT && pt->r.has_cp && st == GC_OK; c++) {
+				char *key = gm_run_breakdown_key(pts[i].algo, pts[i].size_bytes,
+								 (gm_cp_cat)c);
+				st = gc_results_insert_param(db, run_id, key,
+							     (double)pt->r.cp_ps[c] * 1e-6 /
+								     (double)pts[i].iters,
+							     "us", errmsg);
+				g_free(key);
+			}
+		}
 		if (st == GC_OK)
 			st = gc_results_commit(db, errmsg);
 		else if (db)

@@ -98,6 +98,11 @@ void gm_run_format_sweep(const char *key, const char *const *values, gm_run *con
 			 bool csv, void *gstring_out);
 /* Per size: the busiest links (bytes carried, busy fraction, utilization). */
 void gm_run_format_links(const gm_run *r, size_t max_rows, void *gstring_out);
+/* The key under which a SQLite results file keeps, as a parameter of the
+ * run (unit us, per operation), category c of the breakdown of the point
+ * (algo, size_bytes): "breakdown:ALGO:SIZE:CATEGORY". g_free it. */
+char *gm_run_breakdown_key(const char *algo, uint64_t size_bytes, gm_cp_cat c);
+
 /* With gm_run_opts.breakdown: per run and size, where the time goes
  * along the critical path (the categories of gm_cpath.h that are not zero
  * everywhere, in us per operation, and the largest), then one line per

@@ -24,6 +24,25 @@ check "the rerun prints the same table and plot" "cmp -s '$T/a1.txt' '$T/a2.txt'
 "$G" sweep "$S" --results "$T/a.db" --set collective.sizes=1MiB >"$T/a3.txt" 2>"$T/a3.err"
 check "a changed --set is simulated again" "grep -q ' 4 simulated, 0 reused' '$T/a3.err' && [ \$(grep -c '^  ' '$T/a3.txt') -eq 4 ]"
 
+# --- breakdown: kept with every cell ------------------------------------------
+B=scenarios/flat-1024-ring.yaml
+"$G" sweep "$B" --sweep topology.gpus=2,4 --results "$T/b.db" >/dev/null 2>&1
+"$G" sweep "$B" --sweep topology.gpus=2,4 --results "$T/b.db" --breakdown >"$T/b1.txt" 2>"$T/b1.err"
+check "--breakdown runs again the cells stored without it" "grep -q ' 2 simulated, 0 reused' '$T/b1.err'"
+# rows: "# VALUE ALGO SIZE TIME cat... mostly"; the categories add up to the time
+check "--breakdown: one row per cell and size, the categories sum to the time" \
+  "awk '/where the time goes/ {on = 1; next} on && /^# +[0-9]+ +ring / { s = 0; for (i = 6; i < NF; i++) s += \$i; d = s - \$5; if (d < 0) d = -d; if (d > 0.06) bad = 1; n++ } END { exit !(n == 2 && !bad) }' '$T/b1.txt'"
+"$G" sweep "$B" --sweep topology.gpus=2,4 --results "$T/b.db" --breakdown >"$T/b2.txt" 2>"$T/b2.err"
+check "--breakdown rerun: every cell reused, the same tables" \
+  "grep -q ' 0 simulated, 2 reused' '$T/b2.err' && cmp -s '$T/b1.txt' '$T/b2.txt'"
+"$G" run "$B" --set topology.gpus=4 --breakdown --format csv >"$T/b4.csv"
+"$G" sweep "$B" --sweep topology.gpus=2,4 --results "$T/b.db" --breakdown --format csv >"$T/b.csv" 2>/dev/null
+check "--breakdown csv: the categories' columns, as gcsim run gives them" \
+  "head -1 '$T/b.csv' | grep -q ',busbw_GBps,launch_us,latency_us,nvlink_us,network_us,pcie_us,channel_us,link_us,other_us\$' && [ \"\$(grep '^4,' '$T/b.csv' | cut -d, -f8-)\" = \"\$(tail -1 '$T/b4.csv' | cut -d, -f9-)\" ]"
+"$G" sweep "$B" --sweep topology.gpus=2,4 --results "$T/bx.db" --breakdown --fidelity analytical >"$T/bx.txt" 2>"$T/bx.err"
+check "--breakdown with the closed form: exit 2, one line, nothing written" \
+  "[ \$? -eq 2 ] && [ ! -s '$T/bx.txt' ] && [ \$(wc -l <'$T/bx.err') -eq 1 ] && [ ! -e '$T/bx.db' ]"
+
 # --- resume: the grid grows ---------------------------------------------------
 F=scenarios/flat-1024-ring.yaml
 "$G" sweep "$F" --sweep topology.gpus=2,4 --results "$T/r.db" >/dev/null 2>&1
