@@ -28,13 +28,13 @@ static inline char *scenario_file(const char *yaml)
 	return path;
 }
 
-static inline gm_run *run_yaml(const char *yaml, const char *const *sets)
+/* The scenario run with options o (its sets, the breakdown, ...). */
+static inline gm_run *run_yaml_with(const char *yaml, const gm_run_opts *o)
 {
 	char *path = scenario_file(yaml);
 	gm_run *r = NULL;
 	char *err = NULL;
-	gm_run_opts o = {.sets = sets};
-	gc_status st = gm_run_scenario(path, &o, &r, &err);
+	gc_status st = gm_run_scenario(path, o, &r, &err);
 	if (st != GC_OK)
 		g_test_message("%s", err);
 	g_assert_cmpint(st, ==, GC_OK);
@@ -44,20 +44,32 @@ static inline gm_run *run_yaml(const char *yaml, const char *const *sets)
 	return r;
 }
 
-/* A scenario that must be refused; err names the key. */
-static inline void expect_refused(const char *yaml, const char *const *sets, const char *what)
+static inline gm_run *run_yaml(const char *yaml, const char *const *sets)
+{
+	gm_run_opts o = {.sets = sets};
+	return run_yaml_with(yaml, &o);
+}
+
+/* A scenario that must be refused with options o; err names `what`. */
+static inline void expect_refused_with(const char *yaml, const gm_run_opts *o, const char *what)
 {
 	char *path = scenario_file(yaml);
-	gm_run_opts o = {.sets = sets};
 	gm_run *r = NULL;
 	char *err = NULL;
-	g_assert_cmpint(gm_run_scenario(path, &o, &r, &err), ==, GC_ERR_INPUT);
+	g_assert_cmpint(gm_run_scenario(path, o, &r, &err), ==, GC_ERR_INPUT);
 	g_assert_null(r);
 	if (!strstr(err, what))
 		g_test_fail_printf("'%s' does not say '%s'", err, what);
 	g_unlink(path);
 	g_free(path);
 	g_free(err);
+}
+
+/* A scenario that must be refused; err names the key. */
+static inline void expect_refused(const char *yaml, const char *const *sets, const char *what)
+{
+	gm_run_opts o = {.sets = sets};
+	expect_refused_with(yaml, &o, what);
 }
 
 /* The scenario's default (sets `dflt`) runs exactly as the setting it

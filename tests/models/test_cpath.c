@@ -12,18 +12,8 @@
 
 static gm_run *run_bd(const char *yaml, const char *const *sets, bool breakdown)
 {
-	char *path = scenario_file(yaml);
-	gm_run *r = NULL;
-	char *err = NULL;
 	gm_run_opts o = {.sets = sets, .breakdown = breakdown};
-	gc_status st = gm_run_scenario(path, &o, &r, &err);
-	if (st != GC_OK)
-		g_test_message("%s", err);
-	g_assert_cmpint(st, ==, GC_OK);
-	g_unlink(path);
-	g_free(path);
-	g_free(err);
-	return r;
+	return run_yaml_with(yaml, &o);
 }
 
 static int64_t cp_sum(const gm_point *pt)
@@ -200,23 +190,12 @@ static void test_refused(void)
 	const char *yaml = "schema_version: 1\n"
 			   "topology: {preset: dgx-h100, nodes: 2}\n"
 			   "collective: {op: allreduce, algo: ring, sizes: [1MiB]}\n";
-	const char *fids[] = {"analytical", "packet"};
-	for (size_t k = 0; k < G_N_ELEMENTS(fids); k++) {
-		char *set = g_strdup_printf("sim.fidelity=%s", fids[k]);
-		const char *sets[] = {set, NULL};
-		char *path = scenario_file(yaml);
-		gm_run_opts o = {.sets = sets, .breakdown = true};
-		gm_run *r = NULL;
-		char *err = NULL;
-		g_assert_cmpint(gm_run_scenario(path, &o, &r, &err), ==, GC_ERR_INPUT);
-		g_assert_null(r);
-		g_assert_nonnull(strstr(err, "sim.fidelity"));
-		g_assert_nonnull(strstr(err, "flow fidelity only"));
-		g_unlink(path);
-		g_free(path);
-		g_free(err);
-		g_free(set);
-	}
+	const char *analytical[] = {"sim.fidelity=analytical", NULL};
+	const char *packet[] = {"sim.fidelity=packet", NULL};
+	gm_run_opts a = {.sets = analytical, .breakdown = true}, p = {.sets = packet, .breakdown = true};
+	expect_refused_with(yaml, &a, "sim.fidelity: the breakdown (--breakdown) is kept by the flow "
+				      "fidelity only, not by analytical");
+	expect_refused_with(yaml, &p, "not by packet");
 }
 
 int main(int argc, char **argv)
