@@ -859,6 +859,20 @@ static gc_status coll_check(const ge_engine *e, const void *self, char **errmsg)
 			*errmsg = g_strdup_printf("strand %u ran past its end", i);
 			return GC_ERR_INTERNAL;
 		}
+	/* the critical path: every strand's vector sums to where it is, which
+	 * is not in the future */
+	for (uint32_t i = 0; m->cp && i < m->nstrands; i++) {
+		const gm_cpv *v = &m->scp[i];
+		int64_t sum = 0;
+		for (int c = 0; c < GM_CP__COUNT; c++)
+			sum += v->c[c];
+		if (sum != v->at || v->at > e->now) {
+			*errmsg = g_strdup_printf("strand %u: critical path of %lld ps at %lld ps, now "
+						  "%lld ps",
+						  i, (long long)sum, (long long)v->at, (long long)e->now);
+			return GC_ERR_INTERNAL;
+		}
+	}
 	return GC_OK;
 }
 
