@@ -208,7 +208,7 @@ int cli_run(int argc, char **argv)
 		 "add a per-link summary: bytes carried, busy fraction, busiest first", NULL},
 		{"breakdown", 'b', 0, G_OPTION_ARG_NONE, &breakdown,
 		 "add where the time goes: each size's critical path split into launch, latency, "
-		 "bytes at full rate by the narrowest link's class, and sharing (flow fidelity)",
+		 "and bytes moving by the class of the link that held their rate (flow fidelity)",
 		 NULL},
 		{"seed", 's', 0, G_OPTION_ARG_INT64, &seed, "seed of the random streams (overrides the scenario)", "N"},
 		{"check", 0, 0, G_OPTION_ARG_NONE, &check, "assert engine invariants after every event", NULL},

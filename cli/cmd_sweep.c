@@ -296,13 +296,9 @@ static void print_breakdown(const char *key, const sweep_cell *cells, guint n, G
 			if (cell_breakdown(&cells[k], &cells[k].pts[i], us))
 				for (int c = 0; c < GM_CP__COUNT; c++)
 					shown[c] = shown[c] || us[c] != 0;
-	g_string_append_printf(g, "#\n# where the time goes: the critical path (the chain of waits that "
-			       "ends the operation), us\n# %*s %16s %14s %10s", w, key, "algo",
-			       "size(B)", "time(us)");
-	for (int c = 0; c < GM_CP__COUNT; c++)
-		if (shown[c])
-			g_string_append_printf(g, " %9s", gm_cp_name((gm_cp_cat)c));
-	g_string_append(g, "  mostly\n");
+	gm_cp_format_title("", g);
+	g_string_append_printf(g, "# %*s %16s %14s %10s", w, key, "algo", "size(B)", "time(us)");
+	gm_cp_format_head(shown, g);
 	for (guint k = 0; k < n; k++)
 		for (size_t i = 0; i < cells[k].npts; i++) {
 			const gc_result_point *p = &cells[k].pts[i];
@@ -312,19 +308,9 @@ static void print_breakdown(const char *key, const sweep_cell *cells, guint n, G
 					       (unsigned long long)p->size_bytes,
 					       p->time_us >= 1e4 ? 0 : p->time_us >= 1e3 ? 1 : 2,
 					       p->time_us);
-			int most = 0;
-			for (int c = 0; c < GM_CP__COUNT; c++) {
-				if (us[c] > us[most])
-					most = c;
-				if (shown[c])
-					g_string_append_printf(g, " %9.2f", us[c]);
-			}
-			g_string_append_printf(g, "  %s\n", us[most] > 0 ? gm_cp_name((gm_cp_cat)most) : "-");
+			gm_cp_format_row(us, shown, g);
 		}
-	for (int c = 0; c < GM_CP__COUNT; c++)
-		if (shown[c])
-			g_string_append_printf(g, "#   %-8s %s\n", gm_cp_name((gm_cp_cat)c),
-					       gm_cp_help((gm_cp_cat)c));
+	gm_cp_format_legend(shown, g);
 }
 
 static void print_table(const char *path, const char *key, const char *results, const sweep_cell *cells,

@@ -323,7 +323,7 @@ static void cp_signal(sim *m, uint64_t key, gm_cpv v)
 }
 
 static void proxy_pump(sim *m, conn *c);
-static void schedule_delivery(sim *m, conn *c, ge_time at, const gm_cpv *v);
+static inline void schedule_delivery(sim *m, conn *c, ge_time at, const gm_cpv *v);
 
 /* Reclaim the buffer space of consumed messages whose credit has travelled
  * back by now (lazily: no event is needed unless a sender is waiting); a
@@ -627,7 +627,7 @@ static void deliver(sim *m, conn *c)
 
 /* The next message of c arrives at time `at` (>= now) with the critical
  * path v (NULL without it). */
-static void schedule_delivery(sim *m, conn *c, ge_time at, const gm_cpv *v)
+static inline void schedule_delivery(sim *m, conn *c, ge_time at, const gm_cpv *v)
 {
 	uint64_t id = (uint64_t)(c - m->conns);
 	if (v)
@@ -640,17 +640,12 @@ static void schedule_delivery(sim *m, conn *c, ge_time at, const gm_cpv *v)
  * (with the critical path v, NULL without it). */
 static inline void deliver_after_latency(sim *m, conn *c, ge_time now, const gm_cpv *v)
 {
-	if (v) {
-		if (c->lat_ps == 0) {
+	if (c->lat_ps == 0) {
+		if (v)
 			cp_arrive(m, c, *v);
-			deliver(m, c);
-		} else {
-			schedule_delivery(m, c, now + c->lat_ps, v);
-		}
-	} else if (c->lat_ps == 0) {
 		deliver(m, c);
 	} else {
-		ge_schedule(&m->eng, now + c->lat_ps, m->ent, EV_DELIVER, (uint64_t)(c - m->conns));
+		schedule_delivery(m, c, now + c->lat_ps, v);
 	}
 }
 

@@ -5,6 +5,8 @@
  */
 #include "gm_cpath.h"
 
+#include <glib.h>
+
 static const struct {
 	const char *name, *help;
 } cats[GM_CP__COUNT] = {
@@ -26,6 +28,43 @@ const char *gm_cp_name(gm_cp_cat c)
 const char *gm_cp_help(gm_cp_cat c)
 {
 	return c < GM_CP__COUNT ? cats[c].help : "?";
+}
+
+void gm_cp_format_title(const char *what, void *gstring_out)
+{
+	g_string_append_printf(gstring_out, "#\n# where the time goes: the critical path (the chain "
+					    "of waits that ends the operation), us%s\n",
+			       what);
+}
+
+void gm_cp_format_head(const bool shown[GM_CP__COUNT], void *gstring_out)
+{
+	for (int c = 0; c < GM_CP__COUNT; c++)
+		if (shown[c])
+			g_string_append_printf(gstring_out, " %9s", gm_cp_name((gm_cp_cat)c));
+	g_string_append(gstring_out, "  mostly\n");
+}
+
+void gm_cp_format_row(const double us[GM_CP__COUNT], const bool shown[GM_CP__COUNT],
+		      void *gstring_out)
+{
+	int most = 0;
+	for (int c = 0; c < GM_CP__COUNT; c++) {
+		if (us[c] > us[most])
+			most = c;
+		if (shown[c])
+			g_string_append_printf(gstring_out, " %9.2f", us[c]);
+	}
+	g_string_append_printf(gstring_out, "  %s\n",
+			       us[most] > 0 ? gm_cp_name((gm_cp_cat)most) : "-");
+}
+
+void gm_cp_format_legend(const bool shown[GM_CP__COUNT], void *gstring_out)
+{
+	for (int c = 0; c < GM_CP__COUNT; c++)
+		if (shown[c])
+			g_string_append_printf(gstring_out, "#   %-8s %s\n", gm_cp_name((gm_cp_cat)c),
+					       gm_cp_help((gm_cp_cat)c));
 }
 
 gm_cp_cat gm_cp_of_link(gm_link_kind k)

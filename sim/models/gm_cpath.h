@@ -23,6 +23,7 @@
 #ifndef GM_CPATH_H
 #define GM_CPATH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "gm_net.h"
@@ -42,6 +43,16 @@ typedef enum gm_cp_cat {
 /* Short column name and one line on what the category holds. */
 const char *gm_cp_name(gm_cp_cat c);
 const char *gm_cp_help(gm_cp_cat c);
+
+/* A breakdown as a table (gstring_out: a GString), us per category: the
+ * title line (what: after "us", may be ""), the shown categories' column
+ * names and "mostly", one row's values and its largest category, and one
+ * line per shown category. */
+void gm_cp_format_title(const char *what, void *gstring_out);
+void gm_cp_format_head(const bool shown[GM_CP__COUNT], void *gstring_out);
+void gm_cp_format_row(const double us[GM_CP__COUNT], const bool shown[GM_CP__COUNT],
+		      void *gstring_out);
+void gm_cp_format_legend(const bool shown[GM_CP__COUNT], void *gstring_out);
 
 /* The category of bytes moving with a bottleneck of this kind. */
 gm_cp_cat gm_cp_of_link(gm_link_kind k);

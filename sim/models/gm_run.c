@@ -1185,11 +1185,22 @@ static void csv_breakdown_head(const gm_run *r, GString *g)
 		g_string_append_printf(g, ",%s_us", gm_cp_name((gm_cp_cat)c));
 }
 
-static void csv_breakdown_row(const gm_run *r, const gm_point *pt, GString *g)
+/* Point pt's breakdown in us per operation; false (all 0) without one. */
+static bool point_breakdown(const gm_run *r, const gm_point *pt, double us[GM_CP__COUNT])
 {
 	const double iters = (double)gc_config_int(r->cfg, "collective.iters");
-	for (int c = 0; pt->r.has_cp && c < GM_CP__COUNT; c++)
-		g_string_append_printf(g, ",%.6f", (double)pt->r.cp_ps[c] * 1e-6 / iters);
+	for (int c = 0; c < GM_CP__COUNT; c++)
+		us[c] = pt->r.has_cp ? (double)pt->r.cp_ps[c] * 1e-6 / iters : 0;
+	return pt->r.has_cp;
+}
+
+static void csv_breakdown_row(const gm_run *r, const gm_point *pt, GString *g)
+{
+	double us[GM_CP__COUNT];
+	if (!point_breakdown(r, pt, us))
+		return;
+	for (int c = 0; c < GM_CP__COUNT; c++)
+		g_string_append_printf(g, ",%.6f", us[c]);
 }
 
 void gm_run_format_csv(const gm_run *r, void *gstring_out)
@@ -1339,55 +1350,39 @@ static void format_breakdown(const char *key, const char *const *values, gm_run 
 {
 	bool shown[GM_CP__COUNT] = {false};
 	bool any = false;
+	double us[GM_CP__COUNT];
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < runs[k]->npts; i++)
-			for (int c = 0; c < GM_CP__COUNT; c++) {
-				const gm_point *pt = cmp ? &runs[k]->cmp[i] : &runs[k]->pts[i];
-				if (pt->r.has_cp && pt->r.cp_ps[c] != 0)
-					shown[c] = any = true;
-			}
+			if (point_breakdown(runs[k], cmp ? &runs[k]->cmp[i] : &runs[k]->pts[i], us))
+				for (int c = 0; c < GM_CP__COUNT; c++)
+					if (us[c] != 0)
+						shown[c] = any = true;
 	if (!any)
 		return;
 	/* a sweep's value first, as wide as its key (20 at least) */
 	const int w = key ? (int)MAX(strlen(key), 20) : 0;
-	g_string_append(g, "#\n# where the time goes: the critical path (the chain of waits that ends "
-			   "the operation), us");
-	if (cmp)
-		g_string_append_printf(g, ", compared algorithm %s", gs_algo_name(runs[0]->compare_algo));
-	g_string_append(g, "\n#");
+	char *what = cmp ? g_strdup_printf(", compared algorithm %s",
+					   gs_algo_name(runs[0]->compare_algo))
+			 : g_strdup("");
+	gm_cp_format_title(what, g);
+	g_free(what);
+	g_string_append(g, "#");
 	if (key)
 		g_string_append_printf(g, " %*s", w, key);
 	g_string_append(g, "       size       time");
-	for (int c = 0; c < GM_CP__COUNT; c++)
-		if (shown[c])
-			g_string_append_printf(g, " %9s", gm_cp_name((gm_cp_cat)c));
-	g_string_append(g, "  mostly\n");
-	for (size_t k = 0; k < n; k++) {
-		const gm_run *r = runs[k];
-		const double iters = (double)gc_config_int(r->cfg, "collective.iters");
-		for (size_t i = 0; i < r->npts; i++) {
-			const gm_point *pt = cmp ? &r->cmp[i] : &r->pts[i];
+	gm_cp_format_head(shown, g);
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < runs[k]->npts; i++) {
+			const gm_point *pt = cmp ? &runs[k]->cmp[i] : &runs[k]->pts[i];
+			point_breakdown(runs[k], pt, us);
 			g_string_append(g, "#");
 			if (key)
 				g_string_append_printf(g, " %*s", w, values[k]);
 			g_string_append_printf(g, " %10llu", (unsigned long long)pt->bytes);
 			fmt_time(g, pt->time_us);
-			int most = 0;
-			for (int c = 0; c < GM_CP__COUNT; c++) {
-				if (pt->r.cp_ps[c] > pt->r.cp_ps[most])
-					most = c;
-				if (shown[c])
-					g_string_append_printf(g, " %9.2f",
-							       (double)pt->r.cp_ps[c] * 1e-6 / iters);
-			}
-			g_string_append_printf(g, "  %s\n",
-					       pt->r.cp_ps[most] > 0 ? gm_cp_name((gm_cp_cat)most) : "-");
+			gm_cp_format_row(us, shown, g);
 		}
-	}
-	for (int c = 0; c < GM_CP__COUNT; c++)
-		if (shown[c])
-			g_string_append_printf(g, "#   %-8s %s\n", gm_cp_name((gm_cp_cat)c),
-					       gm_cp_help((gm_cp_cat)c));
+	gm_cp_format_legend(shown, g);
 }
 
 void gm_run_format_breakdown(const char *key, const char *const *values, gm_run *const *runs,
