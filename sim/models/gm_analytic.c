@@ -422,12 +422,19 @@ static double ring_step(const hopinfo *hi, double beta, uint64_t c, uint64_t sli
 	return up;
 }
 
-/* A fabric whose leaf uplinks every rank under a leaf shares: there the
- * closed forms load every rank's (every group's) messages, elsewhere the
- * links a rank uses are its own and one rank (one group) decides. */
+/* A fabric whose leaf uplinks every rank under a leaf shares, or PCIe
+ * nodes whose switch uplinks and socket links the GPUs under them share:
+ * there the closed forms load every rank's (every group's) messages,
+ * elsewhere the links a rank uses are its own and one rank (one group)
+ * decides. */
+static bool uses_pcie_nodes(const gt_topo *topo)
+{
+	return topo->kind == GT_DGX && topo->intra == GT_INTRA_PCIE;
+}
+
 static bool uplinks_shared(const gt_topo *topo)
 {
-	return topo->kind == GT_DGX && topo->fabric != GT_FAB_NONBLOCKING;
+	return topo->kind == GT_DGX && (topo->fabric != GT_FAB_NONBLOCKING || topo->intra == GT_INTRA_PCIE);
 }
 
 /* A transfer's place on one of its links, to find the transfers in step
@@ -1171,9 +1178,12 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		 * member per node, as data-parallel groups have, that is every
 		 * channel) */
 		double a_in = 0, b_in = INFINITY, a_net = 0, b_net = INFINITY;
-		if (rpn > 1) {
-			int h = gt_topo_route(topo, 0, gs_group_member(p, 0, 1), route);
-			a_in = (double)gm_net_route_latency(&net, route, h);
+		/* the chain's hops inside a node: alike through an NVSwitch;
+		 * through PCIe switches and sockets the narrowest decides */
+		for (int m = 0; m + 1 < (uses_pcie_nodes(topo) ? rpn : 2) && rpn > 1; m++) {
+			int h = gt_topo_route(topo, gs_group_member(p, 0, m), gs_group_member(p, 0, m + 1),
+					      route);
+			a_in = fmax(a_in, (double)gm_net_route_latency(&net, route, h));
 			for (int k = 0; k < h; k++)
 				b_in = fmin(b_in, net.links[route[k]].bw_Bps);
 		}
@@ -1196,7 +1206,10 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		 * strands' sends one after the other (round_time); one slice
 		 * has no steady state */
 		double tau = M > 1 ? round_time(topo, gen, &net, s) : 0;
-		t += 2.0 * fill + (double)(M - 1) * tau;
+		/* and never less than every round's slices through the
+		 * busiest link, which a short pipeline over a shared link
+		 * (a PCIe node's socket link) reaches */
+		t += fmax(2.0 * fill + (double)(M - 1) * tau, (double)M * tau);
 	} else if (n > 1 && p->bytes > 0 && gs_coll_is_moe(p->coll)) {
 		gc_status st = moe_time(topo, gen, &net, &t, errmsg);
 		if (st != GC_OK) {

@@ -78,7 +78,7 @@ double gm_proto_ring_bound(const gt_topo *t, int comm_nodes, int ranks_per_node)
 	if (t->kind == GT_FLAT)
 		return t->link.bw_Bps;
 	int rpn = ranks_per_node > 0 ? ranks_per_node : 1;
-	double nvl = rpn > 1 ? t->nvlink.bw_Bps * (comm_nodes > 1 ? (double)rpn / (rpn - 1) : 1.0) : 0;
+	double nvl = rpn > 1 ? gt_topo_intra_bw(t) * (comm_nodes > 1 ? (double)rpn / (rpn - 1) : 1.0) : 0;
 	if (comm_nodes <= 1)
 		return nvl;
 	double nic = t->nic.bw_Bps < t->pcie.bw_Bps ? t->nic.bw_Bps : t->pcie.bw_Bps;

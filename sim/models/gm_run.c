@@ -147,6 +147,9 @@ static const char *algo_refusal(gs_coll c, gs_algo a, int proto, const gt_topo *
 	if (is_collnet(a) && proto > GM_PROTO_SIMPLE)
 		return direct ? "collnet runs NCCL's Simple protocol only"
 			      : "collnetchain runs NCCL's Simple protocol only";
+	if (is_nvls(a) && t->kind == GT_DGX && t->intra == GT_INTRA_PCIE)
+		return "a node with topology.intra pcie has no NVSwitch, so no in-switch reduction "
+		       "(NVLink SHARP); use ring or tree";
 	if (is_nvls(a) && t->no_nvls)
 		return "this preset's NVSwitch (second generation, A100) has no NVLink SHARP: no "
 		       "in-switch reduction; use ring or tree";

@@ -69,7 +69,7 @@ bool gm_tuner_init(gm_tuner *tu, const gt_topo *t, int nranks, int rpn, int nch,
 	tu->nnodes = nranks / rpn > 0 ? nranks / rpn : 1;
 	tu->arch = t->arch;
 	tu->cpu = t->cpu;
-	tu->nvlink = t->kind == GT_DGX;
+	tu->nvlink = t->kind == GT_DGX && t->intra == GT_INTRA_NVSWITCH;
 	tu->has_nvls = t->kind == GT_DGX && !t->no_nvls && t->arch >= 3;
 	tu->has_collnet = t->kind == GT_DGX && t->sharp;
 	tu->nvls_eff = t->nvls_eff > 0 ? t->nvls_eff : 1.0;
@@ -94,7 +94,7 @@ bool gm_tuner_init(gm_tuner *tu, const gt_topo *t, int nranks, int rpn, int nch,
 		tu->ring = (gm_tuner_graph){nch, bw, bw};
 		return true;
 	}
-	double port = t->nvlink.bw_Bps * 1e-9, nic = t->nic.bw_Bps * 1e-9;
+	double port = gt_topo_intra_bw(t) * 1e-9, nic = t->nic.bw_Bps * 1e-9;
 	double intra = port / nch, inter = rpn * nic / nch;
 	double bw = tu->nnodes > 1 && inter < intra ? inter : intra;
 	tu->ring = (gm_tuner_graph){nch, bw, bw};

@@ -38,7 +38,8 @@
 
 static const gc_param topo_params[] = {
 	{"topology.kind", GC_P_ENUM, "flat", "flat|dgx", 1, 0,
-	 "flat: GPUs on one non-blocking switch; dgx: NVSwitch nodes + one NIC per GPU", NULL},
+	 "flat: GPUs on one non-blocking switch; dgx: nodes (NVSwitch, or PCIe with topology.intra "
+	 "pcie) + one NIC per GPU", NULL},
 	{"topology.preset", GC_P_ENUM, "none",
 	 "none|dgx-h100|p5|p5en|dgx-a100|p4d|dgx-b200|gb200-nvl72", 1, 0,
 	 "named hardware preset supplying defaults (dgx-h100: DGX H100 nodes, InfiniBand; p5, p5en: "
@@ -76,6 +77,36 @@ static const gc_param topo_params[] = {
 	 "H200 PCIe Gen5 measured 52 GB/s (microbench_published.csv)"},
 	{"topology.pcie.latency", GC_P_TIME, "0us", NULL, 0, LAT_MAX,
 	 "dgx: GPU<->NIC PCIe latency (already part of nic.latency by default)", NULL},
+	{"topology.intra", GC_P_ENUM, "nvswitch", "nvswitch|pcie", 1, 0,
+	 "dgx: how the GPUs of a node reach each other: NVLink ports into an NVSwitch, or "
+	 "peer-to-peer over PCIe through the node's PCIe switches and CPUs (no NVLink: nvls and "
+	 "nvlstree refused, PXN off)",
+	 NULL},
+	{"topology.pcie.switch_gpus", GC_P_INT, "4", NULL, 1, 1024,
+	 "intra pcie: GPUs behind one PCIe switch (each with its NIC); GPUs under one switch reach "
+	 "each other without the CPU",
+	 "8-GPU PCIe server, nvidia-smi topo -m in NVIDIA/nccl-tests#307: GPU0-3 PIX, GPU4-7 PIX, "
+	 "SYS between"},
+	{"topology.pcie.sockets", GC_P_INT, "2", NULL, 1, 2,
+	 "intra pcie: CPU sockets of a node; the PCIe switches split evenly between them",
+	 "NVIDIA/nccl-tests#307: two NUMA nodes, four GPUs on each"},
+	{"topology.pcie.uplink_bandwidth", GC_P_BW, "0B/s", NULL, 0, BW_MAX,
+	 "intra pcie: a PCIe switch's link to its CPU, per direction; 0: topology.pcie.bandwidth (an "
+	 "x16 uplink of the GPUs' generation)",
+	 NULL},
+	{"topology.pcie.socket_bandwidth", GC_P_BW, "0B/s", NULL, 0, BW_MAX,
+	 "intra pcie: what GPU traffic gets between the two sockets (UPI, xGMI), per direction; 0: "
+	 "topology.pcie.bandwidth",
+	 NULL},
+	{"topology.pcie.p2p", GC_P_BOOL, "true", NULL, 1, 0,
+	 "intra pcie: GPUs access each other's memory (NCCL's P2P transport); false: every "
+	 "transfer is staged in host memory (NCCL's SHM transport, as with P2P disabled), climbing "
+	 "to the CPU even under one switch",
+	 NULL},
+	{"topology.pcie.p2p_latency", GC_P_TIME, "5.7us", NULL, 0, LAT_MAX,
+	 "intra pcie: per-message latency GPU to GPU over PCIe (Simple; LL and LL128 scale it as "
+	 "NCCL's table does)",
+	 "NCCL tuning.cc hwLat PCI Ring Simple (shared/reference/README.md)"},
 	{"topology.fabric.kind", GC_P_ENUM, "nonblocking", "nonblocking|fat-tree|rail", 1, 0,
 	 "dgx: the network between nodes: one ideal switch, a two-level fat tree (a node's NICs on "
 	 "one leaf), or rail-optimized (NIC k of every node of a unit on leaf k)", NULL},
@@ -144,7 +175,13 @@ static const char *const dgx_only[] = {
 	"topology.fabric.kind", "topology.fabric.leaf_nics", "topology.fabric.oversubscription",
 	"topology.fabric.routing", "topology.fabric.switch_latency", "topology.fabric.pxn",
 	"topology.fabric.sharp", "topology.fabric.pod_nodes", "topology.fabric.pod_oversubscription",
-	NULL};
+	"topology.intra", NULL};
+/* keys of one kind of node inside (topology.intra) */
+static const char *const nvswitch_only[] = {"topology.nvlink.bandwidth", "topology.nvlink.latency",
+					    "topology.nvlink.nvls_efficiency", NULL};
+static const char *const pcie_only[] = {
+	"topology.pcie.switch_gpus", "topology.pcie.sockets", "topology.pcie.uplink_bandwidth",
+	"topology.pcie.socket_bandwidth", "topology.pcie.p2p", "topology.pcie.p2p_latency", NULL};
 
 /* Presets: dgx-style nodes of 8 GPUs on NVSwitch, one NIC's worth of
  * network per GPU. NVLink, PCIe and NIC figures per GPU:
@@ -222,6 +259,43 @@ static const topo_preset *preset_find(const char *name)
 	return NULL;
 }
 
+/* topology.intra and the keys of each kind of node inside */
+static gc_status intra_check(gc_config *cfg, const topo_preset *ps, char **errmsg)
+{
+	bool pcie = strcmp(gc_config_str(cfg, "topology.intra"), "pcie") == 0;
+	if (pcie && ps)
+		return gc_config_error(cfg, "topology.intra", errmsg,
+				       "preset %s has NVSwitch nodes; describe a PCIe node without a "
+				       "preset (topology.kind: dgx)",
+				       ps->name);
+	const char *const *wrong = pcie ? nvswitch_only : pcie_only;
+	for (int i = 0; wrong[i]; i++)
+		if (gc_config_is_set(cfg, wrong[i]))
+			return gc_config_error(cfg, wrong[i], errmsg, "applies to topology.intra %s, not %s",
+					       pcie ? "nvswitch" : "pcie", pcie ? "pcie" : "nvswitch");
+	if (!pcie)
+		return GC_OK;
+	if (gc_config_is_set(cfg, "topology.fabric.pxn") && gc_config_bool(cfg, "topology.fabric.pxn"))
+		return gc_config_error(cfg, "topology.fabric.pxn", errmsg,
+				       "PXN reaches another rail over NVLink; a node with topology.intra "
+				       "pcie has none");
+	int64_t gpn = gc_config_int(cfg, "topology.gpus_per_node");
+	int64_t sw = gc_config_int(cfg, "topology.pcie.switch_gpus");
+	int64_t sockets = gc_config_int(cfg, "topology.pcie.sockets");
+	if (gpn % sw != 0)
+		return gc_config_error(cfg, "topology.pcie.switch_gpus", errmsg,
+				       "%lld GPUs per switch do not divide a node of %lld GPUs "
+				       "(gpus_per_node)",
+				       (long long)sw, (long long)gpn);
+	if ((gpn / sw) % sockets != 0)
+		return gc_config_error(cfg, "topology.pcie.sockets", errmsg,
+				       "%lld PCIe switch%s (gpus_per_node %lld / switch_gpus %lld) do not "
+				       "split evenly between %lld sockets",
+				       (long long)(gpn / sw), gpn / sw == 1 ? "" : "es", (long long)gpn,
+				       (long long)sw, (long long)sockets);
+	return GC_OK;
+}
+
 gc_status gt_topo_check(gc_config *cfg, char **errmsg)
 {
 	const char *preset = gc_config_str(cfg, "topology.preset");
@@ -251,6 +325,10 @@ gc_status gt_topo_check(gc_config *cfg, char **errmsg)
 		if (gc_config_is_set(cfg, wrong[i]))
 			return gc_config_error(cfg, wrong[i], errmsg,
 					       "does not apply to topology kind %s", flat ? "flat" : "dgx");
+	for (int i = 0; flat && pcie_only[i]; i++)
+		if (gc_config_is_set(cfg, pcie_only[i]))
+			return gc_config_error(cfg, pcie_only[i], errmsg,
+					       "does not apply to topology kind flat");
 	if (flat)
 		return gc_config_require(cfg, "topology.gpus", errmsg);
 	/* dgx given as a GPU count: as many whole nodes as that makes */
@@ -274,6 +352,9 @@ gc_status gt_topo_check(gc_config *cfg, char **errmsg)
 		return gc_config_error(cfg, "topology.gpus", errmsg,
 				       "is %lld but nodes x gpus_per_node = %lld; give one or make them agree",
 				       (long long)gc_config_int(cfg, "topology.gpus"), (long long)total);
+	gc_status ist = intra_check(cfg, ps, errmsg);
+	if (ist != GC_OK)
+		return ist;
 	const char *fab = gc_config_str(cfg, "topology.fabric.kind");
 	static const char *const fabric_keys[] = {
 		"topology.fabric.leaf_nics", "topology.fabric.oversubscription",
@@ -387,6 +468,20 @@ gc_status gt_topo_from_config(const gc_config *cfg, gt_topo *t, char **errmsg)
 		t->nvls_eff = gc_config_double(cfg, "topology.nvlink.nvls_efficiency");
 		t->nic = spec(cfg, "topology.nic");
 		t->pcie = spec(cfg, "topology.pcie");
+		if (strcmp(gc_config_str(cfg, "topology.intra"), "pcie") == 0) {
+			t->intra = GT_INTRA_PCIE;
+			t->no_nvls = true;
+			t->switch_gpus = (int)gc_config_int(cfg, "topology.pcie.switch_gpus");
+			t->sockets = (int)gc_config_int(cfg, "topology.pcie.sockets");
+			t->p2p = gc_config_bool(cfg, "topology.pcie.p2p");
+			t->p2p_lat_ps = gc_config_time(cfg, "topology.pcie.p2p_latency");
+			double up = gc_config_bw(cfg, "topology.pcie.uplink_bandwidth"),
+			       so = gc_config_bw(cfg, "topology.pcie.socket_bandwidth");
+			t->uplink_bw_Bps = up > 0 ? up : t->pcie.bw_Bps;
+			t->socket_bw_Bps = so > 0 ? so : t->pcie.bw_Bps;
+			/* NVLS's helpers are an NVSwitch's engines: none here */
+			t->nvlink = (gt_link_spec){0, 0};
+		}
 		/* two channels per NIC: rings and trees then leave each node
 		 * through every NIC (NCCL builds as many channels as it needs to
 		 * cover all NICs, typically 2 per NIC on DGX H100), up to the 32
@@ -413,7 +508,8 @@ gc_status gt_topo_from_config(const gc_config *cfg, gt_topo *t, char **errmsg)
 								: GT_ROUTE_ADAPTIVE;
 			t->ecmp = t->routing != GT_ROUTE_ADAPTIVE;
 			t->switch_lat_ps = gc_config_time(cfg, "topology.fabric.switch_latency");
-			t->pxn = t->fabric == GT_FAB_RAIL && gc_config_bool(cfg, "topology.fabric.pxn");
+			t->pxn = t->fabric == GT_FAB_RAIL && t->intra == GT_INTRA_NVSWITCH &&
+				 gc_config_bool(cfg, "topology.fabric.pxn");
 			/* nodes under one leaf (fat-tree) or one unit's leaves (rail),
 			 * and the leaves of those */
 			int group = t->fabric == GT_FAB_FAT_TREE ? t->leaf_nics / t->gpus_per_node
@@ -438,15 +534,35 @@ gc_status gt_topo_from_config(const gc_config *cfg, gt_topo *t, char **errmsg)
 
 enum { DGX_NVL_UP, DGX_NVL_DOWN, DGX_PCIE_UP, DGX_PCIE_DOWN, DGX_NIC_TX, DGX_NIC_RX, DGX_NLINKS };
 
+/* intra pcie: a node's own links after every GPU's: per PCIe switch its
+ * uplink and downlink, then with two sockets one link each way between
+ * them */
+static bool pcie_node(const gt_topo *t)
+{
+	return t->kind == GT_DGX && t->intra == GT_INTRA_PCIE;
+}
+
+static uint32_t node_nlinks(const gt_topo *t)
+{
+	if (!pcie_node(t))
+		return 0;
+	return 2 * (uint32_t)(t->gpus_per_node / t->switch_gpus) + (t->sockets > 1 ? 2 : 0);
+}
+
+/* the first link after the GPUs' and the nodes' own: the fabric's */
+static uint32_t leaf_base(const gt_topo *t)
+{
+	return (uint32_t)t->ngpus * DGX_NLINKS + (uint32_t)t->nodes * node_nlinks(t);
+}
+
 /* The links gt_topo_instantiate adds before the channels' own: the GPUs',
- * then the fabric's leaves and pods. */
+ * the nodes' own, then the fabric's leaves and pods. */
 static uint32_t fabric_links(const gt_topo *t)
 {
 	if (t->kind == GT_FLAT)
 		return 2 * (uint32_t)t->ngpus;
 	uint32_t per_leaf = t->ecmp ? (uint32_t)t->uplinks : 1, per_pod = t->ecmp ? (uint32_t)t->pod_uplinks : 1;
-	return (uint32_t)t->ngpus * DGX_NLINKS + 2 * (uint32_t)t->nleaves * per_leaf +
-	       2 * (uint32_t)t->npods * per_pod;
+	return leaf_base(t) + 2 * (uint32_t)t->nleaves * per_leaf + 2 * (uint32_t)t->npods * per_pod;
 }
 
 /* a channel cap in force: each GPU has its channels' own links */
@@ -473,11 +589,20 @@ void gt_topo_instantiate(const gt_topo *t, gm_net *net)
 			continue;
 		}
 		int node = g / t->gpus_per_node, loc = g % t->gpus_per_node;
-		snprintf(name, sizeof(name), "n%d.gpu%d.nvlink.tx", node, loc);
-		gm_net_add_link(net, name, GM_LINK_NVLINK, t->nvlink.bw_Bps * BWS(GM_LINK_NVLINK),
-				LAT(GM_LINK_NVLINK, t->nvlink.lat_ps));
-		snprintf(name, sizeof(name), "n%d.gpu%d.nvlink.rx", node, loc);
-		gm_net_add_link(net, name, GM_LINK_NVLINK, t->nvlink.bw_Bps * BWS(GM_LINK_NVLINK), 0);
+		if (pcie_node(t)) {
+			/* the GPU's peer traffic on its PCIe link (see gt_intra) */
+			snprintf(name, sizeof(name), "n%d.gpu%d.p2p.tx", node, loc);
+			gm_net_add_link(net, name, GM_LINK_PCIE, t->pcie.bw_Bps * BWS(GM_LINK_PCIE),
+					LAT(GM_LINK_PCIE, t->p2p_lat_ps));
+			snprintf(name, sizeof(name), "n%d.gpu%d.p2p.rx", node, loc);
+			gm_net_add_link(net, name, GM_LINK_PCIE, t->pcie.bw_Bps * BWS(GM_LINK_PCIE), 0);
+		} else {
+			snprintf(name, sizeof(name), "n%d.gpu%d.nvlink.tx", node, loc);
+			gm_net_add_link(net, name, GM_LINK_NVLINK, t->nvlink.bw_Bps * BWS(GM_LINK_NVLINK),
+					LAT(GM_LINK_NVLINK, t->nvlink.lat_ps));
+			snprintf(name, sizeof(name), "n%d.gpu%d.nvlink.rx", node, loc);
+			gm_net_add_link(net, name, GM_LINK_NVLINK, t->nvlink.bw_Bps * BWS(GM_LINK_NVLINK), 0);
+		}
 		snprintf(name, sizeof(name), "n%d.gpu%d.pcie.up", node, loc);
 		gm_net_add_link(net, name, GM_LINK_PCIE, t->pcie.bw_Bps * BWS(GM_LINK_PCIE),
 				LAT(GM_LINK_PCIE, t->pcie.lat_ps));
@@ -488,6 +613,20 @@ void gt_topo_instantiate(const gt_topo *t, gm_net *net)
 				LAT(GM_LINK_NIC, t->nic.lat_ps));
 		snprintf(name, sizeof(name), "n%d.nic%d.rx", node, loc);
 		gm_net_add_link(net, name, GM_LINK_NIC, t->nic.bw_Bps * BWS(GM_LINK_NIC), 0);
+	}
+	/* intra pcie: each node's PCIe switch uplinks and downlinks, then its
+	 * sockets' links (CPU k to the other) */
+	for (int n = 0; pcie_node(t) && n < t->nodes; n++) {
+		for (int w = 0; w < t->gpus_per_node / t->switch_gpus; w++) {
+			snprintf(name, sizeof(name), "n%d.pcisw%d.up", n, w);
+			gm_net_add_link(net, name, GM_LINK_PCIE, t->uplink_bw_Bps * BWS(GM_LINK_PCIE), 0);
+			snprintf(name, sizeof(name), "n%d.pcisw%d.down", n, w);
+			gm_net_add_link(net, name, GM_LINK_PCIE, t->uplink_bw_Bps * BWS(GM_LINK_PCIE), 0);
+		}
+		for (int k = 0; t->sockets > 1 && k < 2; k++) {
+			snprintf(name, sizeof(name), "n%d.cpu%d.to.cpu%d", n, k, 1 - k);
+			gm_net_add_link(net, name, GM_LINK_PCIE, t->socket_bw_Bps * BWS(GM_LINK_PCIE), 0);
+		}
 	}
 	/* the fabric's leaf uplinks (to the spines) and downlinks (from them),
 	 * after every GPU's links: as one pair per leaf (adaptive routing) or
@@ -603,6 +742,29 @@ int gt_topo_route_ch(const gt_topo *t, int src, int dst, int ch, uint32_t *route
 	return h;
 }
 
+/* Between two GPUs of one PCIe node (see gt_intra). */
+static int pcie_route(const gt_topo *t, int src, int dst, uint32_t *route)
+{
+	uint32_t s = (uint32_t)src * DGX_NLINKS, d = (uint32_t)dst * DGX_NLINKS;
+	int nsw = t->gpus_per_node / t->switch_gpus;
+	int ws = src % t->gpus_per_node / t->switch_gpus, wd = dst % t->gpus_per_node / t->switch_gpus;
+	int h = 0;
+	route[h++] = s + DGX_NVL_UP; /* p2p.tx */
+	route[h++] = s + DGX_PCIE_UP;
+	if (ws != wd || !t->p2p) {
+		uint32_t nb = (uint32_t)t->ngpus * DGX_NLINKS +
+			      (uint32_t)gt_topo_node_of(t, src) * node_nlinks(t);
+		route[h++] = nb + 2 * (uint32_t)ws;
+		int ks = ws / (nsw / t->sockets), kd = wd / (nsw / t->sockets);
+		if (ks != kd)
+			route[h++] = nb + 2 * (uint32_t)nsw + (uint32_t)ks;
+		route[h++] = nb + 2 * (uint32_t)wd + 1;
+	}
+	route[h++] = d + DGX_PCIE_DOWN;
+	route[h++] = d + DGX_NVL_DOWN; /* p2p.rx */
+	return h;
+}
+
 static int route_links(const gt_topo *t, int src, int dst, int ch, uint32_t *route)
 {
 	int netq = t->ngpus + GT_HELPERS_PER_NODE * t->nodes; /* the network switch's first helper */
@@ -651,6 +813,8 @@ static int route_links(const gt_topo *t, int src, int dst, int ch, uint32_t *rou
 	}
 	uint32_t s = (uint32_t)src * DGX_NLINKS, d = (uint32_t)dst * DGX_NLINKS;
 	if (gt_topo_node_of(t, src) == gt_topo_node_of(t, dst)) {
+		if (pcie_node(t))
+			return pcie_route(t, src, dst, route);
 		route[0] = s + DGX_NVL_UP;
 		route[1] = d + DGX_NVL_DOWN;
 		return 2;
@@ -671,7 +835,7 @@ static int route_links(const gt_topo *t, int src, int dst, int ch, uint32_t *rou
 	route[h++] = s + DGX_NIC_TX;
 	int ls = gt_topo_leaf_of(t, src), ld = gt_topo_leaf_of(t, dst);
 	if (ls != ld) {
-		uint32_t base = (uint32_t)t->ngpus * DGX_NLINKS;
+		uint32_t base = leaf_base(t);
 		uint64_t z = t->routing == GT_ROUTE_ECMP ? ecmp_hash(src, dst, ch) : 0;
 		/* the spine: hashed (ecmp), the destination's index mod the
 		 * uplinks (dmodk), or all of them as one (adaptive) */
@@ -703,6 +867,23 @@ static int route_links(const gt_topo *t, int src, int dst, int ch, uint32_t *rou
 	return h;
 }
 
+double gt_topo_intra_bw(const gt_topo *t)
+{
+	if (t->kind == GT_FLAT)
+		return t->link.bw_Bps;
+	if (!pcie_node(t))
+		return t->nvlink.bw_Bps;
+	double bw = t->pcie.bw_Bps;
+	int nsw = t->gpus_per_node / t->switch_gpus;
+	/* staged through host memory, every GPU of a switch climbs its uplink */
+	double up = t->p2p ? (nsw > 1 ? t->uplink_bw_Bps : INFINITY) : t->uplink_bw_Bps / t->switch_gpus;
+	if (up < bw)
+		bw = up;
+	if (t->sockets > 1 && t->socket_bw_Bps < bw)
+		bw = t->socket_bw_Bps;
+	return bw;
+}
+
 void gt_topo_describe(const gt_topo *t, char *buf, size_t n)
 {
 	char b1[32], b2[32], b3[32], b4[32];
@@ -712,7 +893,22 @@ void gt_topo_describe(const gt_topo *t, char *buf, size_t n)
 			 gc_fmt_time_ps(t->link.lat_ps, b2, sizeof(b2)));
 		return;
 	}
-	int k = snprintf(buf, n, "%s: %d node%s x %d GPUs; NVLink %s/GPU (%s), NIC %s/GPU (%s)",
+	int k;
+	if (pcie_node(t)) {
+		char b5[32], b6[32];
+		k = snprintf(buf, n,
+			     "dgx: %d node%s x %d GPUs on PCIe (%s/GPU, %s, %s), %d per switch (uplink %s), "
+			     "%d socket%s (%s between); NIC %s/GPU (%s)",
+			     t->nodes, t->nodes == 1 ? "" : "s", t->gpus_per_node,
+			     gc_fmt_bw_Bps(t->pcie.bw_Bps, b1, sizeof(b1)),
+			     gc_fmt_time_ps(t->p2p_lat_ps, b2, sizeof(b2)),
+			     t->p2p ? "peer access" : "staged in host memory", t->switch_gpus,
+			     gc_fmt_bw_Bps(t->uplink_bw_Bps, b5, sizeof(b5)), t->sockets,
+			     t->sockets == 1 ? "" : "s", gc_fmt_bw_Bps(t->socket_bw_Bps, b6, sizeof(b6)),
+			     gc_fmt_bw_Bps(t->nic.bw_Bps, b3, sizeof(b3)),
+			     gc_fmt_time_ps(t->nic.lat_ps, b4, sizeof(b4)));
+	} else
+		k = snprintf(buf, n, "%s: %d node%s x %d GPUs; NVLink %s/GPU (%s), NIC %s/GPU (%s)",
 			 t->preset[0] ? t->preset : "dgx", t->nodes, t->nodes == 1 ? "" : "s",
 			 t->gpus_per_node, gc_fmt_bw_Bps(t->nvlink.bw_Bps, b1, sizeof(b1)),
 			 gc_fmt_time_ps(t->nvlink.lat_ps, b2, sizeof(b2)),

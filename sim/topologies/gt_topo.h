@@ -10,6 +10,8 @@
  *  - dgx: nodes of `gpus_per_node` GPUs. Inside a node every GPU reaches an
  *    NVSwitch fabric (modelled as a non-blocking crossbar) through its NVLink
  *    port of `nvlink.bandwidth` per direction; route = nvl_up(i), nvl_down(j).
+ *    With topology.intra pcie the GPUs reach each other over PCIe instead
+ *    (see gt_intra).
  *    Across nodes, GPUDirect RDMA through the GPU's own NIC (one NIC per GPU,
  *    on the GPU's PCIe switch) into a non-blocking network:
  *    route = pcie_up(i), nic_tx(i), nic_rx(j), pcie_down(j).
@@ -28,6 +30,24 @@
 #include "../models/gm_net.h"
 
 typedef enum gt_kind { GT_FLAT = 0, GT_DGX } gt_kind;
+
+/* How the GPUs of one dgx node reach each other (topology.intra):
+ *  - nvswitch: NVLink ports into one NVSwitch fabric (above).
+ *  - pcie: peer-to-peer over PCIe. The node's GPUs sit switch_gpus to a
+ *    PCIe switch (with their NICs); a switch reaches its CPU through an
+ *    uplink of uplink_bw, and with two sockets the CPUs reach each other
+ *    through one link each way (UPI, xGMI) of socket_bw. Under one switch
+ *    a transfer turns in the switch:
+ *      p2p.tx(i), pcie.up(i), pcie.down(j), p2p.rx(j);
+ *    otherwise it climbs to the CPU (and across to the other socket):
+ *      p2p.tx(i), pcie.up(i), sw.up(s_i), [cpu(k_i -> k_j)], sw.down(s_j),
+ *      pcie.down(j), p2p.rx(j).
+ *    p2p.tx and p2p.rx are the GPU's peer-to-peer traffic on its own PCIe
+ *    link (pcie bandwidth; p2p.tx carries the per-message latency
+ *    p2p_latency). Without peer access (p2p false: NCCL's SHM transport)
+ *    every transfer is staged in host memory, so it climbs to the CPU even
+ *    under one switch. Network traffic shares pcie.up/pcie.down with it. */
+typedef enum gt_intra { GT_INTRA_NVSWITCH = 0, GT_INTRA_PCIE } gt_intra;
 
 /* The network between dgx nodes (topology.fabric.kind):
  *  - nonblocking: one ideal switch; route nic_tx(i), nic_rx(j).
@@ -75,6 +95,14 @@ typedef struct gt_topo {
 	gt_link_spec nvlink; /* dgx */
 	gt_link_spec pcie;   /* dgx */
 	gt_link_spec nic;    /* dgx */
+	/* dgx: the node's inside (see gt_intra); pcie only: */
+	gt_intra intra;
+	int switch_gpus;      /* GPUs per PCIe switch */
+	int sockets;	      /* 1 or 2; the switches split evenly between them */
+	bool p2p;	      /* peer access (false: staged through host memory) */
+	int64_t p2p_lat_ps;   /* per message GPU to GPU */
+	double uplink_bw_Bps; /* a PCIe switch to its CPU, per direction */
+	double socket_bw_Bps; /* one socket to the other, per direction */
 	/* protocol adjustments applied when links are instantiated (1 = as
 	 * described): bandwidth efficiency and per-class latency factors */
 	double bw_scale;
@@ -153,6 +181,12 @@ int gt_topo_node_of(const gt_topo *t, int gpu);
 int gt_topo_leaf_of(const gt_topo *t, int gpu);
 /* dgx: the pod of GPU g's node (0 without a core layer). */
 int gt_topo_pod_of(const gt_topo *t, int gpu);
+/* The most one GPU moves to the others of its node at once, per
+ * direction, when each sends to one peer as in a ring over the node in
+ * GPU order: its NVLink port, or (pcie) the narrowest of its PCIe link, its
+ * switch's uplink and the link between sockets that such a ring crosses
+ * (each carries one GPU's stream). */
+double gt_topo_intra_bw(const gt_topo *t);
 /* One line describing the topology, e.g. "dgx-h100: 1 node x 8 GPUs, ...". */
 void gt_topo_describe(const gt_topo *t, char *buf, size_t n);
 

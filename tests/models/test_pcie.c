@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * PCIe nodes (topology.intra: pcie): the routes through PCIe switches, CPUs
+ * and sockets, with and without peer access; the ring's latency and its
+ * bandwidth bound by whichever of those links it crosses, derived by hand
+ * from the parameters; the closed form against the flow runs; and every
+ * refusal.
+ */
+#include <glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "sim/models/gm_run.h"
+#include "sim/topologies/gt_topo.h"
+#include "tests/models/run_testutil.h"
+
+/* one node of 8 GPUs at 25 GB/s each, two per PCIe switch, four switches
+ * over two sockets */
+static const char *node8 = "schema_version: 1\n"
+			   "topology: {kind: dgx, intra: pcie, pcie: {bandwidth: 25GB/s, switch_gpus: 2, "
+			   "sockets: 2}}\n"
+			   "collective: {op: allreduce, algo: ring, sizes: [8B, 1GiB]}\n";
+
+static int route_of(const gt_topo *t, int a, int b, uint32_t *route)
+{
+	return gt_topo_route(t, a, b, route);
+}
+
+static void test_routes(void)
+{
+	const char *two_nodes[] = {"topology.nodes=2", NULL};
+	gm_run *r = run_yaml(node8, two_nodes);
+	const gt_topo *t = &r->topo;
+	g_assert_cmpint(t->intra, ==, GT_INTRA_PCIE);
+	g_assert_true(t->no_nvls);
+	ge_engine e;
+	ge_engine_init(&e, 1);
+	gm_net net;
+	gm_net_init(&net, &e, NULL, NULL);
+	gt_topo_instantiate(t, &net);
+	/* 6 links per GPU, then per node 4 switches' up and down links and
+	 * the two sockets' links */
+	g_assert_cmpuint(net.nlinks, ==, 16 * 6 + 2 * (4 * 2 + 2));
+	uint32_t nb = 16 * 6; /* node 0's own links */
+	g_assert_cmpstr(net.info[0].name, ==, "n0.gpu0.p2p.tx");
+	g_assert_cmpint(net.info[0].lat_ps, ==, 5700000);
+	g_assert_cmpstr(net.info[nb].name, ==, "n0.pcisw0.up");
+	g_assert_cmpstr(net.info[nb + 8].name, ==, "n0.cpu0.to.cpu1");
+	g_assert_cmpstr(net.info[nb + 10].name, ==, "n1.pcisw0.up");
+	uint32_t route[GM_MAX_HOPS];
+	/* under one switch: the GPUs' own links only */
+	g_assert_cmpint(route_of(t, 0, 1, route), ==, 4);
+	uint32_t want1[] = {0 * 6 + 0, 0 * 6 + 2, 1 * 6 + 3, 1 * 6 + 1};
+	g_assert_cmpmem(route, sizeof(want1), want1, sizeof(want1));
+	/* another switch on the same socket: up to the CPU and down */
+	g_assert_cmpint(route_of(t, 1, 2, route), ==, 6);
+	uint32_t want2[] = {1 * 6 + 0, 1 * 6 + 2, nb + 0, nb + 2 * 1 + 1, 2 * 6 + 3, 2 * 6 + 1};
+	g_assert_cmpmem(route, sizeof(want2), want2, sizeof(want2));
+	/* the other socket: across between the CPUs, each way its own link */
+	g_assert_cmpint(route_of(t, 3, 4, route), ==, 7);
+	g_assert_cmpuint(route[3], ==, nb + 8);
+	g_assert_cmpint(route_of(t, 7, 0, route), ==, 7);
+	g_assert_cmpuint(route[3], ==, nb + 9);
+	/* across nodes: the GPU's PCIe link to its NIC, as on NVSwitch nodes */
+	g_assert_cmpint(route_of(t, 2, 8 + 2, route), ==, 4);
+	g_assert_cmpuint(route[0], ==, 2 * 6 + 2);
+	g_assert_cmpuint(route[1], ==, 2 * 6 + 4);
+	/* node 1's inside is its own */
+	g_assert_cmpint(route_of(t, 9, 10, route), ==, 6);
+	g_assert_cmpuint(route[2], ==, nb + 10);
+	for (int a = 0; a < 16; a++)
+		for (int b = 0; b < 16; b++) {
+			if (a == b)
+				continue;
+			int h = route_of(t, a, b, route);
+			for (int k = 0; k < h; k++)
+				g_assert_cmpuint(route[k], <, net.nlinks);
+		}
+	gm_net_fini(&net);
+	ge_engine_fini(&e);
+	gm_run_free(r);
+
+	/* without peer access even GPUs under one switch meet in host memory */
+	const char *shm[] = {"topology.pcie.p2p=false", NULL};
+	r = run_yaml(node8, shm);
+	g_assert_cmpint(route_of(&r->topo, 0, 1, route), ==, 6);
+	g_assert_cmpuint(route[2], ==, nb / 2 + 0);	/* switch 0 up (one node: 8 x 6 GPU links) */
+	g_assert_cmpuint(route[3], ==, nb / 2 + 1);	/* and down again */
+	gm_run_free(r);
+}
+
+/* 8 B: the launch and 2(n-1) messages of the PCIe latency, one after the
+ * other; 1 GiB: the ring moves S/n per step at the rate of the narrowest
+ * link it crosses, each link carrying one GPU's stream (two per switch
+ * uplink without peer access, two GPUs per switch) */
+static void test_ring_bounds(void)
+{
+	gm_run *r = run_yaml(node8, NULL);
+	g_assert_cmpfloat(fabs(r->pts[0].time_us - (8.4 + 14 * 5.7)), <, 0.01);
+	g_assert_cmpfloat(fabs(r->pts[1].busbw_GBps - 25.0) / 25.0, <, 0.01);
+	gm_run_free(r);
+	struct {
+		const char *set1, *set2;
+		double want_GBps;
+	} cases[] = {
+		{"topology.pcie.socket_bandwidth=10GB/s", NULL, 10.0},
+		{"topology.pcie.uplink_bandwidth=16GB/s", NULL, 16.0},
+		{"topology.pcie.p2p=false", NULL, 12.5},
+		{"topology.pcie.p2p=false", "topology.pcie.uplink_bandwidth=40GB/s", 20.0},
+		{"topology.pcie.switch_gpus=8", "topology.pcie.sockets=1", 25.0},
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		const char *sets[] = {cases[i].set1, cases[i].set2, NULL};
+		r = run_yaml(node8, sets);
+		g_test_message("%s %s: busbw %.3f GB/s, want %.1f", cases[i].set1,
+			       cases[i].set2 ? cases[i].set2 : "", r->pts[1].busbw_GBps, cases[i].want_GBps);
+		g_assert_cmpfloat(fabs(r->pts[1].busbw_GBps - cases[i].want_GBps) / cases[i].want_GBps, <,
+				  0.01);
+		gm_run_free(r);
+	}
+}
+
+/* the closed form follows the flow runs: ring and tree, one node and two,
+ * peer access or not, an all-to-all */
+static void test_closed_form(void)
+{
+	const char *yaml = "schema_version: 1\n"
+			   "topology: {kind: dgx, intra: pcie, pcie: {bandwidth: 25GB/s, "
+			   "socket_bandwidth: 20GB/s}, nic: {bandwidth: 200Gbps}}\n"
+			   "collective: {op: allreduce, algo: ring, sizes: [8B, 1MiB, 64MiB, 1GiB]}\n";
+	const char *ring2[] = {"topology.nodes=2", NULL};
+	const char *shm[] = {"topology.pcie.p2p=false", NULL};
+	const char *tree[] = {"collective.algo=tree", "topology.nodes=2", NULL};
+	expect_closed_form_near(yaml, NULL, 0.02);
+	expect_closed_form_near(yaml, ring2, 0.10);
+	expect_closed_form_near(yaml, shm, 0.02);
+	expect_closed_form_near(yaml, tree, 0.15);
+}
+
+/* every algorithm a PCIe node allows runs under the engine's invariants */
+static void test_check_mode(void)
+{
+	const char *ops[][2] = {{"allreduce", "tree"}, {"allgather", "ring"}, {"reducescatter", "pat"},
+				{"alltoall", "pairwise"}, {"broadcast", "ring"}};
+	for (size_t i = 0; i < G_N_ELEMENTS(ops); i++) {
+		char *yaml = g_strdup_printf("schema_version: 1\n"
+					     "topology: {kind: dgx, nodes: 2, intra: pcie, pcie: {p2p: %s}}\n"
+					     "collective: {op: %s, algo: %s, sizes: [4KiB, 4MiB]}\n"
+					     "sim: {check: true}\n",
+					     i % 2 ? "false" : "true", ops[i][0], ops[i][1]);
+		gm_run *r = run_yaml(yaml, NULL);
+		g_assert_cmpfloat(r->pts[1].time_us, >, r->pts[0].time_us);
+		gm_run_free(r);
+		g_free(yaml);
+	}
+}
+
+static void test_refusals(void)
+{
+	expect_refused(node8, (const char *[]){"collective.algo=nvls", NULL}, "has no NVSwitch");
+	expect_refused(node8, (const char *[]){"collective.algo=nvlstree", "topology.nodes=2", NULL},
+		       "has no NVSwitch");
+	expect_refused(node8, (const char *[]){"topology.nvlink.bandwidth=100GB/s", NULL},
+		       "applies to topology.intra nvswitch, not pcie");
+	expect_refused(node8, (const char *[]){"topology.pcie.switch_gpus=3", NULL},
+		       "do not divide a node of 8 GPUs");
+	expect_refused(node8, (const char *[]){"topology.pcie.switch_gpus=8", NULL},
+		       "do not split evenly between 2 sockets");
+	expect_refused(node8,
+		       (const char *[]){"topology.nodes=4", "topology.fabric.kind=rail",
+					"topology.fabric.pxn=true", NULL},
+		       "PXN reaches another rail over NVLink");
+	const char *dgx = "schema_version: 1\n"
+			  "topology: {preset: dgx-h100}\n"
+			  "collective: {op: allreduce, sizes: [8B]}\n";
+	expect_refused(dgx, (const char *[]){"topology.intra=pcie", NULL}, "has NVSwitch nodes");
+	expect_refused(dgx, (const char *[]){"topology.pcie.p2p=false", NULL},
+		       "applies to topology.intra pcie, not nvswitch");
+	const char *flat = "schema_version: 1\n"
+			   "topology: {kind: flat, gpus: 8}\n"
+			   "collective: {op: allreduce, sizes: [8B]}\n";
+	expect_refused(flat, (const char *[]){"topology.pcie.sockets=1", NULL},
+		       "does not apply to topology kind flat");
+	expect_refused(flat, (const char *[]){"topology.intra=pcie", NULL},
+		       "does not apply to topology kind flat");
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/pcie/routes", test_routes);
+	g_test_add_func("/pcie/ring-bounds", test_ring_bounds);
+	g_test_add_func("/pcie/closed-form", test_closed_form);
+	g_test_add_func("/pcie/check-mode", test_check_mode);
+	g_test_add_func("/pcie/refusals", test_refusals);
+	return g_test_run();
+}
