@@ -6,7 +6,9 @@
  * Every failure prints one line and returns a distinct status: 3 when no
  * usable GPU, RDMA device or NCCL library (or no CUDA / rdma-core in this
  * build), 2 for bad input, 4 for i/o. A command that fails before
- * measuring writes no file.
+ * measuring writes no file; `bench` and `interp` failing part way still
+ * store the points measured before the failure (and keep the failure's
+ * status), so one broken measurement does not discard the others.
  */
 #include <glib.h>
 #include <math.h>
@@ -192,6 +194,8 @@ static int hw_bench(int argc, char **argv)
 		st = gh_bench_micro(&o, pts, why);
 	if (st != GC_OK) {
 		rc = fail("bench", st, why);
+		if (pts->len > 0)
+			show_and_save("bench", quick ? "bench-quick" : "bench", desc, cmd, out, csv, NULL, pts);
 		goto out;
 	}
 	rc = show_and_save("bench", quick ? "bench-quick" : "bench", desc, cmd, out, csv, NULL, pts);
@@ -351,13 +355,18 @@ static int hw_interp(int argc, char **argv)
 			       .moe_experts = (uint32_t)experts, .moe_seed = 1};
 		st = gh_bench_interp(&o, &p, pts, why);
 	}
+	gc_run_info info = {.kind = "hw", .label = "interp", .device = desc, .command = cmd};
 	if (st != GC_OK) {
 		rc = fail("interp", st, why);
+		if (pts->len > 0) {
+			/* the sizes before the failing one were run and checked */
+			print_points(pts);
+			save_points("interp", out, csv, &info, pts);
+		}
 		goto out;
 	}
 	print_points(pts);
 	printf("# all outputs equal the expected %s result\n", colls[c]);
-	gc_run_info info = {.kind = "hw", .label = "interp", .device = desc, .command = cmd};
 	rc = save_points("interp", out, csv, &info, pts);
 out:
 	g_strfreev(sz);

@@ -3,8 +3,16 @@
  * gh_interp (device): executes a packed schedule (hw/gh_interp.h) for N
  * virtual ranks on one GPU. One thread block per (rank, strand); each rank
  * owns INPUT/OUTPUT/SCRATCH in one arena; each connection (src, dst,
- * channel) owns a mailbox of GH_NSLOTS slots with a head counter (written
- * only by the sender) and a tail counter (written only by the receiver).
+ * channel) owns a mailbox of slots with a head counter (written only by the
+ * sender) and a tail counter (written only by the receiver).
+ *
+ * A mailbox has a slot for every piece its connection carries in a launch
+ * (at least GH_NSLOTS): the schedule contract gives a sender unlimited
+ * buffering (gs_validate proves deadlock freedom under it), and schedules
+ * rely on it -- ring allreduce has every rank SEND a whole chunk (several
+ * 1 MiB slices) before it receives anything, so a mailbox of a few slots
+ * would leave every block waiting for credit from a receiver that is
+ * itself still sending.
  * The kernel never derives a mailbox from its own strand index: packing
  * (gh_interp.c) resolved every step's send and receive mailbox from the
  * channel (strand / strands_per_channel) into gh_step_aux, so a receiving
@@ -23,7 +31,8 @@
  *    bumps head; the receiver waits for head, reads the slot through L2
  *    (__ldcg, the slot may hold stale L1 lines from its previous use).
  * The receiver bumps tail after the whole block has consumed a piece; the
- * sender waits while head - tail == GH_NSLOTS (credits).
+ * sender waits while head - tail == the mailbox's slot count (credits,
+ * which by the sizing above never run out).
  *
  * One-sided ops bypass the mailboxes (all virtual ranks share the arena):
  *  - PUT: the block stores L straight into the peer's (dst_buf, dst_off);
@@ -88,7 +97,8 @@ struct gh_dev_plan {
 	char *const *arena;		     /* per rank: its buffers start here */
 	uint64_t buf_off[GS_BUF__COUNT];
 	gh_mailbox_ctl *const *ctl;	     /* per connection */
-	char *const *slots;		     /* per connection: GH_NSLOTS * GH_SLOT_BYTES */
+	char *const *slots;		     /* per connection: nslots[c] * GH_SLOT_BYTES */
+	const unsigned long long *nslots;   /* per connection: its slot count */
 	unsigned long long *const *signals; /* per rank: nsignals slot counters */
 	int first_strand;		     /* strand of block 0 */
 	int nstrands;
@@ -217,11 +227,13 @@ __global__ void __launch_bounds__(GH_THREADS) gh_interp_kernel(gh_dev_plan P)
 		char *D = base + P.buf_off[st.dst_buf] + st.dst_off;
 		gh_mailbox_ctl *in = ax.recv_conn >= 0 ? P.ctl[ax.recv_conn] : nullptr;
 		gh_mailbox_ctl *out = ax.send_conn >= 0 ? P.ctl[ax.send_conn] : nullptr;
+		const unsigned long long in_cap = in ? P.nslots[ax.recv_conn] : 1;
+		const unsigned long long out_cap = out ? P.nslots[ax.send_conn] : 1;
 		for (uint64_t off = 0; off < st.bytes || (off == 0 && st.bytes == 0); off += cap) {
 			const uint64_t n = st.bytes - off < cap ? st.bytes - off : cap;
 			if (threadIdx.x == 0) {
 				ok = 1;
-				if (out && !spin(P, t0, [&] { return vload(&out->head) - vload(&out->tail) < GH_NSLOTS; }))
+				if (out && !spin(P, t0, [&] { return vload(&out->head) - vload(&out->tail) < out_cap; }))
 					ok = 0;
 				if (ok && in && !ll && !spin(P, t0, [&] { return vload(&in->head) > vload(&in->tail); }))
 					ok = 0;
@@ -231,8 +243,8 @@ __global__ void __launch_bounds__(GH_THREADS) gh_interp_kernel(gh_dev_plan P)
 				return;
 			const unsigned long long in_seq = in ? vload(&in->tail) : 0;
 			const unsigned long long out_seq = out ? vload(&out->head) : 0;
-			char *in_slot = in ? P.slots[ax.recv_conn] + (in_seq % GH_NSLOTS) * GH_SLOT_BYTES : nullptr;
-			char *out_slot = out ? P.slots[ax.send_conn] + (out_seq % GH_NSLOTS) * GH_SLOT_BYTES : nullptr;
+			char *in_slot = in ? P.slots[ax.recv_conn] + (in_seq % in_cap) * GH_SLOT_BYTES : nullptr;
+			char *out_slot = out ? P.slots[ax.send_conn] + (out_seq % out_cap) * GH_SLOT_BYTES : nullptr;
 			const void *R = nullptr;
 			if (in && ll) {
 				/* Poll every line until its flag shows this piece. */
@@ -298,6 +310,8 @@ struct gh_run_mem {
 	char **arena;		    /* host copies of the tables */
 	gh_mailbox_ctl **ctl;
 	char **slots;
+	unsigned long long *nslots; /* per connection: slots in its mailbox */
+	size_t slots_total;	    /* bytes of every connection's slots together */
 	unsigned long long **signals;
 	void *blocks[4]; /* one GPU: the four shared blocks behind the tables */
 	int *err;
@@ -315,6 +329,7 @@ static void run_mem_free(gh_run_mem *m, const gh_interp_plan *plan)
 		cudaFree((void *)m->P[g].ctl);
 		cudaFree((void *)m->P[g].slots);
 		cudaFree((void *)m->P[g].signals);
+		cudaFree((void *)m->P[g].nslots);
 		if (m->a[g])
 			cudaEventDestroy(m->a[g]);
 		if (m->b[g])
@@ -339,6 +354,7 @@ static void run_mem_free(gh_run_mem *m, const gh_interp_plan *plan)
 	free(m->arena);
 	free(m->ctl);
 	free(m->slots);
+	free(m->nslots);
 	free(m->signals);
 }
 
@@ -362,7 +378,6 @@ extern "C" gc_status gh_cuda_interp_run(const int *devs, int ndevs, const gh_int
 	const bool multi = ndevs > 1;
 	const int nr = plan->nranks, nc = plan->nconns;
 	const uint64_t nsig = plan->nsignals ? plan->nsignals : 1;
-	const size_t slot_bytes = (size_t)GH_NSLOTS * GH_SLOT_BYTES;
 	int herr = 0;
 	if (ndevs < 1 || ndevs > GH_MAX_GPUS || (multi && ndevs != nr)) {
 		snprintf(why, GH_WHY, "interpreter: %d GPUs for %d ranks (one GPU for all ranks, or one per rank, at most %d)",
@@ -407,11 +422,27 @@ extern "C" gc_status gh_cuda_interp_run(const int *devs, int ndevs, const gh_int
 	M.signals = (unsigned long long **)calloc((size_t)nr, sizeof(unsigned long long *));
 	M.ctl = (gh_mailbox_ctl **)calloc((size_t)(nc ? nc : 1), sizeof(gh_mailbox_ctl *));
 	M.slots = (char **)calloc((size_t)(nc ? nc : 1), sizeof(char *));
-	if (!M.arena || !M.signals || !M.ctl || !M.slots) {
+	M.nslots = (unsigned long long *)calloc((size_t)(nc ? nc : 1), sizeof(unsigned long long));
+	if (!M.arena || !M.signals || !M.ctl || !M.slots || !M.nslots) {
 		snprintf(why, GH_WHY, "interpreter: out of host memory");
 		st = GC_ERR_IO;
 		goto out;
 	}
+	/* a slot per piece sent on the connection, counted as the kernel cuts
+	 * messages (LL and empty messages: one piece), at least GH_NSLOTS */
+	for (uint64_t i = 0; i < plan->nsteps; i++) {
+		const int c = plan->aux[i].send_conn;
+		const uint64_t b = plan->steps[i].bytes;
+		if (c >= 0)
+			M.nslots[c] += b <= GH_LL_MAX ? 1 : (b + GH_SLOT_BYTES - 1) / GH_SLOT_BYTES;
+	}
+	for (int c = 0; c < nc; c++) {
+		if (M.nslots[c] < GH_NSLOTS)
+			M.nslots[c] = GH_NSLOTS;
+		M.slots_total += (size_t)M.nslots[c] * GH_SLOT_BYTES;
+	}
+	if (!nc)
+		M.slots_total = (size_t)GH_NSLOTS * GH_SLOT_BYTES;
 	CK(cudaSetDevice(devs[0]));
 	CK(cudaMalloc((void **)&M.err, sizeof(int)));
 	if (multi) {
@@ -424,20 +455,22 @@ extern "C" gc_status gh_cuda_interp_run(const int *devs, int ndevs, const gh_int
 		for (int c = 0; c < nc; c++) {
 			CK(cudaSetDevice(devs[plan->conn_dst[c]]));
 			CK(cudaMalloc((void **)&M.ctl[c], sizeof(gh_mailbox_ctl)));
-			CK(cudaMalloc((void **)&M.slots[c], slot_bytes));
+			CK(cudaMalloc((void **)&M.slots[c], (size_t)M.nslots[c] * GH_SLOT_BYTES));
 		}
 	} else {
 		CK(cudaMalloc(&M.blocks[0], plan->rank_stride * (uint64_t)nr));
 		CK(cudaMalloc(&M.blocks[1], sizeof(unsigned long long) * nsig * (uint64_t)nr));
 		CK(cudaMalloc(&M.blocks[2], sizeof(gh_mailbox_ctl) * (size_t)(nc ? nc : 1)));
-		CK(cudaMalloc(&M.blocks[3], slot_bytes * (size_t)(nc ? nc : 1)));
+		CK(cudaMalloc(&M.blocks[3], M.slots_total));
 		for (int r = 0; r < nr; r++) {
 			M.arena[r] = (char *)M.blocks[0] + (uint64_t)r * plan->rank_stride;
 			M.signals[r] = (unsigned long long *)M.blocks[1] + (uint64_t)r * nsig;
 		}
+		size_t so = 0;
 		for (int c = 0; c < nc; c++) {
 			M.ctl[c] = (gh_mailbox_ctl *)M.blocks[2] + c;
-			M.slots[c] = (char *)M.blocks[3] + (size_t)c * slot_bytes;
+			M.slots[c] = (char *)M.blocks[3] + so;
+			so += (size_t)M.nslots[c] * GH_SLOT_BYTES;
 		}
 	}
 	for (int g = 0; g < ndevs; g++) {
@@ -457,6 +490,9 @@ extern "C" gc_status gh_cuda_interp_run(const int *devs, int ndevs, const gh_int
 		CK(table_to_device(M.signals, (size_t)nr, &P->signals));
 		CK(table_to_device(M.ctl, (size_t)nc, &P->ctl));
 		CK(table_to_device(M.slots, (size_t)nc, &P->slots));
+		CK(cudaMalloc((void **)&P->nslots, sizeof(unsigned long long) * (size_t)(nc ? nc : 1)));
+		CK(cudaMemcpy((void *)P->nslots, M.nslots, sizeof(unsigned long long) * (size_t)(nc ? nc : 1),
+			      cudaMemcpyHostToDevice));
 		memcpy(P->buf_off, plan->buf_off, sizeof(P->buf_off));
 		P->first_strand = multi ? g * plan->nstrands : 0;
 		P->nstrands = plan->nstrands;
@@ -478,7 +514,7 @@ extern "C" gc_status gh_cuda_interp_run(const int *devs, int ndevs, const gh_int
 		if (!multi) {
 			CK(cudaMemset(M.blocks[1], 0, sizeof(unsigned long long) * nsig * (uint64_t)nr));
 			CK(cudaMemset(M.blocks[2], 0, sizeof(gh_mailbox_ctl) * (size_t)(nc ? nc : 1)));
-			CK(cudaMemset(M.blocks[3], 0, slot_bytes * (size_t)(nc ? nc : 1)));
+			CK(cudaMemset(M.blocks[3], 0, M.slots_total));
 		}
 		for (int r = 0; multi && r < nr; r++) {
 			CK(cudaSetDevice(devs[r]));
@@ -487,7 +523,7 @@ extern "C" gc_status gh_cuda_interp_run(const int *devs, int ndevs, const gh_int
 		for (int c = 0; multi && c < nc; c++) {
 			CK(cudaSetDevice(devs[plan->conn_dst[c]]));
 			CK(cudaMemset(M.ctl[c], 0, sizeof(gh_mailbox_ctl)));
-			CK(cudaMemset(M.slots[c], 0, slot_bytes));
+			CK(cudaMemset(M.slots[c], 0, (size_t)M.nslots[c] * GH_SLOT_BYTES));
 		}
 		for (int g = 0; g < ndevs; g++) {
 			CK(cudaSetDevice(devs[g]));
