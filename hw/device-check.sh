@@ -64,7 +64,7 @@ step() { # step NAME SECONDS CMD... : run with a timeout, log, record status
 	fi
 	rm -f "$DEST/.step"
 }
-{ uname -a; nvidia-smi 2>&1 || true; } >>"$LOG"
+{ uname -a; timeout 30 nvidia-smi 2>&1 || true; } >>"$LOG"
 step info 20 sh -c "$G hw info >'$DEST/info.txt'"
 step bench 200 "$G" hw bench --csv "$DEST/bench.csv"
 # Fitting set: ring allreduce at 4 ranks. Held aside: tree, allgather,
