@@ -422,8 +422,9 @@ static double ring_step(const hopinfo *hi, double beta, uint64_t c, uint64_t sli
 	return up;
 }
 
-/* A fabric whose leaf uplinks every rank under a leaf shares, or PCIe
- * nodes whose switch uplinks and socket links the GPUs under them share:
+/* A fabric whose leaf uplinks every rank under a leaf shares, PCIe nodes
+ * whose switch uplinks and socket links the GPUs under them share, or NICs
+ * shared by several GPUs:
  * there the closed forms load every rank's (every group's) messages,
  * elsewhere the links a rank uses are its own and one rank (one group)
  * decides. */
@@ -434,7 +435,8 @@ static bool uses_pcie_nodes(const gt_topo *topo)
 
 static bool uplinks_shared(const gt_topo *topo)
 {
-	return topo->kind == GT_DGX && (topo->fabric != GT_FAB_NONBLOCKING || topo->intra == GT_INTRA_PCIE);
+	return topo->kind == GT_DGX && (topo->fabric != GT_FAB_NONBLOCKING || topo->intra == GT_INTRA_PCIE ||
+					topo->nic_share > 1);
 }
 
 /* A transfer's place on one of its links, to find the transfers in step

@@ -82,7 +82,7 @@ double gm_proto_ring_bound(const gt_topo *t, int comm_nodes, int ranks_per_node)
 	if (comm_nodes <= 1)
 		return nvl;
 	double nic = t->nic.bw_Bps < t->pcie.bw_Bps ? t->nic.bw_Bps : t->pcie.bw_Bps;
-	double net = nic * rpn;
+	double net = nic * gt_topo_comm_nics(t, rpn);
 	return rpn > 1 && nvl < net ? nvl : net;
 }
 

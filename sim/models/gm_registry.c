@@ -74,7 +74,7 @@ static const gm_model_info models[] = {
 	 "(shared/reference/)",
 	 "topology.preset, topology.nodes"},
 	{"p4d", "topology",
-	 "AWS p4d.24xlarge nodes: 8 A100s on NVSwitch, 4 x 100 Gb/s EFA per node (50 Gb/s per GPU), "
+	 "AWS p4d.24xlarge nodes: 8 A100s on NVSwitch, 4 x 100 Gb/s EFA per node (each NIC shared by two GPUs), "
 	 "75 us per network message",
 	 "AWS p4d instance specification; aws-ofi-nccl src/platform-aws.cpp (p4d.24xlarge latency)",
 	 "topology.preset, topology.nodes"},

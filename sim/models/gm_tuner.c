@@ -95,7 +95,8 @@ bool gm_tuner_init(gm_tuner *tu, const gt_topo *t, int nranks, int rpn, int nch,
 		return true;
 	}
 	double port = gt_topo_intra_bw(t) * 1e-9, nic = t->nic.bw_Bps * 1e-9;
-	double intra = port / nch, inter = rpn * nic / nch;
+	double node_nic = gt_topo_comm_nics(t, rpn) * nic; /* a node's NICs in use */
+	double intra = port / nch, inter = node_nic / nch;
 	double bw = tu->nnodes > 1 && inter < intra ? inter : intra;
 	tu->ring = (gm_tuner_graph){nch, bw, bw};
 	/* NVLS: NCCL's 16 NVLS channels (its logs show NVLS_TREE on channels
@@ -103,7 +104,7 @@ bool gm_tuner_init(gm_tuner *tu, const gt_topo *t, int nranks, int rpn, int nch,
 	 * node there is no network term */
 	int nvls_nch = 16;
 	tu->nvls = (gm_tuner_graph){nvls_nch, port / nvls_nch,
-				    tu->nnodes > 1 ? rpn * nic / nvls_nch : INFINITY};
+				    tu->nnodes > 1 ? node_nic / nvls_nch : INFINITY};
 	return true;
 }
 

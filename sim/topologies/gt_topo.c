@@ -69,6 +69,10 @@ static const gc_param topo_params[] = {
 	 "NCCL tuning.cc hwLat NVLink Ring Simple (shared/reference/README.md)"},
 	{"topology.nic.bandwidth", GC_P_BW, "400Gbps", NULL, 1, BW_MAX,
 	 "dgx: NIC line rate per direction (one NIC per GPU)", "ConnectX-7 400 Gb/s"},
+	{"topology.nics_per_node", GC_P_INT, "0", NULL, 0, 1024,
+	 "dgx: NICs per node, each shared by gpus_per_node / nics_per_node neighbouring GPUs "
+	 "(GPUs 0..k-1 the first, and so on); 0: one per GPU. nic.bandwidth is each NIC's",
+	 NULL},
 	{"topology.nic.latency", GC_P_TIME, "14us", NULL, 0, LAT_MAX,
 	 "dgx: per-message latency GPU to GPU across the network",
 	 "NCCL tuning.cc hwLat NET Simple (shared/reference/README.md)"},
@@ -175,7 +179,7 @@ static const char *const dgx_only[] = {
 	"topology.fabric.kind", "topology.fabric.leaf_nics", "topology.fabric.oversubscription",
 	"topology.fabric.routing", "topology.fabric.switch_latency", "topology.fabric.pxn",
 	"topology.fabric.sharp", "topology.fabric.pod_nodes", "topology.fabric.pod_oversubscription",
-	"topology.intra", NULL};
+	"topology.intra", "topology.nics_per_node", NULL};
 /* keys of one kind of node inside (topology.intra) */
 static const char *const nvswitch_only[] = {"topology.nvlink.bandwidth", "topology.nvlink.latency",
 					    "topology.nvlink.nvls_efficiency", NULL};
@@ -200,8 +204,8 @@ static const char *const pcie_only[] = {
  *    GB/s (as the taxonomy's dgx-a100 platform). Its
  *    second-generation NVSwitch has no SHARP: no nvls or nvlstree.
  *  - p4d (AWS p4d.24xlarge, A100): as dgx-a100 inside the node; 4 EFA
- *    interfaces of 100 Gb/s for 8 GPUs, 50 Gb/s per GPU (two GPUs share a
- *    NIC; taken as half a NIC each), 75 us (plugin entry p4d.24xlarge).
+ *    interfaces of 100 Gb/s for 8 GPUs, each shared by two neighbouring
+ *    GPUs (topology.nics_per_node 4), 75 us (plugin entry p4d.24xlarge).
  *  - dgx-b200: NVLink5, 18 links per GPU at NCCL's 40.1 GB/s each (722
  *    GB/s; src/graph/topo.h SM100_NVLINK_BW, as 18 x SM90_NVLINK_BW = 371
  *    GB/s for H100 next to the 374 measured); eight single-port
@@ -218,17 +222,19 @@ typedef struct topo_preset {
 	bool nvls; /* the NVSwitch reduces and multicasts (NVLink SHARP) */
 	const char *gpus_per_node, *nvls_eff, *arch;
 	const char *cpu; /* the host CPU's vendor (NCCL reads it: topology.cpu) */
+	const char *nics; /* NICs per node ("0": one per GPU) */
 } topo_preset;
 
 static const topo_preset presets[] = {
-	{"dgx-h100", "374GB/s", "400Gbps", "14us", "52GB/s", true, "8", "0.85", "hopper", "intel"},
-	{"p5", "374GB/s", "400Gbps", "75us", "52GB/s", true, "8", "0.85", "hopper", "amd"},
-	{"p5en", "374GB/s", "400Gbps", "35us", "52GB/s", true, "8", "0.85", "hopper", "intel"},
-	{"dgx-a100", "240GB/s", "200Gbps", "14us", "25GB/s", false, "8", "0.85", "ampere", "amd"},
-	{"p4d", "240GB/s", "50Gbps", "75us", "25GB/s", false, "8", "0.85", "ampere", "intel"},
-	{"dgx-b200", "722GB/s", "400Gbps", "14us", "52GB/s", true, "8", "0.74", "blackwell", "intel"},
+	{"dgx-h100", "374GB/s", "400Gbps", "14us", "52GB/s", true, "8", "0.85", "hopper", "intel", "0"},
+	{"p5", "374GB/s", "400Gbps", "75us", "52GB/s", true, "8", "0.85", "hopper", "amd", "0"},
+	{"p5en", "374GB/s", "400Gbps", "35us", "52GB/s", true, "8", "0.85", "hopper", "intel", "0"},
+	{"dgx-a100", "240GB/s", "200Gbps", "14us", "25GB/s", false, "8", "0.85", "ampere", "amd", "0"},
+	{"p4d", "240GB/s", "100Gbps", "75us", "25GB/s", false, "8", "0.85", "ampere", "intel", "4"},
+	{"dgx-b200", "722GB/s", "400Gbps", "14us", "52GB/s", true, "8", "0.74", "blackwell", "intel",
+	 "0"},
 	{"gb200-nvl72", "722GB/s", "400Gbps", "14us", "52GB/s", true, "72", "0.74", "blackwell",
-	 "arm"},
+	 "arm", "0"},
 };
 
 /* NCCL's figures per GPU generation (GB/s; one node, two, more), from
@@ -273,13 +279,19 @@ static gc_status intra_check(gc_config *cfg, const topo_preset *ps, char **errms
 		if (gc_config_is_set(cfg, wrong[i]))
 			return gc_config_error(cfg, wrong[i], errmsg, "applies to topology.intra %s, not %s",
 					       pcie ? "nvswitch" : "pcie", pcie ? "pcie" : "nvswitch");
+	int64_t gpn = gc_config_int(cfg, "topology.gpus_per_node");
+	int64_t nics = gc_config_int(cfg, "topology.nics_per_node");
+	if (nics > 0 && (nics > gpn || gpn % nics != 0))
+		return gc_config_error(cfg, "topology.nics_per_node", errmsg,
+				       "%lld NICs cannot be shared evenly by a node of %lld GPUs "
+				       "(gpus_per_node); give a divisor of it, or 0 for one per GPU",
+				       (long long)nics, (long long)gpn);
 	if (!pcie)
 		return GC_OK;
 	if (gc_config_is_set(cfg, "topology.fabric.pxn") && gc_config_bool(cfg, "topology.fabric.pxn"))
 		return gc_config_error(cfg, "topology.fabric.pxn", errmsg,
 				       "PXN reaches another rail over NVLink; a node with topology.intra "
 				       "pcie has none");
-	int64_t gpn = gc_config_int(cfg, "topology.gpus_per_node");
 	int64_t sw = gc_config_int(cfg, "topology.pcie.switch_gpus");
 	int64_t sockets = gc_config_int(cfg, "topology.pcie.sockets");
 	if (gpn % sw != 0)
@@ -293,6 +305,12 @@ static gc_status intra_check(gc_config *cfg, const topo_preset *ps, char **errms
 				       "split evenly between %lld sockets",
 				       (long long)(gpn / sw), gpn / sw == 1 ? "" : "es", (long long)gpn,
 				       (long long)sw, (long long)sockets);
+	int64_t share = nics > 0 ? gpn / nics : 1;
+	if (share > sw || sw % share != 0)
+		return gc_config_error(cfg, "topology.nics_per_node", errmsg,
+				       "a NIC shared by %lld GPUs does not sit under one PCIe switch of %lld "
+				       "(topology.pcie.switch_gpus); give at least one NIC per switch",
+				       (long long)share, (long long)sw);
 	return GC_OK;
 }
 
@@ -318,6 +336,7 @@ gc_status gt_topo_check(gc_config *cfg, char **errmsg)
 		gc_config_set_default(cfg, "topology.nic.bandwidth", ps->nic_bw, o);
 		gc_config_set_default(cfg, "topology.nic.latency", ps->nic_latency, o);
 		gc_config_set_default(cfg, "topology.pcie.bandwidth", ps->pcie_bw, o);
+		gc_config_set_default(cfg, "topology.nics_per_node", ps->nics, o);
 	}
 	bool flat = strcmp(gc_config_str(cfg, "topology.kind"), "flat") == 0;
 	const char *const *wrong = flat ? dgx_only : flat_only;
@@ -367,12 +386,15 @@ gc_status gt_topo_check(gc_config *cfg, char **errmsg)
 	if (strcmp(fab, "rail") != 0 && gc_config_is_set(cfg, "topology.fabric.pxn"))
 		return gc_config_error(cfg, "topology.fabric.pxn", errmsg,
 				       "applies to fabric kind rail only");
-	int64_t gpn = gc_config_int(cfg, "topology.gpus_per_node");
+	/* the NICs of a node: one per GPU, or nics_per_node */
+	int64_t gpn = gc_config_int(cfg, "topology.nics_per_node") > 0
+			      ? gc_config_int(cfg, "topology.nics_per_node")
+			      : gc_config_int(cfg, "topology.gpus_per_node");
 	int64_t leaf = gc_config_int(cfg, "topology.fabric.leaf_nics");
 	if (strcmp(fab, "fat-tree") == 0 && leaf % gpn != 0)
 		return gc_config_error(cfg, "topology.fabric.leaf_nics", errmsg,
-				       "%lld NICs per leaf split a node of %lld GPUs (one NIC each) "
-				       "across leaves; use a multiple of gpus_per_node",
+				       "%lld NICs per leaf split a node of %lld NICs across leaves; use a "
+				       "multiple of the NICs per node (gpus_per_node, or nics_per_node)",
 				       (long long)leaf, (long long)gpn);
 	/* a pod is whole leaves (fat-tree) or whole scalable units (rail) */
 	int64_t pod = gc_config_int(cfg, "topology.fabric.pod_nodes");
@@ -468,6 +490,8 @@ gc_status gt_topo_from_config(const gc_config *cfg, gt_topo *t, char **errmsg)
 		t->nvls_eff = gc_config_double(cfg, "topology.nvlink.nvls_efficiency");
 		t->nic = spec(cfg, "topology.nic");
 		t->pcie = spec(cfg, "topology.pcie");
+		int nics = (int)gc_config_int(cfg, "topology.nics_per_node");
+		t->nic_share = nics > 0 ? t->gpus_per_node / nics : 1;
 		if (strcmp(gc_config_str(cfg, "topology.intra"), "pcie") == 0) {
 			t->intra = GT_INTRA_PCIE;
 			t->no_nvls = true;
@@ -512,9 +536,9 @@ gc_status gt_topo_from_config(const gc_config *cfg, gt_topo *t, char **errmsg)
 				 gc_config_bool(cfg, "topology.fabric.pxn");
 			/* nodes under one leaf (fat-tree) or one unit's leaves (rail),
 			 * and the leaves of those */
-			int group = t->fabric == GT_FAB_FAT_TREE ? t->leaf_nics / t->gpus_per_node
+			int group = t->fabric == GT_FAB_FAT_TREE ? t->leaf_nics / gt_topo_nics(t)
 								 : t->leaf_nics;
-			int group_leaves = t->fabric == GT_FAB_FAT_TREE ? 1 : t->gpus_per_node;
+			int group_leaves = t->fabric == GT_FAB_FAT_TREE ? 1 : gt_topo_nics(t);
 			t->nleaves = (t->nodes + group - 1) / group * group_leaves;
 			/* a core layer only where there are two pods or more */
 			int pod = (int)gc_config_int(cfg, "topology.fabric.pod_nodes");
@@ -608,10 +632,19 @@ void gt_topo_instantiate(const gt_topo *t, gm_net *net)
 				LAT(GM_LINK_PCIE, t->pcie.lat_ps));
 		snprintf(name, sizeof(name), "n%d.gpu%d.pcie.down", node, loc);
 		gm_net_add_link(net, name, GM_LINK_PCIE, t->pcie.bw_Bps * BWS(GM_LINK_PCIE), 0);
-		snprintf(name, sizeof(name), "n%d.nic%d.tx", node, loc);
+		/* a NIC shared by several GPUs is its first GPU's: the others'
+		 * NIC slots carry nothing */
+		int share = t->nic_share > 1 ? t->nic_share : 1;
+		if (loc % share == 0)
+			snprintf(name, sizeof(name), "n%d.nic%d.tx", node, loc / share);
+		else
+			snprintf(name, sizeof(name), "n%d.gpu%d.nic-of-gpu%d", node, loc, loc / share * share);
 		gm_net_add_link(net, name, GM_LINK_NIC, t->nic.bw_Bps * BWS(GM_LINK_NIC),
 				LAT(GM_LINK_NIC, t->nic.lat_ps));
-		snprintf(name, sizeof(name), "n%d.nic%d.rx", node, loc);
+		if (loc % share == 0)
+			snprintf(name, sizeof(name), "n%d.nic%d.rx", node, loc / share);
+		else
+			snprintf(name, sizeof(name), "n%d.gpu%d.nic-of-gpu%d.rx", node, loc, loc / share * share);
 		gm_net_add_link(net, name, GM_LINK_NIC, t->nic.bw_Bps * BWS(GM_LINK_NIC), 0);
 	}
 	/* intra pcie: each node's PCIe switch uplinks and downlinks, then its
@@ -684,6 +717,34 @@ void gt_topo_instantiate(const gt_topo *t, gm_net *net)
 #undef LAT
 #undef BWS
 
+static int share_of(const gt_topo *t)
+{
+	return t->nic_share > 1 ? t->nic_share : 1;
+}
+
+int gt_topo_nics(const gt_topo *t)
+{
+	return t->kind == GT_FLAT ? 1 : t->gpus_per_node / share_of(t);
+}
+
+int gt_topo_comm_nics(const gt_topo *t, int ranks_per_node)
+{
+	int r = ranks_per_node > 0 ? ranks_per_node : 1, n = (r + share_of(t) - 1) / share_of(t);
+	return n < gt_topo_nics(t) ? n : gt_topo_nics(t);
+}
+
+/* the GPU whose link slots hold g's NIC (its first GPU) */
+static int nic_owner(const gt_topo *t, int g)
+{
+	return g - g % t->gpus_per_node % share_of(t);
+}
+
+/* g's NIC among all the NICs of the cluster */
+static int nic_index(const gt_topo *t, int g)
+{
+	return g / t->gpus_per_node * gt_topo_nics(t) + g % t->gpus_per_node / share_of(t);
+}
+
 int gt_topo_node_of(const gt_topo *t, int gpu)
 {
 	return gpu / t->gpus_per_node;
@@ -691,10 +752,10 @@ int gt_topo_node_of(const gt_topo *t, int gpu)
 
 int gt_topo_leaf_of(const gt_topo *t, int gpu)
 {
-	int node = gpu / t->gpus_per_node, loc = gpu % t->gpus_per_node;
+	int node = gpu / t->gpus_per_node, nic = gpu % t->gpus_per_node / share_of(t);
 	switch (t->fabric) {
-	case GT_FAB_FAT_TREE: return node / (t->leaf_nics / t->gpus_per_node);
-	case GT_FAB_RAIL: return (node / t->leaf_nics) * t->gpus_per_node + loc;
+	case GT_FAB_FAT_TREE: return node / (t->leaf_nics / gt_topo_nics(t));
+	case GT_FAB_RAIL: return (node / t->leaf_nics) * gt_topo_nics(t) + nic;
 	default: return 0;
 	}
 }
@@ -779,15 +840,13 @@ static int route_links(const gt_topo *t, int src, int dst, int ch, uint32_t *rou
 			return 0;
 		if (dst >= netq) {
 			g_assert(dst == netq && src < t->ngpus);
-			uint32_t s = (uint32_t)src * DGX_NLINKS;
-			route[0] = s + DGX_PCIE_UP;
-			route[1] = s + DGX_NIC_TX;
+			route[0] = (uint32_t)src * DGX_NLINKS + DGX_PCIE_UP;
+			route[1] = (uint32_t)nic_owner(t, src) * DGX_NLINKS + DGX_NIC_TX;
 			return 2;
 		}
 		g_assert(src > netq && dst < t->ngpus && src - netq - 1 == gt_topo_node_of(t, dst));
-		uint32_t d = (uint32_t)dst * DGX_NLINKS;
-		route[0] = d + DGX_NIC_RX;
-		route[1] = d + DGX_PCIE_DOWN;
+		route[0] = (uint32_t)nic_owner(t, dst) * DGX_NLINKS + DGX_NIC_RX;
+		route[1] = (uint32_t)dst * DGX_NLINKS + DGX_PCIE_DOWN;
 		return 2;
 	}
 	if (src >= t->ngpus || dst >= t->ngpus) {
@@ -823,8 +882,9 @@ static int route_links(const gt_topo *t, int src, int dst, int ch, uint32_t *rou
 	if (t->pxn) {
 		/* PXN: over NVLink to this node's GPU on the receiver's rail,
 		 * whose NIC sends (unless the sender is that GPU) */
-		int via = gt_topo_node_of(t, src) * t->gpus_per_node + dst % t->gpus_per_node;
-		if (via != src) {
+		int via = gt_topo_node_of(t, src) * t->gpus_per_node +
+			  nic_owner(t, dst) % t->gpus_per_node;
+		if (nic_owner(t, via) != nic_owner(t, src)) {
 			route[h++] = s + DGX_NVL_UP;
 			route[h++] = (uint32_t)via * DGX_NLINKS + DGX_NVL_DOWN;
 			src = via;
@@ -832,7 +892,7 @@ static int route_links(const gt_topo *t, int src, int dst, int ch, uint32_t *rou
 		}
 	}
 	route[h++] = s + DGX_PCIE_UP;
-	route[h++] = s + DGX_NIC_TX;
+	route[h++] = (uint32_t)nic_owner(t, src) * DGX_NLINKS + DGX_NIC_TX;
 	int ls = gt_topo_leaf_of(t, src), ld = gt_topo_leaf_of(t, dst);
 	if (ls != ld) {
 		uint32_t base = leaf_base(t);
@@ -840,7 +900,7 @@ static int route_links(const gt_topo *t, int src, int dst, int ch, uint32_t *rou
 		/* the spine: hashed (ecmp), the destination's index mod the
 		 * uplinks (dmodk), or all of them as one (adaptive) */
 		int u = t->routing == GT_ROUTE_ECMP	? (int)(z % (uint64_t)t->uplinks)
-			: t->routing == GT_ROUTE_DMODK ? dst % t->uplinks
+			: t->routing == GT_ROUTE_DMODK ? nic_index(t, dst) % t->uplinks
 						       : 0;
 		int per = t->ecmp ? t->uplinks : 1;
 		route[h++] = base + 2 * (uint32_t)(ls * per + u);
@@ -852,7 +912,7 @@ static int route_links(const gt_topo *t, int src, int dst, int ch, uint32_t *rou
 			uint32_t pbase = base + 2 * (uint32_t)(t->nleaves * per);
 			int own = t->pod_uplinks / t->uplinks > 1 ? t->pod_uplinks / t->uplinks : 1;
 			int w = t->routing == GT_ROUTE_ECMP    ? (int)(z / (uint64_t)t->uplinks % (uint64_t)own)
-				: t->routing == GT_ROUTE_DMODK ? dst / t->uplinks % own
+				: t->routing == GT_ROUTE_DMODK ? nic_index(t, dst) / t->uplinks % own
 							       : 0;
 			int v = t->ecmp ? (u * own + w) % t->pod_uplinks : 0;
 			int pper = t->ecmp ? t->pod_uplinks : 1;
@@ -861,7 +921,7 @@ static int route_links(const gt_topo *t, int src, int dst, int ch, uint32_t *rou
 		}
 		route[h++] = base + 2 * (uint32_t)(ld * per + u) + 1;
 	}
-	route[h++] = d + DGX_NIC_RX;
+	route[h++] = (uint32_t)nic_owner(t, dst) * DGX_NLINKS + DGX_NIC_RX;
 	route[h++] = d + DGX_PCIE_DOWN;
 	g_assert(h <= GM_MAX_HOPS);
 	return h;
@@ -894,25 +954,30 @@ void gt_topo_describe(const gt_topo *t, char *buf, size_t n)
 		return;
 	}
 	int k;
+	/* one NIC per GPU, or a node's shared NICs */
+	char nics[32] = "NIC";
+	if (share_of(t) > 1)
+		snprintf(nics, sizeof(nics), "%d NICs/node of", gt_topo_nics(t));
+	const char *per = share_of(t) > 1 ? "" : "/GPU";
 	if (pcie_node(t)) {
 		char b5[32], b6[32];
 		k = snprintf(buf, n,
 			     "dgx: %d node%s x %d GPUs on PCIe (%s/GPU, %s, %s), %d per switch (uplink %s), "
-			     "%d socket%s (%s between); NIC %s/GPU (%s)",
+			     "%d socket%s (%s between); %s %s%s (%s)",
 			     t->nodes, t->nodes == 1 ? "" : "s", t->gpus_per_node,
 			     gc_fmt_bw_Bps(t->pcie.bw_Bps, b1, sizeof(b1)),
 			     gc_fmt_time_ps(t->p2p_lat_ps, b2, sizeof(b2)),
 			     t->p2p ? "peer access" : "staged in host memory", t->switch_gpus,
 			     gc_fmt_bw_Bps(t->uplink_bw_Bps, b5, sizeof(b5)), t->sockets,
-			     t->sockets == 1 ? "" : "s", gc_fmt_bw_Bps(t->socket_bw_Bps, b6, sizeof(b6)),
-			     gc_fmt_bw_Bps(t->nic.bw_Bps, b3, sizeof(b3)),
+			     t->sockets == 1 ? "" : "s", gc_fmt_bw_Bps(t->socket_bw_Bps, b6, sizeof(b6)), nics,
+			     gc_fmt_bw_Bps(t->nic.bw_Bps, b3, sizeof(b3)), per,
 			     gc_fmt_time_ps(t->nic.lat_ps, b4, sizeof(b4)));
 	} else
-		k = snprintf(buf, n, "%s: %d node%s x %d GPUs; NVLink %s/GPU (%s), NIC %s/GPU (%s)",
+		k = snprintf(buf, n, "%s: %d node%s x %d GPUs; NVLink %s/GPU (%s), %s %s%s (%s)",
 			 t->preset[0] ? t->preset : "dgx", t->nodes, t->nodes == 1 ? "" : "s",
 			 t->gpus_per_node, gc_fmt_bw_Bps(t->nvlink.bw_Bps, b1, sizeof(b1)),
-			 gc_fmt_time_ps(t->nvlink.lat_ps, b2, sizeof(b2)),
-			 gc_fmt_bw_Bps(t->nic.bw_Bps, b3, sizeof(b3)),
+			 gc_fmt_time_ps(t->nvlink.lat_ps, b2, sizeof(b2)), nics,
+			 gc_fmt_bw_Bps(t->nic.bw_Bps, b3, sizeof(b3)), per,
 			 gc_fmt_time_ps(t->nic.lat_ps, b4, sizeof(b4)));
 	if (t->fabric == GT_FAB_NONBLOCKING || k < 0 || (size_t)k >= n)
 		return;

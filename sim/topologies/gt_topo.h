@@ -94,7 +94,8 @@ typedef struct gt_topo {
 	gt_link_spec link;   /* flat */
 	gt_link_spec nvlink; /* dgx */
 	gt_link_spec pcie;   /* dgx */
-	gt_link_spec nic;    /* dgx */
+	gt_link_spec nic;    /* dgx: each NIC's */
+	int nic_share;	     /* dgx: GPUs per NIC (topology.nics_per_node; 0 or 1: one each) */
 	/* dgx: the node's inside (see gt_intra); pcie only: */
 	gt_intra intra;
 	int switch_gpus;      /* GPUs per PCIe switch */
@@ -177,6 +178,12 @@ bool gt_topo_is_chan_link(const gt_topo *t, uint32_t link);
  * sender's link of channel ch % chan_links. */
 int gt_topo_route_ch(const gt_topo *t, int src, int dst, int ch, uint32_t *route);
 int gt_topo_node_of(const gt_topo *t, int gpu);
+/* NICs per node (dgx; flat: 1). A NIC shared by nic_share GPUs is that
+ * group's first GPU's: its NIC link slots carry the group's traffic. */
+int gt_topo_nics(const gt_topo *t);
+/* NICs of one node that ranks_per_node of its GPUs (0, 1, ... in a
+ * communicator's order) leave through. */
+int gt_topo_comm_nics(const gt_topo *t, int ranks_per_node);
 /* dgx: the leaf switch of GPU g's NIC (0 with a nonblocking fabric). */
 int gt_topo_leaf_of(const gt_topo *t, int gpu);
 /* dgx: the pod of GPU g's node (0 without a core layer). */

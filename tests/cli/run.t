@@ -404,6 +404,10 @@ check "PCIe node: peer access binds at each GPU's 25 GB/s, without it four GPUs 
 "$G" run scenarios/pcie-node.yaml --set collective.algo=nvls >"$T/out" 2>"$T/err"
 check "PCIe node: nvls refused, no NVSwitch" "[ \$? -eq 2 ] && [ ! -s '$T/out' ] && grep -q 'has no NVSwitch' '$T/err'"
 
+"$G" run scenarios/shared-nics.yaml >"$T/nics.txt"
+check "shared NICs: busbw at 1 GiB is 50 GB/s per NIC of a node (1 to 8), 1 MiB the same within 2 %" \
+  "awk '\$3 == 1073741824 { b = \$6 / (50 * \$1); if (b < 0.99 || b > 1.0) bad = 1; n++ } \$3 == 1048576 { t[\$1] = \$4 } END { exit !(n == 4 && !bad && t[1] < 1.02 * t[8]) }' '$T/nics.txt'"
+
 # --- bad input: status 2, FILE:LINE:COLUMN on stderr, nothing on stdout ---------
 bad() { # name, expected-stderr-regex, args...
   name=$1; re=$2; shift 2

@@ -1487,7 +1487,7 @@ static void test_presets(void)
 		{"p5", 374e9, 50e9, 52e9, 75000000, 8, 16, 0.85},
 		{"p5en", 374e9, 50e9, 52e9, 35000000, 8, 16, 0.85},
 		{"dgx-a100", 240e9, 25e9, 25e9, 14000000, 8, 16, 0.85},
-		{"p4d", 240e9, 6.25e9, 25e9, 75000000, 8, 16, 0.85},
+		{"p4d", 240e9, 12.5e9, 25e9, 75000000, 8, 16, 0.85},
 		{"dgx-b200", 722e9, 50e9, 52e9, 14000000, 8, 16, 0.74},
 		{"gb200-nvl72", 722e9, 50e9, 52e9, 14000000, 72, 32, 0.74},
 	};
@@ -1506,6 +1506,8 @@ static void test_presets(void)
 		g_assert_cmpfloat(fabs(r->topo.nic.bw_Bps - want[i].nic), <, 1);
 		g_assert_cmpfloat(fabs(r->topo.pcie.bw_Bps - want[i].pcie), <, 1);
 		g_assert_cmpint(r->topo.nic.lat_ps, ==, want[i].lat_ps);
+		/* p4d: four EFA interfaces, each two GPUs'; the others one NIC each */
+		g_assert_cmpint(gt_topo_nics(&r->topo), ==, !strcmp(want[i].name, "p4d") ? 4 : want[i].gpn);
 		/* `gcsim models` lists it, with its sources */
 		const gm_model_info *mi = gm_registry_find(want[i].name);
 		g_assert_nonnull(mi);

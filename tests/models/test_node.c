@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * PCIe nodes (topology.intra: pcie): the routes through PCIe switches, CPUs
- * and sockets, with and without peer access; the ring's latency and its
- * bandwidth bound by whichever of those links it crosses, derived by hand
- * from the parameters; the closed form against the flow runs; and every
- * refusal.
+ * A node's inside. PCIe nodes (topology.intra: pcie): the routes through
+ * PCIe switches, CPUs and sockets, with and without peer access; the
+ * ring's latency and its bandwidth bound by whichever of those links it
+ * crosses, derived by hand from the parameters; the closed form against
+ * the flow runs; and every refusal. NICs shared by several GPUs
+ * (topology.nics_per_node): the routes through the group's NIC, the
+ * network bandwidth of a node, the fabric's leaves and rails counted in
+ * NICs, and the refusals.
  */
 #include <glib.h>
 #include <math.h>
@@ -185,6 +188,94 @@ static void test_refusals(void)
 		       "does not apply to topology kind flat");
 }
 
+/* 8 GPUs sharing 4 NICs, two GPUs each */
+static void test_shared_nic_routes(void)
+{
+	const char *yaml = "schema_version: 1\n"
+			   "topology: {kind: dgx, nodes: 2, nics_per_node: 4}\n"
+			   "collective: {op: allreduce, algo: ring, sizes: [8B]}\n";
+	gm_run *r = run_yaml(yaml, NULL);
+	const gt_topo *t = &r->topo;
+	g_assert_cmpint(t->nic_share, ==, 2);
+	g_assert_cmpint(gt_topo_nics(t), ==, 4);
+	g_assert_cmpint(gt_topo_comm_nics(t, 8), ==, 4);
+	g_assert_cmpint(gt_topo_comm_nics(t, 3), ==, 2);
+	g_assert_cmpint(gt_topo_comm_nics(t, 1), ==, 1);
+	ge_engine e;
+	ge_engine_init(&e, 1);
+	gm_net net;
+	gm_net_init(&net, &e, NULL, NULL);
+	gt_topo_instantiate(t, &net);
+	g_assert_cmpstr(net.info[2 * 6 + 4].name, ==, "n0.nic1.tx");
+	uint32_t route[GM_MAX_HOPS];
+	/* GPU 3 leaves through GPU 2's NIC and arrives through GPU 10's */
+	g_assert_cmpint(route_of(t, 3, 8 + 3, route), ==, 4);
+	uint32_t want[] = {3 * 6 + 2, 2 * 6 + 4, 10 * 6 + 5, 11 * 6 + 3};
+	g_assert_cmpmem(route, sizeof(want), want, sizeof(want));
+	gm_net_fini(&net);
+	ge_engine_fini(&e);
+	gm_run_free(r);
+
+	/* a node's network is its NICs: a ring across two nodes at 1 GiB
+	 * reaches a busbw of 50 GB/s (one NIC's 400 Gb/s) per NIC of a node,
+	 * however many GPUs share each */
+	const char *big = "schema_version: 1\n"
+			  "topology: {kind: dgx, nodes: 2}\n"
+			  "collective: {op: allreduce, algo: ring, sizes: [1GiB]}\n";
+	for (int nics = 1; nics <= 8; nics *= 2) {
+		char set[64];
+		snprintf(set, sizeof(set), "topology.nics_per_node=%d", nics);
+		const char *sets[] = {set, NULL};
+		gm_run *b = run_yaml(big, sets);
+		double want_GBps = nics * 50.0;
+		g_test_message("%d NICs: busbw %.2f GB/s, want %.0f", nics, b->pts[0].busbw_GBps, want_GBps);
+		g_assert_cmpfloat(fabs(b->pts[0].busbw_GBps - want_GBps) / want_GBps, <, 0.01);
+		gm_run_free(b);
+	}
+	/* the closed form loads each shared NIC with all its GPUs' messages */
+	const char *two[] = {"topology.nics_per_node=2", NULL};
+	expect_closed_form_near(big, two, 0.02);
+
+	/* rail and fat tree count NICs: 4 rails, leaves of 8 NICs hold 2 nodes */
+	const char *rail = "schema_version: 1\n"
+			   "topology: {kind: dgx, nodes: 4, nics_per_node: 4, fabric: {kind: rail, "
+			   "leaf_nics: 2, routing: dmodk}}\n"
+			   "collective: {op: allreduce, algo: ring, sizes: [8B]}\n";
+	r = run_yaml(rail, NULL);
+	g_assert_cmpint(r->topo.nleaves, ==, 8);
+	g_assert_cmpint(gt_topo_leaf_of(&r->topo, 5), ==, 2);
+	g_assert_cmpint(gt_topo_leaf_of(&r->topo, 16 + 7), ==, 4 + 3);
+	/* PXN: GPU 1 to GPU 8+5 crosses NVLink to GPU 4, whose NIC is on rail 2;
+	 * to GPU 8+0, GPU 1's own NIC (GPU 0's) is on the receiver's rail */
+	g_assert_cmpint(route_of(&r->topo, 1, 8 + 5, route), ==, 6);
+	g_assert_cmpuint(route[1], ==, 4 * 6 + 1);
+	g_assert_cmpuint(route[3], ==, 4 * 6 + 4);
+	g_assert_cmpint(route_of(&r->topo, 1, 8 + 0, route), ==, 4);
+	g_assert_cmpuint(route[1], ==, 0 * 6 + 4);
+	gm_run_free(r);
+	const char *ft = "schema_version: 1\n"
+			 "topology: {kind: dgx, nodes: 4, nics_per_node: 4, fabric: {kind: fat-tree, "
+			 "leaf_nics: 8}}\n"
+			 "collective: {op: allreduce, algo: ring, sizes: [8B]}\n";
+	r = run_yaml(ft, NULL);
+	g_assert_cmpint(r->topo.nleaves, ==, 2);
+	g_assert_cmpint(gt_topo_leaf_of(&r->topo, 8 + 7), ==, 0);
+	g_assert_cmpint(gt_topo_leaf_of(&r->topo, 16), ==, 1);
+	gm_run_free(r);
+
+	expect_refused(yaml, (const char *[]){"topology.nics_per_node=3", NULL},
+		       "3 NICs cannot be shared evenly by a node of 8 GPUs");
+	expect_refused(ft, (const char *[]){"topology.fabric.leaf_nics=6", NULL},
+		       "split a node of 4 NICs across leaves");
+	expect_refused(node8, (const char *[]){"topology.nics_per_node=2", NULL},
+		       "a NIC shared by 4 GPUs does not sit under one PCIe switch of 2");
+	const char *flat = "schema_version: 1\n"
+			   "topology: {kind: flat, gpus: 8}\n"
+			   "collective: {op: allreduce, sizes: [8B]}\n";
+	expect_refused(flat, (const char *[]){"topology.nics_per_node=4", NULL},
+		       "does not apply to topology kind flat");
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -193,5 +284,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/pcie/closed-form", test_closed_form);
 	g_test_add_func("/pcie/check-mode", test_check_mode);
 	g_test_add_func("/pcie/refusals", test_refusals);
+	g_test_add_func("/node/shared-nics", test_shared_nic_routes);
 	return g_test_run();
 }
