@@ -42,7 +42,15 @@ with tempfile.TemporaryDirectory() as d:
             arch = "" if rng.random() < 0.7 else ", gpu_arch: %s" % rng.choice(["none", "volta", "ampere", "blackwell"])
             if rng.random() < 0.2:  # a ring channel's own rate
                 arch += ", channel_bandwidth: %s" % rng.choice(["0B/s", "1GB/s", "40GB/s", "1TB/s"])
-            topo = "{preset: dgx-h100, nodes: %d, gpus_per_node: %d%s%s}" % (rng.randint(1, 4), gpn, fabric, arch)
+            if rng.random() < 0.25:  # shared NICs: some do not divide the node (refused)
+                arch += ", nics_per_node: %d" % rng.choice([0, 1, 2, 3, 4])
+            base = "preset: dgx-h100"
+            if rng.random() < 0.3:  # a PCIe node: some layouts split unevenly (refused)
+                base = "kind: dgx, intra: pcie, pcie: {switch_gpus: %d, sockets: %d, p2p: %s%s}" % (
+                    rng.choice([1, 2, 4]), rng.choice([1, 2]), rng.choice(["true", "false"]),
+                    ", socket_bandwidth: 9GB/s" if rng.random() < 0.5 else "")
+                fabric = fabric.replace(", pxn: false", "")
+            topo = "{%s, nodes: %d, gpus_per_node: %d%s%s}" % (base, rng.randint(1, 4), gpn, fabric, arch)
         sizes = ", ".join("%dB" % rng.choice([1, 4, 8, 100, 4096, 65536, 262147]) for _ in range(3))
         chunk = rng.choice([64, 4096, 65536, 2097152])
         slc = min(chunk, rng.choice([64, 4096, 1048576]))
