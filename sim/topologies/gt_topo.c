@@ -39,7 +39,7 @@
 static const gc_param topo_params[] = {
 	{"topology.kind", GC_P_ENUM, "flat", "flat|dgx", 1, 0,
 	 "flat: GPUs on one non-blocking switch; dgx: nodes (NVSwitch, or PCIe with topology.intra "
-	 "pcie) + one NIC per GPU", NULL},
+	 "pcie) and their NICs (one per GPU, or topology.nics_per_node)", NULL},
 	{"topology.preset", GC_P_ENUM, "none",
 	 "none|dgx-h100|p5|p5en|dgx-a100|p4d|dgx-b200|gb200-nvl72", 1, 0,
 	 "named hardware preset supplying defaults (dgx-h100: DGX H100 nodes, InfiniBand; p5, p5en: "
@@ -77,7 +77,8 @@ static const gc_param topo_params[] = {
 	 "dgx: per-message latency GPU to GPU across the network",
 	 "NCCL tuning.cc hwLat NET Simple (shared/reference/README.md)"},
 	{"topology.pcie.bandwidth", GC_P_BW, "52GB/s", NULL, 1, BW_MAX,
-	 "dgx: GPU<->NIC PCIe bandwidth per direction",
+	 "dgx: each GPU's PCIe link per direction (to its NIC; with topology.intra pcie to its "
+	 "peers too)",
 	 "H200 PCIe Gen5 measured 52 GB/s (microbench_published.csv)"},
 	{"topology.pcie.latency", GC_P_TIME, "0us", NULL, 0, LAT_MAX,
 	 "dgx: GPU<->NIC PCIe latency (already part of nic.latency by default)", NULL},
@@ -87,7 +88,7 @@ static const gc_param topo_params[] = {
 	 "nvlstree refused, PXN off)",
 	 NULL},
 	{"topology.pcie.switch_gpus", GC_P_INT, "4", NULL, 1, 1024,
-	 "intra pcie: GPUs behind one PCIe switch (each with its NIC); GPUs under one switch reach "
+	 "intra pcie: GPUs behind one PCIe switch, with their NICs; GPUs under one switch reach "
 	 "each other without the CPU",
 	 "8-GPU PCIe server, nvidia-smi topo -m in NVIDIA/nccl-tests#307: GPU0-3 PIX, GPU4-7 PIX, "
 	 "SYS between"},
