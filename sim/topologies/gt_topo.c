@@ -112,6 +112,15 @@ static const gc_param topo_params[] = {
 	 "intra pcie: per-message latency GPU to GPU over PCIe (Simple; LL and LL128 scale it as "
 	 "NCCL's table does)",
 	 "NCCL tuning.cc hwLat PCI Ring Simple (shared/reference/README.md)"},
+	{"topology.pcie.nvlink_bridge", GC_P_BW, "0B/s", NULL, 0, BW_MAX,
+	 "intra pcie: GPUs 2k and 2k+1 of a node joined by an NVLink bridge of this bandwidth per "
+	 "direction (PCIe cards sold in bridged pairs); 0: none",
+	 "e.g. H100 NVL: 600 GB/s bidirectional NVLink bridge (NVIDIA H100 datasheet), 300 per "
+	 "direction before protocol overhead"},
+	{"topology.pcie.bridge_latency", GC_P_TIME, "3.4us", NULL, 0, LAT_MAX,
+	 "intra pcie with nvlink_bridge: per-message latency over the bridge (Simple; LL and LL128 "
+	 "scale it as NCCL's table does for NVLink)",
+	 "NCCL tuning.cc hwLat NVLink Ring Simple (shared/reference/README.md)"},
 	{"topology.fabric.kind", GC_P_ENUM, "nonblocking", "nonblocking|fat-tree|rail", 1, 0,
 	 "dgx: the network between nodes: one ideal switch, a two-level fat tree (a node's NICs on "
 	 "one leaf), or rail-optimized (NIC k of every node of a unit on leaf k)", NULL},
@@ -186,7 +195,8 @@ static const char *const nvswitch_only[] = {"topology.nvlink.bandwidth", "topolo
 					    "topology.nvlink.nvls_efficiency", NULL};
 static const char *const pcie_only[] = {
 	"topology.pcie.switch_gpus", "topology.pcie.sockets", "topology.pcie.uplink_bandwidth",
-	"topology.pcie.socket_bandwidth", "topology.pcie.p2p", "topology.pcie.p2p_latency", NULL};
+	"topology.pcie.socket_bandwidth", "topology.pcie.p2p", "topology.pcie.p2p_latency",
+	"topology.pcie.nvlink_bridge", "topology.pcie.bridge_latency", NULL};
 
 /* Presets: dgx-style nodes of 8 GPUs on NVSwitch, one NIC's worth of
  * network per GPU. NVLink, PCIe and NIC figures per GPU:
@@ -293,6 +303,15 @@ static gc_status intra_check(gc_config *cfg, const topo_preset *ps, char **errms
 		return gc_config_error(cfg, "topology.fabric.pxn", errmsg,
 				       "PXN reaches another rail over NVLink; a node with topology.intra "
 				       "pcie has none");
+	if (gc_config_bw(cfg, "topology.pcie.nvlink_bridge") > 0 && gpn % 2 != 0)
+		return gc_config_error(cfg, "topology.pcie.nvlink_bridge", errmsg,
+				       "bridges join GPUs in pairs; a node of %lld GPUs (gpus_per_node) has "
+				       "one left over",
+				       (long long)gpn);
+	if (gc_config_bw(cfg, "topology.pcie.nvlink_bridge") == 0 &&
+	    gc_config_is_set(cfg, "topology.pcie.bridge_latency"))
+		return gc_config_error(cfg, "topology.pcie.bridge_latency", errmsg,
+				       "applies with topology.pcie.nvlink_bridge > 0");
 	int64_t sw = gc_config_int(cfg, "topology.pcie.switch_gpus");
 	int64_t sockets = gc_config_int(cfg, "topology.pcie.sockets");
 	if (gpn % sw != 0)
@@ -504,6 +523,8 @@ gc_status gt_topo_from_config(const gc_config *cfg, gt_topo *t, char **errmsg)
 			       so = gc_config_bw(cfg, "topology.pcie.socket_bandwidth");
 			t->uplink_bw_Bps = up > 0 ? up : t->pcie.bw_Bps;
 			t->socket_bw_Bps = so > 0 ? so : t->pcie.bw_Bps;
+			t->bridge = (gt_link_spec){gc_config_bw(cfg, "topology.pcie.nvlink_bridge"),
+						   gc_config_time(cfg, "topology.pcie.bridge_latency")};
 			/* NVLS's helpers are an NVSwitch's engines: none here */
 			t->nvlink = (gt_link_spec){0, 0};
 		}
@@ -571,7 +592,8 @@ static uint32_t node_nlinks(const gt_topo *t)
 {
 	if (!pcie_node(t))
 		return 0;
-	return 2 * (uint32_t)(t->gpus_per_node / t->switch_gpus) + (t->sockets > 1 ? 2 : 0);
+	return 2 * (uint32_t)(t->gpus_per_node / t->switch_gpus) + (t->sockets > 1 ? 2 : 0) +
+	       (t->bridge.bw_Bps > 0 ? (uint32_t)t->gpus_per_node : 0);
 }
 
 /* the first link after the GPUs' and the nodes' own: the fabric's */
@@ -660,6 +682,12 @@ void gt_topo_instantiate(const gt_topo *t, gm_net *net)
 		for (int k = 0; t->sockets > 1 && k < 2; k++) {
 			snprintf(name, sizeof(name), "n%d.cpu%d.to.cpu%d", n, k, 1 - k);
 			gm_net_add_link(net, name, GM_LINK_PCIE, t->socket_bw_Bps * BWS(GM_LINK_PCIE), 0);
+		}
+		/* NVLink bridges: GPU 2k to 2k+1, then back */
+		for (int g = 0; t->bridge.bw_Bps > 0 && g < t->gpus_per_node; g++) {
+			snprintf(name, sizeof(name), "n%d.gpu%d.bridge.to.gpu%d", n, g, g ^ 1);
+			gm_net_add_link(net, name, GM_LINK_NVLINK, t->bridge.bw_Bps * BWS(GM_LINK_NVLINK),
+					LAT(GM_LINK_NVLINK, t->bridge.lat_ps));
 		}
 	}
 	/* the fabric's leaf uplinks (to the spines) and downlinks (from them),
@@ -810,12 +838,18 @@ static int pcie_route(const gt_topo *t, int src, int dst, uint32_t *route)
 	uint32_t s = (uint32_t)src * DGX_NLINKS, d = (uint32_t)dst * DGX_NLINKS;
 	int nsw = t->gpus_per_node / t->switch_gpus;
 	int ws = src % t->gpus_per_node / t->switch_gpus, wd = dst % t->gpus_per_node / t->switch_gpus;
+	uint32_t nb = (uint32_t)t->ngpus * DGX_NLINKS + (uint32_t)gt_topo_node_of(t, src) * node_nlinks(t);
+	if (t->bridge.bw_Bps > 0 && t->p2p && src / 2 == dst / 2) {
+		/* a bridged pair: over its NVLink bridge only (NCCL reaches it
+		 * through its P2P transport: without peer access, host memory) */
+		route[0] = nb + 2 * (uint32_t)nsw + (t->sockets > 1 ? 2 : 0) +
+			   (uint32_t)(src % t->gpus_per_node);
+		return 1;
+	}
 	int h = 0;
 	route[h++] = s + DGX_NVL_UP; /* p2p.tx */
 	route[h++] = s + DGX_PCIE_UP;
 	if (ws != wd || !t->p2p) {
-		uint32_t nb = (uint32_t)t->ngpus * DGX_NLINKS +
-			      (uint32_t)gt_topo_node_of(t, src) * node_nlinks(t);
 		route[h++] = nb + 2 * (uint32_t)ws;
 		int ks = ws / (nsw / t->sockets), kd = wd / (nsw / t->sockets);
 		if (ks != kd)

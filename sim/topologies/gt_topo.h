@@ -46,7 +46,9 @@ typedef enum gt_kind { GT_FLAT = 0, GT_DGX } gt_kind;
  *    link (pcie bandwidth; p2p.tx carries the per-message latency
  *    p2p_latency). Without peer access (p2p false: NCCL's SHM transport)
  *    every transfer is staged in host memory, so it climbs to the CPU even
- *    under one switch. Network traffic shares pcie.up/pcie.down with it. */
+ *    under one switch. Network traffic shares pcie.up/pcie.down with it.
+ *    With NVLink bridges (bridge.bw_Bps > 0) GPUs 2k and 2k+1 reach each
+ *    other over their bridge alone, one link each way. */
 typedef enum gt_intra { GT_INTRA_NVSWITCH = 0, GT_INTRA_PCIE } gt_intra;
 
 /* The network between dgx nodes (topology.fabric.kind):
@@ -104,6 +106,7 @@ typedef struct gt_topo {
 	int64_t p2p_lat_ps;   /* per message GPU to GPU */
 	double uplink_bw_Bps; /* a PCIe switch to its CPU, per direction */
 	double socket_bw_Bps; /* one socket to the other, per direction */
+	gt_link_spec bridge;  /* NVLink bridge of GPUs 2k, 2k+1 (bandwidth 0: none) */
 	/* protocol adjustments applied when links are instantiated (1 = as
 	 * described): bandwidth efficiency and per-class latency factors */
 	double bw_scale;

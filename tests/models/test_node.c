@@ -3,8 +3,8 @@
  * A node's inside. PCIe nodes (topology.intra: pcie): the routes through
  * PCIe switches, CPUs and sockets, with and without peer access; the
  * ring's latency and its bandwidth bound by whichever of those links it
- * crosses, derived by hand from the parameters; the closed form against
- * the flow runs; and every refusal. NICs shared by several GPUs
+ * crosses, derived by hand from the parameters; NVLink-bridged pairs; the
+ * closed form against the flow runs; and every refusal. NICs shared by several GPUs
  * (topology.nics_per_node): the routes through the group's NIC, the
  * network bandwidth of a node, the fabric's leaves and rails counted in
  * NICs, and the refusals.
@@ -188,6 +188,55 @@ static void test_refusals(void)
 		       "does not apply to topology kind flat");
 }
 
+/* PCIe cards in NVLink-bridged pairs: a pair's route is its bridge alone,
+ * the rest as without; the ring's 8 B crosses 7 bridges and 7 PCIe hops;
+ * pairs (TP 2) run at the bridge's rate, the 8-GPU ring still at PCIe's */
+static void test_nvlink_bridges(void)
+{
+	const char *yaml = "schema_version: 1\n"
+			   "topology: {kind: dgx, intra: pcie, pcie: {bandwidth: 52GB/s, switch_gpus: 2, "
+			   "nvlink_bridge: 250GB/s}}\n"
+			   "collective: {op: allreduce, algo: ring, sizes: [8B, 1GiB]}\n";
+	gm_run *r = run_yaml(yaml, NULL);
+	const gt_topo *t = &r->topo;
+	ge_engine e;
+	ge_engine_init(&e, 1);
+	gm_net net;
+	gm_net_init(&net, &e, NULL, NULL);
+	gt_topo_instantiate(t, &net);
+	/* 6 per GPU; 4 switches' up and down, 2 socket links, 8 bridge links */
+	g_assert_cmpuint(net.nlinks, ==, 8 * 6 + 8 + 2 + 8);
+	uint32_t route[GM_MAX_HOPS];
+	g_assert_cmpint(route_of(t, 4, 5, route), ==, 1);
+	g_assert_cmpstr(net.info[route[0]].name, ==, "n0.gpu4.bridge.to.gpu5");
+	g_assert_cmpint(net.info[route[0]].kind, ==, GM_LINK_NVLINK);
+	g_assert_cmpfloat(net.links[route[0]].bw_Bps, ==, 250e9);
+	g_assert_cmpint(route_of(t, 5, 4, route), ==, 1);
+	g_assert_cmpstr(net.info[route[0]].name, ==, "n0.gpu5.bridge.to.gpu4");
+	g_assert_cmpint(route_of(t, 5, 6, route), ==, 6); /* another switch: PCIe */
+	gm_net_fini(&net);
+	ge_engine_fini(&e);
+	g_assert_cmpfloat(fabs(r->pts[0].time_us - (8.4 + 7 * 5.7 + 7 * 3.4)), <, 0.01);
+	g_assert_cmpfloat(fabs(r->pts[1].busbw_GBps - 52.0) / 52.0, <, 0.01);
+	gm_run_free(r);
+	const char *pairs[] = {"collective.group.size=2", NULL};
+	r = run_yaml(yaml, pairs);
+	g_assert_cmpfloat(fabs(r->pts[0].time_us - (8.4 + 2 * 3.4)), <, 0.01);
+	g_assert_cmpfloat(fabs(r->pts[1].busbw_GBps - 250.0) / 250.0, <, 0.02);
+	gm_run_free(r);
+	expect_closed_form_near(yaml, pairs, 0.02);
+	/* without peer access the pair meets in host memory, as any other */
+	const char *shm[] = {"topology.pcie.p2p=false", NULL};
+	r = run_yaml(yaml, shm);
+	g_assert_cmpint(route_of(&r->topo, 4, 5, route), ==, 6);
+	gm_run_free(r);
+	expect_refused(yaml, (const char *[]){"topology.gpus_per_node=3", "topology.pcie.switch_gpus=1",
+					      "topology.pcie.sockets=1", NULL},
+		       "bridges join GPUs in pairs");
+	expect_refused(node8, (const char *[]){"topology.pcie.bridge_latency=2us", NULL},
+		       "applies with topology.pcie.nvlink_bridge > 0");
+}
+
 /* 8 GPUs sharing 4 NICs, two GPUs each */
 static void test_shared_nic_routes(void)
 {
@@ -284,6 +333,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/pcie/closed-form", test_closed_form);
 	g_test_add_func("/pcie/check-mode", test_check_mode);
 	g_test_add_func("/pcie/refusals", test_refusals);
+	g_test_add_func("/pcie/nvlink-bridges", test_nvlink_bridges);
 	g_test_add_func("/node/shared-nics", test_shared_nic_routes);
 	return g_test_run();
 }
