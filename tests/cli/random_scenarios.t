@@ -48,7 +48,8 @@ with tempfile.TemporaryDirectory() as d:
             if rng.random() < 0.3:  # a PCIe node: some layouts split unevenly (refused)
                 base = "kind: dgx, intra: pcie, pcie: {switch_gpus: %d, sockets: %d, p2p: %s%s}" % (
                     rng.choice([1, 2, 4]), rng.choice([1, 2]), rng.choice(["true", "false"]),
-                    ", socket_bandwidth: 9GB/s" if rng.random() < 0.5 else "")
+                    (", socket_bandwidth: 9GB/s" if rng.random() < 0.5 else "") +
+                    (", nvlink_bridge: 100GB/s" if rng.random() < 0.3 else ""))
                 fabric = fabric.replace(", pxn: false", "")
             topo = "{%s, nodes: %d, gpus_per_node: %d%s%s}" % (base, rng.randint(1, 4), gpn, fabric, arch)
         sizes = ", ".join("%dB" % rng.choice([1, 4, 8, 100, 4096, 65536, 262147]) for _ in range(3))
