@@ -101,8 +101,11 @@ static const gc_param topo_params[] = {
 	 NULL},
 	{"topology.pcie.socket_bandwidth", GC_P_BW, "0B/s", NULL, 0, BW_MAX,
 	 "intra pcie: what GPU traffic gets between the two sockets (UPI, xGMI), per direction; 0: "
-	 "topology.pcie.bandwidth",
-	 NULL},
+	 "topology.pcie.bandwidth. On Intel hosts peer traffic through the CPUs (switch uplinks and "
+	 "this link) gets 5/6 of it",
+	 "NCCL src/graph/topo.h, its figures (GB/s): Intel Skylake-Cascade Lake 10, Sapphire Rapids "
+	 "22, Emerald Rapids 40; AMD Zen 1-2 16, Zen 3-4 24, Zen 5 32; Arm 6; INTEL_P2P_OVERHEAD "
+	 "(64 B packets: 6/5 of the bandwidth)"},
 	{"topology.pcie.p2p", GC_P_BOOL, "true", NULL, 1, 0,
 	 "intra pcie: GPUs access each other's memory (NCCL's P2P transport); false: every "
 	 "transfer is staged in host memory (NCCL's SHM transport, as with P2P disabled), climbing "
@@ -523,6 +526,11 @@ gc_status gt_topo_from_config(const gc_config *cfg, gt_topo *t, char **errmsg)
 			       so = gc_config_bw(cfg, "topology.pcie.socket_bandwidth");
 			t->uplink_bw_Bps = up > 0 ? up : t->pcie.bw_Bps;
 			t->socket_bw_Bps = so > 0 ? so : t->pcie.bw_Bps;
+			/* Intel CPUs cut peer-to-peer traffic they forward into 64 B
+			 * PCIe packets: it takes 6/5 of the bandwidth it would
+			 * (NCCL src/graph/topo.h INTEL_P2P_OVERHEAD); host-memory
+			 * staging is plain DMA */
+			t->cpu_p2p_eff = t->cpu == GT_CPU_INTEL && t->p2p ? 5.0 / 6.0 : 1.0;
 			t->bridge = (gt_link_spec){gc_config_bw(cfg, "topology.pcie.nvlink_bridge"),
 						   gc_config_time(cfg, "topology.pcie.bridge_latency")};
 			/* NVLS's helpers are an NVSwitch's engines: none here */
@@ -675,13 +683,16 @@ void gt_topo_instantiate(const gt_topo *t, gm_net *net)
 	for (int n = 0; pcie_node(t) && n < t->nodes; n++) {
 		for (int w = 0; w < t->gpus_per_node / t->switch_gpus; w++) {
 			snprintf(name, sizeof(name), "n%d.pcisw%d.up", n, w);
-			gm_net_add_link(net, name, GM_LINK_PCIE, t->uplink_bw_Bps * BWS(GM_LINK_PCIE), 0);
+			gm_net_add_link(net, name, GM_LINK_PCIE,
+					t->uplink_bw_Bps * t->cpu_p2p_eff * BWS(GM_LINK_PCIE), 0);
 			snprintf(name, sizeof(name), "n%d.pcisw%d.down", n, w);
-			gm_net_add_link(net, name, GM_LINK_PCIE, t->uplink_bw_Bps * BWS(GM_LINK_PCIE), 0);
+			gm_net_add_link(net, name, GM_LINK_PCIE,
+					t->uplink_bw_Bps * t->cpu_p2p_eff * BWS(GM_LINK_PCIE), 0);
 		}
 		for (int k = 0; t->sockets > 1 && k < 2; k++) {
 			snprintf(name, sizeof(name), "n%d.cpu%d.to.cpu%d", n, k, 1 - k);
-			gm_net_add_link(net, name, GM_LINK_PCIE, t->socket_bw_Bps * BWS(GM_LINK_PCIE), 0);
+			gm_net_add_link(net, name, GM_LINK_PCIE,
+					t->socket_bw_Bps * t->cpu_p2p_eff * BWS(GM_LINK_PCIE), 0);
 		}
 		/* NVLink bridges: GPU 2k to 2k+1, then back */
 		for (int g = 0; t->bridge.bw_Bps > 0 && g < t->gpus_per_node; g++) {
@@ -971,11 +982,12 @@ double gt_topo_intra_bw(const gt_topo *t)
 	double bw = t->pcie.bw_Bps;
 	int nsw = t->gpus_per_node / t->switch_gpus;
 	/* staged through host memory, every GPU of a switch climbs its uplink */
-	double up = t->p2p ? (nsw > 1 ? t->uplink_bw_Bps : INFINITY) : t->uplink_bw_Bps / t->switch_gpus;
+	double up = t->p2p ? (nsw > 1 ? t->uplink_bw_Bps * t->cpu_p2p_eff : INFINITY)
+			   : t->uplink_bw_Bps / t->switch_gpus;
 	if (up < bw)
 		bw = up;
-	if (t->sockets > 1 && t->socket_bw_Bps < bw)
-		bw = t->socket_bw_Bps;
+	if (t->sockets > 1 && t->socket_bw_Bps * t->cpu_p2p_eff < bw)
+		bw = t->socket_bw_Bps * t->cpu_p2p_eff;
 	return bw;
 }
 

@@ -107,6 +107,7 @@ typedef struct gt_topo {
 	double uplink_bw_Bps; /* a PCIe switch to its CPU, per direction */
 	double socket_bw_Bps; /* one socket to the other, per direction */
 	gt_link_spec bridge;  /* NVLink bridge of GPUs 2k, 2k+1 (bandwidth 0: none) */
+	double cpu_p2p_eff;   /* share of uplink and socket bandwidth peer traffic gets */
 	/* protocol adjustments applied when links are instantiated (1 = as
 	 * described): bandwidth efficiency and per-class latency factors */
 	double bw_scale;

@@ -18,10 +18,10 @@
 #include "tests/models/run_testutil.h"
 
 /* one node of 8 GPUs at 25 GB/s each, two per PCIe switch, four switches
- * over two sockets */
+ * over two sockets, AMD hosts (peer traffic through the CPUs at full rate) */
 static const char *node8 = "schema_version: 1\n"
-			   "topology: {kind: dgx, intra: pcie, pcie: {bandwidth: 25GB/s, switch_gpus: 2, "
-			   "sockets: 2}}\n"
+			   "topology: {kind: dgx, cpu: amd, intra: pcie, pcie: {bandwidth: 25GB/s, "
+			   "switch_gpus: 2, sockets: 2}}\n"
 			   "collective: {op: allreduce, algo: ring, sizes: [8B, 1GiB]}\n";
 
 static int route_of(const gt_topo *t, int a, int b, uint32_t *route)
@@ -111,6 +111,10 @@ static void test_ring_bounds(void)
 		{"topology.pcie.p2p=false", NULL, 12.5},
 		{"topology.pcie.p2p=false", "topology.pcie.uplink_bandwidth=40GB/s", 20.0},
 		{"topology.pcie.switch_gpus=8", "topology.pcie.sockets=1", 25.0},
+		/* Intel hosts forward peer traffic in 64 B packets: 5/6 of the
+		 * socket link; staging in host memory is not peer traffic */
+		{"topology.cpu=intel", NULL, 25.0 * 5 / 6},
+		{"topology.cpu=intel", "topology.pcie.p2p=false", 12.5},
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
 		const char *sets[] = {cases[i].set1, cases[i].set2, NULL};
@@ -194,7 +198,7 @@ static void test_refusals(void)
 static void test_nvlink_bridges(void)
 {
 	const char *yaml = "schema_version: 1\n"
-			   "topology: {kind: dgx, intra: pcie, pcie: {bandwidth: 52GB/s, switch_gpus: 2, "
+			   "topology: {kind: dgx, cpu: amd, intra: pcie, pcie: {bandwidth: 52GB/s, switch_gpus: 2, "
 			   "nvlink_bridge: 250GB/s}}\n"
 			   "collective: {op: allreduce, algo: ring, sizes: [8B, 1GiB]}\n";
 	gm_run *r = run_yaml(yaml, NULL);
