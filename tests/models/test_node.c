@@ -24,6 +24,25 @@ static const char *node8 = "schema_version: 1\n"
 			   "switch_gpus: 2, sockets: 2}}\n"
 			   "collective: {op: allreduce, algo: ring, sizes: [8B, 1GiB]}\n";
 
+/* a topology's links, instantiated into a net of their own */
+typedef struct links_of {
+	ge_engine e;
+	gm_net net;
+} links_of;
+
+static void links_open(links_of *l, const gt_topo *t)
+{
+	ge_engine_init(&l->e, 1);
+	gm_net_init(&l->net, &l->e, NULL, NULL);
+	gt_topo_instantiate(t, &l->net);
+}
+
+static void links_close(links_of *l)
+{
+	gm_net_fini(&l->net);
+	ge_engine_fini(&l->e);
+}
+
 static int route_of(const gt_topo *t, int a, int b, uint32_t *route)
 {
 	return gt_topo_route(t, a, b, route);
@@ -36,20 +55,18 @@ static void test_routes(void)
 	const gt_topo *t = &r->topo;
 	g_assert_cmpint(t->intra, ==, GT_INTRA_PCIE);
 	g_assert_true(t->no_nvls);
-	ge_engine e;
-	ge_engine_init(&e, 1);
-	gm_net net;
-	gm_net_init(&net, &e, NULL, NULL);
-	gt_topo_instantiate(t, &net);
+	links_of l;
+	links_open(&l, t);
+	const gm_net *net = &l.net;
 	/* 6 links per GPU, then per node 4 switches' up and down links and
 	 * the two sockets' links */
-	g_assert_cmpuint(net.nlinks, ==, 16 * 6 + 2 * (4 * 2 + 2));
+	g_assert_cmpuint(net->nlinks, ==, 16 * 6 + 2 * (4 * 2 + 2));
 	uint32_t nb = 16 * 6; /* node 0's own links */
-	g_assert_cmpstr(net.info[0].name, ==, "n0.gpu0.p2p.tx");
-	g_assert_cmpint(net.info[0].lat_ps, ==, 5700000);
-	g_assert_cmpstr(net.info[nb].name, ==, "n0.pcisw0.up");
-	g_assert_cmpstr(net.info[nb + 8].name, ==, "n0.cpu0.to.cpu1");
-	g_assert_cmpstr(net.info[nb + 10].name, ==, "n1.pcisw0.up");
+	g_assert_cmpstr(net->info[0].name, ==, "n0.gpu0.p2p.tx");
+	g_assert_cmpint(net->info[0].lat_ps, ==, 5700000);
+	g_assert_cmpstr(net->info[nb].name, ==, "n0.pcisw0.up");
+	g_assert_cmpstr(net->info[nb + 8].name, ==, "n0.cpu0.to.cpu1");
+	g_assert_cmpstr(net->info[nb + 10].name, ==, "n1.pcisw0.up");
 	uint32_t route[GM_MAX_HOPS];
 	/* under one switch: the GPUs' own links only */
 	g_assert_cmpint(route_of(t, 0, 1, route), ==, 4);
@@ -77,10 +94,9 @@ static void test_routes(void)
 				continue;
 			int h = route_of(t, a, b, route);
 			for (int k = 0; k < h; k++)
-				g_assert_cmpuint(route[k], <, net.nlinks);
+				g_assert_cmpuint(route[k], <, net->nlinks);
 		}
-	gm_net_fini(&net);
-	ge_engine_fini(&e);
+	links_close(&l);
 	gm_run_free(r);
 
 	/* without peer access even GPUs under one switch meet in host memory */
@@ -203,23 +219,20 @@ static void test_nvlink_bridges(void)
 			   "collective: {op: allreduce, algo: ring, sizes: [8B, 1GiB]}\n";
 	gm_run *r = run_yaml(yaml, NULL);
 	const gt_topo *t = &r->topo;
-	ge_engine e;
-	ge_engine_init(&e, 1);
-	gm_net net;
-	gm_net_init(&net, &e, NULL, NULL);
-	gt_topo_instantiate(t, &net);
+	links_of l;
+	links_open(&l, t);
+	const gm_net *net = &l.net;
 	/* 6 per GPU; 4 switches' up and down, 2 socket links, 8 bridge links */
-	g_assert_cmpuint(net.nlinks, ==, 8 * 6 + 8 + 2 + 8);
+	g_assert_cmpuint(net->nlinks, ==, 8 * 6 + 8 + 2 + 8);
 	uint32_t route[GM_MAX_HOPS];
 	g_assert_cmpint(route_of(t, 4, 5, route), ==, 1);
-	g_assert_cmpstr(net.info[route[0]].name, ==, "n0.gpu4.bridge.to.gpu5");
-	g_assert_cmpint(net.info[route[0]].kind, ==, GM_LINK_NVLINK);
-	g_assert_cmpfloat(net.links[route[0]].bw_Bps, ==, 250e9);
+	g_assert_cmpstr(net->info[route[0]].name, ==, "n0.gpu4.bridge.to.gpu5");
+	g_assert_cmpint(net->info[route[0]].kind, ==, GM_LINK_NVLINK);
+	g_assert_cmpfloat(net->links[route[0]].bw_Bps, ==, 250e9);
 	g_assert_cmpint(route_of(t, 5, 4, route), ==, 1);
-	g_assert_cmpstr(net.info[route[0]].name, ==, "n0.gpu5.bridge.to.gpu4");
+	g_assert_cmpstr(net->info[route[0]].name, ==, "n0.gpu5.bridge.to.gpu4");
 	g_assert_cmpint(route_of(t, 5, 6, route), ==, 6); /* another switch: PCIe */
-	gm_net_fini(&net);
-	ge_engine_fini(&e);
+	links_close(&l);
 	g_assert_cmpfloat(fabs(r->pts[0].time_us - (8.4 + 7 * 5.7 + 7 * 3.4)), <, 0.01);
 	g_assert_cmpfloat(fabs(r->pts[1].busbw_GBps - 52.0) / 52.0, <, 0.01);
 	gm_run_free(r);
@@ -254,19 +267,16 @@ static void test_shared_nic_routes(void)
 	g_assert_cmpint(gt_topo_comm_nics(t, 8), ==, 4);
 	g_assert_cmpint(gt_topo_comm_nics(t, 3), ==, 2);
 	g_assert_cmpint(gt_topo_comm_nics(t, 1), ==, 1);
-	ge_engine e;
-	ge_engine_init(&e, 1);
-	gm_net net;
-	gm_net_init(&net, &e, NULL, NULL);
-	gt_topo_instantiate(t, &net);
-	g_assert_cmpstr(net.info[2 * 6 + 4].name, ==, "n0.nic1.tx");
+	links_of l;
+	links_open(&l, t);
+	const gm_net *net = &l.net;
+	g_assert_cmpstr(net->info[2 * 6 + 4].name, ==, "n0.nic1.tx");
 	uint32_t route[GM_MAX_HOPS];
 	/* GPU 3 leaves through GPU 2's NIC and arrives through GPU 10's */
 	g_assert_cmpint(route_of(t, 3, 8 + 3, route), ==, 4);
 	uint32_t want[] = {3 * 6 + 2, 2 * 6 + 4, 10 * 6 + 5, 11 * 6 + 3};
 	g_assert_cmpmem(route, sizeof(want), want, sizeof(want));
-	gm_net_fini(&net);
-	ge_engine_fini(&e);
+	links_close(&l);
 	gm_run_free(r);
 
 	/* a node's network is its NICs: a ring across two nodes at 1 GiB
