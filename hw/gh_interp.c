@@ -214,6 +214,16 @@ gc_status gh_interp_plan_build(const gs_sched *s, gh_interp_plan *plan, char **e
 	plan->conn_src = (int32_t *)(void *)g_array_free(src, FALSE);
 	plan->conn_dst = (int32_t *)(void *)g_array_free(dst, FALSE);
 	plan->conn_ch = (int32_t *)(void *)g_array_free(chs, FALSE);
+	if (st == GC_OK) {
+		plan->conn_slots = g_new0(uint64_t, plan->nconns > 0 ? plan->nconns : 1);
+		for (uint64_t i = 0; i < plan->nsteps; i++)
+			if (plan->aux[i].send_conn >= 0)
+				plan->conn_slots[plan->aux[i].send_conn] +=
+					gh_interp_pieces(plan->steps[i].bytes);
+		for (int c = 0; c < plan->nconns; c++)
+			if (plan->conn_slots[c] < GH_NSLOTS)
+				plan->conn_slots[c] = GH_NSLOTS;
+	}
 	if (st != GC_OK)
 		gh_interp_plan_clear(plan);
 	return st;
@@ -226,6 +236,7 @@ void gh_interp_plan_clear(gh_interp_plan *plan)
 	g_free(plan->conn_src);
 	g_free(plan->conn_dst);
 	g_free(plan->conn_ch);
+	g_free(plan->conn_slots);
 	memset(plan, 0, sizeof(*plan));
 }
 

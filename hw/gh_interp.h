@@ -55,6 +55,19 @@ extern "C" {
 #define GH_P_SIGNAL 64u /* add 1 to the peer's slot dst_off */
 #define GH_P_WAIT 128u	/* wait for own slot src_off >= bytes */
 
+/* Mailboxes (hw/kernels/gh_interp.cu): a message of at most GH_LL_MAX
+ * bytes travels as one LL piece, a longer one in pieces of GH_SLOT_BYTES,
+ * each in a slot of its connection's mailbox. */
+#define GH_NSLOTS 4 /* the fewest slots a mailbox has */
+#define GH_SLOT_BYTES (128u * 1024u)
+#define GH_LL_MAX (8u * 1024u)
+
+/* The pieces the kernel cuts a message of `bytes` into (an empty one: 1). */
+static inline uint64_t gh_interp_pieces(uint64_t bytes)
+{
+	return bytes <= GH_LL_MAX ? 1 : (bytes + GH_SLOT_BYTES - 1) / GH_SLOT_BYTES;
+}
+
 typedef struct gh_step_aux {
 	int32_t send_conn; /* -1 when the step does not send */
 	int32_t recv_conn; /* -1 when the step does not receive */
@@ -79,6 +92,13 @@ typedef struct gh_interp_plan {
 	uint64_t max_msg_bytes; /* largest single data step (not SIGNAL / WAIT) */
 	uint32_t nsignals;	/* signal slots per rank */
 	int strands_per_channel; /* a connection's channel = strand / this */
+	/* owned, nconns: each connection's mailbox slots, one per piece it
+	 * carries in a launch (at least GH_NSLOTS). The schedule contract gives
+	 * a sender unlimited buffering (gs_validate proves deadlock freedom
+	 * under it) and schedules rely on it: a ring allreduce sends a whole
+	 * chunk before it receives anything, so a mailbox of a few slots would
+	 * leave every sender waiting on a receiver that is itself sending. */
+	uint64_t *conn_slots;
 } gh_interp_plan;
 
 /* GC_ERR_UNSUPPORTED for a dtype the kernel cannot reduce (float, int32 and

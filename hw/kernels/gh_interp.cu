@@ -7,7 +7,8 @@
  * sender) and a tail counter (written only by the receiver).
  *
  * A mailbox has a slot for every piece its connection carries in a launch
- * (at least GH_NSLOTS): the schedule contract gives a sender unlimited
+ * (at least GH_NSLOTS; the plan counts them, gh_interp_plan.conn_slots):
+ * the schedule contract gives a sender unlimited
  * buffering (gs_validate proves deadlock freedom under it), and schedules
  * rely on it -- ring allreduce has every rank SEND a whole chunk (several
  * 1 MiB slices) before it receives anything, so a mailbox of a few slots
@@ -75,9 +76,6 @@
 #include "hw/gh_interp.h"
 #include "hw/kernels/gh_common.cuh"
 
-#define GH_NSLOTS 4
-#define GH_SLOT_BYTES (128u * 1024u)
-#define GH_LL_MAX (8u * 1024u)
 #define GH_THREADS 512
 #define GH_SPIN_TIMEOUT_NS 10000000000ull
 
@@ -428,17 +426,9 @@ extern "C" gc_status gh_cuda_interp_run(const int *devs, int ndevs, const gh_int
 		st = GC_ERR_IO;
 		goto out;
 	}
-	/* a slot per piece sent on the connection, counted as the kernel cuts
-	 * messages (LL and empty messages: one piece), at least GH_NSLOTS */
-	for (uint64_t i = 0; i < plan->nsteps; i++) {
-		const int c = plan->aux[i].send_conn;
-		const uint64_t b = plan->steps[i].bytes;
-		if (c >= 0)
-			M.nslots[c] += b <= GH_LL_MAX ? 1 : (b + GH_SLOT_BYTES - 1) / GH_SLOT_BYTES;
-	}
+	/* the plan's mailbox sizes (gh_interp_plan.conn_slots) */
 	for (int c = 0; c < nc; c++) {
-		if (M.nslots[c] < GH_NSLOTS)
-			M.nslots[c] = GH_NSLOTS;
+		M.nslots[c] = plan->conn_slots[c];
 		M.slots_total += (size_t)M.nslots[c] * GH_SLOT_BYTES;
 	}
 	if (!nc)

@@ -666,17 +666,18 @@ void gt_topo_instantiate(const gt_topo *t, gm_net *net)
 		/* a NIC shared by several GPUs is its first GPU's: the others'
 		 * NIC slots carry nothing */
 		int share = t->nic_share > 1 ? t->nic_share : 1;
+		char wide[64]; /* room for any ints; the net keeps GM_LINK_NAME of it */
 		if (loc % share == 0)
-			snprintf(name, sizeof(name), "n%d.nic%d.tx", node, loc / share);
+			snprintf(wide, sizeof(wide), "n%d.nic%d.tx", node, loc / share);
 		else
-			snprintf(name, sizeof(name), "n%d.gpu%d.nic-of-gpu%d", node, loc, loc / share * share);
-		gm_net_add_link(net, name, GM_LINK_NIC, t->nic.bw_Bps * BWS(GM_LINK_NIC),
+			snprintf(wide, sizeof(wide), "n%d.gpu%d.nic-of-gpu%d", node, loc, loc / share * share);
+		gm_net_add_link(net, wide, GM_LINK_NIC, t->nic.bw_Bps * BWS(GM_LINK_NIC),
 				LAT(GM_LINK_NIC, t->nic.lat_ps));
 		if (loc % share == 0)
-			snprintf(name, sizeof(name), "n%d.nic%d.rx", node, loc / share);
+			snprintf(wide, sizeof(wide), "n%d.nic%d.rx", node, loc / share);
 		else
-			snprintf(name, sizeof(name), "n%d.gpu%d.nic-of-gpu%d.rx", node, loc, loc / share * share);
-		gm_net_add_link(net, name, GM_LINK_NIC, t->nic.bw_Bps * BWS(GM_LINK_NIC), 0);
+			snprintf(wide, sizeof(wide), "n%d.gpu%d.nic-of-gpu%d.rx", node, loc, loc / share * share);
+		gm_net_add_link(net, wide, GM_LINK_NIC, t->nic.bw_Bps * BWS(GM_LINK_NIC), 0);
 	}
 	/* intra pcie: each node's PCIe switch uplinks and downlinks, then its
 	 * sockets' links (CPU k to the other) */
@@ -696,8 +697,9 @@ void gt_topo_instantiate(const gt_topo *t, gm_net *net)
 		}
 		/* NVLink bridges: GPU 2k to 2k+1, then back */
 		for (int g = 0; t->bridge.bw_Bps > 0 && g < t->gpus_per_node; g++) {
-			snprintf(name, sizeof(name), "n%d.gpu%d.bridge.to.gpu%d", n, g, g ^ 1);
-			gm_net_add_link(net, name, GM_LINK_NVLINK, t->bridge.bw_Bps * BWS(GM_LINK_NVLINK),
+			char wide[64];
+			snprintf(wide, sizeof(wide), "n%d.gpu%d.bridge.to.gpu%d", n, g, g ^ 1);
+			gm_net_add_link(net, wide, GM_LINK_NVLINK, t->bridge.bw_Bps * BWS(GM_LINK_NVLINK),
 					LAT(GM_LINK_NVLINK, t->bridge.lat_ps));
 		}
 	}

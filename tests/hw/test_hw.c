@@ -354,6 +354,109 @@ static void check_pack_params(gs_params p)
 	gs_gen_free(g);
 }
 
+/* The kernel's credit protocol on the CPU: each (rank, strand) is a block
+ * that moves its steps piece by piece (gh_interp_pieces), a piece waiting
+ * for a free slot in the mailbox it sends on (head - tail < slots) and for
+ * a piece in the one it receives from (head > tail). Blocks take turns
+ * until all finish or none can move. True when all finish. Two-sided
+ * schedules only (no SIGNAL/WAIT). */
+static bool mailboxes_drain(const gh_interp_plan *plan, const uint64_t *slots)
+{
+	int nb = plan->nranks * plan->nstrands, nc = plan->nconns;
+	uint64_t *at = g_new(uint64_t, nb), *piece = g_new0(uint64_t, nb);
+	uint64_t *head = g_new0(uint64_t, nc ? nc : 1), *tail = g_new0(uint64_t, nc ? nc : 1);
+	for (int b = 0; b < nb; b++)
+		at[b] = plan->strand_off[b];
+	bool moved = true, done = false;
+	while (moved && !done) {
+		moved = false;
+		done = true;
+		for (int b = 0; b < nb; b++)
+			while (at[b] < plan->strand_off[b + 1]) {
+				const gh_step_aux *ax = &plan->aux[at[b]];
+				g_assert_cmpuint(ax->props & (GH_P_SIGNAL | GH_P_WAIT), ==, 0);
+				int s = ax->send_conn, r = ax->recv_conn;
+				if ((s >= 0 && head[s] - tail[s] >= slots[s]) || (r >= 0 && head[r] <= tail[r]))
+					break;
+				if (s >= 0)
+					head[s]++;
+				if (r >= 0)
+					tail[r]++;
+				moved = true;
+				if (++piece[b] == gh_interp_pieces(plan->steps[at[b]].bytes)) {
+					piece[b] = 0;
+					at[b]++;
+				}
+			}
+		for (int b = 0; b < nb; b++)
+			done &= at[b] == plan->strand_off[b + 1];
+	}
+	g_free(at);
+	g_free(piece);
+	g_free(head);
+	g_free(tail);
+	return done;
+}
+
+/* Every mailbox is as big as the plan says, and with those sizes the
+ * blocks always finish; with GH_NSLOTS slots each the larger schedules
+ * the GPU check runs would not (every ring rank sends a whole chunk
+ * before it receives). */
+static void test_interp_mailboxes(void)
+{
+	static const struct {
+		gs_coll coll;
+		gs_algo algo;
+		int nranks, nch;
+		uint64_t bytes;
+		bool fits_few; /* finishes with GH_NSLOTS slots too */
+	} cases[] = {
+		{GS_COLL_ALLREDUCE, GS_ALGO_RING, 4, 1, 8u << 20, false},
+		{GS_COLL_ALLREDUCE, GS_ALGO_RING, 8, 2, 64u << 20, false},
+		{GS_COLL_ALLGATHER, GS_ALGO_RING, 4, 1, 8u << 20, false},
+		{GS_COLL_REDUCESCATTER, GS_ALGO_RING, 4, 1, 8u << 20, false},
+		{GS_COLL_ALLREDUCE, GS_ALGO_TREE, 8, 2, 8u << 20, true},
+		{GS_COLL_ALLREDUCE, GS_ALGO_RING, 4, 1, 64u << 10, true},
+		{GS_COLL_ALLTOALL, GS_ALGO_PAIRWISE, 4, 2, 8u << 20, true},
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		/* NCCL's Simple chunking, as `gcsim hw interp` runs it */
+		gs_params p = {.coll = cases[i].coll, .algo = cases[i].algo, .dtype = GS_DT_F32,
+			       .nranks = cases[i].nranks, .bytes = cases[i].bytes,
+			       .nchannels = cases[i].nch, .chunk_bytes = 2u << 20,
+			       .slice_bytes = 1u << 20, .ranks_per_node = cases[i].nranks};
+		gs_gen *g = NULL;
+		char *err = NULL;
+		g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
+		gs_sched *s = gs_sched_materialize(g);
+		gh_interp_plan plan;
+		g_assert_cmpint(gh_interp_plan_build(s, &plan, &err), ==, GC_OK);
+		/* a slot per piece sent on each connection */
+		uint64_t *want = g_new0(uint64_t, plan.nconns), total = 0;
+		for (uint64_t k = 0; k < plan.nsteps; k++)
+			if (plan.aux[k].send_conn >= 0)
+				want[plan.aux[k].send_conn] += gh_interp_pieces(plan.steps[k].bytes);
+		for (int c = 0; c < plan.nconns; c++) {
+			g_assert_cmpuint(plan.conn_slots[c], ==, MAX(want[c], (uint64_t)GH_NSLOTS));
+			total += plan.conn_slots[c];
+		}
+		g_test_message("%s/%s %d ranks %llu B: %d mailboxes, %llu slots (%.0f MiB)",
+			       gs_coll_name(p.coll), gs_algo_name(p.algo), p.nranks,
+			       (unsigned long long)p.bytes, plan.nconns, (unsigned long long)total,
+			       (double)total * GH_SLOT_BYTES / 1048576.0);
+		g_assert_true(mailboxes_drain(&plan, plan.conn_slots));
+		uint64_t *few = g_new(uint64_t, plan.nconns);
+		for (int c = 0; c < plan.nconns; c++)
+			few[c] = GH_NSLOTS;
+		g_assert_cmpint(mailboxes_drain(&plan, few), ==, cases[i].fits_few);
+		g_free(few);
+		g_free(want);
+		gh_interp_plan_clear(&plan);
+		gs_sched_free(s);
+		gs_gen_free(g);
+	}
+}
+
 static void check_pack(gs_coll coll, gs_algo algo, int nranks, int nch, uint64_t bytes)
 {
 	check_pack_rpn(coll, algo, nranks, nranks, nch, bytes);
@@ -732,6 +835,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/hw/busbw", test_busbw);
 	g_test_add_func("/hw/calibration-fit", test_calibration_fit);
 	g_test_add_func("/hw/interp-pack", test_interp_pack);
+	g_test_add_func("/hw/interp-mailboxes", test_interp_mailboxes);
 	g_test_add_func("/hw/interp-split", test_interp_split);
 	g_test_add_func("/hw/interp-one-sided", test_interp_one_sided);
 	g_test_add_func("/hw/interp-gpu", test_interp_gpu);
