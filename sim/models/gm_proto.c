@@ -81,7 +81,9 @@ double gm_proto_ring_bound(const gt_topo *t, int comm_nodes, int ranks_per_node)
 	double nvl = rpn > 1 ? gt_topo_intra_bw(t) * (comm_nodes > 1 ? (double)rpn / (rpn - 1) : 1.0) : 0;
 	if (comm_nodes <= 1)
 		return nvl;
-	double nic = t->nic.bw_Bps < t->pcie.bw_Bps ? t->nic.bw_Bps : t->pcie.bw_Bps;
+	/* a NIC, fed by the PCIe links of the GPUs that share it */
+	double feed = t->pcie.bw_Bps * (t->nic_share > 1 ? t->nic_share : 1);
+	double nic = t->nic.bw_Bps < feed ? t->nic.bw_Bps : feed;
 	double net = nic * gt_topo_comm_nics(t, rpn);
 	return rpn > 1 && nvl < net ? nvl : net;
 }

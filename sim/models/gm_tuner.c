@@ -87,8 +87,9 @@ bool gm_tuner_init(gm_tuner *tu, const gt_topo *t, int nranks, int rpn, int nch,
 				   : 0;
 	if (nch < 1)
 		nch = 1;
-	/* ring: every channel crosses each GPU's NVLink port, and each node's
-	 * NICs (one per GPU of the communicator there) once each way */
+	/* ring: every channel crosses each GPU's NVLink port (on a PCIe node,
+	 * the node's narrowest link), and the NICs a node's ranks use once
+	 * each way */
 	if (t->kind == GT_FLAT) {
 		double bw = t->link.bw_Bps * 1e-9 / nch;
 		tu->ring = (gm_tuner_graph){nch, bw, bw};
