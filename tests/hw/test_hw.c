@@ -197,18 +197,30 @@ static void check_pack_fwd(gs_coll coll, int nranks, int rpn, int nch, uint64_t 
 	check_pack_params(p);
 }
 
+/* p's schedule, materialized, and its interpreter plan, which must build;
+ * free with gh_interp_plan_clear, gs_sched_free and gs_gen_free. */
+static void pack(const gs_params *p, gs_gen **g, gs_sched **s, gh_interp_plan *plan)
+{
+	char *err = NULL;
+	g_assert_cmpint(gs_gen_create(p, g, &err), ==, GC_OK);
+	*s = gs_sched_materialize(*g);
+	gc_status st = gh_interp_plan_build(*s, plan, &err);
+	if (st != GC_OK)
+		g_test_message("%s", err);
+	g_assert_cmpint(st, ==, GC_OK);
+}
+
 static void check_pack_params(gs_params p)
 {
 	const gs_coll coll = p.coll;
 	const gs_algo algo = p.algo;
 	const int nranks = p.nranks;
 	const uint64_t bytes = p.bytes;
-	gs_gen *g = NULL;
-	char *err = NULL;
-	g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
-	gs_sched *s = gs_sched_materialize(g);
+	gs_gen *g;
+	gs_sched *s;
 	gh_interp_plan plan;
-	g_assert_cmpint(gh_interp_plan_build(s, &plan, &err), ==, GC_OK);
+	char *err = NULL;
+	pack(&p, &g, &s, &plan);
 	int spc = s->strands_per_channel;
 	g_assert_cmpint(plan.strands_per_channel, ==, spc);
 	/* Both ends of every message name the same mailbox, the one of the
@@ -425,12 +437,10 @@ static void test_interp_mailboxes(void)
 			       .nranks = cases[i].nranks, .bytes = cases[i].bytes,
 			       .nchannels = cases[i].nch, .chunk_bytes = 2u << 20,
 			       .slice_bytes = 1u << 20, .ranks_per_node = cases[i].nranks};
-		gs_gen *g = NULL;
-		char *err = NULL;
-		g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
-		gs_sched *s = gs_sched_materialize(g);
+		gs_gen *g;
+		gs_sched *s;
 		gh_interp_plan plan;
-		g_assert_cmpint(gh_interp_plan_build(s, &plan, &err), ==, GC_OK);
+		pack(&p, &g, &s, &plan);
 		/* a slot per piece sent on each connection */
 		uint64_t *want = g_new0(uint64_t, plan.nconns), total = 0;
 		for (uint64_t k = 0; k < plan.nsteps; k++)
