@@ -68,7 +68,8 @@ static const gc_param topo_params[] = {
 	 "dgx: per-message latency GPU to GPU through NVSwitch",
 	 "NCCL tuning.cc hwLat NVLink Ring Simple (shared/reference/README.md)"},
 	{"topology.nic.bandwidth", GC_P_BW, "400Gbps", NULL, 1, BW_MAX,
-	 "dgx: NIC line rate per direction (one NIC per GPU)", "ConnectX-7 400 Gb/s"},
+	 "dgx: a NIC's line rate per direction (one NIC per GPU unless topology.nics_per_node)",
+	 "ConnectX-7 400 Gb/s"},
 	{"topology.nics_per_node", GC_P_INT, "0", NULL, 0, 1024,
 	 "dgx: NICs per node, each shared by gpus_per_node / nics_per_node neighbouring GPUs "
 	 "(GPUs 0..k-1 the first, and so on); 0: one per GPU. nic.bandwidth is each NIC's",
@@ -533,7 +534,7 @@ gc_status gt_topo_from_config(const gc_config *cfg, gt_topo *t, char **errmsg)
 			t->cpu_p2p_eff = t->cpu == GT_CPU_INTEL && t->p2p ? 5.0 / 6.0 : 1.0;
 			t->bridge = (gt_link_spec){gc_config_bw(cfg, "topology.pcie.nvlink_bridge"),
 						   gc_config_time(cfg, "topology.pcie.bridge_latency")};
-			/* NVLS's helpers are an NVSwitch's engines: none here */
+			/* no NVLink ports (gt_topo_intra_bw is the node's rate) */
 			t->nvlink = (gt_link_spec){0, 0};
 		}
 		/* two channels per NIC: rings and trees then leave each node
@@ -588,14 +589,20 @@ gc_status gt_topo_from_config(const gc_config *cfg, gt_topo *t, char **errmsg)
 
 enum { DGX_NVL_UP, DGX_NVL_DOWN, DGX_PCIE_UP, DGX_PCIE_DOWN, DGX_NIC_TX, DGX_NIC_RX, DGX_NLINKS };
 
-/* intra pcie: a node's own links after every GPU's: per PCIe switch its
- * uplink and downlink, then with two sockets one link each way between
- * them */
+/* GPUs per NIC */
+static int share_of(const gt_topo *t)
+{
+	return t->nic_share > 1 ? t->nic_share : 1;
+}
+
 static bool pcie_node(const gt_topo *t)
 {
 	return t->kind == GT_DGX && t->intra == GT_INTRA_PCIE;
 }
 
+/* intra pcie: a node's own links after every GPU's: per PCIe switch its
+ * uplink and downlink, with two sockets one link each way between them,
+ * then its NVLink bridges' (one per GPU) */
 static uint32_t node_nlinks(const gt_topo *t)
 {
 	if (!pcie_node(t))
@@ -665,7 +672,7 @@ void gt_topo_instantiate(const gt_topo *t, gm_net *net)
 		gm_net_add_link(net, name, GM_LINK_PCIE, t->pcie.bw_Bps * BWS(GM_LINK_PCIE), 0);
 		/* a NIC shared by several GPUs is its first GPU's: the others'
 		 * NIC slots carry nothing */
-		int share = t->nic_share > 1 ? t->nic_share : 1;
+		int share = share_of(t);
 		char wide[64]; /* room for any ints; the net keeps GM_LINK_NAME of it */
 		if (loc % share == 0)
 			snprintf(wide, sizeof(wide), "n%d.nic%d.tx", node, loc / share);
@@ -758,11 +765,6 @@ void gt_topo_instantiate(const gt_topo *t, gm_net *net)
 }
 #undef LAT
 #undef BWS
-
-static int share_of(const gt_topo *t)
-{
-	return t->nic_share > 1 ? t->nic_share : 1;
-}
 
 int gt_topo_nics(const gt_topo *t)
 {
@@ -929,7 +931,7 @@ static int route_links(const gt_topo *t, int src, int dst, int ch, uint32_t *rou
 	int h = 0;
 	if (t->pxn) {
 		/* PXN: over NVLink to this node's GPU on the receiver's rail,
-		 * whose NIC sends (unless the sender is that GPU) */
+		 * whose NIC sends (unless the sender shares that NIC) */
 		int via = gt_topo_node_of(t, src) * t->gpus_per_node +
 			  nic_owner(t, dst) % t->gpus_per_node;
 		if (nic_owner(t, via) != nic_owner(t, src)) {
