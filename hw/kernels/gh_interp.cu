@@ -96,7 +96,7 @@ struct gh_dev_plan {
 	uint64_t buf_off[GS_BUF__COUNT];
 	gh_mailbox_ctl *const *ctl;	     /* per connection */
 	char *const *slots;		     /* per connection: nslots[c] * GH_SLOT_BYTES */
-	const unsigned long long *nslots;   /* per connection: its slot count */
+	const unsigned long long *nslots;   /* per connection: its slot count (the plan's conn_slots) */
 	unsigned long long *const *signals; /* per rank: nsignals slot counters */
 	int first_strand;		     /* strand of block 0 */
 	int nstrands;
@@ -308,7 +308,6 @@ struct gh_run_mem {
 	char **arena;		    /* host copies of the tables */
 	gh_mailbox_ctl **ctl;
 	char **slots;
-	unsigned long long *nslots; /* per connection: slots in its mailbox */
 	size_t slots_total;	    /* bytes of every connection's slots together */
 	unsigned long long **signals;
 	void *blocks[4]; /* one GPU: the four shared blocks behind the tables */
@@ -352,7 +351,6 @@ static void run_mem_free(gh_run_mem *m, const gh_interp_plan *plan)
 	free(m->arena);
 	free(m->ctl);
 	free(m->slots);
-	free(m->nslots);
 	free(m->signals);
 }
 
@@ -420,17 +418,14 @@ extern "C" gc_status gh_cuda_interp_run(const int *devs, int ndevs, const gh_int
 	M.signals = (unsigned long long **)calloc((size_t)nr, sizeof(unsigned long long *));
 	M.ctl = (gh_mailbox_ctl **)calloc((size_t)(nc ? nc : 1), sizeof(gh_mailbox_ctl *));
 	M.slots = (char **)calloc((size_t)(nc ? nc : 1), sizeof(char *));
-	M.nslots = (unsigned long long *)calloc((size_t)(nc ? nc : 1), sizeof(unsigned long long));
-	if (!M.arena || !M.signals || !M.ctl || !M.slots || !M.nslots) {
+	if (!M.arena || !M.signals || !M.ctl || !M.slots) {
 		snprintf(why, GH_WHY, "interpreter: out of host memory");
 		st = GC_ERR_IO;
 		goto out;
 	}
 	/* the plan's mailbox sizes (gh_interp_plan.conn_slots) */
-	for (int c = 0; c < nc; c++) {
-		M.nslots[c] = plan->conn_slots[c];
-		M.slots_total += (size_t)M.nslots[c] * GH_SLOT_BYTES;
-	}
+	for (int c = 0; c < nc; c++)
+		M.slots_total += (size_t)plan->conn_slots[c] * GH_SLOT_BYTES;
 	if (!nc)
 		M.slots_total = (size_t)GH_NSLOTS * GH_SLOT_BYTES;
 	CK(cudaSetDevice(devs[0]));
@@ -445,7 +440,7 @@ extern "C" gc_status gh_cuda_interp_run(const int *devs, int ndevs, const gh_int
 		for (int c = 0; c < nc; c++) {
 			CK(cudaSetDevice(devs[plan->conn_dst[c]]));
 			CK(cudaMalloc((void **)&M.ctl[c], sizeof(gh_mailbox_ctl)));
-			CK(cudaMalloc((void **)&M.slots[c], (size_t)M.nslots[c] * GH_SLOT_BYTES));
+			CK(cudaMalloc((void **)&M.slots[c], (size_t)plan->conn_slots[c] * GH_SLOT_BYTES));
 		}
 	} else {
 		CK(cudaMalloc(&M.blocks[0], plan->rank_stride * (uint64_t)nr));
@@ -460,7 +455,7 @@ extern "C" gc_status gh_cuda_interp_run(const int *devs, int ndevs, const gh_int
 		for (int c = 0; c < nc; c++) {
 			M.ctl[c] = (gh_mailbox_ctl *)M.blocks[2] + c;
 			M.slots[c] = (char *)M.blocks[3] + so;
-			so += (size_t)M.nslots[c] * GH_SLOT_BYTES;
+			so += (size_t)plan->conn_slots[c] * GH_SLOT_BYTES;
 		}
 	}
 	for (int g = 0; g < ndevs; g++) {
@@ -481,7 +476,8 @@ extern "C" gc_status gh_cuda_interp_run(const int *devs, int ndevs, const gh_int
 		CK(table_to_device(M.ctl, (size_t)nc, &P->ctl));
 		CK(table_to_device(M.slots, (size_t)nc, &P->slots));
 		CK(cudaMalloc((void **)&P->nslots, sizeof(unsigned long long) * (size_t)(nc ? nc : 1)));
-		CK(cudaMemcpy((void *)P->nslots, M.nslots, sizeof(unsigned long long) * (size_t)(nc ? nc : 1),
+		static_assert(sizeof(unsigned long long) == sizeof(*plan->conn_slots), "slot counts");
+		CK(cudaMemcpy((void *)P->nslots, plan->conn_slots, sizeof(unsigned long long) * (size_t)(nc ? nc : 1),
 			      cudaMemcpyHostToDevice));
 		memcpy(P->buf_off, plan->buf_off, sizeof(P->buf_off));
 		P->first_strand = multi ? g * plan->nstrands : 0;
@@ -513,7 +509,7 @@ extern "C" gc_status gh_cuda_interp_run(const int *devs, int ndevs, const gh_int
 		for (int c = 0; multi && c < nc; c++) {
 			CK(cudaSetDevice(devs[plan->conn_dst[c]]));
 			CK(cudaMemset(M.ctl[c], 0, sizeof(gh_mailbox_ctl)));
-			CK(cudaMemset(M.slots[c], 0, (size_t)M.nslots[c] * GH_SLOT_BYTES));
+			CK(cudaMemset(M.slots[c], 0, (size_t)plan->conn_slots[c] * GH_SLOT_BYTES));
 		}
 		for (int g = 0; g < ndevs; g++) {
 			CK(cudaSetDevice(devs[g]));

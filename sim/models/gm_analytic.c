@@ -428,11 +428,6 @@ static double ring_step(const hopinfo *hi, double beta, uint64_t c, uint64_t sli
  * there the closed forms load every rank's (every group's) messages,
  * elsewhere the links a rank uses are its own and one rank (one group)
  * decides. */
-static bool uses_pcie_nodes(const gt_topo *topo)
-{
-	return topo->kind == GT_DGX && topo->intra == GT_INTRA_PCIE;
-}
-
 static bool uplinks_shared(const gt_topo *topo)
 {
 	return topo->kind == GT_DGX && (topo->fabric != GT_FAB_NONBLOCKING || topo->intra == GT_INTRA_PCIE ||
@@ -1180,9 +1175,10 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		 * member per node, as data-parallel groups have, that is every
 		 * channel) */
 		double a_in = 0, b_in = INFINITY, a_net = 0, b_net = INFINITY;
-		/* the chain's hops inside a node: alike through an NVSwitch;
-		 * through PCIe switches and sockets the narrowest decides */
-		for (int m = 0; m + 1 < (uses_pcie_nodes(topo) ? rpn : 2) && rpn > 1; m++) {
+		/* the chain's hops inside a node (alike through an NVSwitch;
+		 * through PCIe switches and sockets not): the narrowest and the
+		 * slowest decide */
+		for (int m = 0; m + 1 < rpn; m++) {
 			int h = gt_topo_route(topo, gs_group_member(p, 0, m), gs_group_member(p, 0, m + 1),
 					      route);
 			a_in = fmax(a_in, (double)gm_net_route_latency(&net, route, h));
