@@ -3,7 +3,8 @@
  * gcsim explain: teach the communication-type taxonomy with the simulator's
  * own numbers. Alone it lists every type; --path walks one type step by
  * step; --compare tabulates the types of a scope; --scenario runs an explain
- * study from a file. Options become configuration values (explain.*), so a
+ * study from a file; --collective walks a run scenario's collective step by
+ * step (gm_walk). Options become configuration values (explain.*), so a
  * scenario file, the options and --set all go through the same typed tables
  * and the same error messages. Output is written only after the whole study
  * succeeded; errors are one line on stderr with status 2 (bad input or a
@@ -15,8 +16,10 @@
 
 #include "cli.h"
 #include "sim/core/gc_units.h"
+#include "sim/models/gm_run.h"
 #include "sim/models/gm_scenario.h"
 #include "sim/models/gm_tx.h"
+#include "sim/models/gm_walk.h"
 
 static int fail(const char *msg)
 {
@@ -24,12 +27,112 @@ static int fail(const char *msg)
 	return 2;
 }
 
+static int status_rc(gc_status st)
+{
+	return st == GC_ERR_INPUT || st == GC_ERR_DEADLOCK ? 2 : st == GC_ERR_IO ? 4 : 1;
+}
+
+/* --collective FILE: the run scenario's collective at one size (--bytes,
+ * or the scenario's first), simulated with every step handed to a walk,
+ * then the walk printed. The scenario's comparison and sweep are not
+ * walked (a note says so). */
+static int explain_collective(const char *file, const char *bytes, char **sets, const gm_walk_opts *wo,
+			      const char *trace)
+{
+	GPtrArray *all = g_ptr_array_new_with_free_func(g_free);
+	GString *notes = g_string_new(NULL), *out = NULL;
+	gc_config *cfg = NULL;
+	gm_run *run = NULL;
+	gm_walk *w = NULL;
+	char *err = NULL;
+	int rc = 2;
+	for (char **s = sets; s && *s; s++)
+		g_ptr_array_add(all, g_strdup(*s));
+	if (bytes)
+		g_ptr_array_add(all, g_strdup_printf("collective.sizes=%s", bytes));
+	g_ptr_array_add(all, NULL);
+	gc_status st = gm_scenario_load(file, (const char *const *)all->pdata, &cfg, &err);
+	g_ptr_array_remove_index(all, all->len - 1);
+	if (st != GC_OK) {
+		fprintf(stderr, "%s\n", err);
+		rc = status_rc(st);
+		goto out;
+	}
+	if (!strcmp(gc_config_str(cfg, "workload"), "step")) {
+		fprintf(stderr, "gcsim explain: %s is a training step (workload: step); --collective "
+				"walks one collective (workload: collective)\n",
+			file);
+		goto out;
+	}
+	if (!strcmp(gc_config_str(cfg, "sim.fidelity"), "analytical")) {
+		fprintf(stderr, "gcsim explain: --collective: the closed form (sim.fidelity analytical) "
+				"has no steps to walk; use sim.fidelity flow or packet\n");
+		goto out;
+	}
+	bool flow = !strcmp(gc_config_str(cfg, "sim.fidelity"), "flow");
+	if (!bytes) {
+		size_t n;
+		const uint64_t *sizes = gc_config_bytes_list(cfg, "collective.sizes", &n);
+		g_ptr_array_add(all, g_strdup_printf("collective.sizes=%lluB", (unsigned long long)sizes[0]));
+		if (n > 1)
+			g_string_append_printf(notes, "# note: the first of the scenario's %zu sizes is "
+						      "walked; --bytes picks another\n",
+					       n);
+	}
+	const char *cmp = gc_config_str(cfg, "collective.compare");
+	if (strcmp(cmp, "none") != 0) {
+		g_ptr_array_add(all, g_strdup("collective.compare=none"));
+		g_string_append_printf(notes, "# note: collective.compare (%s) is not walked; --set "
+					      "collective.algo=%s walks it\n",
+				       cmp, cmp);
+	}
+	char **grid = cli_scenario_sweep(cfg);
+	if (grid)
+		g_string_append(notes, "# note: the scenario's sweep is not walked; --set KEY=VALUE "
+				       "picks one of its values\n");
+	g_strfreev(grid);
+	g_ptr_array_add(all, NULL);
+	w = gm_walk_new(wo);
+	gm_run_opts o = {.sets = (const char *const *)all->pdata,
+			 .trace_path = trace,
+			 .breakdown = flow,
+			 .on_step = gm_walk_on_step,
+			 .step_ctx = w};
+	st = gm_run_scenario(file, &o, &run, &err);
+	if (st != GC_OK) {
+		fprintf(stderr, "%s\n", err);
+		rc = status_rc(st);
+		goto out;
+	}
+	out = g_string_new(NULL);
+	st = gm_walk_format(w, run, out, &err);
+	if (st != GC_OK) {
+		fprintf(stderr, "gcsim explain: %s\n", err);
+		rc = status_rc(st);
+		goto out;
+	}
+	if (!wo->csv)
+		g_string_append(out, notes->str);
+	fwrite(out->str, 1, out->len, stdout);
+	rc = fflush(stdout) == 0 ? 0 : 4;
+out:
+	if (out)
+		g_string_free(out, TRUE);
+	g_string_free(notes, TRUE);
+	gm_walk_free(w);
+	gm_run_free(run);
+	gc_config_free(cfg);
+	g_ptr_array_free(all, TRUE);
+	g_free(err);
+	return rc;
+}
+
 int cli_explain(int argc, char **argv)
 {
 	char *path = NULL, *variant = NULL, *bytes = NULL, *platform = NULL, *compare = NULL;
-	char *format = NULL, *trace = NULL, *scenario = NULL, *sweep = NULL;
+	char *format = NULL, *trace = NULL, *scenario = NULL, *sweep = NULL, *collective = NULL;
 	char **sets = NULL;
-	gint64 messages = -1;
+	gint64 messages = -1, rank = -1, strand = -1, steps = -1;
 	gboolean timeline = FALSE;
 	GOptionEntry entries[] = {
 		{"path", 'p', 0, G_OPTION_ARG_STRING, &path,
@@ -51,6 +154,15 @@ int cli_explain(int argc, char **argv)
 		{"sweep", 0, 0, G_OPTION_ARG_STRING, &sweep,
 		 "repeat the study once per value of one key (explain.vary), e.g. --sweep "
 		 "explain.bytes=8B,512B,4KiB", "KEY=V1,V2,..."},
+		{"collective", 0, 0, G_OPTION_ARG_FILENAME, &collective,
+		 "walk the collective of a run scenario step by step at one size (--bytes, default its "
+		 "first)", "FILE"},
+		{"rank", 0, 0, G_OPTION_ARG_INT64, &rank, "collective: the rank whose steps are listed (default 0)",
+		 "N"},
+		{"strand", 0, 0, G_OPTION_ARG_INT64, &strand,
+		 "collective: its strand listed, one per channel or more (default 0)", "N"},
+		{"steps", 0, 0, G_OPTION_ARG_INT64, &steps,
+		 "collective: steps listed, the first and the last (default 40; 0: all)", "N"},
 		{NULL, 0, 0, 0, NULL, NULL, NULL},
 	};
 	int done, rc = cli_parse(&argc, &argv, "",
@@ -59,7 +171,10 @@ int cli_explain(int argc, char **argv)
 				 "Without options, list the types. Examples:\n"
 				 "  gcsim explain --path inter:3 --variant proxy --bytes 8\n"
 				 "  gcsim explain --compare inter --bytes 512 --messages 20000\n"
-				 "  gcsim explain --path inter:5 --platform p5   (refused: no GPUDirect Async)",
+				 "  gcsim explain --path inter:5 --platform p5   (refused: no GPUDirect Async)\n"
+				 "A collective step by step (each step's peers, bytes, and its time waiting\n"
+				 "for data, for room at the receiver, and moving; --timeline draws the ranks):\n"
+				 "  gcsim explain --collective scenarios/dgx-h100-allreduce.yaml --bytes 1MiB",
 				 entries, &done);
 	gc_config *cfg = NULL;
 	GString *out = NULL;
@@ -74,6 +189,19 @@ int cli_explain(int argc, char **argv)
 	}
 	if (path && compare) {
 		rc = fail("--path and --compare exclude each other");
+		goto out;
+	}
+	if (collective && (path || compare || scenario || platform || variant || messages != -1 || sweep)) {
+		rc = fail("--collective walks a run scenario; --path, --compare, --scenario, --platform, "
+			  "--variant, --messages and --sweep explain the communication types");
+		goto out;
+	}
+	if (!collective && (rank != -1 || strand != -1 || steps != -1)) {
+		rc = fail("--rank, --strand and --steps need --collective");
+		goto out;
+	}
+	if (rank < -1 || strand < -1 || steps < -1 || rank > UINT32_MAX || strand > UINT32_MAX) {
+		rc = fail("--rank, --strand and --steps: expected a non-negative integer");
 		goto out;
 	}
 	if (compare && strcmp(compare, "intra") && strcmp(compare, "inter")) {
@@ -115,8 +243,17 @@ int cli_explain(int argc, char **argv)
 		rc = fail("--messages needs --compare");
 		goto out;
 	}
-	if ((variant || timeline || trace) && !path && !scenario) {
-		rc = fail("--variant, --timeline and --trace need --path");
+	if ((variant || timeline || trace) && !path && !scenario && !collective) {
+		rc = fail("--variant, --timeline and --trace need --path (or --collective)");
+		goto out;
+	}
+	if (collective) {
+		gm_walk_opts wo = {.rank = rank < 0 ? 0 : (uint32_t)rank,
+				   .strand = strand < 0 ? 0 : (uint32_t)strand,
+				   .max_rows = steps < 0 ? 40 : (size_t)steps,
+				   .timeline = timeline,
+				   .csv = format && !strcmp(format, "csv")};
+		rc = explain_collective(collective, bytes, sets, &wo, trace);
 		goto out;
 	}
 	if (path)
@@ -179,6 +316,7 @@ out:
 	g_free(trace);
 	g_free(scenario);
 	g_free(sweep);
+	g_free(collective);
 	g_strfreev(sets);
 	return rc;
 }

@@ -146,6 +146,11 @@ typedef struct sim {
 	uint32_t *pfree;  /* free pool slots */
 	uint32_t npool, cappool, npfree;
 	gm_cpv cpend;	  /* of the strand that finished last */
+	/* o->on_step: per strand, when its current step's message was there
+	 * and when its send was issued (-1: not yet) */
+	struct stamp {
+		int64_t recv, ready;
+	} *stamps;
 } sim;
 
 static inline msg *cq(conn *c) { return c->qmask < 4 ? c->q.inl : c->q.heap; }
@@ -445,10 +450,32 @@ static void rank_iteration_done(sim *m, uint32_t rank, uint32_t sid)
 	}
 }
 
+static G_GNUC_NO_INLINE void step_record(sim *m, strand *s, const gs_step *st)
+{
+	struct stamp *t = &m->stamps[s - m->strands];
+	int64_t now = m->eng.now;
+	gm_step_rec rec = {
+		.rank = s->rank,
+		.strand = s->ch,
+		.channel = s->ch / (uint32_t)m->spc,
+		.iter = m->ranks[s->rank].iter,
+		.index = s->pos,
+		.step = st,
+		.start_ps = s->step_start,
+		.end_ps = now,
+	};
+	rec.recv_ps = st->op == GS_OP_WAIT ? now : t->recv >= 0 ? t->recv : rec.start_ps;
+	rec.ready_ps = t->ready >= 0 ? t->ready : now;
+	t->recv = t->ready = -1;
+	m->o->on_step(m->o->step_ctx, &rec);
+}
+
 static void step_complete(sim *m, strand *s, const gs_step *st)
 {
 	if (m->o->trace)
 		trace_step(m, s, st);
+	if (G_UNLIKELY(m->stamps))
+		step_record(m, s, st);
 	s->pos++;
 	s->recvd = 0;
 	s->state = S_IDLE;
@@ -505,6 +532,8 @@ static inline __attribute__((always_inline)) void strand_run(sim *m, uint32_t si
 				}
 			}
 			s->recvd = 1;
+			if (G_UNLIKELY(m->stamps))
+				m->stamps[sid].recv = m->eng.now;
 		}
 		if (gs_op_one_sided(op)) {
 			if (op == GS_OP_WAIT) {
@@ -535,6 +564,8 @@ static inline __attribute__((always_inline)) void strand_run(sim *m, uint32_t si
 			m->messages++;
 			if (st->bytes > 0) {
 				s->state = S_SENDING;
+				if (G_UNLIKELY(m->stamps))
+					m->stamps[sid].ready = m->eng.now;
 				uint64_t land = op == GS_OP_SIGNAL ? signal_key(m, s, c, st) << 1 | 1
 								   : GM_NET_NO_TAG;
 				gm_net_start_queued(&m->net, s->send_conn, c->route, c->nhops,
@@ -580,6 +611,8 @@ static inline __attribute__((always_inline)) void strand_run(sim *m, uint32_t si
 			 * route of no links (inside a switch) moves no flow */
 			if ((st->bytes > 0 || m->net.pkt_bytes) && c->nhops > 0) {
 				s->state = S_SENDING;
+				if (G_UNLIKELY(m->stamps))
+					m->stamps[sid].ready = m->eng.now;
 				gm_net_start_queued(&m->net, s->send_conn, c->route, c->nhops,
 						    (double)st->bytes, sid, (uint64_t)s->send_conn << 1);
 				return;
@@ -1006,6 +1039,11 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	m->ent = ge_entity_add(&m->eng, &coll_ops, m);
 	gt_topo_instantiate(topo, &m->net);
 	m->strands = gc_aligned_renew(NULL, 0, m->nstrands, sizeof(strand));
+	if (o->on_step) {
+		m->stamps = g_new(struct stamp, m->nstrands);
+		for (uint32_t i = 0; i < m->nstrands; i++)
+			m->stamps[i] = (struct stamp){-1, -1};
+	}
 	m->cp = o->critical_path && !o->pkt_bytes;
 	if (m->cp) {
 		m->scp = g_new0(gm_cpv, m->nstrands);
@@ -1114,6 +1152,7 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 			g_free(m->ccp[i].q);
 	}
 	g_free(m->ccp);
+	g_free(m->stamps);
 	g_free(m->scp);
 	g_free(m->sigcp);
 	g_free(m->pool);

@@ -42,6 +42,24 @@
 #include "gm_cpath.h"
 #include "gm_net.h"
 
+/* One step of one strand as it ran, for gm_coll_opts.on_step. A step's
+ * time splits into waiting for its incoming message (recv_ps - start_ps),
+ * waiting for room in the receiver's buffer (ready_ps - recv_ps) and its
+ * message going out (end_ps - ready_ps). */
+typedef struct gm_step_rec {
+	uint32_t rank, strand, channel; /* a channel runs one strand or more (gs_gen) */
+	int iter;	       /* back-to-back operation, from 0 */
+	uint64_t index;	       /* position in the strand's schedule */
+	const gs_step *step;
+	int64_t start_ps; /* the strand was free for it: its previous step ended, or the launch */
+	int64_t recv_ps;  /* its incoming message (a WAIT: its signals) was there; start_ps when
+			   * it receives nothing */
+	int64_t ready_ps; /* its message was issued (room at the receiver); end_ps when it
+			   * issues no flow of its own */
+	int64_t end_ps;	  /* done: its message's last byte off the bottleneck (or handed to the
+			   * proxy's FIFO), or what it received consumed */
+} gm_step_rec;
+
 typedef struct gm_coll_opts {
 	uint64_t buffer_bytes; /* receive buffer per connection */
 	int iters;	       /* back-to-back operations; time reported per op */
@@ -58,6 +76,9 @@ typedef struct gm_coll_opts {
 				* connection's messages in order */
 	bool critical_path;    /* flow mode: split the time along the critical
 				* path (gm_cpath.h) into gm_coll_result.cp_ps */
+	/* optional: called as each step completes, in simulated-time order */
+	void (*on_step)(void *ctx, const gm_step_rec *rec);
+	void *step_ctx;
 } gm_coll_opts;
 
 typedef struct gm_link_stat {

@@ -921,8 +921,11 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 					     (unsigned long long)sizes[i], pkts, co.pkt_bytes, p.nranks,
 					     GM_COLL_MAX_PACKETS);
 	}
+	co.on_step = o->on_step;
+	co.step_ctx = o->step_ctx;
 	if (st == GC_OK && !o->check_only)
 		st = run_sizes(r, &r->base, sizes, n, &co, o->links, r->pts, &trace, o, errmsg);
+	co.on_step = NULL;
 	if (st == GC_OK && r->compare && !o->check_only)
 		st = run_sizes(r, &q, sizes, n, &co, false, r->cmp, NULL, o, errmsg);
 	if (co.trace) {

@@ -38,6 +38,11 @@ typedef struct gm_run_opts {
 	/* flow fidelity: split each point's time along its critical path
 	 * (gm_point.r.cp_ps; gm_run_format_breakdown) */
 	bool breakdown;
+	/* flow and packet fidelity: called as each step of the scenario's
+	 * algorithm completes (not collective.compare's), every size in turn
+	 * (gm_coll_opts.on_step); may be NULL */
+	void (*on_step)(void *ctx, const gm_step_rec *rec);
+	void *step_ctx;
 } gm_run_opts;
 
 typedef struct gm_point {

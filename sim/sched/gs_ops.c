@@ -36,6 +36,29 @@ const gs_op_info gs_op_table[GS_OP__COUNT] = {
 	[GS_OP_WAIT] = { "WAIT", false, false, false, false, false, true },
 };
 
+const char *gs_op_describe(gs_op op)
+{
+	switch (op) {
+	case GS_OP_NOP: return "does nothing (a placeholder)";
+	case GS_OP_SEND: return "sends a piece of its own data to its peer";
+	case GS_OP_RECV: return "receives a piece and stores it as its result";
+	case GS_OP_RECV_REDUCE_SEND:
+		return "adds what arrived to its own piece and sends the sum on";
+	case GS_OP_RECV_COPY_SEND:
+		return "stores what arrived as its result and passes it on unchanged";
+	case GS_OP_RECV_REDUCE_COPY:
+		return "adds what arrived to its own piece and keeps the sum as its result";
+	case GS_OP_RECV_REDUCE_COPY_SEND:
+		return "adds what arrived to its own piece, keeps the sum and sends it on";
+	case GS_OP_COPY: return "copies its own data into its result (no message)";
+	case GS_OP_PUT: return "writes a piece straight into the peer's memory (one-sided)";
+	case GS_OP_SIGNAL: return "raises a flag at the peer behind the writes before it";
+	case GS_OP_WAIT: return "waits until enough flags have been raised at it";
+	case GS_OP__COUNT: break;
+	}
+	return "?";
+}
+
 const char *gs_coll_name(gs_coll c)
 {
 	switch (c) {

@@ -116,6 +116,10 @@ static inline bool gs_op_writes_dst(gs_op op) { return gs_op_valid(op) && gs_op_
 /* "SEND", "RECV_REDUCE_SEND", ...; "?" when out of range */
 static inline bool gs_op_one_sided(gs_op op) { return gs_op_valid(op) && gs_op_table[op].one_sided; }
 static inline const char *gs_op_name(gs_op op) { return gs_op_valid(op) ? gs_op_table[op].name : "?"; }
+/* What the op does, in plain words for a reader of a walk through a
+ * schedule ("adds what arrived to its own data and sends the sum on");
+ * "?" when out of range. */
+const char *gs_op_describe(gs_op op);
 
 typedef struct gs_step {
 	uint8_t op;	    /* gs_op */

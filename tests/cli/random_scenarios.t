@@ -115,6 +115,32 @@ with tempfile.TemporaryDirectory() as d:
             good = rows[0][-1] == "other_us" and all(
                 abs(sum(float(v) for v in row[-8:]) - float(row[5])) <= 1e-5 * max(1.0, float(row[5]))
                 and float(row[-1]) == 0 for row in rows[1:])
+        # every collective that ran is also walked step by step (its
+        # first size): every step's instants in order, each strand's steps
+        # consecutive and without gaps
+        if good and r.returncode == 0 and "workload: step" not in y and "analytical" not in y:
+            w = subprocess.run([G, "explain", "--collective", path, "--format", "csv"],
+                               capture_output=True, text=True, timeout=300)
+            werr = w.stderr.strip()
+            if w.returncode == 2 and w.stdout == "" and "more than the" in werr and werr.count("\n") == 0:
+                pass
+            elif w.returncode != 0 or werr != "" or not w.stdout.startswith("rank,strand,channel,step,op,"):
+                good = False
+                err += "\nexplain --collective: status %d: %s" % (w.returncode, werr)
+            else:
+                last = {}
+                for l in w.stdout.splitlines()[1:]:
+                    f = l.split(",")
+                    key, step = (f[0], f[1]), int(f[3])
+                    t = [float(v) for v in f[8:12]]
+                    prev = last.get(key)
+                    ok_row = t[0] <= t[1] <= t[2] <= t[3] and (
+                        step == 1 if prev is None else (step == prev[0] + 1 and abs(t[0] - prev[1]) < 1e-6))
+                    if not ok_row:
+                        good = False
+                        err += "\nexplain --collective: bad row " + l
+                        break
+                    last[key] = (step, t[3])
         if good:
             print("ok %d - %s (status %d)" % (i + 1, "training step" if "workload: step" in y else op + " " + algo, r.returncode))
         else:

@@ -62,6 +62,29 @@ check "--timeline draws one bar per step" "grep -q '^timeline' '$T/tl' && [ \$(g
 "$G" run scenarios/dgx-h100-allreduce.yaml --set proxy.flag_read=gdrcopy >/dev/null 2>"$T/err"
 check "gcsim run accepts the component keys" "[ \$? -eq 0 ]"
 
+# --- a collective walked step by step (--collective) ---------------------------------
+W="explain --collective scenarios/dgx-h100-allreduce.yaml --bytes 1MiB --timeline"
+"$G" $W >"$T/walk.a"
+check "collective walk matches its golden output" "diff -u tests/golden/walk-ring-1MiB.txt '$T/walk.a' >'$T/diff' || { sed 's/^/# /' '$T/diff'; false; }"
+"$G" $W >"$T/walk.b"
+check "collective walk twice: byte-identical" "cmp -s '$T/walk.a' '$T/walk.b'"
+check "walk lists rank 0's 15 steps, the ops in words and the breakdown" \
+  "grep -q '^rank 0, strand 0 (channel 0): 15 steps' '$T/walk.a' && grep -q '^     15  RECV ' '$T/walk.a' && grep -q 'adds what arrived to its own piece' '$T/walk.a' && grep -q '^# where the time goes' '$T/walk.a'"
+check "walk's timeline draws the 8 ranks" "[ \$(grep -c '^  rank [0-7] *|' '$T/walk.a') -eq 8 ]"
+"$G" run scenarios/dgx-h100-allreduce.yaml --set collective.sizes=1MiB --format csv >"$T/run.csv"
+check "the walk's time is gcsim run's" \
+  "t=\$(awk -F, 'NR==2 { print \$6 }' '$T/run.csv'); grep -q \"one operation takes \$t\" '$T/walk.a' || grep -q \"takes \$(printf '%.3f' \$t) us\" '$T/walk.a'"
+"$G" explain --collective scenarios/dgx-h100-8node-tree.yaml --bytes 64KiB --format csv >"$T/walk.csv"
+check "walk CSV: header and one row per step" \
+  "[ \"\$(head -1 '$T/walk.csv')\" = 'rank,strand,channel,step,op,recv_from,send_to,bytes,start_us,recv_us,ready_us,end_us' ] && [ \$(wc -l <'$T/walk.csv') -gt 64 ]"
+check "walk CSV: every step's times in order" \
+  "awk -F, 'NR>1 && !(\$9 <= \$10 && \$10 <= \$11 && \$11 <= \$12) { bad=1 } END { exit bad }' '$T/walk.csv'"
+"$G" explain --collective scenarios/dgx-h100-8node-crossover.yaml --set collective.sizes=1MiB,8B --steps 4 >"$T/walk.cmp"
+check "walk notes the sizes and the comparison it does not walk" \
+  "grep -q '^# note: the first of the scenario' '$T/walk.cmp' && grep -q '^# note: collective.compare (tree) is not walked' '$T/walk.cmp' && grep -q 'steps more' '$T/walk.cmp'"
+"$G" explain --collective scenarios/dgx-h100-allreduce.yaml --bytes 64KiB --trace "$T/w.json" >/dev/null
+check "walk writes the run's trace" "[ -s '$T/w.json' ] && [ ! -e '$T/w.json.tmp' ]"
+
 # --- refusals and bad input: status 2, one line on stderr, nothing on stdout ----------
 bad() { # name, expected-stderr-regex, args...
   name=$1; re=$2; shift 2
@@ -90,6 +113,15 @@ bad "stray argument" "unexpected argument" explain inter:3
 bad "missing scenario" "cannot open" explain --scenario "$T/none.yaml"
 printf 'schema_version: 1\nexplain: {mode: path, path: "inter:3", bogus: 1}\n' >"$T/s.yaml"
 bad "unknown scenario key" "$T/s.yaml:2:[0-9]+: " explain --scenario "$T/s.yaml"
+bad "walk: rank out of range" "--rank 8: the run has ranks 0 to 7" explain --collective scenarios/dgx-h100-allreduce.yaml --bytes 1MiB --rank 8
+bad "walk: strand out of range" "--strand 16: each rank runs strands 0 to 15" explain --collective scenarios/dgx-h100-allreduce.yaml --strand 16
+bad "walk: the closed form" "has no steps to walk" explain --collective scenarios/dgx-h100-allreduce.yaml --set sim.fidelity=analytical
+bad "walk: a training step" "is a training step" explain --collective scenarios/training-step-moe.yaml
+bad "walk: with --path" "--collective walks a run scenario" explain --collective scenarios/dgx-h100-allreduce.yaml --path inter:3
+bad "walk: --rank alone" "--rank, --strand and --steps need --collective" explain --rank 1
+bad "walk: negative rank" "expected a non-negative integer" explain --collective scenarios/dgx-h100-allreduce.yaml --rank -2
+bad "walk: bad --set" "collective.algo=foo: expected one of" explain --collective scenarios/dgx-h100-allreduce.yaml --set collective.algo=foo
+bad "walk: missing file" "cannot open" explain --collective "$T/none.yaml"
 "$G" explain --help >"$T/help"
 check "--help exits 0 and shows the options" "[ \$? -eq 0 ] && grep -q -- '--compare' '$T/help'"
 tap_end
