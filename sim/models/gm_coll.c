@@ -464,6 +464,11 @@ static G_GNUC_NO_INLINE void step_record(sim *m, strand *s, const gs_step *st)
 		.start_ps = s->step_start,
 		.end_ps = now,
 	};
+	if (gs_op_sends((gs_op)st->op)) {
+		const conn *c = &m->conns[s->send_conn];
+		for (int h = 0; h < c->nhops; h++)
+			rec.via |= 1u << m->net.info[c->route[h]].kind;
+	}
 	rec.recv_ps = st->op == GS_OP_WAIT ? now : t->recv >= 0 ? t->recv : rec.start_ps;
 	rec.ready_ps = t->ready >= 0 ? t->ready : now;
 	t->recv = t->ready = -1;

@@ -58,6 +58,8 @@ typedef struct gm_step_rec {
 			   * issues no flow of its own */
 	int64_t end_ps;	  /* done: its message's last byte off the bottleneck (or handed to the
 			   * proxy's FIFO), or what it received consumed */
+	uint32_t via;	  /* the kinds of link its message crosses (1 << gm_link_kind); 0 when
+			   * it sends nothing or stays inside a switch */
 } gm_step_rec;
 
 typedef struct gm_coll_opts {

@@ -25,6 +25,7 @@ typedef struct wrec {
 	uint8_t op;
 	uint64_t index, bytes;
 	int64_t start, recv, ready, end;
+	uint32_t via;
 } wrec;
 
 typedef struct opsum {
@@ -100,6 +101,7 @@ void gm_walk_on_step(void *ctx, const gm_step_rec *rec)
 		.recv = rec->recv_ps,
 		.ready = rec->ready_ps,
 		.end = rec->end_ps,
+		.via = rec->via,
 	};
 	g_array_append_val(w->recs, r);
 }
@@ -116,6 +118,24 @@ static const char *peer_name(int32_t p, int nranks, char *buf, size_t n)
 		snprintf(buf, n, "sw%d", p - nranks);
 	else
 		snprintf(buf, n, "%d", p);
+	return buf;
+}
+
+/* The kinds of physical link a message crosses, "nvlink", "pcie+nic", ...;
+ * "-" for none (a channel's own rate is no link). */
+static const char *via_name(uint32_t via, char *buf, size_t n)
+{
+	static const gm_link_kind order[] = {GM_LINK_NVLINK, GM_LINK_PCIE, GM_LINK_NIC, GM_LINK_GENERIC};
+	buf[0] = '\0';
+	for (size_t i = 0; i < G_N_ELEMENTS(order); i++) {
+		if (!(via & (1u << order[i])))
+			continue;
+		if (buf[0])
+			g_strlcat(buf, "+", n);
+		g_strlcat(buf, gm_link_kind_name(order[i]), n);
+	}
+	if (!buf[0])
+		g_strlcpy(buf, "-", n);
 	return buf;
 }
 
@@ -153,12 +173,12 @@ static GArray *strand_recs(const gm_walk *w, uint32_t rank, uint32_t strand)
 
 static void row(GString *g, const wrec *r, int nranks)
 {
-	char from[16], to[16], b[32];
-	g_string_append_printf(g, "  %5" PRIu64 "  %-22s %5s %5s %10s %10.3f %9.3f %9.3f %9.3f %10.3f\n",
+	char from[16], to[16], b[32], over[48];
+	g_string_append_printf(g, "  %5" PRIu64 "  %-22s %5s %5s  %-15s %10s %10.3f %9.3f %9.3f %9.3f %10.3f\n",
 			       r->index + 1, gs_op_name((gs_op)r->op),
 			       peer_name(r->recv_peer, nranks, from, sizeof(from)),
 			       peer_name(r->send_peer, nranks, to, sizeof(to)),
-			       gc_fmt_bytes(r->bytes, b, sizeof(b)), us(r->start), us(r->recv - r->start),
+			       via_name(r->via, over, sizeof(over)), gc_fmt_bytes(r->bytes, b, sizeof(b)), us(r->start), us(r->recv - r->start),
 			       us(r->ready - r->recv), us(r->end - r->ready), us(r->end));
 }
 
@@ -171,8 +191,8 @@ static void format_listing(const gm_walk *w, const GArray *a, int nranks, GStrin
 			       rank_name(o->rank, nranks, who, sizeof(who)), o->strand,
 			       first->channel, a->len, a->len == 1 ? "" : "s", us(first->start), us(last->end),
 			       w->truncated ? " (the run's first steps only: see below)" : "");
-	g_string_append(g, "      #  op                      from    to      bytes   start_us   data_us   "
-			   "room_us moving_us     end_us\n");
+	g_string_append(g, "      #  op                      from    to  over                 bytes   start_us   "
+			   "data_us   room_us moving_us     end_us\n");
 	size_t n = a->len, head = n, tail = 0;
 	if (o->max_rows > 0 && n > o->max_rows) {
 		tail = o->max_rows / 4;
@@ -203,7 +223,7 @@ static void format_listing(const gm_walk *w, const GArray *a, int nranks, GStrin
 			g_string_append_printf(g, "    %-22s %s\n", gs_op_name((gs_op)op),
 					       gs_op_describe((gs_op)op));
 	g_string_append(g, "  from / to: the rank it receives from and sends to (swN: a unit of the "
-			   "NVSwitch); data: waiting for the incoming message; room: waiting for space "
+			   "NVSwitch); over: the links its message crosses (nic: the network); data: waiting for the incoming message; room: waiting for space "
 			   "in the receiver's buffer (NCCL's credit); moving: its own message going "
 			   "out, until the last byte has left the narrowest link it shares\n");
 }
@@ -294,13 +314,15 @@ static void format_csv(const gm_walk *w, GString *g)
 	GArray *a = g_array_sized_new(FALSE, FALSE, sizeof(wrec), w->recs->len);
 	g_array_append_vals(a, w->recs->data, w->recs->len);
 	g_array_sort(a, cmp_rec);
-	g_string_append(g, "rank,strand,channel,step,op,recv_from,send_to,bytes,start_us,recv_us,"
+	g_string_append(g, "rank,strand,channel,step,op,recv_from,send_to,over,bytes,start_us,recv_us,"
 			   "ready_us,end_us\n");
 	for (guint i = 0; i < a->len; i++) {
 		const wrec *r = &g_array_index(a, wrec, i);
-		g_string_append_printf(g, "%u,%u,%u,%" PRIu64 ",%s,%d,%d,%" PRIu64 ",%.6f,%.6f,%.6f,%.6f\n",
+		char over[48];
+		g_string_append_printf(g, "%u,%u,%u,%" PRIu64 ",%s,%d,%d,%s,%" PRIu64 ",%.6f,%.6f,%.6f,%.6f\n",
 				       r->rank, r->strand, r->channel, r->index + 1,
-				       gs_op_name((gs_op)r->op), r->recv_peer, r->send_peer, r->bytes,
+				       gs_op_name((gs_op)r->op), r->recv_peer, r->send_peer,
+				       via_name(r->via, over, sizeof(over)), r->bytes,
 				       us(r->start), us(r->recv), us(r->ready), us(r->end));
 	}
 	g_array_free(a, TRUE);

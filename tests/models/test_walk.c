@@ -159,10 +159,12 @@ static void test_flat_ring_exact(void)
 		g_assert_cmpint(rc->ready_ps, ==, rc->recv_ps);
 		if (gs_op_sends((gs_op)st->op)) {
 			g_assert_cmpint(st->send_peer, ==, (int)((rc->rank + 1) % n));
+			g_assert_cmpuint(rc->via, ==, 1u << GM_LINK_GENERIC);
 			g_assert_cmpfloat(fabs((double)(rc->end_ps - rc->ready_ps) - slice_ps), <=, 1.0);
 		} else {
 			g_assert_cmpint(st->op, ==, GS_OP_RECV);
 			g_assert_cmpint(rc->end_ps, ==, rc->ready_ps);
+			g_assert_cmpuint(rc->via, ==, 0);
 		}
 	}
 	recs_free(&c);
@@ -199,6 +201,37 @@ static void test_room(void)
 	recs_free(&small);
 	gm_run_free(a);
 	gm_run_free(b);
+}
+
+/* Two DGX H100 nodes: a ring's steps inside a node cross NVLink only,
+ * those between the nodes PCIe and the NICs; nothing else is crossed. */
+static void test_via(void)
+{
+	const char *yaml = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100, nodes: 2}\n"
+			   "collective: {op: allreduce, algo: ring, sizes: [1MiB]}\n";
+	recs c;
+	gm_run *r = run_recs(yaml, NULL, &c);
+	const uint32_t nvl = 1u << GM_LINK_NVLINK, net = (1u << GM_LINK_PCIE) | (1u << GM_LINK_NIC);
+	int n_nvl = 0, n_net = 0;
+	for (guint i = 0; i < c.a->len; i++) {
+		const gm_step_rec *rc = rec_at(&c, i);
+		const gs_step *st = step_at(&c, i);
+		uint32_t v = rc->via & ~(1u << GM_LINK_CHANNEL);
+		if (!gs_op_sends((gs_op)st->op)) {
+			g_assert_cmpuint(rc->via, ==, 0);
+			continue;
+		}
+		bool same_node = rc->rank / 8 == (uint32_t)st->send_peer / 8;
+		g_assert_cmpuint(v, ==, same_node ? nvl : net);
+		n_nvl += same_node;
+		n_net += !same_node;
+	}
+	g_test_message("%d sends over NVLink, %d over the network", n_nvl, n_net);
+	g_assert_cmpint(n_nvl, >, 0);
+	g_assert_cmpint(n_net, >, 0);
+	recs_free(&c);
+	gm_run_free(r);
 }
 
 static gm_run *run_walk(const char *yaml, const char *const *sets, gm_walk *w)
@@ -265,10 +298,10 @@ static void test_format(void)
 	r = run_walk(yaml, NULL, w);
 	g = g_string_new(NULL);
 	g_assert_cmpint(gm_walk_format(w, r, g, &err), ==, GC_OK);
-	g_assert_true(g_str_has_prefix(g->str, "rank,strand,channel,step,op,recv_from,send_to,bytes,"
+	g_assert_true(g_str_has_prefix(g->str, "rank,strand,channel,step,op,recv_from,send_to,over,bytes,"
 					       "start_us,recv_us,ready_us,end_us\n"));
-	g_assert_cmpint(count_lines(g->str, "0,0,0,1,SEND,-1,1,4096,2.000000,"), ==, 1);
-	g_assert_cmpint(count_lines(g->str, "7,1,1,15,RECV,6,-1,4096,"), ==, 1);
+	g_assert_cmpint(count_lines(g->str, "0,0,0,1,SEND,-1,1,link,4096,2.000000,"), ==, 1);
+	g_assert_cmpint(count_lines(g->str, "7,1,1,15,RECV,6,-1,-,4096,"), ==, 1);
 	g_assert_cmpint(count_lines(g->str, ""), ==, (int)r->pts[0].r.steps + 2); /* and the last "" */
 	g_string_free(g, TRUE);
 	gm_walk_free(w);
@@ -301,6 +334,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/walk/invariants", test_invariants);
 	g_test_add_func("/walk/flat-ring-exact", test_flat_ring_exact);
 	g_test_add_func("/walk/room", test_room);
+	g_test_add_func("/walk/via", test_via);
 	g_test_add_func("/walk/format", test_format);
 	return g_test_run();
 }
