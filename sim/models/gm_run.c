@@ -1063,7 +1063,7 @@ static int root_of(gs_coll c)
 	return c == GS_COLL_BROADCAST || c == GS_COLL_REDUCE ? 0 : -1;
 }
 
-void gm_run_format_table(const gm_run *r, void *gstring_out)
+void gm_run_format_setup(const gm_run *r, void *gstring_out)
 {
 	GString *g = gstring_out;
 	const gs_params *p = &r->base;
@@ -1114,6 +1114,16 @@ void gm_run_format_table(const gm_run *r, void *gstring_out)
 				       gc_fmt_time_ps(gc_config_time(r->cfg, "collective.enqueue"), b1,
 						      sizeof(b1)));
 	g_string_append_printf(g, ", seed %lld\n", (long long)gc_config_int(r->cfg, "seed"));
+}
+
+void gm_run_format_table(const gm_run *r, void *gstring_out)
+{
+	GString *g = gstring_out;
+	const gs_params *p = &r->base;
+	gm_run_format_setup(r, g);
+	moe_counts kc;
+	const bool fwd = p->algo == GS_ALGO_FORWARD && gs_coll_is_moe(p->coll) &&
+			 routing_counts(r, &kc);
 	g_string_append(g, "#\n");
 	g_string_append(g, "#       size         count      type   redop    root       time    algbw    busbw\n");
 	g_string_append(g, "#        (B)    (elements)                                 (us)   (GB/s)   (GB/s)\n");

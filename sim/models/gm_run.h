@@ -88,6 +88,9 @@ void gm_run_free(gm_run *r);
  * the topology. */
 void gm_run_format_head(const char *path, const gc_config *cfg, const gt_topo *topo,
 			void *gstring_out);
+/* The header block of a report: the head lines, then the collective (its
+ * algorithm, ranks, channels, protocol and step geometry) and the model. */
+void gm_run_format_setup(const gm_run *r, void *gstring_out);
 /* nccl-tests-style table with a header block and "# Avg bus bandwidth". */
 void gm_run_format_table(const gm_run *r, void *gstring_out);
 /* With collective.compare: per size both times, the faster algorithm, and

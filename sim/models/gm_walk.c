@@ -358,7 +358,7 @@ gc_status gm_walk_format(const gm_walk *w, const gm_run *r, void *gstring_out, c
 	const gm_point *pt = &r->pts[0];
 	const int nranks = r->base.nranks;
 	char b[32];
-	gm_run_format_head(r->path, r->cfg, &r->topo, g);
+	gm_run_format_setup(r, g);
 	g_string_append_printf(g,
 			       "# explain: %s of %s with %s, protocol %s, on %d ranks: one operation "
 			       "takes %.3f us (algbw %.2f GB/s, busbw %.2f GB/s)\n",
