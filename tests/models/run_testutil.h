@@ -151,4 +151,45 @@ static inline void expect_results_hold(const gm_run *r, const char *needle)
 	g_free(path);
 }
 
+/* One scenario (after "schema_version: 1\n") per path through the flow
+ * executor, for properties that must hold on every one: two-sided steps with
+ * credits (ring across nodes, tree with LL128), the switch's units (nvlstree,
+ * NVLS allgather), all-to-all, one-sided PUT/SIGNAL/WAIT, the proxy's FIFO
+ * over back-to-back operations, and a host thread driving several GPUs. */
+typedef struct exec_case {
+	const char *what, *yaml;
+} exec_case;
+
+static inline const exec_case *exec_cases(size_t *n)
+{
+	static const exec_case cases[] = {
+		{"ring across nodes", "topology: {preset: dgx-h100, nodes: 2}\n"
+				      "collective: {op: allreduce, algo: ring, protocol: auto, sizes: [8B, "
+				      "1MiB, 64MiB]}\n"},
+		{"tree, LL128", "topology: {preset: dgx-h100, nodes: 4}\n"
+				"collective: {op: allreduce, algo: tree, protocol: ll128, sizes: [64KiB, "
+				"16MiB]}\n"},
+		{"nvlstree", "topology: {preset: dgx-h100, nodes: 2}\n"
+			     "collective: {op: allreduce, algo: nvlstree, sizes: [1MiB, 64MiB]}\n"},
+		{"nvls allgather", "topology: {preset: dgx-h100, nodes: 1}\n"
+				   "collective: {op: allgather, algo: nvls, sizes: [4MiB]}\n"},
+		{"all-to-all", "topology: {preset: dgx-h100, nodes: 2}\n"
+			       "collective: {op: alltoall, sizes: [1MiB, 16MiB]}\n"},
+		{"dispatch (PUT, SIGNAL, WAIT)",
+		 "topology: {preset: dgx-h100, nodes: 2}\n"
+		 "collective: {op: dispatch, algo: put, sizes: [7168B]}\n"
+		 "moe: {tokens: 64, topk: 8, experts: 64}\n"},
+		{"CPU proxy, 3 operations", "topology: {preset: dgx-h100, nodes: 2}\n"
+					    "collective: {op: allreduce, algo: ring, sizes: [1MiB, 64MiB], "
+					    "iters: 3}\n"
+					    "sim: {net_send: proxy}\n"},
+		{"one thread, 8 GPUs, 4 operations",
+		 "topology: {preset: dgx-h100, nodes: 1}\n"
+		 "collective: {op: reducescatter, algo: ring, sizes: [64KiB, 8MiB], iters: 4, "
+		 "gpus_per_thread: 8}\n"},
+	};
+	*n = G_N_ELEMENTS(cases);
+	return cases;
+}
+
 #endif

@@ -70,35 +70,9 @@ static void test_flat_ring_exact(void)
  * breakdown. */
 static void test_sums(void)
 {
-	static const struct {
-		const char *what, *yaml;
-	} cases[] = {
-		{"ring across nodes", "topology: {preset: dgx-h100, nodes: 2}\n"
-				      "collective: {op: allreduce, algo: ring, protocol: auto, sizes: [8B, "
-				      "1MiB, 64MiB]}\n"},
-		{"tree, LL128", "topology: {preset: dgx-h100, nodes: 4}\n"
-				"collective: {op: allreduce, algo: tree, protocol: ll128, sizes: [64KiB, "
-				"16MiB]}\n"},
-		{"nvlstree", "topology: {preset: dgx-h100, nodes: 2}\n"
-			     "collective: {op: allreduce, algo: nvlstree, sizes: [1MiB, 64MiB]}\n"},
-		{"nvls allgather", "topology: {preset: dgx-h100, nodes: 1}\n"
-				   "collective: {op: allgather, algo: nvls, sizes: [4MiB]}\n"},
-		{"all-to-all", "topology: {preset: dgx-h100, nodes: 2}\n"
-			       "collective: {op: alltoall, sizes: [1MiB, 16MiB]}\n"},
-		{"dispatch (PUT, SIGNAL, WAIT)",
-		 "topology: {preset: dgx-h100, nodes: 2}\n"
-		 "collective: {op: dispatch, algo: put, sizes: [7168B]}\n"
-		 "moe: {tokens: 64, topk: 8, experts: 64}\n"},
-		{"CPU proxy, 3 operations", "topology: {preset: dgx-h100, nodes: 2}\n"
-					    "collective: {op: allreduce, algo: ring, sizes: [1MiB, 64MiB], "
-					    "iters: 3}\n"
-					    "sim: {net_send: proxy}\n"},
-		{"one thread, 8 GPUs, 4 operations",
-		 "topology: {preset: dgx-h100, nodes: 1}\n"
-		 "collective: {op: reducescatter, algo: ring, sizes: [64KiB, 8MiB], iters: 4, "
-		 "gpus_per_thread: 8}\n"},
-	};
-	for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
+	size_t ncases;
+	const exec_case *cases = exec_cases(&ncases);
+	for (size_t k = 0; k < ncases; k++) {
 		char *yaml = g_strdup_printf("schema_version: 1\n%s", cases[k].yaml);
 		gm_run *a = run_bd(yaml, NULL, true), *b = run_bd(yaml, NULL, false);
 		for (size_t i = 0; i < a->npts; i++) {

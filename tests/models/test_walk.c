@@ -76,38 +76,21 @@ static void check_recs(const recs *c, const gm_point *pt, const char *what)
 	g_hash_table_destroy(last);
 }
 
-/* Every executor path: two-sided steps with credits, the switch's units,
- * one-sided PUT/SIGNAL/WAIT, the proxy's FIFO, back-to-back operations,
- * packet fidelity. The records hold their invariants and recording them
- * changes neither the times nor the events. */
+/* Every executor path (exec_cases) and the packet fidelity: the records
+ * hold their invariants and recording them changes neither the times nor
+ * the events. */
 static void test_invariants(void)
 {
-	static const struct {
-		const char *what, *yaml;
-	} cases[] = {
-		{"ring across nodes", "topology: {preset: dgx-h100, nodes: 2}\n"
-				      "collective: {op: allreduce, algo: ring, protocol: auto, sizes: [8B, "
-				      "1MiB, 64MiB]}\n"},
-		{"tree, LL128", "topology: {preset: dgx-h100, nodes: 4}\n"
-				"collective: {op: allreduce, algo: tree, protocol: ll128, sizes: [64KiB, "
-				"16MiB]}\n"},
-		{"nvls", "topology: {preset: dgx-h100, nodes: 1}\n"
-			 "collective: {op: allreduce, algo: nvls, sizes: [8B, 4MiB]}\n"},
-		{"all-to-all", "topology: {preset: dgx-h100, nodes: 2}\n"
-			       "collective: {op: alltoall, sizes: [1MiB]}\n"},
-		{"dispatch (PUT, SIGNAL, WAIT)",
-		 "topology: {preset: dgx-h100, nodes: 2}\n"
-		 "collective: {op: dispatch, algo: put, sizes: [7168B]}\n"
-		 "moe: {tokens: 64, topk: 8, experts: 64}\n"},
-		{"CPU proxy, 3 operations", "topology: {preset: dgx-h100, nodes: 2}\n"
-					    "collective: {op: allreduce, algo: ring, sizes: [1MiB], "
-					    "iters: 3}\n"
-					    "sim: {net_send: proxy}\n"},
-		{"packet fidelity", "topology: {preset: dgx-h100, nodes: 2}\n"
-				    "collective: {op: allreduce, algo: ring, sizes: [256KiB]}\n"
-				    "sim: {fidelity: packet}\n"},
-	};
-	for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
+	size_t n;
+	const exec_case *shared = exec_cases(&n);
+	/* and the packet fidelity's own landings */
+	exec_case cases[16];
+	g_assert_cmpuint(n + 1, <=, G_N_ELEMENTS(cases));
+	memcpy(cases, shared, n * sizeof(*cases));
+	cases[n++] = (exec_case){"packet fidelity", "topology: {preset: dgx-h100, nodes: 2}\n"
+						    "collective: {op: allreduce, algo: ring, sizes: [256KiB]}\n"
+						    "sim: {fidelity: packet}\n"};
+	for (size_t k = 0; k < n; k++) {
 		char *yaml = g_strdup_printf("schema_version: 1\n%s", cases[k].yaml);
 		gm_run *plain = run_yaml(yaml, NULL);
 		for (size_t i = 0; i < plain->npts; i++) {
