@@ -26,6 +26,8 @@ typedef struct wrec {
 	uint64_t index, bytes;
 	int64_t start, recv, ready, end;
 	uint32_t via;
+	uint8_t buf;  /* the buffer of the piece it works on (GS_BUF__COUNT: none) */
+	uint64_t off; /* and its offset there */
 } wrec;
 
 typedef struct opsum {
@@ -102,7 +104,17 @@ void gm_walk_on_step(void *ctx, const gm_step_rec *rec)
 		.ready = rec->ready_ps,
 		.end = rec->end_ps,
 		.via = rec->via,
+		.buf = GS_BUF__COUNT,
 	};
+	/* the piece: what it reads of its own (SEND, the reductions, COPY,
+	 * PUT), else where its result goes (RECV, RECV_COPY_SEND) */
+	if (gs_op_reads_src((gs_op)st->op) && st->src_buf < GS_BUF__COUNT) {
+		r.buf = st->src_buf;
+		r.off = st->src_off;
+	} else if (gs_op_writes_dst((gs_op)st->op) && st->dst_buf < GS_BUF__COUNT) {
+		r.buf = st->dst_buf;
+		r.off = st->dst_off;
+	}
 	g_array_append_val(w->recs, r);
 }
 
@@ -136,6 +148,18 @@ static const char *via_name(uint32_t via, char *buf, size_t n)
 	}
 	if (!buf[0])
 		g_strlcpy(buf, "-", n);
+	return buf;
+}
+
+/* "in@24KiB", "out@0B", "scr@1MiB"; "-" for none. */
+static const char *piece_name(const wrec *r, char *buf, size_t n)
+{
+	static const char *const names[GS_BUF__COUNT] = {"in", "out", "scr"};
+	char b[32];
+	if (r->buf >= GS_BUF__COUNT)
+		g_strlcpy(buf, "-", n);
+	else
+		snprintf(buf, n, "%s@%s", names[r->buf], gc_fmt_bytes(r->off, b, sizeof(b)));
 	return buf;
 }
 
@@ -173,12 +197,13 @@ static GArray *strand_recs(const gm_walk *w, uint32_t rank, uint32_t strand)
 
 static void row(GString *g, const wrec *r, int nranks)
 {
-	char from[16], to[16], b[32], over[48];
-	g_string_append_printf(g, "  %5" PRIu64 "  %-22s %5s %5s  %-15s %10s %10.3f %9.3f %9.3f %9.3f %10.3f\n",
+	char from[16], to[16], b[32], over[48], piece[48];
+	g_string_append_printf(g, "  %5" PRIu64 "  %-22s %5s %5s  %-15s %10s  %-14s %10.3f %9.3f %9.3f %9.3f %10.3f\n",
 			       r->index + 1, gs_op_name((gs_op)r->op),
 			       peer_name(r->recv_peer, nranks, from, sizeof(from)),
 			       peer_name(r->send_peer, nranks, to, sizeof(to)),
-			       via_name(r->via, over, sizeof(over)), gc_fmt_bytes(r->bytes, b, sizeof(b)), us(r->start), us(r->recv - r->start),
+			       via_name(r->via, over, sizeof(over)), gc_fmt_bytes(r->bytes, b, sizeof(b)),
+			       piece_name(r, piece, sizeof(piece)), us(r->start), us(r->recv - r->start),
 			       us(r->ready - r->recv), us(r->end - r->ready), us(r->end));
 }
 
@@ -191,8 +216,8 @@ static void format_listing(const gm_walk *w, const GArray *a, int nranks, GStrin
 			       rank_name(o->rank, nranks, who, sizeof(who)), o->strand,
 			       first->channel, a->len, a->len == 1 ? "" : "s", us(first->start), us(last->end),
 			       w->truncated ? " (the run's first steps only: see below)" : "");
-	g_string_append(g, "      #  op                      from    to  over                 bytes   start_us   "
-			   "data_us   room_us moving_us     end_us\n");
+	g_string_append(g, "      #  op                      from    to  over                 bytes  piece            "
+			   "start_us   data_us   room_us moving_us     end_us\n");
 	size_t n = a->len, head = n, tail = 0;
 	if (o->max_rows > 0 && n > o->max_rows) {
 		tail = o->max_rows / 4;
@@ -223,7 +248,8 @@ static void format_listing(const gm_walk *w, const GArray *a, int nranks, GStrin
 			g_string_append_printf(g, "    %-22s %s\n", gs_op_name((gs_op)op),
 					       gs_op_describe((gs_op)op));
 	g_string_append(g, "  from / to: the rank it receives from and sends to (swN: a unit of the "
-			   "NVSwitch); over: the links its message crosses (nic: the network); data: waiting for the incoming message; room: waiting for space "
+			   "NVSwitch); over: the links its message crosses (nic: the network); piece: the part of its "
+			   "own buffer it works on (in, out, scr: input, output, scratch, @ the offset); data: waiting for the incoming message; room: waiting for space "
 			   "in the receiver's buffer (NCCL's credit); moving: its own message going "
 			   "out, until the last byte has left the narrowest link it shares\n");
 }
@@ -314,15 +340,20 @@ static void format_csv(const gm_walk *w, GString *g)
 	GArray *a = g_array_sized_new(FALSE, FALSE, sizeof(wrec), w->recs->len);
 	g_array_append_vals(a, w->recs->data, w->recs->len);
 	g_array_sort(a, cmp_rec);
-	g_string_append(g, "rank,strand,channel,step,op,recv_from,send_to,over,bytes,start_us,recv_us,"
-			   "ready_us,end_us\n");
+	g_string_append(g, "rank,strand,channel,step,op,recv_from,send_to,over,bytes,buffer,offset,start_us,"
+			   "recv_us,ready_us,end_us\n");
 	for (guint i = 0; i < a->len; i++) {
 		const wrec *r = &g_array_index(a, wrec, i);
-		char over[48];
-		g_string_append_printf(g, "%u,%u,%u,%" PRIu64 ",%s,%d,%d,%s,%" PRIu64 ",%.6f,%.6f,%.6f,%.6f\n",
+		static const char *const bufs[GS_BUF__COUNT + 1] = {"input", "output", "scratch", "-"};
+		char over[48], off[24];
+		if (r->buf < GS_BUF__COUNT)
+			snprintf(off, sizeof(off), "%" PRIu64, r->off);
+		else
+			g_strlcpy(off, "-", sizeof(off));
+		g_string_append_printf(g, "%u,%u,%u,%" PRIu64 ",%s,%d,%d,%s,%" PRIu64 ",%s,%s,%.6f,%.6f,%.6f,%.6f\n",
 				       r->rank, r->strand, r->channel, r->index + 1,
 				       gs_op_name((gs_op)r->op), r->recv_peer, r->send_peer,
-				       via_name(r->via, over, sizeof(over)), r->bytes,
+				       via_name(r->via, over, sizeof(over)), r->bytes, bufs[r->buf], off,
 				       us(r->start), us(r->recv), us(r->ready), us(r->end));
 	}
 	g_array_free(a, TRUE);

@@ -132,7 +132,7 @@ with tempfile.TemporaryDirectory() as d:
                 for l in w.stdout.splitlines()[1:]:
                     f = l.split(",")
                     key, step = (f[0], f[1]), int(f[3])
-                    t = [float(v) for v in f[9:13]]
+                    t = [float(v) for v in f[11:15]]
                     prev = last.get(key)
                     ok_row = t[0] <= t[1] <= t[2] <= t[3] and (
                         step == 1 if prev is None else (step == prev[0] + 1 and abs(t[0] - prev[1]) < 1e-6))

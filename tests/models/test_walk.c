@@ -10,6 +10,8 @@
  */
 #include "run_testutil.h"
 
+#include <stdlib.h>
+
 #include "sim/models/gm_walk.h"
 
 typedef struct recs {
@@ -282,9 +284,9 @@ static void test_format(void)
 	g = g_string_new(NULL);
 	g_assert_cmpint(gm_walk_format(w, r, g, &err), ==, GC_OK);
 	g_assert_true(g_str_has_prefix(g->str, "rank,strand,channel,step,op,recv_from,send_to,over,bytes,"
-					       "start_us,recv_us,ready_us,end_us\n"));
-	g_assert_cmpint(count_lines(g->str, "0,0,0,1,SEND,-1,1,link,4096,2.000000,"), ==, 1);
-	g_assert_cmpint(count_lines(g->str, "7,1,1,15,RECV,6,-1,-,4096,"), ==, 1);
+					       "buffer,offset,start_us,recv_us,ready_us,end_us\n"));
+	g_assert_cmpint(count_lines(g->str, "0,0,0,1,SEND,-1,1,link,4096,input,"), ==, 1);
+	g_assert_cmpint(count_lines(g->str, "7,1,1,15,RECV,6,-1,-,4096,output,"), ==, 1);
 	g_assert_cmpint(count_lines(g->str, ""), ==, (int)r->pts[0].r.steps + 2); /* and the last "" */
 	g_string_free(g, TRUE);
 	gm_walk_free(w);
@@ -311,6 +313,51 @@ static void test_format(void)
 	}
 }
 
+/* The pieces a flat 4-rank ring allreduce works on, from the walk's CSV:
+ * on every rank its reduce-scatter half reads each of the 4 chunks of its
+ * input once (the last of them, RECV_REDUCE_COPY_SEND, the chunk it
+ * finishes), and its allgather half writes the 3 other chunks of its
+ * output. */
+static void test_pieces(void)
+{
+	const char *yaml = "schema_version: 1\n"
+			   "topology: {kind: flat, gpus: 4, link: {bandwidth: 50GB/s, latency: 1us}}\n"
+			   "collective: {op: allreduce, algo: ring, channels: 1, sizes: [4MiB]}\n";
+	gm_walk_opts csv = {.csv = true};
+	gm_walk *w = gm_walk_new(&csv);
+	gm_run *r = run_walk(yaml, NULL, w);
+	GString *g = g_string_new(NULL);
+	char *err = NULL;
+	g_assert_cmpint(gm_walk_format(w, r, g, &err), ==, GC_OK);
+	unsigned in[4] = {0}, out[4] = {0}, own[4] = {0};
+	char **lines = g_strsplit(g->str, "\n", -1);
+	for (char **l = lines + 1; *l && **l; l++) {
+		char **f = g_strsplit(*l, ",", -1);
+		int rank = atoi(f[0]);
+		uint64_t chunk = g_ascii_strtoull(f[10], NULL, 10) / (1u << 20);
+		g_assert_cmpuint(chunk, <, 4);
+		if (!strcmp(f[9], "input"))
+			in[rank] |= 1u << chunk;
+		else if (!strcmp(f[9], "output"))
+			out[rank] |= 1u << chunk;
+		if (!strcmp(f[4], "RECV_REDUCE_COPY_SEND"))
+			own[rank] = 1u << chunk;
+		g_strfreev(f);
+	}
+	g_strfreev(lines);
+	for (int k = 0; k < 4; k++) {
+		g_test_message("rank %d: input chunks %#x, output chunks %#x, finishes %#x", k, in[k], out[k],
+			       own[k]);
+		g_assert_cmpuint(in[k], ==, 0xf);
+		g_assert_cmpuint(out[k], ==, 0xf & ~own[k]);
+		g_assert_cmpuint(own[k] & (own[k] - 1), ==, 0);
+		g_assert_cmpuint(own[k], !=, 0);
+	}
+	g_string_free(g, TRUE);
+	gm_walk_free(w);
+	gm_run_free(r);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -319,5 +366,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/walk/room", test_room);
 	g_test_add_func("/walk/via", test_via);
 	g_test_add_func("/walk/format", test_format);
+	g_test_add_func("/walk/pieces", test_pieces);
 	return g_test_run();
 }

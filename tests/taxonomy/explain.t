@@ -76,9 +76,9 @@ check "the walk's time is gcsim run's" \
   "t=\$(awk -F, 'NR==2 { print \$6 }' '$T/run.csv'); grep -q \"one operation takes \$t\" '$T/walk.a' || grep -q \"takes \$(printf '%.3f' \$t) us\" '$T/walk.a'"
 "$G" explain --collective scenarios/dgx-h100-8node-tree.yaml --bytes 64KiB --format csv >"$T/walk.csv"
 check "walk CSV: header and one row per step" \
-  "[ \"\$(head -1 '$T/walk.csv')\" = 'rank,strand,channel,step,op,recv_from,send_to,over,bytes,start_us,recv_us,ready_us,end_us' ] && [ \$(wc -l <'$T/walk.csv') -gt 64 ]"
+  "[ \"\$(head -1 '$T/walk.csv')\" = 'rank,strand,channel,step,op,recv_from,send_to,over,bytes,buffer,offset,start_us,recv_us,ready_us,end_us' ] && [ \$(wc -l <'$T/walk.csv') -gt 64 ]"
 check "walk CSV: every step's times in order" \
-  "awk -F, 'NR>1 && !(\$10 <= \$11 && \$11 <= \$12 && \$12 <= \$13) { bad=1 } END { exit bad }' '$T/walk.csv'"
+  "awk -F, 'NR>1 && !(\$12 <= \$13 && \$13 <= \$14 && \$14 <= \$15) { bad=1 } END { exit bad }' '$T/walk.csv'"
 "$G" explain --collective scenarios/dgx-h100-8node-crossover.yaml --set collective.sizes=1MiB,8B --steps 4 >"$T/walk.cmp"
 check "walk notes the sizes and the comparison it does not walk" \
   "grep -q '^# note: the first of the scenario' '$T/walk.cmp' && grep -q '^# note: collective.compare (tree) is not walked' '$T/walk.cmp' && grep -q 'steps more' '$T/walk.cmp'"
