@@ -86,7 +86,11 @@ void gm_walk_on_step(void *ctx, const gm_step_rec *rec)
 		s->room += rec->ready_ps - rec->recv_ps;
 		s->moving += rec->end_ps - rec->ready_ps;
 	}
-	if (w->recs->len >= GM_WALK_MAX_STEPS) {
+	/* past the cap only the steps the listing and the timeline show are
+	 * kept */
+	bool shown = rec->strand == w->o.strand &&
+		     (rec->rank == w->o.rank || (w->o.timeline && rec->rank < GM_WALK_MAX_TIMELINE_RANKS));
+	if (w->recs->len >= GM_WALK_MAX_STEPS && !shown) {
 		w->truncated = true;
 		return;
 	}
@@ -212,10 +216,9 @@ static void format_listing(const gm_walk *w, const GArray *a, int nranks, GStrin
 	const gm_walk_opts *o = &w->o;
 	char who[32];
 	const wrec *first = &g_array_index(a, wrec, 0), *last = &g_array_index(a, wrec, a->len - 1);
-	g_string_append_printf(g, "\n%s, strand %u (channel %u): %u step%s, from %.3f to %.3f us%s\n",
+	g_string_append_printf(g, "\n%s, strand %u (channel %u): %u step%s, from %.3f to %.3f us\n",
 			       rank_name(o->rank, nranks, who, sizeof(who)), o->strand,
-			       first->channel, a->len, a->len == 1 ? "" : "s", us(first->start), us(last->end),
-			       w->truncated ? " (the run's first steps only: see below)" : "");
+			       first->channel, a->len, a->len == 1 ? "" : "s", us(first->start), us(last->end));
 	g_string_append(g, "      #  op                      from    to  over                 bytes  piece            "
 			   "start_us   data_us   room_us moving_us     end_us\n");
 	size_t n = a->len, head = n, tail = 0;
@@ -424,9 +427,10 @@ gc_status gm_walk_format(const gm_walk *w, const gm_run *r, void *gstring_out, c
 				       o->rank, o->strand);
 	g_array_free(a, TRUE);
 	if (w->truncated)
-		g_string_append_printf(g, "  (steps are kept up to %d of the run's %" PRIu64
-					  "; the totals below count them all)\n",
-				       GM_WALK_MAX_STEPS, w->nsteps);
+		g_string_append_printf(g, "  (the run has %" PRIu64 " steps: past the first %d only this "
+					  "strand's and the timeline's are kept; the totals below count "
+					  "them all)\n",
+				       w->nsteps, GM_WALK_MAX_STEPS);
 	format_ops(w, g);
 	if (o->timeline)
 		format_timeline(w, nranks, g);

@@ -11,9 +11,9 @@
  * step as CSV.
  *
  * Only the first operation (iteration 0) of back-to-back ones is kept.
- * Memory is one record per step, up to GM_WALK_MAX_STEPS; past that the
- * totals still count every step, the listing and the timeline say they
- * stop there, and CSV output is refused.
+ * Memory is one record per step, up to GM_WALK_MAX_STEPS; past that only
+ * the steps the listing and the timeline show are kept (the totals still
+ * count every step), and CSV output is refused.
  */
 #ifndef GM_WALK_H
 #define GM_WALK_H

@@ -358,6 +358,41 @@ static void test_pieces(void)
 	gm_run_free(r);
 }
 
+/* Past GM_WALK_MAX_STEPS (1024 GPUs in one ring: 2,096,128 steps) the
+ * listed strand keeps all its steps, the note says what was dropped, and
+ * CSV, which would miss steps, is refused. */
+static void test_cap(void)
+{
+	const char *yaml = "schema_version: 1\n"
+			   "topology: {kind: flat, gpus: 1024, link: {bandwidth: 50GB/s, latency: 1us}, "
+			   "launch_latency: 0us}\n"
+			   "collective: {op: allreduce, algo: ring, channels: 1, sizes: [1MiB]}\n";
+	gm_walk_opts wo = {.rank = 700, .max_rows = 0};
+	gm_walk *w = gm_walk_new(&wo);
+	gm_run *r = run_walk(yaml, NULL, w);
+	g_assert_cmpuint(gm_walk_steps(w), ==, 1024u * 2047u);
+	GString *g = g_string_new(NULL);
+	char *err = NULL;
+	g_assert_cmpint(gm_walk_format(w, r, g, &err), ==, GC_OK);
+	g_assert_nonnull(strstr(g->str, "rank 700, strand 0 (channel 0): 2047 steps"));
+	g_assert_cmpint(count_lines(g->str, "   2047  RECV "), ==, 1);
+	g_assert_nonnull(strstr(g->str, "the run has 2096128 steps: past the first 1000000"));
+	g_string_free(g, TRUE);
+	gm_walk_free(w);
+	gm_run_free(r);
+	gm_walk_opts csv = {.csv = true};
+	w = gm_walk_new(&csv);
+	r = run_walk(yaml, NULL, w);
+	g = g_string_new(NULL);
+	g_assert_cmpint(gm_walk_format(w, r, g, &err), ==, GC_ERR_INPUT);
+	g_assert_nonnull(strstr(err, "more than the 1000000 a CSV walk keeps"));
+	g_assert_cmpuint(g->len, ==, 0);
+	g_free(err);
+	g_string_free(g, TRUE);
+	gm_walk_free(w);
+	gm_run_free(r);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -367,5 +402,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/walk/via", test_via);
 	g_test_add_func("/walk/format", test_format);
 	g_test_add_func("/walk/pieces", test_pieces);
+	g_test_add_func("/walk/cap", test_cap);
 	return g_test_run();
 }
