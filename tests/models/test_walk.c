@@ -219,10 +219,36 @@ static void test_via(void)
 	gm_run_free(r);
 }
 
-static gm_run *run_walk(const char *yaml, const char *const *sets, gm_walk *w)
+/* A walk of yaml with options o: the formatted text (empty when refused),
+ * its status st and message err (g_free), the run's steps and the walk's
+ * steps and strands. g_string_free the text. */
+typedef struct walked {
+	GString *text;
+	gc_status st;
+	char *err;
+	uint64_t run_steps, steps;
+	uint32_t strands;
+} walked;
+
+static walked walk_yaml(const char *yaml, const gm_walk_opts *wo)
 {
-	gm_run_opts o = {.sets = sets, .breakdown = true, .on_step = gm_walk_on_step, .step_ctx = w};
-	return run_yaml_with(yaml, &o);
+	walked out = {.text = g_string_new(NULL)};
+	gm_walk *w = gm_walk_new(wo);
+	gm_run_opts o = {.breakdown = true, .on_step = gm_walk_on_step, .step_ctx = w};
+	gm_run *r = run_yaml_with(yaml, &o);
+	out.st = gm_walk_format(w, r, out.text, &out.err);
+	out.run_steps = r->pts[0].r.steps;
+	out.steps = gm_walk_steps(w);
+	out.strands = gm_walk_strands(w);
+	gm_walk_free(w);
+	gm_run_free(r);
+	return out;
+}
+
+static void walked_free(walked *x)
+{
+	g_string_free(x->text, TRUE);
+	g_free(x->err);
 }
 
 static int count_lines(const char *s, const char *prefix)
@@ -246,51 +272,41 @@ static void test_format(void)
 			   "launch_latency: 2us}\n"
 			   "collective: {op: allreduce, algo: ring, channels: 2, sizes: [64KiB]}\n";
 	gm_walk_opts wo = {.rank = 3, .strand = 1, .timeline = true};
-	gm_walk *w = gm_walk_new(&wo);
-	gm_run *r = run_walk(yaml, NULL, w);
-	g_assert_cmpuint(gm_walk_steps(w), ==, r->pts[0].r.steps);
-	g_assert_cmpuint(gm_walk_strands(w), ==, 2);
-	GString *g = g_string_new(NULL);
-	char *err = NULL;
-	g_assert_cmpint(gm_walk_format(w, r, g, &err), ==, GC_OK);
-	g_test_message("%s", g->str);
-	g_assert_nonnull(strstr(g->str, "rank 3, strand 1 (channel 1): 15 steps"));
-	g_assert_cmpint(count_lines(g->str, "      1  SEND "), ==, 1);
-	g_assert_cmpint(count_lines(g->str, "     15  RECV "), ==, 1);
-	g_assert_nonnull(strstr(g->str, gs_op_describe(GS_OP_RECV_REDUCE_SEND)));
-	g_assert_cmpint(count_lines(g->str, "  rank "), ==, 8); /* the timeline */
-	g_assert_nonnull(strstr(g->str, "# where the time goes"));
-	g_string_free(g, TRUE);
-	gm_walk_free(w);
-	gm_run_free(r);
+	walked x = walk_yaml(yaml, &wo);
+	const char *t = x.text->str;
+	g_assert_cmpint(x.st, ==, GC_OK);
+	g_assert_cmpuint(x.steps, ==, x.run_steps);
+	g_assert_cmpuint(x.strands, ==, 2);
+	g_test_message("%s", t);
+	g_assert_nonnull(strstr(t, "rank 3, strand 1 (channel 1): 15 steps"));
+	g_assert_cmpint(count_lines(t, "      1  SEND "), ==, 1);
+	g_assert_cmpint(count_lines(t, "     15  RECV "), ==, 1);
+	g_assert_nonnull(strstr(t, gs_op_describe(GS_OP_RECV_REDUCE_SEND)));
+	g_assert_cmpint(count_lines(t, "  rank "), ==, 8); /* the timeline */
+	g_assert_nonnull(strstr(t, "# where the time goes"));
+	walked_free(&x);
 
 	/* 6 rows of 15: the first 5, the last one, and a line for the 9 between */
 	gm_walk_opts few = {.max_rows = 6};
-	w = gm_walk_new(&few);
-	r = run_walk(yaml, NULL, w);
-	g = g_string_new(NULL);
-	g_assert_cmpint(gm_walk_format(w, r, g, &err), ==, GC_OK);
-	g_assert_nonnull(strstr(g->str, "... 9 steps more"));
-	g_assert_cmpint(count_lines(g->str, "      5  RECV_REDUCE_SEND "), ==, 1);
-	g_assert_cmpint(count_lines(g->str, "      6  "), ==, 0);
-	g_assert_cmpint(count_lines(g->str, "     15  RECV "), ==, 1);
-	g_string_free(g, TRUE);
-	gm_walk_free(w);
-	gm_run_free(r);
+	x = walk_yaml(yaml, &few);
+	t = x.text->str;
+	g_assert_cmpint(x.st, ==, GC_OK);
+	g_assert_nonnull(strstr(t, "... 9 steps more"));
+	g_assert_cmpint(count_lines(t, "      5  RECV_REDUCE_SEND "), ==, 1);
+	g_assert_cmpint(count_lines(t, "      6  "), ==, 0);
+	g_assert_cmpint(count_lines(t, "     15  RECV "), ==, 1);
+	walked_free(&x);
 
 	gm_walk_opts csv = {.csv = true};
-	w = gm_walk_new(&csv);
-	r = run_walk(yaml, NULL, w);
-	g = g_string_new(NULL);
-	g_assert_cmpint(gm_walk_format(w, r, g, &err), ==, GC_OK);
-	g_assert_true(g_str_has_prefix(g->str, "rank,strand,channel,step,op,recv_from,send_to,over,bytes,"
-					       "buffer,offset,start_us,recv_us,ready_us,end_us\n"));
-	g_assert_cmpint(count_lines(g->str, "0,0,0,1,SEND,-1,1,link,4096,input,"), ==, 1);
-	g_assert_cmpint(count_lines(g->str, "7,1,1,15,RECV,6,-1,-,4096,output,"), ==, 1);
-	g_assert_cmpint(count_lines(g->str, ""), ==, (int)r->pts[0].r.steps + 2); /* and the last "" */
-	g_string_free(g, TRUE);
-	gm_walk_free(w);
-	gm_run_free(r);
+	x = walk_yaml(yaml, &csv);
+	t = x.text->str;
+	g_assert_cmpint(x.st, ==, GC_OK);
+	g_assert_true(g_str_has_prefix(t, "rank,strand,channel,step,op,recv_from,send_to,over,bytes,"
+					  "buffer,offset,start_us,recv_us,ready_us,end_us\n"));
+	g_assert_cmpint(count_lines(t, "0,0,0,1,SEND,-1,1,link,4096,input,"), ==, 1);
+	g_assert_cmpint(count_lines(t, "7,1,1,15,RECV,6,-1,-,4096,output,"), ==, 1);
+	g_assert_cmpint(count_lines(t, ""), ==, (int)x.run_steps + 2); /* and the last "" */
+	walked_free(&x);
 
 	static const struct {
 		gm_walk_opts o;
@@ -300,16 +316,11 @@ static void test_format(void)
 		{{.strand = 2}, "--strand 2: each rank runs strands 0 to 1"},
 	};
 	for (size_t k = 0; k < G_N_ELEMENTS(bad); k++) {
-		w = gm_walk_new(&bad[k].o);
-		r = run_walk(yaml, NULL, w);
-		g = g_string_new(NULL);
-		g_assert_cmpint(gm_walk_format(w, r, g, &err), ==, GC_ERR_INPUT);
-		g_assert_cmpstr(err, ==, bad[k].what);
-		g_assert_cmpuint(g->len, ==, 0);
-		g_clear_pointer(&err, g_free);
-		g_string_free(g, TRUE);
-		gm_walk_free(w);
-		gm_run_free(r);
+		x = walk_yaml(yaml, &bad[k].o);
+		g_assert_cmpint(x.st, ==, GC_ERR_INPUT);
+		g_assert_cmpstr(x.err, ==, bad[k].what);
+		g_assert_cmpuint(x.text->len, ==, 0);
+		walked_free(&x);
 	}
 }
 
@@ -324,13 +335,10 @@ static void test_pieces(void)
 			   "topology: {kind: flat, gpus: 4, link: {bandwidth: 50GB/s, latency: 1us}}\n"
 			   "collective: {op: allreduce, algo: ring, channels: 1, sizes: [4MiB]}\n";
 	gm_walk_opts csv = {.csv = true};
-	gm_walk *w = gm_walk_new(&csv);
-	gm_run *r = run_walk(yaml, NULL, w);
-	GString *g = g_string_new(NULL);
-	char *err = NULL;
-	g_assert_cmpint(gm_walk_format(w, r, g, &err), ==, GC_OK);
+	walked x = walk_yaml(yaml, &csv);
+	g_assert_cmpint(x.st, ==, GC_OK);
 	unsigned in[4] = {0}, out[4] = {0}, own[4] = {0};
-	char **lines = g_strsplit(g->str, "\n", -1);
+	char **lines = g_strsplit(x.text->str, "\n", -1);
 	for (char **l = lines + 1; *l && **l; l++) {
 		char **f = g_strsplit(*l, ",", -1);
 		int rank = atoi(f[0]);
@@ -353,9 +361,7 @@ static void test_pieces(void)
 		g_assert_cmpuint(own[k] & (own[k] - 1), ==, 0);
 		g_assert_cmpuint(own[k], !=, 0);
 	}
-	g_string_free(g, TRUE);
-	gm_walk_free(w);
-	gm_run_free(r);
+	walked_free(&x);
 }
 
 /* Past GM_WALK_MAX_STEPS (1024 GPUs in one ring: 2,096,128 steps) the
@@ -368,29 +374,19 @@ static void test_cap(void)
 			   "launch_latency: 0us}\n"
 			   "collective: {op: allreduce, algo: ring, channels: 1, sizes: [1MiB]}\n";
 	gm_walk_opts wo = {.rank = 700, .max_rows = 0};
-	gm_walk *w = gm_walk_new(&wo);
-	gm_run *r = run_walk(yaml, NULL, w);
-	g_assert_cmpuint(gm_walk_steps(w), ==, 1024u * 2047u);
-	GString *g = g_string_new(NULL);
-	char *err = NULL;
-	g_assert_cmpint(gm_walk_format(w, r, g, &err), ==, GC_OK);
-	g_assert_nonnull(strstr(g->str, "rank 700, strand 0 (channel 0): 2047 steps"));
-	g_assert_cmpint(count_lines(g->str, "   2047  RECV "), ==, 1);
-	g_assert_nonnull(strstr(g->str, "the run has 2096128 steps: past the first 1000000"));
-	g_string_free(g, TRUE);
-	gm_walk_free(w);
-	gm_run_free(r);
+	walked x = walk_yaml(yaml, &wo);
+	g_assert_cmpint(x.st, ==, GC_OK);
+	g_assert_cmpuint(x.steps, ==, 1024u * 2047u);
+	g_assert_nonnull(strstr(x.text->str, "rank 700, strand 0 (channel 0): 2047 steps"));
+	g_assert_cmpint(count_lines(x.text->str, "   2047  RECV "), ==, 1);
+	g_assert_nonnull(strstr(x.text->str, "the run has 2096128 steps: past the first 1000000"));
+	walked_free(&x);
 	gm_walk_opts csv = {.csv = true};
-	w = gm_walk_new(&csv);
-	r = run_walk(yaml, NULL, w);
-	g = g_string_new(NULL);
-	g_assert_cmpint(gm_walk_format(w, r, g, &err), ==, GC_ERR_INPUT);
-	g_assert_nonnull(strstr(err, "more than the 1000000 a CSV walk keeps"));
-	g_assert_cmpuint(g->len, ==, 0);
-	g_free(err);
-	g_string_free(g, TRUE);
-	gm_walk_free(w);
-	gm_run_free(r);
+	x = walk_yaml(yaml, &csv);
+	g_assert_cmpint(x.st, ==, GC_ERR_INPUT);
+	g_assert_nonnull(strstr(x.err, "more than the 1000000 a CSV walk keeps"));
+	g_assert_cmpuint(x.text->len, ==, 0);
+	walked_free(&x);
 }
 
 int main(int argc, char **argv)
