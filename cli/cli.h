@@ -20,6 +20,10 @@ int cli_sweep(int argc, char **argv);
 int cli_parse(int *argc, char ***argv, const char *params, const char *summary,
 	      const void *entries, int *done);
 
+/* The exit status for a failure: 2 bad input (a deadlocked schedule is
+ * one), 4 i/o, 1 anything else. */
+int cli_exit_status(gc_status st);
+
 /* A scenario's own grid (sweep.key and sweep.values, and sweep.key2 and
  * sweep.values2) as "KEY=V1,V2,..." specs, NULL-terminated (g_strfreev),
  * or NULL when it has none. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Shared option parsing for the gcsim subcommands. */
+/* Shared by the gcsim subcommands: option parsing, exit statuses. */
 #include <glib.h>
 #include <stdio.h>
 
@@ -41,4 +41,9 @@ int cli_version(int argc, char **argv)
 {
 	printf("gcsim %s\n", GCSIM_VERSION);
 	return 0;
+}
+
+int cli_exit_status(gc_status st)
+{
+	return st == GC_ERR_INPUT || st == GC_ERR_DEADLOCK ? 2 : st == GC_ERR_IO ? 4 : 1;
 }

@@ -27,11 +27,6 @@ static int fail(const char *msg)
 	return 2;
 }
 
-static int status_rc(gc_status st)
-{
-	return st == GC_ERR_INPUT || st == GC_ERR_DEADLOCK ? 2 : st == GC_ERR_IO ? 4 : 1;
-}
-
 /* --collective FILE: the run scenario's collective at one size (--bytes,
  * or the scenario's first), simulated with every step handed to a walk,
  * then the walk printed. The scenario's comparison and sweep are not
@@ -55,7 +50,7 @@ static int explain_collective(const char *file, const char *bytes, char **sets, 
 	g_ptr_array_remove_index(all, all->len - 1);
 	if (st != GC_OK) {
 		fprintf(stderr, "%s\n", err);
-		rc = status_rc(st);
+		rc = cli_exit_status(st);
 		goto out;
 	}
 	if (!strcmp(gc_config_str(cfg, "workload"), "step")) {
@@ -101,14 +96,14 @@ static int explain_collective(const char *file, const char *bytes, char **sets, 
 	st = gm_run_scenario(file, &o, &run, &err);
 	if (st != GC_OK) {
 		fprintf(stderr, "%s\n", err);
-		rc = status_rc(st);
+		rc = cli_exit_status(st);
 		goto out;
 	}
 	out = g_string_new(NULL);
 	st = gm_walk_format(w, run, out, &err);
 	if (st != GC_OK) {
 		fprintf(stderr, "gcsim explain: %s\n", err);
-		rc = status_rc(st);
+		rc = cli_exit_status(st);
 		goto out;
 	}
 	if (!wo->csv)
@@ -296,7 +291,7 @@ int cli_explain(int argc, char **argv)
 		st = gm_tx_study_run(cfg, trace, timeline, out, &err);
 	if (st != GC_OK) {
 		fprintf(stderr, "gcsim explain: %s\n", err ? err : "failed");
-		rc = st == GC_ERR_INPUT ? 2 : st == GC_ERR_IO ? 4 : 1;
+		rc = cli_exit_status(st);
 		goto out;
 	}
 	fwrite(out->str, 1, out->len, stdout);

@@ -35,11 +35,6 @@ static gc_status run_with_progress(const char *path, gm_run_opts *o, gm_run **ru
 
 #define SWEEP_MAX 64
 
-static int status_rc(gc_status st)
-{
-	return st == GC_ERR_INPUT ? 2 : st == GC_ERR_IO ? 4 : st == GC_ERR_DEADLOCK ? 2 : 1;
-}
-
 /* One sweep axis from "KEY=V1,V2,...": its key and values (stripped);
  * false after one line on stderr. */
 static bool parse_axis(const char *spec, char **key, char ***vals)
@@ -128,7 +123,7 @@ static int run_sweep(const char *path, char *const *specs, int nspecs, GPtrArray
 					v1);
 			else
 				fprintf(stderr, "%s (sweep value %s=%s)\n", err, key[0], v0);
-			rc = status_rc(st);
+			rc = cli_exit_status(st);
 		}
 		g_free(err);
 		g_ptr_array_free(all, TRUE);
@@ -178,7 +173,7 @@ static int run_step(const char *path, GPtrArray *sets, bool csv, bool other_outp
 	int rc = 0;
 	if (st != GC_OK) {
 		fprintf(stderr, "%s\n", err);
-		rc = status_rc(st);
+		rc = cli_exit_status(st);
 	} else {
 		GString *out = g_string_new(NULL);
 		if (csv)
@@ -269,7 +264,7 @@ int cli_run(int argc, char **argv)
 	g_ptr_array_remove_index(all, all->len - 1);
 	if (lst != GC_OK) {
 		fprintf(stderr, "%s\n", err);
-		rc = status_rc(lst);
+		rc = cli_exit_status(lst);
 		goto out;
 	}
 	if (!sweep)
@@ -293,7 +288,7 @@ int cli_run(int argc, char **argv)
 	gc_status st = run_with_progress(argv[1], &o, &run, &err);
 	if (st != GC_OK) {
 		fprintf(stderr, "%s\n", err);
-		rc = status_rc(st);
+		rc = cli_exit_status(st);
 		goto out;
 	}
 	if (results) {

@@ -15,15 +15,10 @@
 #include "sim/core/gc_results.h"
 #include "validate/gv_validate.h"
 
-static int exit_of(gc_status st)
-{
-	return st == GC_ERR_INPUT ? 2 : st == GC_ERR_IO ? 4 : 1;
-}
-
 static int fail(gc_status st, const char *msg)
 {
 	fprintf(stderr, "gcsim validate: %s\n", msg);
-	return exit_of(st);
+	return cli_exit_status(st);
 }
 
 static gc_status parse_pct(const char *opt, const char *v, double *out, char **err)

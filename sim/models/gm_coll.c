@@ -469,7 +469,7 @@ static G_GNUC_NO_INLINE void step_record(sim *m, strand *s, const gs_step *st)
 		for (int h = 0; h < c->nhops; h++)
 			rec.via |= 1u << m->net.info[c->route[h]].kind;
 	}
-	rec.recv_ps = st->op == GS_OP_WAIT ? now : t->recv >= 0 ? t->recv : rec.start_ps;
+	rec.recv_ps = t->recv >= 0 ? t->recv : rec.start_ps;
 	rec.ready_ps = t->ready >= 0 ? t->ready : now;
 	t->recv = t->ready = -1;
 	m->o->on_step(m->o->step_ctx, &rec);
@@ -555,6 +555,8 @@ static inline __attribute__((always_inline)) void strand_run(sim *m, uint32_t si
 				}
 				if (cp)
 					gm_cpv_join(&m->scp[sid], &m->sigcp[key]);
+				if (G_UNLIKELY(m->stamps)) /* what it waited for is there */
+					m->stamps[sid].recv = m->eng.now;
 				step_complete(m, s, st);
 				continue;
 			}

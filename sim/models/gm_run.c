@@ -1063,9 +1063,17 @@ static int root_of(gs_coll c)
 	return c == GS_COLL_BROADCAST || c == GS_COLL_REDUCE ? 0 : -1;
 }
 
-void gm_run_format_setup(const gm_run *r, void *gstring_out)
+/* MoE forward's routing counts in *kc, or NULL for any other run. */
+static const moe_counts *forward_counts(const gm_run *r, moe_counts *kc)
 {
-	GString *g = gstring_out;
+	const gs_params *p = &r->base;
+	return p->algo == GS_ALGO_FORWARD && gs_coll_is_moe(p->coll) && routing_counts(r, kc) ? kc
+												: NULL;
+}
+
+/* gm_run_format_setup with forward's routing counts already at hand. */
+static void format_setup(const gm_run *r, GString *g, const moe_counts *kc)
+{
 	const gs_params *p = &r->base;
 	char b1[32], b2[32], b3[32];
 	gm_run_format_head(r->path, r->cfg, &r->topo, g);
@@ -1093,11 +1101,8 @@ void gm_run_format_setup(const gm_run *r, void *gstring_out)
 			       geom(r, "collective.slice", p->slice_bytes, b2, sizeof(b2)),
 			       geom(r, "collective.buffer", gc_config_bytes(r->cfg, "collective.buffer"), b3,
 				    sizeof(b3)));
-	moe_counts kc;
-	const bool fwd = p->algo == GS_ALGO_FORWARD && gs_coll_is_moe(p->coll) &&
-			 routing_counts(r, &kc);
-	if (fwd)
-		format_routing(&kc, g);
+	if (kc)
+		format_routing(kc, g);
 	char model[96];
 	if (r->pkt_bytes)
 		snprintf(model, sizeof(model), "packet (store and forward, %s packets, %u per hop)",
@@ -1116,14 +1121,19 @@ void gm_run_format_setup(const gm_run *r, void *gstring_out)
 	g_string_append_printf(g, ", seed %lld\n", (long long)gc_config_int(r->cfg, "seed"));
 }
 
+void gm_run_format_setup(const gm_run *r, void *gstring_out)
+{
+	moe_counts kc;
+	format_setup(r, gstring_out, forward_counts(r, &kc));
+}
+
 void gm_run_format_table(const gm_run *r, void *gstring_out)
 {
 	GString *g = gstring_out;
 	const gs_params *p = &r->base;
-	gm_run_format_setup(r, g);
-	moe_counts kc;
-	const bool fwd = p->algo == GS_ALGO_FORWARD && gs_coll_is_moe(p->coll) &&
-			 routing_counts(r, &kc);
+	moe_counts kcs;
+	const moe_counts *kc = forward_counts(r, &kcs);
+	format_setup(r, g, kc);
 	g_string_append(g, "#\n");
 	g_string_append(g, "#       size         count      type   redop    root       time    algbw    busbw\n");
 	g_string_append(g, "#        (B)    (elements)                                 (us)   (GB/s)   (GB/s)\n");
@@ -1138,8 +1148,8 @@ void gm_run_format_table(const gm_run *r, void *gstring_out)
 		sum += pt->busbw_GBps;
 	}
 	g_string_append_printf(g, "# Avg bus bandwidth    : %g\n", r->npts ? sum / (double)r->npts : 0.0);
-	if (fwd && r->npts > 0)
-		format_deepep_bw(r, &kc, g);
+	if (kc && r->npts > 0)
+		format_deepep_bw(r, kc, g);
 	if (r->algo_auto && r->npts > 0) {
 		g_string_append_printf(g, "# algorithm chosen per size (auto, by %s):",
 				       r->tuner_nccl ? "NCCL's cost model" : "the closed form");
