@@ -511,6 +511,8 @@ static double round_time(const gt_topo *topo, const gs_gen *g, const gm_net *net
 				uint32_t pl = ((uint32_t)c << 4) | (uint32_t)np;
 				peers[np++] = q;
 				int h = gt_topo_route_ch(topo, r, q, c / spc, route);
+				if (st[i].flags & GS_STEP_FANOUT)
+					h = gt_topo_route_fanout(topo, route, h);
 				uint32_t at = links->len;
 				g_array_append_val(fl_start, at);
 				g_array_append_vals(links, route, (guint)h);
@@ -1174,7 +1176,7 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		 * heads behind the same NIC (all C / rpn leave at once; with one
 		 * member per node, as data-parallel groups have, that is every
 		 * channel) */
-		double a_in = 0, b_in = INFINITY, a_net = 0, b_net = INFINITY;
+		double a_in = 0, b_in = INFINITY, a_net = 0, b_net = INFINITY, b_cta = INFINITY;
 		/* the chain's hops inside a node (alike through an NVSwitch;
 		 * through PCIe switches and sockets not): the narrowest and the
 		 * slowest decide */
@@ -1188,14 +1190,27 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		if (nodes > 1) {
 			int h = gt_topo_route(topo, 0, gs_group_member(p, 0, rpn), route);
 			a_net = (double)gm_net_route_latency(&net, route, h);
-			for (int k = 0; k < h; k++)
-				b_net = fmin(b_net, net.links[route[k]].bw_Bps);
+			/* the sender's channel link (a CTA's rate) is its own,
+			 * the NIC the heads share */
+			for (int k = 0; k < h; k++) {
+				double bw = net.links[route[k]].bw_Bps;
+				if (gt_topo_is_chan_link(topo, route[k]))
+					b_cta = fmin(b_cta, bw);
+				else
+					b_net = fmin(b_net, bw);
+			}
 		}
+		/* a slice's time on its narrowest hop alone: the chain's, or
+		 * the network's with the other heads behind the NIC (or the
+		 * sender's channel link, a CTA's rate, when that is slower) */
+		double x_in = rpn > 1 ? s / b_in * 1e12 : 0, x_net = 0;
+		if (nodes > 1)
+			x_net = fmax(fmax(1.0, (double)C / rpn) * s / b_net, s / b_cta) * 1e12;
 		double fill = 0;
 		if (rpn > 1)
-			fill += (rpn - 1) * (a_in + s / b_in * 1e12);
+			fill += (rpn - 1) * (a_in + x_in);
 		if (nodes > 1)
-			fill += height * (a_net + fmax(1.0, (double)C / rpn) * s / b_net * 1e12);
+			fill += height * (a_net + x_net);
 		/* steady state: one slice per round on every strand's link to
 		 * each of its tree neighbours (a GPU's port carries the up and
 		 * down strands of the channels it is inside the chain of, one
@@ -1204,10 +1219,15 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		 * strands' sends one after the other (round_time); one slice
 		 * has no steady state */
 		double tau = M > 1 ? round_time(topo, gen, &net, s) : 0;
-		/* and never less than every round's slices through the
-		 * busiest link, which a short pipeline over a shared link
-		 * (a PCIe node's socket link) reaches */
-		t += fmax(2.0 * fill + (double)(M - 1) * tau, (double)M * tau);
+		/* Two bounds. The pipeline: the first slice up the tree and
+		 * down again, each later one a slice's time on the narrowest
+		 * hop behind it (the up and down pipelines meet on a link only
+		 * once both run). The links: every slice through the busiest
+		 * round (tau, both directions at once), after the first has
+		 * reached it and before the last has left, about one way of
+		 * the tree (fill). Short pipelines sit on the first, long ones
+		 * on the second. */
+		t += fmax(2.0 * fill + (double)(M - 1) * fmax(x_in, x_net), fill + (double)M * tau);
 	} else if (n > 1 && p->bytes > 0 && gs_coll_is_moe(p->coll)) {
 		gc_status st = moe_time(topo, gen, &net, &t, errmsg);
 		if (st != GC_OK) {

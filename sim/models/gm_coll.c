@@ -235,6 +235,15 @@ static uint32_t conn_get(sim *m, uint32_t src, uint32_t dst, uint32_t ch)
 	return id;
 }
 
+/* A connection whose sends are fan-out (GS_STEP_FANOUT) leaves without
+ * crossing the sender's channel link; decided at its first send, before
+ * any message has used the route. The link has no latency, so lat_ps
+ * stands. */
+static G_GNUC_NO_INLINE void conn_fanout(sim *m, conn *c)
+{
+	c->nhops = (int16_t)gt_topo_route_fanout(m->topo, c->route, c->nhops);
+}
+
 /* Double c's message FIFO (and its critical-path vectors), keeping the
  * messages not yet credited in their places. */
 static G_GNUC_NO_INLINE void conn_grow(sim *m, conn *c)
@@ -589,6 +598,8 @@ static inline __attribute__((always_inline)) void strand_run(sim *m, uint32_t si
 							s->ch / (uint32_t)m->spc);
 				c = &m->conns[s->send_conn];
 			}
+			if (G_UNLIKELY(st->flags & GS_STEP_FANOUT) && c->nsent == 0)
+				conn_fanout(m, c);
 			reclaim(m, c, cp ? &m->scp[sid] : NULL); /* keeps the FIFO short */
 			if (c->inflight > 0 && c->inflight + st->bytes > m->o->buffer_bytes) {
 				c->waiting_send = sid;

@@ -100,12 +100,13 @@ void gm_proto_cap_channel(gt_topo *t, gm_proto p, gs_algo algo, int comm_nodes, 
 {
 	t->chan_cap_Bps = 0;
 	t->chan_links = 0;
-	if (algo != GS_ALGO_RING || p == GM_PROTO_LL || nchannels < 1)
+	if ((algo != GS_ALGO_RING && algo != GS_ALGO_TREE) || p == GM_PROTO_LL || nchannels < 1)
 		return;
 	int k = nodes_band(comm_nodes);
-	double cap = t->chan_bw_Bps > 0	    ? t->chan_bw_Bps
-		     : p == GM_PROTO_SIMPLE ? t->chan_simple_Bps[k]
-					    : t->chan_ll128_Bps[k];
+	double cap = t->chan_bw_Bps > 0	       ? t->chan_bw_Bps
+		     : p == GM_PROTO_SIMPLE    ? t->chan_simple_Bps[k]
+		     : algo == GS_ALGO_RING    ? t->chan_ll128_Bps[k]
+					       : t->chan_tree_ll128_Bps[k];
 	if (cap > 0) {
 		t->chan_cap_Bps = cap;
 		t->chan_links = nchannels;

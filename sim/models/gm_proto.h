@@ -91,10 +91,12 @@ void gm_proto_cap_ll(gt_topo *t, int comm_nodes, int ranks_per_node);
  * the others -- at mid sizes and with many ranks, where one channel's
  * small slices cross a link while the others wait -- which is where
  * NCCL's runs across nodes are slower than free sharing of the links.
+ * The tree's channel is one CTA too (perChMaxTreeBws for Simple,
+ * perChMaxTreeLL128Bws, t->chan_tree_ll128_Bps, for LL128); it stores a
+ * slice to all its down-children at once, so its sends after the first
+ * (GS_STEP_FANOUT) leave without crossing its link again.
  * Sets t->chan_cap_Bps and t->chan_links; none for LL, whose ceiling is
- * per GPU (gm_proto_cap_ll), nor for other algorithms: the tree's down
- * strand sends a slice to each child in turn where NCCL's CTA stores it
- * to all at once, so a per-CTA link would charge it the fan-out. */
+ * per GPU (gm_proto_cap_ll), nor for other algorithms. */
 void gm_proto_cap_channel(gt_topo *t, gm_proto p, gs_algo algo, int comm_nodes, int nchannels);
 /* The busbw bound B above, in B/s (0 when the collective moves nothing
  * between GPUs). */

@@ -209,10 +209,12 @@ static const gm_model_info models[] = {
 	 "NVIDIA/nccl#1752 (picks logged on 64 H200 nodes)",
 	 "collective.tuner, collective.algo, collective.protocol, topology.cpu"},
 	{"channel", "device",
-	 "one ring channel is one CTA: what it moves from its GPU is held to NCCL's per-channel "
-	 "figure for the GPU generation (Simple, LL128), a link of its own that every send of the "
-	 "channel crosses first",
-	 "NVIDIA/nccl src/graph/tuning.cc perChMaxTreeBws, perChMaxRingLL128Bws",
+	 "one ring or tree channel is one CTA: what it moves from its GPU is held to NCCL's "
+	 "per-channel figure for the GPU generation (Simple, LL128), a link of its own that every "
+	 "send of the channel crosses first (a tree's sends of a slice to its other children, "
+	 "stored in the same pass, do not)",
+	 "NVIDIA/nccl src/graph/tuning.cc perChMaxTreeBws, perChMaxRingLL128Bws, "
+	 "perChMaxTreeLL128Bws",
 	 "topology.gpu_arch, topology.channel_bandwidth"},
 	{"credits", "link",
 	 "per-connection receive buffer: a send waits until its message fits (NCCL slots)",

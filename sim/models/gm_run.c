@@ -529,6 +529,44 @@ static int nccl_channels(gm_proto q, gs_algo algo, int nranks, uint64_t bytes, i
 	return nc;
 }
 
+/* NCCL's tree step geometry (enqueue.cc, its chunk size by algorithm,
+ * NCCL 2.19 on): the tree moves one step per message (chunkSteps =
+ * sliceSteps = 1), so Simple's message is the buffer's 8th (NCCL_STEPS:
+ * 512 KiB of 4 MiB). LL128 halves its 576,000 B step while fewer than
+ * nsteps x 64 / ppn of them fall on each channel (down to 131,072 B or
+ * below), then while fewer than nsteps x 16 / ppn (down to 32,768 B or
+ * below), nsteps = 1 + log2(nodes) + 0.1 ppn, ppn the ranks per node;
+ * each smaller message still takes one of the 8 steps, so the buffer
+ * holds 8 of them. LL keeps its geometry. A scenario's collective.chunk
+ * or collective.slice is kept as given. */
+static void tree_geometry(const gm_run *r, gm_proto q, int nodes, int ppn, gs_params *p,
+			  gm_coll_opts *co)
+{
+	if (q == GM_PROTO_LL || gc_config_is_set(r->cfg, "collective.chunk") ||
+	    gc_config_is_set(r->cfg, "collective.slice"))
+		return;
+	uint64_t el = gs_dtype_size(p->dtype), step;
+	if (q == GM_PROTO_SIMPLE) {
+		step = co->buffer_bytes / 8;
+	} else {
+		step = gm_proto_get(q)->chunk;
+		double nsteps = 1 + floor(log2((double)(nodes > 0 ? nodes : 1))) + 0.1 * ppn;
+		uint64_t per = (uint64_t)p->nchannels;
+		while ((double)(p->bytes / (per * step)) < nsteps * 64 / ppn && step > 131072)
+			step /= 2;
+		while ((double)(p->bytes / (per * step)) < nsteps * 16 / ppn && step > 32768)
+			step /= 2;
+		if (8 * step < co->buffer_bytes)
+			co->buffer_bytes = 8 * step;
+	}
+	step = step / el * el;
+	if (step < el)
+		step = el;
+	p->chunk_bytes = p->slice_bytes = step;
+	if (co->buffer_bytes < step)
+		co->buffer_bytes = step;
+}
+
 /* The communicator's members per node: a node's GPUs, or in groups the
  * members of one group that share a node (one per node for groups strided
  * across nodes). */
@@ -587,6 +625,8 @@ static void proto_setup(const gm_run *r, gm_proto q, const gs_params *base, uint
 		if (chain_coll(base->coll) && !gc_config_is_set(r->cfg, "collective.slice"))
 			p->slice_bytes = chain_slice(p->slice_bytes, co->buffer_bytes);
 	}
+	if (base->algo == GS_ALGO_TREE)
+		tree_geometry(r, q, gs_group_n(base) / rpn, rpn, p, co);
 }
 
 /* The closed-form time of base with protocol q at this size (ps). */

@@ -561,7 +561,8 @@ static void gs_buf_append(GString *out, unsigned buf, uint64_t off)
  * One line per step, rank-major, then strand, then step index:
  *   r0 c0 #0 SEND send=1 recv=-1 src=INPUT+0 dst=OUTPUT+0 bytes=1024
  * Every field is printed whether or not the op uses it, so the dump is a
- * faithful image of the plain data.
+ * faithful image of the plain data; flags, when a step has any, end the
+ * line (" fanout").
  */
 void gs_sched_dump(const gs_sched *s, void *gstring_out)
 {
@@ -581,7 +582,8 @@ void gs_sched_dump(const gs_sched *s, void *gstring_out)
 				gs_buf_append(out, st[i].src_buf, st[i].src_off);
 				g_string_append(out, " dst=");
 				gs_buf_append(out, st[i].dst_buf, st[i].dst_off);
-				g_string_append_printf(out, " bytes=%" PRIu64 "\n", st[i].bytes);
+				g_string_append_printf(out, " bytes=%" PRIu64 "%s\n", st[i].bytes,
+						       st[i].flags & GS_STEP_FANOUT ? " fanout" : "");
 			}
 		}
 	}

@@ -121,11 +121,20 @@ static inline const char *gs_op_name(gs_op op) { return gs_op_valid(op) ? gs_op_
  * "?" when out of range. */
 const char *gs_op_describe(gs_op op);
 
+/* gs_step.flags. GS_STEP_FANOUT, on a SEND only: the data the rank's
+ * previous send of this strand sent to another peer, going to one more.
+ * NCCL's tree CTA stores a slice to all its down-peers in one pass, so a
+ * fan-out send costs the link it crosses but not the sending CTA (an
+ * executor with a per-channel rate does not charge it). Executors without
+ * such a rate ignore it. */
+#define GS_STEP_FANOUT 1u
+#define GS_STEP__FLAGS GS_STEP_FANOUT
+
 typedef struct gs_step {
 	uint8_t op;	    /* gs_op */
 	uint8_t src_buf;    /* enum gs_buf */
 	uint8_t dst_buf;    /* enum gs_buf */
-	uint8_t flags;	    /* reserved, 0 */
+	uint8_t flags;	    /* GS_STEP_* */
 	int32_t send_peer;  /* rank, or -1 when the op does not send */
 	int32_t recv_peer;  /* rank, or -1 when the op does not receive */
 	uint32_t reserved;  /* 0 */

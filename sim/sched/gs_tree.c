@@ -51,7 +51,9 @@
  * first down-child, then SEND OUTPUT to each other one. The root's down
  * strand is empty: its up strand, which holds the final sum, starts the
  * broadcast itself, as NCCL's root runs reduce and broadcast in one
- * primitive (directRecvReduceCopySend).
+ * primitive (directRecvReduceCopySend). The SENDs to the other
+ * down-children carry GS_STEP_FANOUT: NCCL's CTA stores the slice to all
+ * its down-peers in one pass, so they cost the links, not the CTA again.
  * nranks == 1: the up strand is one COPY INPUT -> OUTPUT per slice and the
  * down strand is empty.
  *
@@ -112,6 +114,7 @@ typedef struct gs_tree_slot {
 	gs_op op;
 	int32_t send, recv;
 	uint8_t src_buf, dst_buf;
+	uint8_t flags; /* GS_STEP_FANOUT: a down-child after the first */
 } gs_tree_slot;
 
 /* Per-strand geometry, derived in O(1) from (rank, strand). */
@@ -230,7 +233,7 @@ static int gs_tree_slots(const gs_tree *tr, int rank, int64_t c, int role, gs_tr
 	if (tr->n == 1) {
 		if (role == GS_TREE_DOWN)
 			return 0;
-		slot[0] = (gs_tree_slot){ GS_OP_COPY, -1, -1, GS_BUF_INPUT, GS_BUF_OUTPUT };
+		slot[0] = (gs_tree_slot){ GS_OP_COPY, -1, -1, GS_BUF_INPUT, GS_BUF_OUTPUT, 0 };
 		return 1;
 	}
 
@@ -261,19 +264,19 @@ static int gs_tree_slots(const gs_tree *tr, int rank, int64_t c, int role, gs_tr
 		/* n >= 2: the root always has an up-child, so m = 0 means a parent */
 		if (nkids == 0)
 			slot[ns++] = (gs_tree_slot){ GS_OP_SEND, parent, -1, GS_BUF_INPUT,
-						     GS_BUF_OUTPUT };
+						     GS_BUF_OUTPUT, 0 };
 		for (int i = 0; i < nkids; i++) {
 			uint8_t lbuf = i == 0 ? GS_BUF_INPUT : GS_BUF_SCRATCH;
 
 			if (i < nkids - 1)
 				slot[ns++] = (gs_tree_slot){ GS_OP_RECV_REDUCE_COPY, -1, kids[i],
-							     lbuf, GS_BUF_SCRATCH };
+							     lbuf, GS_BUF_SCRATCH, 0 };
 			else if (parent >= 0)
 				slot[ns++] = (gs_tree_slot){ GS_OP_RECV_REDUCE_SEND, parent,
-							     kids[i], lbuf, GS_BUF_OUTPUT };
+							     kids[i], lbuf, GS_BUF_OUTPUT, 0 };
 			else
 				slot[ns++] = (gs_tree_slot){ GS_OP_RECV_REDUCE_COPY_SEND, down[0],
-							     kids[i], lbuf, GS_BUF_OUTPUT };
+							     kids[i], lbuf, GS_BUF_OUTPUT, 0 };
 		}
 		if (parent >= 0)
 			return ns;
@@ -284,14 +287,14 @@ static int gs_tree_slots(const gs_tree *tr, int rank, int64_t c, int role, gs_tr
 			return 0;
 		if (ndown == 0)
 			slot[ns++] = (gs_tree_slot){ GS_OP_RECV, -1, parent, GS_BUF_INPUT,
-						     GS_BUF_OUTPUT };
+						     GS_BUF_OUTPUT, 0 };
 		else
 			slot[ns++] = (gs_tree_slot){ GS_OP_RECV_COPY_SEND, down[0], parent,
-						     GS_BUF_INPUT, GS_BUF_OUTPUT };
+						     GS_BUF_INPUT, GS_BUF_OUTPUT, 0 };
 	}
 	for (int i = 1; i < ndown; i++)
-		slot[ns++] =
-			(gs_tree_slot){ GS_OP_SEND, down[i], -1, GS_BUF_OUTPUT, GS_BUF_OUTPUT };
+		slot[ns++] = (gs_tree_slot){ GS_OP_SEND, down[i], -1, GS_BUF_OUTPUT, GS_BUF_OUTPUT,
+					     GS_STEP_FANOUT };
 	g_assert(ns <= GS_TREE_MAX_SLOTS);
 	return ns;
 }
@@ -339,6 +342,7 @@ static void gs_tree_emit(const gs_tree_plan *pl, uint64_t l, uint64_t s, int t, 
 
 	gs_step_set(st, sl->op, sl->send, sl->recv, sl->src_buf, soff * el, sl->dst_buf, doff * el,
 		    len * el);
+	st->flags = sl->flags;
 }
 
 static void gs_tree_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint32_t n,

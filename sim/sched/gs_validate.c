@@ -7,7 +7,9 @@
  * Checks, in order (the first failure is reported, naming rank, strand and
  * step):
  *  1. Fields: the shape (strands_per_channel >= 1 divides nstrands), op in
- *     range, reserved fields (flags, reserved) zero, buffers in range,
+ *     range, reserved fields (reserved, flags other than GS_STEP_FANOUT)
+ *     zero, buffers in range, a fan-out SEND sending what the strand's
+ *     previous send sent (a SEND's piece, a *_COPY_SEND's stored copy),
  *     send_peer / recv_peer a rank other than the step's own exactly when
  *     the op sends / receives and -1 otherwise (PUT and SIGNAL send, no
  *     one-sided op receives). SIGNAL: bytes == 8, slot dst_off < nsignals,
@@ -317,6 +319,19 @@ static bool gs_operand_bad(const gs_sched *s, const char *name, uint8_t buf, uin
 	return false;
 }
 
+/* Whether SEND st sends what send `prev` sent: a SEND the same piece of
+ * the same buffer, a *_COPY_SEND what it stored (its dst). */
+static bool gs_fanout_of(const gs_step *prev, const gs_step *st)
+{
+	if (!prev || prev->bytes != st->bytes || prev->op == GS_OP_PUT || prev->op == GS_OP_SIGNAL)
+		return false;
+	if (prev->op == GS_OP_SEND)
+		return prev->src_buf == st->src_buf && prev->src_off == st->src_off;
+	if (prev->op == GS_OP_RECV_COPY_SEND || prev->op == GS_OP_RECV_REDUCE_COPY_SEND)
+		return prev->dst_buf == st->src_buf && prev->dst_off == st->src_off;
+	return false; /* RECV_REDUCE_SEND keeps no copy */
+}
+
 static gc_status gs_check_step(const gs_sched *s, int r, int c, uint64_t i, const gs_step *st,
 			       char **errmsg)
 {
@@ -334,9 +349,11 @@ static gc_status gs_check_step(const gs_sched *s, int r, int c, uint64_t i, cons
 
 	if (st->op >= GS_OP__COUNT)
 		GS_FAIL("op %u out of range", st->op);
-	if (st->flags != 0 || st->reserved != 0)
+	if ((st->flags & ~GS_STEP__FLAGS) != 0 || st->reserved != 0)
 		GS_FAIL("reserved fields not zero (flags=%u reserved=%" PRIu32 ")", st->flags,
 			st->reserved);
+	if ((st->flags & GS_STEP_FANOUT) && op != GS_OP_SEND)
+		GS_FAIL("fan-out flag on an op other than SEND");
 	if (st->src_buf >= GS_BUF__COUNT || st->dst_buf >= GS_BUF__COUNT)
 		GS_FAIL("buffer out of range (src_buf=%u dst_buf=%u)", st->src_buf, st->dst_buf);
 	if (gs_op_sends(op)) {
@@ -432,12 +449,24 @@ static gc_status gs_check_fields(const gs_sched *s, bool written[GS_BUF__COUNT],
 		for (int c = 0; c < s->nstrands; c++) {
 			uint64_t len;
 			const gs_step *st = gs_sched_strand(s, r, c, &len);
+			const gs_step *sent = NULL; /* the strand's last send */
 
 			for (uint64_t i = 0; i < len; i++) {
 				gc_status rc = gs_check_step(s, r, c, i, &st[i], errmsg);
 
 				if (rc != GC_OK)
 					return rc;
+				if ((st[i].flags & GS_STEP_FANOUT) && !gs_fanout_of(sent, &st[i])) {
+					*errmsg = g_strdup_printf(
+						"rank %d strand %d step %" PRIu64
+						" (SEND): fan-out flag, but the strand's previous send "
+						"did not send this data (%s %" PRIu64 " bytes at %" PRIu64 ")",
+						r, c, i, gs_buf_names[st[i].src_buf], st[i].bytes,
+						st[i].src_off);
+					return GC_ERR_INPUT;
+				}
+				if (gs_op_sends(st[i].op))
+					sent = &st[i];
 				if (gs_op_writes_dst(st[i].op))
 					written[st[i].dst_buf] = true;
 				if (st[i].op == GS_OP_PUT) {

@@ -160,8 +160,8 @@ static const gc_param topo_params[] = {
 	 "NIC) instead of through a spine", "NCCL PXN (NCCL_PXN_DISABLE=0, the default)"},
 	{"topology.gpu_arch", GC_P_ENUM, "none", "none|volta|ampere|hopper|blackwell", 1, 0,
 	 "GPU generation: protocol ll's throughput per GPU is held to NCCL's ceiling (busbw: on "
-	 "one node the generation's, across nodes topology.cpu's), and a ring channel's to NCCL's "
-	 "per-channel figure (topology.channel_bandwidth); none: neither",
+	 "one node the generation's, across nodes topology.cpu's), and a ring's or tree's channel "
+	 "to NCCL's per-channel figure (topology.channel_bandwidth); none: neither",
 	 "NCCL src/graph/tuning.cc llMaxBws (GB/s, one node): volta 39, ampere 87.7, hopper 141, "
 	 "blackwell 282"},
 	{"topology.cpu", GC_P_ENUM, "intel", "intel|amd|arm", 1, 0,
@@ -170,11 +170,12 @@ static const gc_param topo_params[] = {
 	 "NCCL src/graph/tuning.cc: llMaxBws across nodes (two / more) 39/20.4 GB/s on Intel and "
 	 "Arm, 22.5/19.0 on AMD; getNetOverhead 1 us (Intel, Arm), 2 us (AMD)"},
 	{"topology.channel_bandwidth", GC_P_BW, "0B/s", NULL, 0, BW_MAX,
-	 "what one channel (one CTA) of a ring moves at most from its GPU, protocols simple and "
-	 "ll128; 0: NCCL's figure for gpu_arch (none when gpu_arch is none)",
-	 "NCCL src/graph/tuning.cc perChMaxTreeBws (Simple) and perChMaxRingLL128Bws (GB/s, one "
-	 "node / two / more): hopper Simple 38.7/41.4/36.0, LL128 36.7; ampere 24.0/23.6/17.8, 20; "
-	 "volta 26.5/18.5/10.0, 20; blackwell twice hopper"},
+	 "what one channel (one CTA) of a ring or a tree moves at most from its GPU, protocols "
+	 "simple and ll128; 0: NCCL's figure for gpu_arch (none when gpu_arch is none)",
+	 "NCCL src/graph/tuning.cc perChMaxTreeBws (Simple), perChMaxRingLL128Bws and "
+	 "perChMaxTreeLL128Bws (GB/s, one node / two / more): hopper Simple 38.7/41.4/36.0, ring "
+	 "LL128 36.7, tree LL128 36.7/36.7/29.0; ampere 24.0/23.6/17.8, 20; volta "
+	 "26.5/18.5/10.0, 20; blackwell twice hopper"},
 	{"topology.nvlink.nvls_efficiency", GC_P_DOUBLE, "0.85", NULL, 0.01, 1,
 	 "dgx: fraction of NVLink bandwidth that NVLS (in-switch reduction and multicast) "
 	 "traffic gets", "NCCL src/tuning nvls.cc nvlsEfficiency: Hopper 0.85, Blackwell 0.74"},
@@ -260,16 +261,21 @@ static const topo_preset presets[] = {
  *    columns of its first row on Intel and Arm hosts, of its second on AMD
  *    ones (its comments: "Volta-N1/Intel-N2/Intel-N4", "Ampere-N1/AMD-N2/
  *    AMD-N4"); the other rows' columns there are never read;
- *  - simple, ll128: what one channel (one CTA) moves, perChMaxTreeBws
- *    (NCCL's only Simple figure) and perChMaxRingLL128Bws. */
+ *  - simple, ll128, tree_ll128: what one channel (one CTA) moves,
+ *    perChMaxTreeBws (NCCL's only Simple figure, the tree's and the
+ *    ring's here), perChMaxRingLL128Bws and perChMaxTreeLL128Bws. */
 static const struct {
 	const char *arch;
-	double ll[3], simple[3], ll128[3];
+	double ll[3], simple[3], ll128[3], tree_ll128[3];
 } arch_figures[] = {
-	{"volta", {39.0, 39.0, 20.4}, {26.5, 18.5, 10.0}, {20.0, 20.0, 20.0}},
-	{"ampere", {87.7, 22.5, 19.0}, {24.0, 23.6, 17.8}, {20.0, 20.0, 20.0}},
-	{"hopper", {141.0, 45.0, 35.0}, {38.7, 41.4, 36.0}, {36.7, 36.7, 36.7}},
-	{"blackwell", {282.0, 90.0, 70.0}, {77.4, 82.8, 72.0}, {73.4, 73.4, 73.4}},
+	{"volta", {39.0, 39.0, 20.4}, {26.5, 18.5, 10.0}, {20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}},
+	{"ampere", {87.7, 22.5, 19.0}, {24.0, 23.6, 17.8}, {20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}},
+	{"hopper", {141.0, 45.0, 35.0}, {38.7, 41.4, 36.0}, {36.7, 36.7, 36.7}, {36.7, 36.7, 29.0}},
+	{"blackwell",
+	 {282.0, 90.0, 70.0},
+	 {77.4, 82.8, 72.0},
+	 {73.4, 73.4, 73.4},
+	 {73.4, 73.4, 58.0}},
 };
 
 static const topo_preset *preset_find(const char *name)
@@ -490,6 +496,7 @@ gc_status gt_topo_from_config(const gc_config *cfg, gt_topo *t, char **errmsg)
 						   1e9;
 				t->chan_simple_Bps[k] = arch_figures[i].simple[k] * 1e9;
 				t->chan_ll128_Bps[k] = arch_figures[i].ll128[k] * 1e9;
+				t->chan_tree_ll128_Bps[k] = arch_figures[i].tree_ll128[k] * 1e9;
 			}
 		}
 	t->chan_bw_Bps = gc_config_bw(cfg, "topology.channel_bandwidth");
@@ -845,6 +852,14 @@ int gt_topo_route_ch(const gt_topo *t, int src, int dst, int ch, uint32_t *route
 		h++;
 	}
 	return h;
+}
+
+int gt_topo_route_fanout(const gt_topo *t, uint32_t *route, int h)
+{
+	if (h <= 0 || !gt_topo_is_chan_link(t, route[0]))
+		return h;
+	memmove(route, route + 1, (size_t)(h - 1) * sizeof(*route));
+	return h - 1;
 }
 
 /* Between two GPUs of one PCIe node (see gt_intra). */

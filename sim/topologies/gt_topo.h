@@ -121,10 +121,11 @@ typedef struct gt_topo {
 	int arch;   /* topology.gpu_arch: 0 none, 1 volta, 2 ampere, 3 hopper, 4 blackwell */
 	gt_cpu cpu; /* topology.cpu */
 	/* NCCL's per-channel throughput for the generation (one CTA moving a
-	 * channel's data, B/s; tuning.cc perChMaxTreeBws, perChMaxRingLL128Bws),
-	 * by the nodes a collective spans: Simple, LL128; 0: none. chan_bw_Bps
-	 * > 0 replaces both (topology.channel_bandwidth). */
-	double chan_simple_Bps[3], chan_ll128_Bps[3];
+	 * channel's data, B/s; tuning.cc perChMaxTreeBws, perChMaxRingLL128Bws,
+	 * perChMaxTreeLL128Bws), by the nodes a collective spans: Simple (ring
+	 * and tree), the ring's LL128, the tree's LL128; 0: none. chan_bw_Bps
+	 * > 0 replaces them all (topology.channel_bandwidth). */
+	double chan_simple_Bps[3], chan_ll128_Bps[3], chan_tree_ll128_Bps[3];
 	double chan_bw_Bps;
 	/* in force for one collective (gm_proto_cap_channel): each GPU gets
 	 * chan_links links of chan_cap_Bps, one per channel, which every
@@ -181,6 +182,10 @@ bool gt_topo_is_chan_link(const gt_topo *t, uint32_t link);
  * channel cap in force (chan_cap_Bps) a route between GPUs starts at the
  * sender's link of channel ch % chan_links. */
 int gt_topo_route_ch(const gt_topo *t, int src, int dst, int ch, uint32_t *route);
+/* A fan-out send's route (GS_STEP_FANOUT: data its CTA already stores to
+ * another peer): route (h hops, from gt_topo_route_ch) without the
+ * sender's channel link, in place; returns the hops left. */
+int gt_topo_route_fanout(const gt_topo *t, uint32_t *route, int h);
 int gt_topo_node_of(const gt_topo *t, int gpu);
 /* NICs per node (dgx; flat: 1). A NIC shared by nic_share GPUs is that
  * group's first GPU's: its NIC link slots carry the group's traffic. */

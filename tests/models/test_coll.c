@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sim/core/gc_units.h"
 #include "sim/models/gm_coll.h"
 #include "sim/models/gm_proto.h"
 #include "sim/models/gm_registry.h"
@@ -641,10 +642,11 @@ static void test_channel_cap(void)
 {
 	gt_topo t;
 	memset(&t, 0, sizeof(t));
-	const double simple[3] = {38.7e9, 41.4e9, 36.0e9};
+	const double simple[3] = {38.7e9, 41.4e9, 36.0e9}, tree_ll128[3] = {36.7e9, 36.7e9, 29.0e9};
 	for (int k = 0; k < 3; k++) {
 		t.chan_simple_Bps[k] = simple[k];
 		t.chan_ll128_Bps[k] = 36.7e9;
+		t.chan_tree_ll128_Bps[k] = tree_ll128[k];
 	}
 	const int nodes[3] = {1, 2, 4};
 	for (int k = 0; k < 3; k++) {
@@ -653,11 +655,18 @@ static void test_channel_cap(void)
 		g_assert_cmpint(t.chan_links, ==, 16);
 		gm_proto_cap_channel(&t, GM_PROTO_LL128, GS_ALGO_RING, nodes[k], 16);
 		g_assert_cmpfloat(t.chan_cap_Bps, ==, 36.7e9);
+		gm_proto_cap_channel(&t, GM_PROTO_SIMPLE, GS_ALGO_TREE, nodes[k], 8);
+		g_assert_cmpfloat(t.chan_cap_Bps, ==, simple[k]);
+		g_assert_cmpint(t.chan_links, ==, 8);
+		gm_proto_cap_channel(&t, GM_PROTO_LL128, GS_ALGO_TREE, nodes[k], 8);
+		g_assert_cmpfloat(t.chan_cap_Bps, ==, tree_ll128[k]);
 	}
 	gm_proto_cap_channel(&t, GM_PROTO_LL, GS_ALGO_RING, 2, 16);
 	g_assert_cmpfloat(t.chan_cap_Bps, ==, 0);
 	g_assert_cmpint(t.chan_links, ==, 0);
-	gm_proto_cap_channel(&t, GM_PROTO_SIMPLE, GS_ALGO_TREE, 2, 16);
+	gm_proto_cap_channel(&t, GM_PROTO_LL, GS_ALGO_TREE, 2, 16);
+	g_assert_cmpfloat(t.chan_cap_Bps, ==, 0);
+	gm_proto_cap_channel(&t, GM_PROTO_SIMPLE, GS_ALGO_PAT, 2, 16);
 	g_assert_cmpfloat(t.chan_cap_Bps, ==, 0);
 	t.chan_bw_Bps = 20e9;
 	gm_proto_cap_channel(&t, GM_PROTO_LL128, GS_ALGO_RING, 8, 4);
@@ -705,6 +714,132 @@ static void test_channel_cap(void)
 	g_assert_cmpfloat(fabs(h->pts[1].time_us - n->pts[1].time_us) / n->pts[1].time_us, <, 0.01);
 	gm_run_free(h);
 	gm_run_free(n);
+}
+
+/* Bytes of a schedule's sends, with and without GS_STEP_FANOUT. */
+static void send_bytes(const gs_params *p, double *plain, double *fanout)
+{
+	gs_gen *g = NULL;
+	char *err = NULL;
+	g_assert_cmpint(gs_gen_create(p, &g, &err), ==, GC_OK);
+	*plain = *fanout = 0;
+	gs_step st[64];
+	for (int r = 0; r < gs_gen_nranks(g); r++)
+		for (int c = 0; c < g->nstrands; c++) {
+			uint64_t len = g->ops->strand_len(g, r, c);
+			for (uint64_t i = 0; i < len; i += 64) {
+				uint32_t n = (uint32_t)MIN(64, len - i);
+				g->ops->fill(g, r, c, i, n, st);
+				for (uint32_t k = 0; k < n; k++)
+					if (gs_op_sends((gs_op)st[k].op))
+						*(st[k].flags & GS_STEP_FANOUT ? fanout : plain) +=
+							(double)st[k].bytes;
+			}
+		}
+	gs_gen_free(g);
+}
+
+/* The tree's channel is one CTA too (perChMaxTreeBws, Simple). It stores a
+ * slice to all its down-children in one pass, so only its first send of a
+ * slice crosses its channel link: on 4 DGX H100 nodes (heads with two
+ * tree children and a chain successor) the channel links carry exactly
+ * the schedule's sends without the fan-out flag, and the fan-out sends
+ * still load the NVLink ports and NICs. The cap slows a mid size and
+ * leaves 1 GiB near the NICs' rate. */
+static void test_tree_channel_cap(void)
+{
+	const char *yaml = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100, nodes: 4}\n"
+			   "collective: {op: allreduce, algo: tree, protocol: simple, channels: 2, "
+			   "sizes: [64MiB]}\n";
+	gm_run_opts o = {.links = true};
+	gm_run *r = run_yaml_with(yaml, &o);
+	double chan = 0, other = 0;
+	const gm_coll_result *res = &r->pts[0].r;
+	for (uint32_t i = 0; i < res->nlinks; i++)
+		*(strstr(res->links[i].name, ".ch") ? &chan : &other) += res->links[i].bytes;
+	gs_params p = r->base;
+	p.bytes = 64 << 20;
+	double plain, fanout;
+	send_bytes(&p, &plain, &fanout);
+	g_test_message("4 DGX H100 tree, 64 MiB on 2 channels: channel links %.0f B, sends %.0f B "
+		       "plain and %.0f B fan-out",
+		       chan, plain, fanout);
+	g_assert_cmpfloat(fanout, >, 0);
+	g_assert_cmpfloat(fabs(chan - plain), <, 1.0);
+	g_assert_cmpfloat(other, >, plain + fanout); /* a send crosses two or more links */
+	gm_run_free(r);
+
+	const char *dgx = "schema_version: 1\n"
+			  "topology: {preset: dgx-h100, nodes: 2}\n"
+			  "collective: {op: allreduce, algo: tree, protocol: simple, sizes: [64MiB, 1GiB]}\n";
+	const char *none[] = {"topology.gpu_arch=none", NULL};
+	gm_run *h = run_yaml(dgx, NULL), *n = run_yaml(dgx, none);
+	g_test_message("2 DGX H100 tree Simple: 64 MiB %.1f us (uncapped %.1f), 1 GiB %.1f (%.1f)",
+		       h->pts[0].time_us, n->pts[0].time_us, h->pts[1].time_us, n->pts[1].time_us);
+	g_assert_cmpfloat(h->pts[0].time_us, >, 1.05 * n->pts[0].time_us);
+	g_assert_cmpfloat(h->pts[1].time_us, <, 1.10 * n->pts[1].time_us);
+	gm_run_free(h);
+	gm_run_free(n);
+}
+
+/* NCCL's tree geometry (enqueue.cc): one step per message, so Simple's
+ * slice is the buffer's 8th (512 KiB of the default 4 MiB, 1 MiB of an
+ * 8 MiB buffer), and LL128 halves its 576,000 B step while a channel gets
+ * fewer than nsteps x 64 / ppn and then nsteps x 16 / ppn of them (8 DGX
+ * H100 nodes, 16 channels: nsteps 4.8; 4 MiB runs in 18,000 B messages
+ * with 8 of them in flight, 64 MiB in 72,000 B, 1 GiB in whole steps).
+ * The default runs as that geometry given explicitly; a scenario's own
+ * chunk wins. */
+static void test_tree_geometry(void)
+{
+	const char *yaml = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100, nodes: 8}\n"
+			   "collective: {op: allreduce, algo: tree, channels: 16, sizes: [1MiB]}\n"
+			   "sim: {fidelity: analytical}\n";
+	static const struct {
+		const char *proto, *size, *buffer, *step;
+	} want[] = {
+		{"simple", "64MiB", NULL, "512KiB"},
+		{"simple", "64MiB", "8MiB", "1MiB"},
+		{"ll128", "4MiB", NULL, "18000B"},
+		{"ll128", "64MiB", NULL, "72000B"},
+		{"ll128", "1GiB", NULL, "576000B"},
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(want); i++) {
+		char *pr = g_strdup_printf("collective.protocol=%s", want[i].proto);
+		char *sz = g_strdup_printf("collective.sizes=%s", want[i].size);
+		char *bf = want[i].buffer ? g_strdup_printf("collective.buffer=%s", want[i].buffer)
+					  : NULL;
+		char *ck = g_strdup_printf("collective.chunk=%s", want[i].step);
+		char *sl = g_strdup_printf("collective.slice=%s", want[i].step);
+		uint64_t step = 0;
+		g_assert_cmpint(gc_parse_bytes(want[i].step, &step, NULL), ==, GC_OK);
+		char *inflight = g_strdup_printf("collective.buffer=%lluB",
+						 (unsigned long long)(8 * step));
+		const char *const dflt[] = {pr, sz, bf, NULL};
+		const char *const given[] = {pr, sz, ck, sl, bf ? bf : inflight, NULL};
+		gm_run *d = run_yaml(yaml, dflt), *g = run_yaml(yaml, given);
+		g_test_message("%s tree %s: %.2f us, with %s messages given %.2f", want[i].proto,
+			       want[i].size, d->pts[0].time_us, want[i].step, g->pts[0].time_us);
+		g_assert_cmpint(d->pts[0].r.time_ps, ==, g->pts[0].r.time_ps);
+		gm_run_free(d);
+		gm_run_free(g);
+		g_free(pr);
+		g_free(sz);
+		g_free(bf);
+		g_free(ck);
+		g_free(sl);
+		g_free(inflight);
+	}
+	/* a scenario's own slice stays */
+	const char *const own[] = {"collective.protocol=simple", "collective.sizes=64MiB",
+				   "collective.chunk=2MiB", "collective.slice=1MiB", NULL};
+	const char *const geo[] = {"collective.protocol=simple", "collective.sizes=64MiB", NULL};
+	gm_run *a = run_yaml(yaml, own), *b = run_yaml(yaml, geo);
+	g_assert_cmpint(a->pts[0].r.time_ps, !=, b->pts[0].r.time_ps);
+	gm_run_free(a);
+	gm_run_free(b);
 }
 
 /* The tree takes NCCL's tree hop and base latencies, the ring the ring's,
@@ -1605,6 +1740,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/coll/protocol-tree-latencies", test_protocol_tree_latencies);
 	g_test_add_func("/coll/protocol-ll-ceiling", test_protocol_ll_ceiling);
 	g_test_add_func("/coll/channel-cap", test_channel_cap);
+	g_test_add_func("/coll/tree-channel-cap", test_tree_channel_cap);
+	g_test_add_func("/coll/tree-geometry", test_tree_geometry);
 	g_test_add_func("/coll/nvls-flat", test_nvls_flat);
 	g_test_add_func("/coll/nvls-dgx", test_nvls_dgx);
 	g_test_add_func("/coll/nvls-chunk-shrink", test_nvls_chunk_shrink);

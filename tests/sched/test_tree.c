@@ -246,7 +246,7 @@ static const char golden_tree2[] =
  *   rank 0: root; up-children 1 (chain), 2 (head of node 1); down-children
  *           2 (tree child first), 1. Up strand per slice: RECV_REDUCE_COPY
  *           from 1 with L = INPUT into SCRATCH; RECV_REDUCE_COPY_SEND from 2
- *           with L = SCRATCH into OUTPUT and to 2; SEND OUTPUT to 1. Down
+ *           with L = SCRATCH into OUTPUT and to 2; SEND OUTPUT to 1 (fan-out). Down
  *           strand empty.
  *   rank 1: parent 0, no children. Up: SEND INPUT to 0. Down: RECV from 0.
  *   rank 2: parent 0, child 3. Up: RECV_REDUCE_SEND from 3 to 0 (L = INPUT).
@@ -258,13 +258,13 @@ static const char golden_tree2[] =
 static const char golden_tree4[] =
 	"r0 c0 #0 RECV_REDUCE_COPY send=-1 recv=1 src=INPUT+0 dst=SCRATCH+0 bytes=4\n"
 	"r0 c0 #1 RECV_REDUCE_COPY_SEND send=2 recv=2 src=SCRATCH+0 dst=OUTPUT+0 bytes=4\n"
-	"r0 c0 #2 SEND send=1 recv=-1 src=OUTPUT+0 dst=OUTPUT+0 bytes=4\n"
+	"r0 c0 #2 SEND send=1 recv=-1 src=OUTPUT+0 dst=OUTPUT+0 bytes=4 fanout\n"
 	"r0 c0 #3 RECV_REDUCE_COPY send=-1 recv=1 src=INPUT+4 dst=SCRATCH+4 bytes=4\n"
 	"r0 c0 #4 RECV_REDUCE_COPY_SEND send=2 recv=2 src=SCRATCH+4 dst=OUTPUT+4 bytes=4\n"
-	"r0 c0 #5 SEND send=1 recv=-1 src=OUTPUT+4 dst=OUTPUT+0 bytes=4\n"
+	"r0 c0 #5 SEND send=1 recv=-1 src=OUTPUT+4 dst=OUTPUT+0 bytes=4 fanout\n"
 	"r0 c0 #6 RECV_REDUCE_COPY send=-1 recv=1 src=INPUT+8 dst=SCRATCH+0 bytes=4\n"
 	"r0 c0 #7 RECV_REDUCE_COPY_SEND send=2 recv=2 src=SCRATCH+0 dst=OUTPUT+8 bytes=4\n"
-	"r0 c0 #8 SEND send=1 recv=-1 src=OUTPUT+8 dst=OUTPUT+0 bytes=4\n"
+	"r0 c0 #8 SEND send=1 recv=-1 src=OUTPUT+8 dst=OUTPUT+0 bytes=4 fanout\n"
 	"r1 c0 #0 SEND send=0 recv=-1 src=INPUT+0 dst=OUTPUT+0 bytes=4\n"
 	"r1 c0 #1 SEND send=0 recv=-1 src=INPUT+4 dst=OUTPUT+0 bytes=4\n"
 	"r1 c0 #2 SEND send=0 recv=-1 src=INPUT+8 dst=OUTPUT+0 bytes=4\n"

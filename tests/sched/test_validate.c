@@ -313,6 +313,57 @@ static void test_fields(void)
 	s = hs_build(ar2(1));
 	s->steps[0].src_off = 4;
 	expect_ref(s, GC_ERR_INPUT, "out of bounds");
+
+	s = hs_build(ar2(1));
+	s->steps[0].flags = 2; /* no such flag */
+	expect(s, GC_ERR_INPUT, "reserved fields not zero (flags=2");
+	s = hs_build(ar2(1));
+	s->steps[1].flags = GS_STEP_FANOUT;
+	expect(s, GC_ERR_INPUT, "rank 0 strand 0 step 1 (RECV): fan-out flag on an op other than SEND");
+	s = hs_build(ar2(1));
+	s->steps[0].flags = GS_STEP_FANOUT; /* no send before it */
+	expect(s, GC_ERR_INPUT, "rank 0 strand 0 step 0 (SEND): fan-out flag, but the strand's "
+				"previous send did not send this data (INPUT 4 bytes at 0)");
+}
+
+/*
+ * A 3-rank broadcast from rank 0 whose second send repeats the first to
+ * another peer (GS_STEP_FANOUT): valid as built; invalid when the repeat
+ * sends another piece, or follows a RECV_REDUCE_SEND, which keeps no copy.
+ */
+static hs_builder *bcast3_fanout(uint64_t second_off, uint64_t second_bytes)
+{
+	hs_builder *b = hs_new(GS_COLL_BROADCAST, 3, 1, 8, 8, 0);
+
+	hs_add(b, 0, 0, GS_OP_SEND, 1, -1, IN, 0, OUT, 0, 8);
+	hs_add(b, 0, 0, GS_OP_SEND, 2, -1, IN, second_off, OUT, 0, second_bytes);
+	hs_add(b, 0, 0, GS_OP_COPY, -1, -1, IN, 0, OUT, 0, 8);
+	hs_add(b, 1, 0, GS_OP_RECV, -1, 0, IN, 0, OUT, 0, 8);
+	hs_add(b, 2, 0, GS_OP_RECV, -1, 0, IN, 0, OUT, 0, second_bytes);
+	return b;
+}
+
+static void test_fanout(void)
+{
+	gs_sched *s = hs_build(bcast3_fanout(0, 8));
+	s->steps[1].flags = GS_STEP_FANOUT;
+	expect(s, GC_OK, NULL);
+
+	s = hs_build(bcast3_fanout(4, 4));
+	s->steps[1].flags = GS_STEP_FANOUT;
+	expect(s, GC_ERR_INPUT, "rank 0 strand 0 step 1 (SEND): fan-out flag, but the strand's "
+				"previous send did not send this data (INPUT 4 bytes at 4)");
+
+	/* rank 1 reduces and sends on, keeping no copy: a repeat after it
+	 * has nothing to repeat (fields are checked before the data) */
+	hs_builder *b = hs_new(GS_COLL_ALLREDUCE, 3, 1, 4, 4, 0);
+	hs_add(b, 0, 0, GS_OP_SEND, 1, -1, IN, 0, OUT, 0, 4);
+	hs_add(b, 1, 0, GS_OP_RECV_REDUCE_SEND, 2, 0, IN, 0, OUT, 0, 4);
+	hs_add(b, 1, 0, GS_OP_SEND, 0, -1, OUT, 0, OUT, 0, 4);
+	s = hs_build(b);
+	s->steps[2].flags = GS_STEP_FANOUT;
+	expect(s, GC_ERR_INPUT, "rank 1 strand 0 step 1 (SEND): fan-out flag, but the strand's "
+				"previous send did not send this data");
 }
 
 /*
@@ -881,6 +932,7 @@ int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/sched/validate/valid", test_valid);
+	g_test_add_func("/sched/validate/fanout", test_fanout);
 	g_test_add_func("/sched/validate/size_mismatch", test_size_mismatch);
 	g_test_add_func("/sched/validate/deadlock", test_deadlock);
 	g_test_add_func("/sched/validate/missing_recv", test_missing_recv);
