@@ -20,6 +20,10 @@ scenario() {
 }
 # NVLS tree on 8 DGX H100 nodes: many flows share the switch ports and NICs
 scenario "nvlstree allreduce, 8 DGX H100 nodes, 1 GiB" "{preset: dgx-h100, nodes: 8}" nvlstree
+# NCCL's tree on 64 DGX H100 nodes (512 ranks): each channel's CTA rate
+# keeps the flows alive longer, so the components the solves settle are
+# large (hundreds of links)
+scenario "tree allreduce, 64 DGX H100 nodes, 1 GiB" "{preset: dgx-h100, nodes: 64}" tree
 # a large NVLink domain: a ring over 2 GB200 NVL72 racks (144 GPUs, 32
 # channels); every rack port carries all 32 channels' flows, and each end
 # moves the others' rates
