@@ -23,11 +23,9 @@ static const double hw_lat[3][A__N][3] = {
 	{{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 18}, {0, 0, 14}, {0}, {0, 0, 30}},
 }; /* NVLink, PCIe, network */
 /* GB/s by generation (volta, ampere, hopper, blackwell) and nodes (one, two,
- * more). LL's ceiling and the ring's LL128 per-channel figure are the
- * topology's (gt_topo: the same tables the simulation holds LL and LL128
- * to); the tree's and NVLS tree's are the model's own. */
-static const double per_ch_tree_ll128[4][3] = {
-	{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}};
+ * more). LL's ceiling and the ring's and tree's LL128 per-channel figures
+ * are the topology's (gt_topo: the same tables the simulation holds LL and
+ * LL128 to); the tree's Simple and NVLS tree's are the model's own. */
 static const double per_ch_tree[4][3] = {
 	{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}};
 static const double per_ch_nvls_tree[4][3] = {
@@ -76,6 +74,7 @@ bool gm_tuner_init(gm_tuner *tu, const gt_topo *t, int nranks, int rpn, int nch,
 	for (int k = 0; k < 3; k++) {
 		tu->ll_max[k] = t->ll_max_Bps[k] * 1e-9;
 		tu->ring_ll128[k] = t->chan_ll128_Bps[k] * 1e-9;
+		tu->tree_ll128[k] = t->chan_tree_ll128_Bps[k] * 1e-9;
 	}
 	/* gcsim's network latency is the whole per-message latency of a Simple
 	 * step; NCCL's model adds the plugin's own latency to its 14 us hop, so
@@ -203,7 +202,7 @@ double gm_tuner_time_us(const gm_tuner *tu, gs_coll c, gs_algo algo, gm_proto pr
 		bus = min2(bus / 3.8, llmax);
 	if (a == A_TREE && p == T_LL128)
 		bus = min2(bus * (nn == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
-			   g->nch * per_ch_tree_ll128[gen][band]);
+			   g->nch * tu->tree_ll128[band]);
 	if (a == A_COLLNET) {
 		/* CollNet Direct runs at full speed only with a NIC per GPU */
 		double factor = ppn / g->nch;
