@@ -23,11 +23,10 @@ static const double hw_lat[3][A__N][3] = {
 	{{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 18}, {0, 0, 14}, {0}, {0, 0, 30}},
 }; /* NVLink, PCIe, network */
 /* GB/s by generation (volta, ampere, hopper, blackwell) and nodes (one, two,
- * more). LL's ceiling and the ring's and tree's LL128 per-channel figures
- * are the topology's (gt_topo: the same tables the simulation holds LL and
- * LL128 to); the tree's Simple and NVLS tree's are the model's own. */
-static const double per_ch_tree[4][3] = {
-	{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}};
+ * more). LL's ceiling and the per-channel figures of the tree (Simple,
+ * LL128) and the ring (LL128) are the topology's (gt_topo: the same tables
+ * the simulation holds LL and a channel to); NVLS tree's is the model's
+ * own. */
 static const double per_ch_nvls_tree[4][3] = {
 	{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 43.1}};
 /* "Trees are not perfectly sticking to the model for medium sizes": NCCL's
@@ -73,6 +72,7 @@ bool gm_tuner_init(gm_tuner *tu, const gt_topo *t, int nranks, int rpn, int nch,
 	tu->nvls_eff = t->nvls_eff > 0 ? t->nvls_eff : 1.0;
 	for (int k = 0; k < 3; k++) {
 		tu->ll_max[k] = t->ll_max_Bps[k] * 1e-9;
+		tu->tree_simple[k] = t->chan_simple_Bps[k] * 1e-9;
 		tu->ring_ll128[k] = t->chan_ll128_Bps[k] * 1e-9;
 		tu->tree_ll128[k] = t->chan_tree_ll128_Bps[k] * 1e-9;
 	}
@@ -197,7 +197,7 @@ double gm_tuner_time_us(const gm_tuner *tu, gs_coll c, gs_algo algo, gm_proto pr
 	if (a == A_RING && p == T_LL128)
 		bus = min2(bus * .92, g->nch * tu->ring_ll128[band]);
 	if (a == A_TREE)
-		bus = min2(bus * .92, g->nch * per_ch_tree[gen][band]);
+		bus = min2(bus * .92, g->nch * tu->tree_simple[band]);
 	if (a == A_TREE && p == T_LL)
 		bus = min2(bus / 3.8, llmax);
 	if (a == A_TREE && p == T_LL128)

@@ -42,9 +42,10 @@ typedef struct gm_tuner {
 	double nvls_eff;     /* NVLink share NVLS traffic gets */
 	double lat_inter_us; /* the network plugin's own latency (graph latencyInter) */
 	/* GB/s by the nodes spanned (one, two, more): LL's ceiling (one node the
-	 * generation's, across nodes the CPU vendor's) and the ring's and the
-	 * tree's LL128 rates per channel, as the topology holds them */
-	double ll_max[3], ring_ll128[3], tree_ll128[3];
+	 * generation's, across nodes the CPU vendor's) and the rates per
+	 * channel of the tree (Simple, LL128) and the ring (LL128), as the
+	 * topology holds them */
+	double ll_max[3], tree_simple[3], ring_ll128[3], tree_ll128[3];
 	gm_tuner_graph ring; /* ring, tree, CollNet and PAT (NCCL searches them alike) */
 	gm_tuner_graph nvls; /* NVLS and NVLS tree: one head per NIC */
 } gm_tuner;

@@ -175,7 +175,7 @@ static const gc_param topo_params[] = {
 	 "NCCL src/graph/tuning.cc perChMaxTreeBws (Simple), perChMaxRingLL128Bws and "
 	 "perChMaxTreeLL128Bws (GB/s, one node / two / more): hopper Simple 38.7/41.4/36.0, ring "
 	 "LL128 36.7, tree LL128 36.7/36.7/29.0; ampere 24.0/23.6/17.8, 20; volta "
-	 "26.5/18.5/10.0, 20; blackwell twice hopper (tree LL128: 55.6/31.67/20.0)"},
+	 "26.5/18.5/10.0, 20; blackwell 70.0/42.8/24.0, 40, 55.6/31.67/20.0 (NCCL 2.28)"},
 	{"topology.nvlink.nvls_efficiency", GC_P_DOUBLE, "0.85", NULL, 0.01, 1,
 	 "dgx: fraction of NVLink bandwidth that NVLS (in-switch reduction and multicast) "
 	 "traffic gets", "NCCL src/tuning nvls.cc nvlsEfficiency: Hopper 0.85, Blackwell 0.74"},
@@ -254,8 +254,8 @@ static const topo_preset presets[] = {
 };
 
 /* NCCL's figures per GPU generation (GB/s; one node, two, more), from
- * src/graph/tuning.cc (NCCL 2.23 to 2.28; Blackwell's are twice Hopper's
- * there, but for tree_ll128 below):
+ * src/graph/tuning.cc (NCCL 2.23 to 2.28; Blackwell's row is NCCL 2.28's,
+ * where Blackwell has its own figures):
  *  - ll: LL's ceiling per GPU (busbw), llMaxBws. NCCL reads its one-node
  *    column by GPU generation, and across nodes the two-node and more
  *    columns of its first row on Intel and Arm hosts, of its second on AMD
@@ -263,10 +263,11 @@ static const topo_preset presets[] = {
  *    AMD-N4"); the other rows' columns there are never read;
  *  - simple, ll128, tree_ll128: what one channel (one CTA) moves,
  *    perChMaxTreeBws (NCCL's only Simple figure, the tree's and the
- *    ring's here), perChMaxRingLL128Bws and perChMaxTreeLL128Bws; the
- *    last, which NCCL's cost model (collective.tuner nccl) reads too, is
- *    NCCL 2.28's, whose Blackwell row is its own (55.6 / 31.67 / 20.0),
- *    not twice Hopper's. */
+ *    ring's here), perChMaxRingLL128Bws and perChMaxTreeLL128Bws, which
+ *    NCCL's cost model (collective.tuner nccl) reads too. Blackwell's LL
+ *    ceiling is twice Hopper's in NCCL; its per-channel figures are not
+ *    (Simple 70.0 / 42.8 / 24.0, ring LL128 40.0, tree LL128 55.6 / 31.67
+ *    / 20.0). */
 static const struct {
 	const char *arch;
 	double ll[3], simple[3], ll128[3], tree_ll128[3];
@@ -276,8 +277,8 @@ static const struct {
 	{"hopper", {141.0, 45.0, 35.0}, {38.7, 41.4, 36.0}, {36.7, 36.7, 36.7}, {36.7, 36.7, 29.0}},
 	{"blackwell",
 	 {282.0, 90.0, 70.0},
-	 {77.4, 82.8, 72.0},
-	 {73.4, 73.4, 73.4},
+	 {70.0, 42.8, 24.0},
+	 {40.0, 40.0, 40.0},
 	 {55.6, 31.67, 20.0}},
 };
 
