@@ -1,0 +1,101 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# validate/device-report.sh on a device-check folder whose truth is known:
+# the interpreter's runs are made by the simulator (flat links of 3 us and
+# 200 GB/s), the microbenchmarks by hand (copy engine 4000 GB/s, SM copy
+# 3600 or 2400, proxy round trip 1.6 us). Each check's verdict follows from
+# that truth; the folder is read-only and stays untouched.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/tap.sh
+export GCSIM="$G"
+truth="--set topology.link.latency=3us --set topology.link.bandwidth=200GB/s --set collective.chunk=1TiB --set collective.slice=1TiB --set collective.buffer=1TiB"
+sizes="--set collective.sizes=4KiB,64KiB,1MiB,16MiB,256MiB"
+# sim OUT.csv [--set ...]: the flat 4-rank ring, or what the options change
+sim() {
+	out=$1
+	shift
+	"$G" run scenarios/flat-1024-ring.yaml --set topology.gpus=4 $truth $sizes "$@" --results "$out" >/dev/null
+}
+D=$T/dev
+mkdir -p "$D"
+echo "GPU 0: synthetic (made by the simulator)" >"$D/info.txt"
+sim "$T/ring4.csv"
+sim "$D/interp-ring8.csv" --set topology.gpus=8
+sim "$D/interp-tree4.csv" --set collective.algo=tree
+sim "$D/interp-ag4.csv" --set collective.op=allgather
+# bench rows: T = alpha + bytes / bandwidth, and the proxy round trip
+bench() { # bench SM_GBps
+	echo "collective,algo,dtype,nranks,size_bytes,count,time_us,algbw_GBps,busbw_GBps,min_us,median_us,p99_us,iters"
+	for s in 1048576 16777216 268435456 1073741824; do
+		awk -v s=$s -v ce=4000 -v sm="$1" 'BEGIN {
+			printf "hbm_copy,ce,,1,%d,%d,%.6f,,,,,,1\n", s, s, 2 + s / (ce * 1e3);
+			printf "hbm_copy,sm,,1,%d,%d,%.6f,,,,,,1\n", s, s, 3 + s / (sm * 1e3) }'
+	done
+	echo "proxy_rtt,fifo,,1,24,24,1.6,,,,,,1"
+}
+# status.txt as device-check writes it, and the calibration input
+prep() { # prep SM_GBps
+	{ bench "$1"; grep -v '^#' "$T/ring4.csv" | tail -n +2; } >"$D/calib-input.csv"
+	printf '%s\n' "info rc=0 1s" "bench rc=0 60s" "interp-ring4 rc=0 3s" "calibrate rc=0 0s" \
+		"rdma skipped: no RDMA device" "interp-ring8 rc=0 3s" "interp-tree4 rc=0 3s" \
+		"interp-ag4 rc=0 2s" "interp-gpus2 skipped: --gpus 2: this machine has 1 GPU(s)" >"$D/status.txt"
+}
+prep 3600
+chmod -R a-w "$D"
+before=$(ls -lR "$D" | md5sum)
+sh validate/device-report.sh "$D" "$T/out1" >"$T/r1.txt" 2>&1
+rc=$?
+check "every check passes on the true model: status 0" "[ $rc -eq 0 ]"
+check "interpreter: the interp steps' statuses read" "grep -q '^interpreter: PASS: 4 steps' '$T/r1.txt'"
+check "sm-copy: 90 % of the copy engine" "grep -q '^sm-copy: PASS: SM copy 3600 GB/s = 90.0 % of the copy engine.s 4000 GB/s' '$T/r1.txt'"
+check "proxy round trip against the floor" "grep -q '^proxy-roundtrip: PASS: 1.6 us, 1.45x the 1.1 us' '$T/r1.txt'"
+check "held-aside: ring8, tree4 and ag4 predicted from the fit" "grep -q '^held-aside: PASS: ring8 tree4 ag4' '$T/r1.txt'"
+check "held-aside: 15 points compared" "grep -q 'compared 15 points' '$T/out1/validate.txt'"
+check "report.txt holds what was printed" "cmp -s '$T/r1.txt' '$T/out1/report.txt'"
+check "the calibration is refitted into OUTDIR" "grep -q 'latency: 3us' '$T/out1/device-virtual.yaml'"
+check "the device folder is untouched" "[ \"\$(ls -lR '$D' | md5sum)\" = '$before' ]"
+
+# an SM copy at 60 % fails that check alone: status 1
+chmod -R u+w "$D"
+prep 2400
+sh validate/device-report.sh "$D" "$T/out2" >"$T/r2.txt" 2>&1
+rc=$?
+check "a slow SM copy is a result: status 1" "[ $rc -eq 1 ]"
+check "sm-copy fails at 60 %" "grep -q '^sm-copy: FAIL: SM copy 2400 GB/s = 60.0 %' '$T/r2.txt'"
+check "the other checks still pass" "grep -q '^held-aside: PASS' '$T/r2.txt' && grep -q '^proxy-roundtrip: PASS' '$T/r2.txt'"
+
+# a failed interpreter step and a missing held-aside file
+sed 's/^interp-tree4 rc=0/interp-tree4 rc=1/' "$D/status.txt" >"$T/st" && cat "$T/st" >"$D/status.txt"
+prep_fail=$(grep -c 'rc=1' "$D/status.txt")
+rm "$D/interp-ag4.csv" "$D/interp-tree4.csv"
+sh validate/device-report.sh "$D" "$T/out3" >"$T/r3.txt" 2>&1
+rc=$?
+check "a failed interpreter step fails: status 1" "[ $rc -eq 1 ] && [ $prep_fail -eq 1 ] && grep -q '^interpreter: FAIL: .*interp-tree4 rc=1' '$T/r3.txt'"
+check "held-aside runs on what is there" "grep -q '^held-aside: PASS: ring8 within' '$T/r3.txt'"
+
+# what is missing is named: status 3
+rm "$D/calib-input.csv"
+sh validate/device-report.sh "$D" "$T/out4" >"$T/r4.txt" 2>&1
+rc=$?
+check "no calibration input: missing checks named" "grep -q '^sm-copy: MISSING' '$T/r4.txt' && grep -q '^held-aside: MISSING: no virtual-rank fit' '$T/r4.txt'"
+check "and status 1 still wins over 3 (the failed step)" "[ $rc -eq 1 ]"
+sed 's/^interp-tree4 rc=1/interp-tree4 rc=0/' "$D/status.txt" >"$T/st" && cat "$T/st" >"$D/status.txt"
+sh validate/device-report.sh "$D" "$T/out5" >"$T/r5.txt" 2>&1
+rc=$?
+check "only missing pieces: status 3" "[ $rc -eq 3 ]"
+
+# usage errors
+sh validate/device-report.sh >/dev/null 2>&1
+rc=$?
+check "no folder: usage, status 2" "[ $rc -eq 2 ]"
+sh validate/device-report.sh "$T/nope" >"$T/r6.txt" 2>&1
+rc=$?
+check "a folder that does not exist: status 2, named" "[ $rc -eq 2 ] && grep -q 'nope: no such folder' '$T/r6.txt'"
+GCSIM=/nonexistent sh validate/device-report.sh "$D" >/dev/null 2>&1
+rc=$?
+check "no runnable gcsim: status 4" "[ $rc -eq 4 ]"
+sh validate/device-report.sh --help >"$T/h.txt" 2>&1
+check "--help explains the checks" "grep -q 'held-aside schedules' '$T/h.txt' && ! grep -q 'set -eu' '$T/h.txt'"
+chmod -R u+w "$T"
+[ -z "${KEEP:-}" ] || cp -r "$T" "$KEEP"
+tap_end

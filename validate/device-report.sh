@@ -1,0 +1,155 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# What hw/device-check.sh measured on a GPU machine, checked against the
+# real-hardware acceptance, in one step on the dev machine:
+#
+#   sh validate/device-report.sh DIR [OUTDIR]
+#
+# DIR is the folder device-check wrote (it may be read-only: nothing is
+# written there). OUTDIR (default: a fresh temporary folder) receives
+# report.txt (what is printed), the calibration refitted from DIR's
+# calib-input.csv by this binary (device.yaml, device-virtual.yaml), the
+# held-aside points measured (measured.csv) and predicted (predicted.db),
+# and gcsim validate's per-point report (validate.csv). The checks:
+#  1. interpreter: every interp-* step's status in DIR/status.txt; rc=0
+#     means every output equalled the CPU reference executor's;
+#  2. SM copy: the calibrated HBM bandwidth of the SM copy kernel
+#     (hbm_copy_sm) against the copy engine's (hbm_copy_ce), pass at >= 80 %;
+#  3. proxy round trip: kernel -> host FIFO -> CPU proxy -> kernel, against
+#     the 1.1 us PCIe floor (gdrcopy's pplat): a measurement below the
+#     floor fails (it cannot be), above it the margin is reported;
+#  4. held-aside schedules: the virtual-rank ring fit (ring allreduce at one
+#     rank count) predicts the interpreter runs not used for fitting (8
+#     ranks, tree, allgather, reduce-scatter); gcsim validate compares them
+#     point by point, pass at a median |error| <= 5 % and a largest <= 15 %.
+# The posting capacities (GPU-initiated vs CPU proxy, no NIC) the
+# calibration derives are printed for the taxonomy's IBGDA vs IBRC ratio.
+# GCSIM defaults to build/gcsim. Exits 0 when every check ran and passed,
+# 1 when one failed (a result, not an error), 2 on a usage error, 3 when
+# DIR lacks what a check needs (named in the report; the other checks
+# still run), 4 when GCSIM is not runnable.
+set -eu
+usage() { echo "usage: sh validate/device-report.sh DIR [OUTDIR]" >&2; exit 2; }
+[ $# -ge 1 ] && [ $# -le 2 ] || usage
+case $1 in -h | --help) awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;; esac
+DIR=$1
+[ -d "$DIR" ] || { echo "device-report: $DIR: no such folder (the one hw/device-check.sh wrote)" >&2; exit 2; }
+G=${GCSIM:-build/gcsim}
+"$G" version >/dev/null 2>&1 || { echo "device-report: $G is not runnable (make, or set GCSIM)" >&2; exit 4; }
+if [ $# -eq 2 ]; then
+	OUTD=$2
+	mkdir -p "$OUTD"
+else
+	OUTD=$(mktemp -d /tmp/gcsim-device-report-XXXXXX)
+fi
+REP=$OUTD/report.txt
+: >"$REP"
+say() { echo "$*" | tee -a "$REP"; }
+failed=0 missing=0
+verdict() { # verdict CHECK pass|fail|missing TEXT
+	say "$1: $(echo "$2" | tr a-z A-Z): $3"
+	case $2 in fail) failed=1 ;; missing) missing=1 ;; esac
+}
+
+say "# device-report of $DIR"
+[ -f "$DIR/info.txt" ] && sed 's/^/#   /' "$DIR/info.txt" | tee -a "$REP"
+
+# 1. the interpreter's outputs
+if [ -f "$DIR/status.txt" ] && grep -q '^interp-' "$DIR/status.txt"; then
+	bad=$(grep '^interp-' "$DIR/status.txt" | grep -v ' rc=0 ' | grep -v ' skipped: ' || true)
+	ran=$(grep -c '^interp-.* rc=0 ' "$DIR/status.txt" || true)
+	if [ -n "$bad" ]; then
+		verdict interpreter fail "$ran steps with every output checked; not: $(echo "$bad" | paste -sd ';' -)"
+	else
+		verdict interpreter pass "$ran steps, every output equal to the CPU reference"
+	fi
+else
+	verdict interpreter missing "$DIR/status.txt has no interp-* step"
+fi
+
+# the calibration, refitted here
+CAL=$OUTD/device.yaml
+if [ -f "$DIR/calib-input.csv" ]; then
+	if ! "$G" hw calibrate --name device --from "$DIR/calib-input.csv" --dir "$OUTD" >"$OUTD/calibrate.txt" 2>&1; then
+		say "# gcsim hw calibrate failed: $(tail -n 1 "$OUTD/calibrate.txt")"
+	fi
+else
+	say "# $DIR/calib-input.csv is missing: no calibration"
+fi
+# the bandwidth (GB/s) or value (us) a calibration line gives for KEY
+cal_bw() { sed -n "s/^ *$1: {alpha: [^,]*, bandwidth: \([0-9.e+]*\)GB\/s}.*/\1/p" "$CAL" 2>/dev/null | head -n 1; }
+cal_us() { sed -n "s/^ *$1: \([0-9.e+-]*\)us .*/\1/p" "$CAL" 2>/dev/null | head -n 1; }
+
+# 2. SM copy against the copy engine
+ce=$(cal_bw hbm_copy_ce) sm=$(cal_bw hbm_copy_sm)
+if [ -n "$ce" ] && [ -n "$sm" ]; then
+	pct=$(awk -v a="$sm" -v b="$ce" 'BEGIN { printf "%.1f", 100 * a / b }')
+	r=$(awk -v p="$pct" 'BEGIN { print (p >= 80 ? "pass" : "fail") }')
+	verdict sm-copy "$r" "SM copy ${sm} GB/s = ${pct} % of the copy engine's ${ce} GB/s (>= 80 %)"
+else
+	verdict sm-copy missing "no hbm_copy sm and ce fits in the calibration (bench.csv's hbm_copy points)"
+fi
+
+# 3. the proxy round trip against the PCIe floor
+rt=$(cal_us proxy_roundtrip)
+if [ -n "$rt" ]; then
+	r=$(awk -v t="$rt" 'BEGIN { print (t >= 1.1 ? "pass" : "fail") }')
+	x=$(awk -v t="$rt" 'BEGIN { printf "%.2f", t / 1.1 }')
+	verdict proxy-roundtrip "$r" "${rt} us, ${x}x the 1.1 us PCIe floor (gdrcopy pplat)"
+else
+	verdict proxy-roundtrip missing "no proxy_rtt point in the calibration input"
+fi
+grep 'posting capacity' "$CAL" 2>/dev/null | sed 's/^ *# */# /' | tee -a "$REP" || true
+
+# 4. held-aside schedules, predicted from the virtual-rank fit
+VIRT=$OUTD/device-virtual.yaml
+MEAS=$OUTD/measured.csv
+PRED=$OUTD/predicted.db
+rm -f "$PRED"
+held=""
+for f in interp-ring8 interp-tree4 interp-ag4 interp-rs4; do
+	[ -f "$DIR/$f.csv" ] && held="$held $f"
+done
+if [ ! -f "$VIRT" ]; then
+	verdict held-aside missing "no virtual-rank fit (calib-input.csv needs ring allreduce points at one rank count)"
+elif [ -z "$held" ]; then
+	verdict held-aside missing "none of interp-ring8/tree4/ag4/rs4.csv in $DIR"
+else
+	hdr=""
+	: >"$MEAS.rows"
+	for f in $held; do
+		[ -n "$hdr" ] || hdr=$(grep -v '^#' "$DIR/$f.csv" | head -n 1)
+		grep -v '^#' "$DIR/$f.csv" | tail -n +2 >"$OUTD/$f.rows"
+		cat "$OUTD/$f.rows" >>"$MEAS.rows"
+		# one run per (collective, algo, ranks) of the file, at its sizes
+		awk -F, '{ k = $1 " " $2 " " $4; if (!(k in s)) { o[n++] = k; s[k] = $5 "B" } else s[k] = s[k] "," $5 "B" }
+			END { for (i = 0; i < n; i++) print o[i], s[o[i]] }' "$OUTD/$f.rows" |
+			while read -r coll algo ranks sizes; do
+				if ! "$G" run "$VIRT" --set topology.gpus="$ranks" --set collective.op="$coll" \
+					--set collective.algo="$algo" --set collective.sizes="$sizes" \
+					--results "$PRED" >"$OUTD/$f.run.txt" 2>&1; then
+					say "# $f: gcsim run failed: $(tail -n 1 "$OUTD/$f.run.txt")"
+				fi
+			done
+		rm -f "$OUTD/$f.rows"
+	done
+	{ echo "$hdr"; cat "$MEAS.rows"; } >"$MEAS"
+	rm -f "$MEAS.rows"
+	if [ -f "$PRED" ]; then
+		rc=0
+		"$G" validate --measured "$MEAS" --predicted "$PRED" --csv "$OUTD/validate.csv" \
+			>"$OUTD/validate.txt" 2>&1 || rc=$?
+		grep '^# median' "$OUTD/validate.txt" | tee -a "$REP" || true
+		case $rc in
+		0) verdict held-aside pass "$(echo $held | sed 's/interp-//g') within 5 % median, 15 % max" ;;
+		1) verdict held-aside fail "$(echo $held | sed 's/interp-//g'): see $OUTD/validate.txt" ;;
+		*) verdict held-aside missing "gcsim validate: $(tail -n 1 "$OUTD/validate.txt")" ;;
+		esac
+	else
+		verdict held-aside missing "no prediction could be made (see $OUTD/*.run.txt)"
+	fi
+fi
+say "# files in $OUTD"
+[ "$failed" -eq 0 ] || exit 1
+[ "$missing" -eq 0 ] || exit 3
+exit 0
