@@ -25,7 +25,13 @@
 #include <math.h>
 #include <string.h>
 
-#define WIN 64
+/* A fill writes its whole window, and a strand reads it one step per
+ * visit, after every other strand's visit: with thousands of strands a
+ * long window's later steps have left the cache by then (64 steps: the
+ * flat 4096-GPU ring's windows take 10 MB and it runs a quarter slower
+ * than with 16, `make bench`), and a short one pays a fill call every
+ * few steps (4 steps: as slow as 64). */
+#define WIN 16
 #define WINBUF_MAX (256u << 20)
 #define NONE UINT32_MAX
 
