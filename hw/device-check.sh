@@ -13,7 +13,9 @@
 # come first; RDMA and NCCL (which skip at once without their hardware)
 # come before the held-aside interpreter runs.
 # The CSVs are gcsim points CSVs: `gcsim hw calibrate --from bench.csv` and
-# `gcsim validate --measured ...` read them on the dev machine.
+# `gcsim validate --measured ...` read them on the dev machine, and
+# `sh validate/device-report.sh DIR` checks the whole folder against the
+# acceptance (interpreter outputs, SM copy, proxy round trip, held-aside).
 #
 # Binary: build/gcsim built on the dev machine (carry `build` to the GPU
 # machine); it needs glibc only besides what it links statically when built
