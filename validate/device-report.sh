@@ -107,46 +107,41 @@ MEAS=$OUTD/measured.csv
 PRED=$OUTD/predicted.db
 rm -f "$PRED"
 held=""
-for f in interp-ring8 interp-tree4 interp-ag4 interp-rs4; do
-	[ -f "$DIR/$f.csv" ] && held="$held $f"
+for f in ring8 tree4 ag4 rs4; do
+	[ -f "$DIR/interp-$f.csv" ] && held="${held:+$held }$f"
 done
 if [ ! -f "$VIRT" ]; then
 	verdict held-aside missing "no virtual-rank fit (calib-input.csv needs ring allreduce points at one rank count)"
 elif [ -z "$held" ]; then
 	verdict held-aside missing "none of interp-ring8/tree4/ag4/rs4.csv in $DIR"
 else
-	hdr=""
-	: >"$MEAS.rows"
-	for f in $held; do
-		[ -n "$hdr" ] || hdr=$(grep -v '^#' "$DIR/$f.csv" | head -n 1)
-		grep -v '^#' "$DIR/$f.csv" | tail -n +2 >"$OUTD/$f.rows"
-		cat "$OUTD/$f.rows" >>"$MEAS.rows"
-		# one run per (collective, algo, ranks) of the file, at its sizes
-		awk -F, '{ k = $1 " " $2 " " $4; if (!(k in s)) { o[n++] = k; s[k] = $5 "B" } else s[k] = s[k] "," $5 "B" }
-			END { for (i = 0; i < n; i++) print o[i], s[o[i]] }' "$OUTD/$f.rows" |
-			while read -r coll algo ranks sizes; do
-				if ! "$G" run "$VIRT" --set topology.gpus="$ranks" --set collective.op="$coll" \
-					--set collective.algo="$algo" --set collective.sizes="$sizes" \
-					--results "$PRED" >"$OUTD/$f.run.txt" 2>&1; then
-					say "# $f: gcsim run failed: $(tail -n 1 "$OUTD/$f.run.txt")"
-				fi
-			done
-		rm -f "$OUTD/$f.rows"
-	done
-	{ echo "$hdr"; cat "$MEAS.rows"; } >"$MEAS"
-	rm -f "$MEAS.rows"
+	# the held-aside points under one header, then one run of the fit per
+	# (collective, algo, ranks) among them, at its sizes
+	{
+		grep -v '^#' "$DIR/interp-${held%% *}.csv" | head -n 1
+		for f in $held; do grep -v '^#' "$DIR/interp-$f.csv" | tail -n +2; done
+	} >"$MEAS"
+	tail -n +2 "$MEAS" | awk -F, '{ k = $1 " " $2 " " $4; if (!(k in s)) { o[n++] = k; s[k] = $5 "B" } else s[k] = s[k] "," $5 "B" }
+		END { for (i = 0; i < n; i++) print o[i], s[o[i]] }' |
+		while read -r coll algo ranks sizes; do
+			log=$OUTD/run-$coll-$algo-$ranks.txt
+			"$G" run "$VIRT" --set topology.gpus="$ranks" --set collective.op="$coll" \
+				--set collective.algo="$algo" --set collective.sizes="$sizes" \
+				--results "$PRED" >"$log" 2>&1 ||
+				say "# $coll $algo $ranks ranks: gcsim run failed: $(tail -n 1 "$log")"
+		done
 	if [ -f "$PRED" ]; then
 		rc=0
 		"$G" validate --measured "$MEAS" --predicted "$PRED" --csv "$OUTD/validate.csv" \
 			>"$OUTD/validate.txt" 2>&1 || rc=$?
 		grep '^# median' "$OUTD/validate.txt" | tee -a "$REP" || true
 		case $rc in
-		0) verdict held-aside pass "$(echo $held | sed 's/interp-//g') within 5 % median, 15 % max" ;;
-		1) verdict held-aside fail "$(echo $held | sed 's/interp-//g'): see $OUTD/validate.txt" ;;
+		0) verdict held-aside pass "$held within 5 % median, 15 % max" ;;
+		1) verdict held-aside fail "$held: see $OUTD/validate.txt" ;;
 		*) verdict held-aside missing "gcsim validate: $(tail -n 1 "$OUTD/validate.txt")" ;;
 		esac
 	else
-		verdict held-aside missing "no prediction could be made (see $OUTD/*.run.txt)"
+		verdict held-aside missing "no prediction could be made (see $OUTD/run-*.txt)"
 	fi
 fi
 say "# files in $OUTD"

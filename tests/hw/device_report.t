@@ -1,10 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# validate/device-report.sh on a device-check folder whose truth is known:
-# the interpreter's runs are made by the simulator (flat links of 3 us and
-# 200 GB/s), the microbenchmarks by hand (copy engine 4000 GB/s, SM copy
-# 3600 or 2400, proxy round trip 1.6 us). Each check's verdict follows from
-# that truth; the folder is read-only and stays untouched.
+# The calibration loop without a GPU, through validate/device-report.sh on
+# a device-check folder whose truth is known: the interpreter's runs are
+# made by the simulator (flat links of 3 us and 200 GB/s; ring allreduce at
+# 4 ranks to fit, 8 ranks, tree and allgather held aside), the
+# microbenchmarks by hand (copy engine 4000 GB/s, SM copy 3600 or 2400,
+# proxy round trip 1.6 us). The fit must recover the truth, predict its own
+# schedule back and the held-aside ones within the bands; each check's
+# verdict follows from that truth; the folder is read-only and stays
+# untouched.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/tap.sh
 export GCSIM="$G"
@@ -52,7 +56,15 @@ check "proxy round trip against the floor" "grep -q '^proxy-roundtrip: PASS: 1.6
 check "held-aside: ring8, tree4 and ag4 predicted from the fit" "grep -q '^held-aside: PASS: ring8 tree4 ag4' '$T/r1.txt'"
 check "held-aside: 15 points compared" "grep -q 'compared 15 points' '$T/out1/validate.txt'"
 check "report.txt holds what was printed" "cmp -s '$T/r1.txt' '$T/out1/report.txt'"
-check "the calibration is refitted into OUTDIR" "grep -q 'latency: 3us' '$T/out1/device-virtual.yaml'"
+check "calibrate writes the fit and the virtual-rank scenario" "[ -s '$T/out1/device.yaml' ] && [ -s '$T/out1/device-virtual.yaml' ]"
+check "the fit recovers latency and bandwidth" "grep -q 'latency: 3us' '$T/out1/device-virtual.yaml' && grep -q 'bandwidth: 200GB/s' '$T/out1/device-virtual.yaml'"
+"$G" run "$T/out1/device-virtual.yaml" --results "$T/fit.csv" >/dev/null
+"$G" validate --measured "$T/ring4.csv" --predicted "$T/fit.csv" >"$T/v1.txt"
+check "predictions of the fitted schedule pass" "grep -q 'PASS' '$T/v1.txt' && grep -q 'compared 5 points' '$T/v1.txt'"
+for held in "allreduce,ring,8" "allreduce,tree,4" "allgather,ring,4"; do
+	check "held-aside schedule ($held) predicted within the bands" \
+		"[ \$(grep -c '^$held,.*,pass\$' '$T/out1/validate.csv') -eq 5 ]"
+done
 check "the device folder is untouched" "[ \"\$(ls -lR '$D' | md5sum)\" = '$before' ]"
 
 # an SM copy at 60 % fails that check alone: status 1
@@ -97,5 +109,4 @@ check "no runnable gcsim: status 4" "[ $rc -eq 4 ]"
 sh validate/device-report.sh --help >"$T/h.txt" 2>&1
 check "--help explains the checks" "grep -q 'held-aside schedules' '$T/h.txt' && ! grep -q 'set -eu' '$T/h.txt'"
 chmod -R u+w "$T"
-[ -z "${KEEP:-}" ] || cp -r "$T" "$KEEP"
 tap_end
