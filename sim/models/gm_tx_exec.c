@@ -299,7 +299,15 @@ static void step_begin(exec *x, uint64_t job)
 	if (slot)
 		*slot = e->now;
 	if (is_free(x, s)) {
-		ge_schedule(e, e->now, x->ent, EV_DONE, job);
+		/* Free proxy work (the signal posted behind a put) is done in the
+		 * same turn of the proxy's loop as the work before it, so what
+		 * waits on it (the batch's doorbell) joins the work the proxy
+		 * does next; completing it one event later would find the proxy
+		 * gone idle with that doorbell never rung. */
+		if (st->res == GM_TX_R_PROXY_WORK)
+			step_done(x, job);
+		else
+			ge_schedule(e, e->now, x->ent, EV_DONE, job);
 		return;
 	}
 	switch (st->res) {

@@ -225,6 +225,49 @@ static void test_ibgda_vs_ibrc(void)
 	g_assert_cmpfloat(s3.rate_Mops, <=, 1 / per_req_us);
 }
 
+/* The proxy's loop with requests always waiting: take up to proxy.batch
+ * of them (one read of the FIFO), work on each (request cost + post), ring
+ * one doorbell for the batch, poll the completion queue, poll again. Its
+ * rate is batch requests per turn, for every batch size; and every stream
+ * length completes (the batch's last signal, free in a stream, must not
+ * leave its doorbell behind when the proxy goes idle). */
+static void test_proxy_batch_loop(void)
+{
+	static const char *const batches[] = {"1", "2", "4", "32", "64"};
+	static const uint64_t lens[] = {1, 2, 3, 7, 33, 100};
+	for (size_t b = 0; b < G_N_ELEMENTS(batches); b++) {
+		char set[32];
+		g_snprintf(set, sizeof(set), "proxy.batch=%s", batches[b]);
+		const char *sets[] = {set, NULL};
+		gm_tx_params p;
+		params("dgx-h100", sets, &p);
+		gm_tx_recipe r;
+		gm_tx_result res;
+		char *err = NULL;
+		g_assert_cmpint(gm_tx_recipe_build(&p, "inter:3", "proxy", 512, &r, &err), ==, GC_OK);
+		for (size_t k = 0; k < G_N_ELEMENTS(lens); k++) {
+			gc_status st = gm_tx_simulate(&p, &r, lens[k], NULL, &res, &err);
+			if (st != GC_OK)
+				g_test_message("batch %s, %llu messages: %s", batches[b],
+					       (unsigned long long)lens[k], err);
+			g_assert_cmpint(st, ==, GC_OK);
+			g_assert_cmpuint(res.messages, ==, lens[k]);
+		}
+		g_assert_cmpint(gm_tx_simulate(&p, &r, 20000, NULL, &res, &err), ==, GC_OK);
+		int64_t read = 0;
+		for (int i = 0; i < r.nsteps; i++)
+			if (r.steps[i].res == GM_TX_R_PROXY_POLL)
+				read = r.steps[i].fixed_ps;
+		double n = p.proxy_batch;
+		double turn_us = (double)(read + p.mmio_write_ps + p.cq_poll_ps) / 1e6 +
+				 n * (double)(p.proxy_req_ps + p.post_send_ps) / 1e6;
+		g_test_message("batch %d: %.3f Mops (%s), a turn of %.0f requests in %.3f us: %.3f Mops",
+			       p.proxy_batch, res.rate_Mops, res.limit, n, turn_us, n / turn_us);
+		g_assert_nonnull(strstr(res.limit, "CPU proxy"));
+		g_assert_cmpfloat(fabs(res.rate_Mops - n / turn_us) / (n / turn_us), <=, 0.01);
+	}
+}
+
 static void test_roundtrip_floor(void)
 {
 	static const char *const methods[] = {"hostpinned", "gdrcopy", "cudamemcpy"};
@@ -305,6 +348,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/taxonomy/inter-relations", test_inter_relations);
 	g_test_add_func("/taxonomy/flag-read-cudamemcpy-vs-gdrcopy", test_flag_read);
 	g_test_add_func("/taxonomy/ibgda-vs-ibrc-rate", test_ibgda_vs_ibrc);
+	g_test_add_func("/taxonomy/proxy-batch-loop", test_proxy_batch_loop);
 	g_test_add_func("/taxonomy/roundtrip-floor", test_roundtrip_floor);
 	g_test_add_func("/taxonomy/refusals", test_refusals);
 	g_test_add_func("/taxonomy/determinism", test_determinism);
