@@ -281,6 +281,11 @@ int cli_explain(int argc, char **argv)
 		st = gc_config_load_file(cfg, scenario, &err);
 		if (st == GC_OK)
 			st = gc_config_require(cfg, "schema_version", &err);
+		bool mode_given = path || compare;
+		for (char **s = sets; s && *s; s++)
+			mode_given = mode_given || g_str_has_prefix(*s, "explain.mode=");
+		if (st == GC_OK)
+			st = gm_tx_study_check_file(cfg, scenario, mode_given, &err);
 		if (st == GC_ERR_IO)
 			st = GC_ERR_INPUT;
 	}

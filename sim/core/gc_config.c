@@ -84,6 +84,7 @@ struct gc_config {
 	GPtrArray *entries;  /* gc_entry *, registration order (owned) */
 	GHashTable *by_key;  /* key -> gc_entry * */
 	GHashTable *groups;  /* proper prefixes of keys (owned strings) */
+	GHashTable *hints;   /* foreign key or section -> why it is not here (owned) */
 	char *doc_name;	     /* last file loaded successfully, or NULL */
 	unsigned long doc_line, doc_col; /* its document start, 1-based */
 };
@@ -555,6 +556,7 @@ gc_config *gc_config_new(void)
 	cfg->entries = g_ptr_array_new();
 	cfg->by_key = g_hash_table_new(g_str_hash, g_str_equal);
 	cfg->groups = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	cfg->hints = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	return cfg;
 }
 
@@ -572,8 +574,26 @@ void gc_config_free(gc_config *cfg)
 	g_ptr_array_free(cfg->entries, TRUE);
 	g_hash_table_destroy(cfg->by_key);
 	g_hash_table_destroy(cfg->groups);
+	g_hash_table_destroy(cfg->hints);
 	g_free(cfg->doc_name);
 	g_free(cfg);
+}
+
+void gc_config_add_hint(gc_config *cfg, const char *key, const char *hint)
+{
+	g_hash_table_replace(cfg->hints, g_strdup(key), g_strdup(hint));
+}
+
+/* The hint of key or of the nearest section above it, or NULL. */
+static const char *hint_for(const gc_config *cfg, const char *key)
+{
+	char *k = g_strdup(key), *dot;
+	const char *h;
+
+	while (!(h = g_hash_table_lookup(cfg->hints, k)) && (dot = strrchr(k, '.')))
+		*dot = '\0';
+	g_free(k);
+	return h;
 }
 
 /* A well-formed key: non-empty components of [A-Za-z0-9_-] separated by '.'. */
@@ -1044,6 +1064,10 @@ gc_status gc_config_set(gc_config *cfg, const char *assignment, char **errmsg)
 			}
 			g_string_append_printf(m, "%s%s", shown > 1 ? ", " : "", k);
 		}
+	} else if (!e && hint_for(cfg, key)) {
+		g_string_append(m, "unknown key ");
+		append_quoted_str(m, key);
+		g_string_append_printf(m, ": %s", hint_for(cfg, key));
 	} else if (!e) {
 		char *near = closest_keys(cfg, key);
 
@@ -1570,12 +1594,19 @@ static bool ld_mapping(gc_loader *ld, const char *path, int depth)
 		if (!e && !g_hash_table_contains(ld->cfg->groups, full)) {
 			/* Unknown: report at the key, before reading the value. */
 			GString *s = g_string_new("unknown key ");
-			char *in = where_in(path), *alts = next_components(ld->cfg, path);
+			char *in = where_in(path);
+			const char *hint = hint_for(ld->cfg, full);
 
 			append_quoted_str(s, k);
-			g_string_append_printf(s, " %s; expected one of: %s", in, alts);
+			if (hint) {
+				g_string_append_printf(s, " %s: %s", in, hint);
+			} else {
+				char *alts = next_components(ld->cfg, path);
+
+				g_string_append_printf(s, " %s; expected one of: %s", in, alts);
+				g_free(alts);
+			}
 			g_free(in);
-			g_free(alts);
 			g_free(k);
 			g_free(full);
 			ld_fail_own(ld, km, g_string_free(s, FALSE));

@@ -64,6 +64,11 @@ void gc_config_free(gc_config *cfg);
 /* Register a table (kept by pointer; must outlive cfg). Duplicate keys abort. */
 void gc_config_add_params(gc_config *cfg, const gc_param *tab, size_t n);
 
+/* An unknown key equal to key, or under it (key "explain" covers
+ * "explain.path"), is reported with hint instead of the nearest known keys:
+ * for keys that belong to another command's files. */
+void gc_config_add_hint(gc_config *cfg, const char *key, const char *hint);
+
 /* Load a YAML scenario file. On error returns GC_ERR_INPUT (GC_ERR_IO for an
  * unreadable file, reported with the same message form) and sets *errmsg
  * (g_free it) to "FILE:LINE:COLUMN: what was expected". Exactly one document

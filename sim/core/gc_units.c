@@ -32,17 +32,23 @@
 
 /* Expected-value descriptions handed back through `why`. */
 static const char WHY_SIZE[] = "a size such as 1MiB, 512KB or 4096 (bytes)";
+static const char WHY_SIZE_UNIT[] =
+	"a size such as 1MiB, 512KB or 4096 (bytes; units: B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)";
 static const char WHY_SIZE_AMBIG[] =
 	"a size with an unambiguous unit such as 1MiB or 1MB (K, M, G, T alone are not accepted)";
 static const char WHY_SIZE_FRAC[] = "a whole number of bytes, such as 1536 or 1.5KiB";
 static const char WHY_SIZE_BIG[] = "a size of at most 18446744073709551615 bytes";
 static const char WHY_TIME[] = "a time such as 1us, 2.5ns or 500ps";
+static const char WHY_TIME_UNIT[] = "a time such as 1us, 2.5ns or 500ps (units: ps, ns, us, ms, s)";
 static const char WHY_TIME_BARE[] =
 	"a time with a unit, such as 5us or 200ns (a bare number is ambiguous)";
 static const char WHY_TIME_FRAC[] =
 	"a whole number of picoseconds, such as 1.5ns (0.5ps is too fine)";
 static const char WHY_TIME_BIG[] = "a time of at most 9223372036854775807ps (about 106 days)";
 static const char WHY_BW[] = "a bandwidth such as 50GB/s or 400Gbps";
+static const char WHY_BW_UNIT[] =
+	"a bandwidth such as 50GB/s or 400Gbps (units: B/s, KB/s, MB/s, GB/s, TB/s, KiB/s to TiB/s; "
+	"bits: bps, Kbps, Mbps, Gbps, Tbps)";
 static const char WHY_BW_BARE[] =
 	"a bandwidth with a unit, such as 50GB/s or 400Gbps (a bare number is ambiguous)";
 static const char WHY_BW_BIG[] = "a finite bandwidth such as 50GB/s or 400Gbps";
@@ -60,7 +66,7 @@ typedef struct gc_unit {
 } gc_unit;
 
 static const gc_unit size_units[] = {
-	{"B", 0, 0, false},    {"KB", 3, 3, false},   {"MB", 6, 6, false},
+	{"B", 0, 0, false},    {"KB", 3, 3, false},   {"kB", 3, 3, false},   {"MB", 6, 6, false},
 	{"GB", 9, 9, false},   {"TB", 12, 12, false}, {"KiB", 10, 0, false},
 	{"MiB", 20, 0, false}, {"GiB", 30, 0, false}, {"TiB", 40, 0, false},
 };
@@ -78,6 +84,8 @@ static const gc_unit bw_units[] = {
 	{"Gbps", 9, 9, true},	{"Tbps", 12, 12, true},	 {"b/s", 0, 0, true},
 	{"Kb/s", 3, 3, true},	{"Mb/s", 6, 6, true},	 {"Gb/s", 9, 9, true},
 	{"Tb/s", 12, 12, true},
+	/* the SI symbol of kilo is k: kB/s, kbps and kb/s are KB/s, Kbps and Kb/s */
+	{"kB/s", 3, 3, false},	{"kbps", 3, 3, true},	 {"kb/s", 3, 3, true},
 };
 
 /* A scanned quantity: value = mant / 10^scale, then the unit text. */
@@ -243,7 +251,7 @@ gc_status gc_parse_bytes(const char *s, uint64_t *out, const char **why)
 	} else {
 		u = unit_find(size_units, G_N_ELEMENTS(size_units), q.unit);
 		if (!u)
-			return fail(why, unit_is_ambiguous(q.unit) ? WHY_SIZE_AMBIG : WHY_SIZE);
+			return fail(why, unit_is_ambiguous(q.unit) ? WHY_SIZE_AMBIG : WHY_SIZE_UNIT);
 	}
 	r = qty_exact(&q, u->p2, u->p5, UINT64_MAX, &v);
 	if (r == EXACT_FRACTION)
@@ -267,7 +275,7 @@ gc_status gc_parse_time_ps(const char *s, int64_t *out, const char **why)
 		return fail(why, q.spaced ? WHY_TIME : WHY_TIME_BARE);
 	u = unit_find(time_units, G_N_ELEMENTS(time_units), q.unit);
 	if (!u)
-		return fail(why, WHY_TIME);
+		return fail(why, WHY_TIME_UNIT);
 	r = qty_exact(&q, u->p2, u->p5, (uint64_t)INT64_MAX, &v);
 	if (r == EXACT_FRACTION)
 		return fail(why, WHY_TIME_FRAC);
@@ -290,7 +298,7 @@ gc_status gc_parse_bw_Bps(const char *s, double *out, const char **why)
 		return fail(why, q.spaced ? WHY_BW : WHY_BW_BARE);
 	u = unit_find(bw_units, G_N_ELEMENTS(bw_units), q.unit);
 	if (!u)
-		return fail(why, WHY_BW);
+		return fail(why, WHY_BW_UNIT);
 	/*
 	 * NUMBERe<p5>, correctly rounded by strtod, times 2^(p2-p5): decimal
 	 * units have p2 == p5, binary units p5 == 0; the scaling by a power

@@ -7,13 +7,16 @@
  *
  * Accepted spellings (case-sensitive units, optional single space between the
  * number and the unit, number may be a decimal like 1.5):
- *   size:      B, KB, MB, GB, TB (powers of 1000), KiB, MiB, GiB, TiB (powers
- *              of 1024), K/M/G as KiB/MiB/GiB are NOT accepted (ambiguous).
+ *   size:      B, KB, MB, GB, TB (powers of 1000; kB as SI's KB), KiB, MiB,
+ *              GiB, TiB (powers of 1024), K/M/G as KiB/MiB/GiB are NOT
+ *              accepted (ambiguous).
  *              A bare integer is bytes.
  *   time:      ps, ns, us, ms, s. A bare number is rejected (ambiguous).
  *   bandwidth: B/s, KB/s, MB/s, GB/s, TB/s (1e3 steps), KiB/s, MiB/s, GiB/s,
  *              bps, Kbps, Mbps, Gbps, Tbps (bits per second, 1e3 steps),
- *              and Gb/s etc. as synonyms of Gbps. A bare number is rejected.
+ *              and Gb/s etc. as synonyms of Gbps; SI's lowercase k in kB/s,
+ *              kbps, kb/s. A bare number is rejected. An unknown unit's
+ *              explanation lists the units.
  * Values must be finite and non-negative; sizes must be whole bytes, times
  * whole picoseconds after conversion (rounded to nearest is NOT done: 1.5ps
  * is an error).

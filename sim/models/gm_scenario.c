@@ -169,6 +169,11 @@ gc_config *gm_scenario_config_new(void)
 	gc_config_add_params(cfg, sweep_params, G_N_ELEMENTS(sweep_params));
 	gm_tx_register_params(cfg);
 	gm_train_register_params(cfg);
+	/* explain.* is registered by gcsim explain alone (gm_tx_register_study_params) */
+	gc_config_add_hint(cfg, "explain",
+			   "explain.* keys describe an explain study of the communication types, "
+			   "which 'gcsim explain --scenario FILE' runs; run and sweep take collective "
+			   "and training-step scenarios");
 	return cfg;
 }
 

@@ -221,6 +221,12 @@ gc_status gm_tx_format_compare(const gm_tx_params *p, const gm_tx_compare_opts *
 /* The study table of an explain scenario (explain.*), registered on top of
  * gm_scenario_config_new(). */
 void gm_tx_register_study_params(gc_config *cfg);
+/* After loading a study file: GC_OK when the file (or the command line,
+ * mode_given) names the study's explain.mode; else GC_ERR_INPUT, at the
+ * first explain.* key the file set, or, with none, saying that the file is
+ * a run scenario and which commands take it. */
+gc_status gm_tx_study_check_file(const gc_config *cfg, const char *file, bool mode_given,
+				 char **errmsg);
 /* Run the study a loaded configuration describes; append its output. */
 gc_status gm_tx_study_run(gc_config *cfg, const char *trace_path, bool timeline,
 			  void *gstring_out, char **errmsg);

@@ -423,6 +423,8 @@ for f in tests/fuzz/corpus/scenario/bad-*.yaml; do
 done
 bad "missing file" "^$T/none.yaml:1:1: cannot open file" run "$T/none.yaml"
 bad "directory" "^$T:[0-9]+:[0-9]+: " run "$T"
+bad "an explain study is no run scenario" "^scenarios/taxonomy/flag-read.yaml:6:1: unknown key 'explain' at top level: explain.\\* keys describe an explain study .*'gcsim explain --scenario FILE' runs" run scenarios/taxonomy/flag-read.yaml
+bad "--set explain.* names gcsim explain" "^--set explain.bytes=8B: unknown key 'explain.bytes': explain.\\* keys describe an explain study" run scenarios/dgx-h100-allreduce.yaml --set explain.bytes=8B
 printf 'schema_version: 1\ntopology: {kind: flat, gpus: 4}\ncollective: {op: allreduce, algo: tree, sizes: [1MiB]}\n' >"$T/s.yaml"
 bad "tree is for allreduce only" "^$T/s.yaml:3:[0-9]+: collective.algo: tree is implemented for allreduce only" run "$T/s.yaml" --set collective.op=allgather
 bad "--sweep names the value that fails" "^--set topology.nodes=0: must be at least 1, got 0 \(sweep value topology.nodes=0\)" run scenarios/dgx-h100-scaling.yaml --sweep topology.nodes=1,0

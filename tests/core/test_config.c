@@ -226,6 +226,38 @@ static void test_unknown_keys(void)
 		     "schema_version, name, ratio, topology, collective, sim");
 }
 
+/* A hinted key or section is reported with its hint, in files and --set,
+ * at any depth under it; a key it does not cover keeps the usual list. */
+static void test_unknown_hints(void)
+{
+	gc_config *cfg = t_new();
+	char *err = NULL;
+
+	gc_config_add_hint(cfg, "study", "belongs to the study command");
+	gc_config_add_hint(cfg, "topology.rack", "racks are described elsewhere");
+	g_assert_cmpint(t_load(cfg, "schema_version: 1\nstudy: {mode: x}\n", &err), ==, GC_ERR_INPUT);
+	g_assert_cmpstr(err, ==, "t.yaml:2:1: unknown key 'study' at top level: belongs to the "
+				 "study command");
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(t_load(cfg, "topology: {gpus: 2, rack: {size: 4}}\n", &err), ==,
+			GC_ERR_INPUT);
+	g_assert_cmpstr(err, ==, "t.yaml:1:21: unknown key 'rack' in 'topology': racks are "
+				 "described elsewhere");
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(gc_config_set(cfg, "study.mode.deep=1", &err), ==, GC_ERR_INPUT);
+	g_assert_cmpstr(err, ==, "--set study.mode.deep=1: unknown key 'study.mode.deep': belongs "
+				 "to the study command");
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(gc_config_set(cfg, "studyx=1", &err), ==, GC_ERR_INPUT);
+	g_assert_true(g_str_has_prefix(err, "--set studyx=1: unknown key 'studyx'; did you mean: "));
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(t_load(cfg, "studies: 1\n", &err), ==, GC_ERR_INPUT);
+	g_assert_cmpstr(err, ==, "t.yaml:1:1: unknown key 'studies' at top level; expected one of: "
+				 "schema_version, name, ratio, topology, collective, sim");
+	g_free(err);
+	gc_config_free(cfg);
+}
+
 static void test_type_errors(void)
 {
 	expect_error("topology:\n  gpus: 3.5\n",
@@ -237,7 +269,8 @@ static void test_type_errors(void)
 		     "-9223372036854775808 and 9223372036854775807, got '99999999999999999999'");
 	expect_error("topology: {link: {bandwidth: 50 parsecs}}\n",
 		     "t.yaml:1:30: topology.link.bandwidth: expected a bandwidth such as 50GB/s "
-		     "or 400Gbps, got '50 parsecs'");
+		     "or 400Gbps (units: B/s, KB/s, MB/s, GB/s, TB/s, KiB/s to TiB/s; bits: bps, "
+		     "Kbps, Mbps, Gbps, Tbps), got '50 parsecs'");
 	expect_error("topology: {link: {latency: 5}}\n",
 		     "t.yaml:1:28: topology.link.latency: expected a time with a unit, such as 5us "
 		     "or 200ns (a bare number is ambiguous), got '5'");
@@ -443,7 +476,7 @@ static void test_lists(void)
 		     "list");
 	expect_error("collective:\n  sizes:\n    - 1MiB\n    - 2 MB/s\n",
 		     "t.yaml:4:7: collective.sizes[1]: expected a size such as 1MiB, 512KB or 4096 "
-		     "(bytes), got '2 MB/s'");
+		     "(bytes; units: B, KB, MB, GB, TB, KiB, MiB, GiB, TiB), got '2 MB/s'");
 	expect_error("collective: {sizes: [1MiB, [2]]}\n",
 		     "t.yaml:1:28: collective.sizes[1]: expected a size such as 1MiB, 512KB or "
 		     "4096 (bytes), got a sequence");
@@ -472,7 +505,7 @@ static void test_list_errors(void)
 		     "t.yaml:1:28: collective.sizes.from: must be at least 1B, got 0B");
 	expect_error("collective: {sizes: {from: 1x, to: 1MiB, factor: 2}}\n",
 		     "t.yaml:1:28: collective.sizes.from: expected a size such as 1MiB, 512KB or "
-		     "4096 (bytes), got '1x'");
+		     "4096 (bytes; units: B, KB, MB, GB, TB, KiB, MiB, GiB, TiB), got '1x'");
 	/* 4096 entries are fine, 4097 are not. */
 	for (int n = 4096; n <= 4097; n++) {
 		GString *t = g_string_new("collective: {sizes: [");
@@ -796,6 +829,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/config/load/good", test_load_good);
 	g_test_add_func("/config/load/dotted", test_dotted_keys);
 	g_test_add_func("/config/load/unknown", test_unknown_keys);
+	g_test_add_func("/config/load/unknown-hints", test_unknown_hints);
 	g_test_add_func("/config/load/types", test_type_errors);
 	g_test_add_func("/config/load/null", test_null_values);
 	g_test_add_func("/config/load/ranges", test_ranges);

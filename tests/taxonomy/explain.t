@@ -113,6 +113,13 @@ bad "stray argument" "unexpected argument" explain inter:3
 bad "missing scenario" "cannot open" explain --scenario "$T/none.yaml"
 printf 'schema_version: 1\nexplain: {mode: path, path: "inter:3", bogus: 1}\n' >"$T/s.yaml"
 bad "unknown scenario key" "$T/s.yaml:2:[0-9]+: " explain --scenario "$T/s.yaml"
+bad "a run scenario is no study" "^gcsim explain: scenarios/dgx-h100-allreduce.yaml: no explain: section, so no study to run; a run scenario is simulated by 'gcsim run scenarios/dgx-h100-allreduce.yaml'" explain --scenario scenarios/dgx-h100-allreduce.yaml
+printf 'schema_version: 1\nexplain: {path: "inter:3", bytes: 8B}\n' >"$T/nomode.yaml"
+bad "a study without its mode" "^gcsim explain: $T/nomode.yaml:2:17: explain.path: the study has no explain.mode; expected list, path or compare" explain --scenario "$T/nomode.yaml"
+"$G" explain --scenario "$T/nomode.yaml" --set explain.mode=path >"$T/nomode.out"
+check "the mode from --set completes such a study" "grep -q '^total: ' '$T/nomode.out'"
+"$G" explain --scenario scenarios/dgx-h100-allreduce.yaml --compare inter --format csv >"$T/base.csv"
+check "a run scenario under --compare is a parameter base" "[ \$(wc -l <'$T/base.csv') -eq 7 ]"
 bad "walk: rank out of range" "--rank 8: the run has ranks 0 to 7" explain --collective scenarios/dgx-h100-allreduce.yaml --bytes 1MiB --rank 8
 bad "walk: strand out of range" "--strand 16: each rank runs strands 0 to 15" explain --collective scenarios/dgx-h100-allreduce.yaml --strand 16
 bad "walk: the closed form" "has no steps to walk" explain --collective scenarios/dgx-h100-allreduce.yaml --set sim.fidelity=analytical
