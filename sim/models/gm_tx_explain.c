@@ -16,6 +16,7 @@
 #include "gm_tx.h"
 
 #include <glib.h>
+#include <math.h>
 #include <string.h>
 
 #include "../core/gc_units.h"
@@ -136,6 +137,15 @@ static const char *const intra_rows[][2] = {{"intra:1", NULL}, {"intra:2", NULL}
 static const char *const inter_rows[][2] = {{"inter:1", NULL}, {"inter:2", NULL}, {"inter:3", "cpu"},
 					     {"inter:3", "proxy"}, {"inter:4", NULL}, {"inter:5", NULL}};
 
+/* Decimals for a rate in Mops: three, or as many as three significant
+ * digits of a rate below 0.1 need (1 GiB messages run at 0.000298 Mops). */
+static int rate_decimals(double v)
+{
+	if (!(v > 0) || v >= 0.1)
+		return 3;
+	return (int)MIN(12.0, 2.0 - floor(log10(v)));
+}
+
 gc_status gm_tx_format_compare(const gm_tx_params *p, const gm_tx_compare_opts *o, void *gs,
 			       char **errmsg)
 {
@@ -185,13 +195,14 @@ gc_status gm_tx_format_compare(const gm_tx_params *p, const gm_tx_compare_opts *
 			g_string_append_printf(out, "%s,%s,%.3f,%d,%s", typ, r.name, us(one.latency_ps), r.copies,
 					       r.cpu_critical ? "yes" : "no");
 			if (rate)
-				g_string_append_printf(out, ",%.3f", many.rate_Mops);
+				g_string_append_printf(out, ",%.*f", rate_decimals(many.rate_Mops), many.rate_Mops);
 			g_string_append_c(out, '\n');
 		} else {
 			g_string_append_printf(out, "%-8s %-28s %12.3f %6d %4s", typ, r.name, us(one.latency_ps),
 					       r.copies, r.cpu_critical ? "yes" : "no");
 			if (rate)
-				g_string_append_printf(out, " %11.3f %7d  %s (%.0f%% busy)", many.rate_Mops,
+				g_string_append_printf(out, " %11.*f %7d  %s (%.0f%% busy)",
+						       rate_decimals(many.rate_Mops), many.rate_Mops,
 						       r.issuers, many.limit, 100 * many.limit_util);
 			g_string_append_c(out, '\n');
 		}
