@@ -5,11 +5,7 @@
 # Sizes stay small so the whole script takes seconds. GCSIM_RANDOM_SEED and
 # GCSIM_RANDOM_N draw another or a longer series (e.g. under build/asan/gcsim).
 cd "$(dirname "$0")/../.." || exit 1
-G=${GCSIM:-build/gcsim}
-if ! command -v python3 >/dev/null 2>&1; then
-	echo "1..0 # SKIP python3 not installed"
-	exit 0
-fi
+. tests/python.sh
 exec python3 - "$G" <<'PY'
 import random, subprocess, sys, tempfile, os
 G = sys.argv[1]
