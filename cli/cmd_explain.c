@@ -281,9 +281,10 @@ int cli_explain(int argc, char **argv)
 		st = gc_config_load_file(cfg, scenario, &err);
 		if (st == GC_OK)
 			st = gc_config_require(cfg, "schema_version", &err);
-		bool mode_given = path || compare;
-		for (char **s = sets; s && *s; s++)
-			mode_given = mode_given || g_str_has_prefix(*s, "explain.mode=");
+		/* --path, --compare and --set explain.mode= are all in `all` by now */
+		bool mode_given = false;
+		for (guint i = 0; i < all->len; i++)
+			mode_given = mode_given || g_str_has_prefix(all->pdata[i], "explain.mode=");
 		if (st == GC_OK)
 			st = gm_tx_study_check_file(cfg, scenario, mode_given, &err);
 		if (st == GC_ERR_IO)

@@ -1037,6 +1037,7 @@ gc_status gc_config_set(gc_config *cfg, const char *assignment, char **errmsg)
 	gc_entry *e = NULL;
 	gc_value *v = NULL;
 	char *key, *body = NULL;
+	const char *hint;
 
 	/* Messages start "--set KEY=VALUE: " with the assignment cleaned. */
 	append_user(m, assignment, strlen(assignment));
@@ -1064,10 +1065,10 @@ gc_status gc_config_set(gc_config *cfg, const char *assignment, char **errmsg)
 			}
 			g_string_append_printf(m, "%s%s", shown > 1 ? ", " : "", k);
 		}
-	} else if (!e && hint_for(cfg, key)) {
+	} else if (!e && (hint = hint_for(cfg, key))) {
 		g_string_append(m, "unknown key ");
 		append_quoted_str(m, key);
-		g_string_append_printf(m, ": %s", hint_for(cfg, key));
+		g_string_append_printf(m, ": %s", hint);
 	} else if (!e) {
 		char *near = closest_keys(cfg, key);
 

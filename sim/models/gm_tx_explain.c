@@ -48,15 +48,12 @@ void gm_tx_register_study_params(gc_config *cfg)
 gc_status gm_tx_study_check_file(const gc_config *cfg, const char *file, bool mode_given,
 				 char **errmsg)
 {
-	const char *first = NULL;
-	for (size_t i = 0; i < G_N_ELEMENTS(study_params) && !first; i++)
-		if (gc_config_is_set(cfg, study_params[i].key))
-			first = study_params[i].key;
 	if (mode_given || gc_config_is_set(cfg, "explain.mode"))
 		return GC_OK;
-	if (first)
-		return gc_config_error(cfg, first, errmsg,
-				       "the study has no explain.mode; expected list, path or compare");
+	for (size_t i = 0; i < G_N_ELEMENTS(study_params); i++)
+		if (gc_config_is_set(cfg, study_params[i].key))
+			return gc_config_error(cfg, study_params[i].key, errmsg,
+					       "the study has no explain.mode; expected list, path or compare");
 	*errmsg = g_strdup_printf("%s: no explain: section, so no study to run; a run scenario is "
 				  "simulated by 'gcsim run %s', and 'gcsim explain --collective %s' "
 				  "walks its collective step by step",
