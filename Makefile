@@ -20,6 +20,16 @@ PKGS     := glib-2.0 yaml-0.1 sqlite3
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
+# A build on a machine without the packages stops here with what to do,
+# not with a compiler's "glib.h: No such file". The goals that install them
+# first (run, test, bench, validate-*) and clean are let through.
+NODEPS_GOALS := deps clean run test asan bench validate-p5 validate-deepep validate-h100
+ifeq ($(filter $(NODEPS_GOALS),$(MAKECMDGOALS)),)
+  ifneq ($(shell pkg-config --exists $(PKGS) 2>/dev/null && echo ok),ok)
+    $(error gcsim needs pkg-config and the development packages of $(PKGS); 'make deps' installs them (as root) or prints the apt-get command)
+  endif
+endif
+
 # Link-time optimization lets the engine, the flow network and the schedule
 # executor inline across files (a few percent on the large benchmarks).
 OPT      ?= -O2 -flto=auto
@@ -63,7 +73,7 @@ NVCCFLAGS ?= -O2 -std=c++17 -I. -arch=sm_90 -Xcompiler -Wall,-Wextra,-Werror
 LIB := $(BUILD)/libgcsim.a
 BIN := $(BUILD)/gcsim
 
-.PHONY: all run test asan bench fuzz deps clean check-tree validate-p5 validate-deepep validate-h100
+.PHONY: all run test asan bench fuzz deps clean validate-p5 validate-deepep validate-h100
 all: $(BIN) $(TEST_BINS) $(BENCH_BINS)
 
 $(BUILD)/obj/%.o: %.c
