@@ -384,7 +384,7 @@ out:
 /* Provenance of a recording: the newest run of a results file or a CSV's header. */
 static void recording_run(const char *path, gc_run_row *run)
 {
-	char *err = NULL;
+	char *err = NULL, *csv_err = NULL;
 	gc_result_point *p = NULL;
 	size_t n = 0;
 	gc_results *r = NULL;
@@ -393,11 +393,12 @@ static void recording_run(const char *path, gc_run_row *run)
 	if (gc_results_open(path, false, &r, &err) == GC_OK &&
 	    gc_results_last_run(r, NULL, &id, NULL) == GC_OK)
 		gc_results_get_run(r, id, run, NULL);
-	else if (gc_results_read_csv(path, run, &p, &n, NULL) != GC_OK)
+	else if (gc_results_read_csv(path, run, &p, &n, &csv_err) != GC_OK)
 		memset(run, 0, sizeof(*run));
 	gc_results_close(r);
 	g_free(p);
 	g_free(err);
+	g_free(csv_err);
 }
 
 static int hw_calibrate(int argc, char **argv)

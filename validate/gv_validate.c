@@ -103,14 +103,31 @@ static gc_status load_ref_csv(const char *path, const char *header, const char *
 	return GC_OK;
 }
 
+/* One optional figure of a reference row: empty (NaN) or a number of 0 or
+ * more. */
+static bool ref_figure(const char *v, double *out)
+{
+	*out = NAN;
+	return !*v || (gc_parse_real(v, out) && *out >= 0);
+}
+
 static gc_status nccl_row(const char *path, int line, const char *const *v, guint nf, GArray *a,
 			  char **errmsg)
 {
 	gc_result_point p;
 	gc_result_point_init(&p);
 	double gpus, bytes, bus, alg, t;
-	if (nf < 9 || !gc_parse_real(v[1], &gpus) || gpus < 1 || !gc_parse_real(v[5], &bytes) || bytes < 0) {
-		*errmsg = g_strdup_printf("%s:%d: expected gpus and bytes as numbers", path, line);
+	if (nf < 9 || !gc_parse_real(v[1], &gpus) || gpus < 1 || gpus >= 1 << 30 ||
+	    gpus != floor(gpus) || !gc_parse_real(v[5], &bytes) || bytes < 0 || bytes >= 0x1p64 ||
+	    bytes != floor(bytes)) {
+		*errmsg = g_strdup_printf("%s:%d: expected gpus (1 to 2^30) and bytes as whole numbers",
+					  path, line);
+		return GC_ERR_INPUT;
+	}
+	if (!ref_figure(v[6], &bus) || !ref_figure(v[7], &alg) || !ref_figure(v[8], &t)) {
+		*errmsg = g_strdup_printf("%s:%d: expected busbw_GBps, algbw_GBps and time_us as "
+					  "numbers of 0 or more, or empty",
+					  path, line);
 		return GC_ERR_INPUT;
 	}
 	norm_coll(v[3], p.collective, sizeof(p.collective));
@@ -118,12 +135,9 @@ static gc_status nccl_row(const char *path, int line, const char *const *v, guin
 	p.nranks = (int)gpus;
 	p.size_bytes = (uint64_t)bytes;
 	double fac = gv_busbw_factor(p.collective, p.nranks);
-	if (gc_parse_real(v[8], &t))
-		p.time_us = t;
-	if (gc_parse_real(v[7], &alg))
-		p.algbw_GBps = alg;
-	if (gc_parse_real(v[6], &bus))
-		p.busbw_GBps = bus;
+	p.time_us = t;
+	p.algbw_GBps = alg;
+	p.busbw_GBps = bus;
 	if (!isfinite(p.algbw_GBps) && isfinite(p.busbw_GBps) && fac > 0)
 		p.algbw_GBps = p.busbw_GBps / fac;
 	if (!isfinite(p.time_us) && p.algbw_GBps > 0)
@@ -347,12 +361,17 @@ gc_status gv_compare(const gc_result_point *meas, size_t nm, const gc_result_poi
 			if (!hit || (isfinite(p->time_us) && !(hit->time_us <= p->time_us)))
 				hit = p;
 		}
-		if (!hit || !(m->time_us > 0) || !isfinite(hit->time_us)) {
+		if (!(m->time_us > 0)) {
+			out->untimed++;
+			continue;
+		}
+		if (!hit || !isfinite(hit->time_us)) {
 			out->unmatched++;
 			continue;
 		}
 		gv_row r = {.measured = *m, .predicted = *hit};
-		r.err_pct = 100.0 * (hit->time_us - m->time_us) / m->time_us;
+		/* the ratio first: 100 * (p - m) overflows for m near DBL_MAX */
+		r.err_pct = 100.0 * ((hit->time_us - m->time_us) / m->time_us);
 		r.band = "fail";
 		for (size_t b = 0; b < nb; b++)
 			if (fabs(r.err_pct) <= bands[b].limit_pct) {
@@ -364,9 +383,12 @@ gc_status gv_compare(const gc_result_point *meas, size_t nm, const gc_result_poi
 	out->nrows = rows->len;
 	out->rows = (gv_row *)(void *)g_array_free(rows, FALSE);
 	if (out->nrows == 0) {
-		*errmsg = g_strdup_printf("no measured point has a matching prediction (%zu measured, "
-					  "%zu predicted; matched on collective, algo, ranks, size)",
-					  nm, np);
+		*errmsg = out->untimed == nm
+				  ? g_strdup_printf("no measured point has a time (%zu measured)", nm)
+				  : g_strdup_printf("no measured point has a matching prediction (%zu "
+						    "measured, %zu without a time, %zu predicted; "
+						    "matched on collective, algo, ranks, size)",
+						    nm, out->untimed, np);
 		gv_report_clear(out);
 		return GC_ERR_INPUT;
 	}
@@ -408,8 +430,11 @@ void gv_report_table(const gv_report *r, void *gstring_out)
 				       w->measured.size_bytes, w->measured.time_us, w->predicted.time_us,
 				       w->err_pct, w->band);
 	}
-	g_string_append_printf(g, "# compared %zu points (%zu without a prediction)\n", r->nrows,
+	g_string_append_printf(g, "# compared %zu points (%zu without a prediction", r->nrows,
 			       r->unmatched);
+	if (r->untimed)
+		g_string_append_printf(g, ", %zu measured without a time", r->untimed);
+	g_string_append(g, ")\n");
 	g_string_append_printf(g, "# median |error| %.2f%% (tolerance %.2f%%), max |error| %.2f%% "
 				  "(max tolerance %.2f%%): %s\n",
 			       r->median_abs_pct, r->tolerance_pct, r->max_abs_pct,

@@ -53,6 +53,7 @@ typedef struct gv_report {
 	gv_row *rows;
 	size_t nrows;
 	size_t unmatched; /* measured points with no prediction */
+	size_t untimed;	  /* measured points with no time (0 or unknown) */
 	double median_abs_pct, max_abs_pct;
 	double tolerance_pct, max_tolerance_pct;
 	bool pass;

@@ -346,6 +346,57 @@ gc_status gc_results_get_run(gc_results *r, int64_t run_id, gc_run_row *out, cha
 	return st;
 }
 
+/* The columns of one row of the points query (in gc_results_csv_header
+ * order) into p: NULL, or what is wrong with it (g_free). A text column
+ * must fit its field (collective is never empty); a count is a whole number
+ * of 0 or more (NULL: 0); a time or bandwidth is a number of 0 or more
+ * (NULL: unknown). A store written by another program, or edited, fails
+ * here rather than giving points no one measured. */
+static char *point_columns(sqlite3_stmt *s, gc_result_point *p)
+{
+	gc_result_point_init(p);
+	char *text[3] = {p->collective, p->algo, p->dtype};
+	size_t cap[3] = {sizeof(p->collective), sizeof(p->algo), sizeof(p->dtype)};
+	for (int i = 0; i < 3; i++) {
+		int t = sqlite3_column_type(s, i);
+		const unsigned char *v = sqlite3_column_text(s, i);
+		size_t len = v ? strlen((const char *)v) : 0;
+		if ((t != SQLITE_TEXT && t != SQLITE_NULL) || len >= cap[i] || (i == 0 && !len))
+			return g_strdup_printf("%s: expected %s of at most %zu characters",
+					       sqlite3_column_name(s, i), i == 0 ? "a name" : "text",
+					       cap[i] - 1);
+		g_strlcpy(text[i], v ? (const char *)v : "", cap[i]);
+	}
+	int64_t whole[4] = {0, 0, 0, 0};
+	const int wcol[4] = {3, 4, 5, 12};
+	for (int i = 0; i < 4; i++) {
+		int t = sqlite3_column_type(s, wcol[i]);
+		if (t == SQLITE_INTEGER)
+			whole[i] = sqlite3_column_int64(s, wcol[i]);
+		if ((t != SQLITE_INTEGER && t != SQLITE_NULL) || whole[i] < 0 ||
+		    (i == 0 && whole[i] >= 1 << 30))
+			return g_strdup_printf("%s: expected a whole number%s",
+					       sqlite3_column_name(s, wcol[i]),
+					       i == 0 ? " from 0 below 2^30" : " of 0 or more");
+	}
+	p->nranks = (int)whole[0];
+	p->size_bytes = (uint64_t)whole[1];
+	p->count = (uint64_t)whole[2];
+	p->iters = whole[3];
+	double *real[6] = {&p->time_us, &p->algbw_GBps, &p->busbw_GBps,
+			   &p->min_us,	 &p->median_us,	 &p->p99_us};
+	for (int i = 0; i < 6; i++) {
+		int t = sqlite3_column_type(s, 6 + i);
+		if (t == SQLITE_INTEGER || t == SQLITE_FLOAT)
+			*real[i] = sqlite3_column_double(s, 6 + i);
+		if ((t != SQLITE_INTEGER && t != SQLITE_FLOAT && t != SQLITE_NULL) ||
+		    !(isnan(*real[i]) || (isfinite(*real[i]) && *real[i] >= 0)))
+			return g_strdup_printf("%s: expected a number of 0 or more, or NULL",
+					       sqlite3_column_name(s, 6 + i));
+	}
+	return NULL;
+}
+
 gc_status gc_results_get_points(gc_results *r, int64_t run_id, gc_result_point **pts, size_t *n,
 				char **errmsg)
 {
@@ -364,23 +415,20 @@ gc_status gc_results_get_points(gc_results *r, int64_t run_id, gc_result_point *
 		sqlite3_bind_int64(s, 1, run_id);
 	GArray *a = g_array_new(FALSE, FALSE, sizeof(gc_result_point));
 	int rc;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	char *why = NULL;
+	while (!why && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		gc_result_point p;
-		gc_result_point_init(&p);
-		col_copy(s, 0, p.collective, sizeof(p.collective));
-		col_copy(s, 1, p.algo, sizeof(p.algo));
-		col_copy(s, 2, p.dtype, sizeof(p.dtype));
-		p.nranks = sqlite3_column_int(s, 3);
-		p.size_bytes = (uint64_t)sqlite3_column_int64(s, 4);
-		p.count = (uint64_t)sqlite3_column_int64(s, 5);
-		p.time_us = col_real(s, 6);
-		p.algbw_GBps = col_real(s, 7);
-		p.busbw_GBps = col_real(s, 8);
-		p.min_us = col_real(s, 9);
-		p.median_us = col_real(s, 10);
-		p.p99_us = col_real(s, 11);
-		p.iters = sqlite3_column_int64(s, 12);
-		g_array_append_val(a, p);
+		why = point_columns(s, &p);
+		if (!why)
+			g_array_append_val(a, p);
+		else if (errmsg)
+			*errmsg = g_strdup_printf("%s: point %u: %s", r->path, a->len + 1, why);
+	}
+	if (why) {
+		g_free(why);
+		sqlite3_finalize(s);
+		g_array_free(a, TRUE);
+		return GC_ERR_INPUT;
 	}
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE) {
@@ -527,6 +575,52 @@ static bool parse_u64_field(const char *s, uint64_t *out)
 	return !errno && *end == '\0';
 }
 
+/* The columns of a points row, in gc_results_csv_header order. */
+static const char *const point_cols[13] = {
+	"collective", "algo",	    "dtype",  "nranks", "size_bytes", "count", "time_us",
+	"algbw_GBps", "busbw_GBps", "min_us", "median_us", "p99_us", "iters"};
+
+/* One points row (its fields split at ',') into p: NULL, or what is wrong
+ * with it, naming the column and the value (g_free). The counts are whole
+ * numbers, the times and bandwidths numbers of 0 or more, empty when
+ * unknown. */
+static char *point_row(char **f, gc_result_point *p)
+{
+	gc_result_point_init(p);
+	guint nf = g_strv_length(f);
+	if (nf != 13)
+		return g_strdup_printf("expected 13 fields, got %u: %s", nf, gc_results_csv_header);
+	char *text[3] = {p->collective, p->algo, p->dtype};
+	size_t cap[3] = {sizeof(p->collective), sizeof(p->algo), sizeof(p->dtype)};
+	for (int i = 0; i < 3; i++) {
+		if (strlen(f[i]) >= cap[i] || (i == 0 && !f[i][0]))
+			return g_strdup_printf("%s: expected %s of at most %zu characters, got '%.40s'",
+					       point_cols[i], i == 0 ? "a name" : "text", cap[i] - 1,
+					       f[i]);
+		g_strlcpy(text[i], f[i], cap[i]);
+	}
+	uint64_t nr = 0, it = 0;
+	uint64_t *whole[4] = {&nr, &p->size_bytes, &p->count, &it};
+	const int wcol[4] = {3, 4, 5, 12};
+	for (int i = 0; i < 4; i++) {
+		const char *v = f[wcol[i]];
+		if (!parse_u64_field(v, whole[i]) || (i == 0 && nr >= 1u << 30) ||
+		    (i == 3 && it > INT64_MAX))
+			return g_strdup_printf("%s: expected a whole number%s, got '%.40s'",
+					       point_cols[wcol[i]], i == 0 ? " below 2^30" : "", v);
+	}
+	double *real[6] = {&p->time_us, &p->algbw_GBps, &p->busbw_GBps,
+			   &p->min_us,	 &p->median_us,	 &p->p99_us};
+	for (int i = 0; i < 6; i++)
+		if (!parse_real_field(f[6 + i], real[i]) || *real[i] < 0)
+			return g_strdup_printf("%s: expected a number of 0 or more (empty when "
+					       "unknown), got '%.40s'",
+					       point_cols[6 + i], f[6 + i]);
+	p->nranks = (int)nr;
+	p->iters = (int64_t)it;
+	return NULL;
+}
+
 gc_status gc_results_read_csv(const char *path, gc_run_row *run, gc_result_point **pts, size_t *n,
 			      char **errmsg)
 {
@@ -574,31 +668,15 @@ gc_status gc_results_read_csv(const char *path, gc_run_row *run, gc_result_point
 		}
 		char **f = g_strsplit(l, ",", -1);
 		gc_result_point p;
-		gc_result_point_init(&p);
-		uint64_t nr = 0, it = 0;
-		bool ok = g_strv_length(f) == 13 && strlen(f[0]) < sizeof(p.collective) && f[0][0] &&
-			  strlen(f[1]) < sizeof(p.algo) && strlen(f[2]) < sizeof(p.dtype) &&
-			  parse_u64_field(f[3], &nr) && nr < 1u << 30 &&
-			  parse_u64_field(f[4], &p.size_bytes) && parse_u64_field(f[5], &p.count) &&
-			  parse_real_field(f[6], &p.time_us) && parse_real_field(f[7], &p.algbw_GBps) &&
-			  parse_real_field(f[8], &p.busbw_GBps) && parse_real_field(f[9], &p.min_us) &&
-			  parse_real_field(f[10], &p.median_us) && parse_real_field(f[11], &p.p99_us) &&
-			  parse_u64_field(f[12], &it);
-		if (ok) {
-			g_strlcpy(p.collective, f[0], sizeof(p.collective));
-			g_strlcpy(p.algo, f[1], sizeof(p.algo));
-			g_strlcpy(p.dtype, f[2], sizeof(p.dtype));
-			p.nranks = (int)nr;
-			p.iters = (int64_t)it;
-			g_array_append_val(a, p);
-		}
+		char *why = point_row(f, &p);
 		g_strfreev(f);
-		if (!ok) {
-			*errmsg = g_strdup_printf("%s:%d: expected 13 fields: %s", path, ln + 1,
-						  gc_results_csv_header);
+		if (why) {
+			*errmsg = g_strdup_printf("%s:%d: %s", path, ln + 1, why);
+			g_free(why);
 			st = GC_ERR_INPUT;
 			break;
 		}
+		g_array_append_val(a, p);
 	}
 	g_strfreev(lines);
 	if (st == GC_OK && !header) {

@@ -8,6 +8,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <math.h>
+#include <sqlite3.h>
 #include <string.h>
 
 #include "sim/core/gc_results.h"
@@ -346,6 +347,127 @@ static void test_nccltests_import(void)
 	g_free(path);
 }
 
+/* Writes text to dir/name; the path (g_free). */
+static char *write_file(const char *dir, const char *name, const char *text)
+{
+	char *p = g_build_filename(dir, name, NULL);
+	g_assert_true(g_file_set_contents(p, text, -1, NULL));
+	return p;
+}
+
+/* A points file edited by hand or written by another program: each bad
+ * field is refused naming the line (CSV) or point (SQLite), the column and
+ * the value, never read as a point no one measured. */
+static void test_bad_points(void)
+{
+	char *dir = g_dir_make_tmp("gcbad-XXXXXX", NULL);
+	static const struct {
+		const char *row, *want;
+	} csv[] = {
+		{"allreduce,ring,float,8,1024,256,abc,,,,,,1", ":3: time_us: expected a number of 0 or more"},
+		{"allreduce,ring,float,8,1024,256,-1,,,,,,1", "got '-1'"},
+		{"allreduce,ring,float,8,1024,256,inf,,,,,,1", "time_us: "},
+		{"allreduce,ring,float,8,1024,256,5,,,,,nan,1", "p99_us: "},
+		{"allreduce,ring,float,-8,1024,256,5,,,,,,1", "nranks: expected a whole number below 2^30"},
+		{"allreduce,ring,float,8,1e3,256,5,,,,,,1", "size_bytes: expected a whole number, got '1e3'"},
+		{",ring,float,8,1024,256,5,,,,,,1", "collective: expected a name"},
+		{"allreduce,ring,float,8,1024,256,5,,,,,", "expected 13 fields, got 12"},
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(csv); i++) {
+		char *text = g_strdup_printf("# kind: hw\n%s\n%s\n", gc_results_csv_header, csv[i].row);
+		char *path = write_file(dir, "p.csv", text), *err = NULL;
+		gc_result_point *p = NULL;
+		size_t n = 0;
+		g_assert_cmpint(gv_load_points(path, &p, &n, &err), ==, GC_ERR_INPUT);
+		g_assert_null(p);
+		g_assert_nonnull(strstr(err, path));
+		if (!strstr(err, csv[i].want))
+			g_error("row '%s': got '%s', want '%s'", csv[i].row, err, csv[i].want);
+		g_remove(path);
+		g_free(path);
+		g_free(err);
+		g_free(text);
+	}
+
+	/* The same checks on a results store whose rows were changed after it
+	 * was written. */
+	char *db = g_build_filename(dir, "r.sqlite", NULL), *err = NULL;
+	static const struct {
+		const char *set, *want;
+	} sql[] = {
+		{"time_us='abc'", "point 2: time_us: expected a number of 0 or more, or NULL"},
+		{"time_us=-1", "point 2: time_us: "},
+		{"time_us=9e999", "point 2: time_us: "},
+		{"nranks=-2", "point 2: nranks: expected a whole number from 0 below 2^30"},
+		{"nranks=2.5", "point 2: nranks: "},
+		{"size_bytes='big'", "point 2: size_bytes: expected a whole number of 0 or more"},
+		{"collective=''", "point 2: collective: expected a name of at most 31 characters"},
+		{"algo=x'00ff'", "point 2: algo: expected text"},
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(sql); i++) {
+		gc_results *r = NULL;
+		g_assert_cmpint(gc_results_open(db, true, &r, &err), ==, GC_OK);
+		int64_t id = 0;
+		gc_result_point p;
+		pt_set(&p, "allreduce", "ring", 8, 1024, 5);
+		gc_run_info info = {.kind = "hw"};
+		g_assert_cmpint(gc_results_begin(r, &err), ==, GC_OK);
+		g_assert_cmpint(gc_results_insert_run(r, &info, &id, &err), ==, GC_OK);
+		g_assert_cmpint(gc_results_insert_point(r, id, &p, &err), ==, GC_OK);
+		g_assert_cmpint(gc_results_insert_point(r, id, &p, &err), ==, GC_OK);
+		g_assert_cmpint(gc_results_commit(r, &err), ==, GC_OK);
+		gc_results_close(r);
+		sqlite3 *h = NULL;
+		g_assert_cmpint(sqlite3_open(db, &h), ==, SQLITE_OK);
+		char *q = g_strdup_printf("UPDATE points SET %s WHERE rowid=2", sql[i].set);
+		g_assert_cmpint(sqlite3_exec(h, q, NULL, NULL, NULL), ==, SQLITE_OK);
+		g_free(q);
+		sqlite3_close(h);
+		gc_result_point *got = NULL;
+		size_t n = 0;
+		g_assert_cmpint(gv_load_points(db, &got, &n, &err), ==, GC_ERR_INPUT);
+		g_assert_null(got);
+		if (!strstr(err, sql[i].want))
+			g_error("SET %s: got '%s', want '%s'", sql[i].set, err, sql[i].want);
+		g_clear_pointer(&err, g_free);
+		g_remove(db);
+	}
+	g_free(db);
+	g_rmdir(dir);
+	g_free(dir);
+}
+
+/* A measured point without a time (unknown or 0) is counted as such, not as
+ * one without a prediction; with none timed the error says so. A measured
+ * time near DBL_MAX gives an error of -100 %, not an overflow. */
+static void test_compare_untimed(void)
+{
+	gc_result_point m[3], pr[1];
+	pt_set(&m[0], "allreduce", "ring", 8, 1000, 100);
+	pt_set(&m[1], "allreduce", "ring", 8, 1000, NAN);
+	pt_set(&m[2], "allreduce", "ring", 8, 1000, 0);
+	pt_set(&pr[0], "allreduce", "ring", 8, 1000, 110);
+	gv_report r;
+	char *err = NULL;
+	g_assert_cmpint(gv_compare(m, 3, pr, 1, NULL, 0, 5, 15, &r, &err), ==, GC_OK);
+	g_assert_cmpuint(r.nrows, ==, 1);
+	g_assert_cmpuint(r.untimed, ==, 2);
+	g_assert_cmpuint(r.unmatched, ==, 0);
+	GString *g = g_string_new(NULL);
+	gv_report_table(&r, g);
+	g_assert_nonnull(strstr(g->str, "# compared 1 points (0 without a prediction, 2 measured without a time)"));
+	g_string_free(g, TRUE);
+	gv_report_clear(&r);
+	g_assert_cmpint(gv_compare(m + 1, 2, pr, 1, NULL, 0, 5, 15, &r, &err), ==, GC_ERR_INPUT);
+	g_assert_cmpstr(err, ==, "no measured point has a time (2 measured)");
+	g_clear_pointer(&err, g_free);
+	pt_set(&m[0], "allreduce", "ring", 8, 1000, 1e308);
+	g_assert_cmpint(gv_compare(m, 1, pr, 1, NULL, 0, 5, 15, &r, &err), ==, GC_OK);
+	g_assert_cmpfloat_with_epsilon(r.rows[0].err_pct, -100.0, 1e-9);
+	g_assert_cmpfloat_with_epsilon(r.max_abs_pct, 100.0, 1e-9);
+	gv_report_clear(&r);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -355,5 +477,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/validate/compare-bands", test_compare_bands);
 	g_test_add_func("/validate/default-algo", test_default_algo_matches);
 	g_test_add_func("/validate/nccltests-import", test_nccltests_import);
+	g_test_add_func("/validate/bad-points", test_bad_points);
+	g_test_add_func("/validate/compare-untimed", test_compare_untimed);
 	return g_test_run();
 }
