@@ -95,11 +95,27 @@ $(BUILD)/tests/%: tests/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDLIBS)
 
+# The interpreter's CUDA source (host code and kernel) under the CPU
+# emulation of CUDA in tests/hw/emu, whatever CUDA is: built with the C++
+# compiler into its own test, which runs every schedule of the device check
+# without a GPU.
+EMU_OBJS := $(BUILD)/obj/tests/hw/emu/interp_emu.o $(BUILD)/obj/tests/hw/emu/gh_emu.o
+EMU_CXXFLAGS = -std=c++17 $(OPT) -g $(filter-out -Wstrict-prototypes -Wmissing-prototypes,$(CFLAGS_W)) \
+	-I. -Itests/hw/emu $(SAN)
+
+$(BUILD)/obj/tests/hw/emu/%.o: tests/hw/emu/%.cc
+	@mkdir -p $(dir $@)
+	$(CXX) $(EMU_CXXFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/tests/hw/test_interp_emu: tests/hw/test_interp_emu.c $(EMU_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -o $@ $< $(EMU_OBJS) $(LIB) $(LDLIBS) -lstdc++
+
 $(BUILD)/bench/%: bench/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
--include $(LIB_OBJS:.o=.d) $(CU_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(TEST_BINS:=.d)
+-include $(LIB_OBJS:.o=.d) $(CU_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(TEST_BINS:=.d) $(EMU_OBJS:.o=.d)
 
 deps:
 	@sh scripts/deps.sh

@@ -6,6 +6,7 @@ need=""
 have_pc() { pkg-config --exists "$1" 2>/dev/null; }
 command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
 command -v cc >/dev/null 2>&1 || need="$need gcc"
+command -v g++ >/dev/null 2>&1 || need="$need g++"
 command -v make >/dev/null 2>&1 || need="$need make"
 command -v prove >/dev/null 2>&1 || need="$need perl"
 have_pc glib-2.0 || need="$need libglib2.0-dev"

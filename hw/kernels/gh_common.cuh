@@ -17,13 +17,28 @@
 
 #include "hw/gh_cuda.h"
 
-/* Nanoseconds of the GPU's global timer (comparable across SMs). */
+/* Nanoseconds of the GPU's global timer (comparable across SMs). Under the
+ * CPU emulation of tests/hw/emu the host's clock, and the calling thread
+ * gives way to the others (every spin loop reads it). */
 __device__ static inline uint64_t gh_gtime(void)
 {
+#ifdef GH_CUDA_EMU
+	return gh_emu::gtime_ns();
+#else
 	uint64_t t;
 	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
 	return t;
+#endif
 }
+
+/* A block's shared variable: GH_SHARED(T, name) declares name as a T in
+ * the block's shared memory (under the CPU emulation, a reference to the
+ * emulated block's copy). */
+#ifdef GH_CUDA_EMU
+#define GH_SHARED(T, name) T &name = *gh_emu::block_shared<T>()
+#else
+#define GH_SHARED(T, name) __shared__ T name
+#endif
 
 /* why := "<prefix><what>: <error string> (<error name>)"; GC_ERR_IO. */
 static inline gc_status gh_cuda_fail(cudaError_t e, const char *prefix, const char *what, char *why)

@@ -70,14 +70,22 @@
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hw/gh_cuda.h"
 #include "hw/gh_interp.h"
 #include "hw/kernels/gh_common.cuh"
 
+/* Threads per block and how long a spin waits before it calls the
+ * schedule deadlocked; the CPU emulation (tests/hw/emu) builds with fewer
+ * threads and a shorter wait. */
+#ifndef GH_THREADS
 #define GH_THREADS 512
+#endif
+#ifndef GH_SPIN_TIMEOUT_NS
 #define GH_SPIN_TIMEOUT_NS 10000000000ull
+#endif
 
 struct gh_mailbox_ctl {
 	unsigned long long head; /* pieces posted by the sender */
@@ -118,12 +126,24 @@ __device__ static inline unsigned long long vload(const unsigned long long *p)
 	return *(const volatile unsigned long long *)p;
 }
 
+/* Checked every 1024th poll of a spin: whether this spin has waited more
+ * than GH_SPIN_TIMEOUT_NS since its first check (*since, 0 before it), or
+ * a peer gave up. The clock is read only here, off the fast path. */
+__device__ static inline bool spin_expired(const gh_dev_plan &P, uint64_t *since)
+{
+	const uint64_t now = gh_gtime();
+	if (!*since)
+		*since = now;
+	return now - *since > GH_SPIN_TIMEOUT_NS || *(volatile int *)P.err;
+}
+
 /* Spins (thread 0) until cond(); returns false on timeout or a peer's error. */
-template <typename C> __device__ static bool spin(const gh_dev_plan &P, uint64_t t0, C cond)
+template <typename C> __device__ static bool spin(const gh_dev_plan &P, C cond)
 {
 	unsigned n = 0;
+	uint64_t since = 0;
 	while (!cond()) {
-		if ((++n & 1023) == 0 && (gh_gtime() - t0 > GH_SPIN_TIMEOUT_NS || *(volatile int *)P.err)) {
+		if ((++n & 1023) == 0 && spin_expired(P, &since)) {
 			atomicExch(P.err, 1);
 			return false;
 		}
@@ -176,15 +196,22 @@ __device__ static void compute_any(int dtype, uint32_t props, const void *R, con
 	}
 }
 
+/* A block's shared memory: an LL message staged in and out, and thread 0's
+ * verdict on a wait, for the whole block. */
+struct gh_stage {
+	__align__(16) char in[GH_LL_MAX];
+	__align__(16) char out[GH_LL_MAX];
+	int ok;
+};
+
 __global__ void __launch_bounds__(GH_THREADS) gh_interp_kernel(gh_dev_plan P)
 {
-	__shared__ __align__(16) char in_stage[GH_LL_MAX];
-	__shared__ __align__(16) char out_stage[GH_LL_MAX];
-	__shared__ int ok;
+	GH_SHARED(gh_stage, sh);
+	char *const in_stage = sh.in, *const out_stage = sh.out;
+	int &ok = sh.ok;
 	const int strand = P.first_strand + (int)blockIdx.x;
 	const int rank = strand / P.nstrands;
 	char *base = P.arena[rank];
-	const uint64_t t0 = gh_gtime();
 	bool after_wait = false; /* a WAIT passed: read local operands through L2 */
 	for (uint64_t si = P.strand_off[strand]; si < P.strand_off[strand + 1]; si++) {
 		const gs_step st = P.steps[si];
@@ -209,7 +236,7 @@ __global__ void __launch_bounds__(GH_THREADS) gh_interp_kernel(gh_dev_plan P)
 			} else {
 				if (threadIdx.x == 0) {
 					const unsigned long long *slot = P.signals[rank] + st.src_off;
-					ok = spin(P, t0, [&] { return vload(slot) >= st.bytes; }) ? 1 : 0;
+					ok = spin(P, [&] { return vload(slot) >= st.bytes; }) ? 1 : 0;
 					fence(P);
 				}
 				__syncthreads();
@@ -231,9 +258,9 @@ __global__ void __launch_bounds__(GH_THREADS) gh_interp_kernel(gh_dev_plan P)
 			const uint64_t n = st.bytes - off < cap ? st.bytes - off : cap;
 			if (threadIdx.x == 0) {
 				ok = 1;
-				if (out && !spin(P, t0, [&] { return vload(&out->head) - vload(&out->tail) < out_cap; }))
+				if (out && !spin(P, [&] { return vload(&out->head) - vload(&out->tail) < out_cap; }))
 					ok = 0;
-				if (ok && in && !ll && !spin(P, t0, [&] { return vload(&in->head) > vload(&in->tail); }))
+				if (ok && in && !ll && !spin(P, [&] { return vload(&in->head) > vload(&in->tail); }))
 					ok = 0;
 			}
 			__syncthreads();
@@ -251,8 +278,9 @@ __global__ void __launch_bounds__(GH_THREADS) gh_interp_kernel(gh_dev_plan P)
 				for (uint64_t w = threadIdx.x; w < n / 4; w += blockDim.x) {
 					unsigned long long v = lines[w];
 					unsigned k = 0;
+					uint64_t since = 0;
 					while ((uint32_t)(v >> 32) != want) {
-						if ((++k & 1023) == 0 && (gh_gtime() - t0 > GH_SPIN_TIMEOUT_NS || *(volatile int *)P.err)) {
+						if ((++k & 1023) == 0 && spin_expired(P, &since)) {
 							atomicExch(P.err, 1);
 							break;
 						}
@@ -534,7 +562,7 @@ extern "C" gc_status gh_cuda_interp_run(const int *devs, int ndevs, const gh_int
 		CK(cudaSetDevice(devs[0]));
 		CK(cudaMemcpy(&herr, M.err, sizeof(int), cudaMemcpyDeviceToHost));
 		if (herr) {
-			snprintf(why, GH_WHY, "interpreter: a block waited more than %.0f s for a peer (schedule deadlock or lost flag)",
+			snprintf(why, GH_WHY, "interpreter: a block waited more than %.3g s for a peer (schedule deadlock or lost flag)",
 				 GH_SPIN_TIMEOUT_NS / 1e9);
 			st = GC_ERR_DEADLOCK;
 			goto out;

@@ -14,9 +14,11 @@
  * steps (the put all-to-all) get no mailbox but their op bits, and still
  * count as the sends of their connection; a bad signal slot, a PUT outside
  * the peer's buffer and PUT and SEND from two strands on one connection
- * are refused. Where a GPU is present, the interpreter also runs the split
- * tree and sendrecv layouts and both all-to-all algorithms and checks
- * every output element.
+ * are refused. Where a GPU is present, the interpreter also runs the cases
+ * of interp_cases.h (the split tree and sendrecv layouts, both all-to-all
+ * algorithms, NVLS, CollNet Chain, NVLS tree, MoE) and checks every output
+ * element; test_interp_emu.c runs the same cases without one, under the
+ * CPU emulation of CUDA.
  */
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -29,6 +31,7 @@
 #include "hw/gh_interp.h"
 #include "hw/gh_stats.h"
 #include "sim/core/gc_results.h"
+#include "tests/hw/interp_cases.h"
 
 static void test_stats(void)
 {
@@ -689,36 +692,6 @@ static void test_interp_one_sided(void)
 	expect_pack_error(s, "r0 c1 #0: connection 0->1 channel 0 has two sending strands: 0 and 1");
 }
 
-/* A schedule packed for the interpreter, with its input and output
- * buffers (inputs filled). */
-typedef struct interp_case {
-	gs_gen *g;
-	gs_sched *s;
-	gh_interp_plan plan;
-	void *in, *out;
-} interp_case;
-
-static void interp_case_open(const gs_params *p, interp_case *c)
-{
-	char *err = NULL;
-	memset(c, 0, sizeof(*c));
-	g_assert_cmpint(gs_gen_create(p, &c->g, &err), ==, GC_OK);
-	c->s = gs_sched_materialize(c->g);
-	g_assert_cmpint(gh_interp_plan_build(c->s, &c->plan, &err), ==, GC_OK);
-	c->in = g_malloc(c->plan.buf_bytes[GS_BUF_INPUT] * (uint64_t)c->plan.nranks + 1);
-	c->out = g_malloc0(c->plan.buf_bytes[GS_BUF_OUTPUT] * (uint64_t)c->plan.nranks + 1);
-	gh_interp_fill_inputs(&c->plan, c->in);
-}
-
-static void interp_case_close(interp_case *c)
-{
-	g_free(c->in);
-	g_free(c->out);
-	gh_interp_plan_clear(&c->plan);
-	gs_sched_free(c->s);
-	gs_gen_free(c->g);
-}
-
 /* On a GPU: the split tree and sendrecv layouts and both all-to-all
  * algorithms through the interpreter, every output element checked (the
  * device-side proof that a receiving strand finds its sender's mailbox and
@@ -731,39 +704,8 @@ static void test_interp_gpu(void)
 		g_test_skip(why);
 		return;
 	}
-	static const struct {
-		gs_coll coll;
-		gs_algo algo;
-		int nranks, rpn, nch;
-		uint64_t bytes;
-	} cases[] = {
-		{GS_COLL_ALLREDUCE, GS_ALGO_TREE, 8, 8, 2, 3u << 20},
-		{GS_COLL_ALLREDUCE, GS_ALGO_TREE, 8, 2, 3, 1000 * 1024 + 12},
-		{GS_COLL_ALLREDUCE, GS_ALGO_TREE, 2, 1, 1, 4096},
-		{GS_COLL_SENDRECV, GS_ALGO_RING, 4, 4, 2, 3u << 20},
-		{GS_COLL_SENDRECV, GS_ALGO_RING, 3, 3, 1, 4096 + 4},
-		{GS_COLL_ALLTOALL, GS_ALGO_PAIRWISE, 8, 8, 2, 3u << 20},
-		{GS_COLL_ALLTOALL, GS_ALGO_PAIRWISE, 3, 3, 1, 3 * 1000 + 8},
-		{GS_COLL_ALLTOALL, GS_ALGO_PUT, 8, 8, 2, 3u << 20},
-		{GS_COLL_ALLTOALL, GS_ALGO_PUT, 5, 5, 3, 5 * 100000 + 12},
-		{GS_COLL_ALLTOALL, GS_ALGO_PUT, 1, 1, 1, 4096},
-		{GS_COLL_ALLREDUCE, GS_ALGO_NVLS, 8, 8, 2, 3u << 20},
-		{GS_COLL_ALLREDUCE, GS_ALGO_NVLS, 3, 3, 1, 1000 * 1024 + 12},
-		{GS_COLL_ALLGATHER, GS_ALGO_NVLS, 8, 8, 2, 3u << 20},
-		{GS_COLL_REDUCESCATTER, GS_ALGO_NVLS, 3, 3, 1, 3 * 100000 + 12},
-		{GS_COLL_ALLGATHER, GS_ALGO_NVLS, 8, 4, 2, 3u << 20},
-		{GS_COLL_ALLREDUCE, GS_ALGO_COLLNET_CHAIN, 8, 4, 4, 3u << 20},
-		{GS_COLL_ALLREDUCE, GS_ALGO_NVLS_TREE, 8, 4, 2, 3u << 20},
-		{GS_COLL_ALLREDUCE, GS_ALGO_NVLS_TREE, 12, 3, 1, 1000 * 1024 + 12},
-		{GS_COLL_DISPATCH, GS_ALGO_PUT, 8, 8, 4, 7408},
-		{GS_COLL_COMBINE, GS_ALGO_PUT, 8, 8, 4, 14352},
-	};
-	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
-		gs_params p = {.coll = cases[i].coll, .algo = cases[i].algo, .dtype = GS_DT_F32,
-			       .nranks = cases[i].nranks, .bytes = cases[i].bytes,
-			       .nchannels = cases[i].nch, .chunk_bytes = 256 * 1024,
-			       .slice_bytes = 64 * 1024, .ranks_per_node = cases[i].rpn,
-			       .moe_tokens = 32, .moe_topk = 4, .moe_experts = 64, .moe_seed = 1};
+	for (size_t i = 0; i < G_N_ELEMENTS(interp_cases); i++) {
+		gs_params p = interp_case_params(&interp_cases[i]);
 		interp_case c;
 		interp_case_open(&p, &c);
 		char *err = NULL;

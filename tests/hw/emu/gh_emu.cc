@@ -1,0 +1,661 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The CUDA emulation's runtime (see cuda_runtime.h beside this file):
+ * memory with bounds and kinds, streams and events, deferred launches, and
+ * the coroutine scheduler that runs a launch's threads.
+ *
+ * Scheduler: one coroutine per CUDA thread, on a stack of its own (kept
+ * in a pool for the next launch). On x86-64 a coroutine switch saves the
+ * callee-saved registers and swaps stack pointers (gh_emu_switch below);
+ * elsewhere (or built with -DGH_EMU_UCONTEXT) it is swapcontext, which
+ * also saves the signal mask with a system call on every switch: about
+ * three times slower. The scheduler visits the coroutines in a fixed order (device,
+ * launch, block, thread) and resumes each runnable one until it gives way:
+ * at a __syncthreads it cannot pass yet, at a read of the clock, or at its
+ * end. A block's barrier opens when every live thread of the block has
+ * arrived (a thread that returned no longer counts). When no coroutine is
+ * runnable but some are left, every one of them waits at a barrier that
+ * can never open -- a __syncthreads reached by some threads of a block and
+ * not others -- and the emulation stops the program with that message.
+ */
+#include "cuda_runtime.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <ucontext.h>
+
+#include <map>
+#include <vector>
+
+#if defined(__x86_64__) && !defined(GH_EMU_UCONTEXT)
+#define GH_EMU_FAST_SWITCH 1
+/* gh_emu_switch(save, to): saves the callee-saved registers on the current
+ * stack and the stack pointer in *save, then resumes the stack `to` (one
+ * this function saved, or a new coroutine's, built to look like one). */
+extern "C" void gh_emu_switch(void **save, void *to);
+asm(".text\n"
+    ".globl gh_emu_switch\n"
+    ".type gh_emu_switch, @function\n"
+    "gh_emu_switch:\n"
+    "\tpushq %rbp\n\tpushq %rbx\n\tpushq %r12\n\tpushq %r13\n\tpushq %r14\n\tpushq %r15\n"
+    "\tmovq %rsp, (%rdi)\n"
+    "\tmovq %rsi, %rsp\n"
+    "\tpopq %r15\n\tpopq %r14\n\tpopq %r13\n\tpopq %r12\n\tpopq %rbx\n\tpopq %rbp\n"
+    "\tret\n"
+    ".size gh_emu_switch, .-gh_emu_switch\n");
+#else
+#define GH_EMU_FAST_SWITCH 0
+#endif
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#define GH_EMU_ASAN 1
+#else
+#define GH_EMU_ASAN 0
+#endif
+
+namespace {
+
+const int max_devices = 16;
+const size_t shared_bytes = 48 * 1024; /* static shared memory per block */
+const size_t stack_bytes = 256 * 1024;
+const int threads_per_sm = 2048;
+
+int ndevices = 2;
+int nsms = 132;
+int current_dev = 0;
+uint64_t launches_run = 0;
+
+[[noreturn]] void die(const char *what)
+{
+	fprintf(stderr, "CUDA emulation: %s\n", what);
+	abort();
+}
+
+/* ---- memory ------------------------------------------------------------ */
+
+struct alloc {
+	size_t bytes;
+	int dev;
+};
+std::map<uintptr_t, alloc> allocs; /* device allocations by start address */
+
+/* The device allocation holding [p, p + n), or nullptr. */
+const alloc *find_alloc(const void *p, size_t n)
+{
+	uintptr_t a = (uintptr_t)p;
+	auto it = allocs.upper_bound(a);
+	if (it == allocs.begin())
+		return nullptr;
+	--it;
+	if (a - it->first > it->second.bytes || n > it->second.bytes - (a - it->first))
+		return nullptr;
+	return &it->second;
+}
+
+/* ---- launches, events --------------------------------------------------- */
+
+struct kernel {
+	size_t arg_bytes;
+	gh_emu::invoker invoke;
+};
+std::map<const void *, kernel> &kernels()
+{
+	static std::map<const void *, kernel> k;
+	return k;
+}
+
+struct launch {
+	const kernel *k;
+	std::vector<unsigned char> arg;
+	dim3 grid, block;
+	int dev;
+};
+std::vector<launch> pending;
+
+} // namespace
+
+struct gh_emu_stream {
+	int dev;
+};
+struct gh_emu_event {
+	bool recorded, waits; /* waits: recorded behind launches not yet run */
+	uint64_t ns;
+};
+
+namespace {
+
+std::vector<gh_emu_event *> waiting_events;
+
+uint64_t now_ns()
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- the scheduler ------------------------------------------------------- */
+
+enum state { RUNNABLE, AT_BARRIER, DONE };
+
+struct coro;
+} // namespace
+
+struct gh_emu::block {
+	int live;	   /* threads not yet returned */
+	int arrived;	   /* threads waiting at the barrier */
+	unsigned gen;	   /* barriers opened so far */
+	std::vector<coro *> threads;
+	alignas(16) unsigned char shared[shared_bytes];
+};
+
+namespace {
+
+struct coro {
+#if GH_EMU_FAST_SWITCH
+	void *sp; /* its saved stack pointer while it is not running */
+#else
+	ucontext_t uc;
+#endif
+	void *stack;
+	gh_emu::thread_ctx t;
+	state st;
+	unsigned gen; /* the barrier generation it waits for to pass */
+	const launch *l;
+#if GH_EMU_ASAN
+	void *fake_stack;
+#endif
+};
+
+#if GH_EMU_FAST_SWITCH
+void *sched_sp;
+#else
+ucontext_t sched_uc;
+#endif
+coro *running;
+std::vector<void *> stack_pool; /* stacks of finished coroutines */
+#if GH_EMU_ASAN
+const void *sched_stack_bottom;
+size_t sched_stack_size;
+#endif
+
+/* From the running coroutine back to the scheduler. */
+void to_scheduler(bool finished)
+{
+	coro *c = running;
+#if GH_EMU_ASAN
+	__sanitizer_start_switch_fiber(finished ? nullptr : &c->fake_stack, sched_stack_bottom,
+				       sched_stack_size);
+#else
+	(void)finished;
+#endif
+#if GH_EMU_FAST_SWITCH
+	gh_emu_switch(&c->sp, sched_sp);
+#else
+	if (swapcontext(&c->uc, &sched_uc) != 0)
+		die("swapcontext failed");
+#endif
+#if GH_EMU_ASAN
+	__sanitizer_finish_switch_fiber(c->fake_stack, &sched_stack_bottom, &sched_stack_size);
+#endif
+}
+
+/* A coroutine's first frame; it never returns (its stack has nothing to
+ * return to), it switches away for good. */
+void coro_main()
+{
+	coro *c = running;
+#if GH_EMU_ASAN
+	__sanitizer_finish_switch_fiber(nullptr, &sched_stack_bottom, &sched_stack_size);
+#endif
+	c->l->k->invoke(c->l->arg.data());
+	c->st = DONE;
+	gh_emu::block *b = c->t.blk;
+	b->live--;
+	/* the threads still waiting at a barrier may now be all that is live */
+	if (b->live > 0 && b->arrived == b->live) {
+		b->arrived = 0;
+		b->gen++;
+		for (coro *o : b->threads)
+			if (o->st == AT_BARRIER)
+				o->st = RUNNABLE;
+	}
+	to_scheduler(true);
+	die("a finished thread was resumed");
+}
+
+void resume(coro *c)
+{
+	running = c;
+#if GH_EMU_ASAN
+	void *fake = nullptr;
+	__sanitizer_start_switch_fiber(&fake, c->stack, stack_bytes);
+#endif
+#if GH_EMU_FAST_SWITCH
+	gh_emu_switch(&sched_sp, c->sp);
+#else
+	if (swapcontext(&sched_uc, &c->uc) != 0)
+		die("swapcontext failed");
+#endif
+#if GH_EMU_ASAN
+	__sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
+#endif
+	running = nullptr;
+}
+
+/* Thread ti of block bi of launch l, ready to start (a function of its
+ * own: getcontext returns twice, so no loop variable may live across it). */
+__attribute__((noinline)) coro *new_coro(const launch *l, gh_emu::block *b, unsigned bi,
+					 unsigned ti)
+{
+	coro *c = new coro();
+	c->l = l;
+	c->t.tid = {ti, 0, 0};
+	c->t.bid = {bi, 0, 0};
+	c->t.bdim = l->block;
+	c->t.gdim = l->grid;
+	c->t.blk = b;
+	c->st = RUNNABLE;
+	if (!stack_pool.empty()) {
+		c->stack = stack_pool.back();
+		stack_pool.pop_back();
+#if GH_EMU_ASAN
+		/* its last coroutine never returned: the redzones of its frames
+		 * are still marked */
+		__asan_unpoison_memory_region(c->stack, stack_bytes);
+#endif
+	} else {
+		c->stack = mmap(nullptr, stack_bytes, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (c->stack == MAP_FAILED)
+			die("no memory for a thread's stack");
+	}
+#if GH_EMU_FAST_SWITCH
+	/* what gh_emu_switch pops: six registers, then the return address,
+	 * coro_main's, entered with the stack as a call leaves it */
+	void **top = (void **)((char *)c->stack + stack_bytes);
+	top -= 2;
+	top[0] = (void *)coro_main;
+	top[1] = nullptr;
+	top -= 6;
+	memset(top, 0, 6 * sizeof(void *));
+	c->sp = top;
+#else
+	if (getcontext(&c->uc) != 0)
+		die("getcontext failed");
+	c->uc.uc_stack.ss_sp = c->stack;
+	c->uc.uc_stack.ss_size = stack_bytes;
+	c->uc.uc_link = nullptr;
+	makecontext(&c->uc, coro_main, 0);
+#endif
+	return c;
+}
+
+/* Runs every pending launch to completion, together. */
+void run_pending()
+{
+	if (pending.empty())
+		return;
+	std::vector<launch> ls;
+	ls.swap(pending);
+	std::vector<gh_emu::block *> blocks;
+	std::vector<coro *> all;
+	for (const launch &l : ls)
+		for (unsigned bi = 0; bi < l.grid.x; bi++) {
+			gh_emu::block *b = new gh_emu::block();
+			b->live = (int)l.block.x;
+			memset(b->shared, 0xa5, sizeof(b->shared));
+			blocks.push_back(b);
+			for (unsigned ti = 0; ti < l.block.x; ti++) {
+				coro *c = new_coro(&l, b, bi, ti);
+				b->threads.push_back(c);
+				all.push_back(c);
+			}
+		}
+	for (gh_emu_event *e : waiting_events)
+		e->waits = true;
+	size_t left = all.size();
+	while (left) {
+		bool ran = false;
+		for (coro *c : all) {
+			if (c->st != RUNNABLE)
+				continue;
+			ran = true;
+			resume(c);
+			if (c->st == DONE) {
+				left--;
+				stack_pool.push_back(c->stack);
+				c->stack = nullptr;
+			}
+		}
+		if (!ran)
+			die("every thread left waits at a __syncthreads that some threads of its "
+			    "block never reach");
+	}
+	uint64_t end = now_ns();
+	for (gh_emu_event *e : waiting_events) {
+		e->ns = end;
+		e->waits = false;
+	}
+	waiting_events.clear();
+	for (coro *c : all)
+		delete c;
+	for (gh_emu::block *b : blocks)
+		delete b;
+	launches_run += ls.size();
+}
+
+const char *error_name(cudaError_t e)
+{
+	switch (e) {
+	case cudaSuccess: return "cudaSuccess";
+	case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
+	case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
+	case cudaErrorInvalidConfiguration: return "cudaErrorInvalidConfiguration";
+	case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
+	case cudaErrorInvalidDeviceFunction: return "cudaErrorInvalidDeviceFunction";
+	case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
+	case cudaErrorPeerAccessAlreadyEnabled: return "cudaErrorPeerAccessAlreadyEnabled";
+	case cudaErrorCooperativeLaunchTooLarge: return "cudaErrorCooperativeLaunchTooLarge";
+	}
+	return "cudaErrorUnknown";
+}
+
+} // namespace
+
+extern "C" void gh_emu_set_devices(int n)
+{
+	ndevices = n < 1 ? 1 : n > max_devices ? max_devices : n;
+	current_dev = 0;
+}
+
+extern "C" void gh_emu_set_sms(int n)
+{
+	nsms = n < 1 ? 1 : n;
+}
+
+extern "C" size_t gh_emu_live_allocs(void)
+{
+	return allocs.size();
+}
+
+extern "C" uint64_t gh_emu_launches(void)
+{
+	return launches_run;
+}
+
+namespace gh_emu {
+
+thread_ctx *self()
+{
+	if (!running)
+		die("threadIdx or blockIdx read outside a kernel");
+	return &running->t;
+}
+
+void syncthreads()
+{
+	coro *c = running;
+	if (!c)
+		die("__syncthreads outside a kernel");
+	block *b = c->t.blk;
+	if (++b->arrived == b->live) {
+		b->arrived = 0;
+		b->gen++;
+		for (coro *o : b->threads)
+			if (o->st == AT_BARRIER)
+				o->st = RUNNABLE;
+		return;
+	}
+	c->st = AT_BARRIER;
+	c->gen = b->gen;
+	to_scheduler(false);
+	if (b->gen == c->gen)
+		die("a thread passed a barrier that had not opened");
+}
+
+uint64_t gtime_ns()
+{
+	uint64_t t = now_ns();
+	if (running)
+		to_scheduler(false);
+	return t;
+}
+
+void *block_shared(size_t bytes, size_t align)
+{
+	thread_ctx *t = self();
+	size_t at = (t->shared_cursor + align - 1) / align * align;
+	if (at + bytes > shared_bytes)
+		die("a block declares more than 48 KiB of shared memory");
+	t->shared_cursor = at + bytes;
+	return t->blk->shared + at;
+}
+
+bool register_kernel(const void *fn, size_t arg_bytes, invoker invoke)
+{
+	kernels()[fn] = kernel{arg_bytes, invoke};
+	return true;
+}
+
+cudaError_t cudaGetDeviceCount(int *n)
+{
+	*n = ndevices;
+	return cudaSuccess;
+}
+
+cudaError_t cudaSetDevice(int d)
+{
+	if (d < 0 || d >= ndevices)
+		return cudaErrorInvalidDevice;
+	current_dev = d;
+	return cudaSuccess;
+}
+
+cudaError_t cudaGetDevice(int *d)
+{
+	*d = current_dev;
+	return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr a, int dev)
+{
+	if (dev < 0 || dev >= ndevices)
+		return cudaErrorInvalidDevice;
+	switch (a) {
+	case cudaDevAttrMultiProcessorCount: *v = nsms; return cudaSuccess;
+	case cudaDevAttrCooperativeLaunch: *v = 1; return cudaSuccess;
+	}
+	return cudaErrorInvalidValue;
+}
+
+cudaError_t cudaDeviceCanAccessPeer(int *can, int dev, int peer)
+{
+	if (dev < 0 || dev >= ndevices || peer < 0 || peer >= ndevices)
+		return cudaErrorInvalidDevice;
+	*can = dev != peer;
+	return cudaSuccess;
+}
+
+cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned flags)
+{
+	static bool enabled[max_devices][max_devices];
+	if (peer < 0 || peer >= ndevices || peer == current_dev || flags)
+		return cudaErrorInvalidDevice;
+	if (enabled[current_dev][peer])
+		return cudaErrorPeerAccessAlreadyEnabled;
+	enabled[current_dev][peer] = true;
+	return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSynchronize()
+{
+	run_pending();
+	return cudaSuccess;
+}
+
+cudaError_t cudaMalloc(void **p, size_t bytes)
+{
+	run_pending();
+	if (!p)
+		return cudaErrorInvalidValue;
+	/* 256-byte aligned, as cudaMalloc's; never zeroed */
+	size_t n = bytes ? (bytes + 255) / 256 * 256 : 256;
+	void *m = aligned_alloc(256, n);
+	if (!m)
+		return cudaErrorMemoryAllocation;
+	memset(m, 0xa5, n);
+	allocs[(uintptr_t)m] = alloc{bytes, current_dev};
+	*p = m;
+	return cudaSuccess;
+}
+
+cudaError_t cudaFree(void *p)
+{
+	run_pending();
+	if (!p)
+		return cudaSuccess;
+	auto it = allocs.find((uintptr_t)p);
+	if (it == allocs.end())
+		return cudaErrorInvalidValue;
+	allocs.erase(it);
+	free(p);
+	return cudaSuccess;
+}
+
+cudaError_t cudaMemset(void *p, int v, size_t bytes)
+{
+	run_pending();
+	if (!find_alloc(p, bytes))
+		return cudaErrorInvalidValue;
+	memset(p, v, bytes);
+	return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind k)
+{
+	run_pending();
+	bool dst_dev = k == cudaMemcpyHostToDevice || k == cudaMemcpyDeviceToDevice;
+	bool src_dev = k == cudaMemcpyDeviceToHost || k == cudaMemcpyDeviceToDevice;
+	if ((dst_dev && !find_alloc(dst, bytes)) || (!dst_dev && find_alloc(dst, 1)) ||
+	    (src_dev && !find_alloc(src, bytes)) || (!src_dev && find_alloc(src, 1)))
+		return cudaErrorInvalidValue;
+	if (bytes)
+		memmove(dst, src, bytes);
+	return cudaSuccess;
+}
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned flags)
+{
+	*s = new gh_emu_stream{current_dev};
+	return cudaSuccess;
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t s)
+{
+	run_pending();
+	delete s;
+	return cudaSuccess;
+}
+
+cudaError_t cudaEventCreate(cudaEvent_t *e)
+{
+	*e = new gh_emu_event{false, false, 0};
+	return cudaSuccess;
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t e)
+{
+	run_pending();
+	delete e;
+	return cudaSuccess;
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
+{
+	e->recorded = true;
+	bool behind = false;
+	for (const launch &l : pending)
+		behind |= !s || l.dev == s->dev;
+	if (behind) {
+		waiting_events.push_back(e);
+		e->waits = true;
+	} else {
+		e->ns = now_ns();
+		e->waits = false;
+	}
+	return cudaSuccess;
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t e)
+{
+	run_pending();
+	return e->recorded ? cudaSuccess : cudaErrorInvalidResourceHandle;
+}
+
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
+{
+	if (!a->recorded || !b->recorded || a->waits || b->waits)
+		return cudaErrorInvalidResourceHandle;
+	*ms = (float)((double)(b->ns - a->ns) / 1e6);
+	return cudaSuccess;
+}
+
+cudaError_t occupancy(int *blocks, const void *fn, int block_size, size_t shmem)
+{
+	if (!kernels().count(fn))
+		return cudaErrorInvalidDeviceFunction;
+	if (block_size < 1 || block_size > 1024)
+		return cudaErrorInvalidValue;
+	int n = threads_per_sm / block_size;
+	*blocks = n > 32 ? 32 : n;
+	return cudaSuccess;
+}
+
+cudaError_t cudaLaunchCooperativeKernel(const void *fn, dim3 grid, dim3 block, void **args,
+					size_t shmem, cudaStream_t s)
+{
+	auto it = kernels().find(fn);
+	if (it == kernels().end())
+		return cudaErrorInvalidDeviceFunction;
+	if (grid.x < 1 || block.x < 1 || block.x > 1024 || grid.y != 1 || grid.z != 1 ||
+	    block.y != 1 || block.z != 1)
+		return cudaErrorInvalidConfiguration;
+	int per_sm = 0;
+	occupancy(&per_sm, fn, (int)block.x, shmem);
+	if ((uint64_t)grid.x > (uint64_t)per_sm * (uint64_t)nsms)
+		return cudaErrorCooperativeLaunchTooLarge;
+	if (s && s->dev != current_dev)
+		return cudaErrorInvalidResourceHandle;
+	launch l;
+	l.k = &it->second;
+	const unsigned char *a = (const unsigned char *)args[0];
+	l.arg.assign(a, a + it->second.arg_bytes);
+	l.grid = grid;
+	l.block = block;
+	l.dev = current_dev;
+	pending.push_back(std::move(l));
+	return cudaSuccess;
+}
+
+cudaError_t cudaGetLastError()
+{
+	return cudaSuccess;
+}
+
+const char *cudaGetErrorString(cudaError_t e)
+{
+	return e == cudaSuccess ? "no error" : error_name(e);
+}
+
+const char *cudaGetErrorName(cudaError_t e)
+{
+	return error_name(e);
+}
+
+} // namespace gh_emu

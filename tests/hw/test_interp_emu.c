@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The schedule interpreter's CUDA code (hw/kernels/gh_interp.cu), host side
+ * and kernel, run without a GPU under the CPU emulation of tests/hw/emu:
+ * every schedule hw/device-check.sh runs on the GPU, set up as `gcsim hw
+ * interp` sets it up (gh_bench_interp, two timed iterations after a
+ * warm-up, so the mailboxes are reset between launches), and the GPU
+ * tests' cases (interp_cases.h), with all ranks on one emulated GPU and
+ * with one rank per emulated GPU; every output element is compared with
+ * the CPU reference's. The error paths: a WAIT no SIGNAL satisfies ends
+ * in GC_ERR_DEADLOCK within the spin timeout, a grid larger than the GPU
+ * holds at once is refused before any launch, and no path leaves device
+ * memory allocated.
+ *
+ * The emulation runs the kernel's threads as coroutines on one host
+ * thread, so it proves the logic (indexing, the LL flags, credits, the
+ * order of steps, PUT/SIGNAL/WAIT), not the fences the GPU's memory
+ * model needs; hw/device-check.sh runs the same schedules on the GPU.
+ */
+#include <glib.h>
+#include <string.h>
+
+#include "hw/gh_bench.h"
+#include "hw/gh_cuda.h"
+#include "hw/gh_interp.h"
+#include "tests/hw/interp_cases.h"
+
+/* the emulation's controls (tests/hw/emu/gh_emu.cc) */
+void gh_emu_set_devices(int n);
+void gh_emu_set_sms(int n);
+size_t gh_emu_live_allocs(void);
+uint64_t gh_emu_launches(void);
+
+/* hw/device-check.sh's interpreter runs (its --ranks, --nodes, --op,
+ * --algo, --channels), at a small size (one LL message per step or
+ * fewer), a mid size and one that is several 1 MiB slices and not a
+ * multiple of a mailbox slot; dispatch and combine at their one
+ * token-expert message, with 32 tokens per rank instead of the device
+ * check's 128 and 256 (the same steps, fewer of them: every token-expert
+ * message has a mailbox slot of its own, which the emulation fills). */
+static const struct {
+	const char *name;
+	gs_coll coll;
+	gs_algo algo;
+	int ranks, nodes, channels, tokens;
+	uint64_t sizes[3];
+} device_runs[] = {
+	{"ring4", GS_COLL_ALLREDUCE, GS_ALGO_RING, 4, 1, 1, 0, {4096, 65536, (3u << 20) + 1024}},
+	{"ring8", GS_COLL_ALLREDUCE, GS_ALGO_RING, 8, 1, 1, 0, {4096, 65536, (3u << 20) + 1024}},
+	{"tree4", GS_COLL_ALLREDUCE, GS_ALGO_TREE, 4, 1, 1, 0, {4096, 65536, (3u << 20) + 1024}},
+	{"ag4", GS_COLL_ALLGATHER, GS_ALGO_RING, 4, 1, 1, 0, {4096, 65536, (3u << 20) + 1024}},
+	{"rs4", GS_COLL_REDUCESCATTER, GS_ALGO_RING, 4, 1, 1, 0, {4096, 65536, (3u << 20) + 1024}},
+	{"nvlstree8", GS_COLL_ALLREDUCE, GS_ALGO_NVLS_TREE, 8, 2, 1, 0, {65536, 1u << 20}},
+	{"dispatch8", GS_COLL_DISPATCH, GS_ALGO_PUT, 8, 1, 4, 32, {7408}},
+	{"combine8", GS_COLL_COMBINE, GS_ALGO_PUT, 8, 1, 4, 32, {14352}},
+	{"fwd-dispatch8", GS_COLL_DISPATCH, GS_ALGO_FORWARD, 8, 2, 1, 32, {7392}},
+	{"fwd-combine8", GS_COLL_COMBINE, GS_ALGO_FORWARD, 8, 2, 1, 32, {14336}},
+	{"collnet8", GS_COLL_ALLREDUCE, GS_ALGO_COLLNET, 8, 2, 1, 0, {65536, 1u << 20}},
+	{"collnetchain8", GS_COLL_ALLREDUCE, GS_ALGO_COLLNET_CHAIN, 8, 2, 4, 0, {65536, 1u << 20}},
+	{"bruck8", GS_COLL_ALLGATHER, GS_ALGO_BRUCK, 8, 1, 1, 0, {65536, 1u << 20}},
+	{"nvls-ag8", GS_COLL_ALLGATHER, GS_ALGO_NVLS, 8, 1, 1, 0, {65536, 1u << 20}},
+	{"nvls-rs8", GS_COLL_REDUCESCATTER, GS_ALGO_NVLS, 8, 1, 1, 0, {65536, 1u << 20}},
+	{"nvls-sharp-ar8", GS_COLL_ALLREDUCE, GS_ALGO_NVLS, 8, 2, 1, 0, {65536, 1u << 20}},
+	{"nvls-sharp-ag8", GS_COLL_ALLGATHER, GS_ALGO_NVLS, 8, 2, 1, 0, {65536, 1u << 20}},
+	{"pat6", GS_COLL_REDUCESCATTER, GS_ALGO_PAT, 6, 1, 1, 0, {65536, 1u << 20}},
+	{"broadcast8", GS_COLL_BROADCAST, GS_ALGO_RING, 8, 1, 1, 0, {65536, (2u << 20) + 4096}},
+	{"reduce8", GS_COLL_REDUCE, GS_ALGO_RING, 8, 1, 1, 0, {65536, (2u << 20) + 4096}},
+};
+
+static void test_device_runs(void)
+{
+	gh_emu_set_devices(1);
+	GArray *pts = g_array_new(FALSE, FALSE, sizeof(gc_result_point));
+	for (size_t i = 0; i < G_N_ELEMENTS(device_runs); i++) {
+		for (int k = 0; k < 3 && device_runs[i].sizes[k]; k++) {
+			int tokens = device_runs[i].tokens ? device_runs[i].tokens : 32;
+			/* `gcsim hw interp`'s set-up (cli/cmd_hw.c) */
+			gs_params p = {.coll = device_runs[i].coll, .algo = device_runs[i].algo,
+				       .dtype = GS_DT_F32, .nranks = device_runs[i].ranks,
+				       .bytes = device_runs[i].sizes[k],
+				       .nchannels = device_runs[i].channels,
+				       .chunk_bytes = 2u << 20, .slice_bytes = 1u << 20,
+				       .ranks_per_node = device_runs[i].ranks / device_runs[i].nodes,
+				       .moe_tokens = (uint32_t)tokens, .moe_topk = 8,
+				       .moe_experts = 256, .moe_seed = 1};
+			gh_bench_opts o;
+			gh_bench_opts_default(&o, true);
+			o.warmup = 1;
+			o.iters = 2;
+			char why[GH_WHY] = "";
+			guint before = pts->len;
+			uint64_t launches = gh_emu_launches();
+			gint64 t0 = g_get_monotonic_time();
+			gc_status st = gh_bench_interp(&o, &p, pts, why);
+			if (st != GC_OK)
+				g_error("%s at %" G_GUINT64_FORMAT " B: %s", device_runs[i].name,
+					device_runs[i].sizes[k], why);
+			g_assert_cmpuint(pts->len, ==, before + 1);
+			g_assert_cmpuint(gh_emu_launches() - launches, ==, 3);
+			const gc_result_point *pt = &g_array_index(pts, gc_result_point, pts->len - 1);
+			g_assert_cmpint(pt->nranks, ==, device_runs[i].ranks);
+			g_assert_cmpfloat(pt->time_us, >, 0);
+			g_assert_cmpuint(gh_emu_live_allocs(), ==, 0);
+			g_test_message("%s %" G_GUINT64_FORMAT " B: outputs equal the reference's "
+				       "(%.2f s emulated)",
+				       device_runs[i].name, pt->size_bytes,
+				       (double)(g_get_monotonic_time() - t0) / 1e6);
+		}
+	}
+	g_array_free(pts, TRUE);
+}
+
+/* The GPU tests' cases on one emulated GPU (ndevs 1) or one rank per
+ * emulated GPU (ndevs = ranks, system-scope fences and atomics, every
+ * mailbox on its receiver's GPU). */
+static void run_cases(bool per_rank)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(interp_cases); i++) {
+		gs_params p = interp_case_params(&interp_cases[i]);
+		if (per_rank && p.nranks < 2)
+			continue;
+		interp_case c;
+		interp_case_open(&p, &c);
+		int devs[GH_MAX_GPUS];
+		int ndevs = per_rank ? c.plan.nranks : 1;
+		if (ndevs > GH_MAX_GPUS) { /* with its helper ranks (switches) */
+			interp_case_close(&c);
+			continue;
+		}
+		for (int d = 0; d < ndevs; d++)
+			devs[d] = d;
+		gh_emu_set_devices(ndevs);
+		char why[GH_WHY] = "", *err = NULL;
+		double us[2];
+		gc_status st = gh_cuda_interp_run(devs, ndevs, &c.plan, c.in, c.out, 1, 2, us, why);
+		if (st != GC_OK)
+			g_error("case %zu on %d GPU(s): %s", i, ndevs, why);
+		st = gh_interp_check(&c.plan, c.out, &err);
+		if (st != GC_OK)
+			g_error("case %zu on %d GPU(s): %s", i, ndevs, err);
+		g_assert_cmpuint(gh_emu_live_allocs(), ==, 0);
+		interp_case_close(&c);
+	}
+}
+
+static void test_cases_one_gpu(void)
+{
+	run_cases(false);
+}
+
+static void test_cases_gpu_per_rank(void)
+{
+	run_cases(true);
+}
+
+/* One rank, one strand, waiting for a signal no one sends. */
+static gs_sched *lonely_wait(void)
+{
+	gs_sched *s = g_new0(gs_sched, 1);
+	s->p = (gs_params){.coll = GS_COLL_ALLTOALL, .algo = GS_ALGO_PUT, .dtype = GS_DT_F32,
+			   .nranks = 1, .bytes = 4, .nchannels = 1, .chunk_bytes = 4,
+			   .slice_bytes = 4, .ranks_per_node = 1};
+	s->nranks = 1;
+	s->nstrands = 1;
+	s->strands_per_channel = 1;
+	s->nsignals = 1;
+	s->buf_bytes[GS_BUF_INPUT] = s->buf_bytes[GS_BUF_OUTPUT] = 4;
+	s->strand_off = g_new0(uint64_t, 2);
+	s->strand_off[1] = 1;
+	s->steps = g_new0(gs_step, 1);
+	s->steps[0] = (gs_step){.op = GS_OP_WAIT, .send_peer = -1, .recv_peer = -1,
+				.dst_buf = GS_BUF_OUTPUT, .bytes = 1};
+	return s;
+}
+
+static void test_errors(void)
+{
+	gh_emu_set_devices(1);
+	char why[GH_WHY] = "", *err = NULL;
+	double us[1];
+	const int dev0 = 0;
+
+	/* a WAIT that never passes: the spin gives up, every block returns, the
+	 * run reports the deadlock and frees what it allocated */
+	gs_sched *s = lonely_wait();
+	gh_interp_plan plan;
+	g_assert_cmpint(gh_interp_plan_build(s, &plan, &err), ==, GC_OK);
+	float in = 1, out = 0;
+	gc_status st = gh_cuda_interp_run(&dev0, 1, &plan, &in, &out, 0, 1, us, why);
+	g_assert_cmpint(st, ==, GC_ERR_DEADLOCK);
+	g_assert_nonnull(strstr(why, "a block waited more than 2 s for a peer"));
+	g_assert_cmpuint(gh_emu_live_allocs(), ==, 0);
+	gh_interp_plan_clear(&plan);
+	gs_sched_free(s);
+
+	/* more blocks than the GPU holds at once: refused, nothing launched
+	 * (one emulated SM holds 32 blocks of 64 threads) */
+	interp_case c;
+	size_t big = 0;
+	for (;; big++) {
+		g_assert_cmpuint(big, <, G_N_ELEMENTS(interp_cases));
+		gs_params p = interp_case_params(&interp_cases[big]);
+		interp_case_open(&p, &c);
+		if (c.plan.nranks * c.plan.nstrands > 32)
+			break;
+		interp_case_close(&c);
+	}
+	gh_emu_set_sms(1);
+	uint64_t launches = gh_emu_launches();
+	st = gh_cuda_interp_run(&dev0, 1, &c.plan, c.in, c.out, 0, 1, us, why);
+	gh_emu_set_sms(132);
+	g_assert_cmpint(st, ==, GC_ERR_UNSUPPORTED);
+	char *want = g_strdup_printf("%d blocks per GPU, but only 32 fit at once on GPU 0",
+				     c.plan.nranks * c.plan.nstrands);
+	if (!strstr(why, want))
+		g_error("case %zu: '%s' lacks '%s'", big, why, want);
+	g_free(want);
+	g_assert_cmpuint(gh_emu_launches(), ==, launches);
+	g_assert_cmpuint(gh_emu_live_allocs(), ==, 0);
+
+	/* a GPU the machine does not have */
+	const int dev5 = 5;
+	st = gh_cuda_interp_run(&dev5, 1, &c.plan, c.in, c.out, 0, 1, us, why);
+	g_assert_cmpint(st, ==, GC_ERR_IO);
+	g_assert_nonnull(strstr(why, "interpreter: cudaSetDevice(devs[g])"));
+	g_assert_nonnull(strstr(why, "cudaErrorInvalidDevice"));
+	g_assert_cmpuint(gh_emu_live_allocs(), ==, 0);
+	interp_case_close(&c);
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/interp-emu/device-runs", test_device_runs);
+	g_test_add_func("/interp-emu/cases-one-gpu", test_cases_one_gpu);
+	g_test_add_func("/interp-emu/cases-gpu-per-rank", test_cases_gpu_per_rank);
+	g_test_add_func("/interp-emu/errors", test_errors);
+	return g_test_run();
+}
