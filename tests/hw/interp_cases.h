@@ -86,4 +86,23 @@ static inline void interp_case_close(interp_case *c)
 	gs_gen_free(c->g);
 }
 
+/* A hand-written schedule: p.nranks ranks of nstrands strands, all of one
+ * channel, nsignals signal slots, INPUT and OUTPUT of p.bytes each, and
+ * room for nsteps steps (zeroed) and the strand offsets, which the caller
+ * fills. */
+static inline gs_sched *interp_sched_new(gs_params p, int nstrands, uint32_t nsignals,
+					 size_t nsteps)
+{
+	gs_sched *s = g_new0(gs_sched, 1);
+	s->p = p;
+	s->nranks = p.nranks;
+	s->nstrands = nstrands;
+	s->strands_per_channel = nstrands;
+	s->nsignals = nsignals;
+	s->buf_bytes[GS_BUF_INPUT] = s->buf_bytes[GS_BUF_OUTPUT] = p.bytes;
+	s->strand_off = g_new0(uint64_t, (size_t)p.nranks * (size_t)nstrands + 1);
+	s->steps = g_new0(gs_step, nsteps);
+	return s;
+}
+
 #endif

@@ -544,16 +544,11 @@ static void test_interp_pack(void)
 /* A one-channel, two-strand schedule of 2 ranks; strand roles set per test. */
 static gs_sched *split2(gs_op r1s0, int r1s0_peer, gs_op r1s1, int r1s1_peer)
 {
-	gs_sched *s = g_new0(gs_sched, 1);
-	s->p = (gs_params){.coll = GS_COLL_SENDRECV, .dtype = GS_DT_F32, .nranks = 2,
-			   .bytes = 8, .nchannels = 1, .chunk_bytes = 8, .slice_bytes = 4,
-			   .ranks_per_node = 2};
-	s->nranks = 2;
-	s->nstrands = 2;
-	s->strands_per_channel = 2;
-	s->buf_bytes[GS_BUF_INPUT] = s->buf_bytes[GS_BUF_OUTPUT] = 8;
-	s->strand_off = g_new(uint64_t, 5);
-	s->steps = g_new0(gs_step, 4);
+	gs_sched *s = interp_sched_new((gs_params){.coll = GS_COLL_SENDRECV, .dtype = GS_DT_F32,
+						   .nranks = 2, .bytes = 8, .nchannels = 1,
+						   .chunk_bytes = 8, .slice_bytes = 4,
+						   .ranks_per_node = 2},
+				       2, 0, 4);
 	/* rank 0: strand 0 sends 2 slices to rank 1; strand 1 is empty */
 	for (int i = 0; i < 2; i++)
 		s->steps[i] = (gs_step){.op = GS_OP_SEND, .send_peer = 1, .recv_peer = -1,
@@ -606,17 +601,11 @@ static void test_interp_split(void)
 /* A 2-rank put all-to-all of one float per block (one channel, one slot). */
 static gs_sched *put2(void)
 {
-	gs_sched *s = g_new0(gs_sched, 1);
-	s->p = (gs_params){.coll = GS_COLL_ALLTOALL, .algo = GS_ALGO_PUT, .dtype = GS_DT_F32,
-			   .nranks = 2, .bytes = 8, .nchannels = 1, .chunk_bytes = 4,
-			   .slice_bytes = 4, .ranks_per_node = 2};
-	s->nranks = 2;
-	s->nstrands = 2;
-	s->strands_per_channel = 2;
-	s->nsignals = 1;
-	s->buf_bytes[GS_BUF_INPUT] = s->buf_bytes[GS_BUF_OUTPUT] = 8;
-	s->strand_off = g_new(uint64_t, 5);
-	s->steps = g_new0(gs_step, 8);
+	gs_sched *s = interp_sched_new((gs_params){.coll = GS_COLL_ALLTOALL, .algo = GS_ALGO_PUT,
+						   .dtype = GS_DT_F32, .nranks = 2, .bytes = 8,
+						   .nchannels = 1, .chunk_bytes = 4, .slice_bytes = 4,
+						   .ranks_per_node = 2},
+				       2, 1, 8);
 	for (int r = 0; r < 2; r++) {
 		gs_step *st = s->steps + 4 * r;
 		uint64_t own = 4 * (uint64_t)r;

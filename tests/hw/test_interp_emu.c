@@ -156,18 +156,12 @@ static void test_cases_gpu_per_rank(void)
 /* One rank, one strand, waiting for a signal no one sends. */
 static gs_sched *lonely_wait(void)
 {
-	gs_sched *s = g_new0(gs_sched, 1);
-	s->p = (gs_params){.coll = GS_COLL_ALLTOALL, .algo = GS_ALGO_PUT, .dtype = GS_DT_F32,
-			   .nranks = 1, .bytes = 4, .nchannels = 1, .chunk_bytes = 4,
-			   .slice_bytes = 4, .ranks_per_node = 1};
-	s->nranks = 1;
-	s->nstrands = 1;
-	s->strands_per_channel = 1;
-	s->nsignals = 1;
-	s->buf_bytes[GS_BUF_INPUT] = s->buf_bytes[GS_BUF_OUTPUT] = 4;
-	s->strand_off = g_new0(uint64_t, 2);
+	gs_sched *s = interp_sched_new((gs_params){.coll = GS_COLL_ALLTOALL, .algo = GS_ALGO_PUT,
+						   .dtype = GS_DT_F32, .nranks = 1, .bytes = 4,
+						   .nchannels = 1, .chunk_bytes = 4, .slice_bytes = 4,
+						   .ranks_per_node = 1},
+				       1, 1, 1);
 	s->strand_off[1] = 1;
-	s->steps = g_new0(gs_step, 1);
 	s->steps[0] = (gs_step){.op = GS_OP_WAIT, .send_peer = -1, .recv_peer = -1,
 				.dst_buf = GS_BUF_OUTPUT, .bytes = 1};
 	return s;
