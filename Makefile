@@ -74,7 +74,7 @@ LIB := $(BUILD)/libgcsim.a
 BIN := $(BUILD)/gcsim
 
 .PHONY: all run test asan bench fuzz deps clean validate-p5 validate-deepep validate-h100
-all: $(BIN) $(TEST_BINS) $(BENCH_BINS)
+all: $(BIN) $(TEST_BINS) $(BENCH_BINS) $(EMU_BIN)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -95,11 +95,13 @@ $(BUILD)/tests/%: tests/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDLIBS)
 
-# The interpreter's CUDA source (host code and kernel) under the CPU
-# emulation of CUDA in tests/hw/emu, whatever CUDA is: built with the C++
-# compiler into its own test, which runs every schedule of the device check
-# without a GPU.
-EMU_OBJS := $(BUILD)/obj/tests/hw/emu/interp_emu.o $(BUILD)/obj/tests/hw/emu/gh_emu.o
+# The CUDA sources (host code and kernels) under the CPU emulation of CUDA
+# in tests/hw/emu, whatever CUDA is: built with the C++ compiler into their
+# own test (every schedule of the device check through the interpreter) and
+# into gcsim-emu, the whole command line on an emulated GPU, for
+# tests/hw/hw_emu.t.
+EMU_OBJS := $(patsubst tests/hw/emu/%.cc,$(BUILD)/obj/tests/hw/emu/%.o,$(wildcard tests/hw/emu/*.cc))
+EMU_BIN  := $(BUILD)/tests/hw/gcsim-emu
 EMU_CXXFLAGS = -std=c++17 $(OPT) -g $(filter-out -Wstrict-prototypes -Wmissing-prototypes,$(CFLAGS_W)) \
 	-I. -Itests/hw/emu $(SAN)
 
@@ -110,6 +112,10 @@ $(BUILD)/obj/tests/hw/emu/%.o: tests/hw/emu/%.cc
 $(BUILD)/tests/hw/test_interp_emu: tests/hw/test_interp_emu.c $(EMU_OBJS) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -o $@ $< $(EMU_OBJS) $(LIB) $(LDLIBS) -lstdc++
+
+$(EMU_BIN): $(CLI_OBJS) $(EMU_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $(CLI_OBJS) $(EMU_OBJS) $(LIB) $(LDLIBS) -lstdc++
 
 $(BUILD)/bench/%: bench/%.c $(LIB)
 	@mkdir -p $(dir $@)

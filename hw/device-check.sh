@@ -21,6 +21,8 @@
 # machine); it needs glibc only besides what it links statically when built
 # with `hw/device-check.sh --prepare` (static GLib, libyaml, SQLite,
 # cudart_static; RDMA off). Without a runnable binary the step fails clearly.
+# GCSIM=path runs another binary (tests/hw/hw_emu.t runs the script with
+# build/tests/hw/gcsim-emu, the CUDA code under the CPU emulation).
 set -eu
 if [ "${1:-}" = "--prepare" ]; then
 	# Dev machine: a GPU-machine binary with everything but glibc static.
@@ -40,7 +42,7 @@ mkdir -p "$DEST"
 LOG="$DEST/log.txt"
 : >"$LOG"
 G=""
-for c in build/gcsim-portable build/gcsim; do
+for c in ${GCSIM:-} build/gcsim-portable build/gcsim; do
 	if [ -x "$c" ] && "$c" version >/dev/null 2>>"$LOG"; then G=$c; break; fi
 done
 [ -n "$G" ] || { echo "device-check: no runnable gcsim binary (run hw/device-check.sh --prepare on the dev machine and carry build/gcsim-portable)" | tee "$DEST/status.txt"; exit 4; }

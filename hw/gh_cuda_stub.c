@@ -78,13 +78,9 @@ gc_status gh_cuda_p2p_copy(int dev_src, int dev_dst, uint64_t bytes, int warmup,
 	return nocuda(why);
 }
 
-/* Weak: the interpreter's test under the CPU emulation of CUDA
- * (tests/hw/test_interp_emu) links the real one, built for the emulation,
- * beside this file's other stubs. */
-__attribute__((weak)) gc_status gh_cuda_interp_run(const int *devs, int ndevs,
-						   const struct gh_interp_plan *plan,
-						   const void *inputs, void *outputs, int warmup,
-						   int iters, double *us, char *why)
+gc_status gh_cuda_interp_run(const int *devs, int ndevs, const struct gh_interp_plan *plan,
+			     const void *inputs, void *outputs, int warmup, int iters, double *us,
+			     char *why)
 {
 	return nocuda(why);
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * gh_common: helpers shared by the CUDA translation units of hw/kernels --
- * the device clock and the CUDA error check that unwinds through `out`.
+ * the device clock, shared data and kernel launches written so that the
+ * CPU emulation of tests/hw/emu can compile them too, and the CUDA error
+ * check that unwinds through `out`.
  *
  * Invariants: everything here is static or inline (each .cu includes it
  * once, no symbol is exported); GH_CK expects a gc_status `st`, a char
@@ -38,6 +40,16 @@ __device__ static inline uint64_t gh_gtime(void)
 #define GH_SHARED(T, name) T &name = *gh_emu::block_shared<T>()
 #else
 #define GH_SHARED(T, name) __shared__ T name
+#endif
+
+/* kernel<<<grid, block, shmem, stream>>> args, with args in parentheses:
+ * GH_LAUNCH(k, 1, 32, 0, s, (a, b)). The CPU emulation queues a call of
+ * the kernel with copies of what the arguments name. */
+#ifdef GH_CUDA_EMU
+#define GH_LAUNCH(kernel, grid, block, shmem, stream, args)                                        \
+	gh_emu::launch(grid, block, shmem, stream, [=] { kernel args; })
+#else
+#define GH_LAUNCH(kernel, grid, block, shmem, stream, args) kernel<<<grid, block, shmem, stream>>> args
 #endif
 
 /* why := "<prefix><what>: <error string> (<error name>)"; GC_ERR_IO. */

@@ -105,9 +105,9 @@ extern "C" gc_status gh_cuda_launch_latency(int dev, bool pipelined, int batch, 
 		double t0 = now_us();
 		if (pipelined) {
 			for (int b = 0; b < batch; b++)
-				gh_empty_kernel<<<1, 1, 0, s>>>();
+				GH_LAUNCH(gh_empty_kernel, 1, 1, 0, s, ());
 		} else {
-			gh_empty_kernel<<<1, 1, 0, s>>>();
+			GH_LAUNCH(gh_empty_kernel, 1, 1, 0, s, ());
 		}
 		CK(cudaGetLastError());
 		CK(cudaStreamSynchronize(s));
@@ -212,8 +212,8 @@ extern "C" gc_status gh_cuda_hbm_copy(int dev, bool sm, uint64_t bytes, int warm
 		st = time_events(s, warmup, iters, us, why, [&](cudaStream_t q) {
 			if (!sm)
 				return cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, q);
-			gh_sm_copy<<<grid, 512, 0, q>>>((uint4 *)b, (const uint4 *)a, nvec,
-							b + nvec * 16, a + nvec * 16, ntail);
+			GH_LAUNCH(gh_sm_copy, grid, 512, 0, q,
+				  ((uint4 *)b, (const uint4 *)a, nvec, b + nvec * 16, a + nvec * 16, ntail));
 			return cudaGetLastError();
 		});
 	}
@@ -324,7 +324,7 @@ static gc_status host_roundtrip(int dev, bool proxy, int batch, int warmup, int 
 	{
 		gh_hostbox *dbox = NULL;
 		CK(cudaHostGetDevicePointer((void **)&dbox, box, 0));
-		gh_pingpong_kernel<<<1, 1>>>(dbox, rounds, batch, dout);
+		GH_LAUNCH(gh_pingpong_kernel, 1, 1, 0, 0, (dbox, rounds, batch, dout));
 		CK(cudaGetLastError());
 		CK(cudaDeviceSynchronize());
 	}

@@ -121,7 +121,7 @@ extern "C" gc_status gh_cuda_gpu_post(int dev, int ctas, int posts, int batch, i
 	for (int it = 0; it < warmup + iters; it++) {
 		CK(cudaMemset(sqs, 0, sizeof(gh_sq) * (size_t)ctas));
 		CK(cudaMemset(derr, 0, sizeof(int)));
-		gh_gpu_post_kernel<<<ctas, 32>>>(sqs, duar, posts, batch, dout, derr);
+		GH_LAUNCH(gh_gpu_post_kernel, ctas, 32, 0, 0, (sqs, duar, posts, batch, dout, derr));
 		CK(cudaGetLastError());
 		CK(cudaDeviceSynchronize());
 		CK(cudaMemcpy(&herr, derr, sizeof(int), cudaMemcpyDeviceToHost));
@@ -307,7 +307,7 @@ extern "C" gc_status gh_cuda_proxy_rate(int dev, int ctas, int per_cta, int batc
 			st = GC_ERR_IO;
 			goto out;
 		}
-		gh_proxy_feed_kernel<<<ctas, 32>>>(dch, issue, per_cta, derr);
+		GH_LAUNCH(gh_proxy_feed_kernel, ctas, 32, 0, 0, (dch, issue, per_cta, derr));
 		cudaError_t le = cudaGetLastError();
 		cudaError_t se = le == cudaSuccess ? cudaDeviceSynchronize() : le;
 		if (se != cudaSuccess)

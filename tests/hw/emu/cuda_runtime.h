@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A CPU emulation of the part of CUDA that hw/kernels/gh_interp.cu uses, so
- * that the interpreter's device code runs -- unchanged, compiled by g++ --
- * on a machine without a GPU (tests/hw/test_interp_emu.c).
+ * A CPU emulation of the part of CUDA that hw/kernels uses, so that the
+ * schedule interpreter and the microbenchmarks run -- host code and kernels
+ * unchanged, compiled by g++ -- on a machine without a GPU
+ * (tests/hw/test_interp_emu.c, and build/tests/hw/gcsim-emu for
+ * tests/hw/hw_emu.t).
  *
  * Execution model: every CUDA thread of every block of a launch is a
  * coroutine on one host thread, run round-robin in a fixed order (the same
@@ -29,9 +31,13 @@
  * pass here), timing, and occupancy (an emulated GPU has gh_emu_set_sms()
  * SMs of 2048 threads).
  *
- * Supported: kernels that take one argument by value, registered with
- * gh_emu::register_kernel; __shared__ data declared through GH_SHARED
- * (hw/kernels/gh_common.cuh).
+ * Supported: kernels launched through GH_LAUNCH (hw/kernels/gh_common.cuh),
+ * and cooperative launches of kernels that take one argument by value,
+ * registered with gh_emu::register_kernel; __shared__ data declared
+ * through GH_SHARED. Host-pinned memory is host memory the kernel can
+ * reach (cudaHostGetDevicePointer gives the same address); the host
+ * threads of the benchmarks (a CPU proxy) run as real threads beside the
+ * emulated kernel.
  */
 #ifndef GH_EMU_CUDA_RUNTIME_H
 #define GH_EMU_CUDA_RUNTIME_H
@@ -42,6 +48,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include <functional>
 
 #define GH_CUDA_EMU 1
 
@@ -59,12 +67,21 @@ struct dim3 {
 struct uint3 {
 	unsigned x, y, z;
 };
+struct __attribute__((aligned(16))) uint4 {
+	unsigned x, y, z, w;
+};
+static inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w)
+{
+	return uint4{x, y, z, w};
+}
 
 enum cudaError {
 	cudaSuccess = 0,
 	cudaErrorInvalidValue = 1,
 	cudaErrorMemoryAllocation = 2,
 	cudaErrorInvalidConfiguration = 9,
+	cudaErrorInsufficientDriver = 35,
+	cudaErrorNoDevice = 100,
 	cudaErrorInvalidDevice = 101,
 	cudaErrorInvalidDeviceFunction = 98,
 	cudaErrorInvalidResourceHandle = 400,
@@ -82,10 +99,22 @@ enum cudaMemcpyKind {
 
 enum cudaDeviceAttr {
 	cudaDevAttrMultiProcessorCount = 16,
+	cudaDevAttrMemoryClockRate = 36,
 	cudaDevAttrCooperativeLaunch = 95,
 };
 
+struct cudaDeviceProp {
+	char name[256];
+	int major, minor;
+	int multiProcessorCount;
+	size_t totalGlobalMem;
+	int memoryBusWidth;
+	int l2CacheSize;
+};
+
 #define cudaStreamNonBlocking 0x01
+#define cudaHostAllocPortable 0x01
+#define cudaHostAllocMapped 0x02
 
 typedef struct gh_emu_stream *cudaStream_t;
 typedef struct gh_emu_event *cudaEvent_t;
@@ -94,7 +123,8 @@ extern "C" {
 /* Emulated GPUs (at most 16, all peers of each other) and their SMs. */
 void gh_emu_set_devices(int n);
 void gh_emu_set_sms(int n);
-/* Allocations not yet freed, and launches run so far. */
+/* Allocations (device and host-pinned) not yet freed, and launches run so
+ * far. */
 size_t gh_emu_live_allocs(void);
 uint64_t gh_emu_launches(void);
 }
@@ -119,9 +149,14 @@ template <typename T> T *block_shared()
 }
 
 typedef void (*invoker)(const void *arg);
-/* A kernel that takes one argument of arg_bytes by value; invoke calls it
- * with a copy of that argument. */
+/* A kernel launched with cudaLaunchCooperativeKernel (its argument list
+ * as pointers): one that takes one argument of arg_bytes by value; invoke
+ * calls it with a copy of that argument. */
 bool register_kernel(const void *fn, size_t arg_bytes, invoker invoke);
+/* kernel<<<grid, block, shmem, s>>>(...) as GH_LAUNCH writes it: call runs
+ * the kernel's body for one thread. The blocks run in waves of a few (a
+ * kernel launched so has no claim on its blocks running together). */
+cudaError_t launch(dim3 grid, dim3 block, size_t shmem, cudaStream_t s, std::function<void()> call);
 
 cudaError_t cudaGetDeviceCount(int *n);
 cudaError_t cudaSetDevice(int d);
@@ -134,8 +169,37 @@ cudaError_t cudaMalloc(void **p, size_t bytes);
 cudaError_t cudaFree(void *p);
 cudaError_t cudaMemset(void *p, int v, size_t bytes);
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind k);
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpyKind k,
+			    cudaStream_t s = nullptr);
+cudaError_t cudaMemcpyPeerAsync(void *dst, int dst_dev, const void *src, int src_dev, size_t bytes,
+				cudaStream_t s = nullptr);
+cudaError_t cudaHostAlloc(void **p, size_t bytes, unsigned flags);
+cudaError_t cudaMallocHost(void **p, size_t bytes);
+cudaError_t cudaFreeHost(void *p);
+cudaError_t cudaHostGetDevicePointer(void **dev, void *host, unsigned flags);
+template <typename T> cudaError_t cudaMalloc(T **p, size_t bytes)
+{
+	return cudaMalloc((void **)p, bytes);
+}
+template <typename T> cudaError_t cudaMallocHost(T **p, size_t bytes)
+{
+	return cudaMallocHost((void **)p, bytes);
+}
+template <typename T> cudaError_t cudaHostAlloc(T **p, size_t bytes, unsigned flags)
+{
+	return cudaHostAlloc((void **)p, bytes, flags);
+}
+template <typename T> cudaError_t cudaHostGetDevicePointer(T **dev, void *host, unsigned flags)
+{
+	return cudaHostGetDevicePointer((void **)dev, host, flags);
+}
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int dev);
+cudaError_t cudaDeviceGetPCIBusId(char *id, int len, int dev);
+cudaError_t cudaDriverGetVersion(int *v);
+cudaError_t cudaRuntimeGetVersion(int *v);
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned flags);
 cudaError_t cudaStreamDestroy(cudaStream_t s);
+cudaError_t cudaStreamSynchronize(cudaStream_t s);
 cudaError_t cudaEventCreate(cudaEvent_t *e);
 cudaError_t cudaEventDestroy(cudaEvent_t e);
 cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s = nullptr);
@@ -179,6 +243,10 @@ template <typename T> static inline T __ldcg(const T *p)
 {
 	return *(const volatile T *)p;
 }
+template <typename T> static inline T __ldcs(const T *p)
+{
+	return *p;
+}
 template <typename T> static inline void __stcg(T *p, T v)
 {
 	*(volatile T *)p = v;
@@ -190,6 +258,12 @@ static inline unsigned long long atomicAdd(unsigned long long *p, unsigned long 
 static inline unsigned long long atomicAdd_system(unsigned long long *p, unsigned long long v)
 {
 	return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
+}
+static inline unsigned long long atomicCAS(unsigned long long *p, unsigned long long cmp,
+					   unsigned long long v)
+{
+	__atomic_compare_exchange_n(p, &cmp, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	return cmp;
 }
 static inline int atomicExch(int *p, int v)
 {

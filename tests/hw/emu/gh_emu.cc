@@ -28,6 +28,7 @@
 #include <time.h>
 #include <ucontext.h>
 
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -83,7 +84,8 @@ struct alloc {
 	size_t bytes;
 	int dev;
 };
-std::map<uintptr_t, alloc> allocs; /* device allocations by start address */
+std::map<uintptr_t, alloc> allocs;	   /* device allocations by start address */
+std::map<uintptr_t, alloc> host_allocs; /* host-pinned ones (dev: -1 unmapped) */
 
 /* The device allocation holding [p, p + n), or nullptr. */
 const alloc *find_alloc(const void *p, size_t n)
@@ -110,13 +112,14 @@ std::map<const void *, kernel> &kernels()
 	return k;
 }
 
-struct launch {
-	const kernel *k;
-	std::vector<unsigned char> arg;
+struct grid_run {
+	std::function<void()> call; /* one thread's run of the kernel */
 	dim3 grid, block;
 	int dev;
+	cudaStream_t s;
+	bool coop; /* every block resident at once */
 };
-std::vector<launch> pending;
+std::vector<grid_run> pending; /* launched, not yet run */
 
 } // namespace
 
@@ -166,7 +169,7 @@ struct coro {
 	gh_emu::thread_ctx t;
 	state st;
 	unsigned gen; /* the barrier generation it waits for to pass */
-	const launch *l;
+	const grid_run *l;
 #if GH_EMU_ASAN
 	void *fake_stack;
 #endif
@@ -213,7 +216,7 @@ void coro_main()
 #if GH_EMU_ASAN
 	__sanitizer_finish_switch_fiber(nullptr, &sched_stack_bottom, &sched_stack_size);
 #endif
-	c->l->k->invoke(c->l->arg.data());
+	c->l->call();
 	c->st = DONE;
 	gh_emu::block *b = c->t.blk;
 	b->live--;
@@ -250,7 +253,7 @@ void resume(coro *c)
 
 /* Thread ti of block bi of launch l, ready to start (a function of its
  * own: getcontext returns twice, so no loop variable may live across it). */
-__attribute__((noinline)) coro *new_coro(const launch *l, gh_emu::block *b, unsigned bi,
+__attribute__((noinline)) coro *new_coro(const grid_run *l, gh_emu::block *b, unsigned bi,
 					 unsigned ti)
 {
 	coro *c = new coro();
@@ -296,29 +299,23 @@ __attribute__((noinline)) coro *new_coro(const launch *l, gh_emu::block *b, unsi
 	return c;
 }
 
-/* Runs every pending launch to completion, together. */
-void run_pending()
+/* Runs the given blocks (launch, block index) to completion, together. */
+void run_blocks(const std::vector<std::pair<const grid_run *, unsigned>> &which)
 {
-	if (pending.empty())
-		return;
-	std::vector<launch> ls;
-	ls.swap(pending);
 	std::vector<gh_emu::block *> blocks;
 	std::vector<coro *> all;
-	for (const launch &l : ls)
-		for (unsigned bi = 0; bi < l.grid.x; bi++) {
-			gh_emu::block *b = new gh_emu::block();
-			b->live = (int)l.block.x;
-			memset(b->shared, 0xa5, sizeof(b->shared));
-			blocks.push_back(b);
-			for (unsigned ti = 0; ti < l.block.x; ti++) {
-				coro *c = new_coro(&l, b, bi, ti);
-				b->threads.push_back(c);
-				all.push_back(c);
-			}
+	for (const auto &w : which) {
+		const grid_run &l = *w.first;
+		gh_emu::block *b = new gh_emu::block();
+		b->live = (int)l.block.x;
+		memset(b->shared, 0xa5, sizeof(b->shared));
+		blocks.push_back(b);
+		for (unsigned ti = 0; ti < l.block.x; ti++) {
+			coro *c = new_coro(&l, b, w.second, ti);
+			b->threads.push_back(c);
+			all.push_back(c);
 		}
-	for (gh_emu_event *e : waiting_events)
-		e->waits = true;
+	}
 	size_t left = all.size();
 	while (left) {
 		bool ran = false;
@@ -337,16 +334,42 @@ void run_pending()
 			die("every thread left waits at a __syncthreads that some threads of its "
 			    "block never reach");
 	}
+	for (coro *c : all)
+		delete c;
+	for (gh_emu::block *b : blocks)
+		delete b;
+}
+
+/* Runs every pending launch to completion: cooperative launches (the
+ * interpreter's, one per emulated GPU) all together, every block at once;
+ * others one after the other in launch order, in waves of a few blocks. */
+void run_pending()
+{
+	if (pending.empty())
+		return;
+	std::vector<grid_run> ls;
+	ls.swap(pending);
+	const unsigned wave = 8;
+	std::vector<std::pair<const grid_run *, unsigned>> which;
+	for (const grid_run &l : ls)
+		if (l.coop)
+			for (unsigned bi = 0; bi < l.grid.x; bi++)
+				which.emplace_back(&l, bi);
+	if (!which.empty())
+		run_blocks(which);
+	for (const grid_run &l : ls)
+		for (unsigned b0 = 0; !l.coop && b0 < l.grid.x; b0 += wave) {
+			which.clear();
+			for (unsigned bi = b0; bi < l.grid.x && bi < b0 + wave; bi++)
+				which.emplace_back(&l, bi);
+			run_blocks(which);
+		}
 	uint64_t end = now_ns();
 	for (gh_emu_event *e : waiting_events) {
 		e->ns = end;
 		e->waits = false;
 	}
 	waiting_events.clear();
-	for (coro *c : all)
-		delete c;
-	for (gh_emu::block *b : blocks)
-		delete b;
 	launches_run += ls.size();
 }
 
@@ -357,6 +380,8 @@ const char *error_name(cudaError_t e)
 	case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
 	case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
 	case cudaErrorInvalidConfiguration: return "cudaErrorInvalidConfiguration";
+	case cudaErrorInsufficientDriver: return "cudaErrorInsufficientDriver";
+	case cudaErrorNoDevice: return "cudaErrorNoDevice";
 	case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
 	case cudaErrorInvalidDeviceFunction: return "cudaErrorInvalidDeviceFunction";
 	case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
@@ -381,7 +406,7 @@ extern "C" void gh_emu_set_sms(int n)
 
 extern "C" size_t gh_emu_live_allocs(void)
 {
-	return allocs.size();
+	return allocs.size() + host_allocs.size();
 }
 
 extern "C" uint64_t gh_emu_launches(void)
@@ -469,6 +494,7 @@ cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr a, int dev)
 		return cudaErrorInvalidDevice;
 	switch (a) {
 	case cudaDevAttrMultiProcessorCount: *v = nsms; return cudaSuccess;
+	case cudaDevAttrMemoryClockRate: *v = 2619000; return cudaSuccess;
 	case cudaDevAttrCooperativeLaunch: *v = 1; return cudaSuccess;
 	}
 	return cudaErrorInvalidValue;
@@ -550,9 +576,130 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind 
 	return cudaSuccess;
 }
 
+/* In stream order, which the emulation keeps by running what was launched
+ * before it first. */
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpyKind k,
+			    cudaStream_t s)
+{
+	return cudaMemcpy(dst, src, bytes, k);
+}
+
+cudaError_t cudaMemcpyPeerAsync(void *dst, int dst_dev, const void *src, int src_dev, size_t bytes,
+				cudaStream_t s)
+{
+	run_pending();
+	const alloc *d = find_alloc(dst, bytes), *a = find_alloc(src, bytes);
+	if (!d || !a || d->dev != dst_dev || a->dev != src_dev)
+		return cudaErrorInvalidValue;
+	if (bytes)
+		memmove(dst, src, bytes);
+	return cudaSuccess;
+}
+
+cudaError_t cudaHostAlloc(void **p, size_t bytes, unsigned flags)
+{
+	if (!p || flags & ~(unsigned)(cudaHostAllocPortable | cudaHostAllocMapped))
+		return cudaErrorInvalidValue;
+	size_t n = bytes ? (bytes + 4095) / 4096 * 4096 : 4096;
+	void *m = aligned_alloc(4096, n);
+	if (!m)
+		return cudaErrorMemoryAllocation;
+	memset(m, 0xa5, n);
+	host_allocs[(uintptr_t)m] = alloc{bytes, flags & cudaHostAllocMapped ? current_dev : -1};
+	*p = m;
+	return cudaSuccess;
+}
+
+cudaError_t cudaMallocHost(void **p, size_t bytes)
+{
+	return cudaHostAlloc(p, bytes, 0);
+}
+
+cudaError_t cudaFreeHost(void *p)
+{
+	run_pending();
+	if (!p)
+		return cudaSuccess;
+	auto it = host_allocs.find((uintptr_t)p);
+	if (it == host_allocs.end())
+		return cudaErrorInvalidValue;
+	host_allocs.erase(it);
+	free(p);
+	return cudaSuccess;
+}
+
+/* A mapped host allocation is reached by the kernel at its own address. */
+cudaError_t cudaHostGetDevicePointer(void **dev, void *host, unsigned flags)
+{
+	auto it = host_allocs.find((uintptr_t)host);
+	if (flags || it == host_allocs.end() || it->second.dev < 0)
+		return cudaErrorInvalidValue;
+	*dev = host;
+	return cudaSuccess;
+}
+
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int dev)
+{
+	if (dev < 0 || dev >= ndevices)
+		return cudaErrorInvalidDevice;
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "CUDA emulation on the CPU");
+	p->major = 9;
+	p->minor = 0;
+	p->multiProcessorCount = nsms;
+	p->totalGlobalMem = 16ull << 30;
+	p->memoryBusWidth = 5120;
+	p->l2CacheSize = 50 << 20;
+	return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetPCIBusId(char *id, int len, int dev)
+{
+	if (dev < 0 || dev >= ndevices || len < 13)
+		return cudaErrorInvalidValue;
+	snprintf(id, (size_t)len, "0000:%02x:00.0", 0x10 + dev);
+	return cudaSuccess;
+}
+
+cudaError_t cudaDriverGetVersion(int *v)
+{
+	*v = 13000;
+	return cudaSuccess;
+}
+
+cudaError_t cudaRuntimeGetVersion(int *v)
+{
+	*v = 13000;
+	return cudaSuccess;
+}
+
+cudaError_t launch(dim3 grid, dim3 block, size_t shmem, cudaStream_t s, std::function<void()> call)
+{
+	if (grid.x < 1 || block.x < 1 || block.x > 1024 || grid.y != 1 || grid.z != 1 ||
+	    block.y != 1 || block.z != 1 || shmem > shared_bytes)
+		return cudaErrorInvalidConfiguration;
+	if (s && s->dev != current_dev)
+		return cudaErrorInvalidResourceHandle;
+	grid_run l;
+	l.call = std::move(call);
+	l.grid = grid;
+	l.block = block;
+	l.dev = current_dev;
+	l.s = s;
+	l.coop = false;
+	pending.push_back(std::move(l));
+	return cudaSuccess;
+}
+
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned flags)
 {
 	*s = new gh_emu_stream{current_dev};
+	return cudaSuccess;
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t s)
+{
+	run_pending();
 	return cudaSuccess;
 }
 
@@ -580,7 +727,7 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
 {
 	e->recorded = true;
 	bool behind = false;
-	for (const launch &l : pending)
+	for (const grid_run &l : pending)
 		behind |= !s || l.dev == s->dev;
 	if (behind) {
 		waiting_events.push_back(e);
@@ -632,13 +779,16 @@ cudaError_t cudaLaunchCooperativeKernel(const void *fn, dim3 grid, dim3 block, v
 		return cudaErrorCooperativeLaunchTooLarge;
 	if (s && s->dev != current_dev)
 		return cudaErrorInvalidResourceHandle;
-	launch l;
-	l.k = &it->second;
-	const unsigned char *a = (const unsigned char *)args[0];
-	l.arg.assign(a, a + it->second.arg_bytes);
+	std::vector<unsigned char> arg((const unsigned char *)args[0],
+				       (const unsigned char *)args[0] + it->second.arg_bytes);
+	invoker inv = it->second.invoke;
+	grid_run l;
+	l.call = [arg, inv] { inv(arg.data()); };
 	l.grid = grid;
 	l.block = block;
 	l.dev = current_dev;
+	l.s = s;
+	l.coop = true;
 	pending.push_back(std::move(l));
 	return cudaSuccess;
 }
