@@ -70,11 +70,18 @@ step() { # step NAME SECONDS CMD... : run with a timeout, log, record status
 }
 { uname -a; timeout 30 nvidia-smi 2>&1 || true; } >>"$LOG"
 step info 20 sh -c "$G hw info >'$DEST/info.txt'"
-step bench 200 "$G" hw bench --csv "$DEST/bench.csv"
+# DEVICE_CHECK_QUICK=1: small sizes, 2 timed iterations, 32 MoE tokens --
+# the whole script's course in a minute or two under the CPU emulation
+# (tests/hw/device_check_emu.t); what it measures then calibrates nothing.
+if [ -n "${DEVICE_CHECK_QUICK:-}" ]; then
+	S=4KiB,64KiB S3=64KiB,1MiB S2=64KiB,1MiB Q="--iters 2" BQ=--quick TOK=32 FTOK=32
+else
+	S=4KiB,64KiB,1MiB,8MiB,64MiB S3=64KiB,1MiB,8MiB S2=64KiB,8MiB Q="" BQ="" TOK=128 FTOK=256
+fi
+step bench 200 "$G" hw bench $BQ --csv "$DEST/bench.csv"
 # Fitting set: ring allreduce at 4 ranks. Held aside: tree, allgather,
 # reduce-scatter, other rank counts.
-S=4KiB,64KiB,1MiB,8MiB,64MiB
-step interp-ring4 45 "$G" hw interp --ranks 4 --algo ring --op allreduce --sizes $S --csv "$DEST/interp-ring4.csv"
+step interp-ring4 45 "$G" hw interp $Q --ranks 4 --algo ring --op allreduce --sizes $S --csv "$DEST/interp-ring4.csv"
 if [ -f "$DEST/bench.csv" ] && [ -f "$DEST/interp-ring4.csv" ]; then
 	{ cat "$DEST/bench.csv"; grep -v '^#' "$DEST/interp-ring4.csv" | tail -n +2; } >"$DEST/calib-input.csv"
 	step calibrate 15 "$G" hw calibrate --name device --from "$DEST/calib-input.csv" --dir "$DEST"
@@ -84,32 +91,32 @@ fi
 step rdma 40 "$G" hw rdma --quick --csv "$DEST/rdma.csv"
 # NCCL baseline: exits 3 at once with fewer than 2 GPUs or no libnccl.so.2.
 step nccl 60 "$G" hw nccl --quick --csv "$DEST/nccl.csv"
-step interp-ring8 45 "$G" hw interp --ranks 8 --algo ring --op allreduce --sizes $S --csv "$DEST/interp-ring8.csv"
-step interp-tree4 45 "$G" hw interp --ranks 4 --algo tree --op allreduce --sizes $S --csv "$DEST/interp-tree4.csv"
-step interp-ag4 30 "$G" hw interp --ranks 4 --op allgather --sizes $S --csv "$DEST/interp-ag4.csv"
-step interp-rs4 30 "$G" hw interp --ranks 4 --op reducescatter --sizes $S --csv "$DEST/interp-rs4.csv"
+step interp-ring8 45 "$G" hw interp $Q --ranks 8 --algo ring --op allreduce --sizes $S --csv "$DEST/interp-ring8.csv"
+step interp-tree4 45 "$G" hw interp $Q --ranks 4 --algo tree --op allreduce --sizes $S --csv "$DEST/interp-tree4.csv"
+step interp-ag4 30 "$G" hw interp $Q --ranks 4 --op allgather --sizes $S --csv "$DEST/interp-ag4.csv"
+step interp-rs4 30 "$G" hw interp $Q --ranks 4 --op reducescatter --sizes $S --csv "$DEST/interp-rs4.csv"
 # NVLS_TREE's schedule (a switch per virtual node, a tree between them):
 # every output checked, the times are not part of the validation.
-step interp-nvlstree8 30 "$G" hw interp --ranks 8 --nodes 2 --algo nvlstree --sizes 64KiB,1MiB,8MiB --csv "$DEST/interp-nvlstree8.csv"
+step interp-nvlstree8 30 "$G" hw interp $Q --ranks 8 --nodes 2 --algo nvlstree --sizes $S3 --csv "$DEST/interp-nvlstree8.csv"
 # MoE dispatch and combine (DeepEP's shape on 8 virtual ranks): outputs
 # checked, times not part of the validation.
-step interp-moe8 30 sh -c "$G hw interp --ranks 8 --op dispatch --csv '$DEST/interp-dispatch8.csv' && $G hw interp --ranks 8 --op combine --csv '$DEST/interp-combine8.csv'"
+step interp-moe8 30 sh -c "$G hw interp $Q --ranks 8 --op dispatch --tokens $TOK --csv '$DEST/interp-dispatch8.csv' && $G hw interp $Q --ranks 8 --op combine --tokens $TOK --csv '$DEST/interp-combine8.csv'"
 # The same with DeepEP's normal kernels (forward) between 2 virtual nodes:
 # the forwarders' PUTs, the chunk signals and combine's reduction on the way.
-step interp-fwd8 30 sh -c "$G hw interp --ranks 8 --nodes 2 --algo forward --op dispatch --tokens 256 --sizes 7392B --csv '$DEST/interp-fwd-dispatch8.csv' && $G hw interp --ranks 8 --nodes 2 --algo forward --op combine --tokens 256 --sizes 14336B --csv '$DEST/interp-fwd-combine8.csv'"
+step interp-fwd8 30 sh -c "$G hw interp $Q --ranks 8 --nodes 2 --algo forward --op dispatch --tokens $FTOK --sizes 7392B --csv '$DEST/interp-fwd-dispatch8.csv' && $G hw interp $Q --ranks 8 --nodes 2 --algo forward --op combine --tokens $FTOK --sizes 14336B --csv '$DEST/interp-fwd-combine8.csv'"
 # CollNet Direct (the network switch as virtual ranks), Bruck's allgather
 # PAT's reduce-scatter (6 ranks: packed rounds), broadcast and reduce:
 # outputs checked, times not part of the validation.
-step interp-collnet8 30 "$G" hw interp --ranks 8 --nodes 2 --algo collnet --sizes 64KiB,1MiB,8MiB --csv "$DEST/interp-collnet8.csv"
-step interp-collnetchain8 30 "$G" hw interp --ranks 8 --nodes 2 --algo collnetchain --channels 4 --sizes 64KiB,1MiB,8MiB --csv "$DEST/interp-collnetchain8.csv"
-step interp-bruck8 30 "$G" hw interp --ranks 8 --op allgather --algo bruck --sizes 64KiB,1MiB,8MiB --csv "$DEST/interp-bruck8.csv"
+step interp-collnet8 30 "$G" hw interp $Q --ranks 8 --nodes 2 --algo collnet --sizes $S3 --csv "$DEST/interp-collnet8.csv"
+step interp-collnetchain8 30 "$G" hw interp $Q --ranks 8 --nodes 2 --algo collnetchain --channels 4 --sizes $S3 --csv "$DEST/interp-collnetchain8.csv"
+step interp-bruck8 30 "$G" hw interp $Q --ranks 8 --op allgather --algo bruck --sizes $S3 --csv "$DEST/interp-bruck8.csv"
 # NVLS's allgather (one multicast engine) and reduce-scatter (one reduction
 # engine) as virtual ranks: outputs checked.
-step interp-nvls-agrs8 30 sh -c "$G hw interp --ranks 8 --op allgather --algo nvls --sizes 64KiB,1MiB,8MiB --csv '$DEST/interp-nvls-ag8.csv' && $G hw interp --ranks 8 --op reducescatter --algo nvls --sizes 64KiB,1MiB,8MiB --csv '$DEST/interp-nvls-rs8.csv'"
+step interp-nvls-agrs8 30 sh -c "$G hw interp $Q --ranks 8 --op allgather --algo nvls --sizes $S3 --csv '$DEST/interp-nvls-ag8.csv' && $G hw interp $Q --ranks 8 --op reducescatter --algo nvls --sizes $S3 --csv '$DEST/interp-nvls-rs8.csv'"
 # nvls across 2 virtual nodes (the network's switch as virtual ranks, SHARP)
-step interp-nvls-sharp8 30 sh -c "$G hw interp --ranks 8 --nodes 2 --algo nvls --sizes 64KiB,1MiB,8MiB --csv '$DEST/interp-nvls-sharp-ar8.csv' && $G hw interp --ranks 8 --nodes 2 --op allgather --algo nvls --sizes 64KiB,1MiB,8MiB --csv '$DEST/interp-nvls-sharp-ag8.csv'"
-step interp-pat6 30 "$G" hw interp --ranks 6 --op reducescatter --algo pat --sizes 64KiB,1MiB,8MiB --csv "$DEST/interp-pat6.csv"
-step interp-chain8 30 sh -c "$G hw interp --ranks 8 --op broadcast --sizes 64KiB,8MiB --csv '$DEST/interp-broadcast8.csv' && $G hw interp --ranks 8 --op reduce --sizes 64KiB,8MiB --csv '$DEST/interp-reduce8.csv'"
+step interp-nvls-sharp8 30 sh -c "$G hw interp $Q --ranks 8 --nodes 2 --algo nvls --sizes $S3 --csv '$DEST/interp-nvls-sharp-ar8.csv' && $G hw interp $Q --ranks 8 --nodes 2 --op allgather --algo nvls --sizes $S3 --csv '$DEST/interp-nvls-sharp-ag8.csv'"
+step interp-pat6 30 "$G" hw interp $Q --ranks 6 --op reducescatter --algo pat --sizes $S3 --csv "$DEST/interp-pat6.csv"
+step interp-chain8 30 sh -c "$G hw interp $Q --ranks 8 --op broadcast --sizes $S2 --csv '$DEST/interp-broadcast8.csv' && $G hw interp $Q --ranks 8 --op reduce --sizes $S2 --csv '$DEST/interp-reduce8.csv'"
 # One rank per GPU over peer access: exits 3 at once on a one-GPU machine.
-step interp-gpus2 45 "$G" hw interp --gpus 2 --sizes $S --csv "$DEST/interp-gpus2.csv"
+step interp-gpus2 45 "$G" hw interp $Q --gpus 2 --sizes $S --csv "$DEST/interp-gpus2.csv"
 echo "done in $(( $(date +%s) - START ))s; results in $DEST" | tee -a "$LOG"

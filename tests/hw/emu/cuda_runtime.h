@@ -12,12 +12,14 @@
  * until every live thread of its block has arrived) and whenever it reads
  * the device clock (gh_gtime), which each spin loop of the kernel does
  * every 1024 polls; so a block that waits for a peer lets the peer run.
- * Launches are deferred: a launch records its grid and a copy of its
- * argument, and the first call that synchronizes (an event or device
- * synchronize, a blocking copy or memset, a free) runs every pending grid
- * of every emulated GPU together, as concurrent kernels on several GPUs
- * run (the interpreter's one-rank-per-GPU mode needs all of them resident
- * at once).
+ * Launches are deferred: a launch records its grid and what its arguments
+ * are, and the first call that synchronizes (an event, stream or device
+ * synchronize, a copy or memset, a free) runs what is pending: every
+ * cooperative grid of every emulated GPU together, as concurrent kernels
+ * on several GPUs run (the interpreter's one-rank-per-GPU mode needs all
+ * of them resident at once), then each other grid in launch order, in
+ * waves of a few blocks. Host threads (a benchmark's CPU proxy) are real
+ * threads and run beside the emulated kernel.
  *
  * What it checks: the kernel's logic -- mailbox and slot indexing, the
  * LL flag protocol, credits, the strands' step order, PUT/SIGNAL/WAIT,

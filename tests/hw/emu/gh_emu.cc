@@ -9,18 +9,19 @@
  * callee-saved registers and swaps stack pointers (gh_emu_switch below);
  * elsewhere (or built with -DGH_EMU_UCONTEXT) it is swapcontext, which
  * also saves the signal mask with a system call on every switch: about
- * three times slower. The scheduler visits the coroutines in a fixed order (device,
- * launch, block, thread) and resumes each runnable one until it gives way:
- * at a __syncthreads it cannot pass yet, at a read of the clock, or at its
- * end. A block's barrier opens when every live thread of the block has
- * arrived (a thread that returned no longer counts). When no coroutine is
- * runnable but some are left, every one of them waits at a barrier that
+ * three times slower. A run covers a set of blocks: every block of every
+ * pending cooperative launch together, or a wave of up to 8 blocks of one
+ * ordinary launch. The scheduler visits its coroutines in a fixed order
+ * (launch, block, thread) and resumes each runnable one until it gives
+ * way: at a __syncthreads it cannot pass yet, at a read of the clock, or
+ * at its end. A block's barrier opens when every live thread of the block
+ * has arrived (a thread that returned no longer counts). When no coroutine
+ * is runnable but some are left, every one of them waits at a barrier that
  * can never open -- a __syncthreads reached by some threads of a block and
  * not others -- and the emulation stops the program with that message.
  */
 #include "cuda_runtime.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
