@@ -10,12 +10,7 @@
 # fail (status 1); that they are reached and decided is what is tested.
 set -u
 cd "$(dirname "$0")/../.."
-. tests/tap.sh
-E=${BUILD:-build}/tests/hw/gcsim-emu
-if [ ! -x "$E" ]; then
-	echo "1..0 # SKIP $E not built"
-	exit 0
-fi
+. tests/hw/emu.sh
 D=$T/dev
 GCSIM=$E DEVICE_CHECK_QUICK=1 BUDGET=400 sh hw/device-check.sh "$D" >"$T/out" 2>&1; rc=$?
 check "device-check.sh under the emulation: status 0" '[ $rc -eq 0 ] && grep -q "^done in" "$T/out"'

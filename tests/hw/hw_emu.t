@@ -11,12 +11,7 @@
 # what is tested is that every path completes and records what it should.
 set -u
 cd "$(dirname "$0")/../.."
-. tests/tap.sh
-E=${BUILD:-build}/tests/hw/gcsim-emu
-if [ ! -x "$E" ]; then
-	echo "1..0 # SKIP $E not built"
-	exit 0
-fi
+. tests/hw/emu.sh
 
 "$E" hw info >"$T/info" 2>"$T/err"; rc=$?
 check "hw info on the emulation: status 0, two GPUs and their peers" \

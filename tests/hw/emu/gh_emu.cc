@@ -374,6 +374,57 @@ void run_pending()
 	launches_run += ls.size();
 }
 
+/* A grid of blocks of threads in x alone, within CUDA's limits. */
+bool shape_ok(dim3 grid, dim3 block, size_t shmem)
+{
+	return grid.x >= 1 && block.x >= 1 && block.x <= 1024 && grid.y == 1 && grid.z == 1 &&
+	       block.y == 1 && block.z == 1 && shmem <= shared_bytes;
+}
+
+/* A launch checked and queued until something synchronizes. */
+cudaError_t enqueue(dim3 grid, dim3 block, size_t shmem, cudaStream_t s, std::function<void()> call,
+		    bool coop)
+{
+	if (!shape_ok(grid, block, shmem))
+		return cudaErrorInvalidConfiguration;
+	if (s && s->dev != current_dev)
+		return cudaErrorInvalidResourceHandle;
+	pending.push_back(grid_run{std::move(call), grid, block, current_dev, s, coop});
+	return cudaSuccess;
+}
+
+/* cudaMalloc and cudaHostAlloc: `bytes` aligned to `align`, recorded in
+ * `kind` with its device, filled with 0xa5 (never zeroed, as neither
+ * is). */
+cudaError_t acquire(std::map<uintptr_t, alloc> &kind, void **p, size_t bytes, size_t align, int dev)
+{
+	if (!p)
+		return cudaErrorInvalidValue;
+	size_t n = bytes ? (bytes + align - 1) / align * align : align;
+	void *m = aligned_alloc(align, n);
+	if (!m)
+		return cudaErrorMemoryAllocation;
+	memset(m, 0xa5, n);
+	kind[(uintptr_t)m] = alloc{bytes, dev};
+	*p = m;
+	return cudaSuccess;
+}
+
+/* cudaFree and cudaFreeHost: p must start an allocation of that kind (or
+ * be null); what was launched before runs first, as it may still use it. */
+cudaError_t release(std::map<uintptr_t, alloc> &kind, void *p)
+{
+	run_pending();
+	if (!p)
+		return cudaSuccess;
+	auto it = kind.find((uintptr_t)p);
+	if (it == kind.end())
+		return cudaErrorInvalidValue;
+	kind.erase(it);
+	free(p);
+	return cudaSuccess;
+}
+
 const char *error_name(cudaError_t e)
 {
 	switch (e) {
@@ -529,30 +580,13 @@ cudaError_t cudaDeviceSynchronize()
 cudaError_t cudaMalloc(void **p, size_t bytes)
 {
 	run_pending();
-	if (!p)
-		return cudaErrorInvalidValue;
-	/* 256-byte aligned, as cudaMalloc's; never zeroed */
-	size_t n = bytes ? (bytes + 255) / 256 * 256 : 256;
-	void *m = aligned_alloc(256, n);
-	if (!m)
-		return cudaErrorMemoryAllocation;
-	memset(m, 0xa5, n);
-	allocs[(uintptr_t)m] = alloc{bytes, current_dev};
-	*p = m;
-	return cudaSuccess;
+	/* 256-byte aligned, as cudaMalloc's */
+	return acquire(allocs, p, bytes, 256, current_dev);
 }
 
 cudaError_t cudaFree(void *p)
 {
-	run_pending();
-	if (!p)
-		return cudaSuccess;
-	auto it = allocs.find((uintptr_t)p);
-	if (it == allocs.end())
-		return cudaErrorInvalidValue;
-	allocs.erase(it);
-	free(p);
-	return cudaSuccess;
+	return release(allocs, p);
 }
 
 cudaError_t cudaMemset(void *p, int v, size_t bytes)
@@ -599,16 +633,10 @@ cudaError_t cudaMemcpyPeerAsync(void *dst, int dst_dev, const void *src, int src
 
 cudaError_t cudaHostAlloc(void **p, size_t bytes, unsigned flags)
 {
-	if (!p || flags & ~(unsigned)(cudaHostAllocPortable | cudaHostAllocMapped))
+	if (flags & ~(unsigned)(cudaHostAllocPortable | cudaHostAllocMapped))
 		return cudaErrorInvalidValue;
-	size_t n = bytes ? (bytes + 4095) / 4096 * 4096 : 4096;
-	void *m = aligned_alloc(4096, n);
-	if (!m)
-		return cudaErrorMemoryAllocation;
-	memset(m, 0xa5, n);
-	host_allocs[(uintptr_t)m] = alloc{bytes, flags & cudaHostAllocMapped ? current_dev : -1};
-	*p = m;
-	return cudaSuccess;
+	/* page-aligned, as pinned pages are */
+	return acquire(host_allocs, p, bytes, 4096, flags & cudaHostAllocMapped ? current_dev : -1);
 }
 
 cudaError_t cudaMallocHost(void **p, size_t bytes)
@@ -618,15 +646,7 @@ cudaError_t cudaMallocHost(void **p, size_t bytes)
 
 cudaError_t cudaFreeHost(void *p)
 {
-	run_pending();
-	if (!p)
-		return cudaSuccess;
-	auto it = host_allocs.find((uintptr_t)p);
-	if (it == host_allocs.end())
-		return cudaErrorInvalidValue;
-	host_allocs.erase(it);
-	free(p);
-	return cudaSuccess;
+	return release(host_allocs, p);
 }
 
 /* A mapped host allocation is reached by the kernel at its own address. */
@@ -676,20 +696,7 @@ cudaError_t cudaRuntimeGetVersion(int *v)
 
 cudaError_t launch(dim3 grid, dim3 block, size_t shmem, cudaStream_t s, std::function<void()> call)
 {
-	if (grid.x < 1 || block.x < 1 || block.x > 1024 || grid.y != 1 || grid.z != 1 ||
-	    block.y != 1 || block.z != 1 || shmem > shared_bytes)
-		return cudaErrorInvalidConfiguration;
-	if (s && s->dev != current_dev)
-		return cudaErrorInvalidResourceHandle;
-	grid_run l;
-	l.call = std::move(call);
-	l.grid = grid;
-	l.block = block;
-	l.dev = current_dev;
-	l.s = s;
-	l.coop = false;
-	pending.push_back(std::move(l));
-	return cudaSuccess;
+	return enqueue(grid, block, shmem, s, std::move(call), false);
 }
 
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned flags)
@@ -771,27 +778,16 @@ cudaError_t cudaLaunchCooperativeKernel(const void *fn, dim3 grid, dim3 block, v
 	auto it = kernels().find(fn);
 	if (it == kernels().end())
 		return cudaErrorInvalidDeviceFunction;
-	if (grid.x < 1 || block.x < 1 || block.x > 1024 || grid.y != 1 || grid.z != 1 ||
-	    block.y != 1 || block.z != 1)
+	if (!shape_ok(grid, block, shmem))
 		return cudaErrorInvalidConfiguration;
 	int per_sm = 0;
 	occupancy(&per_sm, fn, (int)block.x, shmem);
 	if ((uint64_t)grid.x > (uint64_t)per_sm * (uint64_t)nsms)
 		return cudaErrorCooperativeLaunchTooLarge;
-	if (s && s->dev != current_dev)
-		return cudaErrorInvalidResourceHandle;
 	std::vector<unsigned char> arg((const unsigned char *)args[0],
 				       (const unsigned char *)args[0] + it->second.arg_bytes);
 	invoker inv = it->second.invoke;
-	grid_run l;
-	l.call = [arg, inv] { inv(arg.data()); };
-	l.grid = grid;
-	l.block = block;
-	l.dev = current_dev;
-	l.s = s;
-	l.coop = true;
-	pending.push_back(std::move(l));
-	return cudaSuccess;
+	return enqueue(grid, block, shmem, s, [arg, inv] { inv(arg.data()); }, true);
 }
 
 cudaError_t cudaGetLastError()
