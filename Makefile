@@ -72,6 +72,9 @@ NVCCFLAGS ?= -O2 -std=c++17 -I. -arch=sm_90 -Xcompiler -Wall,-Wextra,-Werror
 
 LIB := $(BUILD)/libgcsim.a
 BIN := $(BUILD)/gcsim
+# the CUDA sources built for the CPU emulation of CUDA (tests/hw/emu)
+EMU_OBJS := $(patsubst tests/hw/emu/%.cc,$(BUILD)/obj/tests/hw/emu/%.o,$(wildcard tests/hw/emu/*.cc))
+EMU_BIN  := $(BUILD)/tests/hw/gcsim-emu
 
 .PHONY: all run test asan bench fuzz deps clean validate-p5 validate-deepep validate-h100
 all: $(BIN) $(TEST_BINS) $(BENCH_BINS) $(EMU_BIN)
@@ -100,8 +103,6 @@ $(BUILD)/tests/%: tests/%.c $(LIB)
 # own test (every schedule of the device check through the interpreter) and
 # into gcsim-emu, the whole command line on an emulated GPU, for
 # tests/hw/hw_emu.t.
-EMU_OBJS := $(patsubst tests/hw/emu/%.cc,$(BUILD)/obj/tests/hw/emu/%.o,$(wildcard tests/hw/emu/*.cc))
-EMU_BIN  := $(BUILD)/tests/hw/gcsim-emu
 EMU_CXXFLAGS = -std=c++17 $(OPT) -g $(filter-out -Wstrict-prototypes -Wmissing-prototypes,$(CFLAGS_W)) \
 	-I. -Itests/hw/emu $(SAN)
 
