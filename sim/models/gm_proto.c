@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <string.h>
+#include <strings.h>
 
 static const gm_proto_info protos[GM_PROTO__COUNT] = {
 	[GM_PROTO_SIMPLE] = {"simple", 1.0, 8.4, {3.4, 5.7, 14.0}, 8.4, {4.0, 4.0, 14.0}, 2097152, 1048576,
@@ -35,6 +36,48 @@ int gm_proto_from_name(const char *name)
 		if (!strcmp(protos[i].name, name))
 			return i;
 	return -1;
+}
+
+bool gm_proto_parse_set(const char *s, unsigned *mask, const char **why)
+{
+	const unsigned all = (1u << GM_PROTO__COUNT) - 1;
+	while (*s == ' ')
+		s++;
+	if (!*s) {
+		*mask = all;
+		return true;
+	}
+	bool exclude = *s == '^';
+	if (exclude)
+		s++;
+	unsigned named = 0;
+	for (;;) {
+		const char *end = strchr(s, ',');
+		size_t n = end ? (size_t)(end - s) : strlen(s);
+		while (n && s[0] == ' ')
+			s++, n--;
+		while (n && s[n - 1] == ' ')
+			n--;
+		int q = -1;
+		for (int i = 0; i < GM_PROTO__COUNT && n; i++)
+			if (strlen(protos[i].name) == n && !strncasecmp(protos[i].name, s, n))
+				q = i;
+		if (q < 0) {
+			*why = "expected protocols LL, LL128 and Simple separated by commas, or ^ "
+			       "and those NCCL may not use (NCCL_PROTO's syntax)";
+			return false;
+		}
+		named |= 1u << q;
+		if (!end)
+			break;
+		s = end + 1;
+	}
+	*mask = exclude ? all & ~named : named;
+	if (!*mask) {
+		*why = "that leaves NCCL no protocol";
+		return false;
+	}
+	return true;
 }
 
 static int64_t scale_ps(int64_t ps, double f)

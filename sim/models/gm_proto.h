@@ -46,6 +46,13 @@ typedef struct gm_proto_info {
 const gm_proto_info *gm_proto_get(gm_proto p);
 /* "simple" / "ll" / "ll128" -> protocol; -1 when unknown. */
 int gm_proto_from_name(const char *name);
+
+/* The protocols NCCL may choose from, written as its NCCL_PROTO variable
+ * is: names separated by commas (LL, LL128, Simple; any case), or ^ and
+ * the names it may not use. Empty: all. Sets *mask (bit 1 << gm_proto)
+ * and returns true, or returns false with *why (static text) for an
+ * unknown name, an empty name, or a set with no protocol left. */
+bool gm_proto_parse_set(const char *s, unsigned *mask, const char **why);
 /* NVLS's latency in NCCL's model (tuning.cc): no base latency, 25 us per
  * operation over NVLink (hwLat NVLink NVLS Simple); NVLS_TREE adds 14 us
  * per network hop of its tree (hwLat NET NVLSTree Simple, the table

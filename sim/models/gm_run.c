@@ -669,10 +669,14 @@ static gc_status proto_choose(const gm_run *r, const gs_params *base, uint64_t b
 {
 	*best = INT64_MAX;
 	*out = GM_PROTO_SIMPLE;
-	/* NVLS, CollNet and PAT have Simple only */
+	/* NVLS, CollNet and PAT have Simple only; collective.nccl_proto may
+	 * leave out any protocol (an algorithm left with none is refused at
+	 * set-up, or never a candidate) */
 	int nq = simple_only(base->algo) ? GM_PROTO_SIMPLE + 1 : GM_PROTO__COUNT;
 	for (int q = simple_only(base->algo) ? GM_PROTO_SIMPLE : 0; q < nq; q++) {
 		int64_t ps;
+		if (!(r->proto_ok & 1u << q))
+			continue;
 		gc_status st = choice_ps(r, (gm_proto)q, base, bytes, co0, &ps, errmsg);
 		if (st != GC_OK)
 			return st;
@@ -681,6 +685,29 @@ static gc_status proto_choose(const gm_run *r, const gs_params *base, uint64_t b
 			*out = (gm_proto)q;
 		}
 	}
+	return GC_OK;
+}
+
+/* collective.nccl_proto: the protocols allowed, and a refusal where the
+ * protocol given, or the algorithm (one that runs Simple only), is not one
+ * of them. */
+static gc_status proto_set_setup(gm_run *r, char **errmsg)
+{
+	const char *why = NULL, *v = gc_config_str(r->cfg, "collective.nccl_proto");
+	if (!gm_proto_parse_set(v, &r->proto_ok, &why))
+		return gc_config_error(r->cfg, "collective.nccl_proto", errmsg, "%s, got '%s'", why, v);
+	if (r->proto >= 0 && !(r->proto_ok & 1u << r->proto))
+		return gc_config_error(r->cfg, "collective.nccl_proto", errmsg,
+				       "'%s' leaves out protocol %s, which collective.protocol "
+				       "gives%s (give protocol auto, or another protocol)",
+				       v, gm_proto_get((gm_proto)r->proto)->name,
+				       gc_config_is_set(r->cfg, "collective.protocol")
+					       ? ""
+					       : " by default");
+	if (!r->algo_auto && simple_only(r->base.algo) && !(r->proto_ok & 1u << GM_PROTO_SIMPLE))
+		return gc_config_error(r->cfg, "collective.nccl_proto", errmsg,
+				       "%s runs Simple only, which '%s' leaves out",
+				       gs_algo_name(r->base.algo), v);
 	return GC_OK;
 }
 
@@ -736,6 +763,9 @@ static void algo_candidates(gm_run *r)
 			continue;
 		/* NCCL's tuner chooses among NCCL's algorithms only */
 		if (r->tuner_nccl && !gm_tuner_runs(&r->tuner, q.coll, q.algo))
+			continue;
+		/* an algorithm with no protocol left to run */
+		if (simple_only(q.algo) && !(r->proto_ok & 1u << GM_PROTO_SIMPLE))
 			continue;
 		algo_layout(r->cfg, &r->topo, &q);
 		if (algo_refusal(q.coll, q.algo, r->proto, &r->topo, node_groups(&q, &r->topo)) ||
@@ -888,7 +918,9 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 	}
 	r->proto = gm_proto_from_name(gc_config_str(r->cfg, "collective.protocol")); /* auto: -1 */
 	r->algo_auto = !strcmp(gc_config_str(r->cfg, "collective.algo"), "auto");
-	st = tuner_setup(r, o->step_phase, errmsg);
+	st = proto_set_setup(r, errmsg);
+	if (st == GC_OK)
+		st = tuner_setup(r, o->step_phase, errmsg);
 	if (st != GC_OK) {
 		gm_run_free(r);
 		return st;

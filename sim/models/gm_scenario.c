@@ -69,6 +69,12 @@ static const gc_param coll_params[] = {
 	 "bandwidth), ll128 (128 B lines, 120 B data), or auto (per size, the one the closed form "
 	 "finds fastest, as NCCL's tuner does); sets chunk, slice and buffer unless given",
 	 "NVIDIA/nccl tuning.cc and device.h"},
+	{"collective.nccl_proto", GC_P_STRING, "", NULL, 1, 0,
+	 "the protocols a tuner may choose from, as NCCL_PROTO writes them: LL, LL128 and "
+	 "Simple separated by commas, or ^ and those it may not use (^LL128); empty: all. "
+	 "With protocol auto the choice is among them; a protocol given outright, or an "
+	 "algorithm that runs Simple only, must be one of them",
+	 "NVIDIA/nccl NCCL_PROTO (src/graph/tuning.cc)"},
 	{"collective.tuner", GC_P_ENUM, "gcsim", "gcsim|nccl", 1, 0,
 	 "who chooses, with algo or protocol auto: gcsim (the one its closed form finds fastest) "
 	 "or nccl (the one NCCL's own cost model estimates fastest, as NCCL itself chooses, "

@@ -17,6 +17,9 @@
  *  - LL's ceiling across nodes is the CPU vendor's (tuning.cc llMaxBws).
  *  - PAT: its own latency formula and bandwidth, enabled with one GPU per
  *    node for allgather and reduce-scatter only, picked for small sizes.
+ *  - collective.nccl_proto (NCCL_PROTO's syntax) limits the protocols a
+ *    tuner weighs: the pick is the cheapest of those left, and a protocol
+ *    or Simple-only algorithm it leaves out is refused with the key named.
  */
 #include <math.h>
 
@@ -231,6 +234,89 @@ static void test_collnet(void)
 	gm_run_free(r);
 }
 
+/* NCCL_PROTO's syntax: a list, or ^ and a list; names in any case. */
+static void test_proto_set_syntax(void)
+{
+	/* the masks' bits, 1 << gm_proto */
+	enum { S = 1, L = 2, L128 = 4 };
+	G_STATIC_ASSERT(GM_PROTO_SIMPLE == 0 && GM_PROTO_LL == 1 && GM_PROTO_LL128 == 2);
+	static const struct {
+		const char *in;
+		unsigned want; /* 0: refused */
+	} cases[] = {
+		{"", S | L | L128},
+		{"  ", S | L | L128},
+		{"Simple", S},
+		{"LL,LL128", L | L128},
+		{"^LL128", S | L},
+		{"^ll, simple", L128},
+		{"ll128 , LL", L | L128},
+		{"SIMPLE,LL,LL128", S | L | L128},
+		{"^LL,LL128,Simple", 0},
+		{"LL9", 0},
+		{"LL,", 0},
+		{",LL", 0},
+		{"^", 0},
+		{"Simple;LL", 0},
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		unsigned m = 99;
+		const char *why = NULL;
+		bool ok = gm_proto_parse_set(cases[i].in, &m, &why);
+		if (ok != (cases[i].want != 0) || (ok && m != cases[i].want))
+			g_error("'%s': ok %d mask %u, want %u", cases[i].in, ok, m, cases[i].want);
+		if (!ok)
+			g_assert_nonnull(why);
+	}
+}
+
+/* With LL128 left out, NCCL's model picks among LL and Simple, and the
+ * run times what it picked; a given protocol, or nvls (Simple only), that
+ * the set leaves out is refused. */
+static void test_proto_set_limits_the_pick(void)
+{
+	const char *ring = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100, nodes: 2}\n"
+			   "collective: {op: allreduce, algo: ring, protocol: auto, tuner: nccl,"
+			   " sizes: [1MiB, 8MiB]}\n"
+			   "sim: {fidelity: analytical}\n";
+	gm_run *all = run_yaml(ring, NULL);
+	g_assert_cmpint(all->pts[0].proto, ==, GM_PROTO_LL128);
+	g_assert_cmpint(all->pts[1].proto, ==, GM_PROTO_LL128);
+	const char *const no128[] = {"collective.nccl_proto=^LL128", NULL};
+	gm_run *r = run_yaml(ring, no128);
+	for (size_t i = 0; i < r->npts; i++) {
+		g_assert_cmpint(r->pts[i].proto, !=, GM_PROTO_LL128);
+		/* the cheaper of LL and Simple by NCCL's own estimate */
+		double ll = estimate(r, GS_ALGO_RING, GM_PROTO_LL, r->pts[i].bytes);
+		double simple = estimate(r, GS_ALGO_RING, GM_PROTO_SIMPLE, r->pts[i].bytes);
+		g_assert_cmpint(r->pts[i].proto, ==, ll < simple ? GM_PROTO_LL : GM_PROTO_SIMPLE);
+		g_assert_cmpfloat(r->pts[i].nccl_est_us, ==, ll < simple ? ll : simple);
+	}
+	expect_points_are_forced_runs(ring, r, NULL);
+	gm_run_free(r);
+	gm_run_free(all);
+	/* algo auto: no LL128 anywhere, and nvlstree (Simple only) stays out
+	 * when Simple does */
+	const char *const autos[] = {"collective.algo=auto", "collective.nccl_proto=LL", NULL};
+	r = run_yaml(ring, autos);
+	for (size_t i = 0; i < r->npts; i++) {
+		g_assert_cmpint(r->pts[i].proto, ==, GM_PROTO_LL);
+		g_assert_cmpint(r->pts[i].algo, !=, GS_ALGO_NVLS_TREE);
+	}
+	gm_run_free(r);
+	const char *const given[] = {"collective.protocol=ll128", "collective.nccl_proto=^LL128",
+				     NULL};
+	expect_refused(ring, given, "collective.nccl_proto: '^LL128' leaves out protocol ll128");
+	const char *const dflt[] = {"collective.protocol=simple", "collective.nccl_proto=LL", NULL};
+	expect_refused(ring, dflt, "leaves out protocol simple, which collective.protocol gives");
+	const char *const nvls[] = {"collective.algo=nvlstree", "collective.nccl_proto=LL,LL128",
+				    NULL};
+	expect_refused(ring, nvls, "nvlstree runs Simple only, which 'LL,LL128' leaves out");
+	const char *const bad[] = {"collective.nccl_proto=LL129", NULL};
+	expect_refused(ring, bad, "NCCL_PROTO's syntax), got 'LL129'");
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -241,5 +327,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/tuner/ll-ceiling-by-cpu", test_ll_ceiling_by_cpu);
 	g_test_add_func("/tuner/pat", test_pat);
 	g_test_add_func("/tuner/collnet", test_collnet);
+	g_test_add_func("/tuner/proto-set-syntax", test_proto_set_syntax);
+	g_test_add_func("/tuner/proto-set-limits-the-pick", test_proto_set_limits_the_pick);
 	return g_test_run();
 }
