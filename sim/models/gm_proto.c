@@ -40,11 +40,10 @@ int gm_proto_from_name(const char *name)
 
 bool gm_proto_parse_set(const char *s, unsigned *mask, const char **why)
 {
-	const unsigned all = (1u << GM_PROTO__COUNT) - 1;
 	while (*s == ' ')
 		s++;
 	if (!*s) {
-		*mask = all;
+		*mask = GM_PROTO_ALL;
 		return true;
 	}
 	bool exclude = *s == '^';
@@ -67,12 +66,12 @@ bool gm_proto_parse_set(const char *s, unsigned *mask, const char **why)
 			       "and those NCCL may not use (NCCL_PROTO's syntax)";
 			return false;
 		}
-		named |= 1u << q;
+		named |= GM_PROTO_BIT(q);
 		if (!end)
 			break;
 		s = end + 1;
 	}
-	*mask = exclude ? all & ~named : named;
+	*mask = exclude ? GM_PROTO_ALL & ~named : named;
 	if (!*mask) {
 		*why = "that leaves NCCL no protocol";
 		return false;

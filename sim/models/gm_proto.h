@@ -47,10 +47,14 @@ const gm_proto_info *gm_proto_get(gm_proto p);
 /* "simple" / "ll" / "ll128" -> protocol; -1 when unknown. */
 int gm_proto_from_name(const char *name);
 
+/* A set of protocols: bit 1 << gm_proto for each. */
+#define GM_PROTO_BIT(q) (1u << (q))
+#define GM_PROTO_ALL ((1u << GM_PROTO__COUNT) - 1)
+
 /* The protocols NCCL may choose from, written as its NCCL_PROTO variable
  * is: names separated by commas (LL, LL128, Simple; any case), or ^ and
- * the names it may not use. Empty: all. Sets *mask (bit 1 << gm_proto)
- * and returns true, or returns false with *why (static text) for an
+ * the names it may not use. Empty: all. Sets *mask (a set of
+ * GM_PROTO_BITs) and returns true, or returns false with *why (static text) for an
  * unknown name, an empty name, or a set with no protocol left. */
 bool gm_proto_parse_set(const char *s, unsigned *mask, const char **why);
 /* NVLS's latency in NCCL's model (tuning.cc): no base latency, 25 us per

@@ -86,11 +86,13 @@ static bool simple_only(gs_algo a)
 	return switch_reduced(a) || a == GS_ALGO_PAT;
 }
 
-/* Why algorithm a cannot run collective c with protocol proto (-1: auto)
- * on topology t, or NULL if it can. */
-static const char *algo_refusal(gs_coll c, gs_algo a, int proto, const gt_topo *t,
+/* Why algorithm a cannot run collective c with any protocol of `protos`
+ * (GM_PROTO_BITs: a given protocol's, or all that auto may choose from) on
+ * topology t, or NULL if it can. */
+static const char *algo_refusal(gs_coll c, gs_algo a, unsigned protos, const gt_topo *t,
 				bool node_groups)
 {
+	const bool no_simple = !(protos & GM_PROTO_BIT(GM_PROTO_SIMPLE));
 	bool a2a = c == GS_COLL_ALLTOALL;
 	if (gs_coll_is_moe(c) && a != GS_ALGO_PUT && a != GS_ALGO_FORWARD)
 		return "dispatch and combine run as put (every token-expert message from its GPU: "
@@ -112,7 +114,7 @@ static const char *algo_refusal(gs_coll c, gs_algo a, int proto, const gt_topo *
 		return "bruck is implemented for allgather and reducescatter only";
 	if (a == GS_ALGO_PAT && c != GS_COLL_ALLGATHER && c != GS_COLL_REDUCESCATTER)
 		return "pat is NCCL's algorithm for allgather and reducescatter only";
-	if (a == GS_ALGO_PAT && proto > GM_PROTO_SIMPLE)
+	if (a == GS_ALGO_PAT && no_simple)
 		return "pat runs NCCL's Simple protocol only";
 	bool agrs = c == GS_COLL_ALLGATHER || c == GS_COLL_REDUCESCATTER;
 	if (switch_reduced(a) && c != GS_COLL_ALLREDUCE && !(a == GS_ALGO_NVLS && agrs))
@@ -144,7 +146,7 @@ static const char *algo_refusal(gs_coll c, gs_algo a, int proto, const gt_topo *
 				"topology.fabric.sharp: true); without it use ring or tree"
 			      : "collnetchain needs the network's switches to reduce (SHARP: "
 				"topology.fabric.sharp: true); without it use ring or tree";
-	if (is_collnet(a) && proto > GM_PROTO_SIMPLE)
+	if (is_collnet(a) && no_simple)
 		return direct ? "collnet runs NCCL's Simple protocol only"
 			      : "collnetchain runs NCCL's Simple protocol only";
 	if (is_nvls(a) && t->kind == GT_DGX && t->intra == GT_INTRA_PCIE)
@@ -154,7 +156,7 @@ static const char *algo_refusal(gs_coll c, gs_algo a, int proto, const gt_topo *
 		return "this preset's NVSwitch (second generation, A100) has no NVLink SHARP: no "
 		       "in-switch reduction; use ring or tree";
 	if (a == GS_ALGO_NVLS && node_groups) /* each group on its own node's switch */
-		return proto > GM_PROTO_SIMPLE ? "nvls runs NCCL's Simple protocol only" : NULL;
+		return no_simple ? "nvls runs NCCL's Simple protocol only" : NULL;
 	if (a == GS_ALGO_NVLS && t->kind == GT_DGX && t->nodes > 1 && !t->sharp)
 		return "nvls across nodes needs the network's switches to reduce (SHARP: "
 		       "topology.fabric.sharp: true); without it use nvlstree (NVLS in each node, a "
@@ -169,7 +171,7 @@ static const char *algo_refusal(gs_coll c, gs_algo a, int proto, const gt_topo *
 		       "2 nodes (one node: nvls)";
 	if (a == GS_ALGO_NVLS_TREE && t->gpus_per_node < 2)
 		return "nvlstree reduces in each node's NVSwitch: it needs at least 2 GPUs per node";
-	if (is_nvls(a) && proto > GM_PROTO_SIMPLE)
+	if (is_nvls(a) && no_simple)
 		return a == GS_ALGO_NVLS ? "nvls runs NCCL's Simple protocol only"
 					 : "nvlstree runs NCCL's Simple protocol only";
 	if ((a == GS_ALGO_PAIRWISE || a == GS_ALGO_PUT) && !a2a)
@@ -426,7 +428,9 @@ static gc_status collective_from_config(gc_config *cfg, const gt_topo *t, gs_par
 					       "top-%u a token goes to",
 					       M, N, M * (p->moe_experts / (uint32_t)N), p->moe_topk);
 	}
-	const char *why = algo_refusal(p->coll, p->algo, proto, t, node_groups(p, t));
+	/* collective.nccl_proto narrows auto's set further (proto_set_setup) */
+	const char *why = algo_refusal(p->coll, p->algo, proto >= 0 ? GM_PROTO_BIT(proto) : GM_PROTO_ALL,
+				       t, node_groups(p, t));
 	if (why)
 		return gc_config_error(cfg, "collective.algo", errmsg, "%s (algo %s, op %s)", why,
 				       gs_algo_name(p->algo), gs_coll_name(p->coll));
@@ -670,12 +674,12 @@ static gc_status proto_choose(const gm_run *r, const gs_params *base, uint64_t b
 	*best = INT64_MAX;
 	*out = GM_PROTO_SIMPLE;
 	/* NVLS, CollNet and PAT have Simple only; collective.nccl_proto may
-	 * leave out any protocol (an algorithm left with none is refused at
-	 * set-up, or never a candidate) */
+	 * leave out any protocol (an algorithm left with none is refused by
+	 * algo_refusal: at set-up, or as a candidate) */
 	int nq = simple_only(base->algo) ? GM_PROTO_SIMPLE + 1 : GM_PROTO__COUNT;
 	for (int q = simple_only(base->algo) ? GM_PROTO_SIMPLE : 0; q < nq; q++) {
 		int64_t ps;
-		if (!(r->proto_ok & 1u << q))
+		if (!(r->proto_ok & GM_PROTO_BIT(q)))
 			continue;
 		gc_status st = choice_ps(r, (gm_proto)q, base, bytes, co0, &ps, errmsg);
 		if (st != GC_OK)
@@ -688,15 +692,21 @@ static gc_status proto_choose(const gm_run *r, const gs_params *base, uint64_t b
 	return GC_OK;
 }
 
+/* The protocols a run may use: the one given, or those auto chooses from. */
+static unsigned run_protos(const gm_run *r)
+{
+	return r->proto >= 0 ? GM_PROTO_BIT(r->proto) : r->proto_ok;
+}
+
 /* collective.nccl_proto: the protocols allowed, and a refusal where the
- * protocol given, or the algorithm (one that runs Simple only), is not one
- * of them. */
+ * protocol given is not one of them, or the algorithm (one that runs
+ * Simple only) can run none of them. */
 static gc_status proto_set_setup(gm_run *r, char **errmsg)
 {
 	const char *why = NULL, *v = gc_config_str(r->cfg, "collective.nccl_proto");
 	if (!gm_proto_parse_set(v, &r->proto_ok, &why))
 		return gc_config_error(r->cfg, "collective.nccl_proto", errmsg, "%s, got '%s'", why, v);
-	if (r->proto >= 0 && !(r->proto_ok & 1u << r->proto))
+	if (r->proto >= 0 && !(r->proto_ok & GM_PROTO_BIT(r->proto)))
 		return gc_config_error(r->cfg, "collective.nccl_proto", errmsg,
 				       "'%s' leaves out protocol %s, which collective.protocol "
 				       "gives%s (give protocol auto, or another protocol)",
@@ -704,7 +714,8 @@ static gc_status proto_set_setup(gm_run *r, char **errmsg)
 				       gc_config_is_set(r->cfg, "collective.protocol")
 					       ? ""
 					       : " by default");
-	if (!r->algo_auto && simple_only(r->base.algo) && !(r->proto_ok & 1u << GM_PROTO_SIMPLE))
+	if (!r->algo_auto && algo_refusal(r->base.coll, r->base.algo, run_protos(r), &r->topo,
+					  node_groups(&r->base, &r->topo)))
 		return gc_config_error(r->cfg, "collective.nccl_proto", errmsg,
 				       "%s runs Simple only, which '%s' leaves out",
 				       gs_algo_name(r->base.algo), v);
@@ -764,11 +775,8 @@ static void algo_candidates(gm_run *r)
 		/* NCCL's tuner chooses among NCCL's algorithms only */
 		if (r->tuner_nccl && !gm_tuner_runs(&r->tuner, q.coll, q.algo))
 			continue;
-		/* an algorithm with no protocol left to run */
-		if (simple_only(q.algo) && !(r->proto_ok & 1u << GM_PROTO_SIMPLE))
-			continue;
 		algo_layout(r->cfg, &r->topo, &q);
-		if (algo_refusal(q.coll, q.algo, r->proto, &r->topo, node_groups(&q, &r->topo)) ||
+		if (algo_refusal(q.coll, q.algo, run_protos(r), &r->topo, node_groups(&q, &r->topo)) ||
 		    (gs_group_n(&q) < q.nranks && group_refusal(&q, &r->topo)))
 			continue;
 		r->cand[r->ncand++] = q;
@@ -963,7 +971,7 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 	if (strcmp(cmp, "none") != 0) {
 		q.algo = algo_of(cmp);
 		algo_layout(r->cfg, &r->topo, &q);
-		const char *why = algo_refusal(q.coll, q.algo, r->proto, &r->topo,
+		const char *why = algo_refusal(q.coll, q.algo, run_protos(r), &r->topo,
 					       node_groups(&q, &r->topo));
 		if (!why && gs_group_n(&q) < q.nranks)
 			why = group_refusal(&q, &r->topo);

@@ -62,7 +62,7 @@ typedef struct gm_run {
 	gt_topo topo;
 	gs_params base; /* collective parameters; bytes set per point */
 	int proto;	/* gm_proto, or -1 for auto */
-	unsigned proto_ok; /* collective.nccl_proto: bit 1 << gm_proto for each allowed */
+	unsigned proto_ok; /* collective.nccl_proto: the GM_PROTO_BITs allowed */
 	/* collective.algo auto: per size the candidate (each with its own step
 	 * geometry) whose closed-form time is smallest */
 	bool algo_auto;

@@ -313,6 +313,10 @@ static void test_proto_set_limits_the_pick(void)
 	const char *const nvls[] = {"collective.algo=nvlstree", "collective.nccl_proto=LL,LL128",
 				    NULL};
 	expect_refused(ring, nvls, "nvlstree runs Simple only, which 'LL,LL128' leaves out");
+	/* the compared algorithm too: nvlstree would run the Simple left out */
+	const char *const cmp[] = {"collective.compare=nvlstree", "collective.nccl_proto=LL,LL128",
+				   NULL};
+	expect_refused(ring, cmp, "collective.compare: nvlstree runs NCCL's Simple protocol only");
 	const char *const bad[] = {"collective.nccl_proto=LL129", NULL};
 	expect_refused(ring, bad, "NCCL_PROTO's syntax), got 'LL129'");
 }
