@@ -209,6 +209,17 @@ void to_scheduler(bool finished)
 #endif
 }
 
+/* Every live thread of b has arrived at its barrier: those waiting there
+ * go on. */
+void open_barrier(gh_emu::block *b)
+{
+	b->arrived = 0;
+	b->gen++;
+	for (coro *o : b->threads)
+		if (o->st == AT_BARRIER)
+			o->st = RUNNABLE;
+}
+
 /* A coroutine's first frame; it never returns (its stack has nothing to
  * return to), it switches away for good. */
 void coro_main()
@@ -222,13 +233,8 @@ void coro_main()
 	gh_emu::block *b = c->t.blk;
 	b->live--;
 	/* the threads still waiting at a barrier may now be all that is live */
-	if (b->live > 0 && b->arrived == b->live) {
-		b->arrived = 0;
-		b->gen++;
-		for (coro *o : b->threads)
-			if (o->st == AT_BARRIER)
-				o->st = RUNNABLE;
-	}
+	if (b->live > 0 && b->arrived == b->live)
+		open_barrier(b);
 	to_scheduler(true);
 	die("a finished thread was resumed");
 }
@@ -482,11 +488,7 @@ void syncthreads()
 		die("__syncthreads outside a kernel");
 	block *b = c->t.blk;
 	if (++b->arrived == b->live) {
-		b->arrived = 0;
-		b->gen++;
-		for (coro *o : b->threads)
-			if (o->st == AT_BARRIER)
-				o->st = RUNNABLE;
+		open_barrier(b);
 		return;
 	}
 	c->st = AT_BARRIER;
