@@ -21,7 +21,7 @@
 # machine); it needs glibc only besides what it links statically when built
 # with `hw/device-check.sh --prepare` (static GLib, libyaml, SQLite,
 # cudart_static; RDMA off). Without a runnable binary the step fails clearly.
-# GCSIM=path runs another binary (tests/hw/hw_emu.t runs the script with
+# GCSIM=path runs another binary (tests/hw/device_check_emu.t runs the script with
 # build/tests/hw/gcsim-emu, the CUDA code under the CPU emulation).
 set -eu
 if [ "${1:-}" = "--prepare" ]; then

@@ -5,8 +5,8 @@
 # (DEVICE_CHECK_QUICK=1: small sizes, 2 iterations), then
 # validate/device-report.sh on what it wrote, as a GPU session would: every
 # step runs and records its status, each interpreter step's outputs equal
-# the CPU reference's, the recording calibrates, and the report gives its
-# four verdicts. The times are the CPU's, so the report's timing checks
+# the CPU reference's, every microbenchmark is recorded, the recording
+# calibrates, and the report gives its four verdicts. The times are the CPU's, so the report's timing checks
 # fail (status 1); that they are reached and decided is what is tested.
 set -u
 cd "$(dirname "$0")/../.."
@@ -24,6 +24,21 @@ for f in info.txt bench.csv calib-input.csv device.yaml interp-ring4.csv interp-
 	check "wrote $f" "[ -s '$D/$f' ]"
 done
 check "the calibration names its provenance" "grep -q 'CUDA emulation on the CPU' '$D/device.yaml'"
+# every microbenchmark of `hw bench --quick` ran to its end and is stored:
+# launches, copies, the SM copy kernel, the flag ping-pong and the proxy
+# round trip (a real host thread answering), GPU-initiated posting, the
+# proxy's posting rate, P2P between the two emulated GPUs
+for row in launch,isolated launch,pipelined memcpy_h2d,ce memcpy_d2h,ce memcpy_d2d,ce \
+	hbm_copy,ce hbm_copy,sm flag_pingpong,pinned proxy_rtt,fifo gpu_post,1cta-b1 \
+	gpu_post,1cta-b32 gpu_post,sms-b32 proxy_rate,sms-b32 p2p_copy,ce; do
+	check "bench.csv has $row with a time" \
+		"awk -F, -v k='$row' '\$1 \",\" \$2 == k && \$7 > 0 { f = 1 } END { exit !f }' '$D/bench.csv'"
+done
+check "every bench row has a positive median" \
+	"awk -F, '/^[a-z]/ && \$1 != \"collective\" && !(\$7 > 0) { bad = 1 } END { exit bad }' '$D/bench.csv'"
+"$G" validate --measured "$D/bench.csv" --predicted "$D/bench.csv" >/dev/null 2>&1; rc=$?
+check "the bench CSV reads back as points (validate against itself: status 0)" '[ $rc -eq 0 ]'
+
 chmod -R a-w "$D"
 GCSIM=$G sh validate/device-report.sh "$D" "$T/rep" >"$T/rep.out" 2>&1; rc=$?
 chmod -R u+w "$D"
