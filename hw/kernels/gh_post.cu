@@ -23,7 +23,10 @@
  *    requests (or when the ring runs dry) rings the doorbell, and returns
  *    ring space by publishing how far it has consumed. The doorbell is a
  *    store to host memory; a real one is an uncached MMIO write
- *    (pcie.mmio_write, measured separately by GDRCopy) per batch.
+ *    (pcie.mmio_write, measured separately by GDRCopy), which NVSHMEM's
+ *    IBRC transport rings once per request (one ibv_post_send each), and
+ *    reaping the completions (host.cq_poll) is not part of it either: the
+ *    time per request measured here is proxy.request_cost + host.post_send.
  *
  * Invariants: every spin gives up after GH_POST_TIMEOUT_NS (the benchmark
  * then fails with GC_ERR_IO); everything allocated is released on every

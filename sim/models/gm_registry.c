@@ -231,7 +231,7 @@ static const gm_model_info models[] = {
 	 "NVIDIA/gdrcopy README (cudaMemcpy ~6-7 us)", "host.*"},
 	{"gm_tx.proxy", "component",
 	 "CPU proxy thread: polls a FIFO (host-pinned, cudaMemcpy or GDRCopy), batches, posts on one RC QP, "
-	 "one doorbell per batch, polls the CQ",
+	 "a doorbell and a completion per request (or one per batch, proxy.post chained), polls the CQ",
 	 "NVSHMEM IBRC proxy; pplx-garden fabric-lib (GDRCopy flags)", "proxy.*"},
 	{"gm_tx.nic", "component",
 	 "NIC: doorbell, work-request fetch by DMA, message-rate stage, line rate; IB/RoCE RC ordered, EFA SRD "

@@ -41,6 +41,11 @@
 
 typedef enum { GM_TX_FLAG_HOSTPINNED, GM_TX_FLAG_CUDAMEMCPY, GM_TX_FLAG_GDRCOPY } gm_tx_flag_read;
 typedef enum { GM_TX_NIC_IB, GM_TX_NIC_ROCE, GM_TX_NIC_EFA } gm_tx_nic_kind;
+/* How the CPU proxy hands work requests to the NIC: one signalled request
+ * per post, each ringing its own doorbell and completing with its own CQE
+ * (NVSHMEM IBRC), or a batch's requests chained into one post with one
+ * doorbell and one signalled request. */
+typedef enum { GM_TX_POST_SINGLE, GM_TX_POST_CHAINED } gm_tx_proxy_post;
 
 typedef struct gm_tx_params {
 	const char *platform;
@@ -61,6 +66,7 @@ typedef struct gm_tx_params {
 	/* CPU proxy */
 	int64_t proxy_poll_ps, proxy_req_ps;
 	int proxy_batch;
+	gm_tx_proxy_post proxy_post;
 	gm_tx_flag_read flag_read;
 	/* GDRCopy */
 	int64_t gdr_read_ps, gdr_write_ps;
@@ -95,7 +101,7 @@ typedef enum {
 	GM_TX_R_NIC_TX,	    /* the sending NIC's message-processing stage (1/msg_rate) */
 	GM_TX_R_PROXY_POLL, /* the CPU proxy finds the request (batches up to proxy.batch) */
 	GM_TX_R_PROXY_WORK, /* the CPU proxy works on one request */
-	GM_TX_R_PROXY_DB,   /* the CPU proxy rings one doorbell for its batch */
+	GM_TX_R_PROXY_DB,   /* the CPU proxy rings one doorbell for its batch (proxy.post chained) */
 	GM_TX_R_NET,	    /* data moved along a route of links (gm_net) */
 	GM_TX_R__COUNT
 } gm_tx_res;
@@ -138,6 +144,7 @@ typedef struct gm_tx_step {
 	bool receiver_side;	/* part of the receiver's mirror */
 	bool cpu;		/* a CPU (application or proxy) acts */
 	bool latency_only;	/* receiver notification: not part of a stream of puts */
+	bool posts;		/* PROXY_WORK: posts a signalled work request (one CQE to reap) */
 } gm_tx_step;
 
 typedef struct gm_tx_recipe {

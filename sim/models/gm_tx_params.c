@@ -86,8 +86,14 @@ static const gc_param tx_params[] = {
 	 "proxy dequeues and decodes one request from the FIFO (before posting it)",
 	 "estimate: one cache line the GPU wrote, read with DDIO from the LLC, plus decoding"},
 	{"proxy.batch", GC_P_INT, "32", NULL, 1, 4096,
-	 "requests the proxy takes per loop (one doorbell per batch)",
-	 "NVSHMEM IBRC batches up to 32 (" REF ")"},
+	 "requests the proxy takes from its FIFO per turn of its loop",
+	 "NVSHMEM IBRC batches up to 32 (" REF "; proxy.cpp PROXY_REQUEST_BATCH_MAX)"},
+	{"proxy.post", GC_P_ENUM, "single", "single|chained", 1, 0,
+	 "single: one signalled work request per ibv_post_send, each ringing its own doorbell "
+	 "(pcie.mmio_write) and reaped from the CQ one by one (host.cq_poll); chained: a turn's "
+	 "requests linked into one post, one doorbell and one completion per turn",
+	 "NVSHMEM IBRC ibrc.cpp nvshmemt_ibrc_rma: one IBV_SEND_SIGNALED work request per "
+	 "ibv_post_send; progress_send reaps one completion per ibv_poll_cq"},
 	{"proxy.flag_read", GC_P_ENUM, "hostpinned", "hostpinned|cudamemcpy|gdrcopy", 1, 0,
 	 "how the proxy reads a GPU-written flag: host-pinned FIFO, cudaMemcpy, or a GDRCopy mapping",
 	 "NVSHMEM IBRC uses a host-pinned FIFO; pplx-garden reads flags through GDRCopy (" REF ")"},
@@ -255,6 +261,8 @@ void gm_tx_params_read(const gc_config *cfg, const char *platform_name, gm_tx_pa
 	p->proxy_poll_ps = gc_config_time(cfg, "proxy.poll_interval");
 	p->proxy_req_ps = gc_config_time(cfg, "proxy.request_cost");
 	p->proxy_batch = (int)gc_config_int(cfg, "proxy.batch");
+	p->proxy_post = !strcmp(gc_config_str(cfg, "proxy.post"), "chained") ? GM_TX_POST_CHAINED
+									    : GM_TX_POST_SINGLE;
 	const char *fr = gc_config_str(cfg, "proxy.flag_read");
 	p->flag_read = !strcmp(fr, "cudamemcpy") ? GM_TX_FLAG_CUDAMEMCPY
 		       : !strcmp(fr, "gdrcopy")	 ? GM_TX_FLAG_GDRCOPY

@@ -8,8 +8,9 @@
  * over NVLink), 3 device native (SM stores into peer memory), 4 host fallback
  * (device stores through host memory). Inter-node: 1 host native (two staging
  * copies), 2 pinned host native (one), 3 GPU RDMA (CPU-issued GPUDirect RDMA,
- * or the CPU proxy of NVSHMEM IBRC: GPU request into a FIFO, proxy polls,
- * posts on one RC QP, one doorbell per batch of up to proxy.batch), 4
+ * or the CPU proxy of NVSHMEM IBRC: GPU request into a FIFO, proxy polls up
+ * to proxy.batch requests per turn and posts each on one RC QP with its own
+ * doorbell, or with proxy.post chained one doorbell per turn), 4
  * GPU-triggered (CPU pre-built work request, GPU rings the doorbell), 5
  * device native (NVSHMEM IBGDA: the GPU builds the work request and rings the
  * doorbell). "roundtrip" is the GPU -> CPU proxy -> GPU flag ping-pong of
@@ -190,10 +191,12 @@ static int inter_nic(gm_tx_recipe *r, const gm_tx_params *p, bool wqe_in_gpu, bo
 {
 	add(r, "PCIe", GM_TX_R_NONE, p->pcie_lat_ps, "pcie.latency",
 	    "the doorbell write crosses PCIe to the NIC");
-	add(r, "NIC", GM_TX_R_NONE, 2 * p->pcie_lat_ps + ps_of_bytes(64, p->pcie_Bps),
-	    "2 x pcie.latency + 64 B / pcie.bandwidth",
-	    "fetches the 64 B work request from %s memory (a PCIe read round trip)",
-	    wqe_in_gpu ? "GPU" : "host");
+	/* the read request crosses to the memory, the 64 B completion comes
+	 * back over the same links as the payload and shares them */
+	int f = add(r, "NIC", GM_TX_R_NET, p->pcie_lat_ps, "2 x pcie.latency + 64 B / pcie.bandwidth",
+		    "fetches the 64 B work request from %s memory (a PCIe read round trip)",
+		    wqe_in_gpu ? "GPU" : "host");
+	route(r, f, 64, 2, wqe_in_gpu ? GM_TX_L_GPU_UP : GM_TX_L_HOST_DOWN, GM_TX_L_NIC_DOWN);
 	int nic = nic_stage(r, p, "work request");
 	int d = add(r, "NIC -> wire -> remote NIC", GM_TX_R_NET, p->pcie_lat_ps,
 		    "pcie.latency + route latency + bytes / bottleneck bandwidth",
@@ -468,20 +471,40 @@ gc_status gm_tx_recipe_build(const gm_tx_params *p, const char *path, const char
 			int q = add(r, "CPU proxy", GM_TX_R_PROXY_POLL, rd, rule,
 				    "the proxy thread polls and finds the request (%s)", how);
 			r->steps[q].period_ps = rd + p->proxy_poll_ps;
-			int w = add(r, "CPU proxy", GM_TX_R_PROXY_WORK, p->proxy_req_ps + p->post_send_ps,
-				    "proxy.request_cost + host.post_send",
-				    "dequeues the request, builds the RDMA-write work request and posts it on its one RC QP");
+			bool single = p->proxy_post == GM_TX_POST_SINGLE;
+			int w = single ? add(r, "CPU proxy", GM_TX_R_PROXY_WORK,
+					     p->proxy_req_ps + p->post_send_ps + p->mmio_write_ps,
+					     "proxy.request_cost + host.post_send + pcie.mmio_write",
+					     "dequeues the request, builds the RDMA-write work request, posts it "
+					     "on its one RC QP and rings the NIC doorbell (one ibv_post_send)")
+				       : add(r, "CPU proxy", GM_TX_R_PROXY_WORK, p->proxy_req_ps + p->post_send_ps,
+					     "proxy.request_cost + host.post_send",
+					     "dequeues the request, builds the RDMA-write work request and posts "
+					     "it on its one RC QP");
+			r->steps[w].posts = true;
 			int s = -1;
 			if (p->nic_kind != GM_TX_NIC_EFA) {
-				s = add(r, "CPU proxy", GM_TX_R_PROXY_WORK, p->post_send_ps, "host.post_send",
-					"posts the signal write behind it on the same QP");
+				s = single ? add(r, "CPU proxy", GM_TX_R_PROXY_WORK, p->post_send_ps + p->mmio_write_ps,
+						 "host.post_send + pcie.mmio_write",
+						 "posts the signal write behind it on the same QP and rings the "
+						 "doorbell again")
+					   : add(r, "CPU proxy", GM_TX_R_PROXY_WORK, p->post_send_ps, "host.post_send",
+						 "posts the signal write behind it on the same QP");
 				r->steps[s].latency_only = true;
+				r->steps[s].posts = true;
 			}
-			int db = add(r, "CPU proxy", GM_TX_R_PROXY_DB, p->mmio_write_ps, "pcie.mmio_write",
-				     "rings the NIC doorbell once for its batch (up to proxy.batch requests)");
-			if (s >= 0)
-				deps(r, db, 2, w, s);
+			int ring = w;
+			if (!single) {
+				ring = add(r, "CPU proxy", GM_TX_R_PROXY_DB, p->mmio_write_ps, "pcie.mmio_write",
+					   "rings the NIC doorbell once for its batch (up to proxy.batch requests)");
+				if (s >= 0)
+					deps(r, ring, 2, w, s);
+			}
+			int first_nic = r->nsteps;
 			data = inter_nic(r, p, false, true, B, &nic);
+			/* one post per write: the data's doorbell leaves before the
+			 * signal is posted, and the NIC starts on it at once */
+			deps(r, first_nic, 1, ring);
 		}
 		if (!strcmp(variant, "proxy"))
 			inter_tail(r, p, nic, data);
@@ -595,8 +618,15 @@ void gm_tx_component_recipe(const gm_tx_params *p, size_t i, uint64_t nbytes, gm
 		add(r, "SM", GM_TX_R_NONE, p->store_issue_ps, "", "request");
 		s = add(r, "CPU proxy", GM_TX_R_PROXY_POLL, rd, rule, "poll");
 		r->steps[s].period_ps = rd + p->proxy_poll_ps;
-		add(r, "CPU proxy", GM_TX_R_PROXY_WORK, p->proxy_req_ps + p->post_send_ps, "", "work");
-		add(r, "CPU proxy", GM_TX_R_PROXY_DB, p->mmio_write_ps, "", "doorbell");
+		if (p->proxy_post == GM_TX_POST_SINGLE) {
+			s = add(r, "CPU proxy", GM_TX_R_PROXY_WORK,
+				p->proxy_req_ps + p->post_send_ps + p->mmio_write_ps, "", "work and doorbell");
+			r->steps[s].posts = true;
+		} else {
+			s = add(r, "CPU proxy", GM_TX_R_PROXY_WORK, p->proxy_req_ps + p->post_send_ps, "", "work");
+			r->steps[s].posts = true;
+			add(r, "CPU proxy", GM_TX_R_PROXY_DB, p->mmio_write_ps, "", "doorbell");
+		}
 		break;
 	}
 	case 6:

@@ -21,7 +21,7 @@
 #define PUB_CUDAMEMCPY_US 6.5 /* NVIDIA/gdrcopy README */
 #define PUB_GDR_READ_US 1.72  /* gdr_copy_from_mapping 8 B */
 #define PUB_PPLAT_US 1.09     /* gdrcopy pplat round trip */
-#define PUB_IBGDA_RATIO 9.5   /* NVIDIA NVSHMEM/IBGDA blog, < 1 KiB */
+#define PUB_IBGDA_RATIO 9.5   /* NVIDIA NVSHMEM/IBGDA blog, < 1 KiB (reported, not asserted) */
 
 static const char *const platforms[] = {"dgx-h100", "dgx-a100", "p5", "p4d"};
 
@@ -202,43 +202,63 @@ static void test_flag_read(void)
 	g_assert_cmpfloat(ec - eg, >=, d);
 }
 
+/* IBGDA vs the IBRC proxy for a stream of 512 B puts: each side is bound
+ * by the resource its mechanism names, at the rate that resource gives.
+ * IBGDA's NIC reads every put's payload and its 64 B work request from
+ * GPU memory over the GPU's PCIe link; the proxy pays, per request, the
+ * request, the post, the post's doorbell and the reap of its completion
+ * (NVSHMEM IBRC posts one signalled request per ibv_post_send). The ratio
+ * is reported against the published "up to 9.5x" (DGX A100 class) and not
+ * asserted: it follows from the proxy's per-request costs, estimates until
+ * gcsim hw bench measures them (docs/TAXONOMY.md). */
 static void test_ibgda_vs_ibrc(void)
 {
-	gm_tx_params p;
-	params("dgx-h100", NULL, &p);
-	gm_tx_recipe r5, r3;
-	gm_tx_result s5, s3;
-	char *err = NULL;
-	g_assert_cmpint(gm_tx_recipe_build(&p, "inter:5", NULL, 512, &r5, &err), ==, GC_OK);
-	g_assert_cmpint(gm_tx_recipe_build(&p, "inter:3", "proxy", 512, &r3, &err), ==, GC_OK);
-	g_assert_cmpint(gm_tx_simulate(&p, &r5, 20000, NULL, &s5, &err), ==, GC_OK);
-	g_assert_cmpint(gm_tx_simulate(&p, &r3, 20000, NULL, &s3, &err), ==, GC_OK);
-	double ratio = s5.rate_Mops / s3.rate_Mops;
-	g_test_message("512 B, 132 CTAs: IBGDA %.2f Mops (%s), IBRC %.2f Mops (%s), ratio %.2f",
-		       s5.rate_Mops, s5.limit, s3.rate_Mops, s3.limit, ratio);
-	g_assert_cmpfloat(fabs(ratio - PUB_IBGDA_RATIO) / PUB_IBGDA_RATIO, <=, 0.15);
-	g_assert_nonnull(strstr(s3.limit, "CPU proxy"));
-	g_assert_nonnull(strstr(s5.limit, "NIC"));
-	/* the proxy-bound rate is the proxy's per-request work, batching
-	 * amortizing the doorbell */
-	double per_req_us = (double)(p.proxy_req_ps + p.post_send_ps) / 1e6;
-	g_assert_cmpfloat(s3.rate_Mops, <=, 1 / per_req_us);
+	static const char *const pl[] = {"dgx-a100", "dgx-h100"};
+	for (size_t i = 0; i < G_N_ELEMENTS(pl); i++) {
+		gm_tx_params p;
+		params(pl[i], NULL, &p);
+		gm_tx_recipe r5, r3;
+		gm_tx_result s5, s3;
+		char *err = NULL;
+		g_assert_cmpint(gm_tx_recipe_build(&p, "inter:5", NULL, 512, &r5, &err), ==, GC_OK);
+		g_assert_cmpint(gm_tx_recipe_build(&p, "inter:3", "proxy", 512, &r3, &err), ==, GC_OK);
+		g_assert_cmpint(gm_tx_simulate(&p, &r5, 20000, NULL, &s5, &err), ==, GC_OK);
+		g_assert_cmpint(gm_tx_simulate(&p, &r3, 20000, NULL, &s3, &err), ==, GC_OK);
+		double ratio = s5.rate_Mops / s3.rate_Mops;
+		g_test_message("%s 512 B, %d CTAs: IBGDA %.2f Mops (%s), IBRC %.2f Mops (%s), ratio %.2f "
+			       "(published, DGX A100 class: up to %.1f)",
+			       pl[i], p.sms, s5.rate_Mops, s5.limit, s3.rate_Mops, s3.limit, ratio,
+			       PUB_IBGDA_RATIO);
+		g_assert_nonnull(strstr(s3.limit, "CPU proxy"));
+		g_assert_nonnull(strstr(s5.limit, "PCIe up"));
+		double pcie_Mops = p.pcie_Bps / (512.0 + 64.0) / 1e6;
+		g_assert_cmpfloat(fabs(s5.rate_Mops - pcie_Mops) / pcie_Mops, <=, 0.05);
+		double per_req_us =
+			(double)(p.proxy_req_ps + p.post_send_ps + p.mmio_write_ps + p.cq_poll_ps) / 1e6;
+		g_assert_cmpfloat(s3.rate_Mops, <=, 1 / per_req_us);
+		g_assert_cmpfloat(s3.rate_Mops, >=, 0.95 / per_req_us);
+		g_assert_cmpfloat(ratio, >, 1);
+	}
 }
 
 /* The proxy's loop with requests always waiting: take up to proxy.batch
- * of them (one read of the FIFO), work on each (request cost + post), ring
- * one doorbell for the batch, poll the completion queue, poll again. Its
- * rate is batch requests per turn, for every batch size; and every stream
- * length completes (the batch's last signal, free in a stream, must not
- * leave its doorbell behind when the proxy goes idle). */
+ * of them (one read of the FIFO) and work on each; with proxy.post single
+ * each request is its own post with its own doorbell and its own
+ * completion to reap, with chained the turn rings one doorbell and reaps
+ * one completion. Its rate is batch requests per turn, for every batch
+ * size and both disciplines; and every stream length completes (the
+ * batch's last signal, free in a stream, must not leave its doorbell
+ * behind when the proxy goes idle). */
 static void test_proxy_batch_loop(void)
 {
 	static const char *const batches[] = {"1", "2", "4", "32", "64"};
+	static const char *const posts[] = {"single", "chained"};
 	static const uint64_t lens[] = {1, 2, 3, 7, 33, 100};
-	for (size_t b = 0; b < G_N_ELEMENTS(batches); b++) {
-		char set[32];
-		g_snprintf(set, sizeof(set), "proxy.batch=%s", batches[b]);
-		const char *sets[] = {set, NULL};
+	for (size_t b = 0; b < G_N_ELEMENTS(batches) * G_N_ELEMENTS(posts); b++) {
+		char set[32], post[32];
+		g_snprintf(set, sizeof(set), "proxy.batch=%s", batches[b % G_N_ELEMENTS(batches)]);
+		g_snprintf(post, sizeof(post), "proxy.post=%s", posts[b / G_N_ELEMENTS(batches)]);
+		const char *sets[] = {set, post, NULL};
 		gm_tx_params p;
 		params("dgx-h100", sets, &p);
 		gm_tx_recipe r;
@@ -248,7 +268,7 @@ static void test_proxy_batch_loop(void)
 		for (size_t k = 0; k < G_N_ELEMENTS(lens); k++) {
 			gc_status st = gm_tx_simulate(&p, &r, lens[k], NULL, &res, &err);
 			if (st != GC_OK)
-				g_test_message("batch %s, %llu messages: %s", batches[b],
+				g_test_message("%s %s, %llu messages: %s", set, post,
 					       (unsigned long long)lens[k], err);
 			g_assert_cmpint(st, ==, GC_OK);
 			g_assert_cmpuint(res.messages, ==, lens[k]);
@@ -259,10 +279,13 @@ static void test_proxy_batch_loop(void)
 			if (r.steps[i].res == GM_TX_R_PROXY_POLL)
 				read = r.steps[i].fixed_ps;
 		double n = p.proxy_batch;
-		double turn_us = (double)(read + p.mmio_write_ps + p.cq_poll_ps) / 1e6 +
-				 n * (double)(p.proxy_req_ps + p.post_send_ps) / 1e6;
-		g_test_message("batch %d: %.3f Mops (%s), a turn of %.0f requests in %.3f us: %.3f Mops",
-			       p.proxy_batch, res.rate_Mops, res.limit, n, turn_us, n / turn_us);
+		bool single = p.proxy_post == GM_TX_POST_SINGLE;
+		double per_req = (double)(p.proxy_req_ps + p.post_send_ps) +
+				 (single ? (double)(p.mmio_write_ps + p.cq_poll_ps) : 0);
+		double per_turn = (double)read + (single ? 0 : (double)(p.mmio_write_ps + p.cq_poll_ps));
+		double turn_us = (per_turn + n * per_req) / 1e6;
+		g_test_message("%s, batch %d: %.3f Mops (%s), a turn of %.0f requests in %.3f us: %.3f Mops",
+			       post, p.proxy_batch, res.rate_Mops, res.limit, n, turn_us, n / turn_us);
 		g_assert_nonnull(strstr(res.limit, "CPU proxy"));
 		g_assert_cmpfloat(fabs(res.rate_Mops - n / turn_us) / (n / turn_us), <=, 0.01);
 	}
