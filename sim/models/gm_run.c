@@ -698,6 +698,47 @@ static unsigned run_protos(const gm_run *r)
 	return r->proto >= 0 ? GM_PROTO_BIT(r->proto) : r->proto_ok;
 }
 
+/* A communicator of p on t has members on more than one node (all groups
+ * have group 0's shape). */
+static bool spans_nodes(const gs_params *p, const gt_topo *t)
+{
+	if (t->kind != GT_DGX || t->nodes < 2)
+		return false;
+	int node = -1;
+	for (int r = 0; r < p->nranks; r++) {
+		if (gs_group_id(p, r) != 0)
+			continue;
+		if (node < 0)
+			node = r / t->gpus_per_node;
+		else if (r / t->gpus_per_node != node)
+			return true;
+	}
+	return false;
+}
+
+/* NCCL turns LL128 on by default only where it is tested (tuning.cc,
+ * protocol enable 2): nodes whose GPUs talk over NVLink (typeIntra <=
+ * PATH_NVB) and, across nodes, a GPU-to-NIC path of at most PXB, or PXN
+ * from Hopper on (typeInter). Why it stays off for this scenario, or NULL. */
+static const char *ll128_default_refusal(const gm_run *r)
+{
+	const gt_topo *t = &r->topo;
+	if (t->kind != GT_DGX)
+		return NULL;
+	if (t->intra == GT_INTRA_PCIE)
+		return "the GPUs of a node talk over PCIe, not NVLink (typeIntra beyond NVB)";
+	if (!spans_nodes(&r->base, t))
+		return NULL;
+	if (t->nic_path <= GT_PATH_PXB)
+		return NULL;
+	if (t->nic_path == GT_PATH_PXN)
+		return t->arch >= 3 ? NULL
+				    : "topology.nic_path pxn before hopper (typeInter beyond PXB; "
+				      "topology.gpu_arch hopper or later allows PXN)";
+	return t->nic_path == GT_PATH_PHB ? "topology.nic_path phb (typeInter beyond PXB and PXN)"
+					  : "topology.nic_path sys (typeInter beyond PXB and PXN)";
+}
+
 /* collective.nccl_proto: the protocols allowed, and a refusal where the
  * protocol given is not one of them, or the algorithm (one that runs
  * Simple only) can run none of them. */
@@ -706,6 +747,16 @@ static gc_status proto_set_setup(gm_run *r, char **errmsg)
 	const char *why = NULL, *v = gc_config_str(r->cfg, "collective.nccl_proto");
 	if (!gm_proto_parse_set(v, &r->proto_ok, &why))
 		return gc_config_error(r->cfg, "collective.nccl_proto", errmsg, "%s, got '%s'", why, v);
+	/* NCCL's default leaves LL128 out where it is not tested, unless
+	 * NCCL_PROTO names it (a list without '^' that holds it) or the
+	 * protocol is given outright */
+	bool named = v[0] && v[0] != '^' && (r->proto_ok & GM_PROTO_BIT(GM_PROTO_LL128));
+	r->ll128_off = NULL;
+	if (!named && r->proto != GM_PROTO_LL128 && (r->proto_ok & GM_PROTO_BIT(GM_PROTO_LL128))) {
+		r->ll128_off = ll128_default_refusal(r);
+		if (r->ll128_off)
+			r->proto_ok &= ~GM_PROTO_BIT(GM_PROTO_LL128);
+	}
 	if (r->proto >= 0 && !(r->proto_ok & GM_PROTO_BIT(r->proto)))
 		return gc_config_error(r->cfg, "collective.nccl_proto", errmsg,
 				       "'%s' leaves out protocol %s, which collective.protocol "
@@ -1252,6 +1303,11 @@ void gm_run_format_table(const gm_run *r, void *gstring_out)
 		}
 		g_string_append(g, "\n");
 	}
+	if (r->ll128_off && (r->proto < 0 || r->algo_auto))
+		g_string_append_printf(g,
+				       "# ll128 left out, as NCCL leaves it out by default: %s; "
+				       "collective.nccl_proto naming LL128 turns it on\n",
+				       r->ll128_off);
 }
 
 void gm_run_format_compare(const gm_run *r, void *gstring_out)

@@ -63,6 +63,7 @@ typedef struct gm_run {
 	gs_params base; /* collective parameters; bytes set per point */
 	int proto;	/* gm_proto, or -1 for auto */
 	unsigned proto_ok; /* collective.nccl_proto: the GM_PROTO_BITs allowed */
+	const char *ll128_off; /* why NCCL's default leaves LL128 out here (NULL: it does not) */
 	/* collective.algo auto: per size the candidate (each with its own step
 	 * geometry) whose closed-form time is smallest */
 	bool algo_auto;

@@ -158,6 +158,14 @@ static const gc_param topo_params[] = {
 	{"topology.fabric.pxn", GC_P_BOOL, "true", NULL, 1, 0,
 	 "rail: reach another rail through the sender node's GPU on it (NVLink, then that GPU's "
 	 "NIC) instead of through a spine", "NCCL PXN (NCCL_PXN_DISABLE=0, the default)"},
+	{"topology.nic_path", GC_P_ENUM, "pxb", "pix|pxb|pxn|phb|sys", 1, 0,
+	 "dgx: how NCCL classes the PCIe path from a GPU to its NIC: pix one switch, pxb several "
+	 "switches, pxn through another GPU over NVLink, phb through the CPU's host bridge (as "
+	 "in a VM that shows no PCIe switches), sys across sockets; NCCL leaves LL128 out by "
+	 "default across nodes beyond pxb (beyond pxn on hopper and later)",
+	 "NCCL src/graph/tuning.cc (LL128 enabled by default only if typeInter <= PATH_PXB, or "
+	 "<= PATH_PXN with compute capability >= 9.0, and typeIntra <= PATH_NVB); DGX nodes "
+	 "put each NIC on its GPU's PCIe switch"},
 	{"topology.gpu_arch", GC_P_ENUM, "none", "none|volta|ampere|hopper|blackwell", 1, 0,
 	 "GPU generation: protocol ll's throughput per GPU is held to NCCL's ceiling (busbw: on "
 	 "one node the generation's, across nodes topology.cpu's), and a ring's or tree's channel "
@@ -194,7 +202,7 @@ static const char *const dgx_only[] = {
 	"topology.fabric.kind", "topology.fabric.leaf_nics", "topology.fabric.oversubscription",
 	"topology.fabric.routing", "topology.fabric.switch_latency", "topology.fabric.pxn",
 	"topology.fabric.sharp", "topology.fabric.pod_nodes", "topology.fabric.pod_oversubscription",
-	"topology.intra", "topology.nics_per_node", NULL};
+	"topology.intra", "topology.nics_per_node", "topology.nic_path", NULL};
 /* keys of one kind of node inside (topology.intra) */
 static const char *const nvswitch_only[] = {"topology.nvlink.bandwidth", "topology.nvlink.latency",
 					    "topology.nvlink.nvls_efficiency", NULL};
@@ -527,6 +535,11 @@ gc_status gt_topo_from_config(const gc_config *cfg, gt_topo *t, char **errmsg)
 		t->pcie = spec(cfg, "topology.pcie");
 		int nics = (int)gc_config_int(cfg, "topology.nics_per_node");
 		t->nic_share = nics > 0 ? t->gpus_per_node / nics : 1;
+		static const char *const paths[] = {"pix", "pxb", "pxn", "phb", "sys"};
+		const char *np = gc_config_str(cfg, "topology.nic_path");
+		for (size_t i = 0; i < G_N_ELEMENTS(paths); i++)
+			if (!strcmp(np, paths[i]))
+				t->nic_path = (gt_nic_path)i;
 		if (strcmp(gc_config_str(cfg, "topology.intra"), "pcie") == 0) {
 			t->intra = GT_INTRA_PCIE;
 			t->no_nvls = true;

@@ -50,6 +50,10 @@ typedef enum gt_kind { GT_FLAT = 0, GT_DGX } gt_kind;
  *    With NVLink bridges (bridge.bw_Bps > 0) GPUs 2k and 2k+1 reach each
  *    other over their bridge alone, one link each way. */
 typedef enum gt_intra { GT_INTRA_NVSWITCH = 0, GT_INTRA_PCIE } gt_intra;
+/* NCCL's class of the PCIe path from a GPU to the NIC it sends through
+ * (graph typeInter): one switch, several switches, through another GPU
+ * over NVLink, through the CPU's host bridge, across sockets. */
+typedef enum gt_nic_path { GT_PATH_PIX = 0, GT_PATH_PXB, GT_PATH_PXN, GT_PATH_PHB, GT_PATH_SYS } gt_nic_path;
 
 /* The network between dgx nodes (topology.fabric.kind):
  *  - nonblocking: one ideal switch; route nic_tx(i), nic_rx(j).
@@ -98,6 +102,7 @@ typedef struct gt_topo {
 	gt_link_spec pcie;   /* dgx */
 	gt_link_spec nic;    /* dgx: each NIC's */
 	int nic_share;	     /* dgx: GPUs per NIC (topology.nics_per_node; 0 or 1: one each) */
+	gt_nic_path nic_path; /* dgx: topology.nic_path */
 	/* dgx: the node's inside (see gt_intra); pcie only: */
 	gt_intra intra;
 	int switch_gpus;      /* GPUs per PCIe switch */

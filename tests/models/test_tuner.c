@@ -321,6 +321,95 @@ static void test_proto_set_limits_the_pick(void)
 	expect_refused(ring, bad, "NCCL_PROTO's syntax), got 'LL129'");
 }
 
+/* NCCL's default for LL128 (tuning.cc): across nodes only with a GPU-NIC
+ * path of at most PXB, or PXN from Hopper on, and only in nodes whose GPUs
+ * talk over NVLink; NCCL_PROTO naming LL128, or the protocol given, turns
+ * it on anyway. Where the rule leaves it out, the run equals one with
+ * collective.nccl_proto ^LL128, point for point. */
+static void test_ll128_default_rule(void)
+{
+	const char *ring = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100, nodes: 2}\n"
+			   "collective: {op: allreduce, algo: ring, protocol: auto, tuner: nccl,"
+			   " sizes: [1MiB, 8MiB]}\n"
+			   "sim: {fidelity: analytical}\n";
+	static const struct {
+		const char *path, *arch, *set; /* set: collective.nccl_proto */
+		bool ll128;
+	} cases[] = {
+		{"pix", "hopper", "", true},	 {"pxb", "hopper", "", true},
+		{"pxn", "hopper", "", true},	 {"pxn", "ampere", "", false},
+		{"phb", "hopper", "", false},	 {"sys", "hopper", "", false},
+		{"phb", "hopper", "^LL", false}, {"phb", "hopper", "LL,LL128,Simple", true},
+		{"phb", "hopper", "LL128", true},
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		char path[64], arch[64], set[64];
+		g_snprintf(path, sizeof(path), "topology.nic_path=%s", cases[i].path);
+		g_snprintf(arch, sizeof(arch), "topology.gpu_arch=%s", cases[i].arch);
+		g_snprintf(set, sizeof(set), "collective.nccl_proto=%s", cases[i].set);
+		const char *const sets[] = {path, arch, set, NULL};
+		gm_run *r = run_yaml(ring, sets);
+		g_test_message("%s %s '%s': %s %s%s", cases[i].path, cases[i].arch, cases[i].set,
+			       gm_proto_get((gm_proto)r->pts[0].proto)->name,
+			       gm_proto_get((gm_proto)r->pts[1].proto)->name,
+			       r->ll128_off ? " (ll128 left out)" : "");
+		g_assert_cmpint(!r->ll128_off, ==, cases[i].ll128);
+		for (size_t k = 0; k < r->npts; k++)
+			if (cases[i].ll128 && !strchr(cases[i].set, 'L'))
+				g_assert_cmpint(r->pts[k].proto, ==, GM_PROTO_LL128);
+			else if (!cases[i].ll128)
+				g_assert_cmpint(r->pts[k].proto, !=, GM_PROTO_LL128);
+		if (!cases[i].ll128) {
+			/* the same set with LL128 taken out by hand */
+			g_snprintf(set, sizeof(set), "collective.nccl_proto=%s",
+				   cases[i].set[0] ? "^LL,LL128" : "^LL128");
+			const char *const off[] = {arch, set, NULL};
+			gm_run *o = run_yaml(ring, off);
+			for (size_t k = 0; k < r->npts; k++) {
+				g_assert_cmpint(r->pts[k].proto, ==, o->pts[k].proto);
+				g_assert_cmpfloat(r->pts[k].time_us, ==, o->pts[k].time_us);
+			}
+			gm_run_free(o);
+		}
+		gm_run_free(r);
+	}
+	/* one node: typeInter does not apply */
+	const char *const one[] = {"topology.nodes=1", "topology.nic_path=sys", NULL};
+	gm_run *r = run_yaml(ring, one);
+	g_assert_null(r->ll128_off);
+	gm_run_free(r);
+	/* communicators inside a node (tensor-parallel groups of 4) do not
+	 * cross the NIC either; groups strided across the nodes do */
+	const char *const tp[] = {"topology.nic_path=phb", "collective.group.size=4", NULL};
+	r = run_yaml(ring, tp);
+	g_assert_null(r->ll128_off);
+	gm_run_free(r);
+	const char *const dp[] = {"topology.nic_path=phb", "collective.group.size=2",
+				  "collective.group.stride=8", NULL};
+	r = run_yaml(ring, dp);
+	g_assert_nonnull(r->ll128_off);
+	gm_run_free(r);
+	/* a node of PCIe GPUs: never by default, on one node too */
+	const char *pcie = "schema_version: 1\n"
+			   "topology: {kind: dgx, intra: pcie, gpu_arch: ampere, pcie: {bandwidth: 25GB/s,"
+			   " switch_gpus: 4, sockets: 2}}\n"
+			   "collective: {op: allreduce, algo: ring, protocol: auto, sizes: [1MiB]}\n"
+			   "sim: {fidelity: analytical}\n";
+	r = run_yaml(pcie, NULL);
+	g_assert_nonnull(strstr(r->ll128_off, "PCIe"));
+	g_assert_cmpint(r->pts[0].proto, !=, GM_PROTO_LL128);
+	gm_run_free(r);
+	/* the protocol given outright runs, as NCCL_PROTO=LL128 does */
+	const char *const given[] = {"collective.protocol=ll128", NULL};
+	r = run_yaml(pcie, given);
+	g_assert_null(r->ll128_off);
+	g_assert_cmpint(r->pts[0].proto, ==, GM_PROTO_LL128);
+	gm_run_free(r);
+	const char *const bad[] = {"topology.nic_path=pci", NULL};
+	expect_refused(ring, bad, "topology.nic_path");
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -333,5 +422,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/tuner/collnet", test_collnet);
 	g_test_add_func("/tuner/proto-set-syntax", test_proto_set_syntax);
 	g_test_add_func("/tuner/proto-set-limits-the-pick", test_proto_set_limits_the_pick);
+	g_test_add_func("/tuner/ll128-default-rule", test_ll128_default_rule);
 	return g_test_run();
 }
