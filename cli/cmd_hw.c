@@ -11,6 +11,7 @@
  * status), so one broken measurement does not discard the others.
  */
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,6 +24,8 @@
 #include "hw/gh_verbs.h"
 #include "sim/core/gc_results.h"
 #include "sim/core/gc_units.h"
+#include "sim/models/gm_scenario.h"
+#include "sim/models/gm_tx.h"
 #include "validate/gv_validate.h"
 
 static int exit_of(gc_status st)
@@ -401,15 +404,52 @@ static void recording_run(const char *path, gc_run_row *run)
 	g_free(csv_err);
 }
 
+/* The terms the taxonomy scenario keeps when it splits a measured sum:
+ * the platform's values in gcsim's tables. */
+static bool tx_defaults(const char *platform, gh_calib_tx_defaults *d)
+{
+	gc_config *cfg = gm_scenario_config_new();
+	bool ok = gm_tx_platform_apply(cfg, platform);
+	if (ok) {
+		gm_tx_params p;
+		gm_tx_params_read(cfg, platform, &p);
+		d->platform = platform;
+		d->post_send_us = (double)p.post_send_ps / 1e6;
+		d->fence_us = (double)p.fence_ps / 1e6;
+		d->store_issue_us = (double)p.store_issue_ps / 1e6;
+	}
+	gc_config_free(cfg);
+	return ok;
+}
+
+/* Writes each (path, text) pair; on a failure removes the ones written
+ * and leaves the message in *why. */
+static bool write_all(char **paths, GString **texts, int n, char **why)
+{
+	for (int i = 0; i < n; i++) {
+		GError *ge = NULL;
+		if (!g_file_set_contents(paths[i], texts[i]->str, (gssize)texts[i]->len, &ge)) {
+			*why = g_strdup_printf("%s: cannot write: %s", paths[i], ge->message);
+			g_error_free(ge);
+			for (int k = 0; k < i; k++)
+				g_remove(paths[k]);
+			return false;
+		}
+	}
+	return true;
+}
+
 static int hw_calibrate(int argc, char **argv)
 {
-	char *name = NULL, *from = NULL, *dir = NULL;
+	char *name = NULL, *from = NULL, *dir = NULL, *platform = NULL;
 	gboolean quick = FALSE;
 	GOptionEntry entries[] = {
 		{"name", 'n', 0, G_OPTION_ARG_STRING, &name, "calibration name (file NAME.yaml)", "NAME"},
 		{"from", 'f', 0, G_OPTION_ARG_FILENAME, &from,
 		 "fit a recorded results file or points CSV instead of measuring", "FILE"},
 		{"dir", 0, 0, G_OPTION_ARG_FILENAME, &dir, "output folder (default scenarios/calibration)", "DIR"},
+		{"platform", 'p', 0, G_OPTION_ARG_STRING, &platform,
+		 "taxonomy platform the posting costs are set on (default dgx-h100)", "P"},
 		{"quick", 'q', 0, G_OPTION_ARG_NONE, &quick, "quick measurement when not --from", NULL},
 		{NULL, 0, 0, 0, NULL, NULL, NULL},
 	};
@@ -417,18 +457,30 @@ static int hw_calibrate(int argc, char **argv)
 	int done, rc = cli_parse(&argc, &argv, "",
 				 "Fit model parameters (launch latency, per-path alpha and bandwidth,\n"
 				 "flag and proxy round trips, the virtual-rank link model) to measurements\n"
-				 "and write DIR/NAME.yaml with provenance comments.",
+				 "and write DIR/NAME.yaml with provenance comments; with ring allreduce\n"
+				 "points also DIR/NAME-virtual.yaml (the virtual-rank model as a scenario),\n"
+				 "with posting points also DIR/NAME-taxonomy.yaml (the measured posting\n"
+				 "costs of the IBGDA and CPU-proxy paths as an explain scenario).",
 				 entries, &done);
 	GArray *pts = g_array_new(FALSE, FALSE, sizeof(gc_result_point));
-	GString *yaml = g_string_new(NULL);
-	char why[GH_WHY] = "", *err = NULL, *path = NULL, desc[512] = "", now[32];
+	GString *yaml = g_string_new(NULL), *sc = g_string_new(NULL), *tx = g_string_new(NULL);
+	char why[GH_WHY] = "", *err = NULL, desc[512] = "", now[32];
+	char *paths[3] = {NULL, NULL, NULL};
 	gc_run_row run;
 	memset(&run, 0, sizeof(run));
 	gc_status st = GC_OK;
+	gh_calib_tx_defaults txd;
 	if (done)
 		goto out;
 	if (!name || !*name || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != strlen(name) || name[0] == '.') {
 		rc = fail("calibrate", GC_ERR_INPUT, "--name: expected letters, digits, '-', '_' or '.' (see --help)");
+		goto out;
+	}
+	if (!tx_defaults(platform ? platform : "dgx-h100", &txd)) {
+		char *m = g_strdup_printf("--platform: expected one of %s, got '%s'",
+					  gm_tx_platform_choices(), platform);
+		rc = fail("calibrate", GC_ERR_INPUT, m);
+		g_free(m);
 		goto out;
 	}
 	if (from) {
@@ -459,54 +511,60 @@ static int hw_calibrate(int argc, char **argv)
 			      .command = from && run.command ? run.command : cmd,
 			      .source = from ? from : "measured by this command"};
 	int np = 0;
-	st = gh_calib_yaml((gc_result_point *)(void *)pts->data, pts->len, &prov, yaml, &np, &err);
+	const gc_result_point *pv = (const gc_result_point *)(void *)pts->data;
+	st = gh_calib_yaml(pv, pts->len, &prov, yaml, &np, &err);
 	if (st != GC_OK) {
 		rc = fail("calibrate", st, err);
 		goto out;
 	}
-	path = g_strdup_printf("%s/%s.yaml", dir ? dir : "scenarios/calibration", name);
-	GError *ge = NULL;
-	if (!g_file_set_contents(path, yaml->str, (gssize)yaml->len, &ge)) {
-		char *m = g_strdup_printf("%s: cannot write: %s", path, ge->message);
-		g_error_free(ge);
-		rc = fail("calibrate", GC_ERR_IO, m);
-		g_free(m);
+	/* everything is built before anything is written, and a failed write
+	 * removes what was written: no half-written calibration */
+	const char *d = dir ? dir : "scenarios/calibration";
+	GString *texts[3] = {yaml, NULL, NULL};
+	int nf = 0;
+	paths[nf++] = g_strdup_printf("%s/%s.yaml", d, name);
+	char *scerr = NULL, *txerr = NULL;
+	bool has_sc = gh_calib_scenario(pv, pts->len, &prov, sc, &scerr) == GC_OK;
+	bool has_tx = gh_calib_taxonomy(pv, pts->len, &prov, &txd, tx, &txerr) == GC_OK;
+	g_free(scerr);
+	g_free(txerr);
+	int isc = -1, itx = -1;
+	if (has_sc) {
+		isc = nf;
+		texts[nf] = sc;
+		paths[nf++] = g_strdup_printf("%s/%s-virtual.yaml", d, name);
+	}
+	if (has_tx) {
+		itx = nf;
+		texts[nf] = tx;
+		paths[nf++] = g_strdup_printf("%s/%s-taxonomy.yaml", d, name);
+	}
+	if (!write_all(paths, texts, nf, &err)) {
+		rc = fail("calibrate", GC_ERR_IO, err);
 		goto out;
 	}
 	fwrite(yaml->str, 1, yaml->len, stdout);
-	printf("# wrote %d parameters to %s\n", np, path);
-	/* the virtual-rank model as a runnable scenario, when ring points exist */
-	GString *sc = g_string_new(NULL);
-	char *scerr = NULL;
-	if (gh_calib_scenario((gc_result_point *)(void *)pts->data, pts->len, &prov, sc, &scerr) ==
-	    GC_OK) {
-		char *scpath = g_strdup_printf("%s/%s-virtual.yaml", dir ? dir : "scenarios/calibration",
-					       name);
-		GError *se = NULL;
-		if (!g_file_set_contents(scpath, sc->str, (gssize)sc->len, &se)) {
-			char *m = g_strdup_printf("%s: cannot write: %s", scpath, se->message);
-			g_error_free(se);
-			rc = fail("calibrate", GC_ERR_IO, m);
-			g_free(m);
-			g_free(scpath);
-			g_string_free(sc, TRUE);
-			goto out;
-		}
-		printf("# wrote the virtual-rank scenario %s (gcsim run it to predict)\n", scpath);
-		g_free(scpath);
-	}
-	g_free(scerr);
-	g_string_free(sc, TRUE);
+	printf("# wrote %d parameters to %s\n", np, paths[0]);
+	if (isc >= 0)
+		printf("# wrote the virtual-rank scenario %s (gcsim run it to predict)\n", paths[isc]);
+	if (itx >= 0)
+		printf("# wrote the taxonomy scenario %s (gcsim explain --scenario it to compare the "
+		       "posting paths)\n",
+		       paths[itx]);
 	rc = 0;
 out:
 	gc_run_row_clear(&run);
 	g_string_free(yaml, TRUE);
+	g_string_free(sc, TRUE);
+	g_string_free(tx, TRUE);
 	g_array_free(pts, TRUE);
 	g_free(err);
-	g_free(path);
+	for (int i = 0; i < 3; i++)
+		g_free(paths[i]);
 	g_free(name);
 	g_free(from);
 	g_free(dir);
+	g_free(platform);
 	g_free(cmd);
 	return rc;
 }

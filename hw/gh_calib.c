@@ -278,3 +278,124 @@ gc_status gh_calib_scenario(const gc_result_point *pts, size_t n, const gh_calib
 	g_string_append(g, "]}\n");
 	return GC_OK;
 }
+
+/* Split a measured sum (ps) into the term fitted and the terms kept: the
+ * kept ones as given while they fit in the sum, else shortened in order so
+ * the parts still add up to the sum. */
+static int64_t split_sum(int64_t sum, int64_t *kept, size_t nk)
+{
+	int64_t rest = sum;
+	for (size_t i = 0; i < nk; i++) {
+		if (kept[i] > rest)
+			kept[i] = rest;
+		rest -= kept[i];
+	}
+	return rest;
+}
+
+/* A time as a scenario takes it: whole nanoseconds, else picoseconds. */
+static void append_time(GString *g, int64_t ps)
+{
+	if (ps % 1000 == 0)
+		g_string_append_printf(g, "%lldns", (long long)(ps / 1000));
+	else
+		g_string_append_printf(g, "%lldps", (long long)ps);
+}
+
+static int64_t ps_of_us(double us)
+{
+	return (int64_t)llround(us * 1e6);
+}
+
+gc_status gh_calib_taxonomy(const gc_result_point *pts, size_t n, const gh_calib_prov *prov,
+			    const gh_calib_tx_defaults *d, void *gstring_out, char **errmsg)
+{
+	double proxy = gh_calib_scalar(pts, n, "proxy_rate", "sms-b32");
+	double post = gh_calib_scalar(pts, n, "gpu_post", "1cta-b1");
+	bool has_proxy = isfinite(proxy) && proxy > 0, has_post = isfinite(post) && post > 0;
+	if (!has_proxy && !has_post) {
+		*errmsg = g_strdup("no taxonomy scenario: the measurements hold no proxy_rate sms-b32 or "
+				   "gpu_post 1cta-b1 point");
+		return GC_ERR_INPUT;
+	}
+	int ctas = 0;
+	for (size_t i = 0; i < n; i++)
+		if (match(&pts[i], "gpu_post", "sms-b32") && pts[i].nranks > 0)
+			ctas = pts[i].nranks;
+	gh_fit f;
+	bool has_pcie = gh_calib_fit_path(pts, n, "memcpy_h2d", NULL, &f) == GC_OK;
+	int64_t post_send = ps_of_us(d->post_send_us), fence = ps_of_us(d->fence_us),
+		store = ps_of_us(d->store_issue_us);
+	int64_t px_kept[1] = {post_send};
+	int64_t px_fit = has_proxy ? split_sum(ps_of_us(proxy), px_kept, 1) : 0;
+	int64_t gp_kept[2] = {store, fence};
+	int64_t gp_fit = has_post ? split_sum(ps_of_us(post), gp_kept, 2) : 0;
+
+	GString *g = gstring_out;
+	g_string_append(g, "# SPDX-License-Identifier: MIT\n");
+	g_string_append_printf(g, "# Taxonomy posting costs '%s', measured by gcsim hw calibrate.\n",
+			       prov->name);
+	prov_line(g, "device:", prov->device);
+	prov_line(g, "date:", prov->created);
+	prov_line(g, "command:", prov->command);
+	prov_line(g, "source:", prov->source);
+	g_string_append(g, "# Measured without a NIC (gcsim hw bench):\n");
+	if (has_proxy)
+		g_string_append_printf(g,
+				       "#   the CPU proxy: %.4g us per request (proxy_rate) = "
+				       "proxy.request_cost %.4g us + host.post_send %.4g us\n",
+				       proxy, (double)px_fit / 1e6, (double)px_kept[0] / 1e6);
+	if (has_post)
+		g_string_append_printf(g,
+				       "#   one CTA posting the IBGDA way: %.4g us per post (gpu_post) = "
+				       "gpu.wqe_build %.4g us + gpu.fence %.4g us + gpu.store_issue "
+				       "%.4g us\n",
+				       post, (double)gp_fit / 1e6, (double)gp_kept[1] / 1e6,
+				       (double)gp_kept[0] / 1e6);
+	g_string_append_printf(g,
+			       "# The terms a sum was split by are %s's unless the sum was shorter.\n"
+			       "# The proxy's doorbell (pcie.mmio_write) and completion reaps "
+			       "(host.cq_poll)\n# and the NIC keep %s's values. Compare the "
+			       "inter-node types: gcsim explain --scenario FILE\n",
+			       d->platform, d->platform);
+	g_string_append(g, "schema_version: 1\n");
+	g_string_append_printf(g, "name: %s taxonomy\n", prov->name);
+	g_string_append_printf(g,
+			       "explain: {mode: compare, scope: inter, bytes: 512B, messages: 20000, "
+			       "platform: %s}\n",
+			       d->platform);
+	if (has_proxy) {
+		g_string_append(g, "proxy: {request_cost: ");
+		append_time(g, px_fit);
+		g_string_append(g, "}\n");
+		if (px_kept[0] != post_send) {
+			g_string_append(g, "host: {post_send: ");
+			append_time(g, px_kept[0]);
+			g_string_append(g, "}\n");
+		}
+	}
+	if (has_post || ctas > 0) {
+		g_string_append(g, "gpu: {");
+		const char *sep = "";
+		if (has_post) {
+			g_string_append(g, "wqe_build: ");
+			append_time(g, gp_fit);
+			if (gp_kept[1] != fence) {
+				g_string_append(g, ", fence: ");
+				append_time(g, gp_kept[1]);
+			}
+			if (gp_kept[0] != store) {
+				g_string_append(g, ", store_issue: ");
+				append_time(g, gp_kept[0]);
+			}
+			sep = ", ";
+		}
+		if (ctas > 0)
+			g_string_append_printf(g, "%ssms: %d", sep, ctas);
+		g_string_append(g, "}\n");
+	}
+	if (has_pcie)
+		g_string_append_printf(g, "pcie: {bandwidth: %.6gGB/s}  # host-to-device copy fit\n",
+				       f.beta_GBps);
+	return GC_OK;
+}

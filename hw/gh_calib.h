@@ -60,4 +60,24 @@ gc_status gh_calib_yaml(const gc_result_point *pts, size_t n, const gh_calib_pro
 gc_status gh_calib_scenario(const gc_result_point *pts, size_t n, const gh_calib_prov *prov,
 			    void *gstring_out, char **errmsg);
 
+/* The platform values the taxonomy scenario keeps for the terms a
+ * measurement without a NIC does not separate (the caller reads them from
+ * the model's tables for `platform`), in microseconds. */
+typedef struct gh_calib_tx_defaults {
+	const char *platform;
+	double post_send_us, fence_us, store_issue_us;
+} gh_calib_tx_defaults;
+
+/* The taxonomy's posting costs as an explain scenario (inter-node types
+ * compared at the rate of 512 B puts on d->platform): the CPU proxy's time
+ * per request (proxy_rate sms-b32 = proxy.request_cost + host.post_send)
+ * and one CTA's time per post the IBGDA way (gpu_post 1cta-b1 =
+ * gpu.wqe_build + gpu.fence + gpu.store_issue), each sum split by keeping
+ * the platform's other terms (a sum shorter than them shortens them, so
+ * the sum is always the one measured); the CTAs from the all-SM posting
+ * point; PCIe bandwidth from the host-to-device copy fit. Appends to out
+ * (GString *); GC_ERR_INPUT when neither posting point was measured. */
+gc_status gh_calib_taxonomy(const gc_result_point *pts, size_t n, const gh_calib_prov *prov,
+			    const gh_calib_tx_defaults *d, void *gstring_out, char **errmsg);
+
 #endif

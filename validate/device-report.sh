@@ -8,9 +8,10 @@
 # DIR is the folder device-check wrote (it may be read-only: nothing is
 # written there). OUTDIR (default: a fresh temporary folder) receives
 # report.txt (what is printed), the calibration refitted from DIR's
-# calib-input.csv by this binary (device.yaml, device-virtual.yaml), the
-# held-aside points measured (measured.csv) and predicted (predicted.db),
-# and gcsim validate's per-point report (validate.csv). The checks:
+# calib-input.csv by this binary (device.yaml, device-virtual.yaml,
+# device-taxonomy.yaml), the held-aside points measured (measured.csv) and
+# predicted (predicted.db), and gcsim validate's per-point report
+# (validate.csv). The checks:
 #  1. interpreter: every interp-* step's status in DIR/status.txt; rc=0
 #     means every output equalled the CPU reference executor's;
 #  2. SM copy: the calibrated HBM bandwidth of the SM copy kernel
@@ -23,7 +24,9 @@
 #     ranks, tree, allgather, reduce-scatter); gcsim validate compares them
 #     point by point, pass at a median |error| <= 5 % and a largest <= 15 %.
 # The posting capacities (GPU-initiated vs CPU proxy, no NIC) the
-# calibration derives are printed for the taxonomy's IBGDA vs IBRC ratio.
+# calibration derives are printed, and the taxonomy's IBGDA vs IBRC rates
+# of 512 B puts with those measured costs (the NIC and PCIe path the
+# platform's, since no NIC was measured).
 # GCSIM defaults to build/gcsim. Exits 0 when every check ran and passed,
 # 1 when one failed (a result, not an error), 2 on a usage error, 3 when
 # DIR lacks what a check needs (named in the report; the other checks
@@ -100,6 +103,17 @@ else
 	verdict proxy-roundtrip missing "no proxy_rtt point in the calibration input"
 fi
 grep 'posting capacity' "$CAL" 2>/dev/null | sed 's/^ *# */# /' | tee -a "$REP" || true
+# the measured posting costs in the taxonomy (the NIC is the platform's)
+TX=$OUTD/device-taxonomy.yaml
+if [ -f "$TX" ]; then
+	if "$G" explain --scenario "$TX" --format csv >"$OUTD/taxonomy.csv" 2>"$OUTD/taxonomy.err"; then
+		awk -F, '$1 == "3/proxy" { p = $6 } $1 == "5" { g = $6 }
+			END { if (p > 0 && g > 0) printf "# taxonomy with the measured posting costs (device-taxonomy.yaml): 512 B puts, IBGDA %s Mops, CPU proxy %s Mops, ratio %.1fx (published: up to 9.5x below 1 KiB, DGX A100 class)\n", g, p, g / p }' \
+			"$OUTD/taxonomy.csv" | tee -a "$REP"
+	else
+		say "# gcsim explain of $TX failed: $(tail -n 1 "$OUTD/taxonomy.err")"
+	fi
+fi
 
 # 4. held-aside schedules, predicted from the virtual-rank fit
 VIRT=$OUTD/device-virtual.yaml

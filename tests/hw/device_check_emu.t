@@ -20,7 +20,7 @@ for s in info bench interp-ring4 calibrate interp-ring8 interp-tree4 interp-ag4 
 	check "step $s: rc=0" "grep -q '^$s rc=0 ' '$D/status.txt'"
 done
 check "rdma skipped with its one line (no RDMA device)" "grep -q '^rdma skipped: ' '$D/status.txt'"
-for f in info.txt bench.csv calib-input.csv device.yaml interp-ring4.csv interp-gpus2.csv log.txt; do
+for f in info.txt bench.csv calib-input.csv device.yaml device-taxonomy.yaml interp-ring4.csv interp-gpus2.csv log.txt; do
 	check "wrote $f" "[ -s '$D/$f' ]"
 done
 check "the calibration names its provenance" "grep -q 'CUDA emulation on the CPU' '$D/device.yaml'"
@@ -44,6 +44,8 @@ GCSIM=$G sh validate/device-report.sh "$D" "$T/rep" >"$T/rep.out" 2>&1; rc=$?
 chmod -R u+w "$D"
 check "device-report.sh: status 1 (the CPU's times fail the timing checks)" '[ $rc -eq 1 ]'
 check "interpreter verdict: PASS, 16 steps" "grep -q '^interpreter: PASS: 16 steps' '$T/rep.out'"
+check "the taxonomy's rates with the measured posting costs reported" \
+	"grep -q '^# taxonomy with the measured posting costs (device-taxonomy.yaml): 512 B puts, IBGDA [0-9.]* Mops, CPU proxy [0-9.]* Mops' '$T/rep.out'"
 for v in sm-copy proxy-roundtrip held-aside; do
 	check "$v verdict given" "grep -q '^$v: \(PASS\|FAIL\): ' '$T/rep.out'"
 done

@@ -36,6 +36,9 @@ bench() { # bench SM_GBps
 			printf "hbm_copy,sm,,1,%d,%d,%.6f,,,,,,1\n", s, s, 3 + s / (sm * 1e3) }'
 	done
 	echo "proxy_rtt,fifo,,1,24,24,1.6,,,,,,1"
+	echo "gpu_post,1cta-b1,,1,64,1,0.4,,,,,,1"
+	echo "gpu_post,sms-b32,,132,64,1,2,,,,,,1"
+	echo "proxy_rate,sms-b32,,132,32,1,0.25,,,,,,1"
 }
 # status.txt as device-check writes it, and the calibration input
 prep() { # prep SM_GBps
@@ -57,6 +60,8 @@ check "held-aside: ring8, tree4 and ag4 predicted from the fit" "grep -q '^held-
 check "held-aside: 15 points compared" "grep -q 'compared 15 points' '$T/out1/validate.txt'"
 check "report.txt holds what was printed" "cmp -s '$T/r1.txt' '$T/out1/report.txt'"
 check "calibrate writes the fit and the virtual-rank scenario" "[ -s '$T/out1/device.yaml' ] && [ -s '$T/out1/device-virtual.yaml' ]"
+check "the measured posting costs in the taxonomy: the proxy at 1 / (0.2 + 0.05 + 0.089 + 0.1) us" \
+	"[ -s '$T/out1/device-taxonomy.yaml' ] && grep -q '^# taxonomy with the measured posting costs (device-taxonomy.yaml): 512 B puts, IBGDA [0-9.]* Mops, CPU proxy 2.262 Mops, ratio [0-9.]*x' '$T/r1.txt'"
 check "the fit recovers latency and bandwidth" "grep -q 'latency: 3us' '$T/out1/device-virtual.yaml' && grep -q 'bandwidth: 200GB/s' '$T/out1/device-virtual.yaml'"
 "$G" run "$T/out1/device-virtual.yaml" --results "$T/fit.csv" >/dev/null
 "$G" validate --measured "$T/ring4.csv" --predicted "$T/fit.csv" >"$T/v1.txt"

@@ -6,7 +6,7 @@ set -u
 G=${GCSIM:-build/gcsim}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-echo "1..14"
+echo "1..18"
 if "$G" hw info >/dev/null 2>&1; then
 	for i in 1 2 3 4; do echo "ok $i # SKIP a GPU is present"; done
 else
@@ -55,3 +55,32 @@ fi
 [ $rc -eq 2 ] && grep -q -- "--experts a multiple of the 6 ranks" "$T/e" && echo "ok 13 - dispatch with experts not spread over the ranks exits 2" || echo "not ok 13 - exit $rc"
 "$G" hw interp --algo collnet --ranks 8 2>"$T/e"; rc=$?
 [ $rc -eq 2 ] && grep -q "collnet joins nodes through the network's switch: expected --nodes >= 2" "$T/e" && echo "ok 14 - collnet on one node exits 2" || echo "not ok 14 - exit $rc"
+# calibrate with the posting benchmarks' points also writes the taxonomy
+# scenario (the measured costs on a platform), which explain runs as is
+cat >"$T/post.csv" <<CSV
+# device: synthetic
+collective,algo,dtype,nranks,size_bytes,count,time_us,algbw_GBps,busbw_GBps,min_us,median_us,p99_us,iters
+memcpy_h2d,ce,,1,8,8,10,,,,,,1
+memcpy_h2d,ce,,1,1000000,1000000,30,,,,,,1
+gpu_post,1cta-b1,,1,64,1,0.4,,,,,,1
+gpu_post,sms-b32,,132,64,1,2,,,,,,1
+proxy_rate,sms-b32,,132,32,1,0.25,,,,,,1
+CSV
+mkdir "$T/p"
+"$G" hw calibrate --name t --from "$T/post.csv" --dir "$T/p" >/dev/null 2>&1; rc=$?
+"$G" explain --scenario "$T/p/t-taxonomy.yaml" >"$T/p/explain.txt" 2>&1; erc=$?
+[ $rc -eq 0 ] && [ $erc -eq 0 ] && grep -q "request_cost: 200ns" "$T/p/t-taxonomy.yaml" \
+	&& grep -q '^3/proxy .*CPU proxy thread' "$T/p/explain.txt" \
+	&& echo "ok 15 - calibrate writes the taxonomy scenario and explain runs it" || echo "not ok 15 - rc $rc, explain $erc"
+mkdir "$T/q"
+"$G" hw calibrate --name t --from "$T/post.csv" --dir "$T/q" --platform nope 2>"$T/e"; rc=$?
+[ $rc -eq 2 ] && grep -q -- "--platform: expected one of" "$T/e" && [ -z "$(ls -A "$T/q")" ] \
+	&& echo "ok 16 - an unknown --platform exits 2, nothing written" || echo "not ok 16 - exit $rc"
+"$G" hw calibrate --name a --from "$T/post.csv" --dir "$T/q" --platform dgx-a100 >/dev/null 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q "platform: dgx-a100}" "$T/q/a-taxonomy.yaml" \
+	&& echo "ok 17 - --platform dgx-a100 sets the taxonomy's platform" || echo "not ok 17 - exit $rc"
+# a write that fails takes back the files written before it
+mkdir -p "$T/r/t-taxonomy.yaml"
+"$G" hw calibrate --name t --from "$T/post.csv" --dir "$T/r" >/dev/null 2>"$T/e"; rc=$?
+[ $rc -ne 0 ] && grep -q "cannot write" "$T/e" && [ ! -e "$T/r/t.yaml" ] \
+	&& echo "ok 18 - a failed write leaves no calibration file" || echo "not ok 18 - exit $rc, $(ls "$T/r")"

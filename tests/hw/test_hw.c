@@ -168,6 +168,67 @@ static void test_calibration_fit(void)
 	g_array_free(pts, TRUE);
 }
 
+/* The posting costs as a taxonomy scenario: each measured sum split by
+ * keeping the platform's other terms, shortened when the sum is shorter
+ * (the parts always add up to what was measured); nothing without a
+ * posting point. */
+static gc_status taxonomy_of(double proxy_us, double post_us, GString *y)
+{
+	GArray *pts = g_array_new(FALSE, FALSE, sizeof(gc_result_point));
+	gc_result_point p;
+	if (proxy_us > 0) {
+		gh_bench_point(&p, "proxy_rate", "sms-b32", 0, &proxy_us, 1);
+		p.nranks = 132;
+		g_array_append_val(pts, p);
+	}
+	if (post_us > 0) {
+		gh_bench_point(&p, "gpu_post", "1cta-b1", 64, &post_us, 1);
+		g_array_append_val(pts, p);
+		double all = 2;
+		gh_bench_point(&p, "gpu_post", "sms-b32", 64, &all, 1);
+		p.nranks = 132;
+		g_array_append_val(pts, p);
+	}
+	gh_calib_prov prov = {.name = "syn", .device = "synthetic", .created = "2025-01-01T00:00:00Z",
+			      .command = "test", .source = "test"};
+	gh_calib_tx_defaults d = {.platform = "dgx-h100", .post_send_us = 0.05, .fence_us = 0.2,
+				  .store_issue_us = 0.02};
+	char *err = NULL;
+	gc_status st = gh_calib_taxonomy((gc_result_point *)(void *)pts->data, pts->len, &prov, &d, y, &err);
+	if (st != GC_OK)
+		g_assert_nonnull(strstr(err, "no taxonomy scenario"));
+	g_free(err);
+	g_array_free(pts, TRUE);
+	return st;
+}
+
+static void test_calibration_taxonomy(void)
+{
+	GString *y = g_string_new(NULL);
+	g_assert_cmpint(taxonomy_of(0.25, 0.4, y), ==, GC_OK);
+	g_assert_nonnull(strstr(y->str, "# device:  synthetic"));
+	g_assert_nonnull(strstr(y->str, "platform: dgx-h100}"));
+	g_assert_nonnull(strstr(y->str, "proxy: {request_cost: 200ns}\n"));
+	g_assert_nonnull(strstr(y->str, "gpu: {wqe_build: 180ns, sms: 132}\n"));
+	g_assert_null(strstr(y->str, "host:"));
+	g_string_truncate(y, 0);
+	/* sums shorter than the kept terms */
+	g_assert_cmpint(taxonomy_of(0.03, 0.1, y), ==, GC_OK);
+	g_assert_nonnull(strstr(y->str, "proxy: {request_cost: 0ns}\n"));
+	g_assert_nonnull(strstr(y->str, "host: {post_send: 30ns}\n"));
+	g_assert_nonnull(strstr(y->str, "gpu: {wqe_build: 0ns, fence: 80ns, sms: 132}\n"));
+	g_string_truncate(y, 0);
+	/* one side only, and a time that is not whole nanoseconds is given in
+	 * picoseconds (what a scenario takes) */
+	g_assert_cmpint(taxonomy_of(0.2504, 0, y), ==, GC_OK);
+	g_assert_nonnull(strstr(y->str, "proxy: {request_cost: 200400ps}\n"));
+	g_assert_null(strstr(y->str, "gpu:"));
+	g_string_truncate(y, 0);
+	g_assert_cmpint(taxonomy_of(0, 0, y), ==, GC_ERR_INPUT);
+	g_assert_cmpuint(y->len, ==, 0);
+	g_string_free(y, TRUE);
+}
+
 static void check_pack_params(gs_params p);
 
 static void check_pack_rpn(gs_coll coll, gs_algo algo, int nranks, int rpn, int nch, uint64_t bytes)
@@ -775,6 +836,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/hw/stats", test_stats);
 	g_test_add_func("/hw/busbw", test_busbw);
 	g_test_add_func("/hw/calibration-fit", test_calibration_fit);
+	g_test_add_func("/hw/calibration-taxonomy", test_calibration_taxonomy);
 	g_test_add_func("/hw/interp-pack", test_interp_pack);
 	g_test_add_func("/hw/interp-mailboxes", test_interp_mailboxes);
 	g_test_add_func("/hw/interp-split", test_interp_split);
