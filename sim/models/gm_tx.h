@@ -50,9 +50,10 @@ typedef enum { GM_TX_POST_SINGLE, GM_TX_POST_CHAINED } gm_tx_proxy_post;
 typedef struct gm_tx_params {
 	const char *platform;
 	/* GPU */
-	int64_t launch_ps, fence_ps, poll_ps, wqe_build_ps, store_issue_ps;
+	int64_t launch_ps, fence_ps, poll_ps, wqe_build_ps, store_issue_ps, publish_ps;
 	double sm_store_Bps;
 	int sms;
+	int queues; /* send queues the CTAs share for GPU-initiated posts (0: one each) */
 	/* NVLink */
 	double nvlink_Bps;
 	int64_t nvlink_lat_ps;
@@ -102,6 +103,7 @@ typedef enum {
 	GM_TX_R_PROXY_POLL, /* the CPU proxy finds the request (batches up to proxy.batch) */
 	GM_TX_R_PROXY_WORK, /* the CPU proxy works on one request */
 	GM_TX_R_PROXY_DB,   /* the CPU proxy rings one doorbell for its batch (proxy.post chained) */
+	GM_TX_R_GPU_SQ,	    /* a post's in-order publish on the send queue its CTA shares (gpu.queues) */
 	GM_TX_R_NET,	    /* data moved along a route of links (gm_net) */
 	GM_TX_R__COUNT
 } gm_tx_res;

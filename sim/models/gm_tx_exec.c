@@ -64,7 +64,8 @@ typedef struct exec {
 	uint32_t *left;	      /* K: steps not yet done */
 	uint8_t dependents[GM_TX_MAX_STEPS][GM_TX_MAX_STEPS];
 	int ndependents[GM_TX_MAX_STEPS];
-	server srv[SRV__COUNT];
+	server *srv; /* SRV_CPU, SRV_NIC, then the shared send queues */
+	int nsrv;
 	/* proxy */
 	int px_state;
 	int64_t px_origin, px_busy_ps;
@@ -329,8 +330,15 @@ static void step_begin(exec *x, uint64_t job)
 		ge_schedule(e, poll_end(e->now, INT64_MIN, st->period_ps, st->fixed_ps), x->ent, EV_DONE, job);
 		break;
 	case GM_TX_R_CPU:
-	case GM_TX_R_NIC_TX: {
-		int i = st->res == GM_TX_R_CPU ? SRV_CPU : SRV_NIC;
+	case GM_TX_R_NIC_TX:
+	case GM_TX_R_GPU_SQ: {
+		/* a message's issuer is m mod issuers; its CTA's queue is that
+		 * mod gpu.queues */
+		int i = st->res == GM_TX_R_CPU	  ? SRV_CPU
+			: st->res == GM_TX_R_NIC_TX ? SRV_NIC
+						    : SRV__COUNT + (int)((job_msg(job) %
+									   (uint64_t)x->r->issuers) %
+									  (uint64_t)(x->nsrv - SRV__COUNT));
 		gc_fifo_push(&x->srv[i].q, job);
 		server_start(x, i);
 		break;
@@ -459,10 +467,20 @@ static void name_limit(exec *x, gm_tx_result *out)
 			g_snprintf(name, sizeof(name), __VA_ARGS__); \
 		}                                                    \
 	} while (0)
+	/* the shared send queues first: an issuer waiting on its queue counts
+	 * as busy too, so saturated queues (90 % or more) are named instead */
+	double qu = 0;
+	for (int q = SRV__COUNT; q < x->nsrv; q++) {
+		qu = MAX(qu, x->srv[q].busy_ps / T);
+		CAND(x->srv[q].busy_ps / T, "the CTAs' shared send queues (gpu.publish on %d gpu.queues)",
+		     x->nsrv - SRV__COUNT);
+	}
 	int64_t ib = 0;
 	for (int i = 0; i < x->r->issuers; i++)
 		ib = MAX(ib, x->issuer_busy[i]);
-	if (x->r->issuers > 1)
+	if (qu >= 0.9)
+		;
+	else if (x->r->issuers > 1)
 		CAND(ib / T, "issuing %ss (%d, gpu.sms)", x->r->issuer_kind, x->r->issuers);
 	else
 		CAND(ib / T, "the issuing %s", x->r->issuer_kind);
@@ -508,6 +526,11 @@ gc_status gm_tx_simulate(const gm_tx_params *p, const gm_tx_recipe *r, uint64_t 
 	gm_net_init(&x->net, &x->eng, on_flow_done, x);
 	add_links(&x->net, p);
 	x->ent = ge_entity_add(&x->eng, &x_ops, x);
+	x->nsrv = SRV__COUNT;
+	for (int k = 0; k < r->nsteps; k++)
+		if (r->steps[k].res == GM_TX_R_GPU_SQ)
+			x->nsrv = SRV__COUNT + (p->queues > 0 ? p->queues : 1);
+	x->srv = g_new0(server, x->nsrv);
 	for (int s = 0; s < r->nsteps; s++)
 		for (int d = 0; d < r->steps[s].ndeps; d++) {
 			int a = r->steps[s].deps[d];
@@ -568,8 +591,9 @@ gc_status gm_tx_simulate(const gm_tx_params *p, const gm_tx_recipe *r, uint64_t 
 	}
 	gm_net_fini(&x->net);
 	ge_engine_fini(&x->eng);
-	for (int i = 0; i < SRV__COUNT; i++)
+	for (int i = 0; i < x->nsrv; i++)
 		gc_fifo_free(&x->srv[i].q);
+	g_free(x->srv);
 	gc_fifo_free(&x->px_fifo);
 	gc_fifo_free(&x->px_work);
 	g_array_free(x->db_wait, TRUE);

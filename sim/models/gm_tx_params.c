@@ -42,6 +42,17 @@ static const gc_param tx_params[] = {
 	{"gpu.wqe_build", GC_P_TIME, "100ns", NULL, 0, 1e9,
 	 "a GPU thread writes one 64 B work-queue entry and the doorbell record into GPU memory",
 	 "estimate: a few dependent stores to HBM (NVSHMEM IBGDA ibgda_write_rdma_write_wqe)"},
+	{"gpu.queues", GC_P_INT, "0", NULL, 0, 4096,
+	 "send queues the issuing CTAs share for GPU-initiated posts (IBGDA), CTA c on queue c mod "
+	 "gpu.queues; each post publishes on its queue in order (gpu.publish, one post at a time); "
+	 "0: one queue per CTA, nothing shared",
+	 "NVSHMEM IBGDA ibgda_get_rc: RC queue pairs are shared among CTAs (CTA id mod "
+	 "NVSHMEM_IBGDA_NUM_RC_PER_PE x devices), posts published in order by compare-and-swap"},
+	{"gpu.publish", GC_P_TIME, "200ns", NULL, 0, 1e9,
+	 "the part of a post serialized on a shared send queue (gpu.queues > 0): the in-order "
+	 "publish of the entry and the doorbell record update",
+	 "estimate: a compare-and-swap on the queue's ready index plus a fence, a few hundred "
+	 "cycles; gcsim hw bench's gpu_post measures the whole post"},
 	{"gpu.sms", GC_P_INT, "132", NULL, 1, 4096,
 	 "CTAs that can issue concurrently (one per SM)", "NVIDIA H100 SXM5: 132 SMs (H100 whitepaper)"},
 	/* NVLink */
@@ -247,6 +258,8 @@ void gm_tx_params_read(const gc_config *cfg, const char *platform_name, gm_tx_pa
 	p->poll_ps = gc_config_time(cfg, "gpu.poll_interval");
 	p->wqe_build_ps = gc_config_time(cfg, "gpu.wqe_build");
 	p->sms = (int)gc_config_int(cfg, "gpu.sms");
+	p->queues = (int)gc_config_int(cfg, "gpu.queues");
+	p->publish_ps = gc_config_time(cfg, "gpu.publish");
 	p->nvlink_Bps = gc_config_bw(cfg, "nvlink.bandwidth");
 	p->nvlink_lat_ps = gc_config_time(cfg, "nvlink.latency");
 	p->pcie_gen = atoi(gc_config_str(cfg, "pcie.gen"));

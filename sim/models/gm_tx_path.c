@@ -533,6 +533,12 @@ gc_status gm_tx_recipe_build(const gm_tx_params *p, const char *path, const char
 		}
 		add(r, "SM (GPU A)", GM_TX_R_NONE, p->fence_ps, "gpu.fence",
 		    "fences so the payload and the work request are visible to the NIC");
+		if (five && p->queues > 0)
+			add(r, "SM (GPU A)", GM_TX_R_GPU_SQ, p->publish_ps,
+			    "gpu.publish, one post at a time per shared queue",
+			    "publishes the entry in order on its send queue, one of gpu.queues = %d the "
+			    "CTAs share",
+			    p->queues);
 		add(r, "SM (GPU A)", GM_TX_R_NONE, p->store_issue_ps, "gpu.store_issue",
 		    "rings the NIC doorbell (an MMIO store from the GPU)");
 		r->release = r->nsteps - 1;

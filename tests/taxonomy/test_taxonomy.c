@@ -80,10 +80,14 @@ static void test_components_agree(void)
 static void test_paths_agree(void)
 {
 	static const uint64_t sizes[] = {8, 1 << 20, 1ull << 30};
+	/* the defaults, and the other proxy discipline with shared GPU send
+	 * queues (steps the defaults do not have) */
+	static const char *const alt[] = {"proxy.post=chained", "gpu.queues=2", NULL};
 	int checked = 0;
-	for (size_t pl = 0; pl < G_N_ELEMENTS(platforms); pl++) {
+	for (size_t pa = 0; pa < 2 * G_N_ELEMENTS(platforms); pa++) {
+		size_t pl = pa % G_N_ELEMENTS(platforms);
 		gm_tx_params p;
-		params(platforms[pl], NULL, &p);
+		params(platforms[pl], pa >= G_N_ELEMENTS(platforms) ? alt : NULL, &p);
 		for (size_t t = 0; t < gm_tx_type_count(); t++) {
 			const gm_tx_type_info *ti = gm_tx_type_at(t);
 			char **vars = g_strsplit(ti->variants && *ti->variants ? ti->variants : "", "|", -1);
@@ -291,6 +295,51 @@ static void test_proxy_batch_loop(void)
 	}
 }
 
+/* GPU-initiated posts on send queues the CTAs share (gpu.queues): each
+ * queue publishes one post at a time, so the rate is queues / gpu.publish
+ * while that is below what PCIe allows, the queues are named as the
+ * limit, and no sharing (0) is the default's rate exactly. */
+static void test_shared_send_queues(void)
+{
+	gm_tx_params base;
+	params("dgx-a100", NULL, &base);
+	gm_tx_recipe r;
+	gm_tx_result s0, s;
+	char *err = NULL;
+	g_assert_cmpint(gm_tx_recipe_build(&base, "inter:5", NULL, 512, &r, &err), ==, GC_OK);
+	g_assert_cmpint(gm_tx_simulate(&base, &r, 20000, NULL, &s0, &err), ==, GC_OK);
+	gm_tx_result one;
+	g_assert_cmpint(gm_tx_simulate(&base, &r, 1, NULL, &one, &err), ==, GC_OK);
+	static const char *const qs[] = {"0", "1", "2", "4"};
+	for (size_t i = 0; i < G_N_ELEMENTS(qs); i++) {
+		char set[32];
+		g_snprintf(set, sizeof(set), "gpu.queues=%s", qs[i]);
+		const char *const sets[] = {set, "gpu.publish=200ns", NULL};
+		gm_tx_params p;
+		params("dgx-a100", sets, &p);
+		g_assert_cmpint(gm_tx_recipe_build(&p, "inter:5", NULL, 512, &r, &err), ==, GC_OK);
+		g_assert_cmpint(gm_tx_simulate(&p, &r, 20000, NULL, &s, &err), ==, GC_OK);
+		g_test_message("%s: %.3f Mops (%s)", set, s.rate_Mops, s.limit);
+		if (p.queues == 0) {
+			g_assert_cmpfloat(s.rate_Mops, ==, s0.rate_Mops);
+			continue;
+		}
+		double cap = p.queues / ((double)p.publish_ps / 1e6);
+		g_assert_cmpfloat(fabs(s.rate_Mops - cap) / cap, <=, 0.01);
+		g_assert_nonnull(strstr(s.limit, "shared send queues"));
+		/* one message pays the publish once */
+		g_assert_cmpint(gm_tx_simulate(&p, &r, 1, NULL, &s, &err), ==, GC_OK);
+		g_assert_cmpint(s.latency_ps, ==, one.latency_ps + p.publish_ps);
+	}
+	/* the IBRC proxy does not use them */
+	const char *const two[] = {"gpu.queues=2", NULL};
+	gm_tx_params p;
+	params("dgx-a100", two, &p);
+	g_assert_cmpint(gm_tx_recipe_build(&p, "inter:3", "proxy", 512, &r, &err), ==, GC_OK);
+	for (int k = 0; k < r.nsteps; k++)
+		g_assert_cmpint(r.steps[k].res, !=, GM_TX_R_GPU_SQ);
+}
+
 static void test_roundtrip_floor(void)
 {
 	static const char *const methods[] = {"hostpinned", "gdrcopy", "cudamemcpy"};
@@ -372,6 +421,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/taxonomy/flag-read-cudamemcpy-vs-gdrcopy", test_flag_read);
 	g_test_add_func("/taxonomy/ibgda-vs-ibrc-rate", test_ibgda_vs_ibrc);
 	g_test_add_func("/taxonomy/proxy-batch-loop", test_proxy_batch_loop);
+	g_test_add_func("/taxonomy/shared-send-queues", test_shared_send_queues);
 	g_test_add_func("/taxonomy/roundtrip-floor", test_roundtrip_floor);
 	g_test_add_func("/taxonomy/refusals", test_refusals);
 	g_test_add_func("/taxonomy/determinism", test_determinism);
