@@ -115,14 +115,21 @@ gc_status gh_bench_micro(const gh_bench_opts *o, void *pts_out, char *why)
 	if (st == GC_OK)
 		st = gh_cuda_dev_info(o->dev, &di, why);
 	int posts = o->quick ? 1024 : 4096, per_cta = o->quick ? 256 : 1024;
+	/* sms-q2-b1: every SM posting on 2 shared queues, a doorbell each (the
+	 * publish serialized per queue: gpu.publish = sample x 2 / CTAs); fewer
+	 * posts, as each queue takes half the CTAs' posts one at a time */
 	static const struct {
 		const char *algo;
 		bool all_sms;
-		int batch;
-	} post_runs[] = {{"1cta-b1", false, 1}, {"1cta-b32", false, 32}, {"sms-b32", true, 32}};
+		int batch, queues, posts_div;
+	} post_runs[] = {{"1cta-b1", false, 1, 0, 1},
+			 {"1cta-b32", false, 32, 0, 1},
+			 {"sms-b32", true, 32, 0, 1},
+			 {GH_BENCH_SHARED_ALGO, true, 1, GH_BENCH_SHARED_QUEUES, 32}};
 	for (size_t r = 0; r < G_N_ELEMENTS(post_runs) && st == GC_OK; r++) {
 		int ctas = post_runs[r].all_sms ? di.sm_count : 1;
-		st = gh_cuda_gpu_post(o->dev, ctas, posts, post_runs[r].batch, o->warmup, n, s, why);
+		st = gh_cuda_gpu_post(o->dev, ctas, post_runs[r].queues, posts / post_runs[r].posts_div,
+				      post_runs[r].batch, o->warmup, n, s, why);
 		if (st == GC_OK) {
 			gh_bench_point(&pt, "gpu_post", post_runs[r].algo, 0, s, n);
 			pt.nranks = ctas;

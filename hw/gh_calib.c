@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gh_bench.h"
 #include "gh_stats.h"
 
 gc_status gh_calib_fit_line(const double *x, const double *y, const double *w, size_t n, double *a,
@@ -171,6 +172,8 @@ gc_status gh_calib_yaml(const gc_result_point *pts, size_t n, const gh_calib_pro
 		 "one CTA posts a work request the IBGDA way, a doorbell each (no NIC)"},
 		{"gpu_post", "sms-b32", "gpu_post_all_sms",
 		 "per post of the slowest CTA, every SM posting, a doorbell per 32"},
+		{"gpu_post", GH_BENCH_SHARED_ALGO, "gpu_post_shared",
+		 "per post of the slowest CTA, every SM posting on 2 shared queues, a doorbell each"},
 		{"proxy_rate", "sms-b32", "proxy_per_request",
 		 "CPU proxy time per request fed by every SM (IBRC path, no NIC)"},
 	};
@@ -318,10 +321,19 @@ gc_status gh_calib_taxonomy(const gc_result_point *pts, size_t n, const gh_calib
 				   "gpu_post 1cta-b1 point");
 		return GC_ERR_INPUT;
 	}
-	int ctas = 0;
-	for (size_t i = 0; i < n; i++)
+	int ctas = 0, shared_ctas = 0;
+	for (size_t i = 0; i < n; i++) {
 		if (match(&pts[i], "gpu_post", "sms-b32") && pts[i].nranks > 0)
 			ctas = pts[i].nranks;
+		if (match(&pts[i], "gpu_post", GH_BENCH_SHARED_ALGO) && pts[i].nranks > 0)
+			shared_ctas = pts[i].nranks;
+	}
+	/* on a shared queue the publishes run one at a time: each queue
+	 * serves ctas / queues CTAs, so a CTA's time per post is that many
+	 * publishes */
+	double shared = gh_calib_scalar(pts, n, "gpu_post", GH_BENCH_SHARED_ALGO);
+	bool has_publish = shared_ctas > 0 && isfinite(shared) && shared > 0;
+	int64_t publish = has_publish ? ps_of_us(shared * GH_BENCH_SHARED_QUEUES / shared_ctas) : 0;
 	gh_fit f;
 	bool has_pcie = gh_calib_fit_path(pts, n, "memcpy_h2d", NULL, &f) == GC_OK;
 	int64_t post_send = ps_of_us(d->post_send_us), fence = ps_of_us(d->fence_us),
@@ -352,6 +364,11 @@ gc_status gh_calib_taxonomy(const gc_result_point *pts, size_t n, const gh_calib
 				       "%.4g us\n",
 				       post, (double)gp_fit / 1e6, (double)gp_kept[1] / 1e6,
 				       (double)gp_kept[0] / 1e6);
+	if (has_publish)
+		g_string_append_printf(g,
+				       "#   %d CTAs on %d shared queues: %.4g us per post, so gpu.publish "
+				       "= %.4g us (with gpu.queues > 0)\n",
+				       shared_ctas, GH_BENCH_SHARED_QUEUES, shared, (double)publish / 1e6);
 	g_string_append_printf(g,
 			       "# The terms a sum was split by are %s's unless the sum was shorter.\n"
 			       "# The proxy's doorbell (pcie.mmio_write) and completion reaps "
@@ -374,10 +391,16 @@ gc_status gh_calib_taxonomy(const gc_result_point *pts, size_t n, const gh_calib
 			g_string_append(g, "}\n");
 		}
 	}
-	if (has_post || ctas > 0) {
+	if (has_post || ctas > 0 || has_publish) {
 		g_string_append(g, "gpu: {");
 		const char *sep = "";
+		if (has_publish) {
+			g_string_append(g, "publish: ");
+			append_time(g, publish);
+			sep = ", ";
+		}
 		if (has_post) {
+			g_string_append(g, sep);
 			g_string_append(g, "wqe_build: ");
 			append_time(g, gp_fit);
 			if (gp_kept[1] != fence) {

@@ -72,15 +72,17 @@ gc_status gh_cuda_flag_pingpong(int dev, int batch, int warmup, int iters, doubl
  * posts a completion the kernel polls. One sample = one request's round
  * trip (kernel clock, averaged over `batch` requests). */
 gc_status gh_cuda_proxy_rtt(int dev, int batch, int warmup, int iters, double *us, char *why);
-/* GPU-initiated posting (NVSHMEM IBGDA's path, no NIC): `ctas` CTAs, each
- * with its own send queue in GPU memory, post `posts` 64-byte work requests
- * each (reserve a slot with an atomic, write the entry, publish it in order
- * with a compare-and-swap; every `batch` entries a system fence, the
- * doorbell record and an 8-byte doorbell store across PCIe into host-mapped
- * memory). One sample = time per post of the slowest CTA (so the aggregate
- * rate is ctas / sample). */
-gc_status gh_cuda_gpu_post(int dev, int ctas, int posts, int batch, int warmup, int iters,
-			   double *us, char *why);
+/* GPU-initiated posting (NVSHMEM IBGDA's path, no NIC): `ctas` CTAs post
+ * `posts` 64-byte work requests each into send queues in GPU memory, each
+ * CTA its own queue (queues 0) or CTA c on queue c mod `queues`, as
+ * NVSHMEM shares its RC queue pairs among CTAs (reserve a slot with an
+ * atomic, write the entry, publish it in order with a compare-and-swap;
+ * every `batch` entries of a queue a system fence, the doorbell record and
+ * an 8-byte doorbell store across PCIe into host-mapped memory). One sample
+ * = time per post of the slowest CTA (so the aggregate rate is ctas /
+ * sample). */
+gc_status gh_cuda_gpu_post(int dev, int ctas, int queues, int posts, int batch, int warmup,
+			   int iters, double *us, char *why);
 /* CPU-proxy posting rate (NVSHMEM IBRC's path, no NIC): `ctas` CTAs write
  * `per_cta` 32-byte requests each into a host-pinned ring; one CPU thread
  * takes them in order and per request builds a 64-byte work request in a

@@ -60,8 +60,8 @@ gc_status gh_cuda_proxy_rtt(int dev, int batch, int warmup, int iters, double *u
 	return nocuda(why);
 }
 
-gc_status gh_cuda_gpu_post(int dev, int ctas, int posts, int batch, int warmup, int iters,
-			   double *us, char *why)
+gc_status gh_cuda_gpu_post(int dev, int ctas, int queues, int posts, int batch, int warmup,
+			   int iters, double *us, char *why)
 {
 	return nocuda(why);
 }

@@ -9,7 +9,8 @@
  *    memory), fences, publishes the slot in order with a compare-and-swap on
  *    the queue's ready counter, and every `batch` entries makes them visible
  *    system-wide, updates the doorbell record and rings the doorbell. Each
- *    CTA has its own queue (NVSHMEM maps one queue per CTA by default). The
+ *    CTA has its own queue, or the CTAs share a few (CTA c on queue c mod
+ *    queues, as NVSHMEM maps CTAs onto its RC queue pairs). The
  *    doorbell is an 8-byte store into host-mapped memory standing in for the
  *    NIC's doorbell page: both are posted writes that leave the GPU over
  *    PCIe, so the GPU side costs the same; what a real NIC does after it is
@@ -59,15 +60,16 @@ struct gh_sq {
 	uint4 wqe[GH_SQ_DEPTH * 4];
 };
 
-/* Leader thread of each CTA posts `posts` entries; out[cta] = ns per post.
- * *err is raised when a spin times out. */
-__global__ void gh_gpu_post_kernel(gh_sq *sqs, volatile unsigned long long *uar, int posts,
+/* Leader thread of each CTA posts `posts` entries on queue CTA mod nq;
+ * out[cta] = ns per post. *err is raised when a spin times out. */
+__global__ void gh_gpu_post_kernel(gh_sq *sqs, int nq, volatile unsigned long long *uar, int posts,
 				   int batch, double *out, int *err)
 {
 	__syncthreads();
 	if (threadIdx.x != 0)
 		return;
-	gh_sq *q = &sqs[blockIdx.x];
+	unsigned qi = blockIdx.x % (unsigned)nq;
+	gh_sq *q = &sqs[qi];
 	uint64_t t0 = gh_gtime();
 	for (int i = 0; i < posts; i++) {
 		unsigned long long idx = atomicAdd(&q->resv_head, 1ull);
@@ -90,27 +92,28 @@ __global__ void gh_gpu_post_kernel(gh_sq *sqs, volatile unsigned long long *uar,
 			__threadfence_system();
 			*(volatile unsigned long long *)&q->dbr = idx + 1;
 			__threadfence_system();
-			uar[(size_t)blockIdx.x * 16] = idx + 1;
+			uar[(size_t)qi * 16] = idx + 1;
 		}
 	}
 	out[blockIdx.x] = (double)(gh_gtime() - t0) / posts;
 }
 
-extern "C" gc_status gh_cuda_gpu_post(int dev, int ctas, int posts, int batch, int warmup,
-				      int iters, double *us, char *why)
+extern "C" gc_status gh_cuda_gpu_post(int dev, int ctas, int queues, int posts, int batch,
+				      int warmup, int iters, double *us, char *why)
 {
 	gc_status st = GC_OK;
 	gh_sq *sqs = NULL;
 	unsigned long long *uar = NULL, *duar = NULL;
 	double *dout = NULL, *hout = NULL;
 	int *derr = NULL, herr = 0;
-	if (ctas < 1 || posts < 1 || batch < 1) {
-		snprintf(why, GH_WHY, "gpu post: ctas, posts and batch must be positive");
+	if (ctas < 1 || posts < 1 || batch < 1 || queues < 0) {
+		snprintf(why, GH_WHY, "gpu post: ctas, posts and batch must be positive, queues not negative");
 		return GC_ERR_INPUT;
 	}
+	int nq = queues > 0 && queues < ctas ? queues : ctas;
 	CK(cudaSetDevice(dev));
-	CK(cudaMalloc((void **)&sqs, sizeof(gh_sq) * (size_t)ctas));
-	CK(cudaHostAlloc((void **)&uar, sizeof(unsigned long long) * 16 * (size_t)ctas,
+	CK(cudaMalloc((void **)&sqs, sizeof(gh_sq) * (size_t)nq));
+	CK(cudaHostAlloc((void **)&uar, sizeof(unsigned long long) * 16 * (size_t)nq,
 			 cudaHostAllocMapped));
 	CK(cudaHostGetDevicePointer((void **)&duar, uar, 0));
 	CK(cudaMalloc((void **)&dout, sizeof(double) * (size_t)ctas));
@@ -122,9 +125,9 @@ extern "C" gc_status gh_cuda_gpu_post(int dev, int ctas, int posts, int batch, i
 		goto out;
 	}
 	for (int it = 0; it < warmup + iters; it++) {
-		CK(cudaMemset(sqs, 0, sizeof(gh_sq) * (size_t)ctas));
+		CK(cudaMemset(sqs, 0, sizeof(gh_sq) * (size_t)nq));
 		CK(cudaMemset(derr, 0, sizeof(int)));
-		GH_LAUNCH(gh_gpu_post_kernel, ctas, 32, 0, 0, (sqs, duar, posts, batch, dout, derr));
+		GH_LAUNCH(gh_gpu_post_kernel, ctas, 32, 0, 0, (sqs, nq, duar, posts, batch, dout, derr));
 		CK(cudaGetLastError());
 		CK(cudaDeviceSynchronize());
 		CK(cudaMemcpy(&herr, derr, sizeof(int), cudaMemcpyDeviceToHost));

@@ -52,7 +52,7 @@ static const gc_param tx_params[] = {
 	 "the part of a post serialized on a shared send queue (gpu.queues > 0): the in-order "
 	 "publish of the entry and the doorbell record update",
 	 "estimate: a compare-and-swap on the queue's ready index plus a fence, a few hundred "
-	 "cycles; gcsim hw bench's gpu_post measures the whole post"},
+	 "cycles; gcsim hw bench's gpu_post sms-q2-b1 measures it"},
 	{"gpu.sms", GC_P_INT, "132", NULL, 1, 4096,
 	 "CTAs that can issue concurrently (one per SM)", "NVIDIA H100 SXM5: 132 SMs (H100 whitepaper)"},
 	/* NVLink */

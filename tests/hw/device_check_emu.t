@@ -24,13 +24,15 @@ for f in info.txt bench.csv calib-input.csv device.yaml device-taxonomy.yaml int
 	check "wrote $f" "[ -s '$D/$f' ]"
 done
 check "the calibration names its provenance" "grep -q 'CUDA emulation on the CPU' '$D/device.yaml'"
+check "the taxonomy scenario carries the measured posting costs" \
+	"grep -q '^proxy: {request_cost: ' '$D/device-taxonomy.yaml' && grep -q '^gpu: {publish: [0-9]*[np]s, wqe_build: ' '$D/device-taxonomy.yaml'"
 # every microbenchmark of `hw bench --quick` ran to its end and is stored:
 # launches, copies, the SM copy kernel, the flag ping-pong and the proxy
 # round trip (a real host thread answering), GPU-initiated posting, the
 # proxy's posting rate, P2P between the two emulated GPUs
 for row in launch,isolated launch,pipelined memcpy_h2d,ce memcpy_d2h,ce memcpy_d2d,ce \
 	hbm_copy,ce hbm_copy,sm flag_pingpong,pinned proxy_rtt,fifo gpu_post,1cta-b1 \
-	gpu_post,1cta-b32 gpu_post,sms-b32 proxy_rate,sms-b32 p2p_copy,ce; do
+	gpu_post,1cta-b32 gpu_post,sms-b32 gpu_post,sms-q2-b1 proxy_rate,sms-b32 p2p_copy,ce; do
 	check "bench.csv has $row with a time" \
 		"awk -F, -v k='$row' '\$1 \",\" \$2 == k && \$7 > 0 { f = 1 } END { exit !f }' '$D/bench.csv'"
 done

@@ -188,6 +188,12 @@ static gc_status taxonomy_of(double proxy_us, double post_us, GString *y)
 		gh_bench_point(&p, "gpu_post", "sms-b32", 64, &all, 1);
 		p.nranks = 132;
 		g_array_append_val(pts, p);
+		/* 132 CTAs on 2 shared queues, 13.2 us per post: 66 publishes of
+		 * 0.2 us each */
+		double shared = 13.2;
+		gh_bench_point(&p, "gpu_post", GH_BENCH_SHARED_ALGO, 64, &shared, 1);
+		p.nranks = 132;
+		g_array_append_val(pts, p);
 	}
 	gh_calib_prov prov = {.name = "syn", .device = "synthetic", .created = "2025-01-01T00:00:00Z",
 			      .command = "test", .source = "test"};
@@ -209,14 +215,14 @@ static void test_calibration_taxonomy(void)
 	g_assert_nonnull(strstr(y->str, "# device:  synthetic"));
 	g_assert_nonnull(strstr(y->str, "platform: dgx-h100}"));
 	g_assert_nonnull(strstr(y->str, "proxy: {request_cost: 200ns}\n"));
-	g_assert_nonnull(strstr(y->str, "gpu: {wqe_build: 180ns, sms: 132}\n"));
+	g_assert_nonnull(strstr(y->str, "gpu: {publish: 200ns, wqe_build: 180ns, sms: 132}\n"));
 	g_assert_null(strstr(y->str, "host:"));
 	g_string_truncate(y, 0);
 	/* sums shorter than the kept terms */
 	g_assert_cmpint(taxonomy_of(0.03, 0.1, y), ==, GC_OK);
 	g_assert_nonnull(strstr(y->str, "proxy: {request_cost: 0ns}\n"));
 	g_assert_nonnull(strstr(y->str, "host: {post_send: 30ns}\n"));
-	g_assert_nonnull(strstr(y->str, "gpu: {wqe_build: 0ns, fence: 80ns, sms: 132}\n"));
+	g_assert_nonnull(strstr(y->str, "gpu: {publish: 200ns, wqe_build: 0ns, fence: 80ns, sms: 132}\n"));
 	g_string_truncate(y, 0);
 	/* one side only, and a time that is not whole nanoseconds is given in
 	 * picoseconds (what a scenario takes) */
