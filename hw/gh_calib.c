@@ -129,6 +129,18 @@ static void prov_line(GString *g, const char *key, const char *v)
 	g_string_append_printf(g, "# %-8s %s\n", key, v ? v : "unknown");
 }
 
+/* The head of every file calibrate writes: licence, what it is, and its
+ * provenance (device, date, command, source). */
+static void prov_head(GString *g, const char *what, const char *how, const gh_calib_prov *prov)
+{
+	g_string_append(g, "# SPDX-License-Identifier: MIT\n");
+	g_string_append_printf(g, "# %s '%s', %s by gcsim hw calibrate.\n", what, prov->name, how);
+	prov_line(g, "device:", prov->device);
+	prov_line(g, "date:", prov->created);
+	prov_line(g, "command:", prov->command);
+	prov_line(g, "source:", prov->source);
+}
+
 /* Requests per second each side can post when no NIC limits it: every SM
  * posting on its own queue vs one proxy thread. The ratio is the ceiling
  * of what GPU-initiated posting buys for small messages (inter-node type 5
@@ -179,13 +191,7 @@ gc_status gh_calib_yaml(const gc_result_point *pts, size_t n, const gh_calib_pro
 	};
 	GString *g = g_string_new(NULL);
 	*nparams = 0;
-	g_string_append(g, "# SPDX-License-Identifier: MIT\n");
-	g_string_append_printf(g, "# Calibration '%s', fitted by gcsim hw calibrate.\n",
-			       prov->name);
-	prov_line(g, "device:", prov->device);
-	prov_line(g, "date:", prov->created);
-	prov_line(g, "command:", prov->command);
-	prov_line(g, "source:", prov->source);
+	prov_head(g, "Calibration", "fitted", prov);
 	g_string_append(g, "# Paths: T = alpha + bytes / bandwidth, weighted least squares on relative\n"
 			   "# error; max_error is the worst point of the fit.\n");
 	g_string_append_printf(g, "calibration:\n  name: %s\n", prov->name);
@@ -249,12 +255,7 @@ gc_status gh_calib_scenario(const gc_result_point *pts, size_t n, const gh_calib
 		return GC_ERR_INPUT;
 	}
 	GString *g = gstring_out;
-	g_string_append(g, "# SPDX-License-Identifier: MIT\n");
-	g_string_append_printf(g, "# Virtual-rank model '%s', fitted by gcsim hw calibrate.\n", prov->name);
-	prov_line(g, "device:", prov->device);
-	prov_line(g, "date:", prov->created);
-	prov_line(g, "command:", prov->command);
-	prov_line(g, "source:", prov->source);
+	prov_head(g, "Virtual-rank model", "fitted", prov);
 	g_string_append_printf(g,
 			       "# %d ranks on one GPU, ring allreduce fit T = 2(n-1)(alpha + (S/n)/bandwidth)\n"
 			       "# (%zu points, max_error %.1f%%): a flat cluster whose links have that\n"
@@ -344,13 +345,7 @@ gc_status gh_calib_taxonomy(const gc_result_point *pts, size_t n, const gh_calib
 	int64_t gp_fit = has_post ? split_sum(ps_of_us(post), gp_kept, 2) : 0;
 
 	GString *g = gstring_out;
-	g_string_append(g, "# SPDX-License-Identifier: MIT\n");
-	g_string_append_printf(g, "# Taxonomy posting costs '%s', measured by gcsim hw calibrate.\n",
-			       prov->name);
-	prov_line(g, "device:", prov->device);
-	prov_line(g, "date:", prov->created);
-	prov_line(g, "command:", prov->command);
-	prov_line(g, "source:", prov->source);
+	prov_head(g, "Taxonomy posting costs", "measured", prov);
 	g_string_append(g, "# Measured without a NIC (gcsim hw bench):\n");
 	if (has_proxy)
 		g_string_append_printf(g,
