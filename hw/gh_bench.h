@@ -30,12 +30,12 @@ typedef struct gh_bench_opts {
 
 void gh_bench_opts_default(gh_bench_opts *o, bool quick);
 
-/* Fills pt from samples (sorts them) for a path measured at `bytes`. */
 /* The shared-queue posting point, gpu_post GH_BENCH_SHARED_ALGO: every SM
  * posting on GH_BENCH_SHARED_QUEUES queues, a doorbell each. */
 #define GH_BENCH_SHARED_QUEUES 2
 #define GH_BENCH_SHARED_ALGO "sms-q2-b1"
 
+/* Fills pt from samples (sorts them) for a path measured at `bytes`. */
 void gh_bench_point(gc_result_point *pt, const char *path, const char *algo, uint64_t bytes,
 		    double *samples, int n);
 

@@ -38,8 +38,10 @@ int gm_proto_from_name(const char *name)
 	return -1;
 }
 
-bool gm_proto_parse_set(const char *s, unsigned *mask, const char **why)
+bool gm_proto_parse_set(const char *s, unsigned *mask, unsigned *listed, const char **why)
 {
+	if (listed)
+		*listed = 0;
 	while (*s == ' ')
 		s++;
 	if (!*s) {
@@ -72,6 +74,8 @@ bool gm_proto_parse_set(const char *s, unsigned *mask, const char **why)
 		s = end + 1;
 	}
 	*mask = exclude ? GM_PROTO_ALL & ~named : named;
+	if (listed && !exclude)
+		*listed = named;
 	if (!*mask) {
 		*why = "that leaves NCCL no protocol";
 		return false;

@@ -54,9 +54,11 @@ int gm_proto_from_name(const char *name);
 /* The protocols NCCL may choose from, written as its NCCL_PROTO variable
  * is: names separated by commas (LL, LL128, Simple; any case), or ^ and
  * the names it may not use. Empty: all. Sets *mask (a set of
- * GM_PROTO_BITs) and returns true, or returns false with *why (static text) for an
- * unknown name, an empty name, or a set with no protocol left. */
-bool gm_proto_parse_set(const char *s, unsigned *mask, const char **why);
+ * GM_PROTO_BITs) and *listed (when not NULL: the protocols a list without
+ * ^ names, which NCCL turns on even where its defaults would not), and
+ * returns true, or returns false with *why (static text) for an unknown
+ * name, an empty name, or a set with no protocol left. */
+bool gm_proto_parse_set(const char *s, unsigned *mask, unsigned *listed, const char **why);
 /* NVLS's latency in NCCL's model (tuning.cc): no base latency, 25 us per
  * operation over NVLink (hwLat NVLink NVLS Simple); NVLS_TREE adds 14 us
  * per network hop of its tree (hwLat NET NVLSTree Simple, the table

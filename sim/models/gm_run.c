@@ -745,14 +745,14 @@ static const char *ll128_default_refusal(const gm_run *r)
 static gc_status proto_set_setup(gm_run *r, char **errmsg)
 {
 	const char *why = NULL, *v = gc_config_str(r->cfg, "collective.nccl_proto");
-	if (!gm_proto_parse_set(v, &r->proto_ok, &why))
+	unsigned listed = 0;
+	if (!gm_proto_parse_set(v, &r->proto_ok, &listed, &why))
 		return gc_config_error(r->cfg, "collective.nccl_proto", errmsg, "%s, got '%s'", why, v);
 	/* NCCL's default leaves LL128 out where it is not tested, unless
-	 * NCCL_PROTO names it (a list without '^' that holds it) or the
-	 * protocol is given outright */
-	bool named = v[0] && v[0] != '^' && (r->proto_ok & GM_PROTO_BIT(GM_PROTO_LL128));
+	 * NCCL_PROTO lists it or the protocol is given outright */
 	r->ll128_off = NULL;
-	if (!named && r->proto != GM_PROTO_LL128 && (r->proto_ok & GM_PROTO_BIT(GM_PROTO_LL128))) {
+	if (!(listed & GM_PROTO_BIT(GM_PROTO_LL128)) && r->proto != GM_PROTO_LL128 &&
+	    (r->proto_ok & GM_PROTO_BIT(GM_PROTO_LL128))) {
 		r->ll128_off = ll128_default_refusal(r);
 		if (r->ll128_off)
 			r->proto_ok &= ~GM_PROTO_BIT(GM_PROTO_LL128);

@@ -478,12 +478,12 @@ static void name_limit(exec *x, gm_tx_result *out)
 	int64_t ib = 0;
 	for (int i = 0; i < x->r->issuers; i++)
 		ib = MAX(ib, x->issuer_busy[i]);
-	if (qu >= 0.9)
-		;
-	else if (x->r->issuers > 1)
-		CAND(ib / T, "issuing %ss (%d, gpu.sms)", x->r->issuer_kind, x->r->issuers);
-	else
-		CAND(ib / T, "the issuing %s", x->r->issuer_kind);
+	if (qu < 0.9) {
+		if (x->r->issuers > 1)
+			CAND(ib / T, "issuing %ss (%d, gpu.sms)", x->r->issuer_kind, x->r->issuers);
+		else
+			CAND(ib / T, "the issuing %s", x->r->issuer_kind);
+	}
 	CAND(x->srv[SRV_CPU].busy_ps / T, "application CPU thread");
 	CAND(x->srv[SRV_NIC].busy_ps / T, "NIC message rate (nic.msg_rate)");
 	if (x->r->uses_proxy)

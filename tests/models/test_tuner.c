@@ -262,12 +262,22 @@ static void test_proto_set_syntax(void)
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
 		unsigned m = 99;
 		const char *why = NULL;
-		bool ok = gm_proto_parse_set(cases[i].in, &m, &why);
+		bool ok = gm_proto_parse_set(cases[i].in, &m, NULL, &why);
 		if (ok != (cases[i].want != 0) || (ok && m != cases[i].want))
 			g_error("'%s': ok %d mask %u, want %u", cases[i].in, ok, m, cases[i].want);
 		if (!ok)
 			g_assert_nonnull(why);
 	}
+	/* what a list without ^ names (NCCL turns those on whatever its
+	 * defaults), also after leading blanks */
+	unsigned m, listed;
+	const char *why = NULL;
+	g_assert_true(gm_proto_parse_set(" LL,LL128", &m, &listed, &why));
+	g_assert_cmpuint(listed, ==, L | L128);
+	g_assert_true(gm_proto_parse_set(" ^LL", &m, &listed, &why));
+	g_assert_cmpuint(listed, ==, 0);
+	g_assert_true(gm_proto_parse_set("", &m, &listed, &why));
+	g_assert_cmpuint(listed, ==, 0);
 }
 
 /* With LL128 left out, NCCL's model picks among LL and Simple, and the
@@ -340,7 +350,8 @@ static void test_ll128_default_rule(void)
 		{"pix", "hopper", "", true},	 {"pxb", "hopper", "", true},
 		{"pxn", "hopper", "", true},	 {"pxn", "ampere", "", false},
 		{"phb", "hopper", "", false},	 {"sys", "hopper", "", false},
-		{"phb", "hopper", "^LL", false}, {"phb", "hopper", "LL,LL128,Simple", true},
+		{"phb", "hopper", "^LL", false},  {"phb", "hopper", " ^LL", false},
+		{"phb", "hopper", "LL,LL128,Simple", true},
 		{"phb", "hopper", "LL128", true},
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
