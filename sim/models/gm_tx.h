@@ -50,7 +50,7 @@ typedef enum { GM_TX_POST_SINGLE, GM_TX_POST_CHAINED } gm_tx_proxy_post;
 typedef struct gm_tx_params {
 	const char *platform;
 	/* GPU */
-	int64_t launch_ps, fence_ps, poll_ps, wqe_build_ps, store_issue_ps, publish_ps;
+	int64_t launch_ps, fence_ps, poll_ps, wqe_build_ps, store_issue_ps, publish_ps, cta_barrier_ps;
 	double sm_store_Bps;
 	int sms;
 	int queues; /* send queues the CTAs share for GPU-initiated posts (0: one each) */

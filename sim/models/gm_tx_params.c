@@ -53,6 +53,13 @@ static const gc_param tx_params[] = {
 	 "publish of the entry and the doorbell record update",
 	 "estimate: a compare-and-swap on the queue's ready index plus a fence, a few hundred "
 	 "cycles; gcsim hw bench's gpu_post sms-q2-b1 measures it"},
+	{"gpu.cta_barrier", GC_P_TIME, "800ns", NULL, 0, 1e9,
+	 "an inter-CTA barrier in global memory, from the last CTA's arrival until every CTA "
+	 "leaves it: the arrival's fence and atomic increment of a counter, the last arrival "
+	 "bumping an epoch word, the others' spin loads seeing it (NVSHMEM perftest "
+	 "inter_cta_barrier, run between the iterations of shmem_put_bw)",
+	 "estimate: gpu.fence + an L2 atomic round trip (~300 ns) + one gpu.poll_interval; gcsim "
+	 "hw bench's cta_barrier measures it"},
 	{"gpu.sms", GC_P_INT, "132", NULL, 1, 4096,
 	 "CTAs that can issue concurrently (one per SM)", "NVIDIA H100 SXM5: 132 SMs (H100 whitepaper)"},
 	/* NVLink */
@@ -260,6 +267,7 @@ void gm_tx_params_read(const gc_config *cfg, const char *platform_name, gm_tx_pa
 	p->sms = (int)gc_config_int(cfg, "gpu.sms");
 	p->queues = (int)gc_config_int(cfg, "gpu.queues");
 	p->publish_ps = gc_config_time(cfg, "gpu.publish");
+	p->cta_barrier_ps = gc_config_time(cfg, "gpu.cta_barrier");
 	p->nvlink_Bps = gc_config_bw(cfg, "nvlink.bandwidth");
 	p->nvlink_lat_ps = gc_config_time(cfg, "nvlink.latency");
 	p->pcie_gen = atoi(gc_config_str(cfg, "pcie.gen"));
