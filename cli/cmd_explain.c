@@ -126,8 +126,9 @@ int cli_explain(int argc, char **argv)
 {
 	char *path = NULL, *variant = NULL, *bytes = NULL, *platform = NULL, *compare = NULL;
 	char *format = NULL, *trace = NULL, *scenario = NULL, *sweep = NULL, *collective = NULL;
+	char *bench = NULL;
 	char **sets = NULL;
-	gint64 messages = -1, rank = -1, strand = -1, steps = -1;
+	gint64 messages = -1, rank = -1, strand = -1, steps = -1, ctas = -1, iters = -1;
 	gboolean timeline = FALSE;
 	GOptionEntry entries[] = {
 		{"path", 'p', 0, G_OPTION_ARG_STRING, &path,
@@ -140,6 +141,11 @@ int cli_explain(int argc, char **argv)
 		{"format", 'f', 0, G_OPTION_ARG_STRING, &format, "compare or collective output: table (default) or csv", "FMT"},
 		{"messages", 'm', 0, G_OPTION_ARG_INT64, &messages,
 		 "compare: add the sustained rate of K back-to-back messages", "K"},
+		{"bench", 0, 0, G_OPTION_ARG_STRING, &bench,
+		 "compare inter: stream (default; --messages) or put-bw (NVSHMEM shmem_put_bw's loop)", "B"},
+		{"ctas", 0, 0, G_OPTION_ARG_INT64, &ctas, "put-bw: CTAs of the kernel (default 32, as perftest)", "N"},
+		{"iters", 0, 0, G_OPTION_ARG_INT64, &iters,
+		 "put-bw: timed iterations (default 10, as perftest; at most 1024)", "N"},
 		{"timeline", 0, 0, G_OPTION_ARG_NONE, &timeline, "path, collective: add an ASCII timeline", NULL},
 		{"trace", 't', 0, G_OPTION_ARG_FILENAME, &trace,
 		 "path: write a Perfetto trace, one track per component (collective: the run's trace)", "FILE"},
@@ -166,6 +172,7 @@ int cli_explain(int argc, char **argv)
 				 "Without options, list the types. Examples:\n"
 				 "  gcsim explain --path inter:3 --variant proxy --bytes 8\n"
 				 "  gcsim explain --compare inter --bytes 512 --messages 20000\n"
+				 "  gcsim explain --compare inter --bytes 512 --bench put-bw --platform dgx-a100\n"
 				 "  gcsim explain --path inter:5 --platform p5   (refused: no GPUDirect Async)\n"
 				 "A collective step by step (each step's peers, bytes, and its time waiting\n"
 				 "for data, for room at the receiver, and moving; --timeline draws the ranks):\n"
@@ -186,9 +193,11 @@ int cli_explain(int argc, char **argv)
 		rc = fail("--path and --compare exclude each other");
 		goto out;
 	}
-	if (collective && (path || compare || scenario || platform || variant || messages != -1 || sweep)) {
+	if (collective && (path || compare || scenario || platform || variant || messages != -1 || sweep ||
+			   bench || ctas != -1 || iters != -1)) {
 		rc = fail("--collective walks a run scenario; --path, --compare, --scenario, --platform, "
-			  "--variant, --messages and --sweep explain the communication types");
+			  "--variant, --messages, --bench, --ctas, --iters and --sweep explain the "
+			  "communication types");
 		goto out;
 	}
 	if (!collective && (rank != -1 || strand != -1 || steps != -1)) {
@@ -238,6 +247,20 @@ int cli_explain(int argc, char **argv)
 		rc = fail("--messages needs --compare");
 		goto out;
 	}
+	if ((bench || ctas != -1 || iters != -1) && !compare && !scenario) {
+		rc = fail("--bench, --ctas and --iters need --compare inter");
+		goto out;
+	}
+	if (ctas != -1 && (ctas < 1 || ctas > 4096)) {
+		err = g_strdup_printf("--ctas: expected 1 to 4096, got %lld", (long long)ctas);
+		rc = fail(err);
+		goto out;
+	}
+	if (iters != -1 && (iters < 1 || iters > GM_TX_LOOP_MAX_ITERS)) {
+		err = g_strdup_printf("--iters: expected 1 to %d, got %lld", GM_TX_LOOP_MAX_ITERS, (long long)iters);
+		rc = fail(err);
+		goto out;
+	}
 	if ((variant || timeline || trace) && !path && !scenario && !collective) {
 		rc = fail("--variant, --timeline and --trace need --path (or --collective)");
 		goto out;
@@ -269,6 +292,12 @@ int cli_explain(int argc, char **argv)
 		g_ptr_array_add(all, g_strdup_printf("explain.format=%s", format));
 	if (messages != -1)
 		g_ptr_array_add(all, g_strdup_printf("explain.messages=%lld", (long long)messages));
+	if (bench)
+		g_ptr_array_add(all, g_strdup_printf("explain.bench=%s", bench));
+	if (ctas != -1)
+		g_ptr_array_add(all, g_strdup_printf("explain.ctas=%lld", (long long)ctas));
+	if (iters != -1)
+		g_ptr_array_add(all, g_strdup_printf("explain.iters=%lld", (long long)iters));
 	for (char **s = sets; s && *s; s++)
 		g_ptr_array_add(all, g_strdup(*s));
 	if (sweep)
@@ -318,6 +347,7 @@ out:
 	g_free(scenario);
 	g_free(sweep);
 	g_free(collective);
+	g_free(bench);
 	g_strfreev(sets);
 	return rc;
 }

@@ -203,6 +203,27 @@ void gm_tx_estimate(const gm_tx_params *p, const gm_tx_recipe *r, gm_tx_result *
 gc_status gm_tx_simulate(const gm_tx_params *p, const gm_tx_recipe *r, uint64_t messages,
 			 ge_trace *trace, gm_tx_result *out, char **errmsg);
 
+/* NVSHMEM perftest shmem_put_bw's loop (perftest/device/pt-to-pt): a kernel
+ * of `ctas` CTAs runs `iters` iterations; in each, every CTA issues one put
+ * of the recipe (a block-scope nbi put: the CTA moves on once its post is
+ * out) and then all CTAs meet at an inter-CTA barrier (gpu.cta_barrier);
+ * after the last, a final barrier whose last arrival waits for every put's
+ * completion (nvshmem_quiet, gm_tx_quiet_ps). The time is the kernel's, from
+ * before its launch (gpu.launch_latency: the benchmark's CUDA events wrap
+ * the launch) to the end of the final barrier. Nothing waits for
+ * completions before that quiet, so nic.sq_depth does not apply. out's
+ * makespan_ps is that time, rate_Mops ctas x iters puts over it, and the
+ * limit the busiest resource, the CTAs' own loop included. */
+#define GM_TX_LOOP_MAX_ITERS 1024
+gc_status gm_tx_simulate_put_loop(const gm_tx_params *p, const gm_tx_recipe *r, int ctas, int iters,
+				  gm_tx_result *out, char **errmsg);
+/* What nvshmem_quiet adds after a stream's last put lands: the responder's
+ * acknowledgement back over the wire and switch, the completion written
+ * across PCIe, then seen by the GPU's poll; a proxy path (r->uses_proxy)
+ * also reaps it on the CPU (host.cq_poll) and tells the GPU across PCIe.
+ * rule (may be NULL) receives the rule in parameter names. */
+int64_t gm_tx_quiet_ps(const gm_tx_params *p, const gm_tx_recipe *r, char *rule, size_t rule_len);
+
 /* Components: a one-step recipe that exercises one component alone, for the
  * test that its closed form and its event-driven behaviour agree. */
 size_t gm_tx_component_count(void);
@@ -222,6 +243,11 @@ typedef struct gm_tx_compare_opts {
 	uint64_t bytes;
 	uint64_t messages;	/* 0: no rate column */
 	bool csv;
+	/* put_loop: instead of a stream, time shmem_put_bw's loop of the
+	 * device-initiated types: ctas CTAs, iters iterations, `bytes` per
+	 * iteration split among the CTAs in whole doubles */
+	bool put_loop;
+	int ctas, iters;
 } gm_tx_compare_opts;
 /* One row per type (refused types are listed with the reason). */
 gc_status gm_tx_format_compare(const gm_tx_params *p, const gm_tx_compare_opts *o,

@@ -36,7 +36,17 @@
 #include "../core/gc_fifo.h"
 #include "gm_net.h"
 
-enum { EV_DONE = 1, EV_SERVER_DONE, EV_NET_START, EV_ISSUE, EV_PX_POLL_START, EV_PX_POLL_END, EV_PX_WORK_DONE };
+enum {
+	EV_DONE = 1,
+	EV_SERVER_DONE,
+	EV_NET_START,
+	EV_ISSUE,
+	EV_PX_POLL_START,
+	EV_PX_POLL_END,
+	EV_PX_WORK_DONE,
+	EV_LOOP_START,
+	EV_BARRIER
+};
 enum { SRV_CPU, SRV_NIC, SRV__COUNT };
 
 typedef struct server {
@@ -76,12 +86,18 @@ typedef struct exec {
 	int64_t px_read_ps, px_period_ps;
 	uint32_t px_posts; /* signalled work requests posted in this turn */
 	/* issuers: the next message, messages in flight, free to issue */
+	int nis;
 	int64_t *issuer_busy;
 	uint64_t *next_msg;
 	uint32_t *inflight;
 	bool *ifree;
 	uint64_t done_msgs;
 	int64_t last_end;
+	/* the put loop: rounds of one message per issuer, each ended by the
+	 * inter-CTA barrier (iters 0: a stream) */
+	uint64_t iters, epoch;
+	int arrived;
+	int64_t round_start, loop_ps, last_barrier;
 	gm_tx_result *out;
 	ge_trace *trace;
 	int tids[GM_TX_MAX_STEPS];
@@ -200,12 +216,17 @@ static void step_ready(exec *x, uint64_t job);
 
 static void try_issue(exec *x, uint64_t i)
 {
-	if (!x->ifree[i] || x->inflight[i] >= (uint32_t)x->p->sq_depth || x->next_msg[i] >= x->K)
+	if (!x->ifree[i] || x->next_msg[i] >= x->K)
+		return;
+	/* in the loop a CTA's next put waits for the barrier that ends its
+	 * round; in a stream, for room among its messages in flight */
+	if (x->iters ? x->next_msg[i] / (uint64_t)x->nis > x->epoch
+		     : x->inflight[i] >= (uint32_t)x->p->sq_depth)
 		return;
 	x->ifree[i] = false;
 	x->inflight[i]++;
 	ge_schedule(&x->eng, x->eng.now, x->ent, EV_ISSUE, x->next_msg[i]);
-	x->next_msg[i] += (uint64_t)x->r->issuers;
+	x->next_msg[i] += (uint64_t)x->nis;
 }
 
 static void step_done(exec *x, uint64_t job)
@@ -224,9 +245,14 @@ static void step_done(exec *x, uint64_t job)
 		ge_trace_slice(x->trace, 1, x->tids[s], x->r->steps[s].action, *st, e->now - *st, args);
 	}
 	if (s == x->r->release) {
-		uint64_t i = m % (uint64_t)x->r->issuers;
+		uint64_t i = m % (uint64_t)x->nis;
 		x->issuer_busy[i] += e->now - x->msg_start[m];
 		x->ifree[i] = true;
+		/* the last CTA of the round at the barrier starts its release */
+		if (x->iters && ++x->arrived == x->nis) {
+			x->arrived = 0;
+			ge_schedule(e, e->now + x->p->cta_barrier_ps, x->ent, EV_BARRIER, 0);
+		}
 		try_issue(x, i);
 	}
 	for (int k = 0; k < x->ndependents[s]; k++) {
@@ -238,10 +264,10 @@ static void step_done(exec *x, uint64_t job)
 		if (m == 0)
 			x->out->latency_ps = e->now - x->msg_start[0];
 		x->last_end = MAX(x->last_end, e->now);
-		uint64_t i = m % (uint64_t)x->r->issuers;
+		uint64_t i = m % (uint64_t)x->nis;
 		x->inflight[i]--;
 		try_issue(x, i);
-		if (++x->done_msgs == x->K)
+		if (++x->done_msgs == x->K && x->epoch == x->iters)
 			e->stop = true;
 	}
 }
@@ -337,7 +363,7 @@ static void step_begin(exec *x, uint64_t job)
 		int i = st->res == GM_TX_R_CPU	  ? SRV_CPU
 			: st->res == GM_TX_R_NIC_TX ? SRV_NIC
 						    : SRV__COUNT + (int)((job_msg(job) %
-									   (uint64_t)x->r->issuers) %
+									   (uint64_t)x->nis) %
 									  (uint64_t)(x->nsrv - SRV__COUNT));
 		gc_fifo_push(&x->srv[i].q, job);
 		server_start(x, i);
@@ -419,6 +445,20 @@ static gc_status x_handle(ge_engine *e, void *self, const ge_event *ev)
 				step_ready(x, job_of(m, s));
 		break;
 	}
+	case EV_LOOP_START:
+		x->round_start = e->now;
+		for (int i = 0; i < x->nis; i++)
+			try_issue(x, (uint64_t)i);
+		break;
+	case EV_BARRIER:
+		x->epoch++;
+		x->loop_ps += e->now - x->round_start;
+		x->round_start = x->last_barrier = e->now;
+		for (int i = 0; i < x->nis; i++)
+			try_issue(x, (uint64_t)i);
+		if (x->done_msgs == x->K && x->epoch == x->iters)
+			e->stop = true;
+		break;
 	case EV_PX_POLL_START:
 		x->px_state = PX_POLLING;
 		x->px_snap = (uint32_t)MIN(x->px_fifo.n, (size_t)x->p->proxy_batch);
@@ -476,13 +516,20 @@ static void name_limit(exec *x, gm_tx_result *out)
 		     x->nsrv - SRV__COUNT);
 	}
 	int64_t ib = 0;
-	for (int i = 0; i < x->r->issuers; i++)
+	for (int i = 0; i < x->nis; i++)
 		ib = MAX(ib, x->issuer_busy[i]);
 	if (qu < 0.9) {
-		if (x->r->issuers > 1)
-			CAND(ib / T, "issuing %ss (%d, gpu.sms)", x->r->issuer_kind, x->r->issuers);
+		if (x->nis > 1)
+			CAND(ib / T, "issuing %ss (%d, %s)", x->r->issuer_kind, x->nis,
+			     x->iters ? "explain.ctas" : "gpu.sms");
 		else
 			CAND(ib / T, "the issuing %s", x->r->issuer_kind);
+	}
+	if (x->iters) {
+		/* the CTAs' own loop: from the launch, rounds of a put each and
+		 * the barrier that ends them */
+		CAND(x->loop_ps / T, "the CTAs' loop (a put each, then gpu.cta_barrier)");
+		CAND(x->p->launch_ps / T, "the kernel launch (gpu.launch_latency)");
 	}
 	CAND(x->srv[SRV_CPU].busy_ps / T, "application CPU thread");
 	CAND(x->srv[SRV_NIC].busy_ps / T, "NIC message rate (nic.msg_rate)");
@@ -496,7 +543,7 @@ static void name_limit(exec *x, gm_tx_result *out)
 		CAND(k->bytes / (k->bw_Bps * T * 1e-12), "%s", x->net.info[l].name);
 	}
 #undef CAND
-	if (best < 0.9) {
+	if (best < 0.9 && !x->iters) {
 		char busiest[96];
 		g_strlcpy(busiest, name, sizeof(busiest));
 		g_snprintf(name, sizeof(name), "latency (nic.sq_depth in flight); busiest: %.60s", busiest);
@@ -505,21 +552,32 @@ static void name_limit(exec *x, gm_tx_result *out)
 	out->limit_util = best;
 }
 
-gc_status gm_tx_simulate(const gm_tx_params *p, const gm_tx_recipe *r, uint64_t messages,
-			 ge_trace *trace, gm_tx_result *out, char **errmsg)
+int64_t gm_tx_quiet_ps(const gm_tx_params *p, const gm_tx_recipe *r, char *rule, size_t rule_len)
 {
-	if (messages < 1 || messages > GM_TX_MAX_MESSAGES) {
-		*errmsg = g_strdup_printf("messages: expected 1 to %d, got %llu", GM_TX_MAX_MESSAGES,
-					  (unsigned long long)messages);
-		return GC_ERR_INPUT;
-	}
+	int64_t t = p->wire_lat_ps + p->switch_lat_ps + p->pcie_lat_ps + p->poll_ps;
+	if (r->uses_proxy)
+		t += p->cq_poll_ps + p->pcie_lat_ps;
+	if (rule)
+		g_strlcpy(rule,
+			  r->uses_proxy ? "wire.latency + switch.latency + pcie.latency (the CQE to the host) + "
+					  "host.cq_poll + pcie.latency (the proxy tells the GPU) + gpu.poll_interval"
+					: "wire.latency + switch.latency + pcie.latency (the CQE) + gpu.poll_interval",
+			  rule_len);
+	return t;
+}
+
+/* messages from nis issuers: a stream (iters 0) or the put loop's iters
+ * rounds of one message per issuer */
+static gc_status simulate(const gm_tx_params *p, const gm_tx_recipe *r, uint64_t messages, int nis,
+			  uint64_t iters, ge_trace *trace, gm_tx_result *out, char **errmsg)
+{
 	exec *x = g_new0(exec, 1);
 	memset(out, 0, sizeof(*out));
 	x->p = p;
 	x->r = r;
 	x->K = messages;
 	x->ns = r->nsteps;
-	x->stream = messages > 1;
+	x->stream = messages > 1 || iters > 0;
 	x->out = out;
 	x->trace = trace;
 	ge_engine_init(&x->eng, 1);
@@ -545,7 +603,9 @@ gc_status gm_tx_simulate(const gm_tx_params *p, const gm_tx_recipe *r, uint64_t 
 	x->left = g_new(uint32_t, messages);
 	for (uint64_t m = 0; m < messages; m++)
 		x->left[m] = (uint32_t)x->ns;
-	x->issuer_busy = g_new0(int64_t, r->issuers);
+	x->nis = nis;
+	x->iters = iters;
+	x->issuer_busy = g_new0(int64_t, nis);
 	x->db_wait = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 	x->db_run = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 	for (int s = 0; s < r->nsteps; s++)
@@ -568,14 +628,17 @@ gc_status gm_tx_simulate(const gm_tx_params *p, const gm_tx_recipe *r, uint64_t 
 			x->tids[s] = k + 1;
 		}
 	}
-	x->next_msg = g_new(uint64_t, r->issuers);
-	x->inflight = g_new0(uint32_t, r->issuers);
-	x->ifree = g_new(bool, r->issuers);
-	for (int i = 0; i < r->issuers; i++) {
+	x->next_msg = g_new(uint64_t, nis);
+	x->inflight = g_new0(uint32_t, nis);
+	x->ifree = g_new(bool, nis);
+	for (int i = 0; i < nis; i++) {
 		x->next_msg[i] = (uint64_t)i;
 		x->ifree[i] = true;
-		try_issue(x, (uint64_t)i);
+		if (!iters)
+			try_issue(x, (uint64_t)i);
 	}
+	if (iters)
+		ge_schedule(&x->eng, p->launch_ps, x->ent, EV_LOOP_START, 0);
 	gc_status st = ge_run(&x->eng, GE_TIME_MAX);
 	if (st == GC_OK && x->done_msgs != messages)
 		st = ge_fail(&x->eng, GC_ERR_INTERNAL, "gm_tx: %llu of %llu messages completed",
@@ -585,7 +648,12 @@ gc_status gm_tx_simulate(const gm_tx_params *p, const gm_tx_recipe *r, uint64_t 
 	} else {
 		out->messages = messages;
 		out->makespan_ps = x->last_end;
-		out->rate_Mops = x->last_end > 0 ? (double)messages / (double)x->last_end * 1e6 : 0;
+		/* the loop ends with the final barrier, whose last arrival waits
+		 * for every put's completion (nvshmem_quiet) */
+		if (iters)
+			out->makespan_ps = MAX(x->last_barrier, x->last_end + gm_tx_quiet_ps(p, r, NULL, 0)) +
+					   p->cta_barrier_ps;
+		out->rate_Mops = out->makespan_ps > 0 ? (double)messages / (double)out->makespan_ps * 1e6 : 0;
 		out->events = x->eng.events_handled;
 		name_limit(x, out);
 	}
@@ -608,4 +676,33 @@ gc_status gm_tx_simulate(const gm_tx_params *p, const gm_tx_recipe *r, uint64_t 
 	g_free(x->ifree);
 	g_free(x);
 	return st;
+}
+
+gc_status gm_tx_simulate(const gm_tx_params *p, const gm_tx_recipe *r, uint64_t messages,
+			 ge_trace *trace, gm_tx_result *out, char **errmsg)
+{
+	if (messages < 1 || messages > GM_TX_MAX_MESSAGES) {
+		*errmsg = g_strdup_printf("messages: expected 1 to %d, got %llu", GM_TX_MAX_MESSAGES,
+					  (unsigned long long)messages);
+		return GC_ERR_INPUT;
+	}
+	return simulate(p, r, messages, r->issuers, 0, trace, out, errmsg);
+}
+
+gc_status gm_tx_simulate_put_loop(const gm_tx_params *p, const gm_tx_recipe *r, int ctas, int iters,
+				  gm_tx_result *out, char **errmsg)
+{
+	if (ctas < 1 || iters < 1 || iters > GM_TX_LOOP_MAX_ITERS ||
+	    (uint64_t)ctas * (uint64_t)iters > GM_TX_MAX_MESSAGES) {
+		*errmsg = g_strdup_printf("put loop: expected 1 or more CTAs, 1 to %d iterations and at "
+					  "most %d puts in all, got %d CTAs x %d iterations",
+					  GM_TX_LOOP_MAX_ITERS, GM_TX_MAX_MESSAGES, ctas, iters);
+		return GC_ERR_INPUT;
+	}
+	if (strcmp(r->issuer_kind, "CTA") != 0) {
+		*errmsg = g_strdup_printf("put loop: %s is issued by a %s, not by the CTAs of a kernel", r->id,
+					  r->issuer_kind);
+		return GC_ERR_INPUT;
+	}
+	return simulate(p, r, (uint64_t)ctas * (uint64_t)iters, ctas, (uint64_t)iters, NULL, out, errmsg);
 }

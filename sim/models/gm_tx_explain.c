@@ -32,6 +32,14 @@ static const gc_param study_params[] = {
 	{"explain.bytes", GC_P_BYTES, "8B", NULL, 1, 1099511627776.0 * 16, "payload of one message", NULL},
 	{"explain.messages", GC_P_INT, "0", NULL, 0, GM_TX_MAX_MESSAGES,
 	 "compare: also time this many back-to-back messages per type (0: latency only)", NULL},
+	{"explain.bench", GC_P_ENUM, "stream", "stream|put-bw", 1, 0,
+	 "compare: stream (explain.messages back-to-back messages) or put-bw (NVSHMEM perftest "
+	 "shmem_put_bw's loop: explain.ctas CTAs, explain.iters iterations of explain.bytes split "
+	 "among them, an inter-CTA barrier after each, quiet at the end)", NULL},
+	{"explain.ctas", GC_P_INT, "32", NULL, 1, 4096, "put-bw: CTAs of the kernel (perftest -c, default 32)",
+	 NULL},
+	{"explain.iters", GC_P_INT, "10", NULL, 1, GM_TX_LOOP_MAX_ITERS,
+	 "put-bw: timed iterations (perftest -n, default 10)", NULL},
 	{"explain.platform", GC_P_ENUM, "dgx-h100", "dgx-h100|dgx-a100|p5|p4d", 1, 0,
 	 "the platform whose defaults and capabilities apply", NULL},
 	{"explain.format", GC_P_ENUM, "table", "table|csv", 1, 0, "compare: aligned table or CSV", NULL},
@@ -143,10 +151,90 @@ static int rate_decimals(double v)
 	return (int)MIN(12.0, 2.0 - floor(log10(v)));
 }
 
+/* shmem_put_bw's loop for each device-initiated inter-node type: the
+ * kernel's time, the bandwidth perftest prints (bytes per iteration x
+ * iterations over it, 1 GB = 1e9 B), the puts per second, and what limits
+ * each; then the ratio of the device-native type to the proxy's. */
+static gc_status format_put_loop(const gm_tx_params *p, const gm_tx_compare_opts *o, GString *out,
+				 char **errmsg)
+{
+	uint64_t per = o->bytes / 8 / (uint64_t)o->ctas * 8;
+	char b[32], pb[32];
+	gc_fmt_bytes(o->bytes, b, sizeof(b));
+	if (per == 0) {
+		*errmsg = g_strdup_printf("put-bw: %s per iteration over %d CTAs leaves each less than one "
+					  "double (8 B); expected at least %lluB, or fewer CTAs",
+					  b, o->ctas, (unsigned long long)o->ctas * 8);
+		return GC_ERR_INPUT;
+	}
+	gc_fmt_bytes(per, pb, sizeof(pb));
+	if (o->csv) {
+		g_string_append(out, "type,name,latency_us,copies,cpu_on_critical_path,time_us,bw_GBps,rate_Mops\n");
+	} else {
+		g_string_append_printf(out,
+				       "# inter-node types in NVSHMEM shmem_put_bw's loop on %s: %d CTAs x %d "
+				       "iterations of %s (a %s put per CTA), an inter-CTA barrier after "
+				       "each, quiet at the end\n",
+				       p->platform, o->ctas, o->iters, b, pb);
+		g_string_append_printf(out, "%-8s %-28s %12s %6s %4s %10s %9s %11s  %s\n", "type", "name",
+				       "latency_us", "copies", "cpu", "time_us", "bw_GBps", "rate_Mops", "limited by");
+	}
+	double proxy_bw = 0, native_bw = 0;
+	for (size_t i = 0; i < G_N_ELEMENTS(inter_rows); i++) {
+		gm_tx_recipe r;
+		char *why = NULL;
+		char typ[16];
+		const char *v = inter_rows[i][1];
+		g_snprintf(typ, sizeof(typ), "%s%s%s", inter_rows[i][0] + 6, v && strcmp(v, "cpu") ? "/" : "",
+			   v && strcmp(v, "cpu") ? v : "");
+		gc_status st = gm_tx_recipe_build(p, inter_rows[i][0], v, per, &r, &why);
+		if (st != GC_OK) {
+			if (!o->csv)
+				g_string_append_printf(out, "%-8s refused: %s\n", typ, why);
+			g_free(why);
+			continue;
+		}
+		if (strcmp(r.issuer_kind, "CTA") != 0) {
+			if (!o->csv)
+				g_string_append_printf(out, "%-8s %-28s a %s issues it: no kernel puts\n", typ,
+						       r.name, r.issuer_kind);
+			continue;
+		}
+		gm_tx_result one, loop;
+		st = gm_tx_simulate(p, &r, 1, NULL, &one, errmsg);
+		if (st == GC_OK)
+			st = gm_tx_simulate_put_loop(p, &r, o->ctas, o->iters, &loop, errmsg);
+		if (st != GC_OK)
+			return st;
+		double t_us = us(loop.makespan_ps);
+		double bw = (double)o->bytes * o->iters / (t_us * 1e3);
+		if (r.uses_proxy)
+			proxy_bw = bw;
+		else if (!strcmp(inter_rows[i][0], "inter:5"))
+			native_bw = bw;
+		if (o->csv)
+			g_string_append_printf(out, "%s,%s,%.3f,%d,%s,%.3f,%.4f,%.3f\n", typ, r.name,
+					       us(one.latency_ps), r.copies, r.cpu_critical ? "yes" : "no", t_us,
+					       bw, loop.rate_Mops);
+		else
+			g_string_append_printf(out, "%-8s %-28s %12.3f %6d %4s %10.3f %9.4f %11.3f  %s (%.0f%% busy)\n",
+					       typ, r.name, us(one.latency_ps), r.copies,
+					       r.cpu_critical ? "yes" : "no", t_us, bw, loop.rate_Mops, loop.limit,
+					       100 * loop.limit_util);
+	}
+	if (!o->csv && proxy_bw > 0 && native_bw > 0)
+		g_string_append_printf(out, "# device native (5) over GPU RDMA through the CPU proxy (3/proxy): "
+					    "%.2fx\n",
+				       native_bw / proxy_bw);
+	return GC_OK;
+}
+
 gc_status gm_tx_format_compare(const gm_tx_params *p, const gm_tx_compare_opts *o, void *gs,
 			       char **errmsg)
 {
 	GString *out = gs;
+	if (o->put_loop)
+		return format_put_loop(p, o, out, errmsg);
 	bool intra = !strcmp(o->scope, "intra");
 	size_t n = intra ? G_N_ELEMENTS(intra_rows) : G_N_ELEMENTS(inter_rows);
 	const char *const (*rows)[2] = intra ? intra_rows : inter_rows;
@@ -226,7 +314,28 @@ static gc_status run_once(gc_config *cfg, const char *trace_path, bool timeline,
 			.bytes = bytes,
 			.messages = (uint64_t)gc_config_int(cfg, "explain.messages"),
 			.csv = !strcmp(gc_config_str(cfg, "explain.format"), "csv"),
+			.put_loop = !strcmp(gc_config_str(cfg, "explain.bench"), "put-bw"),
+			.ctas = (int)gc_config_int(cfg, "explain.ctas"),
+			.iters = (int)gc_config_int(cfg, "explain.iters"),
 		};
+		if (!co.put_loop && (gc_config_is_set(cfg, "explain.ctas") || gc_config_is_set(cfg, "explain.iters")))
+			return gc_config_error(cfg,
+					       gc_config_is_set(cfg, "explain.ctas") ? "explain.ctas" : "explain.iters",
+					       errmsg, "explain.ctas and explain.iters shape put-bw's loop; "
+						       "expected explain.bench put-bw with them");
+		if (co.put_loop && strcmp(co.scope, "inter") != 0)
+			return gc_config_error(cfg, "explain.bench", errmsg,
+					       "put-bw times NVSHMEM's puts between nodes; expected explain.scope "
+					       "inter, got %s",
+					       co.scope);
+		if (co.put_loop && co.messages > 0)
+			return gc_config_error(cfg, "explain.messages", errmsg,
+					       "a stream of messages and put-bw's loop exclude each other; "
+					       "set explain.messages to 0 or explain.bench to stream");
+		if (co.put_loop && (uint64_t)co.ctas * (uint64_t)co.iters > GM_TX_MAX_MESSAGES)
+			return gc_config_error(cfg, "explain.iters", errmsg,
+					       "put-bw: %d CTAs x %d iterations is more than %d puts", co.ctas,
+					       co.iters, GM_TX_MAX_MESSAGES);
 		return gm_tx_format_compare(&p, &co, o, errmsg);
 	}
 	gm_tx_recipe r;

@@ -33,6 +33,18 @@ check "proxy.post=chained (one doorbell and one completion per turn) raises the 
 "$G" explain --compare inter --bytes 512 --messages 2000 >"$T/rate.txt"
 check "table names the limiting resources" "grep '^3/proxy' '$T/rate.txt' | grep -q 'CPU proxy thread' && grep '^5 ' '$T/rate.txt' | grep -q 'PCIe up'"
 
+"$G" explain --compare inter --bytes 512 --bench put-bw --platform dgx-a100 --format csv >"$T/putbw.csv"
+check "put-bw csv header is exact" "[ \"\$(head -1 '$T/putbw.csv')\" = 'type,name,latency_us,copies,cpu_on_critical_path,time_us,bw_GBps,rate_Mops' ]"
+check "put-bw has a row per kernel-issued type (3/proxy, 4, 5)" "[ \"\$(awk -F, 'NR>1 { printf \"%s \", \$1 }' '$T/putbw.csv')\" = '3/proxy 4 5 ' ]"
+check "put-bw: IBGDA's kernel is shorter than IBRC's and its bandwidth is bytes x iterations over it" \
+  "awk -F, 'NR>1 { t[\$1] = \$6; b[\$1] = \$7 } END { d = b[\"5\"] - 512 * 10 / (t[\"5\"] * 1000); if (d < 0) d = -d; exit !(t[\"5\"] < t[\"3/proxy\"] && d < 0.001) }' '$T/putbw.csv'"
+"$G" explain --compare inter --bytes 512 --bench put-bw --platform dgx-a100 --iters 100 >"$T/putbw.txt"
+check "put-bw table names the limits and gives the ratio" \
+  "grep '^3/proxy' '$T/putbw.txt' | grep -q 'CPU proxy thread' && grep '^5 ' '$T/putbw.txt' | grep -q \"CTAs' loop\" && grep -q '^# device native (5) over GPU RDMA through the CPU proxy (3/proxy): [0-9.]*x\$' '$T/putbw.txt'"
+"$G" explain --compare inter --bytes 512 --bench put-bw --platform dgx-a100 --iters 100 --set gpu.cta_barrier=1.6us >"$T/putbw-slow.txt"
+check "a slower inter-CTA barrier lowers IBGDA's put-bw ratio" \
+  "[ \"\$(sed -n 's/^# device native.*: \\([0-9.]*\\)x\$/\\1/p' '$T/putbw.txt' '$T/putbw-slow.txt' | awk 'NR==1{a=\$1} NR==2{b=\$1} END{print (b < a)}')\" = 1 ]"
+
 # --- goldens and determinism ------------------------------------------------------
 for f in scenarios/taxonomy/*.yaml; do
   b=$(basename "$f" .yaml)
@@ -132,6 +144,15 @@ bad "walk: --rank alone" "--rank, --strand and --steps need --collective" explai
 bad "walk: negative rank" "expected a non-negative integer" explain --collective scenarios/dgx-h100-allreduce.yaml --rank -2
 bad "walk: bad --set" "collective.algo=foo: expected one of" explain --collective scenarios/dgx-h100-allreduce.yaml --set collective.algo=foo
 bad "walk: missing file" "cannot open" explain --collective "$T/none.yaml"
+bad "put-bw across nodes only" "explain.bench: put-bw times NVSHMEM's puts between nodes" explain --compare intra --bench put-bw
+bad "put-bw and a stream" "a stream of messages and put-bw's loop exclude each other" explain --compare inter --bench put-bw --messages 100
+bad "put-bw: less than a double per CTA" "leaves each less than one double" explain --compare inter --bench put-bw --bytes 128B
+bad "--ctas without put-bw" "explain.ctas and explain.iters shape put-bw's loop" explain --compare inter --ctas 8
+bad "--bench without --compare" "--bench, --ctas and --iters need --compare inter" explain --path inter:5 --bench put-bw
+bad "--iters out of range" "--iters: expected 1 to 1024" explain --compare inter --bench put-bw --iters 0
+bad "--ctas out of range" "--ctas: expected 1 to 4096" explain --compare inter --bench put-bw --ctas 5000
+bad "bad --bench" "expected one of stream, put-bw" explain --compare inter --bench pingpong
+bad "put-bw: too many puts" "is more than 200000 puts" explain --compare inter --bench put-bw --ctas 4096 --iters 1000 --bytes 1MiB
 "$G" explain --help >"$T/help"
 check "--help exits 0 and shows the options" "[ \$? -eq 0 ] && grep -q -- '--compare' '$T/help'"
 tap_end

@@ -9,7 +9,7 @@
 # internal error (a stream of messages that does not complete, say) or a
 # sanitizer report. A comparison of one message must give each type's rate
 # as the inverse of its latency (the event-driven stream of one message is
-# the walk). GCSIM_RANDOM_SEED and GCSIM_RANDOM_N draw another or a longer
+# the walk); a put-bw loop's rate must be its puts over its time. GCSIM_RANDOM_SEED and GCSIM_RANDOM_N draw another or a longer
 # series (e.g. under build/asan/gcsim).
 cd "$(dirname "$0")/../.." || exit 1
 . tests/python.sh
@@ -55,7 +55,14 @@ for i in range(N):
         k = rng.choice(keys)
         sets += ["--set", "%s=%s" % (k[0], value(k[1], k[2], k[3]))]
     size = rng.choice(["8", "512", "4KiB", "1MiB", "64MiB"])
-    if rng.random() < 0.5:
+    loop = None
+    pick = rng.random()
+    if pick < 0.2:
+        msgs = None
+        loop = (rng.choice([1, 2, 32, 108, 300]), rng.choice([1, 3, 10, 100]))
+        args = ["explain", "--compare", "inter", "--bench", "put-bw", "--ctas", str(loop[0]), "--iters",
+                str(loop[1]), "--bytes", size, "--platform", plat, "--format", "csv"] + sets
+    elif pick < 0.6:
         msgs = rng.choice(["1", "1", "2", "7", "300"])
         args = ["explain", "--compare", rng.choice(["intra", "inter"]), "--bytes", size,
                 "--platform", plat, "--messages", msgs, "--format", "csv"] + sets
@@ -69,7 +76,16 @@ for i in range(N):
     why = ""
     good = r.returncode == 2 and r.stdout == "" and err.count("\n") == 0 and err.startswith("gcsim explain: ")
     if r.returncode == 0 and err == "":
-        if msgs is None:
+        if loop:
+            # a put loop: every row's rate is its ctas x iters puts over its time
+            rows = [l.split(",") for l in r.stdout.splitlines()]
+            good = rows[0][-3:] == ["time_us", "bw_GBps", "rate_Mops"] and len(rows) > 1
+            for row in rows[1:]:
+                t, rate = float(row[5]), float(row[7])
+                want = loop[0] * loop[1] / t if t > 0 else -1
+                if good and (t <= 0 or abs(rate - want) > 1e-3 + 1e-3 * want):
+                    good, why = False, "type %s: rate %g, %d puts in %g us" % (row[0], rate, loop[0] * loop[1], t)
+        elif msgs is None:
             good = "\ntotal: " in r.stdout
         else:
             rows = [l.split(",") for l in r.stdout.splitlines()]

@@ -12,6 +12,7 @@
  */
 #include <glib.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim/models/gm_scenario.h"
@@ -340,6 +341,127 @@ static void test_shared_send_queues(void)
 		g_assert_cmpint(r.steps[k].res, !=, GM_TX_R_GPU_SQ);
 }
 
+/* One CTA's time from issuing a put to its release (the CTA moves on) in a
+ * stream, where the receiver-notification steps are free: the closed form
+ * of the recipe with those steps' costs taken out. */
+static int64_t release_ps(const gm_tx_params *p, const gm_tx_recipe *r)
+{
+	gm_tx_recipe c = *r;
+	for (int i = 0; i < c.nsteps; i++)
+		if (c.steps[i].latency_only) {
+			c.steps[i].fixed_ps = 0;
+			c.steps[i].bytes = 0;
+		}
+	gm_tx_result e;
+	gm_tx_estimate(p, &c, &e);
+	return e.steps[c.release].end_ps;
+}
+
+static gm_tx_result put_loop(const gm_tx_params *p, const gm_tx_recipe *r, int ctas, int iters)
+{
+	gm_tx_result res;
+	char *err = NULL;
+	gc_status st = gm_tx_simulate_put_loop(p, r, ctas, iters, &res, &err);
+	if (st != GC_OK)
+		g_test_message("%s", err);
+	g_assert_cmpint(st, ==, GC_OK);
+	g_assert_cmpuint(res.messages, ==, (uint64_t)ctas * (uint64_t)iters);
+	return res;
+}
+
+/* NVSHMEM perftest shmem_put_bw's loop (explain --bench put-bw): every
+ * iteration ends at the inter-CTA barrier, so each barrier's cost shows up
+ * once per iteration in the kernel's time; IBGDA's CTAs are then bound by
+ * their own loop (a post, then the barrier) and IBRC by the proxy's
+ * per-request costs; the launch and the final quiet are paid once. The
+ * ratio against the published one is reported, not asserted. */
+static void test_put_loop(void)
+{
+	gm_tx_params p;
+	params("dgx-a100", NULL, &p);
+	gm_tx_recipe r5, r3, r1;
+	char *err = NULL;
+	g_assert_cmpint(gm_tx_recipe_build(&p, "inter:5", NULL, 16, &r5, &err), ==, GC_OK);
+	g_assert_cmpint(gm_tx_recipe_build(&p, "inter:3", "proxy", 16, &r3, &err), ==, GC_OK);
+	int64_t rel = release_ps(&p, &r5), B = p.cta_barrier_ps;
+
+	/* every barrier is on the kernel's path: 50 iterations cost 50 more
+	 * barrier times when the barrier costs that much more (the last put's
+	 * completion, then the final barrier, end the kernel); within 0.5 %,
+	 * as spreading the rounds apart changes how the earlier rounds' flows
+	 * still in flight share PCIe with the last round's */
+	for (int64_t extra = 100000; extra <= 900000; extra += 400000) {
+		gm_tx_params q = p;
+		q.cta_barrier_ps = B + extra;
+		gm_tx_result a = put_loop(&p, &r5, 32, 50), b = put_loop(&q, &r5, 32, 50);
+		g_assert_cmpint(llabs(b.makespan_ps - a.makespan_ps - 50 * extra), <=, 50 * extra / 200);
+	}
+	/* one CTA: each more iteration adds a put's release and a barrier */
+	for (int k = 1; k <= 6; k++) {
+		gm_tx_result a = put_loop(&p, &r5, 1, k), b = put_loop(&p, &r5, 1, k + 1);
+		g_assert_cmpint(llabs(b.makespan_ps - a.makespan_ps - (rel + B)), <=, 1000);
+	}
+	/* one put: the launch, the put, its completion back (quiet), the final
+	 * barrier; the receiver's notification is not part of a put loop */
+	gm_tx_recipe c5 = r5;
+	for (int i = 0; i < c5.nsteps; i++)
+		if (c5.steps[i].latency_only) {
+			c5.steps[i].fixed_ps = 0;
+			c5.steps[i].bytes = 0;
+		}
+	gm_tx_result one = put_loop(&p, &r5, 1, 1);
+	int64_t quiet = gm_tx_quiet_ps(&p, &r5, NULL, 0);
+	g_assert_cmpint(quiet, ==, p.wire_lat_ps + p.switch_lat_ps + p.pcie_lat_ps + p.poll_ps);
+	g_assert_cmpint(gm_tx_quiet_ps(&p, &r3, NULL, 0), ==, quiet + p.cq_poll_ps + p.pcie_lat_ps);
+	int64_t put_end = 0;
+	{
+		gm_tx_result e;
+		gm_tx_estimate(&p, &c5, &e);
+		for (int i = 0; i < c5.nsteps; i++)
+			if (!c5.steps[i].latency_only)
+				put_end = MAX(put_end, e.steps[i].end_ps);
+	}
+	g_assert_cmpint(one.makespan_ps, ==,
+			p.launch_ps + MAX(rel + B, put_end + quiet) + B);
+
+	/* the steady state: IBGDA at ctas / (release + barrier), its loop
+	 * named; IBRC at the proxy's per-request rate, the proxy named */
+	gm_tx_result l5 = put_loop(&p, &r5, 32, 1000), l3 = put_loop(&p, &r3, 32, 1000);
+	double loop_Mops = 32.0 / ((double)(rel + B) / 1e6);
+	double per_req_us = (double)(p.proxy_req_ps + p.post_send_ps + p.mmio_write_ps + p.cq_poll_ps) / 1e6;
+	g_test_message("dgx-a100, 32 CTAs x 1000 iterations of 16 B puts: IBGDA %.2f Mops (%s; loop bound "
+		       "%.2f), IBRC %.2f Mops (%s; proxy bound %.2f), ratio %.2f (published, DGX A100 "
+		       "class: up to %.1f)",
+		       l5.rate_Mops, l5.limit, loop_Mops, l3.rate_Mops, l3.limit, 1 / per_req_us,
+		       l5.rate_Mops / l3.rate_Mops, PUB_IBGDA_RATIO);
+	g_assert_cmpfloat(l5.rate_Mops, <=, loop_Mops);
+	g_assert_cmpfloat(l5.rate_Mops, >=, 0.98 * loop_Mops);
+	g_assert_nonnull(strstr(l5.limit, "CTAs' loop"));
+	g_assert_cmpfloat(l3.rate_Mops, <=, 1 / per_req_us);
+	g_assert_cmpfloat(l3.rate_Mops, >=, 0.98 / per_req_us);
+	g_assert_nonnull(strstr(l3.limit, "CPU proxy"));
+	gm_tx_result d5 = put_loop(&p, &r5, 32, 10), d3 = put_loop(&p, &r3, 32, 10);
+	g_test_message("perftest's defaults (32 CTAs x 10 iterations): IBGDA %.3f us, IBRC %.3f us, "
+		       "ratio %.2f",
+		       (double)d5.makespan_ps / 1e6, (double)d3.makespan_ps / 1e6,
+		       (double)d3.makespan_ps / (double)d5.makespan_ps);
+	g_assert_cmpint(d3.makespan_ps, >, d5.makespan_ps);
+
+	/* what the loop refuses */
+	gm_tx_result res;
+	g_assert_cmpint(gm_tx_recipe_build(&p, "inter:1", NULL, 16, &r1, &err), ==, GC_OK);
+	g_assert_cmpint(gm_tx_simulate_put_loop(&p, &r1, 32, 10, &res, &err), ==, GC_ERR_INPUT);
+	g_assert_nonnull(strstr(err, "CPU thread"));
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(gm_tx_simulate_put_loop(&p, &r5, 32, GM_TX_LOOP_MAX_ITERS + 1, &res, &err), ==,
+			GC_ERR_INPUT);
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(gm_tx_simulate_put_loop(&p, &r5, 0, 10, &res, &err), ==, GC_ERR_INPUT);
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(gm_tx_simulate_put_loop(&p, &r5, 4096, 1000, &res, &err), ==, GC_ERR_INPUT);
+	g_free(err);
+}
+
 static void test_roundtrip_floor(void)
 {
 	static const char *const methods[] = {"hostpinned", "gdrcopy", "cudamemcpy"};
@@ -422,6 +544,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/taxonomy/ibgda-vs-ibrc-rate", test_ibgda_vs_ibrc);
 	g_test_add_func("/taxonomy/proxy-batch-loop", test_proxy_batch_loop);
 	g_test_add_func("/taxonomy/shared-send-queues", test_shared_send_queues);
+	g_test_add_func("/taxonomy/put-bw-loop", test_put_loop);
 	g_test_add_func("/taxonomy/roundtrip-floor", test_roundtrip_floor);
 	g_test_add_func("/taxonomy/refusals", test_refusals);
 	g_test_add_func("/taxonomy/determinism", test_determinism);
