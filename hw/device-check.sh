@@ -3,7 +3,8 @@
 # Every GPU check and calibration measurement of gcsim, on the GPU machine,
 # in under 8 minutes. Results go to the folder $1 (default $OUT):
 #   info.txt, bench.csv (microbenchmarks), interp-*.csv (schedule interpreter,
-#   outputs checked), device.yaml (calibration), rdma.csv (RDMA writes, where
+#   outputs checked), device.yaml (calibration; device-taxonomy.yaml: the
+#   measured posting costs and inter-CTA barrier), rdma.csv (RDMA writes, where
 #   an RDMA device exists), nccl.csv (the NCCL baseline, with >= 2 GPUs),
 #   log.txt, status.txt (one line per step: rc and seconds, or "skipped"
 #   with the command's one-line reason when it exits 3: no device).
@@ -78,6 +79,10 @@ if [ -n "${DEVICE_CHECK_QUICK:-}" ]; then
 else
 	S=4KiB,64KiB,1MiB,8MiB,64MiB S3=64KiB,1MiB,8MiB S2=64KiB,8MiB Q="" BQ="" TOK=128 FTOK=256
 fi
+# hw bench, whole: launches, copies, flags, the posting paths and the
+# inter-CTA barrier (cta_barrier c32 and sms: 2 x 55 samples of 3000
+# barriers of about a microsecond, well under a second) -- gpu.cta_barrier
+# of the taxonomy scenario calibrate writes
 step bench 200 "$G" hw bench $BQ --csv "$DEST/bench.csv"
 # Fitting set: ring allreduce at 4 ranks. Held aside: tree, allgather,
 # reduce-scatter, other rank counts.

@@ -144,6 +144,25 @@ gc_status gh_bench_micro(const gh_bench_opts *o, void *pts_out, char *why)
 			g_array_append_val(pts, pt);
 		}
 	}
+	/* The inter-CTA barrier of NVSHMEM's perftest: 32 CTAs (its default
+	 * -c 32) and one CTA per SM. A GPU that cannot hold the CTAs at once
+	 * (no cooperative launch) has no such point. */
+	int barriers = o->quick ? 100 : 1000;
+	for (int b = 0; b < 2 && st == GC_OK; b++) {
+		int ctas = b ? di.sm_count : GH_BENCH_BARRIER_CTAS;
+		char bwhy[GH_WHY] = "";
+		gc_status p = gh_cuda_cta_barrier(o->dev, ctas, barriers, o->warmup, n, s, bwhy);
+		if (p == GC_ERR_UNSUPPORTED)
+			continue;
+		st = p;
+		if (st == GC_OK) {
+			gh_bench_point(&pt, "cta_barrier", b ? "sms" : GH_BENCH_BARRIER_ALGO, 0, s, n);
+			pt.nranks = ctas;
+			g_array_append_val(pts, pt);
+		} else {
+			memcpy(why, bwhy, GH_WHY);
+		}
+	}
 	int ndev = 0;
 	char why2[GH_WHY];
 	if (st == GC_OK && gh_cuda_probe(&ndev, why2) == GC_OK && ndev >= 2) {

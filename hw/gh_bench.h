@@ -4,7 +4,9 @@
  * interp`. Each measurement becomes one gc_result_point whose `collective`
  * names the path measured:
  *   launch (algo isolated|pipelined), memcpy_h2d|memcpy_d2h|memcpy_d2d,
- *   hbm_copy (algo ce|sm), flag_pingpong, proxy_rtt, p2p_copy,
+ *   hbm_copy (algo ce|sm), flag_pingpong, proxy_rtt, gpu_post and
+ *   proxy_rate (algo: who posts, batch), cta_barrier (algo c32|sms, nranks =
+ *   CTAs; time per barrier), p2p_copy,
  *   and collectives run by the schedule interpreter (allreduce, ... with
  *   algo ring|tree, nranks = virtual ranks).
  * time_us is the median; min/median/p99 and iters are kept alongside, and
@@ -34,6 +36,12 @@ void gh_bench_opts_default(gh_bench_opts *o, bool quick);
  * posting on GH_BENCH_SHARED_QUEUES queues, a doorbell each. */
 #define GH_BENCH_SHARED_QUEUES 2
 #define GH_BENCH_SHARED_ALGO "sms-q2-b1"
+
+/* The inter-CTA barrier point gpu.cta_barrier is calibrated from,
+ * cta_barrier GH_BENCH_BARRIER_ALGO: GH_BENCH_BARRIER_CTAS CTAs (NVSHMEM
+ * perftest's default -c 32); cta_barrier sms has one CTA per SM. */
+#define GH_BENCH_BARRIER_CTAS 32
+#define GH_BENCH_BARRIER_ALGO "c32"
 
 /* Fills pt from samples (sorts them) for a path measured at `bytes`. */
 void gh_bench_point(gc_result_point *pt, const char *path, const char *algo, uint64_t bytes,

@@ -188,6 +188,9 @@ gc_status gh_calib_yaml(const gc_result_point *pts, size_t n, const gh_calib_pro
 		 "per post of the slowest CTA, every SM posting on 2 shared queues, a doorbell each"},
 		{"proxy_rate", "sms-b32", "proxy_per_request",
 		 "CPU proxy time per request fed by every SM (IBRC path, no NIC)"},
+		{"cta_barrier", GH_BENCH_BARRIER_ALGO, "cta_barrier",
+		 "inter-CTA barrier in global memory, 32 CTAs (NVSHMEM perftest's), per barrier"},
+		{"cta_barrier", "sms", "cta_barrier_all_sms", "the same barrier, one CTA per SM"},
 	};
 	GString *g = g_string_new(NULL);
 	*nparams = 0;
@@ -335,6 +338,11 @@ gc_status gh_calib_taxonomy(const gc_result_point *pts, size_t n, const gh_calib
 	double shared = gh_calib_scalar(pts, n, "gpu_post", GH_BENCH_SHARED_ALGO);
 	bool has_publish = shared_ctas > 0 && isfinite(shared) && shared > 0;
 	int64_t publish = has_publish ? ps_of_us(shared * GH_BENCH_SHARED_QUEUES / shared_ctas) : 0;
+	/* the barrier NVSHMEM's perftest runs between shmem_put_bw's
+	 * iterations, at its 32 CTAs */
+	double barrier = gh_calib_scalar(pts, n, "cta_barrier", GH_BENCH_BARRIER_ALGO);
+	bool has_barrier = isfinite(barrier) && barrier > 0;
+	int64_t cta_barrier = has_barrier ? ps_of_us(barrier) : 0;
 	gh_fit f;
 	bool has_pcie = gh_calib_fit_path(pts, n, "memcpy_h2d", NULL, &f) == GC_OK;
 	int64_t post_send = ps_of_us(d->post_send_us), fence = ps_of_us(d->fence_us),
@@ -364,6 +372,11 @@ gc_status gh_calib_taxonomy(const gc_result_point *pts, size_t n, const gh_calib
 				       "#   %d CTAs on %d shared queues: %.4g us per post, so gpu.publish "
 				       "= %.4g us (with gpu.queues > 0)\n",
 				       shared_ctas, GH_BENCH_SHARED_QUEUES, shared, (double)publish / 1e6);
+	if (has_barrier)
+		g_string_append_printf(g,
+				       "#   %d CTAs meeting at an inter-CTA barrier: %.4g us per barrier "
+				       "(cta_barrier) = gpu.cta_barrier\n",
+				       GH_BENCH_BARRIER_CTAS, barrier);
 	g_string_append_printf(g,
 			       "# The terms a sum was split by are %s's unless the sum was shorter.\n"
 			       "# The proxy's doorbell (pcie.mmio_write) and completion reaps "
@@ -386,7 +399,7 @@ gc_status gh_calib_taxonomy(const gc_result_point *pts, size_t n, const gh_calib
 			g_string_append(g, "}\n");
 		}
 	}
-	if (has_post || ctas > 0 || has_publish) {
+	if (has_post || ctas > 0 || has_publish || has_barrier) {
 		g_string_append(g, "gpu: {");
 		const char *sep = "";
 		if (has_publish) {
@@ -406,6 +419,12 @@ gc_status gh_calib_taxonomy(const gc_result_point *pts, size_t n, const gh_calib
 				g_string_append(g, ", store_issue: ");
 				append_time(g, gp_kept[0]);
 			}
+			sep = ", ";
+		}
+		if (has_barrier) {
+			g_string_append(g, sep);
+			g_string_append(g, "cta_barrier: ");
+			append_time(g, cta_barrier);
 			sep = ", ";
 		}
 		if (ctas > 0)

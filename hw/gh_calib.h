@@ -75,7 +75,9 @@ typedef struct gh_calib_tx_defaults {
  * gpu.wqe_build + gpu.fence + gpu.store_issue), each sum split by keeping
  * the platform's other terms (a sum shorter than them shortens them, so
  * the sum is always the one measured); the CTAs from the all-SM posting
- * point; PCIe bandwidth from the host-to-device copy fit. Appends to out
+ * point; gpu.publish from the shared-queue posting point; gpu.cta_barrier
+ * from the inter-CTA barrier at 32 CTAs (cta_barrier c32), where measured;
+ * PCIe bandwidth from the host-to-device copy fit. Appends to out
  * (GString *); GC_ERR_INPUT when neither posting point was measured. */
 gc_status gh_calib_taxonomy(const gc_result_point *pts, size_t n, const gh_calib_prov *prov,
 			    const gh_calib_tx_defaults *d, void *gstring_out, char **errmsg);

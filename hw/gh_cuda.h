@@ -91,6 +91,17 @@ gc_status gh_cuda_gpu_post(int dev, int ctas, int queues, int posts, int batch, 
  * per request (first request seen to last posted). */
 gc_status gh_cuda_proxy_rate(int dev, int ctas, int per_cta, int batch, int warmup, int iters,
 			     double *us, char *why);
+/* Inter-CTA barrier in global memory (NVSHMEM perftest's
+ * inter_cta_barrier, run between the iterations of shmem_put_bw): `ctas`
+ * CTAs of 32 threads, launched cooperatively, pass barrier after barrier
+ * (__syncthreads; the leader fences, increments an arrival counter, the
+ * last arrival bumps an epoch word, every leader spins until it reads it;
+ * __syncthreads). One sample = time per barrier: two launches of
+ * `barriers` and 2 x `barriers` barriers timed with CUDA events, the
+ * difference over `barriers` (the launch cancels). GC_ERR_UNSUPPORTED when
+ * the CTAs cannot all be resident at once. */
+gc_status gh_cuda_cta_barrier(int dev, int ctas, int barriers, int warmup, int iters, double *us,
+			      char *why);
 /* cudaMemcpyPeerAsync from dev_src to dev_dst with peer access enabled. */
 gc_status gh_cuda_p2p_copy(int dev_src, int dev_dst, uint64_t bytes, int warmup, int iters,
 			   double *us, char *why);

@@ -72,6 +72,12 @@ gc_status gh_cuda_proxy_rate(int dev, int ctas, int per_cta, int batch, int warm
 	return nocuda(why);
 }
 
+gc_status gh_cuda_cta_barrier(int dev, int ctas, int barriers, int warmup, int iters, double *us,
+			      char *why)
+{
+	return nocuda(why);
+}
+
 gc_status gh_cuda_p2p_copy(int dev_src, int dev_dst, uint64_t bytes, int warmup, int iters,
 			   double *us, char *why)
 {

@@ -26,7 +26,9 @@
 # The posting capacities (GPU-initiated vs CPU proxy, no NIC) the
 # calibration derives are printed, and the taxonomy's IBGDA vs IBRC rates
 # of 512 B puts with those measured costs (the NIC and PCIe path the
-# platform's, since no NIC was measured).
+# platform's, since no NIC was measured), and the inter-CTA barrier
+# measured at 32 CTAs and at one CTA per SM with the gpu.cta_barrier the
+# taxonomy scenario takes from it.
 # GCSIM defaults to build/gcsim. Exits 0 when every check ran and passed,
 # 1 when one failed (a result, not an error), 2 on a usage error, 3 when
 # DIR lacks what a check needs (named in the report; the other checks
@@ -113,6 +115,13 @@ if [ -f "$TX" ]; then
 	else
 		say "# gcsim explain of $TX failed: $(tail -n 1 "$OUTD/taxonomy.err")"
 	fi
+fi
+# the inter-CTA barrier between shmem_put_bw's iterations, as measured and
+# as the taxonomy scenario sets it
+bar=$(cal_us cta_barrier) bar_sms=$(cal_us cta_barrier_all_sms)
+if [ -n "$bar" ]; then
+	txb=$(sed -n 's/^gpu: {.*cta_barrier: \([0-9]*[np]s\).*/\1/p' "$TX" 2>/dev/null | head -n 1)
+	say "# inter-CTA barrier (cta_barrier): ${bar} us per barrier at 32 CTAs${bar_sms:+, ${bar_sms} us at one CTA per SM}${txb:+; gpu.cta_barrier: $txb in device-taxonomy.yaml}"
 fi
 
 # 4. held-aside schedules, predicted from the virtual-rank fit

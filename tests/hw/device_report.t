@@ -5,7 +5,7 @@
 # made by the simulator (flat links of 3 us and 200 GB/s; ring allreduce at
 # 4 ranks to fit, 8 ranks, tree and allgather held aside), the
 # microbenchmarks by hand (copy engine 4000 GB/s, SM copy 3600 or 2400,
-# proxy round trip 1.6 us). The fit must recover the truth, predict its own
+# proxy round trip 1.6 us, inter-CTA barrier 0.95 us at 32 CTAs). The fit must recover the truth, predict its own
 # schedule back and the held-aside ones within the bands; each check's
 # verdict follows from that truth; the folder is read-only and stays
 # untouched.
@@ -39,6 +39,8 @@ bench() { # bench SM_GBps
 	echo "gpu_post,1cta-b1,,1,64,1,0.4,,,,,,1"
 	echo "gpu_post,sms-b32,,132,64,1,2,,,,,,1"
 	echo "proxy_rate,sms-b32,,132,32,1,0.25,,,,,,1"
+	echo "cta_barrier,c32,,32,0,0,0.95,,,,,,1"
+	echo "cta_barrier,sms,,132,0,0,1.3,,,,,,1"
 }
 # status.txt as device-check writes it, and the calibration input
 prep() { # prep SM_GBps
@@ -62,6 +64,8 @@ check "report.txt holds what was printed" "cmp -s '$T/r1.txt' '$T/out1/report.tx
 check "calibrate writes the fit and the virtual-rank scenario" "[ -s '$T/out1/device.yaml' ] && [ -s '$T/out1/device-virtual.yaml' ]"
 check "the measured posting costs in the taxonomy: the proxy at 1 / (0.2 + 0.05 + 0.089 + 0.1) us" \
 	"[ -s '$T/out1/device-taxonomy.yaml' ] && grep -q '^# taxonomy with the measured posting costs (device-taxonomy.yaml): 512 B puts, IBGDA [0-9.]* Mops, CPU proxy 2.262 Mops, ratio [0-9.]*x' '$T/r1.txt'"
+check "the inter-CTA barrier as measured and as the taxonomy sets gpu.cta_barrier" \
+	"grep -q '^# inter-CTA barrier (cta_barrier): 0.95 us per barrier at 32 CTAs, 1.3 us at one CTA per SM; gpu.cta_barrier: 950ns in device-taxonomy.yaml\$' '$T/r1.txt'"
 check "the fit recovers latency and bandwidth" "grep -q 'latency: 3us' '$T/out1/device-virtual.yaml' && grep -q 'bandwidth: 200GB/s' '$T/out1/device-virtual.yaml'"
 "$G" run "$T/out1/device-virtual.yaml" --results "$T/fit.csv" >/dev/null
 "$G" validate --measured "$T/ring4.csv" --predicted "$T/fit.csv" >"$T/v1.txt"

@@ -6,7 +6,7 @@ set -u
 G=${GCSIM:-build/gcsim}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-echo "1..18"
+echo "1..19"
 if "$G" hw info >/dev/null 2>&1; then
 	for i in 1 2 3 4; do echo "ok $i # SKIP a GPU is present"; done
 else
@@ -84,3 +84,14 @@ mkdir -p "$T/r/t-taxonomy.yaml"
 "$G" hw calibrate --name t --from "$T/post.csv" --dir "$T/r" >/dev/null 2>"$T/e"; rc=$?
 [ $rc -ne 0 ] && grep -q "cannot write" "$T/e" && [ ! -e "$T/r/t.yaml" ] \
 	&& echo "ok 18 - a failed write leaves no calibration file" || echo "not ok 18 - exit $rc, $(ls "$T/r")"
+# the inter-CTA barrier at 32 CTAs: reported, and gpu.cta_barrier in the
+# taxonomy scenario (whole picoseconds), which explain still takes
+{ cat "$T/post.csv"; echo "cta_barrier,c32,,32,0,0,1.234567,,,,,,1"; echo "cta_barrier,sms,,132,0,0,2.5,,,,,,1"; } >"$T/bar.csv"
+mkdir "$T/b"
+"$G" hw calibrate --name t --from "$T/bar.csv" --dir "$T/b" >"$T/b/out.txt" 2>&1; rc=$?
+"$G" explain --scenario "$T/b/t-taxonomy.yaml" >"$T/b/explain.txt" 2>&1; erc=$?
+[ $rc -eq 0 ] && [ $erc -eq 0 ] && grep -q "^    cta_barrier: 1.235us  # inter-CTA barrier" "$T/b/out.txt" \
+	&& grep -q "^    cta_barrier_all_sms: 2.5us  # " "$T/b/t.yaml" \
+	&& grep -q "^gpu: {wqe_build: 180ns, cta_barrier: 1234567ps, sms: 132}$" "$T/b/t-taxonomy.yaml" \
+	&& ! grep -q cta_barrier "$T/p/t-taxonomy.yaml" \
+	&& echo "ok 19 - calibrate reports the barrier and writes gpu.cta_barrier; explain runs it" || echo "not ok 19 - rc $rc, explain $erc"

@@ -111,6 +111,14 @@ static void test_calibration_fit(void)
 	gh_bench_point(&p, "proxy_rate", "sms-b32", 0, &req, 1);
 	p.nranks = 132;
 	g_array_append_val(pts, p);
+	/* the inter-CTA barrier at 32 CTAs and at one CTA per SM */
+	double bar = 0.95, bar_sms = 1.3;
+	gh_bench_point(&p, "cta_barrier", GH_BENCH_BARRIER_ALGO, 0, &bar, 1);
+	p.nranks = GH_BENCH_BARRIER_CTAS;
+	g_array_append_val(pts, p);
+	gh_bench_point(&p, "cta_barrier", "sms", 0, &bar_sms, 1);
+	p.nranks = 132;
+	g_array_append_val(pts, p);
 
 	/* Through the CSV a GPU machine hands back. */
 	char *dir = g_dir_make_tmp("gccal-XXXXXX", NULL);
@@ -145,13 +153,15 @@ static void test_calibration_fit(void)
 	gh_calib_prov prov = {.name = "synthetic", .device = run.device, .created = run.created,
 			      .command = "test", .source = csv};
 	g_assert_cmpint(gh_calib_yaml(rec, nrec, &prov, y, &np, &err), ==, GC_OK);
-	g_assert_cmpint(np, ==, 7); /* launch + 2 posting + h2d (2) + ring link (2) */
+	g_assert_cmpint(np, ==, 9); /* launch + 2 posting + 2 barrier + h2d (2) + ring link (2) */
 	g_assert_nonnull(strstr(y->str, "# device:  synthetic"));
 	g_assert_nonnull(strstr(y->str, "launch_latency: 4.25us"));
 	g_assert_nonnull(strstr(y->str, "memcpy_h2d: {alpha: "));
 	g_assert_nonnull(strstr(y->str, "virtual_rank_link:"));
 	g_assert_nonnull(strstr(y->str, "gpu_post_all_sms: 2us"));
 	g_assert_nonnull(strstr(y->str, "proxy_per_request: 0.25us"));
+	g_assert_nonnull(strstr(y->str, "    cta_barrier: 0.95us  # inter-CTA barrier"));
+	g_assert_nonnull(strstr(y->str, "    cta_barrier_all_sms: 1.3us  # "));
 	g_assert_nonnull(strstr(y->str, "132 CTAs 66.0 Mreq/s, CPU proxy 4.0 Mreq/s (16.5x)"));
 	/* Nothing fittable: an input error, nothing appended. */
 	g_string_truncate(y, 0);
@@ -170,12 +180,23 @@ static void test_calibration_fit(void)
 
 /* The posting costs as a taxonomy scenario: each measured sum split by
  * keeping the platform's other terms, shortened when the sum is shorter
- * (the parts always add up to what was measured); nothing without a
- * posting point. */
-static gc_status taxonomy_of(double proxy_us, double post_us, GString *y)
+ * (the parts always add up to what was measured); the inter-CTA barrier
+ * at 32 CTAs as gpu.cta_barrier where measured (barrier_us > 0; the one
+ * at every SM is recorded too and must not be taken for it); nothing
+ * without a posting point. */
+static gc_status taxonomy_of(double proxy_us, double post_us, double barrier_us, GString *y)
 {
 	GArray *pts = g_array_new(FALSE, FALSE, sizeof(gc_result_point));
 	gc_result_point p;
+	if (barrier_us > 0) {
+		double all = 3 * barrier_us;
+		gh_bench_point(&p, "cta_barrier", "sms", 0, &all, 1);
+		p.nranks = 132;
+		g_array_append_val(pts, p);
+		gh_bench_point(&p, "cta_barrier", GH_BENCH_BARRIER_ALGO, 0, &barrier_us, 1);
+		p.nranks = GH_BENCH_BARRIER_CTAS;
+		g_array_append_val(pts, p);
+	}
 	if (proxy_us > 0) {
 		gh_bench_point(&p, "proxy_rate", "sms-b32", 0, &proxy_us, 1);
 		p.nranks = 132;
@@ -211,26 +232,41 @@ static gc_status taxonomy_of(double proxy_us, double post_us, GString *y)
 static void test_calibration_taxonomy(void)
 {
 	GString *y = g_string_new(NULL);
-	g_assert_cmpint(taxonomy_of(0.25, 0.4, y), ==, GC_OK);
+	g_assert_cmpint(taxonomy_of(0.25, 0.4, 0, y), ==, GC_OK);
 	g_assert_nonnull(strstr(y->str, "# device:  synthetic"));
 	g_assert_nonnull(strstr(y->str, "platform: dgx-h100}"));
 	g_assert_nonnull(strstr(y->str, "proxy: {request_cost: 200ns}\n"));
 	g_assert_nonnull(strstr(y->str, "gpu: {publish: 200ns, wqe_build: 180ns, sms: 132}\n"));
 	g_assert_null(strstr(y->str, "host:"));
+	g_assert_null(strstr(y->str, "cta_barrier"));
+	g_string_truncate(y, 0);
+	/* the barrier at 32 CTAs, reported and written with the posting costs */
+	g_assert_cmpint(taxonomy_of(0.25, 0.4, 0.95, y), ==, GC_OK);
+	g_assert_nonnull(strstr(y->str, "#   32 CTAs meeting at an inter-CTA barrier: 0.95 us per barrier "
+				      "(cta_barrier) = gpu.cta_barrier\n"));
+	g_assert_nonnull(
+		strstr(y->str, "gpu: {publish: 200ns, wqe_build: 180ns, cta_barrier: 950ns, sms: 132}\n"));
 	g_string_truncate(y, 0);
 	/* sums shorter than the kept terms */
-	g_assert_cmpint(taxonomy_of(0.03, 0.1, y), ==, GC_OK);
+	g_assert_cmpint(taxonomy_of(0.03, 0.1, 0, y), ==, GC_OK);
 	g_assert_nonnull(strstr(y->str, "proxy: {request_cost: 0ns}\n"));
 	g_assert_nonnull(strstr(y->str, "host: {post_send: 30ns}\n"));
 	g_assert_nonnull(strstr(y->str, "gpu: {publish: 200ns, wqe_build: 0ns, fence: 80ns, sms: 132}\n"));
 	g_string_truncate(y, 0);
 	/* one side only, and a time that is not whole nanoseconds is given in
 	 * picoseconds (what a scenario takes) */
-	g_assert_cmpint(taxonomy_of(0.2504, 0, y), ==, GC_OK);
+	g_assert_cmpint(taxonomy_of(0.2504, 0, 0, y), ==, GC_OK);
 	g_assert_nonnull(strstr(y->str, "proxy: {request_cost: 200400ps}\n"));
 	g_assert_null(strstr(y->str, "gpu:"));
 	g_string_truncate(y, 0);
-	g_assert_cmpint(taxonomy_of(0, 0, y), ==, GC_ERR_INPUT);
+	/* the proxy and the barrier: a gpu line with the barrier alone */
+	g_assert_cmpint(taxonomy_of(0.25, 0, 1.0123456, y), ==, GC_OK);
+	g_assert_nonnull(strstr(y->str, "gpu: {cta_barrier: 1012346ps}\n"));
+	g_string_truncate(y, 0);
+	/* a barrier without a posting point writes no taxonomy */
+	g_assert_cmpint(taxonomy_of(0, 0, 0.95, y), ==, GC_ERR_INPUT);
+	g_assert_cmpuint(y->len, ==, 0);
+	g_assert_cmpint(taxonomy_of(0, 0, 0, y), ==, GC_ERR_INPUT);
 	g_assert_cmpuint(y->len, ==, 0);
 	g_string_free(y, TRUE);
 }

@@ -10,7 +10,8 @@
  * the CPU reference's. The error paths: a WAIT no SIGNAL satisfies ends
  * in GC_ERR_DEADLOCK within the spin timeout, a grid larger than the GPU
  * holds at once is refused before any launch, and no path leaves device
- * memory allocated.
+ * memory allocated. The inter-CTA barrier benchmark, which like the
+ * interpreter needs every CTA resident at once, runs here too.
  *
  * The emulation runs the kernel's threads as coroutines on one host
  * thread, so it proves the logic (indexing, the LL flags, credits, the
@@ -222,6 +223,45 @@ static void test_errors(void)
 	interp_case_close(&c);
 }
 
+/* The inter-CTA barrier benchmark (hw/kernels/gh_barrier.cu), launched
+ * cooperatively: every CTA passes every barrier (a barrier that never
+ * opened would end in the timeout's error), each sample is positive, two
+ * launches per sample (the slope's two barrier counts); more CTAs than the
+ * GPU holds at once are refused before any launch; bad arguments and a
+ * missing GPU are named; nothing is left allocated on any path. */
+static void test_cta_barrier(void)
+{
+	gh_emu_set_devices(1);
+	char why[GH_WHY] = "";
+	double us[3];
+	for (int ctas = 1; ctas <= 33; ctas += 16) {
+		uint64_t launches = gh_emu_launches();
+		gc_status st = gh_cuda_cta_barrier(0, ctas, 20, 1, 3, us, why);
+		if (st != GC_OK)
+			g_error("%d CTAs: %s", ctas, why);
+		for (int i = 0; i < 3; i++)
+			g_assert_cmpfloat(us[i], >, 0);
+		g_assert_cmpuint(gh_emu_launches() - launches, ==, 2 * (1 + 3));
+		g_assert_cmpuint(gh_emu_live_allocs(), ==, 0);
+	}
+	/* one emulated SM holds 32 CTAs of 4 threads (the emulation's block
+	 * size for this kernel) */
+	gh_emu_set_sms(1);
+	uint64_t launches = gh_emu_launches();
+	gc_status st = gh_cuda_cta_barrier(0, 33, 20, 1, 3, us, why);
+	gh_emu_set_sms(132);
+	g_assert_cmpint(st, ==, GC_ERR_UNSUPPORTED);
+	g_assert_nonnull(strstr(why, "cta barrier: 33 CTAs cannot all be resident on GPU 0"));
+	g_assert_cmpuint(gh_emu_launches(), ==, launches);
+	g_assert_cmpuint(gh_emu_live_allocs(), ==, 0);
+	g_assert_cmpint(gh_cuda_cta_barrier(0, 0, 20, 1, 3, us, why), ==, GC_ERR_INPUT);
+	g_assert_cmpint(gh_cuda_cta_barrier(0, 32, 0, 1, 3, us, why), ==, GC_ERR_INPUT);
+	st = gh_cuda_cta_barrier(5, 32, 20, 1, 3, us, why);
+	g_assert_cmpint(st, ==, GC_ERR_IO);
+	g_assert_nonnull(strstr(why, "cta barrier: cudaSetDevice(dev)"));
+	g_assert_cmpuint(gh_emu_live_allocs(), ==, 0);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -229,5 +269,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/interp-emu/cases-one-gpu", test_cases_one_gpu);
 	g_test_add_func("/interp-emu/cases-gpu-per-rank", test_cases_gpu_per_rank);
 	g_test_add_func("/interp-emu/errors", test_errors);
+	g_test_add_func("/interp-emu/cta-barrier", test_cta_barrier);
 	return g_test_run();
 }

@@ -267,6 +267,15 @@ static inline unsigned long long atomicCAS(unsigned long long *p, unsigned long 
 	__atomic_compare_exchange_n(p, &cmp, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 	return cmp;
 }
+/* ((old >= limit) ? 0 : old + 1), as CUDA's */
+static inline unsigned atomicInc(unsigned *p, unsigned limit)
+{
+	unsigned old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
+	while (!__atomic_compare_exchange_n(p, &old, old >= limit ? 0 : old + 1, false,
+					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		;
+	return old;
+}
 static inline int atomicExch(int *p, int v)
 {
 	return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);
