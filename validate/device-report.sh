@@ -123,6 +123,20 @@ if [ -n "$bar" ]; then
 	txb=$(sed -n 's/^gpu: {.*cta_barrier: \([0-9]*[np]s\).*/\1/p' "$TX" 2>/dev/null | head -n 1)
 	say "# inter-CTA barrier (cta_barrier): ${bar} us per barrier at 32 CTAs${bar_sms:+, ${bar_sms} us at one CTA per SM}${txb:+; gpu.cta_barrier: $txb in device-taxonomy.yaml}"
 fi
+# NVSHMEM perftest shmem_put_bw's loop with the measured costs: perftest's
+# defaults (32 CTAs, 10 iterations) and 1000 iterations, 512 B
+if [ -f "$TX" ]; then
+	for it in 10 1000; do
+		if "$G" explain --scenario "$TX" --set explain.messages=0 --set explain.bench=put-bw \
+			--set explain.iters=$it --format csv >"$OUTD/put-bw-$it.csv" 2>"$OUTD/put-bw.err"; then
+			awk -F, -v it="$it" '$1 == "3/proxy" { p = $8 } $1 == "5" { g = $8 }
+				END { if (p > 0 && g > 0) printf "# shmem_put_bw loop with the measured costs (device-taxonomy.yaml): 32 CTAs x %d iterations of 512 B, IBGDA %s Mops, CPU proxy %s Mops, ratio %.2fx (published: up to 9.5x below 1 KiB, DGX A100 class)\n", it, g, p, g / p }' \
+				"$OUTD/put-bw-$it.csv" | tee -a "$REP"
+		else
+			say "# gcsim explain --bench put-bw of $TX failed: $(tail -n 1 "$OUTD/put-bw.err")"
+		fi
+	done
+fi
 
 # 4. held-aside schedules, predicted from the virtual-rank fit
 VIRT=$OUTD/device-virtual.yaml

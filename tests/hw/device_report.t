@@ -64,6 +64,8 @@ check "report.txt holds what was printed" "cmp -s '$T/r1.txt' '$T/out1/report.tx
 check "calibrate writes the fit and the virtual-rank scenario" "[ -s '$T/out1/device.yaml' ] && [ -s '$T/out1/device-virtual.yaml' ]"
 check "the measured posting costs in the taxonomy: the proxy at 1 / (0.2 + 0.05 + 0.089 + 0.1) us" \
 	"[ -s '$T/out1/device-taxonomy.yaml' ] && grep -q '^# taxonomy with the measured posting costs (device-taxonomy.yaml): 512 B puts, IBGDA [0-9.]* Mops, CPU proxy 2.262 Mops, ratio [0-9.]*x' '$T/r1.txt'"
+check "shmem_put_bw's loop with the measured costs, at 10 and 1000 iterations" \
+	"grep -q '^# shmem_put_bw loop with the measured costs (device-taxonomy.yaml): 32 CTAs x 10 iterations of 512 B, IBGDA [0-9.]* Mops, CPU proxy [0-9.]* Mops, ratio [0-9.]*x' '$T/r1.txt' && grep -q '^# shmem_put_bw loop with the measured costs (device-taxonomy.yaml): 32 CTAs x 1000 iterations of 512 B, IBGDA [0-9.]* Mops, CPU proxy [0-9.]* Mops, ratio [0-9.]*x' '$T/r1.txt'"
 check "the inter-CTA barrier as measured and as the taxonomy sets gpu.cta_barrier" \
 	"grep -q '^# inter-CTA barrier (cta_barrier): 0.95 us per barrier at 32 CTAs, 1.3 us at one CTA per SM; gpu.cta_barrier: 950ns in device-taxonomy.yaml\$' '$T/r1.txt'"
 check "the fit recovers latency and bandwidth" "grep -q 'latency: 3us' '$T/out1/device-virtual.yaml' && grep -q 'bandwidth: 200GB/s' '$T/out1/device-virtual.yaml'"
