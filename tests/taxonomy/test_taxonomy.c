@@ -341,10 +341,9 @@ static void test_shared_send_queues(void)
 		g_assert_cmpint(r.steps[k].res, !=, GM_TX_R_GPU_SQ);
 }
 
-/* One CTA's time from issuing a put to its release (the CTA moves on) in a
- * stream, where the receiver-notification steps are free: the closed form
- * of the recipe with those steps' costs taken out. */
-static int64_t release_ps(const gm_tx_params *p, const gm_tx_recipe *r)
+/* The closed form of one put in a stream, where the receiver-notification
+ * steps are free: the recipe with those steps' costs taken out. */
+static void stream_put(const gm_tx_params *p, const gm_tx_recipe *r, gm_tx_result *e)
 {
 	gm_tx_recipe c = *r;
 	for (int i = 0; i < c.nsteps; i++)
@@ -352,9 +351,15 @@ static int64_t release_ps(const gm_tx_params *p, const gm_tx_recipe *r)
 			c.steps[i].fixed_ps = 0;
 			c.steps[i].bytes = 0;
 		}
+	gm_tx_estimate(p, &c, e);
+}
+
+/* One CTA's time from issuing a put to its release (the CTA moves on). */
+static int64_t release_ps(const gm_tx_params *p, const gm_tx_recipe *r)
+{
 	gm_tx_result e;
-	gm_tx_estimate(p, &c, &e);
-	return e.steps[c.release].end_ps;
+	stream_put(p, r, &e);
+	return e.steps[r->release].end_ps;
 }
 
 static gm_tx_result put_loop(const gm_tx_params *p, const gm_tx_recipe *r, int ctas, int iters)
@@ -403,24 +408,16 @@ static void test_put_loop(void)
 	}
 	/* one put: the launch, the put, its completion back (quiet), the final
 	 * barrier; the receiver's notification is not part of a put loop */
-	gm_tx_recipe c5 = r5;
-	for (int i = 0; i < c5.nsteps; i++)
-		if (c5.steps[i].latency_only) {
-			c5.steps[i].fixed_ps = 0;
-			c5.steps[i].bytes = 0;
-		}
 	gm_tx_result one = put_loop(&p, &r5, 1, 1);
 	int64_t quiet = gm_tx_quiet_ps(&p, &r5, NULL, 0);
 	g_assert_cmpint(quiet, ==, p.wire_lat_ps + p.switch_lat_ps + p.pcie_lat_ps + p.poll_ps);
 	g_assert_cmpint(gm_tx_quiet_ps(&p, &r3, NULL, 0), ==, quiet + p.cq_poll_ps + p.pcie_lat_ps);
 	int64_t put_end = 0;
-	{
-		gm_tx_result e;
-		gm_tx_estimate(&p, &c5, &e);
-		for (int i = 0; i < c5.nsteps; i++)
-			if (!c5.steps[i].latency_only)
-				put_end = MAX(put_end, e.steps[i].end_ps);
-	}
+	gm_tx_result e5;
+	stream_put(&p, &r5, &e5);
+	for (int i = 0; i < r5.nsteps; i++)
+		if (!r5.steps[i].latency_only)
+			put_end = MAX(put_end, e5.steps[i].end_ps);
 	g_assert_cmpint(one.makespan_ps, ==,
 			p.launch_ps + MAX(rel + B, put_end + quiet) + B);
 
