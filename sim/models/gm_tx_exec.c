@@ -22,6 +22,11 @@
  * recipe's release step of its previous message is done and fewer than
  * nic.sq_depth of its messages are still in flight. In a stream of
  * messages (more than one) the receiver-notification steps are free.
+ * In the put loop (shmem_put_bw's) the issuers are the kernel's CTAs, and
+ * a CTA's next put waits instead for the inter-CTA barrier that follows
+ * the round's last release by gpu.cta_barrier; the loop starts one
+ * gpu.launch_latency in and ends with a final barrier after the last put's
+ * completion has come back (gm_tx_quiet_ps).
  *
  * Closed form: the same DAG evaluated with every resource idle, which is
  * exactly what the event-driven run gives for one message (the tests assert
@@ -702,6 +707,11 @@ gc_status gm_tx_simulate_put_loop(const gm_tx_params *p, const gm_tx_recipe *r, 
 	if (strcmp(r->issuer_kind, "CTA") != 0) {
 		*errmsg = g_strdup_printf("put loop: %s is issued by a %s, not by the CTAs of a kernel", r->id,
 					  r->issuer_kind);
+		return GC_ERR_INPUT;
+	}
+	/* its quiet waits for a completion from across the network */
+	if (!g_str_has_prefix(r->id, "inter:")) {
+		*errmsg = g_strdup_printf("put loop: %s is not an inter-node path", r->id);
 		return GC_ERR_INPUT;
 	}
 	return simulate(p, r, (uint64_t)ctas * (uint64_t)iters, ctas, (uint64_t)iters, NULL, out, errmsg);

@@ -450,6 +450,10 @@ static void test_put_loop(void)
 	g_assert_cmpint(gm_tx_simulate_put_loop(&p, &r1, 32, 10, &res, &err), ==, GC_ERR_INPUT);
 	g_assert_nonnull(strstr(err, "CPU thread"));
 	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(gm_tx_recipe_build(&p, "intra:3", NULL, 16, &r1, &err), ==, GC_OK);
+	g_assert_cmpint(gm_tx_simulate_put_loop(&p, &r1, 32, 10, &res, &err), ==, GC_ERR_INPUT);
+	g_assert_nonnull(strstr(err, "not an inter-node path"));
+	g_clear_pointer(&err, g_free);
 	g_assert_cmpint(gm_tx_simulate_put_loop(&p, &r5, 32, GM_TX_LOOP_MAX_ITERS + 1, &res, &err), ==,
 			GC_ERR_INPUT);
 	g_clear_pointer(&err, g_free);
