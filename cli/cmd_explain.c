@@ -251,6 +251,11 @@ int cli_explain(int argc, char **argv)
 		rc = fail("--bench, --ctas and --iters need --compare inter");
 		goto out;
 	}
+	if (bench && strcmp(bench, "stream") && strcmp(bench, "put-bw")) {
+		err = g_strdup_printf("--bench: expected stream or put-bw, got '%s'", bench);
+		rc = fail(err);
+		goto out;
+	}
 	if (ctas != -1 && (ctas < 1 || ctas > 4096)) {
 		err = g_strdup_printf("--ctas: expected 1 to 4096, got %lld", (long long)ctas);
 		rc = fail(err);

@@ -151,7 +151,9 @@ bad "--ctas without put-bw" "explain.ctas and explain.iters shape put-bw's loop"
 bad "--bench without --compare" "--bench, --ctas and --iters need --compare inter" explain --path inter:5 --bench put-bw
 bad "--iters out of range" "--iters: expected 1 to 1024" explain --compare inter --bench put-bw --iters 0
 bad "--ctas out of range" "--ctas: expected 1 to 4096" explain --compare inter --bench put-bw --ctas 5000
-bad "bad --bench" "expected one of stream, put-bw" explain --compare inter --bench pingpong
+bad "bad --bench" "^gcsim explain: --bench: expected stream or put-bw, got 'pingpong'" explain --compare inter --bench pingpong
+printf 'schema_version: 1\nexplain: {mode: compare, scope: inter, bench: pingpong}\n' >"$T/bench.yaml"
+bad "bad explain.bench in a study" "$T/bench.yaml:2:[0-9]+: .*expected one of stream, put-bw" explain --scenario "$T/bench.yaml"
 bad "put-bw: too many puts" "is more than 200000 puts" explain --compare inter --bench put-bw --ctas 4096 --iters 1000 --bytes 1MiB
 "$G" explain --help >"$T/help"
 check "--help exits 0 and shows the options" "[ \$? -eq 0 ] && grep -q -- '--compare' '$T/help'"
