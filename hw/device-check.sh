@@ -82,7 +82,9 @@ fi
 # hw bench, whole: launches, copies, flags, the posting paths and the
 # inter-CTA barrier (cta_barrier c32 and sms: 2 x 55 samples of 3000
 # barriers of about a microsecond, well under a second) -- gpu.cta_barrier
-# of the taxonomy scenario calibrate writes
+# of the taxonomy scenario calibrate writes -- and shmem_put_bw's loop of a
+# post and that barrier (put_loop c32, as long again), which calibrate
+# checks against the sum of the two
 step bench 200 "$G" hw bench $BQ --csv "$DEST/bench.csv"
 # Fitting set: ring allreduce at 4 ranks. Held aside: tree, allgather,
 # reduce-scatter, other rank counts.

@@ -163,6 +163,22 @@ gc_status gh_bench_micro(const gh_bench_opts *o, void *pts_out, char *why)
 			memcpy(why, bwhy, GH_WHY);
 		}
 	}
+	/* shmem_put_bw's loop at the barrier's 32 CTAs: a post each (IBGDA,
+	 * a doorbell each) then the barrier, per iteration; calibrate checks
+	 * it against the sum of gpu_post 1cta-b1 and cta_barrier c32 */
+	if (st == GC_OK) {
+		char bwhy[GH_WHY] = "";
+		gc_status p = gh_cuda_put_loop(o->dev, GH_BENCH_BARRIER_CTAS, barriers, o->warmup, n, s,
+					       bwhy);
+		if (p == GC_OK) {
+			gh_bench_point(&pt, "put_loop", GH_BENCH_BARRIER_ALGO, 0, s, n);
+			pt.nranks = GH_BENCH_BARRIER_CTAS;
+			g_array_append_val(pts, pt);
+		} else if (p != GC_ERR_UNSUPPORTED) {
+			st = p;
+			memcpy(why, bwhy, GH_WHY);
+		}
+	}
 	int ndev = 0;
 	char why2[GH_WHY];
 	if (st == GC_OK && gh_cuda_probe(&ndev, why2) == GC_OK && ndev >= 2) {

@@ -6,7 +6,8 @@
  *   launch (algo isolated|pipelined), memcpy_h2d|memcpy_d2h|memcpy_d2d,
  *   hbm_copy (algo ce|sm), flag_pingpong, proxy_rtt, gpu_post and
  *   proxy_rate (algo: who posts, batch), cta_barrier (algo c32|sms, nranks =
- *   CTAs; time per barrier), p2p_copy,
+ *   CTAs; time per barrier), put_loop (algo c32, nranks = CTAs; time per
+ *   iteration of shmem_put_bw's post + barrier), p2p_copy,
  *   and collectives run by the schedule interpreter (allreduce, ... with
  *   algo ring|tree, nranks = virtual ranks).
  * time_us is the median; min/median/p99 and iters are kept alongside, and
@@ -39,7 +40,8 @@ void gh_bench_opts_default(gh_bench_opts *o, bool quick);
 
 /* The inter-CTA barrier point gpu.cta_barrier is calibrated from,
  * cta_barrier GH_BENCH_BARRIER_ALGO: GH_BENCH_BARRIER_CTAS CTAs (NVSHMEM
- * perftest's default -c 32); cta_barrier sms has one CTA per SM. */
+ * perftest's default -c 32); cta_barrier sms has one CTA per SM. put_loop
+ * GH_BENCH_BARRIER_ALGO is shmem_put_bw's loop at as many CTAs. */
 #define GH_BENCH_BARRIER_CTAS 32
 #define GH_BENCH_BARRIER_ALGO "c32"
 

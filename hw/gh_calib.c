@@ -163,6 +163,31 @@ static void posting_capacity(GString *g, const gc_result_point *pts, size_t n)
 			       gp->nranks, gpu_Mops, proxy_Mops, gpu_Mops / proxy_Mops);
 }
 
+/* The composition the simulator's shmem_put_bw loop assumes, checked and
+ * not fitted: one iteration of 32 CTAs posting then meeting at the
+ * barrier (put_loop c32) against one CTA's post (gpu_post 1cta-b1) plus
+ * the barrier (cta_barrier c32), serially; the error is the sum's,
+ * relative to the measured loop. One comment line after `lead` (its
+ * comment mark), or nothing when one of the three points is missing. */
+static void put_loop_check(GString *g, const char *lead, const gc_result_point *pts, size_t n)
+{
+	double loop = gh_calib_scalar(pts, n, "put_loop", GH_BENCH_BARRIER_ALGO);
+	double post = gh_calib_scalar(pts, n, "gpu_post", "1cta-b1");
+	double bar = gh_calib_scalar(pts, n, "cta_barrier", GH_BENCH_BARRIER_ALGO);
+	if (!(loop > 0 && post > 0 && bar > 0)) /* NaN (missing) fails too */
+		return;
+	int ctas = GH_BENCH_BARRIER_CTAS;
+	for (size_t i = 0; i < n; i++)
+		if (match(&pts[i], "put_loop", GH_BENCH_BARRIER_ALGO) && pts[i].nranks > 0)
+			ctas = pts[i].nranks;
+	double sum = post + bar;
+	g_string_append_printf(g,
+			       "%sput_loop check (held aside, not fitted): %d CTAs, %.4g us per "
+			       "iteration measured, sum of the parts %.4g us (gpu_post 1cta-b1 %.4g us "
+			       "+ cta_barrier c32 %.4g us), error %+.1f %%\n",
+			       lead, ctas, loop, sum, post, bar, 100 * (sum - loop) / loop);
+}
+
 gc_status gh_calib_yaml(const gc_result_point *pts, size_t n, const gh_calib_prov *prov,
 			void *gstring_out, int *nparams, char **errmsg)
 {
@@ -209,6 +234,7 @@ gc_status gh_calib_yaml(const gc_result_point *pts, size_t n, const gh_calib_pro
 	if (sc->len)
 		g_string_append_printf(g, "  control:\n%s", sc->str);
 	posting_capacity(g, pts, n);
+	put_loop_check(g, "  # ", pts, n);
 	g_string_free(sc, TRUE);
 	GString *ps = g_string_new(NULL);
 	for (size_t i = 0; i < G_N_ELEMENTS(paths); i++) {
@@ -377,6 +403,7 @@ gc_status gh_calib_taxonomy(const gc_result_point *pts, size_t n, const gh_calib
 				       "#   %d CTAs meeting at an inter-CTA barrier: %.4g us per barrier "
 				       "(cta_barrier) = gpu.cta_barrier\n",
 				       GH_BENCH_BARRIER_CTAS, barrier);
+	put_loop_check(g, "#   ", pts, n);
 	g_string_append_printf(g,
 			       "# The terms a sum was split by are %s's unless the sum was shorter.\n"
 			       "# The proxy's doorbell (pcie.mmio_write) and completion reaps "

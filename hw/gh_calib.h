@@ -48,7 +48,10 @@ typedef struct gh_calib_prov {
 
 /* Fits everything the points allow and appends the YAML to out (GString *).
  * GC_ERR_INPUT when not even one parameter can be fitted. *nparams receives
- * the number of fitted parameters. */
+ * the number of fitted parameters. With put_loop c32, gpu_post 1cta-b1 and
+ * cta_barrier c32 points a comment line checks the first against the sum
+ * of the others ("put_loop check ..."; the model's shmem_put_bw loop is
+ * one CTA's post then the barrier), fitting nothing. */
 gc_status gh_calib_yaml(const gc_result_point *pts, size_t n, const gh_calib_prov *prov,
 			void *gstring_out, int *nparams, char **errmsg);
 
@@ -77,8 +80,9 @@ typedef struct gh_calib_tx_defaults {
  * the sum is always the one measured); the CTAs from the all-SM posting
  * point; gpu.publish from the shared-queue posting point; gpu.cta_barrier
  * from the inter-CTA barrier at 32 CTAs (cta_barrier c32), where measured;
- * PCIe bandwidth from the host-to-device copy fit. Appends to out
- * (GString *); GC_ERR_INPUT when neither posting point was measured. */
+ * PCIe bandwidth from the host-to-device copy fit; the put_loop check line
+ * of gh_calib_yaml among the head's comments. Appends to out (GString *);
+ * GC_ERR_INPUT when neither posting point was measured. */
 gc_status gh_calib_taxonomy(const gc_result_point *pts, size_t n, const gh_calib_prov *prov,
 			    const gh_calib_tx_defaults *d, void *gstring_out, char **errmsg);
 

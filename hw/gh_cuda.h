@@ -102,6 +102,16 @@ gc_status gh_cuda_proxy_rate(int dev, int ctas, int per_cta, int batch, int warm
  * the CTAs cannot all be resident at once. */
 gc_status gh_cuda_cta_barrier(int dev, int ctas, int barriers, int warmup, int iters, double *us,
 			      char *why);
+/* NVSHMEM perftest shmem_put_bw's loop without a NIC: `ctas` CTAs of 32
+ * threads, launched cooperatively, each iteration the leader of each CTA
+ * posts one work request on its CTA's own send queue the way
+ * gh_cuda_gpu_post does (a doorbell each), then every CTA passes the
+ * barrier of gh_cuda_cta_barrier. One sample = time per iteration, by the
+ * same slope (launches of `iters_per_launch` and twice that many
+ * iterations). GC_ERR_UNSUPPORTED when the CTAs cannot all be resident at
+ * once. */
+gc_status gh_cuda_put_loop(int dev, int ctas, int iters_per_launch, int warmup, int samples,
+			   double *us, char *why);
 /* cudaMemcpyPeerAsync from dev_src to dev_dst with peer access enabled. */
 gc_status gh_cuda_p2p_copy(int dev_src, int dev_dst, uint64_t bytes, int warmup, int iters,
 			   double *us, char *why);

@@ -78,6 +78,12 @@ gc_status gh_cuda_cta_barrier(int dev, int ctas, int barriers, int warmup, int i
 	return nocuda(why);
 }
 
+gc_status gh_cuda_put_loop(int dev, int ctas, int iters_per_launch, int warmup, int samples,
+			   double *us, char *why)
+{
+	return nocuda(why);
+}
+
 gc_status gh_cuda_p2p_copy(int dev_src, int dev_dst, uint64_t bytes, int warmup, int iters,
 			   double *us, char *why)
 {

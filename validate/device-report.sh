@@ -28,7 +28,10 @@
 # of 512 B puts with those measured costs (the NIC and PCIe path the
 # platform's, since no NIC was measured), and the inter-CTA barrier
 # measured at 32 CTAs and at one CTA per SM with the gpu.cta_barrier the
-# taxonomy scenario takes from it.
+# taxonomy scenario takes from it, and shmem_put_bw's loop measured
+# (put_loop: 32 CTAs, a post then the barrier per iteration) against the
+# sum of its parts (the post of gpu_post 1cta-b1 + the barrier), the
+# composition the model assumes, with the sum's error (figures, no verdict).
 # GCSIM defaults to build/gcsim. Exits 0 when every check ran and passed,
 # 1 when one failed (a result, not an error), 2 on a usage error, 3 when
 # DIR lacks what a check needs (named in the report; the other checks
@@ -123,6 +126,8 @@ if [ -n "$bar" ]; then
 	txb=$(sed -n 's/^gpu: {.*cta_barrier: \([0-9]*[np]s\).*/\1/p' "$TX" 2>/dev/null | head -n 1)
 	say "# inter-CTA barrier (cta_barrier): ${bar} us per barrier at 32 CTAs${bar_sms:+, ${bar_sms} us at one CTA per SM}${txb:+; gpu.cta_barrier: $txb in device-taxonomy.yaml}"
 fi
+# the loop's composition: measured per iteration vs the sum of its parts
+grep 'put_loop check' "$CAL" 2>/dev/null | sed 's/^ *# */# /' | tee -a "$REP" || true
 # NVSHMEM perftest shmem_put_bw's loop with the measured costs: perftest's
 # defaults (32 CTAs, 10 iterations) and 1000 iterations, 512 B
 if [ -f "$TX" ]; then

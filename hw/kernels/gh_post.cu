@@ -42,26 +42,15 @@
 
 #include "hw/gh_cuda.h"
 #include "hw/kernels/gh_common.cuh"
+#include "hw/kernels/gh_post.cuh"
 
-#define GH_POST_TIMEOUT_NS 5000000000ull
-#define GH_SQ_DEPTH 1024  /* NVSHMEM_QP_DEPTH default */
 #define GH_RING 4096	  /* request ring slots */
 
 #define CK(call) GH_CK("", call)
 
-/* One emulated send queue; counters on their own 128-byte lines. */
-struct gh_sq {
-	unsigned long long resv_head;
-	unsigned long long pad0[15];
-	unsigned long long ready_head;
-	unsigned long long pad1[15];
-	unsigned long long dbr;
-	unsigned long long pad2[15];
-	uint4 wqe[GH_SQ_DEPTH * 4];
-};
-
-/* Leader thread of each CTA posts `posts` entries on queue CTA mod nq;
- * out[cta] = ns per post. *err is raised when a spin times out. */
+/* Leader thread of each CTA posts `posts` entries on queue CTA mod nq (the
+ * post itself: gh_post.cuh); out[cta] = ns per post. *err is raised when a
+ * spin times out. */
 __global__ void gh_gpu_post_kernel(gh_sq *sqs, int nq, volatile unsigned long long *uar, int posts,
 				   int batch, double *out, int *err)
 {
@@ -71,30 +60,9 @@ __global__ void gh_gpu_post_kernel(gh_sq *sqs, int nq, volatile unsigned long lo
 	unsigned qi = blockIdx.x % (unsigned)nq;
 	gh_sq *q = &sqs[qi];
 	uint64_t t0 = gh_gtime();
-	for (int i = 0; i < posts; i++) {
-		unsigned long long idx = atomicAdd(&q->resv_head, 1ull);
-		uint4 *w = &q->wqe[(idx % GH_SQ_DEPTH) * 4];
-		/* control, remote address, local data segments: what an RDMA
-		 * write's entry carries */
-		w[0] = make_uint4((unsigned)idx, 0x08u, blockIdx.x, 0u);
-		w[1] = make_uint4(0x1000u, 0u, 0x2au, (unsigned)i);
-		w[2] = make_uint4(512u, 0x2bu, 0x3000u, 0u);
-		w[3] = make_uint4(0u, 0u, 0u, 0u);
-		__threadfence();
-		unsigned n = 0;
-		while (atomicCAS(&q->ready_head, idx, idx + 1) != idx) {
-			if ((++n & 1023) == 0 && gh_gtime() - t0 > GH_POST_TIMEOUT_NS) {
-				atomicExch(err, 1);
-				return;
-			}
-		}
-		if ((idx + 1) % (unsigned long long)batch == 0 || i == posts - 1) {
-			__threadfence_system();
-			*(volatile unsigned long long *)&q->dbr = idx + 1;
-			__threadfence_system();
-			uar[(size_t)qi * 16] = idx + 1;
-		}
-	}
+	for (int i = 0; i < posts; i++)
+		if (!gh_ibgda_post(q, qi, uar, i, batch, i == posts - 1, err))
+			return;
 	out[blockIdx.x] = (double)(gh_gtime() - t0) / posts;
 }
 

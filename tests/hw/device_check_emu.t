@@ -29,17 +29,19 @@ check "the taxonomy scenario carries the measured posting costs" \
 # every microbenchmark of `hw bench --quick` ran to its end and is stored:
 # launches, copies, the SM copy kernel, the flag ping-pong and the proxy
 # round trip (a real host thread answering), GPU-initiated posting, the
-# proxy's posting rate, the inter-CTA barrier (32 CTAs, one per SM), P2P
-# between the two emulated GPUs
+# proxy's posting rate, the inter-CTA barrier (32 CTAs, one per SM),
+# shmem_put_bw's loop of a post and the barrier (32 CTAs), P2P between the
+# two emulated GPUs
 for row in launch,isolated launch,pipelined memcpy_h2d,ce memcpy_d2h,ce memcpy_d2d,ce \
 	hbm_copy,ce hbm_copy,sm flag_pingpong,pinned proxy_rtt,fifo gpu_post,1cta-b1 \
 	gpu_post,1cta-b32 gpu_post,sms-b32 gpu_post,sms-q2-b1 proxy_rate,sms-b32 cta_barrier,c32 \
-	cta_barrier,sms p2p_copy,ce; do
+	cta_barrier,sms put_loop,c32 p2p_copy,ce; do
 	check "bench.csv has $row with a time" \
 		"awk -F, -v k='$row' '\$1 \",\" \$2 == k && \$7 > 0 { f = 1 } END { exit !f }' '$D/bench.csv'"
 done
 check "the barrier rows name their CTAs (32; one per emulated SM, 132)" \
 	"grep -q '^cta_barrier,c32,,32,' '$D/bench.csv' && grep -q '^cta_barrier,sms,,132,' '$D/bench.csv'"
+check "the put loop row names its 32 CTAs" "grep -q '^put_loop,c32,,32,' '$D/bench.csv'"
 # gpu.cta_barrier in the taxonomy scenario is the 32-CTA barrier measured
 # here, in whole picoseconds (nanoseconds when whole), and explain takes it
 want=$(awk -F, '$1 == "cta_barrier" && $2 == "c32" { ps = int($7 * 1e6 + 0.5); print (ps % 1000 == 0 ? ps / 1000 "ns" : ps "ps") }' "$D/bench.csv")
@@ -61,6 +63,8 @@ check "the taxonomy's rates with the measured posting costs reported" \
 	"grep -q '^# taxonomy with the measured posting costs (device-taxonomy.yaml): 512 B puts, IBGDA [0-9.]* Mops, CPU proxy [0-9.]* Mops' '$T/rep.out'"
 check "the report gives the measured barrier and the gpu.cta_barrier set from it" \
 	"grep -q '^# inter-CTA barrier (cta_barrier): [0-9.e+]* us per barrier at 32 CTAs, [0-9.e+]* us at one CTA per SM; gpu.cta_barrier: $want in device-taxonomy.yaml' '$T/rep.out'"
+check "the report gives the put loop against the sum of its parts" \
+	"grep -q '^# put_loop check (held aside, not fitted): 32 CTAs, [0-9.e+]* us per iteration measured, sum of the parts [0-9.e+]* us (gpu_post 1cta-b1 [0-9.e+]* us + cta_barrier c32 [0-9.e+]* us), error [-+][0-9.]* %\$' '$T/rep.out'"
 for v in sm-copy proxy-roundtrip held-aside; do
 	check "$v verdict given" "grep -q '^$v: \(PASS\|FAIL\): ' '$T/rep.out'"
 done

@@ -5,7 +5,8 @@
 # made by the simulator (flat links of 3 us and 200 GB/s; ring allreduce at
 # 4 ranks to fit, 8 ranks, tree and allgather held aside), the
 # microbenchmarks by hand (copy engine 4000 GB/s, SM copy 3600 or 2400,
-# proxy round trip 1.6 us, inter-CTA barrier 0.95 us at 32 CTAs). The fit must recover the truth, predict its own
+# proxy round trip 1.6 us, inter-CTA barrier 0.95 us at 32 CTAs, shmem_put_bw's
+# loop 1.5 us per iteration). The fit must recover the truth, predict its own
 # schedule back and the held-aside ones within the bands; each check's
 # verdict follows from that truth; the folder is read-only and stays
 # untouched.
@@ -41,6 +42,7 @@ bench() { # bench SM_GBps
 	echo "proxy_rate,sms-b32,,132,32,1,0.25,,,,,,1"
 	echo "cta_barrier,c32,,32,0,0,0.95,,,,,,1"
 	echo "cta_barrier,sms,,132,0,0,1.3,,,,,,1"
+	echo "put_loop,c32,,32,0,0,1.5,,,,,,1"
 }
 # status.txt as device-check writes it, and the calibration input
 prep() { # prep SM_GBps
@@ -68,6 +70,9 @@ check "shmem_put_bw's loop with the measured costs, at 10 and 1000 iterations" \
 	"grep -q '^# shmem_put_bw loop with the measured costs (device-taxonomy.yaml): 32 CTAs x 10 iterations of 512 B, IBGDA [0-9.]* Mops, CPU proxy [0-9.]* Mops, ratio [0-9.]*x' '$T/r1.txt' && grep -q '^# shmem_put_bw loop with the measured costs (device-taxonomy.yaml): 32 CTAs x 1000 iterations of 512 B, IBGDA [0-9.]* Mops, CPU proxy [0-9.]* Mops, ratio [0-9.]*x' '$T/r1.txt'"
 check "the inter-CTA barrier as measured and as the taxonomy sets gpu.cta_barrier" \
 	"grep -q '^# inter-CTA barrier (cta_barrier): 0.95 us per barrier at 32 CTAs, 1.3 us at one CTA per SM; gpu.cta_barrier: 950ns in device-taxonomy.yaml\$' '$T/r1.txt'"
+# the loop against the sum of its parts: 0.4 + 0.95 = 1.35 us, -10.0 %
+check "the put loop measured against the sum of its parts" \
+	"grep -qxF '# put_loop check (held aside, not fitted): 32 CTAs, 1.5 us per iteration measured, sum of the parts 1.35 us (gpu_post 1cta-b1 0.4 us + cta_barrier c32 0.95 us), error -10.0 %' '$T/r1.txt'"
 check "the fit recovers latency and bandwidth" "grep -q 'latency: 3us' '$T/out1/device-virtual.yaml' && grep -q 'bandwidth: 200GB/s' '$T/out1/device-virtual.yaml'"
 "$G" run "$T/out1/device-virtual.yaml" --results "$T/fit.csv" >/dev/null
 "$G" validate --measured "$T/ring4.csv" --predicted "$T/fit.csv" >"$T/v1.txt"

@@ -10,8 +10,9 @@
  * the CPU reference's. The error paths: a WAIT no SIGNAL satisfies ends
  * in GC_ERR_DEADLOCK within the spin timeout, a grid larger than the GPU
  * holds at once is refused before any launch, and no path leaves device
- * memory allocated. The inter-CTA barrier benchmark, which like the
- * interpreter needs every CTA resident at once, runs here too.
+ * memory allocated. The inter-CTA barrier benchmark and shmem_put_bw's
+ * loop, which like the interpreter need every CTA resident at once, run
+ * here too.
  *
  * The emulation runs the kernel's threads as coroutines on one host
  * thread, so it proves the logic (indexing, the LL flags, credits, the
@@ -262,6 +263,37 @@ static void test_cta_barrier(void)
 	g_assert_cmpuint(gh_emu_live_allocs(), ==, 0);
 }
 
+/* shmem_put_bw's loop (gh_cuda_put_loop: a post per CTA then the barrier,
+ * per iteration), launched cooperatively like the barrier: every CTA
+ * posts and passes every iteration (a stuck publish or barrier would end
+ * in the timeout's error), each sample is positive, two launches per
+ * sample; refused before any launch when the CTAs do not fit; bad
+ * arguments named; nothing left allocated. */
+static void test_put_loop(void)
+{
+	gh_emu_set_devices(1);
+	char why[GH_WHY] = "";
+	double us[3];
+	uint64_t launches = gh_emu_launches();
+	gc_status st = gh_cuda_put_loop(0, 32, 20, 1, 3, us, why);
+	if (st != GC_OK)
+		g_error("put loop: %s", why);
+	for (int i = 0; i < 3; i++)
+		g_assert_cmpfloat(us[i], >, 0);
+	g_assert_cmpuint(gh_emu_launches() - launches, ==, 2 * (1 + 3));
+	g_assert_cmpuint(gh_emu_live_allocs(), ==, 0);
+	gh_emu_set_sms(1);
+	launches = gh_emu_launches();
+	st = gh_cuda_put_loop(0, 33, 20, 1, 3, us, why);
+	gh_emu_set_sms(132);
+	g_assert_cmpint(st, ==, GC_ERR_UNSUPPORTED);
+	g_assert_nonnull(strstr(why, "put loop: 33 CTAs cannot all be resident on GPU 0"));
+	g_assert_cmpuint(gh_emu_launches(), ==, launches);
+	g_assert_cmpint(gh_cuda_put_loop(0, 32, 0, 1, 3, us, why), ==, GC_ERR_INPUT);
+	g_assert_nonnull(strstr(why, "put loop: "));
+	g_assert_cmpuint(gh_emu_live_allocs(), ==, 0);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -270,5 +302,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/interp-emu/cases-gpu-per-rank", test_cases_gpu_per_rank);
 	g_test_add_func("/interp-emu/errors", test_errors);
 	g_test_add_func("/interp-emu/cta-barrier", test_cta_barrier);
+	g_test_add_func("/interp-emu/put-loop", test_put_loop);
 	return g_test_run();
 }
