@@ -78,22 +78,13 @@ __device__ static inline bool gh_inter_cta_barrier(unsigned *counter, unsigned e
 		unsigned c = atomicInc(counter, UINT_MAX);
 		if (c == gridDim.x * epoch - 1)
 			vc[1] = epoch; /* the last arrival: counter[1] += 1 */
-		/* the clock is read every 1024 polls only, the first read
-		 * starting the timeout, so a barrier that opens soon costs no
-		 * clock read (the poll count may wrap, the timeout's start is
-		 * kept apart from it) */
 		unsigned n = 0;
 		uint64_t t0 = 0;
 		while (vc[1] != epoch) {
-			if ((++n & 1023) == 0) {
-				uint64_t t = gh_gtime();
-				if (!t0) {
-					t0 = t;
-				} else if (t - t0 > GH_BARRIER_TIMEOUT_NS) {
-					atomicExch(err, 1);
-					stop = 1;
-					break;
-				}
+			if (gh_spin_expired(&n, &t0, GH_BARRIER_TIMEOUT_NS)) {
+				atomicExch(err, 1);
+				stop = 1;
+				break;
 			}
 		}
 	}

@@ -33,6 +33,22 @@ __device__ static inline uint64_t gh_gtime(void)
 #endif
 }
 
+/* One poll of a spin that gives up after limit_ns: the clock is read every
+ * 1024 polls only, the first read starting the timeout, so a spin that ends
+ * soon costs no clock read (the poll count *n may wrap; the timeout's start
+ * *t0 is kept apart from it). Both start at 0. True once the time is up. */
+__device__ static inline bool gh_spin_expired(unsigned *n, uint64_t *t0, uint64_t limit_ns)
+{
+	if ((++*n & 1023) != 0)
+		return false;
+	uint64_t t = gh_gtime();
+	if (!*t0) {
+		*t0 = t;
+		return false;
+	}
+	return t - *t0 > limit_ns;
+}
+
 /* A block's shared variable: GH_SHARED(T, name) declares name as a T in
  * the block's shared memory (under the CPU emulation, a reference to the
  * emulated block's copy). */

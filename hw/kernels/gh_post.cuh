@@ -59,14 +59,9 @@ __device__ static inline bool gh_ibgda_post(gh_sq *q, unsigned qi, volatile unsi
 	unsigned n = 0;
 	uint64_t t0 = 0;
 	while (atomicCAS(&q->ready_head, idx, idx + 1) != idx) {
-		if ((++n & 1023) == 0) {
-			uint64_t t = gh_gtime();
-			if (!t0) {
-				t0 = t;
-			} else if (t - t0 > GH_POST_TIMEOUT_NS) {
-				atomicExch(err, 1);
-				return false;
-			}
+		if (gh_spin_expired(&n, &t0, GH_POST_TIMEOUT_NS)) {
+			atomicExch(err, 1);
+			return false;
 		}
 	}
 	if ((idx + 1) % (unsigned long long)batch == 0 || last) {
