@@ -180,8 +180,13 @@ static gc_status slope_run(const char *pre, const char *what, void (*kernel)(gh_
 				goto out;
 			}
 		}
+		/* a sample whose longer launch ran no longer than the shorter
+		 * (timing noise above n iterations' worth, seen only under the
+		 * CPU emulation) counts as 0: a time is never negative, and the
+		 * median the calibration takes moves only if half the samples
+		 * do so */
 		if (it >= 0)
-			us[it] = ((double)ms[1] - (double)ms[0]) * 1e3 / n;
+			us[it] = ms[1] > ms[0] ? ((double)ms[1] - (double)ms[0]) * 1e3 / n : 0;
 	}
 out:
 	if (eb)
