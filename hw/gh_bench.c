@@ -144,38 +144,33 @@ gc_status gh_bench_micro(const gh_bench_opts *o, void *pts_out, char *why)
 			g_array_append_val(pts, pt);
 		}
 	}
-	/* The inter-CTA barrier of NVSHMEM's perftest: 32 CTAs (its default
-	 * -c 32) and one CTA per SM. A GPU that cannot hold the CTAs at once
-	 * (no cooperative launch) has no such point. */
-	int barriers = o->quick ? 100 : 1000;
-	for (int b = 0; b < 2 && st == GC_OK; b++) {
-		int ctas = b ? di.sm_count : GH_BENCH_BARRIER_CTAS;
+	/* The inter-CTA barrier of NVSHMEM's perftest at 32 CTAs (its default
+	 * -c 32) and at one CTA per SM, and shmem_put_bw's loop at 32 CTAs (a
+	 * post each, IBGDA with a doorbell each, then the barrier; calibrate
+	 * checks it against the sum of gpu_post 1cta-b1 and cta_barrier c32).
+	 * A GPU that cannot hold the CTAs at once (no cooperative launch) has
+	 * no such point. */
+	const struct {
+		const char *path, *algo;
+		int ctas;
+		gc_status (*run)(int, int, int, int, int, double *, char *);
+	} loops[] = {
+		{"cta_barrier", GH_BENCH_BARRIER_ALGO, GH_BENCH_BARRIER_CTAS, gh_cuda_cta_barrier},
+		{"cta_barrier", "sms", di.sm_count, gh_cuda_cta_barrier},
+		{"put_loop", GH_BENCH_BARRIER_ALGO, GH_BENCH_BARRIER_CTAS, gh_cuda_put_loop},
+	};
+	int per_launch = o->quick ? 100 : 1000;
+	for (size_t k = 0; k < G_N_ELEMENTS(loops) && st == GC_OK; k++) {
 		char bwhy[GH_WHY] = "";
-		gc_status p = gh_cuda_cta_barrier(o->dev, ctas, barriers, o->warmup, n, s, bwhy);
+		gc_status p = loops[k].run(o->dev, loops[k].ctas, per_launch, o->warmup, n, s, bwhy);
 		if (p == GC_ERR_UNSUPPORTED)
 			continue;
 		st = p;
 		if (st == GC_OK) {
-			gh_bench_point(&pt, "cta_barrier", b ? "sms" : GH_BENCH_BARRIER_ALGO, 0, s, n);
-			pt.nranks = ctas;
+			gh_bench_point(&pt, loops[k].path, loops[k].algo, 0, s, n);
+			pt.nranks = loops[k].ctas;
 			g_array_append_val(pts, pt);
 		} else {
-			memcpy(why, bwhy, GH_WHY);
-		}
-	}
-	/* shmem_put_bw's loop at the barrier's 32 CTAs: a post each (IBGDA,
-	 * a doorbell each) then the barrier, per iteration; calibrate checks
-	 * it against the sum of gpu_post 1cta-b1 and cta_barrier c32 */
-	if (st == GC_OK) {
-		char bwhy[GH_WHY] = "";
-		gc_status p = gh_cuda_put_loop(o->dev, GH_BENCH_BARRIER_CTAS, barriers, o->warmup, n, s,
-					       bwhy);
-		if (p == GC_OK) {
-			gh_bench_point(&pt, "put_loop", GH_BENCH_BARRIER_ALGO, 0, s, n);
-			pt.nranks = GH_BENCH_BARRIER_CTAS;
-			g_array_append_val(pts, pt);
-		} else if (p != GC_ERR_UNSUPPORTED) {
-			st = p;
 			memcpy(why, bwhy, GH_WHY);
 		}
 	}

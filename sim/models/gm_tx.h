@@ -220,9 +220,10 @@ gc_status gm_tx_simulate_put_loop(const gm_tx_params *p, const gm_tx_recipe *r, 
 /* What nvshmem_quiet adds after a stream's last put lands: the responder's
  * acknowledgement back over the wire and switch, the completion written
  * across PCIe, then seen by the GPU's poll; a proxy path (r->uses_proxy)
- * also reaps it on the CPU (host.cq_poll) and tells the GPU across PCIe.
- * rule (may be NULL) receives the rule in parameter names. */
-int64_t gm_tx_quiet_ps(const gm_tx_params *p, const gm_tx_recipe *r, char *rule, size_t rule_len);
+ * also reaps it on the CPU (host.cq_poll) and tells the GPU across PCIe:
+ * wire.latency + switch.latency + pcie.latency + gpu.poll_interval, plus
+ * host.cq_poll + pcie.latency through the proxy. */
+int64_t gm_tx_quiet_ps(const gm_tx_params *p, const gm_tx_recipe *r);
 
 /* Components: a one-step recipe that exercises one component alone, for the
  * test that its closed form and its event-driven behaviour agree. */

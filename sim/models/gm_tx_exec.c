@@ -557,17 +557,13 @@ static void name_limit(exec *x, gm_tx_result *out)
 	out->limit_util = best;
 }
 
-int64_t gm_tx_quiet_ps(const gm_tx_params *p, const gm_tx_recipe *r, char *rule, size_t rule_len)
+int64_t gm_tx_quiet_ps(const gm_tx_params *p, const gm_tx_recipe *r)
 {
+	/* the ack back, the CQE across PCIe, the GPU's poll; through a proxy
+	 * the CPU reaps the CQE and tells the GPU across PCIe */
 	int64_t t = p->wire_lat_ps + p->switch_lat_ps + p->pcie_lat_ps + p->poll_ps;
 	if (r->uses_proxy)
 		t += p->cq_poll_ps + p->pcie_lat_ps;
-	if (rule)
-		g_strlcpy(rule,
-			  r->uses_proxy ? "wire.latency + switch.latency + pcie.latency (the CQE to the host) + "
-					  "host.cq_poll + pcie.latency (the proxy tells the GPU) + gpu.poll_interval"
-					: "wire.latency + switch.latency + pcie.latency (the CQE) + gpu.poll_interval",
-			  rule_len);
 	return t;
 }
 
@@ -656,7 +652,7 @@ static gc_status simulate(const gm_tx_params *p, const gm_tx_recipe *r, uint64_t
 		/* the loop ends with the final barrier, whose last arrival waits
 		 * for every put's completion (nvshmem_quiet) */
 		if (iters)
-			out->makespan_ps = MAX(x->last_barrier, x->last_end + gm_tx_quiet_ps(p, r, NULL, 0)) +
+			out->makespan_ps = MAX(x->last_barrier, x->last_end + gm_tx_quiet_ps(p, r)) +
 					   p->cta_barrier_ps;
 		out->rate_Mops = out->makespan_ps > 0 ? (double)messages / (double)out->makespan_ps * 1e6 : 0;
 		out->events = x->eng.events_handled;

@@ -142,6 +142,14 @@ static const char *const intra_rows[][2] = {{"intra:1", NULL}, {"intra:2", NULL}
 static const char *const inter_rows[][2] = {{"inter:1", NULL}, {"inter:2", NULL}, {"inter:3", "cpu"},
 					     {"inter:3", "proxy"}, {"inter:4", NULL}, {"inter:5", NULL}};
 
+/* A row's type as the tables print it: "3" for inter:3 (its default
+ * variant, cpu), "3/proxy" for another variant. */
+static void row_type(const char *const row[2], char *typ, size_t len)
+{
+	bool named = row[1] && strcmp(row[1], "cpu") != 0;
+	g_snprintf(typ, len, "%s%s%s", row[0] + 6, named ? "/" : "", named ? row[1] : "");
+}
+
 /* Decimals for a rate in Mops: three, or as many as three significant
  * digits of a rate below 0.1 need (1 GiB messages run at 0.000298 Mops). */
 static int rate_decimals(double v)
@@ -184,10 +192,8 @@ static gc_status format_put_loop(const gm_tx_params *p, const gm_tx_compare_opts
 		gm_tx_recipe r;
 		char *why = NULL;
 		char typ[16];
-		const char *v = inter_rows[i][1];
-		g_snprintf(typ, sizeof(typ), "%s%s%s", inter_rows[i][0] + 6, v && strcmp(v, "cpu") ? "/" : "",
-			   v && strcmp(v, "cpu") ? v : "");
-		gc_status st = gm_tx_recipe_build(p, inter_rows[i][0], v, per, &r, &why);
+		row_type(inter_rows[i], typ, sizeof(typ));
+		gc_status st = gm_tx_recipe_build(p, inter_rows[i][0], inter_rows[i][1], per, &r, &why);
 		if (st != GC_OK) {
 			if (!o->csv)
 				g_string_append_printf(out, "%-8s refused: %s\n", typ, why);
@@ -259,10 +265,8 @@ gc_status gm_tx_format_compare(const gm_tx_params *p, const gm_tx_compare_opts *
 	for (size_t i = 0; i < n; i++) {
 		gm_tx_recipe r;
 		char *why = NULL;
-		const char *label = rows[i][0] + 6;
 		char typ[16];
-		g_snprintf(typ, sizeof(typ), "%s%s%s", label, rows[i][1] && strcmp(rows[i][1], "cpu") ? "/" : "",
-			   rows[i][1] && strcmp(rows[i][1], "cpu") ? rows[i][1] : "");
+		row_type(rows[i], typ, sizeof(typ));
 		gc_status st = gm_tx_recipe_build(p, rows[i][0], rows[i][1], o->bytes, &r, &why);
 		if (st != GC_OK) {
 			if (!o->csv)
