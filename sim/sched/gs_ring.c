@@ -52,10 +52,9 @@
  * unconsumed data to make progress (the simulator's 2 * chunk_bytes buffer
  * additionally lets the next loop's first chunk start early).
  *
- * Streaming: fill() locates step `first` in O(1) inside full loops and in
- * O(log n) (a binary search over closed-form slot prefix counts) in the
- * last, uneven loop, then walks forward in O(1) per step. Nothing is cached;
- * the generator state is read-only.
+ * Streaming: fill() locates step `first` in O(1), inside full loops and in
+ * the last, uneven one (gs_ring_last_locate), then walks forward in O(1)
+ * per step. Nothing is cached; the generator state is read-only.
  *
  * Unused operand fields are canonical: src = INPUT+0 when the op does not
  * read L, dst = OUTPUT+0 when it writes nothing, peers -1 when unused.
@@ -125,14 +124,18 @@ static uint64_t gs_ring_cyc_count(int64_t n, int64_t a, uint64_t t, uint64_t x)
 	return (hi / un) * x + MIN(hi % un, x) - ((lo / un) * x + MIN(lo % un, x));
 }
 
-/* Size in elements of the chunk that slot t of the last loop moves. */
-static uint64_t gs_ring_last_size(const gs_ring_plan *pl, int64_t t)
+/* Allreduce: the chunk index slot t moves, (p - 1 - t) mod n. */
+static uint64_t gs_ring_chunk(const gs_ring_plan *pl, int64_t t)
 {
-	uint64_t q;
+	return (uint64_t)gs_mod(pl->p - 1 - t, pl->rg->n);
+}
 
+/* Size in elements of the chunk that slot t of the last loop moves (q:
+ * its chunk index, for allreduce). */
+static uint64_t gs_ring_last_size(const gs_ring_plan *pl, uint64_t q)
+{
 	if (pl->rg->coll != GS_COLL_ALLREDUCE)
 		return pl->last_ce;
-	q = (uint64_t)gs_mod(pl->p - 1 - t, pl->rg->n);
 	if (q < pl->last_f)
 		return pl->last_ce;
 	return q == pl->last_f ? pl->last_part : 0;
@@ -150,6 +153,52 @@ static uint64_t gs_ring_last_prefix(const gs_ring_plan *pl, uint64_t t)
 	nf = gs_ring_cyc_count(pl->rg->n, a, t, pl->last_f);
 	nfp = gs_ring_cyc_count(pl->rg->n, a, t, pl->last_f + 1);
 	return pl->s_ce * nf + pl->s_part * (nfp - nf);
+}
+
+/*
+ * Slot t and slice s of step `rem` of the last loop, in O(1). Allreduce:
+ * as t runs 0 .. 2n-2 the slots' chunk indices (p - 1 - t) mod n fall in at
+ * most three descending runs (a .. 0, then n-1 .. 0, then n-1 .. from
+ * n-1, with a = (p - 1) mod n), and inside a run the slots that move
+ * anything are a tail: the partial chunk last_f (s_part slices, none when
+ * it is empty), then the full chunks below it (s_ce each). The others:
+ * every slot has s_ce slices. Same answer as the largest t with
+ * prefix(t) <= rem (slot t is then never empty).
+ */
+static void gs_ring_last_locate(const gs_ring_plan *pl, uint64_t rem, int64_t *t, uint64_t *s)
+{
+	const gs_ring *rg = pl->rg;
+
+	if (rg->coll != GS_COLL_ALLREDUCE) {
+		*t = (int64_t)(rem / pl->s_ce);
+		*s = rem % pl->s_ce;
+		return;
+	}
+	int64_t f = (int64_t)pl->last_f;
+	int64_t t0 = 0, top = gs_mod(pl->p - 1, rg->n); /* first slot, its chunk */
+	while (t0 < rg->nslot) {
+		int64_t len = MIN(top + 1, rg->nslot - t0); /* run slot j: chunk top - j */
+		int64_t jp = top - f;			    /* the slot of chunk last_f */
+		uint64_t part = jp >= 0 && jp < len ? pl->s_part : 0;
+		int64_t jfull = MAX(jp + 1, 0); /* first slot of a full chunk */
+		uint64_t full = len > jfull ? (uint64_t)(len - jfull) * pl->s_ce : 0;
+
+		if (rem < part) {
+			*t = t0 + jp;
+			*s = rem;
+			return;
+		}
+		rem -= part;
+		if (rem < full) {
+			*t = t0 + jfull + (int64_t)(rem / pl->s_ce);
+			*s = rem % pl->s_ce;
+			return;
+		}
+		rem -= full;
+		t0 += len;
+		top = rg->n - 1;
+	}
+	g_assert_not_reached();
 }
 
 static void gs_ring_plan_init(gs_ring_plan *pl, const gs_ring *rg, int rank, int ch)
@@ -186,16 +235,20 @@ static void gs_ring_plan_init(gs_ring_plan *pl, const gs_ring *rg, int rank, int
 	pl->last_steps = gs_ring_last_prefix(pl, (uint64_t)rg->nslot);
 }
 
-/* Slices of slot t of loop l. */
-static uint64_t gs_ring_slot_slices(const gs_ring_plan *pl, uint64_t l, int64_t t)
+/* Slices of a slot of loop l (q: its chunk index, for allreduce). */
+static uint64_t gs_ring_slot_slices(const gs_ring_plan *pl, uint64_t l, uint64_t q)
 {
 	if (l < pl->nfull)
 		return pl->s_full;
-	return gs_divup(gs_ring_last_size(pl, t), pl->rg->se);
+	if (pl->rg->coll != GS_COLL_ALLREDUCE || q < pl->last_f)
+		return pl->s_ce;
+	return q == pl->last_f ? pl->s_part : 0;
 }
 
-/* Emit slice s of slot t of loop l. */
-static void gs_ring_emit(const gs_ring_plan *pl, uint64_t l, int64_t t, uint64_t s, gs_step *st)
+/* Emit slice s of slot t of loop l (q: the slot's chunk index, for
+ * allreduce). */
+static void gs_ring_emit(const gs_ring_plan *pl, uint64_t l, int64_t t, uint64_t q, uint64_t s,
+			 gs_step *st)
 {
 	const gs_ring *rg = pl->rg;
 	int64_t n = rg->n;
@@ -205,9 +258,8 @@ static void gs_ring_emit(const gs_ring_plan *pl, uint64_t l, int64_t t, uint64_t
 
 	if (rg->coll == GS_COLL_ALLREDUCE) {
 		uint64_t ce = l < pl->nfull ? rg->ce : pl->last_ce;
-		uint64_t q = (uint64_t)gs_mod(pl->p - 1 - t, n);
 
-		sz = l < pl->nfull ? rg->ce : gs_ring_last_size(pl, t);
+		sz = l < pl->nfull ? rg->ce : gs_ring_last_size(pl, q);
 		off = pl->cs + l * pl->loop_elems + q * ce + s * rg->se;
 		len = MIN(rg->se, sz - s * rg->se);
 		if (n == 1)
@@ -293,26 +345,17 @@ static void gs_ring_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint
 		t = (int64_t)(rem / pl.s_full);
 		s = rem % pl.s_full;
 	} else {
-		/* last loop: largest t with prefix(t) <= rem; slot t is non-empty */
-		uint64_t lo = 0, hi = (uint64_t)nslot;
-
 		l = pl.nfull;
-		rem = first - pl.nfull * pl.steps_full;
-		while (lo < hi) {
-			uint64_t mid = lo + (hi - lo + 1) / 2;
-
-			if (gs_ring_last_prefix(&pl, mid) <= rem)
-				lo = mid;
-			else
-				hi = mid - 1;
-		}
-		t = (int64_t)lo;
-		s = rem - gs_ring_last_prefix(&pl, lo);
+		gs_ring_last_locate(&pl, first - pl.nfull * pl.steps_full, &t, &s);
 	}
 
-	uint64_t slices = gs_ring_slot_slices(&pl, l, t); /* of the current slot */
+	/* the slot's chunk index (allreduce) follows t: one down per slot,
+	 * from p - 1 again at the start of a loop */
+	int64_t nr = pl.rg->n;
+	uint64_t q0 = gs_ring_chunk(&pl, 0), q = gs_ring_chunk(&pl, t);
+	uint64_t slices = gs_ring_slot_slices(&pl, l, q); /* of the current slot */
 	for (uint32_t i = 0; i < n; i++) {
-		gs_ring_emit(&pl, l, t, s, &out[i]);
+		gs_ring_emit(&pl, l, t, q, s, &out[i]);
 		/* advance to the next non-empty slice */
 		if (++s < slices)
 			continue;
@@ -321,8 +364,11 @@ static void gs_ring_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint
 			if (++t == nslot) {
 				t = 0;
 				l++;
+				q = q0;
+			} else {
+				q = q == 0 ? (uint64_t)nr - 1 : q - 1;
 			}
-		} while (i + 1 < n && (slices = gs_ring_slot_slices(&pl, l, t)) == 0);
+		} while (i + 1 < n && (slices = gs_ring_slot_slices(&pl, l, q)) == 0);
 	}
 }
 
