@@ -351,13 +351,23 @@ gc_status gv_compare(const gc_result_point *meas, size_t nm, const gc_result_poi
 		/* a published MoE row names an implementation, not an algorithm,
 		 * and no message size: it matches on phase and ranks */
 		bool moe = !strcmp(m->collective, "dispatch") || !strcmp(m->collective, "combine");
-		for (size_t j = 0; j < np && (fastest || !hit); j++) {
+		/* without "default" the first matching prediction stands; a later
+		 * one with another time (two runs' results in one file, a sweep
+		 * over a parameter the match does not see) makes the pick
+		 * arbitrary, which the report says */
+		bool several = false;
+		for (size_t j = 0; j < np && (fastest || !several); j++) {
 			const gc_result_point *p = &pred[j];
 			if (strcmp(p->collective, m->collective) || p->nranks != m->nranks ||
 			    (p->size_bytes != m->size_bytes && !(moe && m->size_bytes == 0)) ||
 			    !(fastest || moe || algo_matches(p->algo, m->algo)) ||
 			    (tuned && !is_default_choice(p->algo)))
 				continue;
+			if (!fastest && hit) {
+				several = !(p->time_us == hit->time_us) &&
+					  (isfinite(p->time_us) || isfinite(hit->time_us));
+				continue;
+			}
 			if (!hit || (isfinite(p->time_us) && !(hit->time_us <= p->time_us)))
 				hit = p;
 		}
@@ -369,6 +379,7 @@ gc_status gv_compare(const gc_result_point *meas, size_t nm, const gc_result_poi
 			out->unmatched++;
 			continue;
 		}
+		out->ambiguous += several;
 		gv_row r = {.measured = *m, .predicted = *hit};
 		/* the ratio first: 100 * (p - m) overflows for m near DBL_MAX */
 		r.err_pct = 100.0 * ((hit->time_us - m->time_us) / m->time_us);
@@ -435,6 +446,11 @@ void gv_report_table(const gv_report *r, void *gstring_out)
 	if (r->untimed)
 		g_string_append_printf(g, ", %zu measured without a time", r->untimed);
 	g_string_append(g, ")\n");
+	if (r->ambiguous)
+		g_string_append_printf(g, "# %zu of them matched several predictions of different "
+					  "times (same collective, algo, ranks and size); each was "
+					  "compared with the first in the predictions file\n",
+				       r->ambiguous);
 	g_string_append_printf(g, "# median |error| %.2f%% (tolerance %.2f%%), max |error| %.2f%% "
 				  "(max tolerance %.2f%%): %s\n",
 			       r->median_abs_pct, r->tolerance_pct, r->max_abs_pct,

@@ -54,6 +54,8 @@ typedef struct gv_report {
 	size_t nrows;
 	size_t unmatched; /* measured points with no prediction */
 	size_t untimed;	  /* measured points with no time (0 or unknown) */
+	size_t ambiguous; /* compared points that several predictions of
+			   * different times matched (the first was taken) */
 	double median_abs_pct, max_abs_pct;
 	double tolerance_pct, max_tolerance_pct;
 	bool pass;

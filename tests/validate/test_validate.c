@@ -210,9 +210,13 @@ static void test_compare_bands(void)
 	g_assert_cmpstr(r.rows[2].band, ==, "fail");
 	g_assert_cmpfloat_with_epsilon(r.median_abs_pct, 4.0, 1e-9);
 	g_assert_false(r.pass);
+	/* and the tree prediction (60) matched it too: the report says the
+	 * pick among several was the first */
+	g_assert_cmpuint(r.ambiguous, ==, 1);
 	GString *g = g_string_new(NULL);
 	gv_report_table(&r, g);
 	g_assert_nonnull(strstr(g->str, "FAIL"));
+	g_assert_nonnull(strstr(g->str, "# 1 of them matched several predictions of different times"));
 	g_string_truncate(g, 0);
 	gv_report_csv(&r, g);
 	g_assert_true(g_str_has_prefix(g->str, "collective,algo,nranks,size_bytes,measured_us"));
@@ -225,9 +229,15 @@ static void test_compare_bands(void)
 	g_assert_null(strstr(g->str, "256 MiB"));
 	g_string_free(g, TRUE);
 	gv_report_clear(&r);
-	/* Within tolerance when the outlier is gone. */
+	/* Within tolerance when the outlier is gone; nothing ambiguous, and
+	 * the report has no line about it. */
 	g_assert_cmpint(gv_compare(m, 2, pr, 2, b, nb, 5, 15, &r, &err), ==, GC_OK);
 	g_assert_true(r.pass);
+	g_assert_cmpuint(r.ambiguous, ==, 0);
+	g = g_string_new(NULL);
+	gv_report_table(&r, g);
+	g_assert_null(strstr(g->str, "several predictions"));
+	g_string_free(g, TRUE);
 	gv_report_clear(&r);
 	/* Nothing matches: an input error naming the counts. */
 	g_assert_cmpint(gv_compare(&m[3], 1, pr, 3, b, nb, 5, 15, &r, &err), ==, GC_ERR_INPUT);
@@ -235,6 +245,40 @@ static void test_compare_bands(void)
 	g_free(err);
 	g_free(b);
 	g_free(bp);
+}
+
+/* Two predictions of one point (two runs in one results file, or a sweep
+ * over a key the match does not see): the first in the file is compared,
+ * and the report counts the points where the others disagree with it. The
+ * same time twice is no ambiguity. */
+static void test_compare_several_predictions(void)
+{
+	gc_result_point m[2], pr[4];
+	pt_set(&m[0], "allreduce", "ring", 8, 1000, 100);
+	pt_set(&m[1], "allreduce", "ring", 8, 2000, 200);
+	pt_set(&pr[0], "allreduce", "ring", 8, 1000, 110);
+	pt_set(&pr[1], "allreduce", "ring", 8, 2000, 220);
+	pt_set(&pr[2], "allreduce", "ring", 8, 1000, 90);  /* another run's */
+	pt_set(&pr[3], "allreduce", "ring", 8, 2000, 220); /* the same time */
+	char *err = NULL;
+	gv_report r;
+	g_assert_cmpint(gv_compare(m, 2, pr, 4, NULL, 0, 5, 15, &r, &err), ==, GC_OK);
+	g_assert_cmpuint(r.nrows, ==, 2);
+	g_assert_cmpfloat_with_epsilon(r.rows[0].err_pct, 10.0, 1e-9); /* the first, 110 */
+	g_assert_cmpfloat_with_epsilon(r.rows[1].err_pct, 10.0, 1e-9);
+	g_assert_cmpuint(r.ambiguous, ==, 1);
+	GString *g = g_string_new(NULL);
+	gv_report_table(&r, g);
+	g_assert_nonnull(strstr(g->str, "# compared 2 points (0 without a prediction)\n"
+					"# 1 of them matched several predictions of different times"));
+	g_string_free(g, TRUE);
+	gv_report_clear(&r);
+	/* the order of the file decides: 90 first, -10 % */
+	gc_result_point sw[2] = {pr[2], pr[0]};
+	g_assert_cmpint(gv_compare(m, 1, sw, 2, NULL, 0, 5, 15, &r, &err), ==, GC_OK);
+	g_assert_cmpfloat_with_epsilon(r.rows[0].err_pct, -10.0, 1e-9);
+	g_assert_cmpuint(r.ambiguous, ==, 1);
+	gv_report_clear(&r);
 }
 
 /* A published "default(nvls)" row is NCCL running nvls by its own choice:
@@ -475,6 +519,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/validate/reference-csv", test_reference_csv);
 	g_test_add_func("/validate/p5-sweep-data", test_p5_sweep_data);
 	g_test_add_func("/validate/compare-bands", test_compare_bands);
+	g_test_add_func("/validate/compare-several", test_compare_several_predictions);
 	g_test_add_func("/validate/default-algo", test_default_algo_matches);
 	g_test_add_func("/validate/nccltests-import", test_nccltests_import);
 	g_test_add_func("/validate/bad-points", test_bad_points);
