@@ -134,6 +134,64 @@ out:
 }
 
 /*
+ * fill() locates any first step by itself (in the last, uneven loop by the
+ * runs of chunk indices, gs_ring_last_locate): from every position of
+ * every strand, a fill of one step and one of five equal the strand filled
+ * from its start. The counts put the last loop through its cases: chunks
+ * of one size (R a multiple of n: no partial chunk), a partial chunk, an
+ * empty one after a full set (R a multiple of ceil(R/n) below n of them),
+ * fewer elements than ranks (most chunks empty), and whole loops before an
+ * uneven one; slices that do and do not divide a chunk.
+ */
+static void test_every_start(void)
+{
+	static const gs_coll colls[] = { GS_COLL_ALLREDUCE, GS_COLL_ALLGATHER,
+					 GS_COLL_REDUCESCATTER };
+	static const struct {
+		uint64_t chunk, slice;
+	} cs[] = { { 64, 16 }, { 60, 24 } };
+
+	for (int n = 1; n <= 13; n++) {
+		for (size_t ci = 0; ci < G_N_ELEMENTS(colls); ci++) {
+			for (size_t k = 0; k < G_N_ELEMENTS(cs); k++) {
+				uint64_t ce = cs[k].chunk / 4;
+				uint64_t counts[] = { 1, (uint64_t)n - 1 + (n == 1), 3 * (uint64_t)n,
+						      3 * (uint64_t)n + 2, 4 * (uint64_t)n - 4 + (n == 1),
+						      2 * (uint64_t)n * ce + 2 * (uint64_t)n + 1 };
+				for (size_t i = 0; i < G_N_ELEMENTS(counts); i++) {
+					gs_params p = tu_params(colls[ci], GS_ALGO_RING, GS_DT_F32,
+								n, ring_bytes(colls[ci], n, counts[i], 4),
+								1 + (int)(i % 3), cs[k].chunk,
+								cs[k].slice, tu_rpn(n, (int)i));
+					gs_gen *g;
+					char *err = NULL;
+
+					g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
+					for (int r = 0; r < n; r++) {
+						for (int c = 0; c < g->nstrands; c++) {
+							uint64_t len = g->ops->strand_len(g, r, c);
+							gs_step *whole = g_new(gs_step, len + 1), win[5];
+
+							g->ops->fill(g, r, c, 0, (uint32_t)len, whole);
+							for (uint64_t f = 0; f < len; f++) {
+								uint32_t w = (uint32_t)MIN(len - f, 5);
+
+								g->ops->fill(g, r, c, f, 1, win);
+								g_assert_true(memcmp(win, whole + f, sizeof(gs_step)) == 0);
+								g->ops->fill(g, r, c, f, w, win);
+								g_assert_true(memcmp(win, whole + f, w * sizeof(gs_step)) == 0);
+							}
+							g_free(whole);
+						}
+					}
+					gs_gen_free(g);
+				}
+			}
+		}
+	}
+}
+
+/*
  * Ring allreduce, 3 ranks, 12 floats, 1 channel, default chunk and slice:
  * one loop of three 4-element (16 B) chunks, one slice each. Ring order is
  * 0, 1, 2 (one node, channel 0). Rank at position p handles chunk
@@ -321,6 +379,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sched/ring/allgather", test_allgather_sweep);
 	g_test_add_func("/sched/ring/reducescatter", test_reducescatter_sweep);
 	g_test_add_func("/sched/ring/product", test_product);
+	g_test_add_func("/sched/ring/every-start", test_every_start);
 	g_test_add_func("/sched/ring/large", test_large);
 	return g_test_run();
 }
