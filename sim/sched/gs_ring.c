@@ -158,8 +158,8 @@ static uint64_t gs_ring_last_prefix(const gs_ring_plan *pl, uint64_t t)
 /*
  * Slot t and slice s of step `rem` of the last loop, in O(1). Allreduce:
  * as t runs 0 .. 2n-2 the slots' chunk indices (p - 1 - t) mod n fall in at
- * most three descending runs (a .. 0, then n-1 .. 0, then n-1 .. from
- * n-1, with a = (p - 1) mod n), and inside a run the slots that move
+ * most three descending runs (a down to 0, then n-1 down to 0, then n-1
+ * down to a+2, with a = (p - 1) mod n), and inside a run the slots that move
  * anything are a tail: the partial chunk last_f (s_part slices, none when
  * it is empty), then the full chunks below it (s_ce each). The others:
  * every slot has s_ce slices. Same answer as the largest t with
