@@ -148,7 +148,7 @@ int cli_explain(int argc, char **argv)
 		 "put-bw: timed iterations (default 10, as perftest; at most 1024)", "N"},
 		{"timeline", 0, 0, G_OPTION_ARG_NONE, &timeline, "path, collective: add an ASCII timeline", NULL},
 		{"trace", 't', 0, G_OPTION_ARG_FILENAME, &trace,
-		 "path: write a Perfetto trace, one track per component (collective: the run's trace)", "FILE"},
+		 "path: write a Perfetto trace, one track per component (collective: the run's trace; put-bw: each type's loop)", "FILE"},
 		{"scenario", 0, 0, G_OPTION_ARG_FILENAME, &scenario, "run the explain study of a scenario file", "FILE"},
 		{"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets,
 		 "override a parameter, e.g. --set proxy.flag_read=gdrcopy (repeatable)", "KEY=VALUE"},
@@ -266,8 +266,14 @@ int cli_explain(int argc, char **argv)
 		rc = fail(err);
 		goto out;
 	}
-	if ((variant || timeline || trace) && !path && !scenario && !collective) {
-		rc = fail("--variant, --timeline and --trace need --path (or --collective)");
+	if ((variant || timeline) && !path && !scenario && !collective) {
+		rc = fail("--variant and --timeline need --path (or --collective)");
+		goto out;
+	}
+	/* a compare's trace is put-bw's loops (run_once checks the bench,
+	 * which a scenario file may set) */
+	if (trace && !path && !scenario && !collective && !compare) {
+		rc = fail("--trace needs --path, --collective or --compare inter --bench put-bw");
 		goto out;
 	}
 	if (collective) {

@@ -213,10 +213,13 @@ gc_status gm_tx_simulate(const gm_tx_params *p, const gm_tx_recipe *r, uint64_t 
  * the launch) to the end of the final barrier. Nothing waits for
  * completions before that quiet, so nic.sq_depth does not apply. out's
  * makespan_ps is that time, rate_Mops ctas x iters puts over it, and the
- * limit the busiest resource, the CTAs' own loop included. */
+ * limit the busiest resource, the CTAs' own loop included. With a trace
+ * (else NULL), the run is process pid of it: a track per actor with the
+ * steps of the first 16 iterations' puts, and one with their barriers, the
+ * quiet and the final barrier. */
 #define GM_TX_LOOP_MAX_ITERS 1024
 gc_status gm_tx_simulate_put_loop(const gm_tx_params *p, const gm_tx_recipe *r, int ctas, int iters,
-				  gm_tx_result *out, char **errmsg);
+				  ge_trace *trace, int pid, gm_tx_result *out, char **errmsg);
 /* What nvshmem_quiet adds after a stream's last put lands: the responder's
  * acknowledgement back over the wire and switch, the completion written
  * across PCIe, then seen by the GPU's poll; a proxy path (r->uses_proxy)
@@ -249,6 +252,8 @@ typedef struct gm_tx_compare_opts {
 	 * iteration split among the CTAs in whole doubles */
 	bool put_loop;
 	int ctas, iters;
+	/* put_loop: each type's loop as one process of this trace (else NULL) */
+	ge_trace *trace;
 } gm_tx_compare_opts;
 /* One row per type (refused types are listed with the reason). */
 gc_status gm_tx_format_compare(const gm_tx_params *p, const gm_tx_compare_opts *o,

@@ -64,6 +64,13 @@ typedef struct server {
 #define DB_JOB UINT64_MAX
 enum { PX_IDLE, PX_POLL_SCHEDULED, PX_POLLING, PX_WORKING };
 
+/* A put loop's trace shows its first rounds' puts and barriers (every
+ * round of perftest's default 10 iterations); a stream's, every step of
+ * up to 64 messages. An actor has up to TRACE_LANES tracks; a step that
+ * finds none free is not drawn (and counted). */
+#define LOOP_TRACE_ROUNDS 16
+#define TRACE_LANES 512
+
 typedef struct exec {
 	ge_engine eng;
 	gm_net net;
@@ -105,7 +112,16 @@ typedef struct exec {
 	int64_t round_start, loop_ps, last_barrier;
 	gm_tx_result *out;
 	ge_trace *trace;
+	int pid;	 /* the trace's process for this run */
+	int barrier_tid; /* the put loop's track of barriers */
 	int tids[GM_TX_MAX_STEPS];
+	const char *actors[GM_TX_MAX_STEPS]; /* by track, tids - 1 */
+	/* an actor's overlapping steps (several CTAs' at once) go to lanes of
+	 * its own, each a track whose slices do not overlap: per actor, each
+	 * lane's last end (with a trace only) */
+	int64_t (*lane_end)[TRACE_LANES];
+	int nlanes[GM_TX_MAX_STEPS];
+	uint64_t undrawn;
 } exec;
 
 static const char *const link_names[GM_TX_L__COUNT] = {
@@ -234,6 +250,30 @@ static void try_issue(exec *x, uint64_t i)
 	x->next_msg[i] += (uint64_t)x->nis;
 }
 
+/* The track of actor a (its index) for a step from start to now: its
+ * first lane free since start, a new one (named) if none is, -1 if all
+ * TRACE_LANES are taken. Steps end in time order, so a lane whose last
+ * step ended by `start` has none that overlaps. Lane 0 is the actor's own
+ * track (tid a + 1). */
+static int trace_lane(exec *x, int a, int64_t start)
+{
+	int l = 0;
+	while (l < x->nlanes[a] && x->lane_end[a][l] > start)
+		l++;
+	if (l == TRACE_LANES)
+		return -1;
+	if (l == x->nlanes[a]) {
+		x->nlanes[a]++;
+		if (l > 0) {
+			char *name = g_strdup_printf("%s (%d)", x->actors[a], l + 1);
+			ge_trace_name_thread(x->trace, x->pid, a + 1 + l * GM_TX_MAX_STEPS, name);
+			g_free(name);
+		}
+	}
+	x->lane_end[a][l] = x->eng.now;
+	return a + 1 + l * GM_TX_MAX_STEPS;
+}
+
 static void step_done(exec *x, uint64_t job)
 {
 	ge_engine *e = &x->eng;
@@ -244,10 +284,16 @@ static void step_done(exec *x, uint64_t job)
 		x->out->steps[s].start_ps = x->start[s];
 		x->out->steps[s].end_ps = e->now;
 	}
-	if (x->trace && st && e->now > *st && x->K <= 64) {
+	if (x->trace && st && e->now > *st &&
+	    (x->iters ? m / (uint64_t)x->nis < LOOP_TRACE_ROUNDS : x->K <= 64)) {
 		char args[64];
 		g_snprintf(args, sizeof(args), "\"message\":%llu,\"step\":%d", (unsigned long long)m, s + 1);
-		ge_trace_slice(x->trace, 1, x->tids[s], x->r->steps[s].action, *st, e->now - *st, args);
+		int tid = trace_lane(x, x->tids[s] - 1, *st);
+		if (tid > 0)
+			ge_trace_slice(x->trace, x->pid, tid, x->r->steps[s].action, *st, e->now - *st,
+				       args);
+		else
+			x->undrawn++;
 	}
 	if (s == x->r->release) {
 		uint64_t i = m % (uint64_t)x->nis;
@@ -257,6 +303,13 @@ static void step_done(exec *x, uint64_t job)
 		if (x->iters && ++x->arrived == x->nis) {
 			x->arrived = 0;
 			ge_schedule(e, e->now + x->p->cta_barrier_ps, x->ent, EV_BARRIER, 0);
+			if (x->trace && x->epoch < LOOP_TRACE_ROUNDS) {
+				char args[48];
+				g_snprintf(args, sizeof(args), "\"iteration\":%llu",
+					   (unsigned long long)x->epoch + 1);
+				ge_trace_slice(x->trace, x->pid, x->barrier_tid, "inter-CTA barrier", e->now,
+					       x->p->cta_barrier_ps, args);
+			}
 		}
 		try_issue(x, i);
 	}
@@ -570,7 +623,7 @@ int64_t gm_tx_quiet_ps(const gm_tx_params *p, const gm_tx_recipe *r)
 /* messages from nis issuers: a stream (iters 0) or the put loop's iters
  * rounds of one message per issuer */
 static gc_status simulate(const gm_tx_params *p, const gm_tx_recipe *r, uint64_t messages, int nis,
-			  uint64_t iters, ge_trace *trace, gm_tx_result *out, char **errmsg)
+			  uint64_t iters, ge_trace *trace, int pid, gm_tx_result *out, char **errmsg)
 {
 	exec *x = g_new0(exec, 1);
 	memset(out, 0, sizeof(*out));
@@ -581,6 +634,7 @@ static gc_status simulate(const gm_tx_params *p, const gm_tx_recipe *r, uint64_t
 	x->stream = messages > 1 || iters > 0;
 	x->out = out;
 	x->trace = trace;
+	x->pid = pid;
 	ge_engine_init(&x->eng, 1);
 	gm_net_init(&x->net, &x->eng, on_flow_done, x);
 	add_links(&x->net, p);
@@ -615,7 +669,12 @@ static gc_status simulate(const gm_tx_params *p, const gm_tx_recipe *r, uint64_t
 			x->px_period_ps = r->steps[s].period_ps;
 		}
 	if (trace) {
-		ge_trace_name_process(trace, 1, r->id);
+		x->lane_end = g_malloc0(sizeof(int64_t[GM_TX_MAX_STEPS][TRACE_LANES]));
+		char *pname = iters ? g_strdup_printf("%s %s: shmem_put_bw loop, %d CTAs x %llu iterations",
+						      r->id, r->name, nis, (unsigned long long)iters)
+				    : g_strdup(r->id);
+		ge_trace_name_process(trace, pid, pname);
+		g_free(pname);
 		int ntr = 0;
 		const char *names[GM_TX_MAX_STEPS];
 		for (int s = 0; s < r->nsteps; s++) {
@@ -624,9 +683,15 @@ static gc_status simulate(const gm_tx_params *p, const gm_tx_recipe *r, uint64_t
 				;
 			if (k == ntr) {
 				names[ntr++] = r->steps[s].actor;
-				ge_trace_name_thread(trace, 1, k + 1, r->steps[s].actor);
+				x->actors[k] = r->steps[s].actor;
+				x->nlanes[k] = 1;
+				ge_trace_name_thread(trace, pid, k + 1, r->steps[s].actor);
 			}
 			x->tids[s] = k + 1;
+		}
+		if (iters) {
+			x->barrier_tid = 1 + TRACE_LANES * GM_TX_MAX_STEPS; /* past every lane's */
+			ge_trace_name_thread(trace, pid, x->barrier_tid, "CTAs: barrier and quiet");
 		}
 	}
 	x->next_msg = g_new(uint64_t, nis);
@@ -651,9 +716,25 @@ static gc_status simulate(const gm_tx_params *p, const gm_tx_recipe *r, uint64_t
 		out->makespan_ps = x->last_end;
 		/* the loop ends with the final barrier, whose last arrival waits
 		 * for every put's completion (nvshmem_quiet) */
-		if (iters)
-			out->makespan_ps = MAX(x->last_barrier, x->last_end + gm_tx_quiet_ps(p, r)) +
-					   p->cta_barrier_ps;
+		if (iters) {
+			int64_t quiet_end = x->last_end + gm_tx_quiet_ps(p, r);
+			int64_t fin = MAX(x->last_barrier, quiet_end);
+			out->makespan_ps = fin + p->cta_barrier_ps;
+			if (trace) {
+				ge_trace_slice(trace, pid, x->barrier_tid,
+					       "quiet: the last completion back", x->last_end,
+					       quiet_end - x->last_end, NULL);
+				ge_trace_slice(trace, pid, x->barrier_tid, "final barrier", fin,
+					       p->cta_barrier_ps, NULL);
+				if (x->undrawn) {
+					char *what = g_strdup_printf(
+						"%llu steps not drawn: more than %d at once on one actor",
+						(unsigned long long)x->undrawn, TRACE_LANES);
+					ge_trace_slice(trace, pid, x->barrier_tid, what, 0, 0, NULL);
+					g_free(what);
+				}
+			}
+		}
 		out->rate_Mops = out->makespan_ps > 0 ? (double)messages / (double)out->makespan_ps * 1e6 : 0;
 		out->events = x->eng.events_handled;
 		name_limit(x, out);
@@ -675,6 +756,7 @@ static gc_status simulate(const gm_tx_params *p, const gm_tx_recipe *r, uint64_t
 	g_free(x->next_msg);
 	g_free(x->inflight);
 	g_free(x->ifree);
+	g_free(x->lane_end);
 	g_free(x);
 	return st;
 }
@@ -687,11 +769,11 @@ gc_status gm_tx_simulate(const gm_tx_params *p, const gm_tx_recipe *r, uint64_t 
 					  (unsigned long long)messages);
 		return GC_ERR_INPUT;
 	}
-	return simulate(p, r, messages, r->issuers, 0, trace, out, errmsg);
+	return simulate(p, r, messages, r->issuers, 0, trace, 1, out, errmsg);
 }
 
 gc_status gm_tx_simulate_put_loop(const gm_tx_params *p, const gm_tx_recipe *r, int ctas, int iters,
-				  gm_tx_result *out, char **errmsg)
+				  ge_trace *trace, int pid, gm_tx_result *out, char **errmsg)
 {
 	if (ctas < 1 || iters < 1 || iters > GM_TX_LOOP_MAX_ITERS ||
 	    (uint64_t)ctas * (uint64_t)iters > GM_TX_MAX_MESSAGES) {
@@ -710,5 +792,6 @@ gc_status gm_tx_simulate_put_loop(const gm_tx_params *p, const gm_tx_recipe *r, 
 		*errmsg = g_strdup_printf("put loop: %s is not an inter-node path", r->id);
 		return GC_ERR_INPUT;
 	}
-	return simulate(p, r, (uint64_t)ctas * (uint64_t)iters, ctas, (uint64_t)iters, NULL, out, errmsg);
+	return simulate(p, r, (uint64_t)ctas * (uint64_t)iters, ctas, (uint64_t)iters, trace, pid, out,
+			errmsg);
 }

@@ -209,7 +209,8 @@ static gc_status format_put_loop(const gm_tx_params *p, const gm_tx_compare_opts
 		gm_tx_result one, loop;
 		st = gm_tx_simulate(p, &r, 1, NULL, &one, errmsg);
 		if (st == GC_OK)
-			st = gm_tx_simulate_put_loop(p, &r, o->ctas, o->iters, &loop, errmsg);
+			st = gm_tx_simulate_put_loop(p, &r, o->ctas, o->iters, o->trace, (int)i + 1, &loop,
+						     errmsg);
 		if (st != GC_OK)
 			return st;
 		double t_us = us(loop.makespan_ps);
@@ -340,7 +341,23 @@ static gc_status run_once(gc_config *cfg, const char *trace_path, bool timeline,
 			return gc_config_error(cfg, "explain.iters", errmsg,
 					       "put-bw: %d CTAs x %d iterations is more than %d puts", co.ctas,
 					       co.iters, GM_TX_MAX_MESSAGES);
-		return gm_tx_format_compare(&p, &co, o, errmsg);
+		if (!trace_path)
+			return gm_tx_format_compare(&p, &co, o, errmsg);
+		if (!co.put_loop) {
+			*errmsg = g_strdup("--trace with a compare draws put-bw's loops; expected "
+					   "--bench put-bw (explain.bench), or --path for one type's trace");
+			return GC_ERR_INPUT;
+		}
+		ge_trace tr;
+		gc_status st = ge_trace_open(&tr, trace_path, errmsg);
+		if (st != GC_OK)
+			return st;
+		co.trace = &tr;
+		st = gm_tx_format_compare(&p, &co, o, errmsg);
+		if (st == GC_OK)
+			return ge_trace_close(&tr, errmsg);
+		ge_trace_abort(&tr);
+		return st;
 	}
 	gm_tx_recipe r;
 	gc_status st = gm_tx_recipe_build(&p, gc_config_str(cfg, "explain.path"),

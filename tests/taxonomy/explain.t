@@ -72,6 +72,36 @@ assert sum(1 for e in ev if e[\"ph\"] == \"X\") >= 10
 else
   ok "trace is valid JSON # SKIP python3 not installed"
 fi
+# put-bw's loops as a trace: a process per kernel-issued type, each CTA's
+# steps of every iteration (4 CTAs x 3 here), one barrier per iteration,
+# the quiet and the final barrier, and no two slices overlapping on a track
+"$G" explain --compare inter --bytes 512 --bench put-bw --platform dgx-a100 --ctas 4 --iters 3 --trace "$T/pb.json" >"$T/pb.txt"
+check "put-bw trace written, the table as without it" "[ -s '$T/pb.json' ] && [ ! -e '$T/pb.json.tmp' ] && \"$G\" explain --compare inter --bytes 512 --bench put-bw --platform dgx-a100 --ctas 4 --iters 3 | cmp -s - '$T/pb.txt'"
+if command -v python3 >/dev/null 2>&1; then
+  check "put-bw trace: each type's loop, its puts, barriers and quiet, no overlap on a track" "python3 -c '
+import json, sys, collections
+ev = json.load(open(sys.argv[1]))[\"traceEvents\"]
+procs = {e[\"pid\"]: e[\"args\"][\"name\"] for e in ev if e.get(\"ph\") == \"M\" and e[\"name\"] == \"process_name\"}
+assert sorted(p.split()[0] for p in procs.values()) == [\"inter:3/proxy\", \"inter:4\", \"inter:5\"], procs
+assert all(\"shmem_put_bw loop, 4 CTAs x 3 iterations\" in p for p in procs.values()), procs
+x = [e for e in ev if e[\"ph\"] == \"X\"]
+for pid in procs:
+    names = collections.Counter(e[\"name\"] for e in x if e[\"pid\"] == pid)
+    assert names[\"inter-CTA barrier\"] == 3 and names[\"final barrier\"] == 1, names
+    assert names[\"quiet: the last completion back\"] == 1, names
+    steps = collections.Counter(e[\"args\"][\"step\"] for e in x if e[\"pid\"] == pid and \"step\" in e.get(\"args\", {}))
+    assert steps and all(n == 12 for n in steps.values()), steps
+    assert sorted({e[\"args\"][\"message\"] for e in x if e[\"pid\"] == pid and \"message\" in e.get(\"args\", {})}) == list(range(12))
+tracks = collections.defaultdict(list)
+for e in x:
+    tracks[(e[\"pid\"], e[\"tid\"])].append((e[\"ts\"], e[\"ts\"] + e[\"dur\"]))
+for v in tracks.values():
+    v.sort()
+    assert all(b[0] >= a[1] - 1e-6 for a, b in zip(v, v[1:])), v
+' '$T/pb.json'"
+else
+  ok "put-bw trace # SKIP python3 not installed"
+fi
 "$G" explain --path intra:3 --timeline >"$T/tl"
 check "--timeline draws one bar per step" "grep -q '^timeline' '$T/tl' && [ \$(grep -c '|#' '$T/tl') -ge 1 ]"
 "$G" run scenarios/dgx-h100-allreduce.yaml --set proxy.flag_read=gdrcopy >/dev/null 2>"$T/err"
@@ -155,6 +185,9 @@ bad "bad --bench" "^gcsim explain: --bench: expected stream or put-bw, got 'ping
 printf 'schema_version: 1\nexplain: {mode: compare, scope: inter, bench: pingpong}\n' >"$T/bench.yaml"
 bad "bad explain.bench in a study" "$T/bench.yaml:2:[0-9]+: .*expected one of stream, put-bw" explain --scenario "$T/bench.yaml"
 bad "put-bw: too many puts" "is more than 200000 puts" explain --compare inter --bench put-bw --ctas 4096 --iters 1000 --bytes 1MiB
+bad "--trace with a stream compare" "--trace with a compare draws put-bw's loops; expected --bench put-bw" explain --compare inter --trace "$T/none.json"
+check "... and writes no trace" "[ ! -e '$T/none.json' ] && [ ! -e '$T/none.json.tmp' ]"
+bad "--trace alone" "^gcsim explain: --trace needs --path, --collective or --compare inter --bench put-bw" explain --trace "$T/none.json"
 "$G" explain --help >"$T/help"
 check "--help exits 0 and shows the options" "[ \$? -eq 0 ] && grep -q -- '--compare' '$T/help'"
 tap_end

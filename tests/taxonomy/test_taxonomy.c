@@ -12,6 +12,7 @@
  */
 #include <glib.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -366,7 +367,7 @@ static gm_tx_result put_loop(const gm_tx_params *p, const gm_tx_recipe *r, int c
 {
 	gm_tx_result res;
 	char *err = NULL;
-	gc_status st = gm_tx_simulate_put_loop(p, r, ctas, iters, &res, &err);
+	gc_status st = gm_tx_simulate_put_loop(p, r, ctas, iters, NULL, 0, &res, &err);
 	if (st != GC_OK)
 		g_test_message("%s", err);
 	g_assert_cmpint(st, ==, GC_OK);
@@ -444,22 +445,59 @@ static void test_put_loop(void)
 		       (double)d3.makespan_ps / (double)d5.makespan_ps);
 	g_assert_cmpint(d3.makespan_ps, >, d5.makespan_ps);
 
+	/* a trace changes nothing in the run; it draws the first 16
+	 * iterations' barriers, and says so when an actor has more steps at
+	 * once than it has tracks (600 CTAs' requests waiting for the proxy) */
+	{
+		char *dir = g_dir_make_tmp("gctrace-XXXXXX", NULL), *path = g_build_filename(dir, "t.json", NULL);
+		struct {
+			const gm_tx_recipe *r;
+			int ctas, iters, barriers, undrawn;
+		} cases[] = {{&r5, 32, 20, 16, 0}, {&r3, 600, 1, 1, 1}};
+		for (size_t c = 0; c < G_N_ELEMENTS(cases); c++) {
+			ge_trace tr;
+			gm_tx_result plain = put_loop(&p, cases[c].r, cases[c].ctas, cases[c].iters), traced;
+			g_assert_cmpint(ge_trace_open(&tr, path, &err), ==, GC_OK);
+			g_assert_cmpint(gm_tx_simulate_put_loop(&p, cases[c].r, cases[c].ctas, cases[c].iters, &tr,
+								2, &traced, &err),
+					==, GC_OK);
+			g_assert_cmpint(ge_trace_close(&tr, &err), ==, GC_OK);
+			g_assert_cmpint(traced.makespan_ps, ==, plain.makespan_ps);
+			g_assert_cmpuint(traced.events, ==, plain.events);
+			g_assert_cmpstr(traced.limit, ==, plain.limit);
+			char *json = NULL;
+			g_assert_true(g_file_get_contents(path, &json, NULL, NULL));
+			int nb = 0, nu = 0;
+			for (const char *q = json; (q = strstr(q, "\"name\":\"inter-CTA barrier\"")); q++)
+				nb++;
+			for (const char *q = json; (q = strstr(q, "steps not drawn: more than 512 at once")); q++)
+				nu++;
+			g_assert_cmpint(nb, ==, cases[c].barriers);
+			g_assert_cmpint(nu, ==, cases[c].undrawn);
+			g_free(json);
+			remove(path);
+		}
+		remove(dir);
+		g_free(path);
+		g_free(dir);
+	}
+
 	/* what the loop refuses */
 	gm_tx_result res;
 	g_assert_cmpint(gm_tx_recipe_build(&p, "inter:1", NULL, 16, &r1, &err), ==, GC_OK);
-	g_assert_cmpint(gm_tx_simulate_put_loop(&p, &r1, 32, 10, &res, &err), ==, GC_ERR_INPUT);
+	g_assert_cmpint(gm_tx_simulate_put_loop(&p, &r1, 32, 10, NULL, 0, &res, &err), ==, GC_ERR_INPUT);
 	g_assert_nonnull(strstr(err, "CPU thread"));
 	g_clear_pointer(&err, g_free);
 	g_assert_cmpint(gm_tx_recipe_build(&p, "intra:3", NULL, 16, &r1, &err), ==, GC_OK);
-	g_assert_cmpint(gm_tx_simulate_put_loop(&p, &r1, 32, 10, &res, &err), ==, GC_ERR_INPUT);
+	g_assert_cmpint(gm_tx_simulate_put_loop(&p, &r1, 32, 10, NULL, 0, &res, &err), ==, GC_ERR_INPUT);
 	g_assert_nonnull(strstr(err, "not an inter-node path"));
 	g_clear_pointer(&err, g_free);
-	g_assert_cmpint(gm_tx_simulate_put_loop(&p, &r5, 32, GM_TX_LOOP_MAX_ITERS + 1, &res, &err), ==,
+	g_assert_cmpint(gm_tx_simulate_put_loop(&p, &r5, 32, GM_TX_LOOP_MAX_ITERS + 1, NULL, 0, &res, &err), ==,
 			GC_ERR_INPUT);
 	g_clear_pointer(&err, g_free);
-	g_assert_cmpint(gm_tx_simulate_put_loop(&p, &r5, 0, 10, &res, &err), ==, GC_ERR_INPUT);
+	g_assert_cmpint(gm_tx_simulate_put_loop(&p, &r5, 0, 10, NULL, 0, &res, &err), ==, GC_ERR_INPUT);
 	g_clear_pointer(&err, g_free);
-	g_assert_cmpint(gm_tx_simulate_put_loop(&p, &r5, 4096, 1000, &res, &err), ==, GC_ERR_INPUT);
+	g_assert_cmpint(gm_tx_simulate_put_loop(&p, &r5, 4096, 1000, NULL, 0, &res, &err), ==, GC_ERR_INPUT);
 	g_free(err);
 }
 
