@@ -253,13 +253,16 @@ static void test_compare_bands(void)
  * same time twice is no ambiguity. */
 static void test_compare_several_predictions(void)
 {
+	/* (size, time): two measured points; four predictions, the third
+	 * another run's, the fourth the same time again */
+	static const double meas[2][2] = {{1000, 100}, {2000, 200}};
+	static const double pred[4][2] = {{1000, 110}, {2000, 220}, {1000, 90}, {2000, 220}};
 	gc_result_point m[2], pr[4];
-	pt_set(&m[0], "allreduce", "ring", 8, 1000, 100);
-	pt_set(&m[1], "allreduce", "ring", 8, 2000, 200);
-	pt_set(&pr[0], "allreduce", "ring", 8, 1000, 110);
-	pt_set(&pr[1], "allreduce", "ring", 8, 2000, 220);
-	pt_set(&pr[2], "allreduce", "ring", 8, 1000, 90);  /* another run's */
-	pt_set(&pr[3], "allreduce", "ring", 8, 2000, 220); /* the same time */
+	for (int i = 0; i < 4; i++) {
+		if (i < 2)
+			pt_set(&m[i], "allreduce", "ring", 8, (uint64_t)meas[i][0], meas[i][1]);
+		pt_set(&pr[i], "allreduce", "ring", 8, (uint64_t)pred[i][0], pred[i][1]);
+	}
 	char *err = NULL;
 	gv_report r;
 	g_assert_cmpint(gv_compare(m, 2, pr, 4, NULL, 0, 5, 15, &r, &err), ==, GC_OK);
