@@ -108,22 +108,6 @@ static int64_t gs_ring_pos(const gs_ring *rg, int64_t c, int64_t rank)
 	return gs_ring_order_pos(rg->rpn, c, rank);
 }
 
-/*
- * Number of t' in [0, t) whose chunk index (a - t') mod n lies in [0, x),
- * for 0 <= a < n, t <= 2n, x <= n: the descending cyclic run a, a-1, ...
- * of length t is the ascending integer range [a - t + 1, a], shifted by 2n
- * to be non-negative; h(y) counts the qualifying integers in [0, y).
- */
-static uint64_t gs_ring_cyc_count(int64_t n, int64_t a, uint64_t t, uint64_t x)
-{
-	uint64_t lo = (uint64_t)(a + 1 + 2 * n) - t;
-	uint64_t hi = lo + t;
-	uint64_t un = (uint64_t)n;
-
-	x = MIN(x, un);
-	return (hi / un) * x + MIN(hi % un, x) - ((lo / un) * x + MIN(lo % un, x));
-}
-
 /* Allreduce: the chunk index slot t moves, (p - 1 - t) mod n. */
 static uint64_t gs_ring_chunk(const gs_ring_plan *pl, int64_t t)
 {
@@ -141,18 +125,20 @@ static uint64_t gs_ring_last_size(const gs_ring_plan *pl, uint64_t q)
 	return q == pl->last_f ? pl->last_part : 0;
 }
 
-/* Steps in slots [0, t) of the last loop. */
-static uint64_t gs_ring_last_prefix(const gs_ring_plan *pl, uint64_t t)
+/* Steps of the last loop. Allreduce: its 2n - 1 slots move every chunk
+ * index twice except the rank's own position p, moved once (at t = n - 1,
+ * (p - 1 - t) mod n = p); chunks below last_f have s_ce slices, chunk
+ * last_f s_part (none when last_f = n: there is no partial chunk). The
+ * others: every slot s_ce. */
+static uint64_t gs_ring_last_steps(const gs_ring_plan *pl)
 {
-	int64_t a;
-	uint64_t nf, nfp;
+	const gs_ring *rg = pl->rg;
 
-	if (pl->rg->coll != GS_COLL_ALLREDUCE)
-		return t * pl->s_ce;
-	a = gs_mod(pl->p - 1, pl->rg->n);
-	nf = gs_ring_cyc_count(pl->rg->n, a, t, pl->last_f);
-	nfp = gs_ring_cyc_count(pl->rg->n, a, t, pl->last_f + 1);
-	return pl->s_ce * nf + pl->s_part * (nfp - nf);
+	if (rg->coll != GS_COLL_ALLREDUCE)
+		return (uint64_t)rg->nslot * pl->s_ce;
+	uint64_t p = (uint64_t)pl->p, f = pl->last_f;
+	uint64_t part = f < (uint64_t)rg->n ? pl->s_part * (2 - (p == f)) : 0;
+	return pl->s_ce * (2 * f - (p < f)) + part;
 }
 
 /*
@@ -162,8 +148,7 @@ static uint64_t gs_ring_last_prefix(const gs_ring_plan *pl, uint64_t t)
  * down to a+2, with a = (p - 1) mod n), and inside a run the slots that move
  * anything are a tail: the partial chunk last_f (s_part slices, none when
  * it is empty), then the full chunks below it (s_ce each). The others:
- * every slot has s_ce slices. Same answer as the largest t with
- * prefix(t) <= rem (slot t is then never empty).
+ * every slot has s_ce slices. Slot t is never empty.
  */
 static void gs_ring_last_locate(const gs_ring_plan *pl, uint64_t rem, int64_t *t, uint64_t *s)
 {
@@ -232,7 +217,7 @@ static void gs_ring_plan_init(gs_ring_plan *pl, const gs_ring *rg, int rank, int
 	}
 	pl->s_ce = gs_divup(pl->last_ce, rg->se);
 	pl->s_part = gs_divup(pl->last_part, rg->se);
-	pl->last_steps = gs_ring_last_prefix(pl, (uint64_t)rg->nslot);
+	pl->last_steps = gs_ring_last_steps(pl);
 }
 
 /* Slices of a slot of loop l (q: its chunk index, for allreduce). */
