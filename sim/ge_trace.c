@@ -131,6 +131,14 @@ gc_status ge_trace_close(ge_trace *t, char **errmsg)
 	return st;
 }
 
+gc_status ge_trace_finish(ge_trace *t, gc_status st, char **errmsg)
+{
+	if (st == GC_OK)
+		return ge_trace_close(t, errmsg);
+	ge_trace_abort(t);
+	return st;
+}
+
 void ge_trace_abort(ge_trace *t)
 {
 	if (t->f) {

@@ -29,6 +29,10 @@ gc_status ge_trace_open(ge_trace *t, const char *path, char **errmsg);
 gc_status ge_trace_close(ge_trace *t, char **errmsg);
 /* Abandon the trace (error path): remove the temp file. */
 void ge_trace_abort(ge_trace *t);
+/* End a run's trace by the run's status st: closed when st is GC_OK (the
+ * close's status returned), else abandoned (st returned). A trace never
+ * opened (zeroed) is left as it is. */
+gc_status ge_trace_finish(ge_trace *t, gc_status st, char **errmsg);
 
 void ge_trace_name_process(ge_trace *t, int pid, const char *name);
 void ge_trace_name_thread(ge_trace *t, int pid, int tid, const char *name);

@@ -1059,12 +1059,7 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 	co.on_step = NULL;
 	if (st == GC_OK && r->compare && !o->check_only)
 		st = run_sizes(r, &q, sizes, n, &co, false, r->cmp, NULL, o, errmsg);
-	if (co.trace) {
-		if (st == GC_OK)
-			st = ge_trace_close(&trace, errmsg);
-		else
-			ge_trace_abort(&trace);
-	}
+	st = ge_trace_finish(&trace, st, errmsg);
 	if (st != GC_OK) {
 		gm_run_free(r);
 		return st;

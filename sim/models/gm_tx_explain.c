@@ -353,32 +353,19 @@ static gc_status run_once(gc_config *cfg, const char *trace_path, bool timeline,
 		if (st != GC_OK)
 			return st;
 		co.trace = &tr;
-		st = gm_tx_format_compare(&p, &co, o, errmsg);
-		if (st == GC_OK)
-			return ge_trace_close(&tr, errmsg);
-		ge_trace_abort(&tr);
-		return st;
+		return ge_trace_finish(&tr, gm_tx_format_compare(&p, &co, o, errmsg), errmsg);
 	}
 	gm_tx_recipe r;
 	gc_status st = gm_tx_recipe_build(&p, gc_config_str(cfg, "explain.path"),
 					  gc_config_str(cfg, "explain.variant"), bytes, &r, errmsg);
 	if (st != GC_OK)
 		return st;
-	ge_trace tr, *trp = NULL;
-	if (trace_path) {
-		st = ge_trace_open(&tr, trace_path, errmsg);
-		if (st != GC_OK)
-			return st;
-		trp = &tr;
-	}
+	ge_trace tr = {0};
+	if (trace_path && (st = ge_trace_open(&tr, trace_path, errmsg)) != GC_OK)
+		return st;
 	gm_tx_result res;
-	st = gm_tx_simulate(&p, &r, 1, trp, &res, errmsg);
-	if (trp) {
-		if (st == GC_OK)
-			st = ge_trace_close(trp, errmsg);
-		else
-			ge_trace_abort(trp);
-	}
+	st = ge_trace_finish(&tr, gm_tx_simulate(&p, &r, 1, trace_path ? &tr : NULL, &res, errmsg),
+			     errmsg);
 	if (st != GC_OK)
 		return st;
 	gm_tx_format_walk(&p, &r, &res, bytes, timeline || gc_config_bool(cfg, "explain.timeline"), o);
