@@ -119,27 +119,59 @@ static int nodes_band(int comm_nodes)
 	return comm_nodes <= 1 ? 0 : comm_nodes == 2 ? 1 : 2;
 }
 
+/* The ring's busbw bound through a node's NVLink ports (*nvl; 0 with one
+ * rank per node or no NVLink) and through its NICs, fed by the PCIe links
+ * of the GPUs that share them (*net), across nodes. */
+static void ring_bounds_across(const gt_topo *t, int rpn, double *nvl, double *net)
+{
+	*nvl = rpn > 1 ? gt_topo_intra_bw(t) * (double)rpn / (rpn - 1) : 0;
+	double feed = t->pcie.bw_Bps * (t->nic_share > 1 ? t->nic_share : 1);
+	double nic = t->nic.bw_Bps < feed ? t->nic.bw_Bps : feed;
+	*net = nic * gt_topo_comm_nics(t, rpn);
+}
+
 double gm_proto_ring_bound(const gt_topo *t, int comm_nodes, int ranks_per_node)
 {
 	if (t->kind == GT_FLAT)
 		return t->link.bw_Bps;
 	int rpn = ranks_per_node > 0 ? ranks_per_node : 1;
-	double nvl = rpn > 1 ? gt_topo_intra_bw(t) * (comm_nodes > 1 ? (double)rpn / (rpn - 1) : 1.0) : 0;
 	if (comm_nodes <= 1)
-		return nvl;
-	/* a NIC, fed by the PCIe links of the GPUs that share it */
-	double feed = t->pcie.bw_Bps * (t->nic_share > 1 ? t->nic_share : 1);
-	double nic = t->nic.bw_Bps < feed ? t->nic.bw_Bps : feed;
-	double net = nic * gt_topo_comm_nics(t, rpn);
+		return rpn > 1 ? gt_topo_intra_bw(t) : 0;
+	double nvl, net;
+	ring_bounds_across(t, rpn, &nvl, &net);
 	return rpn > 1 && nvl < net ? nvl : net;
+}
+
+/* Scale one link class's bandwidth to at most s of its rate (on top of
+ * t->bw_scale, which every class shares). */
+static void cap_class(gt_topo *t, int kind, double s)
+{
+	double cur = t->bw_class_scale[kind] > 0 ? t->bw_class_scale[kind] : 1.0;
+	if (s < t->bw_scale * cur)
+		t->bw_class_scale[kind] = s / t->bw_scale;
 }
 
 void gm_proto_cap_ll(gt_topo *t, int comm_nodes, int ranks_per_node)
 {
 	double cap = t->ll_max_Bps[nodes_band(comm_nodes)];
 	double bound = gm_proto_ring_bound(t, comm_nodes, ranks_per_node);
-	if (cap > 0 && bound > 0 && cap / bound < t->bw_scale)
-		t->bw_scale = cap / bound;
+	if (!(cap > 0 && bound > 0))
+		return;
+	int rpn = ranks_per_node > 0 ? ranks_per_node : 1;
+	if (t->kind == GT_FLAT || comm_nodes <= 1 || rpn <= 1 || !(t->nvlink.bw_Bps > 0)) {
+		/* one class of links carries the ring (or, in a PCIe node, the
+		 * intra-node and network paths share the PCIe links) */
+		if (cap / bound < t->bw_scale)
+			t->bw_scale = cap / bound;
+		return;
+	}
+	/* across NVLink nodes each class is held to the ceiling by its own
+	 * bound, so that a faster NIC never slows the NVLink hops */
+	double nvl, net;
+	ring_bounds_across(t, rpn, &nvl, &net);
+	cap_class(t, GM_LINK_NVLINK, cap / nvl);
+	cap_class(t, GM_LINK_NIC, cap / net);
+	cap_class(t, GM_LINK_PCIE, cap / net);
 }
 
 void gm_proto_cap_channel(gt_topo *t, gm_proto p, gs_algo algo, int comm_nodes, int nchannels)

@@ -86,13 +86,16 @@ void gm_proto_apply(gm_proto p, gs_algo algo, gt_topo *t);
  * moves LL lines no faster than NCCL's llMaxBws for its generation
  * (t->ll_max_Bps, by the nodes the collective spans: one, two, more), well
  * below half the links' rate across nodes (Hopper: 45 GB/s busbw on two
- * nodes against 200 for half of eight 400 Gb/s NICs). B, the busbw bound
- * of a ring of the collective's ranks on the links (one node: the NVLink
- * port; across nodes: the node's NICs, rpn of them, or its NVLink ports,
- * which carry rpn - 1 of every rpn hops; a flat switch: the GPU's link), is
- * held to the ceiling by scaling the links' LL bandwidth to min(1/2,
- * ceiling / B). A topology without a generation (t->ll_max_Bps 0) keeps
- * the 1/2. */
+ * nodes against 200 for half of eight 400 Gb/s NICs). The links' LL
+ * bandwidth is scaled to min(1/2, ceiling / B), B a busbw bound of a ring
+ * of the collective's ranks. Across nodes of NVLink GPUs each link class
+ * has its own B, so that a faster link of one class never slows another:
+ * the NICs and their PCIe feed the node's NICs (rpn of them), the NVLink
+ * ports the ports, which carry rpn - 1 of every rpn hops (t->bw_class_scale).
+ * Elsewhere one B, the one that binds, scales every link (t->bw_scale):
+ * one node (the NVLink port), a flat switch (the GPU's link), one GPU per
+ * node (the NICs), nodes of PCIe GPUs (whose paths share the PCIe links).
+ * A topology without a generation (t->ll_max_Bps 0) keeps the 1/2. */
 void gm_proto_cap_ll(gt_topo *t, int comm_nodes, int ranks_per_node);
 /* The channel cap, for one collective of algorithm `algo` with protocol p
  * over nchannels channels spanning comm_nodes nodes: a ring's channel is
@@ -111,8 +114,9 @@ void gm_proto_cap_ll(gt_topo *t, int comm_nodes, int ranks_per_node);
  * Sets t->chan_cap_Bps and t->chan_links; none for LL, whose ceiling is
  * per GPU (gm_proto_cap_ll), nor for other algorithms. */
 void gm_proto_cap_channel(gt_topo *t, gm_proto p, gs_algo algo, int comm_nodes, int nchannels);
-/* The busbw bound B above, in B/s (0 when the collective moves nothing
- * between GPUs). */
+/* The ring's busbw bound over all its links, in B/s: the B above, across
+ * nodes the lower of the NICs' and the NVLink ports' (0 when the
+ * collective moves nothing between GPUs). */
 double gm_proto_ring_bound(const gt_topo *t, int comm_nodes, int ranks_per_node);
 
 #endif

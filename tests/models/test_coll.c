@@ -562,16 +562,29 @@ static void test_protocols(void)
 	gm_run_free(a);
 }
 
+/* The bandwidth scale in force on NVLink and on the network's links (the
+ * NICs and their PCIe feed), as gt_topo_instantiate applies them. */
+static void expect_class_scales(const gt_topo *t, double nvlink, double net)
+{
+	const int kinds[] = {GM_LINK_NVLINK, GM_LINK_NIC, GM_LINK_PCIE};
+	for (int i = 0; i < 3; i++) {
+		double c = t->bw_class_scale[kinds[i]] > 0 ? t->bw_class_scale[kinds[i]] : 1.0;
+		g_assert_cmpfloat_with_epsilon(t->bw_scale * c, i == 0 ? nvlink : net, 1e-12);
+	}
+}
+
 /* LL's ceiling (NCCL's llMaxBws: one node by GPU generation, across
- * nodes by CPU vendor): the links' LL scale becomes min(1/2, ceiling / B),
- * B the ring's busbw bound. Two nodes of 8 GPUs with 50 GB/s NICs: B = 8
- * NICs, a 45 GB/s ceiling over 400; one node: the NVLink port, 141 over
- * 374; two DGX A100 nodes: the NICs (8 x 25 GB/s) below the NVLink ports'
- * 240 x 8/7, 22.5 over 200; a flat switch without a generation keeps 1/2,
- * and so does a ceiling above half of B (two 50 GB/s GPUs, a 45 ceiling).
- * End to end, a ring of two DGX H100 nodes (Intel hosts) with LL at 1 GiB
- * runs at the ceiling: busbw within 5 % below 39 GB/s, in the flow model
- * and in the closed form. */
+ * nodes by CPU vendor). One node: the links' LL scale becomes min(1/2,
+ * ceiling / B), B the NVLink port's busbw bound (141 over 374). Across
+ * nodes each link class is held to the ceiling by its own bound: two nodes
+ * of 8 GPUs with 50 GB/s NICs, the NICs and their PCIe feed to 45 over 400
+ * (8 NICs) and the NVLink ports to 45 over 374 x 8/7 (they carry 7 of
+ * every 8 hops); two DGX A100 nodes: 22.5 over 200 and over 240 x 8/7. A
+ * flat switch without a generation keeps 1/2, and so does a ceiling above
+ * half of B (two 50 GB/s GPUs, a 45 ceiling). End to end, a ring of two
+ * DGX H100 nodes (Intel hosts) with LL at 1 GiB runs at the ceiling:
+ * busbw within 5 % below 39 GB/s, in the flow model and in the closed
+ * form. */
 static void test_protocol_ll_ceiling(void)
 {
 	gt_topo t;
@@ -588,15 +601,17 @@ static void test_protocol_ll_ceiling(void)
 	gm_proto_apply(GM_PROTO_LL, GS_ALGO_RING, &u);
 	g_assert_cmpfloat(u.bw_scale, ==, 0.5);
 	gm_proto_cap_ll(&u, 2, 8);
-	g_assert_cmpfloat_with_epsilon(u.bw_scale, 45.0 / 400.0, 1e-12);
+	g_assert_cmpfloat(u.bw_scale, ==, 0.5);
+	expect_class_scales(&u, 45.0 / (374.0 * 8 / 7), 45.0 / 400.0);
 	u = t;
 	u.bw_scale = 0.5;
 	gm_proto_cap_ll(&u, 1, 8);
 	g_assert_cmpfloat_with_epsilon(u.bw_scale, 141.0 / 374.0, 1e-12);
+	expect_class_scales(&u, 141.0 / 374.0, 141.0 / 374.0);
 	u = t;
 	u.bw_scale = 0.5;
 	gm_proto_cap_ll(&u, 4, 8);
-	g_assert_cmpfloat_with_epsilon(u.bw_scale, 35.0 / 400.0, 1e-12);
+	expect_class_scales(&u, 35.0 / (374.0 * 8 / 7), 35.0 / 400.0);
 	u = t;
 	u.bw_scale = 0.5;
 	u.nvlink.bw_Bps = 240e9;
@@ -604,7 +619,13 @@ static void test_protocol_ll_ceiling(void)
 	u.ll_max_Bps[1] = 22.5e9;
 	g_assert_cmpfloat_with_epsilon(gm_proto_ring_bound(&u, 2, 8), 200e9, 1e-3);
 	gm_proto_cap_ll(&u, 2, 8);
-	g_assert_cmpfloat_with_epsilon(u.bw_scale, 22.5 / 200.0, 1e-12);
+	expect_class_scales(&u, 22.5 / (240.0 * 8 / 7), 22.5 / 200.0);
+	/* a class already slower than the ceiling keeps its scale */
+	u = t;
+	u.bw_scale = 0.5;
+	u.bw_class_scale[GM_LINK_NVLINK] = 0.1;
+	gm_proto_cap_ll(&u, 2, 8);
+	expect_class_scales(&u, 0.05, 45.0 / 400.0);
 	gt_topo f;
 	memset(&f, 0, sizeof(f));
 	f.kind = GT_FLAT;
@@ -629,6 +650,46 @@ static void test_protocol_ll_ceiling(void)
 	g_assert_cmpfloat(a->pts[0].busbw_GBps, >, 39.0 * 0.95);
 	gm_run_free(r);
 	gm_run_free(a);
+}
+
+/* Under LL's ceiling a faster link never makes a collective slower. The
+ * ceiling once scaled every class by the one bound that binds, so across
+ * nodes a faster NIC (while the NICs bound the ring) slowed the NVLink hops:
+ * two DGX H100 nodes, ring LL at 1 MiB, took 59.7 us with 25 GB/s NICs and
+ * 63.7 with 50. Each class now has its own bound: with NICs of 25, 50 and
+ * 100 GB/s, or NVLink ports of 200, 374 and 900 GB/s, no time rises, in the
+ * flow model and in the closed form. */
+static void test_protocol_ll_monotone(void)
+{
+	const char *yaml = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100, nodes: 2}\n"
+			   "collective: {op: allreduce, algo: ring, protocol: ll, channels: 8,\n"
+			   "             sizes: [4KiB, 1MiB, 16MiB]}\n";
+	const char *keys[][3] = {
+		{"topology.nic.bandwidth=25GB/s", "topology.nic.bandwidth=50GB/s",
+		 "topology.nic.bandwidth=100GB/s"},
+		{"topology.nvlink.bandwidth=200GB/s", "topology.nvlink.bandwidth=374GB/s",
+		 "topology.nvlink.bandwidth=900GB/s"},
+	};
+	const char *fid[] = {"sim.fidelity=flow", "sim.fidelity=analytical"};
+	for (size_t k = 0; k < G_N_ELEMENTS(keys); k++)
+		for (size_t f = 0; f < G_N_ELEMENTS(fid); f++) {
+			gm_run *prev = NULL;
+			for (int v = 0; v < 3; v++) {
+				const char *set[] = {keys[k][v], fid[f], NULL};
+				gm_run *r = run_yaml(yaml, set);
+				for (size_t i = 0; prev && i < r->npts; i++) {
+					g_test_message("%s, %s, %llu B: %.3f -> %.3f us", keys[k][v], fid[f],
+						       (unsigned long long)r->pts[i].bytes,
+						       prev->pts[i].time_us, r->pts[i].time_us);
+					g_assert_cmpfloat(r->pts[i].time_us, <=, prev->pts[i].time_us * (1 + 1e-9));
+				}
+				if (prev)
+					gm_run_free(prev);
+				prev = r;
+			}
+			gm_run_free(prev);
+		}
 }
 
 /* With the generation's per-channel rate against without it
@@ -1742,6 +1803,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/coll/protocols", test_protocols);
 	g_test_add_func("/coll/protocol-tree-latencies", test_protocol_tree_latencies);
 	g_test_add_func("/coll/protocol-ll-ceiling", test_protocol_ll_ceiling);
+	g_test_add_func("/coll/protocol-ll-monotone", test_protocol_ll_monotone);
 	g_test_add_func("/coll/channel-cap", test_channel_cap);
 	g_test_add_func("/coll/tree-channel-cap", test_tree_channel_cap);
 	g_test_add_func("/coll/tree-geometry", test_tree_geometry);
