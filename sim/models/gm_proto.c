@@ -119,15 +119,16 @@ static int nodes_band(int comm_nodes)
 	return comm_nodes <= 1 ? 0 : comm_nodes == 2 ? 1 : 2;
 }
 
-/* The ring's busbw bound through a node's NVLink ports (*nvl; 0 with one
- * rank per node or no NVLink) and through its NICs, fed by the PCIe links
- * of the GPUs that share them (*net), across nodes. */
-static void ring_bounds_across(const gt_topo *t, int rpn, double *nvl, double *net)
+/* The ring's busbw bounds across nodes, one per link class: through a
+ * node's NVLink ports (*nvl; 0 with one rank per node or no NVLink),
+ * through its NICs (*nic) and through the PCIe links that feed them (*feed:
+ * each NIC fed by the GPUs that share it). */
+static void ring_bounds_across(const gt_topo *t, int rpn, double *nvl, double *nic, double *feed)
 {
+	int nics = gt_topo_comm_nics(t, rpn);
 	*nvl = rpn > 1 ? gt_topo_intra_bw(t) * (double)rpn / (rpn - 1) : 0;
-	double feed = t->pcie.bw_Bps * (t->nic_share > 1 ? t->nic_share : 1);
-	double nic = t->nic.bw_Bps < feed ? t->nic.bw_Bps : feed;
-	*net = nic * gt_topo_comm_nics(t, rpn);
+	*nic = t->nic.bw_Bps * nics;
+	*feed = t->pcie.bw_Bps * (t->nic_share > 1 ? t->nic_share : 1) * nics;
 }
 
 double gm_proto_ring_bound(const gt_topo *t, int comm_nodes, int ranks_per_node)
@@ -137,8 +138,9 @@ double gm_proto_ring_bound(const gt_topo *t, int comm_nodes, int ranks_per_node)
 	int rpn = ranks_per_node > 0 ? ranks_per_node : 1;
 	if (comm_nodes <= 1)
 		return rpn > 1 ? gt_topo_intra_bw(t) : 0;
-	double nvl, net;
-	ring_bounds_across(t, rpn, &nvl, &net);
+	double nvl, nic, feed;
+	ring_bounds_across(t, rpn, &nvl, &nic, &feed);
+	double net = nic < feed ? nic : feed;
 	return rpn > 1 && nvl < net ? nvl : net;
 }
 
@@ -158,7 +160,7 @@ void gm_proto_cap_ll(gt_topo *t, int comm_nodes, int ranks_per_node)
 	if (!(cap > 0 && bound > 0))
 		return;
 	int rpn = ranks_per_node > 0 ? ranks_per_node : 1;
-	if (t->kind == GT_FLAT || comm_nodes <= 1 || rpn <= 1 || !(t->nvlink.bw_Bps > 0)) {
+	if (t->kind == GT_FLAT || comm_nodes <= 1 || !(t->nvlink.bw_Bps > 0)) {
 		/* one class of links carries the ring (or, in a PCIe node, the
 		 * intra-node and network paths share the PCIe links) */
 		if (cap / bound < t->bw_scale)
@@ -166,12 +168,14 @@ void gm_proto_cap_ll(gt_topo *t, int comm_nodes, int ranks_per_node)
 		return;
 	}
 	/* across NVLink nodes each class is held to the ceiling by its own
-	 * bound, so that a faster NIC never slows the NVLink hops */
-	double nvl, net;
-	ring_bounds_across(t, rpn, &nvl, &net);
-	cap_class(t, GM_LINK_NVLINK, cap / nvl);
-	cap_class(t, GM_LINK_NIC, cap / net);
-	cap_class(t, GM_LINK_PCIE, cap / net);
+	 * bound, so that a faster link of one class never slows another's
+	 * (with one rank per node the NVLink ports carry nothing: no bound) */
+	double nvl, nic, feed;
+	ring_bounds_across(t, rpn, &nvl, &nic, &feed);
+	if (nvl > 0)
+		cap_class(t, GM_LINK_NVLINK, cap / nvl);
+	cap_class(t, GM_LINK_NIC, cap / nic);
+	cap_class(t, GM_LINK_PCIE, cap / feed);
 }
 
 void gm_proto_cap_channel(gt_topo *t, gm_proto p, gs_algo algo, int comm_nodes, int nchannels)

@@ -90,11 +90,13 @@ void gm_proto_apply(gm_proto p, gs_algo algo, gt_topo *t);
  * bandwidth is scaled to min(1/2, ceiling / B), B a busbw bound of a ring
  * of the collective's ranks. Across nodes of NVLink GPUs each link class
  * has its own B, so that a faster link of one class never slows another:
- * the NICs and their PCIe feed the node's NICs (rpn of them), the NVLink
- * ports the ports, which carry rpn - 1 of every rpn hops (t->bw_class_scale).
- * Elsewhere one B, the one that binds, scales every link (t->bw_scale):
- * one node (the NVLink port), a flat switch (the GPU's link), one GPU per
- * node (the NICs), nodes of PCIe GPUs (whose paths share the PCIe links).
+ * the NICs the node's NICs (as many as it has ranks, or fewer where GPUs
+ * share one), the PCIe links those NICs' feeds (each NIC fed by the GPUs
+ * that share it), the NVLink ports the ports, which carry rpn - 1 of every
+ * rpn hops (t->bw_class_scale). Elsewhere one B, the one that binds,
+ * scales every link (t->bw_scale): one node (the NVLink port), a flat
+ * switch (the GPU's link), nodes of PCIe GPUs (whose paths share the PCIe
+ * links).
  * A topology without a generation (t->ll_max_Bps 0) keeps the 1/2. */
 void gm_proto_cap_ll(gt_topo *t, int comm_nodes, int ranks_per_node);
 /* The channel cap, for one collective of algorithm `algo` with protocol p

@@ -562,14 +562,15 @@ static void test_protocols(void)
 	gm_run_free(a);
 }
 
-/* The bandwidth scale in force on NVLink and on the network's links (the
- * NICs and their PCIe feed), as gt_topo_instantiate applies them. */
-static void expect_class_scales(const gt_topo *t, double nvlink, double net)
+/* The bandwidth scales in force on NVLink, the NICs and PCIe, as
+ * gt_topo_instantiate applies them. */
+static void expect_class_scales(const gt_topo *t, double nvlink, double nic, double pcie)
 {
 	const int kinds[] = {GM_LINK_NVLINK, GM_LINK_NIC, GM_LINK_PCIE};
+	const double want[] = {nvlink, nic, pcie};
 	for (int i = 0; i < 3; i++) {
 		double c = t->bw_class_scale[kinds[i]] > 0 ? t->bw_class_scale[kinds[i]] : 1.0;
-		g_assert_cmpfloat_with_epsilon(t->bw_scale * c, i == 0 ? nvlink : net, 1e-12);
+		g_assert_cmpfloat_with_epsilon(t->bw_scale * c, want[i], 1e-12);
 	}
 }
 
@@ -577,9 +578,10 @@ static void expect_class_scales(const gt_topo *t, double nvlink, double net)
  * nodes by CPU vendor). One node: the links' LL scale becomes min(1/2,
  * ceiling / B), B the NVLink port's busbw bound (141 over 374). Across
  * nodes each link class is held to the ceiling by its own bound: two nodes
- * of 8 GPUs with 50 GB/s NICs, the NICs and their PCIe feed to 45 over 400
- * (8 NICs) and the NVLink ports to 45 over 374 x 8/7 (they carry 7 of
- * every 8 hops); two DGX A100 nodes: 22.5 over 200 and over 240 x 8/7. A
+ * of 8 GPUs with 50 GB/s NICs, the NICs to 45 over 400 (8 NICs), their
+ * 52 GB/s PCIe feeds to 45 over 416 and the NVLink ports to 45 over 374 x
+ * 8/7 (they carry 7 of every 8 hops); two DGX A100 nodes: 22.5 over 200 and
+ * over 240 x 8/7. A
  * flat switch without a generation keeps 1/2, and so does a ceiling above
  * half of B (two 50 GB/s GPUs, a 45 ceiling). End to end, a ring of two
  * DGX H100 nodes (Intel hosts) with LL at 1 GiB runs at the ceiling:
@@ -602,16 +604,16 @@ static void test_protocol_ll_ceiling(void)
 	g_assert_cmpfloat(u.bw_scale, ==, 0.5);
 	gm_proto_cap_ll(&u, 2, 8);
 	g_assert_cmpfloat(u.bw_scale, ==, 0.5);
-	expect_class_scales(&u, 45.0 / (374.0 * 8 / 7), 45.0 / 400.0);
+	expect_class_scales(&u, 45.0 / (374.0 * 8 / 7), 45.0 / 400.0, 45.0 / 416.0);
 	u = t;
 	u.bw_scale = 0.5;
 	gm_proto_cap_ll(&u, 1, 8);
 	g_assert_cmpfloat_with_epsilon(u.bw_scale, 141.0 / 374.0, 1e-12);
-	expect_class_scales(&u, 141.0 / 374.0, 141.0 / 374.0);
+	expect_class_scales(&u, 141.0 / 374.0, 141.0 / 374.0, 141.0 / 374.0);
 	u = t;
 	u.bw_scale = 0.5;
 	gm_proto_cap_ll(&u, 4, 8);
-	expect_class_scales(&u, 35.0 / (374.0 * 8 / 7), 35.0 / 400.0);
+	expect_class_scales(&u, 35.0 / (374.0 * 8 / 7), 35.0 / 400.0, 35.0 / 416.0);
 	u = t;
 	u.bw_scale = 0.5;
 	u.nvlink.bw_Bps = 240e9;
@@ -619,13 +621,13 @@ static void test_protocol_ll_ceiling(void)
 	u.ll_max_Bps[1] = 22.5e9;
 	g_assert_cmpfloat_with_epsilon(gm_proto_ring_bound(&u, 2, 8), 200e9, 1e-3);
 	gm_proto_cap_ll(&u, 2, 8);
-	expect_class_scales(&u, 22.5 / (240.0 * 8 / 7), 22.5 / 200.0);
+	expect_class_scales(&u, 22.5 / (240.0 * 8 / 7), 22.5 / 200.0, 22.5 / 200.0);
 	/* a class already slower than the ceiling keeps its scale */
 	u = t;
 	u.bw_scale = 0.5;
 	u.bw_class_scale[GM_LINK_NVLINK] = 0.1;
 	gm_proto_cap_ll(&u, 2, 8);
-	expect_class_scales(&u, 0.05, 45.0 / 400.0);
+	expect_class_scales(&u, 0.05, 45.0 / 400.0, 45.0 / 416.0);
 	gt_topo f;
 	memset(&f, 0, sizeof(f));
 	f.kind = GT_FLAT;
@@ -656,40 +658,56 @@ static void test_protocol_ll_ceiling(void)
  * ceiling once scaled every class by the one bound that binds, so across
  * nodes a faster NIC (while the NICs bound the ring) slowed the NVLink hops:
  * two DGX H100 nodes, ring LL at 1 MiB, took 59.7 us with 25 GB/s NICs and
- * 63.7 with 50. Each class now has its own bound: with NICs of 25, 50 and
- * 100 GB/s, or NVLink ports of 200, 374 and 900 GB/s, no time rises, in the
- * flow model and in the closed form. */
+ * 63.7 with 50; and on p4d, whose GPUs share a NIC in pairs, a NIC faster
+ * than its PCIe feed slowed the PCIe links (4 nodes, tree LL at 4 KiB:
+ * 130.4 us at 25 GB/s, 135.2 at 50). Each class now has its own bound: no
+ * time rises with the NICs', the NVLink ports' or the PCIe links' rate, in
+ * the flow model and in the closed form. */
+static void expect_ll_monotone(const char *yaml, const char *const keys[3])
+{
+	const char *fid[] = {"sim.fidelity=flow", "sim.fidelity=analytical"};
+	for (size_t f = 0; f < G_N_ELEMENTS(fid); f++) {
+		gm_run *prev = NULL;
+		for (int v = 0; v < 3; v++) {
+			const char *set[] = {keys[v], fid[f], NULL};
+			gm_run *r = run_yaml(yaml, set);
+			for (size_t i = 0; prev && i < r->npts; i++) {
+				g_test_message("%s, %s, %llu B: %.3f -> %.3f us", keys[v], fid[f],
+					       (unsigned long long)r->pts[i].bytes, prev->pts[i].time_us,
+					       r->pts[i].time_us);
+				g_assert_cmpfloat(r->pts[i].time_us, <=, prev->pts[i].time_us * (1 + 1e-9));
+			}
+			if (prev)
+				gm_run_free(prev);
+			prev = r;
+		}
+		gm_run_free(prev);
+	}
+}
+
 static void test_protocol_ll_monotone(void)
 {
-	const char *yaml = "schema_version: 1\n"
+	const char *h100 = "schema_version: 1\n"
 			   "topology: {preset: dgx-h100, nodes: 2}\n"
 			   "collective: {op: allreduce, algo: ring, protocol: ll, channels: 8,\n"
 			   "             sizes: [4KiB, 1MiB, 16MiB]}\n";
-	const char *keys[][3] = {
-		{"topology.nic.bandwidth=25GB/s", "topology.nic.bandwidth=50GB/s",
-		 "topology.nic.bandwidth=100GB/s"},
-		{"topology.nvlink.bandwidth=200GB/s", "topology.nvlink.bandwidth=374GB/s",
-		 "topology.nvlink.bandwidth=900GB/s"},
-	};
-	const char *fid[] = {"sim.fidelity=flow", "sim.fidelity=analytical"};
-	for (size_t k = 0; k < G_N_ELEMENTS(keys); k++)
-		for (size_t f = 0; f < G_N_ELEMENTS(fid); f++) {
-			gm_run *prev = NULL;
-			for (int v = 0; v < 3; v++) {
-				const char *set[] = {keys[k][v], fid[f], NULL};
-				gm_run *r = run_yaml(yaml, set);
-				for (size_t i = 0; prev && i < r->npts; i++) {
-					g_test_message("%s, %s, %llu B: %.3f -> %.3f us", keys[k][v], fid[f],
-						       (unsigned long long)r->pts[i].bytes,
-						       prev->pts[i].time_us, r->pts[i].time_us);
-					g_assert_cmpfloat(r->pts[i].time_us, <=, prev->pts[i].time_us * (1 + 1e-9));
-				}
-				if (prev)
-					gm_run_free(prev);
-				prev = r;
-			}
-			gm_run_free(prev);
-		}
+	const char *const nic[] = {"topology.nic.bandwidth=25GB/s", "topology.nic.bandwidth=50GB/s",
+				   "topology.nic.bandwidth=100GB/s"};
+	const char *const nvl[] = {"topology.nvlink.bandwidth=200GB/s",
+				   "topology.nvlink.bandwidth=374GB/s",
+				   "topology.nvlink.bandwidth=900GB/s"};
+	const char *const pcie[] = {"topology.pcie.bandwidth=16GB/s", "topology.pcie.bandwidth=32GB/s",
+				    "topology.pcie.bandwidth=64GB/s"};
+	expect_ll_monotone(h100, nic);
+	expect_ll_monotone(h100, nvl);
+	expect_ll_monotone(h100, pcie);
+	const char *p4d = "schema_version: 1\n"
+			  "topology: {preset: p4d, nodes: 4}\n"
+			  "collective: {op: allreduce, algo: tree, protocol: ll, sizes: [4KiB, 256KiB]}\n";
+	const char *const nic4[] = {"topology.nic.bandwidth=12.5GB/s", "topology.nic.bandwidth=25GB/s",
+				    "topology.nic.bandwidth=50GB/s"};
+	expect_ll_monotone(p4d, nic4);
+	expect_ll_monotone(p4d, pcie);
 }
 
 /* With the generation's per-channel rate against without it
