@@ -663,10 +663,11 @@ static void test_protocol_ll_ceiling(void)
  * 130.4 us at 25 GB/s, 135.2 at 50). Each class now has its own bound: no
  * time rises with the NICs', the NVLink ports' or the PCIe links' rate, in
  * the flow model and in the closed form. */
-static void expect_ll_monotone(const char *yaml, const char *const keys[3])
+static void expect_monotone(const char *yaml, const char *const keys[3], double flow_tol)
 {
 	const char *fid[] = {"sim.fidelity=flow", "sim.fidelity=analytical"};
 	for (size_t f = 0; f < G_N_ELEMENTS(fid); f++) {
+		double tol = f == 0 ? flow_tol : 1e-9;
 		gm_run *prev = NULL;
 		for (int v = 0; v < 3; v++) {
 			const char *set[] = {keys[v], fid[f], NULL};
@@ -675,7 +676,7 @@ static void expect_ll_monotone(const char *yaml, const char *const keys[3])
 				g_test_message("%s, %s, %llu B: %.3f -> %.3f us", keys[v], fid[f],
 					       (unsigned long long)r->pts[i].bytes, prev->pts[i].time_us,
 					       r->pts[i].time_us);
-				g_assert_cmpfloat(r->pts[i].time_us, <=, prev->pts[i].time_us * (1 + 1e-9));
+				g_assert_cmpfloat(r->pts[i].time_us, <=, prev->pts[i].time_us * (1 + tol));
 			}
 			if (prev)
 				gm_run_free(prev);
@@ -698,16 +699,54 @@ static void test_protocol_ll_monotone(void)
 				   "topology.nvlink.bandwidth=900GB/s"};
 	const char *const pcie[] = {"topology.pcie.bandwidth=16GB/s", "topology.pcie.bandwidth=32GB/s",
 				    "topology.pcie.bandwidth=64GB/s"};
-	expect_ll_monotone(h100, nic);
-	expect_ll_monotone(h100, nvl);
-	expect_ll_monotone(h100, pcie);
+	expect_monotone(h100, nic, 1e-9);
+	expect_monotone(h100, nvl, 1e-9);
+	expect_monotone(h100, pcie, 1e-9);
 	const char *p4d = "schema_version: 1\n"
 			  "topology: {preset: p4d, nodes: 4}\n"
 			  "collective: {op: allreduce, algo: tree, protocol: ll, sizes: [4KiB, 256KiB]}\n";
 	const char *const nic4[] = {"topology.nic.bandwidth=12.5GB/s", "topology.nic.bandwidth=25GB/s",
 				    "topology.nic.bandwidth=50GB/s"};
-	expect_ll_monotone(p4d, nic4);
-	expect_ll_monotone(p4d, pcie);
+	expect_monotone(p4d, nic4, 1e-9);
+	expect_monotone(p4d, pcie, 1e-9);
+}
+
+/* The same for every algorithm and protocol across nodes: on two DGX H100
+ * nodes (ring, tree, nvlstree) and two p4d nodes (ring, tree; GPUs sharing
+ * NICs), at 4 KiB, 1 MiB and 64 MiB, a faster NIC, NVLink port or PCIe link
+ * never makes the closed form slower, nor the flow model by more than 1 %:
+ * its channels lock into phases (docs/MODELS.md, Known limits), which moved
+ * the ring with Simple at 64 MiB from 397.4 to 398.6 us when the NICs went
+ * from 50 to 100 GB/s. */
+static void test_bandwidth_monotone(void)
+{
+	const char *const keys[][3] = {
+		{"topology.nic.bandwidth=25GB/s", "topology.nic.bandwidth=50GB/s",
+		 "topology.nic.bandwidth=100GB/s"},
+		{"topology.nvlink.bandwidth=200GB/s", "topology.nvlink.bandwidth=374GB/s",
+		 "topology.nvlink.bandwidth=900GB/s"},
+		{"topology.pcie.bandwidth=16GB/s", "topology.pcie.bandwidth=32GB/s",
+		 "topology.pcie.bandwidth=64GB/s"},
+	};
+	const char *presets[] = {"dgx-h100", "p4d"};
+	const char *algos[] = {"ring", "tree", "nvlstree"};
+	const char *protos[] = {"simple", "ll", "ll128"};
+	for (size_t p = 0; p < G_N_ELEMENTS(presets); p++)
+		for (size_t a = 0; a < G_N_ELEMENTS(algos); a++)
+			for (size_t q = 0; q < G_N_ELEMENTS(protos); q++) {
+				/* nvlstree: Simple only, and no NVLink SHARP on A100 */
+				if (a == 2 && (p == 1 || q > 0))
+					continue;
+				char *yaml = g_strdup_printf(
+					"schema_version: 1\n"
+					"topology: {preset: %s, nodes: 2}\n"
+					"collective: {op: allreduce, algo: %s, protocol: %s,\n"
+					"             sizes: [4KiB, 1MiB, 64MiB]}\n",
+					presets[p], algos[a], protos[q]);
+				for (size_t k = 0; k < G_N_ELEMENTS(keys); k++)
+					expect_monotone(yaml, keys[k], 0.01);
+				g_free(yaml);
+			}
 }
 
 /* With the generation's per-channel rate against without it
@@ -1822,6 +1861,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/coll/protocol-tree-latencies", test_protocol_tree_latencies);
 	g_test_add_func("/coll/protocol-ll-ceiling", test_protocol_ll_ceiling);
 	g_test_add_func("/coll/protocol-ll-monotone", test_protocol_ll_monotone);
+	g_test_add_func("/coll/bandwidth-monotone", test_bandwidth_monotone);
 	g_test_add_func("/coll/channel-cap", test_channel_cap);
 	g_test_add_func("/coll/tree-channel-cap", test_tree_channel_cap);
 	g_test_add_func("/coll/tree-geometry", test_tree_geometry);
