@@ -901,6 +901,7 @@ static gc_status run_sizes(const gm_run *r, const gs_params *base, const uint64_
 		gm_point *pt = &pts[i];
 		pt->proto = (int)q;
 		pt->algo = (int)base->algo;
+		pt->nchannels = p.nchannels;
 		if (r->tuner_nccl)
 			pt->nccl_est_us = gm_tuner_time_us(&r->tuner, base->coll, base->algo, q, sizes[i]);
 		if (st == GC_OK && r->analytical)
@@ -1253,6 +1254,25 @@ void gm_run_format_setup(const gm_run *r, void *gstring_out)
 	format_setup(r, gstring_out, forward_counts(r, &kc));
 }
 
+/* The channels each size ran on, where NCCL's tuning gave some size fewer
+ * than the header's (a size below channels x threads x bytes per thread
+ * runs on fewer CTAs): a size that spreads over fewer channels than the
+ * node has NICs, or over a number that does not divide them, loads some
+ * NICs more than others, which the header alone would not explain. */
+static void format_channels(const gm_run *r, GString *g)
+{
+	bool fewer = false;
+	for (size_t i = 0; i < r->npts; i++)
+		fewer |= r->pts[i].nchannels != r->base.nchannels;
+	if (!fewer)
+		return;
+	g_string_append(g, "# channels per size (NCCL's tuning by size; collective.channels fixes them):");
+	for (size_t i = 0; i < r->npts; i++)
+		g_string_append_printf(g, "%s %llu B %d", i ? "," : "",
+				       (unsigned long long)r->pts[i].bytes, r->pts[i].nchannels);
+	g_string_append(g, "\n");
+}
+
 void gm_run_format_table(const gm_run *r, void *gstring_out)
 {
 	GString *g = gstring_out;
@@ -1303,6 +1323,7 @@ void gm_run_format_table(const gm_run *r, void *gstring_out)
 				       "# ll128 left out, as NCCL leaves it out by default: %s; "
 				       "collective.nccl_proto naming LL128 turns it on\n",
 				       r->ll128_off);
+	format_channels(r, g);
 }
 
 void gm_run_format_compare(const gm_run *r, void *gstring_out)

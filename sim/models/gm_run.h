@@ -48,6 +48,7 @@ typedef struct gm_run_opts {
 typedef struct gm_point {
 	int proto;	/* gm_proto the point was timed with */
 	int algo;	/* gs_algo the point was timed with (collective.algo auto: chosen) */
+	int nchannels;	/* channels it ran on (NCCL's tuning by size, unless collective.channels) */
 	uint64_t bytes; /* effective nccl-tests size */
 	uint64_t count; /* elements, nccl-tests "count" */
 	double time_us;
