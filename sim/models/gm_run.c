@@ -1475,6 +1475,26 @@ void gm_run_format_sweep(const char *key, const char *const *values, gm_run *con
 			g_string_append(g, "\n");
 		}
 	}
+	if (csv)
+		return;
+	/* the rows NCCL's channel tuning gave fewer channels than their
+	 * topology's (format_channels) */
+	bool first = true;
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < runs[k]->npts; i++) {
+			const gm_point *pt = &runs[k]->pts[i];
+			if (pt->nchannels == runs[k]->base.nchannels)
+				continue;
+			g_string_append_printf(g, "%s %s %s: %llu B on %d of %d",
+					       first ? "# fewer channels than the topology's (NCCL's tuning by "
+						       "size; collective.channels fixes them):"
+						     : ",",
+					       key, values[k], (unsigned long long)pt->bytes, pt->nchannels,
+					       runs[k]->base.nchannels);
+			first = false;
+		}
+	if (!first)
+		g_string_append(g, "\n");
 }
 
 static int cmp_link(const void *a, const void *b)
