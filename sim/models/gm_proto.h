@@ -117,8 +117,8 @@ void gm_proto_cap_ll(gt_topo *t, int comm_nodes, int ranks_per_node);
  * per GPU (gm_proto_cap_ll), nor for other algorithms. */
 void gm_proto_cap_channel(gt_topo *t, gm_proto p, gs_algo algo, int comm_nodes, int nchannels);
 /* The ring's busbw bound over all its links, in B/s: the B above, across
- * nodes the lower of the NICs' and the NVLink ports' (0 when the
- * collective moves nothing between GPUs). */
+ * nodes the lowest of the NICs', their PCIe feeds' and the NVLink ports'
+ * (0 when the collective moves nothing between GPUs). */
 double gm_proto_ring_bound(const gt_topo *t, int comm_nodes, int ranks_per_node);
 
 #endif
