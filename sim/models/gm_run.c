@@ -1478,21 +1478,35 @@ void gm_run_format_sweep(const char *key, const char *const *values, gm_run *con
 	if (csv)
 		return;
 	/* the rows NCCL's channel tuning gave fewer channels than their
-	 * topology's (format_channels) */
+	 * topology's (format_channels); a size that ran on the same fewer
+	 * channels in every row is named once */
 	bool first = true;
+	size_t most = 0;
 	for (size_t k = 0; k < n; k++)
-		for (size_t i = 0; i < runs[k]->npts; i++) {
+		most = MAX(most, runs[k]->npts);
+	for (size_t i = 0; i < most; i++) {
+		bool same = true;
+		for (size_t k = 0; k < n && same; k++)
+			same = i < runs[k]->npts && runs[k]->pts[i].bytes == r0->pts[i].bytes &&
+			       runs[k]->pts[i].nchannels == r0->pts[i].nchannels &&
+			       runs[k]->base.nchannels == r0->base.nchannels;
+		for (size_t k = 0; k < (same ? 1 : n); k++) {
+			if (i >= runs[k]->npts)
+				continue;
 			const gm_point *pt = &runs[k]->pts[i];
 			if (pt->nchannels == runs[k]->base.nchannels)
 				continue;
-			g_string_append_printf(g, "%s %s %s: %llu B on %d of %d",
-					       first ? "# fewer channels than the topology's (NCCL's tuning by "
-						       "size; collective.channels fixes them):"
-						     : ",",
-					       key, values[k], (unsigned long long)pt->bytes, pt->nchannels,
-					       runs[k]->base.nchannels);
+			g_string_append(g, first ? "# fewer channels than the topology's (NCCL's tuning by size; "
+						   "collective.channels fixes them):"
+						 : ",");
+			if (!same)
+				g_string_append_printf(g, " %s %s:", key, values[k]);
+			g_string_append_printf(g, " %llu B on %d of %d%s", (unsigned long long)pt->bytes,
+					       pt->nchannels, runs[k]->base.nchannels,
+					       same && n > 1 ? " (every row)" : "");
 			first = false;
 		}
+	}
 	if (!first)
 		g_string_append(g, "\n");
 }

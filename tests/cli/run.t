@@ -148,10 +148,10 @@ check "import of a one-GPU-per-process log: no such line" "[ $rc -eq 0 ] && [ \$
 printf 'schema_version: 1\ntopology: {preset: dgx-h100, nodes: 3}\ncollective: {op: allreduce, algo: ring, protocol: ll, sizes: [8B, 1MiB, 16MiB]}\n' >"$T/ch3.yaml"
 "$G" run "$T/ch3.yaml" >"$T/ch3.txt" 2>&1
 "$G" run "$T/ch3.yaml" --set collective.channels=16 >"$T/ch3f.txt" 2>&1
-"$G" run "$T/ch3.yaml" --sweep topology.nodes=3,4 --set collective.sizes=1MiB >"$T/ch3s.txt" 2>&1
-"$G" run "$T/ch3.yaml" --sweep topology.nodes=3,4 --set collective.sizes=1MiB --format csv >"$T/ch3s.csv" 2>&1
-check "a sweep names its rows with fewer channels; its CSV has rows only" \
-  "grep -q '^# fewer channels than the topology.s (NCCL.s tuning by size; collective.channels fixes them): topology.nodes 3: 1048576 B on 10 of 16, topology.nodes 4: 1048576 B on 8 of 16\$' '$T/ch3s.txt' && [ \$(wc -l <'$T/ch3s.csv') -eq 3 ] && ! grep -q '^#' '$T/ch3s.csv'"
+"$G" run "$T/ch3.yaml" --sweep topology.nodes=3,4 --set 'collective.sizes=[8B, 1MiB]' >"$T/ch3s.txt" 2>&1
+"$G" run "$T/ch3.yaml" --sweep topology.nodes=3,4 --set 'collective.sizes=[8B, 1MiB]' --format csv >"$T/ch3s.csv" 2>&1
+check "a sweep names its rows with fewer channels (a size alike in every row once); its CSV has rows only" \
+  "grep -q '^# fewer channels than the topology.s (NCCL.s tuning by size; collective.channels fixes them): 8 B on 1 of 16 (every row), topology.nodes 3: 1048576 B on 10 of 16, topology.nodes 4: 1048576 B on 8 of 16\$' '$T/ch3s.txt' && [ \$(wc -l <'$T/ch3s.csv') -eq 5 ] && ! grep -q '^#' '$T/ch3s.csv'"
 check "channels per size named when NCCL's tuning gave fewer" \
   "grep -q '^# channels per size (NCCL.s tuning by size; collective.channels fixes them): 8 B 1, 1048576 B 10, 16777216 B 16\$' '$T/ch3.txt' && ! grep -q '^# channels per size' '$T/ch3f.txt' && grep -q '^ *1048576 ' '$T/ch3f.txt'"
 
