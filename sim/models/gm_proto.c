@@ -156,14 +156,13 @@ static void cap_class(gt_topo *t, int kind, double s)
 void gm_proto_cap_ll(gt_topo *t, int comm_nodes, int ranks_per_node)
 {
 	double cap = t->ll_max_Bps[nodes_band(comm_nodes)];
-	double bound = gm_proto_ring_bound(t, comm_nodes, ranks_per_node);
-	if (!(cap > 0 && bound > 0))
+	if (!(cap > 0))
 		return;
-	int rpn = ranks_per_node > 0 ? ranks_per_node : 1;
 	if (t->kind == GT_FLAT || comm_nodes <= 1 || !(t->nvlink.bw_Bps > 0)) {
 		/* one class of links carries the ring (or, in a PCIe node, the
 		 * intra-node and network paths share the PCIe links) */
-		if (cap / bound < t->bw_scale)
+		double bound = gm_proto_ring_bound(t, comm_nodes, ranks_per_node);
+		if (bound > 0 && cap / bound < t->bw_scale)
 			t->bw_scale = cap / bound;
 		return;
 	}
@@ -171,11 +170,13 @@ void gm_proto_cap_ll(gt_topo *t, int comm_nodes, int ranks_per_node)
 	 * bound, so that a faster link of one class never slows another's
 	 * (with one rank per node the NVLink ports carry nothing: no bound) */
 	double nvl, nic, feed;
-	ring_bounds_across(t, rpn, &nvl, &nic, &feed);
+	ring_bounds_across(t, ranks_per_node > 0 ? ranks_per_node : 1, &nvl, &nic, &feed);
 	if (nvl > 0)
 		cap_class(t, GM_LINK_NVLINK, cap / nvl);
-	cap_class(t, GM_LINK_NIC, cap / nic);
-	cap_class(t, GM_LINK_PCIE, cap / feed);
+	if (nic > 0)
+		cap_class(t, GM_LINK_NIC, cap / nic);
+	if (feed > 0)
+		cap_class(t, GM_LINK_PCIE, cap / feed);
 }
 
 void gm_proto_cap_channel(gt_topo *t, gm_proto p, gs_algo algo, int comm_nodes, int nchannels)
