@@ -1254,23 +1254,46 @@ void gm_run_format_setup(const gm_run *r, void *gstring_out)
 	format_setup(r, gstring_out, forward_counts(r, &kc));
 }
 
-/* The channels each size ran on, where NCCL's tuning gave some size fewer
- * than the header's (a size below channels x threads x bytes per thread
- * runs on fewer CTAs): a size that spreads over fewer channels than the
- * node has NICs, or over a number that does not divide them, loads some
- * NICs more than others, which the header alone would not explain. */
-static void format_channels(const gm_run *r, GString *g)
+/* The sizes NCCL's channel tuning ran on fewer channels than their
+ * topology's (a size below channels x threads x bytes per thread runs on
+ * fewer CTAs), as one line: fewer channels than the node has NICs, or a
+ * number that does not divide them, loads some NICs more than others,
+ * which the header alone would not explain. Over a sweep's n runs (key and
+ * values naming each), a size that ran on the same fewer channels in every
+ * row is named once; a single run (n 1) needs no key. */
+static void format_fewer_channels(const char *key, const char *const *values,
+				  const gm_run *const *runs, size_t n, GString *g)
 {
-	bool fewer = false;
-	for (size_t i = 0; i < r->npts; i++)
-		fewer |= r->pts[i].nchannels != r->base.nchannels;
-	if (!fewer)
-		return;
-	g_string_append(g, "# channels per size (NCCL's tuning by size; collective.channels fixes them):");
-	for (size_t i = 0; i < r->npts; i++)
-		g_string_append_printf(g, "%s %llu B %d", i ? "," : "",
-				       (unsigned long long)r->pts[i].bytes, r->pts[i].nchannels);
-	g_string_append(g, "\n");
+	const gm_run *r0 = runs[0];
+	bool first = true;
+	size_t most = 0;
+	for (size_t k = 0; k < n; k++)
+		most = MAX(most, runs[k]->npts);
+	for (size_t i = 0; i < most; i++) {
+		bool same = true;
+		for (size_t k = 0; k < n && same; k++)
+			same = i < runs[k]->npts && runs[k]->pts[i].bytes == r0->pts[i].bytes &&
+			       runs[k]->pts[i].nchannels == r0->pts[i].nchannels &&
+			       runs[k]->base.nchannels == r0->base.nchannels;
+		for (size_t k = 0; k < (same ? 1 : n); k++) {
+			if (i >= runs[k]->npts)
+				continue;
+			const gm_point *pt = &runs[k]->pts[i];
+			if (pt->nchannels == runs[k]->base.nchannels)
+				continue;
+			g_string_append(g, first ? "# fewer channels than the topology's (NCCL's tuning by size; "
+						   "collective.channels fixes them):"
+						 : ",");
+			if (!same)
+				g_string_append_printf(g, " %s %s:", key, values[k]);
+			g_string_append_printf(g, " %llu B on %d of %d%s", (unsigned long long)pt->bytes,
+					       pt->nchannels, runs[k]->base.nchannels,
+					       same && n > 1 ? " (every row)" : "");
+			first = false;
+		}
+	}
+	if (!first)
+		g_string_append(g, "\n");
 }
 
 void gm_run_format_table(const gm_run *r, void *gstring_out)
@@ -1323,7 +1346,7 @@ void gm_run_format_table(const gm_run *r, void *gstring_out)
 				       "# ll128 left out, as NCCL leaves it out by default: %s; "
 				       "collective.nccl_proto naming LL128 turns it on\n",
 				       r->ll128_off);
-	format_channels(r, g);
+	format_fewer_channels(NULL, NULL, &r, 1, g);
 }
 
 void gm_run_format_compare(const gm_run *r, void *gstring_out)
@@ -1475,40 +1498,8 @@ void gm_run_format_sweep(const char *key, const char *const *values, gm_run *con
 			g_string_append(g, "\n");
 		}
 	}
-	if (csv)
-		return;
-	/* the rows NCCL's channel tuning gave fewer channels than their
-	 * topology's (format_channels); a size that ran on the same fewer
-	 * channels in every row is named once */
-	bool first = true;
-	size_t most = 0;
-	for (size_t k = 0; k < n; k++)
-		most = MAX(most, runs[k]->npts);
-	for (size_t i = 0; i < most; i++) {
-		bool same = true;
-		for (size_t k = 0; k < n && same; k++)
-			same = i < runs[k]->npts && runs[k]->pts[i].bytes == r0->pts[i].bytes &&
-			       runs[k]->pts[i].nchannels == r0->pts[i].nchannels &&
-			       runs[k]->base.nchannels == r0->base.nchannels;
-		for (size_t k = 0; k < (same ? 1 : n); k++) {
-			if (i >= runs[k]->npts)
-				continue;
-			const gm_point *pt = &runs[k]->pts[i];
-			if (pt->nchannels == runs[k]->base.nchannels)
-				continue;
-			g_string_append(g, first ? "# fewer channels than the topology's (NCCL's tuning by size; "
-						   "collective.channels fixes them):"
-						 : ",");
-			if (!same)
-				g_string_append_printf(g, " %s %s:", key, values[k]);
-			g_string_append_printf(g, " %llu B on %d of %d%s", (unsigned long long)pt->bytes,
-					       pt->nchannels, runs[k]->base.nchannels,
-					       same && n > 1 ? " (every row)" : "");
-			first = false;
-		}
-	}
-	if (!first)
-		g_string_append(g, "\n");
+	if (!csv)
+		format_fewer_channels(key, values, (const gm_run *const *)runs, n, g);
 }
 
 static int cmp_link(const void *a, const void *b)
