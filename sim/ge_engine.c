@@ -11,7 +11,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-#define NIL UINT32_MAX
+#define NIL GE_NONE
 
 void ge_engine_init(ge_engine *e, uint64_t seed)
 {
@@ -141,22 +141,28 @@ void ge_schedule(ge_engine *e, ge_time t, uint32_t entity, uint32_t kind, uint64
 			(double)t * 1e-12, (double)GE_HORIZON * 1e-12 / 86400);
 		return;
 	}
+	ge_payload pl = {.entity = entity, .kind = kind, .arg = arg};
 	if (!e->open_valid || e->open_t != t) {
+		/* a new bucket holds its first event itself */
 		close_open(e);
-		uint32_t c = chunk_new(e);
 		e->open_valid = true;
 		e->open_t = t;
 		e->open_key = ge_key_make(t, e->seq);
-		e->open = (ge_hent){.first = c, .last = c};
+		e->open = (ge_hent){.ev = pl, .first = NIL, .last = NIL};
+	} else {
+		/* the events that join it go to its chunks */
+		uint32_t last = e->open.last;
+		if (last == NIL || e->chunks[last].n == GE_CHUNK) {
+			uint32_t c = chunk_new(e); /* may move the pool */
+			if (last == NIL)
+				e->open.first = c;
+			else
+				e->chunks[last].next = c;
+			e->open.last = last = c;
+		}
+		ge_chunk *ch = &e->chunks[last];
+		ch->ev[ch->n++] = pl;
 	}
-	ge_chunk *ch = &e->chunks[e->open.last];
-	if (ch->n == GE_CHUNK) {
-		uint32_t c = chunk_new(e);
-		e->chunks[e->open.last].next = c;
-		e->open.last = c;
-		ch = &e->chunks[c];
-	}
-	ch->ev[ch->n++] = (ge_payload){.entity = entity, .kind = kind, .arg = arg};
 	e->seq++;
 	if (++e->npending > e->heap_peak)
 		e->heap_peak = e->npending;
@@ -177,11 +183,10 @@ void ge_schedule_reserved(ge_engine *e, ge_time t, uint64_t seq, uint32_t entity
 		e->heap = g_renew(ge_hent, e->heap, e->capheap);
 		e->hkey = g_renew(ge_key, e->hkey, e->capheap);
 	}
-	uint32_t c = chunk_new(e);
-	e->chunks[c].ev[0] = (ge_payload){.entity = entity, .kind = kind, .arg = arg};
-	e->chunks[c].n = 1;
 	e->hkey[e->nheap] = ge_key_make(t, seq);
-	e->heap[e->nheap] = (ge_hent){.first = c, .last = c};
+	e->heap[e->nheap] = (ge_hent){.ev = {.entity = entity, .kind = kind, .arg = arg},
+				      .first = NIL,
+				      .last = NIL};
 	sift_up(e, e->nheap++);
 	if (++e->npending > e->heap_peak)
 		e->heap_peak = e->npending;
@@ -239,28 +244,35 @@ static inline bool pop_until(ge_engine *e, ge_time until, ge_event *out)
 	ge_key key = from_open ? e->open_key : e->hkey[0];
 	if (ge_key_time(key) > until)
 		return false;
-	uint32_t c = b->first;
-	ge_chunk *ch = &e->chunks[c];
-	const ge_payload *pl = &ch->ev[ch->head++];
-	*out = (ge_event){.t = ge_key_time(key), .seq = ge_key_seq(key), .entity = pl->entity,
-			  .kind = pl->kind, .arg = pl->arg};
+	ge_payload pl;
+	bool empty;
+	if (b->ev.entity != NIL) { /* its first event */
+		pl = b->ev;
+		b->ev.entity = NIL;
+		empty = b->first == NIL;
+	} else {
+		uint32_t c = b->first;
+		ge_chunk *ch = &e->chunks[c];
+		pl = ch->ev[ch->head++];
+		empty = ch->head == ch->n && c == b->last;
+		if (ch->head == ch->n) {
+			b->first = ch->next;
+			chunk_free(e, c);
+		}
+	}
+	*out = (ge_event){.t = ge_key_time(key), .seq = ge_key_seq(key), .entity = pl.entity,
+			  .kind = pl.kind, .arg = pl.arg};
 	if (from_open)
 		e->open_key = key + 1;
 	else
 		e->hkey[0] = key + 1;
 	e->npending--;
-	if (ch->head == ch->n) {
-		if (c == b->last) {
-			/* the bucket is empty (an open one may reopen at its time) */
-			chunk_free(e, c);
-			if (from_open)
-				e->open_valid = false;
-			else
-				heap_pop(e);
-		} else {
-			b->first = ch->next;
-			chunk_free(e, c);
-		}
+	if (empty) {
+		/* the bucket is empty (an open one may reopen at its time) */
+		if (from_open)
+			e->open_valid = false;
+		else
+			heap_pop(e);
 	}
 	return true;
 }

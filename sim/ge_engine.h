@@ -92,7 +92,12 @@ struct ge_entity {
  * event at another time closes it), so their seqs are consecutive and are
  * not stored: a bucket's key carries the seq of its next event, and popping
  * one adds one to it. That keeps the heap ordered, since every later bucket
- * of the same time starts past the last seq of this one. */
+ * of the same time starts past the last seq of this one.
+ *
+ * A bucket's first event is held in the bucket itself, and chunks are taken
+ * only for the events that join it: most buckets hold one event when times
+ * are spread out (a bucket then costs no chunk, and popping it reads the
+ * heap's root, already in cache, rather than a chunk written long before). */
 typedef struct ge_payload {
 	uint32_t entity;
 	uint32_t kind;
@@ -106,15 +111,17 @@ typedef struct ge_chunk {
 	ge_payload ev[GE_CHUNK];
 } ge_chunk;
 
-/* Heap entry = one bucket: the ordering key (time, seq of its first event)
+/* Heap entry = one bucket: the ordering key (time, seq of its next event)
  * packed into one 128-bit unsigned integer so that a comparison is a single
- * wide compare, and the bucket's chunks. Keys and chunks live in parallel
+ * wide compare, and the bucket's events. Keys and events live in parallel
  * arrays so that the four sibling keys compared at each level of a sift
  * share one cache line. */
 typedef unsigned __int128 ge_key;
 typedef struct ge_hent {
-	uint32_t first, last; /* chunks of this bucket */
+	ge_payload ev;	      /* the first event; entity GE_NONE once popped */
+	uint32_t first, last; /* chunks of the events after it, or GE_NONE */
 } ge_hent;
+#define GE_NONE UINT32_MAX
 
 static inline ge_key ge_key_make(ge_time t, uint64_t seq)
 {
