@@ -326,7 +326,7 @@ static void print_table(const char *path, const char *key, const char *results, 
 	} else
 		g_string_append_printf(g, "# gcsim %s  scenario: %s, sweep of %s (%u cells, stored in %s)\n"
 					  "# %*s %16s %8s %14s %10s %8s %8s\n",
-				       GCSIM_VERSION, path, key, n, results, w, key, "algo", "ranks",
+				       GCSIM_VERSION, gc_config_source_name(path), key, n, results, w, key, "algo", "ranks",
 				       "size(B)", "time(us)", "algbw", "busbw");
 	for (guint k = 0; k < n; k++)
 		for (size_t i = 0; i < cells[k].npts; i++) {
@@ -607,7 +607,7 @@ int cli_sweep(int argc, char **argv)
 		goto out;
 	}
 	if (plot) {
-		char *title = g_strdup_printf("%s: sweep of %s", argv[1], key);
+		char *title = g_strdup_printf("%s: sweep of %s", gc_config_source_name(argv[1]), key);
 		st = write_plot(plot, title, cells, ncells, m, &err);
 		g_free(title);
 		if (st != GC_OK) {

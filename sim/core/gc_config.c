@@ -38,6 +38,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
@@ -1714,21 +1715,19 @@ gc_status gc_config_load_string(gc_config *cfg, const char *name, const char *te
 	return GC_ERR_INPUT;
 }
 
-gc_status gc_config_load_file(gc_config *cfg, const char *path, char **errmsg)
+/* A scenario read from a stream (standard input as "-", a pipe, a process
+ * substitution) can be read once only, while a run loads its scenario
+ * several times (to see its workload, then once per sweep row): a stream's
+ * bytes are kept by path for the life of the process. */
+static GHashTable *stream_cache;
+
+/* Read f to its end into *out; false with errno's message in *errmsg. */
+static gc_status read_all(FILE *f, const char *name, GByteArray **out, char **errmsg)
 {
-	GByteArray *buf;
-	FILE *f = fopen(path, "rb");
-	gc_status st;
+	GByteArray *buf = g_byte_array_new();
 	char chunk[65536];
 	size_t got;
 
-	if (!f) {
-		if (errmsg)
-			*errmsg = g_strdup_printf("%s:1:1: cannot open file: %s", path,
-						  g_strerror(errno));
-		return GC_ERR_IO;
-	}
-	buf = g_byte_array_new();
 	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0) {
 		g_byte_array_append(buf, (const guint8 *)chunk, (guint)got);
 		if (buf->len > GC_CFG_MAX_BYTES)
@@ -1737,22 +1736,61 @@ gc_status gc_config_load_file(gc_config *cfg, const char *path, char **errmsg)
 	if (ferror(f)) {
 		int err = errno;
 
-		fclose(f);
 		g_byte_array_free(buf, TRUE);
 		if (errmsg)
-			*errmsg = g_strdup_printf("%s:1:1: cannot read file: %s", path,
+			*errmsg = g_strdup_printf("%s:1:1: cannot read file: %s", name,
 						  g_strerror(err));
 		return GC_ERR_IO;
 	}
-	fclose(f);
 	if (buf->len > GC_CFG_MAX_BYTES) {
 		g_byte_array_free(buf, TRUE);
 		if (errmsg)
 			*errmsg = g_strdup_printf("%s:1:1: too large (more than 16MiB); a "
-						  "scenario is a small text file", path);
+						  "scenario is a small text file", name);
 		return GC_ERR_INPUT;
 	}
-	st = gc_config_load_string(cfg, path, (const char *)buf->data, buf->len, errmsg);
-	g_byte_array_free(buf, TRUE);
+	*out = buf;
+	return GC_OK;
+}
+
+const char *gc_config_source_name(const char *path)
+{
+	return strcmp(path, "-") ? path : "<stdin>";
+}
+
+gc_status gc_config_load_file(gc_config *cfg, const char *path, char **errmsg)
+{
+	bool in = !strcmp(path, "-");
+	const char *name = gc_config_source_name(path);
+	GByteArray *buf = stream_cache ? g_hash_table_lookup(stream_cache, path) : NULL;
+	bool cached = buf != NULL;
+
+	if (!buf) {
+		FILE *f = in ? stdin : fopen(path, "rb");
+		struct stat sb;
+		gc_status st;
+
+		if (!f) {
+			if (errmsg)
+				*errmsg = g_strdup_printf("%s:1:1: cannot open file: %s", path,
+							  g_strerror(errno));
+			return GC_ERR_IO;
+		}
+		st = read_all(f, name, &buf, errmsg);
+		cached = in || (fstat(fileno(f), &sb) == 0 && !S_ISREG(sb.st_mode) &&
+				!S_ISDIR(sb.st_mode));
+		if (!in)
+			fclose(f);
+		if (st != GC_OK)
+			return st;
+		if (cached) {
+			if (!stream_cache)
+				stream_cache = g_hash_table_new(g_str_hash, g_str_equal);
+			g_hash_table_insert(stream_cache, g_strdup(path), buf);
+		}
+	}
+	gc_status st = gc_config_load_string(cfg, name, (const char *)buf->data, buf->len, errmsg);
+	if (!cached)
+		g_byte_array_free(buf, TRUE);
 	return st;
 }

@@ -74,6 +74,10 @@ void gc_config_add_hint(gc_config *cfg, const char *key, const char *hint);
  * (g_free it) to "FILE:LINE:COLUMN: what was expected". Exactly one document
  * whose root is a mapping is accepted. */
 gc_status gc_config_load_file(gc_config *cfg, const char *path, char **errmsg);
+/* A path as messages and headers name it: "-" (standard input) is
+ * "<stdin>". gc_config_load_file reads a stream (standard input, a pipe)
+ * once and keeps its bytes, so the same path loads again. */
+const char *gc_config_source_name(const char *path);
 /* Same, from memory; `name` stands in for the file name in messages. */
 gc_status gc_config_load_string(gc_config *cfg, const char *name,
 				const char *text, size_t len, char **errmsg);

@@ -924,7 +924,7 @@ static gc_status run_sizes(const gm_run *r, const gs_params *base, const uint64_
 				co->trace->offset_ps += pt->r.total_ps;
 		} else {
 			char *m = *errmsg;
-			*errmsg = g_strdup_printf("%s: size %llu B: %s", r->path, (unsigned long long)sizes[i], m);
+			*errmsg = g_strdup_printf("%s: size %llu B: %s", gc_config_source_name(r->path), (unsigned long long)sizes[i], m);
 			g_free(m);
 		}
 		gs_gen_free(gen);
@@ -1107,8 +1107,8 @@ void gm_run_format_head(const char *path, const gc_config *cfg, const gt_topo *t
 	char desc[256];
 	gt_topo_describe(topo, desc, sizeof(desc));
 	const char *name = gc_config_str(cfg, "name");
-	g_string_append_printf(g, "# gcsim %s  scenario: %s%s%s%s\n", GCSIM_VERSION, path,
-			       name[0] ? " (" : "", name, name[0] ? ")" : "");
+	g_string_append_printf(g, "# gcsim %s  scenario: %s%s%s%s\n", GCSIM_VERSION,
+			       gc_config_source_name(path), name[0] ? " (" : "", name, name[0] ? ")" : "");
 	g_string_append_printf(g, "# topology  : %s\n", desc);
 }
 
@@ -1442,7 +1442,7 @@ void gm_run_format_sweep(const char *key, const char *const *values, gm_run *con
 		g_string_append_c(g, '\n');
 	} else {
 		g_string_append_printf(g, "# gcsim %s  scenario: %s, sweep of %s (%s)\n", GCSIM_VERSION,
-				       r0->path, key,
+				       gc_config_source_name(r0->path), key,
 				       strcmp(key, "sim.fidelity") == 0 ? "model per row"
 				       : r0->analytical		     ? "closed form"
 				       : r0->pkt_bytes		     ? "packet model"

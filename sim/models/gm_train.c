@@ -813,7 +813,7 @@ void gm_train_format_sweep(const char *key, const char *const *values, gm_train 
 	} else if (n > 0) {
 		const gm_train *r0 = runs[0];
 		g_string_append_printf(g, "# gcsim %s  scenario: %s, sweep of %s (%s)\n", GCSIM_VERSION,
-				       r0->path, key,
+				       gc_config_source_name(r0->path), key,
 				       r0->analytical ? "closed form" : gc_config_str(r0->cfg, "sim.fidelity"));
 		g_string_append(g, "# training step communication, phases one after the other\n");
 		g_string_append_printf(g, "# %*s %7s %4s %3s %6s %4s", w, key, "gpus", "tp", "pp", "dp",

@@ -501,6 +501,21 @@ check "--sweep --format csv has the key and the compared time" "[ \"\$(head -1 '
 "$G" run scenarios/dgx-h100-scaling.yaml --sweep topology.nodes=1,8 >"$T/sw3.txt"
 check "--sweep twice: byte-identical" "cmp -s '$T/sw2.txt' '$T/sw3.txt'"
 
+# --- a scenario on standard input or a pipe: read once, loaded as often as needed ---
+"$G" run "$T/s.yaml" --set collective.algo=ring >"$T/file.txt"
+"$G" run - --set collective.algo=ring <"$T/s.yaml" >"$T/stdin.txt" 2>"$T/err"; rc=$?
+tail -n +2 "$T/stdin.txt" >"$T/stdin.txt.body"; (exit $rc)
+check "run - reads the scenario from standard input, named <stdin>" "[ \$? -eq 0 ] && [ ! -s '$T/err' ] && head -1 '$T/stdin.txt' | grep -q 'scenario: <stdin>\$' && tail -n +2 '$T/file.txt' | cmp -s - '$T/stdin.txt.body'"
+cat "$T/s.yaml" | "$G" run /dev/stdin --set collective.algo=ring >"$T/pipe.txt" 2>"$T/err"
+check "a piped scenario named by its path runs as the file does" "[ \$? -eq 0 ] && [ ! -s '$T/err' ] && head -1 '$T/pipe.txt' | grep -q 'scenario: /dev/stdin\$' && tail -n +2 '$T/pipe.txt' | cmp -s - '$T/stdin.txt.body'"
+"$G" run scenarios/dgx-h100-scaling.yaml --sweep topology.nodes=1,2 >"$T/swf.txt"
+cat scenarios/dgx-h100-scaling.yaml | "$G" run - --sweep topology.nodes=1,2 >"$T/sws.txt" 2>"$T/err"; rc=$?
+tail -n +2 "$T/sws.txt" >"$T/sws.body"; (exit $rc)
+check "a sweep loads a piped scenario once per row" "[ \$? -eq 0 ] && [ ! -s '$T/err' ] && [ \$(grep -c '^  ' '$T/sws.txt') -eq 4 ] && tail -n +2 '$T/swf.txt' | cmp -s - '$T/sws.body'"
+printf 'schema_version: 1\ntopology: {kind: flat, gpus: 4}\ncollective: {sizes: [1MiB], bogus: 1}\n' >"$T/bogus.yaml"
+bad "errors in a scenario on standard input name <stdin>" "^<stdin>:3:29: unknown key 'bogus' in 'collective'" run - <"$T/bogus.yaml"
+bad "an empty standard input is an empty file" "^<stdin>:1:1: empty file" run - </dev/null
+
 # --- many strands: the step windows shrink instead of allocating without bound ---
 # 65536 GPUs x 256 channels = 16.7 M strands; 64-step windows would be 43 GB.
 # (Sanitizer builds reserve shadow memory that no address-space limit allows.)
