@@ -21,6 +21,8 @@
 #include "hw/gh_calib.h"
 #include "hw/gh_device.h"
 #include "hw/gh_nccl.h"
+#include "hw/gh_stats.h"
+#include "hw/gh_vrank.h"
 #include "hw/gh_verbs.h"
 #include "sim/core/gc_results.h"
 #include "sim/core/gc_units.h"
@@ -220,9 +222,41 @@ static gc_status parse_enum(const char *v, const char *const *names, int n, int 
 	return GC_ERR_INPUT;
 }
 
+/* One size of `gcsim hw interp --predict`: the schedule the interpreter
+ * would run, timed by the virtual-rank model (hw/gh_vrank.h). */
+static gc_status predict_point(const gh_vrank_model *m, const gs_params *p, GArray *pts, char *why)
+{
+	gs_sched *s = NULL;
+	gh_interp_plan plan;
+	gh_vrank_path r;
+	char *err = NULL;
+	gc_status st = gh_vrank_plan(p, &s, &plan, &err);
+	if (st == GC_OK) {
+		st = gh_vrank_time(&plan, m, &r, &err);
+		gh_interp_plan_clear(&plan);
+		gs_sched_free(s);
+	}
+	if (st != GC_OK) {
+		snprintf(why, GH_WHY, "%s %s, %d ranks: %s", gs_algo_name(p->algo), gs_coll_name(p->coll),
+			 p->nranks, err ? err : "no model");
+		g_free(err);
+		return st;
+	}
+	double t = r.time_us;
+	gc_result_point pt;
+	gh_bench_point(&pt, gs_coll_name(p->coll), gs_algo_name(p->algo), p->bytes, &t, 1);
+	pt.nranks = p->nranks;
+	g_strlcpy(pt.dtype, gs_dtype_name(p->dtype), sizeof(pt.dtype));
+	pt.count = p->bytes / gs_dtype_size(p->dtype);
+	pt.busbw_GBps = gh_stats_busbw_GBps(p->coll, p->nranks, p->bytes, pt.time_us);
+	g_array_append_val(pts, pt);
+	return GC_OK;
+}
+
 static int hw_interp(int argc, char **argv)
 {
 	char *op = NULL, *algo = NULL, *sizes = NULL, *dtype = NULL, *out = NULL, *csv = NULL;
+	char *predict = NULL;
 	gint ranks = 0, channels = 0, dev = 0, iters = 20, gpus = 0, nodes = 1;
 	gint tokens = 128, topk = 8, experts = 256;
 	GOptionEntry entries[] = {
@@ -255,13 +289,17 @@ static int hw_interp(int argc, char **argv)
 		{"device", 'd', 0, G_OPTION_ARG_INT, &dev, "GPU index (default 0)", "N"},
 		{"out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "append to a results SQLite file", "FILE"},
 		{"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "also write CSV", "FILE"},
+		{"predict", 0, 0, G_OPTION_ARG_FILENAME, &predict,
+		 "no GPU: predict the times with the virtual-rank model of a calibration (gcsim hw "
+		 "calibrate's NAME.yaml, calibration.virtual_rank)", "CAL"},
 		{NULL, 0, 0, 0, NULL, NULL, NULL},
 	};
 	char *cmd = command_line(argc, argv);
 	int done, rc = cli_parse(&argc, &argv, "",
 				 "Run a collective's schedule on one GPU with N virtual ranks (own buffers,\n"
 				 "own mailboxes), or with --gpus N one rank per GPU over peer access, check\n"
-				 "every output element, and time it.",
+				 "every output element, and time it. With --predict CAL, time the same\n"
+				 "schedule with the calibrated model of the virtual ranks instead (no GPU).",
 				 entries, &done);
 	GArray *pts = g_array_new(FALSE, FALSE, sizeof(gc_result_point));
 	char why[GH_WHY] = "";
@@ -331,8 +369,21 @@ static int hw_interp(int argc, char **argv)
 		}
 	}
 	char desc[512] = "";
-	if (st == GC_OK)
+	gh_vrank_model model;
+	if (st == GC_OK && predict && gpus)
+		snprintf(why, sizeof(why), "--predict models virtual ranks on one GPU: leave --gpus out"),
+			st = GC_ERR_INPUT;
+	if (st == GC_OK && predict) {
+		char *e = NULL;
+		st = gh_calib_read_vrank(predict, &model, &e);
+		if (st != GC_OK) {
+			g_strlcpy(why, e, sizeof(why));
+			g_free(e);
+		}
+		snprintf(desc, sizeof(desc), "virtual-rank model of %s", predict);
+	} else if (st == GC_OK) {
 		st = pick_gpu(dev, desc, sizeof(desc), why);
+	}
 	if (st == GC_OK && gpus) {
 		int ndev = 0;
 		st = gh_cuda_probe(&ndev, why);
@@ -352,13 +403,14 @@ static int hw_interp(int argc, char **argv)
 	o.iters = iters;
 	for (int i = 0; st == GC_OK && i < nsz; i++) {
 		gs_params p = {.coll = collv[c], .algo = algov[a], .dtype = dtv[t], .nranks = ranks,
-			       .bytes = list[i], .nchannels = channels, .chunk_bytes = 2u << 20,
-			       .slice_bytes = 1u << 20, .ranks_per_node = ranks / nodes,
+			       .bytes = list[i], .nchannels = channels, .chunk_bytes = GH_INTERP_CHUNK,
+			       .slice_bytes = GH_INTERP_SLICE, .ranks_per_node = ranks / nodes,
 			       .moe_tokens = (uint32_t)tokens, .moe_topk = (uint32_t)topk,
 			       .moe_experts = (uint32_t)experts, .moe_seed = 1};
-		st = gh_bench_interp(&o, &p, pts, why);
+		st = predict ? predict_point(&model, &p, pts, why) : gh_bench_interp(&o, &p, pts, why);
 	}
-	gc_run_info info = {.kind = "hw", .label = "interp", .device = desc, .command = cmd};
+	gc_run_info info = {.kind = predict ? "sim" : "hw", .label = predict ? "vrank-model" : "interp",
+			    .device = desc, .command = cmd};
 	if (st != GC_OK) {
 		rc = fail("interp", st, why);
 		if (pts->len > 0) {
@@ -369,7 +421,10 @@ static int hw_interp(int argc, char **argv)
 		goto out;
 	}
 	print_points(pts);
-	printf("# all outputs equal the expected %s result\n", colls[c]);
+	if (predict)
+		printf("# predicted by the virtual-rank model of %s\n", predict);
+	else
+		printf("# all outputs equal the expected %s result\n", colls[c]);
 	rc = save_points("interp", out, csv, &info, pts);
 out:
 	g_strfreev(sz);
@@ -380,6 +435,7 @@ out:
 	g_free(dtype);
 	g_free(out);
 	g_free(csv);
+	g_free(predict);
 	g_free(cmd);
 	return rc;
 }
@@ -441,7 +497,7 @@ static bool write_all(char **paths, GString **texts, int n, char **why)
 
 static int hw_calibrate(int argc, char **argv)
 {
-	char *name = NULL, *from = NULL, *dir = NULL, *platform = NULL;
+	char *name = NULL, *from = NULL, *dir = NULL, *platform = NULL, *l2 = NULL;
 	gboolean quick = FALSE;
 	GOptionEntry entries[] = {
 		{"name", 'n', 0, G_OPTION_ARG_STRING, &name, "calibration name (file NAME.yaml)", "NAME"},
@@ -451,6 +507,9 @@ static int hw_calibrate(int argc, char **argv)
 		{"platform", 'p', 0, G_OPTION_ARG_STRING, &platform,
 		 "taxonomy platform the posting costs are set on (default dgx-h100)", "P"},
 		{"quick", 'q', 0, G_OPTION_ARG_NONE, &quick, "quick measurement when not --from", NULL},
+		{"l2", 0, 0, G_OPTION_ARG_STRING, &l2,
+		 "the GPU's L2 for the virtual-rank model (default: from the recording's device line)",
+		 "SIZE"},
 		{NULL, 0, 0, 0, NULL, NULL, NULL},
 	};
 	char *cmd = command_line(argc, argv);
@@ -475,6 +534,17 @@ static int hw_calibrate(int argc, char **argv)
 	if (!name || !*name || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != strlen(name) || name[0] == '.') {
 		rc = fail("calibrate", GC_ERR_INPUT, "--name: expected letters, digits, '-', '_' or '.' (see --help)");
 		goto out;
+	}
+	uint64_t l2_bytes = 0;
+	if (l2) {
+		const char *w = NULL;
+		if (gc_parse_bytes(l2, &l2_bytes, &w) != GC_OK || l2_bytes == 0) {
+			char *m = g_strdup_printf("--l2: expected a size such as 60MiB, got '%s'%s%s", l2,
+						  w ? ": " : "", w ? w : "");
+			rc = fail("calibrate", GC_ERR_INPUT, m);
+			g_free(m);
+			goto out;
+		}
 	}
 	if (!tx_defaults(platform ? platform : "dgx-h100", &txd)) {
 		char *m = g_strdup_printf("--platform: expected one of %s, got '%s'",
@@ -509,7 +579,8 @@ static int hw_calibrate(int argc, char **argv)
 			      .device = from ? run.device : desc,
 			      .created = from && run.created ? run.created : gc_results_now_iso(now, sizeof(now)),
 			      .command = from && run.command ? run.command : cmd,
-			      .source = from ? from : "measured by this command"};
+			      .source = from ? from : "measured by this command",
+			      .l2_bytes = (double)l2_bytes};
 	int np = 0;
 	const gc_result_point *pv = (const gc_result_point *)(void *)pts->data;
 	st = gh_calib_yaml(pv, pts->len, &prov, yaml, &np, &err);
@@ -565,6 +636,7 @@ out:
 	g_free(from);
 	g_free(dir);
 	g_free(platform);
+	g_free(l2);
 	g_free(cmd);
 	return rc;
 }

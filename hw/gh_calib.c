@@ -11,6 +11,7 @@
 
 #include "gh_bench.h"
 #include "gh_stats.h"
+#include "sim/core/gc_units.h"
 
 gc_status gh_calib_fit_line(const double *x, const double *y, const double *w, size_t n, double *a,
 			    double *b)
@@ -188,6 +189,145 @@ static void put_loop_check(GString *g, const char *lead, const gc_result_point *
 			       lead, ctas, loop, sum, post, bar, 100 * (sum - loop) / loop);
 }
 
+double gh_calib_l2_from_device(const char *device)
+{
+	const char *p = device ? strstr(device, " MiB L2") : NULL;
+	if (!p)
+		return 0;
+	const char *q = p;
+	while (q > device && g_ascii_isdigit(q[-1]))
+		q--;
+	return q < p ? g_ascii_strtod(q, NULL) * 1048576.0 : 0;
+}
+
+/* The interpreter's timing model (gh_vrank.h) fitted to the ring allreduce
+ * points at the rank count gh_calib_fit_ring picks, with the launch and the
+ * LL line latency taken from the microbenchmarks (launch pipelined: the
+ * GPU's own cost of one launch, which the events around the interpreter's
+ * launch enclose; cta_barrier: one block's store seen by another), or a
+ * comment saying what is missing. */
+static void vrank_section(GString *g, const gc_result_point *pts, size_t n, const gh_calib_prov *prov,
+			  int *nparams)
+{
+	gh_fit f;
+	int ranks = 0;
+	if (gh_calib_fit_ring(pts, n, 0, &f, &ranks) != GC_OK)
+		return;
+	gh_vrank_model m = {.launch_us = gh_calib_scalar(pts, n, "launch", "pipelined"),
+			    .ll_hop_us = gh_calib_scalar(pts, n, "cta_barrier", GH_BENCH_BARRIER_ALGO),
+			    .l2_bytes = prov->l2_bytes > 0 ? prov->l2_bytes : gh_calib_l2_from_device(prov->device)};
+	char *why = NULL;
+	size_t used = 0;
+	double maxerr = 0;
+	if (!isfinite(m.launch_us) || !isfinite(m.ll_hop_us))
+		why = g_strdup("the recording has no 'launch pipelined' or 'cta_barrier c32' point");
+	else if (!(m.l2_bytes > 0))
+		why = g_strdup("the GPU's L2 is unknown (the device line names none; give --l2)");
+	else
+		gh_vrank_fit(pts, n, "allreduce", "ring", ranks, 1, &m, &used, &maxerr, &why);
+	if (why) {
+		g_string_append_printf(g, "  # virtual_rank: not fitted: %s\n", why);
+		g_free(why);
+		return;
+	}
+	g_string_append_printf(g,
+			       "  virtual_rank:  # the interpreter's timing model (hw/gh_vrank.h), ring allreduce, "
+			       "%d ranks, %zu points, max_error %.1f%%\n"
+			       "    launch: %.4gus  # launch pipelined\n"
+			       "    ll_hop: %.4gus  # cta_barrier c32\n"
+			       "    l2: %.6gMiB\n"
+			       "    piece: %.4gus  # fitted: per piece, its waits, fences and block barriers\n"
+			       "    pass_l2: %.4gGB/s  # fitted: a block's pass while the launch's data fits in L2\n"
+			       "    pass_hbm: %.4gGB/s  # fitted: ... once it does not\n",
+			       ranks, used, 100 * maxerr, m.launch_us, m.ll_hop_us, m.l2_bytes / 1048576.0,
+			       m.piece_us, m.l2_GBps, m.hbm_GBps);
+	*nparams += 3;
+}
+
+gc_status gh_calib_read_vrank(const char *path, gh_vrank_model *m, char **errmsg)
+{
+	char *text = NULL;
+	GError *ge = NULL;
+	if (!g_file_get_contents(path, &text, NULL, &ge)) {
+		*errmsg = g_strdup_printf("%s:1:1: cannot read: %s", path, ge->message);
+		g_error_free(ge);
+		return GC_ERR_IO;
+	}
+	static const char *const keys[] = {"launch", "ll_hop", "l2", "piece", "pass_l2", "pass_hbm"};
+	double v[6];
+	bool seen[6] = {false}, in = false, any = false;
+	gc_status st = GC_OK;
+	char **lines = g_strsplit(text, "\n", -1);
+	for (int ln = 0; lines[ln] && st == GC_OK; ln++) {
+		char *l = lines[ln];
+		char *hash = strchr(l, '#');
+		if (hash)
+			*hash = 0;
+		g_strchomp(l);
+		size_t ind = strspn(l, " ");
+		if (!l[ind])
+			continue;
+		if (ind <= 2) {
+			in = ind == 2 && strcmp(l + ind, "virtual_rank:") == 0;
+			any |= in;
+			continue;
+		}
+		if (!in)
+			continue;
+		char *colon = strchr(l + ind, ':');
+		int k = -1;
+		for (int i = 0; colon && i < 6; i++)
+			if ((size_t)(colon - (l + ind)) == strlen(keys[i]) && !strncmp(l + ind, keys[i], strlen(keys[i])))
+				k = i;
+		if (k < 0) {
+			*errmsg = g_strdup_printf("%s:%d:%zu: expected one of launch, ll_hop, l2, piece, pass_l2, "
+						  "pass_hbm in calibration.virtual_rank",
+						  path, ln + 1, ind + 1);
+			st = GC_ERR_INPUT;
+			break;
+		}
+		char *val = colon + 1;
+		while (*val == ' ')
+			val++;
+		const char *w = NULL;
+		gc_status ps;
+		if (k <= 1 || k == 3) {
+			int64_t t = 0;
+			ps = gc_parse_time_ps(val, &t, &w);
+			v[k] = (double)t * 1e-6;
+		} else if (k == 2) {
+			uint64_t b = 0;
+			ps = gc_parse_bytes(val, &b, &w);
+			v[k] = (double)b;
+		} else {
+			ps = gc_parse_bw_Bps(val, &v[k], &w);
+			v[k] *= 1e-9;
+		}
+		if (ps != GC_OK || !(v[k] > 0 || (k <= 1 && v[k] == 0))) {
+			*errmsg = g_strdup_printf("%s:%d:%zu: %s: expected a positive %s, got '%s'%s%s", path,
+						  ln + 1, (size_t)(val - l) + 1, keys[k],
+						  k <= 1 || k == 3 ? "time (3.1us)" : k == 2 ? "size (60MiB)" : "bandwidth (7.5GB/s)",
+						  val, w ? ": " : "", w ? w : "");
+			st = GC_ERR_INPUT;
+		}
+		seen[k] = true;
+	}
+	for (int i = 0; st == GC_OK && i < 6; i++)
+		if (!seen[i]) {
+			*errmsg = any ? g_strdup_printf("%s:1:1: calibration.virtual_rank lacks '%s'", path, keys[i])
+				      : g_strdup_printf("%s:1:1: no calibration.virtual_rank model (calibrate with "
+							"ring allreduce interpreter points and the GPU's L2)",
+							path);
+			st = GC_ERR_INPUT;
+		}
+	if (st == GC_OK)
+		*m = (gh_vrank_model){.launch_us = v[0], .ll_hop_us = v[1], .l2_bytes = v[2],
+				      .piece_us = v[3], .l2_GBps = v[4], .hbm_GBps = v[5]};
+	g_strfreev(lines);
+	g_free(text);
+	return st;
+}
+
 gc_status gh_calib_yaml(const gc_result_point *pts, size_t n, const gh_calib_prov *prov,
 			void *gstring_out, int *nparams, char **errmsg)
 {
@@ -261,6 +401,7 @@ gc_status gh_calib_yaml(const gc_result_point *pts, size_t n, const gh_calib_pro
 				       ranks, f.alpha_us, f.beta_GBps, f.n, 100 * f.max_rel_err);
 		*nparams += 2;
 	}
+	vrank_section(g, pts, n, prov, nparams);
 	gc_status st = GC_OK;
 	if (*nparams == 0) {
 		*errmsg = g_strdup("no calibration parameter could be fitted: the measurements hold no "

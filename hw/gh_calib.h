@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hw/gh_vrank.h"
 #include "sim/core/gc_results.h"
 
 typedef struct gh_fit {
@@ -44,7 +45,13 @@ double gh_calib_scalar(const gc_result_point *pts, size_t n, const char *path, c
 
 typedef struct gh_calib_prov {
 	const char *name, *device, *created, *command, *source;
+	/* the GPU's L2 in bytes for the virtual-rank model; 0: read from the
+	 * device line ("..., 60 MiB L2"), and without it no model is fitted */
+	double l2_bytes;
 } gh_calib_prov;
+
+/* The L2 a device line names ("..., 60 MiB L2, ..."), in bytes; 0 if none. */
+double gh_calib_l2_from_device(const char *device);
 
 /* Fits everything the points allow and appends the YAML to out (GString *).
  * GC_ERR_INPUT when not even one parameter can be fitted. *nparams receives
@@ -54,6 +61,12 @@ typedef struct gh_calib_prov {
  * one CTA's post then the barrier), fitting nothing. */
 gc_status gh_calib_yaml(const gc_result_point *pts, size_t n, const gh_calib_prov *prov,
 			void *gstring_out, int *nparams, char **errmsg);
+
+/* Reads calibration.virtual_rank of a file gh_calib_yaml wrote into *m
+ * (gh_vrank.h); errors name FILE:LINE:COLUMN (or FILE:1:1 when the file has
+ * no such section: it was calibrated without ring allreduce points or
+ * without the GPU's L2). */
+gc_status gh_calib_read_vrank(const char *path, gh_vrank_model *m, char **errmsg);
 
 /* The virtual-rank model as a scenario gcsim run takes as is: a flat
  * cluster of the calibrated rank count whose link latency and bandwidth are

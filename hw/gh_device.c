@@ -48,8 +48,10 @@ void gh_device_pcie_link(const char *pci_bus_id, int *gen, int *width)
 
 void gh_device_describe(const gh_dev_info *d, char *buf, size_t n)
 {
-	snprintf(buf, n, "%s (sm_%d%d, %d SMs, %.0f GB, driver CUDA %d.%d, runtime %d.%d)", d->name,
-		 d->cc_major, d->cc_minor, d->sm_count, (double)d->mem_bytes / 1e9,
+	/* the L2 is named for the virtual-rank model (gh_calib_l2_from_device) */
+	snprintf(buf, n, "%s (sm_%d%d, %d SMs, %.0f GB, %d MiB L2, driver CUDA %d.%d, runtime %d.%d)",
+		 d->name, d->cc_major, d->cc_minor, d->sm_count, (double)d->mem_bytes / 1e9,
+		 d->l2_bytes >> 20,
 		 d->driver_version / 1000, d->driver_version % 1000 / 10, d->runtime_version / 1000,
 		 d->runtime_version % 1000 / 10);
 }

@@ -58,6 +58,10 @@ extern "C" {
 /* Mailboxes (hw/kernels/gh_interp.cu): a message of at most GH_LL_MAX
  * bytes travels as one LL piece, a longer one in pieces of GH_SLOT_BYTES,
  * each in a slot of its connection's mailbox. */
+/* The chunk and slice of the schedules gcsim hw interp runs (NCCL's
+ * Simple defaults); the timing model (gh_vrank.h) rebuilds them so. */
+#define GH_INTERP_CHUNK (2u << 20)
+#define GH_INTERP_SLICE (1u << 20)
 #define GH_NSLOTS 4 /* the fewest slots a mailbox has */
 #define GH_SLOT_BYTES (128u * 1024u)
 #define GH_LL_MAX (8u * 1024u)

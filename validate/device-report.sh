@@ -19,10 +19,12 @@
 #  3. proxy round trip: kernel -> host FIFO -> CPU proxy -> kernel, against
 #     the 1.1 us PCIe floor (gdrcopy's pplat): a measurement below the
 #     floor fails (it cannot be), above it the margin is reported;
-#  4. held-aside schedules: the virtual-rank ring fit (ring allreduce at one
-#     rank count) predicts the interpreter runs not used for fitting (8
-#     ranks, tree, allgather, reduce-scatter); gcsim validate compares them
-#     point by point, pass at a median |error| <= 5 % and a largest <= 15 %.
+#  4. held-aside schedules: the virtual-rank model (hw/gh_vrank.h) fitted to
+#     ring allreduce at one rank count predicts the interpreter runs not
+#     used for fitting (8 ranks, tree, allgather, reduce-scatter) with
+#     `gcsim hw interp --predict`; gcsim validate compares them point by
+#     point, pass at a median |error| <= 5 % and a largest <= 15 %. The
+#     flat-link scenario's errors are printed beside them for comparison.
 # The posting capacities (GPU-initiated vs CPU proxy, no NIC) the
 # calibration derives are printed, and the taxonomy's IBGDA vs IBRC rates
 # of 512 B puts with those measured costs (the NIC and PCIe path the
@@ -78,7 +80,9 @@ fi
 # the calibration, refitted here
 CAL=$OUTD/device.yaml
 if [ -f "$DIR/calib-input.csv" ]; then
-	if ! "$G" hw calibrate --name device --from "$DIR/calib-input.csv" --dir "$OUTD" >"$OUTD/calibrate.txt" 2>&1; then
+	# the GPU's L2 (the virtual-rank model's working set) from hw info
+	l2=$(sed -n 's/^ *L2 *\([0-9][0-9]*\) MiB$/\1/p' "$DIR/info.txt" 2>/dev/null | head -n 1)
+	if ! "$G" hw calibrate --name device --from "$DIR/calib-input.csv" --dir "$OUTD" ${l2:+--l2 "${l2}MiB"} >"$OUTD/calibrate.txt" 2>&1; then
 		say "# gcsim hw calibrate failed: $(tail -n 1 "$OUTD/calibrate.txt")"
 	fi
 else
@@ -143,21 +147,26 @@ if [ -f "$TX" ]; then
 	done
 fi
 
-# 4. held-aside schedules, predicted from the virtual-rank fit
+# 4. held-aside schedules, predicted by the virtual-rank model fitted to
+# ring allreduce at one rank count (calibration.virtual_rank: the same
+# schedule as the interpreter ran, replayed piece by piece), and, for
+# comparison only, by the flat-link scenario (device-virtual.yaml)
 VIRT=$OUTD/device-virtual.yaml
 MEAS=$OUTD/measured.csv
 PRED=$OUTD/predicted.db
-rm -f "$PRED"
+FLAT=$OUTD/predicted-flat.db
+rm -f "$PRED" "$FLAT"
 held=""
 for f in ring8 tree4 ag4 rs4; do
 	[ -f "$DIR/interp-$f.csv" ] && held="${held:+$held }$f"
 done
-if [ ! -f "$VIRT" ]; then
-	verdict held-aside missing "no virtual-rank fit (calib-input.csv needs ring allreduce points at one rank count)"
+if ! grep -q '^  virtual_rank:' "$CAL" 2>/dev/null; then
+	why=$(sed -n 's/^ *# virtual_rank: not fitted: //p' "$CAL" 2>/dev/null | head -n 1)
+	verdict held-aside missing "no virtual-rank model in the calibration${why:+: $why}"
 elif [ -z "$held" ]; then
 	verdict held-aside missing "none of interp-ring8/tree4/ag4/rs4.csv in $DIR"
 else
-	# the held-aside points under one header, then one run of the fit per
+	# the held-aside points under one header, then one prediction per
 	# (collective, algo, ranks) among them, at its sizes
 	{
 		grep -v '^#' "$DIR/interp-${held%% *}.csv" | head -n 1
@@ -166,12 +175,18 @@ else
 	tail -n +2 "$MEAS" | awk -F, '{ k = $1 " " $2 " " $4; if (!(k in s)) { o[n++] = k; s[k] = $5 "B" } else s[k] = s[k] "," $5 "B" }
 		END { for (i = 0; i < n; i++) print o[i], s[o[i]] }' |
 		while read -r coll algo ranks sizes; do
-			log=$OUTD/run-$coll-$algo-$ranks.txt
-			"$G" run "$VIRT" --set topology.gpus="$ranks" --set collective.op="$coll" \
+			log=$OUTD/predict-$coll-$algo-$ranks.txt
+			"$G" hw interp --predict "$CAL" --ranks "$ranks" --op "$coll" --algo "$algo" \
+				--sizes "$sizes" --out "$PRED" >"$log" 2>&1 ||
+				say "# $coll $algo $ranks ranks: gcsim hw interp --predict failed: $(tail -n 1 "$log")"
+			[ -f "$VIRT" ] && "$G" run "$VIRT" --set topology.gpus="$ranks" --set collective.op="$coll" \
 				--set collective.algo="$algo" --set collective.sizes="$sizes" \
-				--results "$PRED" >"$log" 2>&1 ||
-				say "# $coll $algo $ranks ranks: gcsim run failed: $(tail -n 1 "$log")"
+				--results "$FLAT" >"$OUTD/run-$coll-$algo-$ranks.txt" 2>&1 || true
 		done
+	if [ -f "$FLAT" ] && "$G" validate --measured "$MEAS" --predicted "$FLAT" >"$OUTD/validate-flat.txt" 2>&1 ||
+		[ -f "$OUTD/validate-flat.txt" ]; then
+		sed -n 's/^# median/# flat-link scenario (device-virtual.yaml), for comparison: median/p' "$OUTD/validate-flat.txt" | tee -a "$REP" || true
+	fi
 	if [ -f "$PRED" ]; then
 		rc=0
 		"$G" validate --measured "$MEAS" --predicted "$PRED" --csv "$OUTD/validate.csv" \
@@ -183,7 +198,7 @@ else
 		*) verdict held-aside missing "gcsim validate: $(tail -n 1 "$OUTD/validate.txt")" ;;
 		esac
 	else
-		verdict held-aside missing "no prediction could be made (see $OUTD/run-*.txt)"
+		verdict held-aside missing "no prediction could be made (see $OUTD/predict-*.txt)"
 	fi
 fi
 say "# files in $OUTD"

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # The calibration loop without a GPU, through validate/device-report.sh on
 # a device-check folder whose truth is known: the interpreter's runs are
-# made by the simulator (flat links of 3 us and 200 GB/s; ring allreduce at
-# 4 ranks to fit, 8 ranks, tree and allgather held aside), the
+# made by the virtual-rank model itself (launch 5 us, LL line 0.95 us, a
+# piece 2 us, passes at 8 GB/s in a 60 MiB L2 and 4 GB/s beyond it; ring
+# allreduce at 4 ranks to fit, 8 ranks, tree and allgather held aside), the
 # microbenchmarks by hand (copy engine 4000 GB/s, SM copy 3600 or 2400,
 # proxy round trip 1.6 us, inter-CTA barrier 0.95 us at 32 CTAs, shmem_put_bw's
 # loop 1.5 us per iteration). The fit must recover the truth, predict its own
@@ -13,21 +14,30 @@
 cd "$(dirname "$0")/../.." || exit 1
 . tests/tap.sh
 export GCSIM="$G"
-truth="--set topology.link.latency=3us --set topology.link.bandwidth=200GB/s --set collective.chunk=1TiB --set collective.slice=1TiB --set collective.buffer=1TiB"
-sizes="--set collective.sizes=4KiB,64KiB,1MiB,16MiB,256MiB"
-# sim OUT.csv [--set ...]: the flat 4-rank ring, or what the options change
+cat >"$T/truth.yaml" <<'YAML'
+calibration:
+  name: truth
+  virtual_rank:
+    launch: 5us
+    ll_hop: 950ns
+    l2: 60MiB
+    piece: 2us
+    pass_l2: 8GB/s
+    pass_hbm: 4GB/s
+YAML
+# sim OUT.csv [hw interp options]: the 4-rank ring, or what the options change
 sim() {
 	out=$1
 	shift
-	"$G" run scenarios/flat-1024-ring.yaml --set topology.gpus=4 $truth $sizes "$@" --results "$out" >/dev/null
+	"$G" hw interp --predict "$T/truth.yaml" --ranks 4 --sizes 4KiB,64KiB,1MiB,16MiB,256MiB "$@" --csv "$out" >/dev/null
 }
 D=$T/dev
 mkdir -p "$D"
-echo "GPU 0: synthetic (made by the simulator)" >"$D/info.txt"
+printf 'GPU 0: synthetic (made by the virtual-rank model)\n  L2                  60 MiB\n' >"$D/info.txt"
 sim "$T/ring4.csv"
-sim "$D/interp-ring8.csv" --set topology.gpus=8
-sim "$D/interp-tree4.csv" --set collective.algo=tree
-sim "$D/interp-ag4.csv" --set collective.op=allgather
+sim "$D/interp-ring8.csv" --ranks 8
+sim "$D/interp-tree4.csv" --algo tree
+sim "$D/interp-ag4.csv" --op allgather
 # bench rows: T = alpha + bytes / bandwidth, and the proxy round trip
 bench() { # bench SM_GBps
 	echo "collective,algo,dtype,nranks,size_bytes,count,time_us,algbw_GBps,busbw_GBps,min_us,median_us,p99_us,iters"
@@ -36,6 +46,7 @@ bench() { # bench SM_GBps
 			printf "hbm_copy,ce,,1,%d,%d,%.6f,,,,,,1\n", s, s, 2 + s / (ce * 1e3);
 			printf "hbm_copy,sm,,1,%d,%d,%.6f,,,,,,1\n", s, s, 3 + s / (sm * 1e3) }'
 	done
+	echo "launch,pipelined,,1,0,0,5,,,,,,1"
 	echo "proxy_rtt,fifo,,1,24,24,1.6,,,,,,1"
 	echo "gpu_post,1cta-b1,,1,64,1,0.4,,,,,,1"
 	echo "gpu_post,sms-b32,,132,64,1,2,,,,,,1"
@@ -63,7 +74,7 @@ check "proxy round trip against the floor" "grep -q '^proxy-roundtrip: PASS: 1.6
 check "held-aside: ring8, tree4 and ag4 predicted from the fit" "grep -q '^held-aside: PASS: ring8 tree4 ag4' '$T/r1.txt'"
 check "held-aside: 15 points compared" "grep -q 'compared 15 points' '$T/out1/validate.txt'"
 check "report.txt holds what was printed" "cmp -s '$T/r1.txt' '$T/out1/report.txt'"
-check "calibrate writes the fit and the virtual-rank scenario" "[ -s '$T/out1/device.yaml' ] && [ -s '$T/out1/device-virtual.yaml' ]"
+check "calibrate writes the fit and the flat-link scenario" "[ -s '$T/out1/device.yaml' ] && [ -s '$T/out1/device-virtual.yaml' ]"
 check "the measured posting costs in the taxonomy: the proxy at 1 / (0.2 + 0.05 + 0.089 + 0.1) us" \
 	"[ -s '$T/out1/device-taxonomy.yaml' ] && grep -q '^# taxonomy with the measured posting costs (device-taxonomy.yaml): 512 B puts, IBGDA [0-9.]* Mops, CPU proxy 2.262 Mops, ratio [0-9.]*x' '$T/r1.txt'"
 check "shmem_put_bw's loop with the measured costs, at 10 and 1000 iterations" \
@@ -73,10 +84,12 @@ check "the inter-CTA barrier as measured and as the taxonomy sets gpu.cta_barrie
 # the loop against the sum of its parts: 0.4 + 0.95 = 1.35 us, -10.0 %
 check "the put loop measured against the sum of its parts" \
 	"grep -qxF '# put_loop check (held aside, not fitted): 32 CTAs, 1.5 us per iteration measured, sum of the parts 1.35 us (gpu_post 1cta-b1 0.4 us + cta_barrier c32 0.95 us), error -10.0 %' '$T/r1.txt'"
-check "the fit recovers latency and bandwidth" "grep -q 'latency: 3us' '$T/out1/device-virtual.yaml' && grep -q 'bandwidth: 200GB/s' '$T/out1/device-virtual.yaml'"
-"$G" run "$T/out1/device-virtual.yaml" --results "$T/fit.csv" >/dev/null
+check "the fit recovers the piece time and both pass rates, and takes launch, LL line and L2 as measured" \
+	"grep -q '^    piece: 2us' '$T/out1/device.yaml' && grep -q '^    pass_l2: 8GB/s' '$T/out1/device.yaml' && grep -q '^    pass_hbm: 4GB/s' '$T/out1/device.yaml' && grep -q '^    launch: 5us' '$T/out1/device.yaml' && grep -q '^    ll_hop: 0.95us' '$T/out1/device.yaml' && grep -q '^    l2: 60MiB' '$T/out1/device.yaml' && grep -q 'max_error 0.0%' '$T/out1/device.yaml'"
+"$G" hw interp --predict "$T/out1/device.yaml" --ranks 4 --sizes 4KiB,64KiB,1MiB,16MiB,256MiB --csv "$T/fit.csv" >/dev/null
 "$G" validate --measured "$T/ring4.csv" --predicted "$T/fit.csv" >"$T/v1.txt"
 check "predictions of the fitted schedule pass" "grep -q 'PASS' '$T/v1.txt' && grep -q 'compared 5 points' '$T/v1.txt'"
+check "the flat-link scenario's errors are printed for comparison" "grep -q '^# flat-link scenario (device-virtual.yaml), for comparison: median' '$T/r1.txt'"
 for held in "allreduce,ring,8" "allreduce,tree,4" "allgather,ring,4"; do
 	check "held-aside schedule ($held) predicted within the bands" \
 		"[ \$(grep -c '^$held,.*,pass\$' '$T/out1/validate.csv') -eq 5 ]"
@@ -105,7 +118,7 @@ check "held-aside runs on what is there" "grep -q '^held-aside: PASS: ring8 with
 rm "$D/calib-input.csv"
 sh validate/device-report.sh "$D" "$T/out4" >"$T/r4.txt" 2>&1
 rc=$?
-check "no calibration input: missing checks named" "grep -q '^sm-copy: MISSING' '$T/r4.txt' && grep -q '^held-aside: MISSING: no virtual-rank fit' '$T/r4.txt'"
+check "no calibration input: missing checks named" "grep -q '^sm-copy: MISSING' '$T/r4.txt' && grep -q '^held-aside: MISSING: no virtual-rank model' '$T/r4.txt'"
 check "and status 1 still wins over 3 (the failed step)" "[ $rc -eq 1 ]"
 sed 's/^interp-tree4 rc=1/interp-tree4 rc=0/' "$D/status.txt" >"$T/st" && cat "$T/st" >"$D/status.txt"
 sh validate/device-report.sh "$D" "$T/out5" >"$T/r5.txt" 2>&1
