@@ -230,8 +230,10 @@ static gc_status predict_point(const gh_vrank_model *m, const gs_params *p, GArr
 	gh_interp_plan plan;
 	gh_vrank_path r;
 	char *err = NULL;
+	uint64_t s_bytes = 0; /* the size as the generator settled it, as a measured run records */
 	gc_status st = gh_vrank_plan(p, &s, &plan, &err);
 	if (st == GC_OK) {
+		s_bytes = s->p.bytes;
 		st = gh_vrank_time(&plan, m, &r, &err);
 		gh_interp_plan_clear(&plan);
 		gs_sched_free(s);
@@ -242,13 +244,8 @@ static gc_status predict_point(const gh_vrank_model *m, const gs_params *p, GArr
 		g_free(err);
 		return st;
 	}
-	double t = r.time_us;
 	gc_result_point pt;
-	gh_bench_point(&pt, gs_coll_name(p->coll), gs_algo_name(p->algo), p->bytes, &t, 1);
-	pt.nranks = p->nranks;
-	g_strlcpy(pt.dtype, gs_dtype_name(p->dtype), sizeof(pt.dtype));
-	pt.count = p->bytes / gs_dtype_size(p->dtype);
-	pt.busbw_GBps = gh_stats_busbw_GBps(p->coll, p->nranks, p->bytes, pt.time_us);
+	gh_bench_coll_point(&pt, p, s_bytes, &r.time_us, 1);
 	g_array_append_val(pts, pt);
 	return GC_OK;
 }

@@ -198,6 +198,16 @@ gc_status gh_bench_micro(const gh_bench_opts *o, void *pts_out, char *why)
 	return st;
 }
 
+void gh_bench_coll_point(gc_result_point *pt, const gs_params *p, uint64_t bytes, double *samples,
+			 int n)
+{
+	gh_bench_point(pt, gs_coll_name(p->coll), gs_algo_name(p->algo), bytes, samples, n);
+	pt->nranks = p->nranks;
+	g_strlcpy(pt->dtype, gs_dtype_name(p->dtype), sizeof(pt->dtype));
+	pt->count = bytes / gs_dtype_size(p->dtype);
+	pt->busbw_GBps = gh_stats_busbw_GBps(p->coll, p->nranks, bytes, pt->time_us);
+}
+
 gc_status gh_bench_interp(const gh_bench_opts *o, const gs_params *p, void *pts_out, char *why)
 {
 	GArray *pts = pts_out;
@@ -233,12 +243,7 @@ gc_status gh_bench_interp(const gh_bench_opts *o, const gs_params *p, void *pts_
 	}
 	if (st == GC_OK) {
 		gc_result_point pt;
-		gh_bench_point(&pt, gs_coll_name(p->coll), gs_algo_name(p->algo), g->p.bytes, t,
-			       o->iters);
-		pt.nranks = p->nranks;
-		g_strlcpy(pt.dtype, gs_dtype_name(p->dtype), sizeof(pt.dtype));
-		pt.count = g->p.bytes / gs_dtype_size(p->dtype);
-		pt.busbw_GBps = gh_stats_busbw_GBps(p->coll, p->nranks, g->p.bytes, pt.time_us);
+		gh_bench_coll_point(&pt, p, g->p.bytes, t, o->iters);
 		g_array_append_val(pts, pt);
 	} else if (err) {
 		snprintf(why, GH_WHY, "%s %s, %d ranks: %s", gs_algo_name(p->algo),

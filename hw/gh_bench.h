@@ -55,5 +55,11 @@ gc_status gh_bench_micro(const gh_bench_opts *o, void *pts, char *why);
 /* Generates, validates and packs the schedule of p, runs it on the GPU,
  * checks the outputs against the expected result, and appends one point. */
 gc_status gh_bench_interp(const gh_bench_opts *o, const gs_params *p, void *pts, char *why);
+/* The point of one collective of shape p (size `bytes`, as the generator
+ * settled it) from n timed samples: its name, ranks, dtype, count, and
+ * nccl-tests' algbw and busbw -- what an interpreter run records and what
+ * the virtual-rank model's prediction of it records. */
+void gh_bench_coll_point(gc_result_point *pt, const gs_params *p, uint64_t bytes, double *samples,
+			 int n);
 
 #endif

@@ -218,32 +218,16 @@ static bool solve(double *a, double *b, int n)
 	return true;
 }
 
-static bool name_of(const char *name, int count, const char *(*fn)(int), int *out)
-{
-	for (int i = 0; i < count; i++)
-		if (strcmp(fn(i), name) == 0) {
-			*out = i;
-			return true;
-		}
-	return false;
-}
-
-static const char *coll_name(int i)
-{
-	return gs_coll_name((gs_coll)i);
-}
-
-static const char *algo_name(int i)
-{
-	return gs_algo_name((gs_algo)i);
-}
-
 gc_status gh_vrank_fit(const gc_result_point *pts, size_t n, const char *coll, const char *algo,
 		       int ranks, int channels, gh_vrank_model *m, size_t *used, double *maxerr,
 		       char **errmsg)
 {
 	int c = 0, a = 0;
-	if (!name_of(coll, GS_COLL__COUNT, coll_name, &c) || !name_of(algo, GS_ALGO__COUNT, algo_name, &a)) {
+	while (c < GS_COLL__COUNT && strcmp(gs_coll_name((gs_coll)c), coll))
+		c++;
+	while (a < GS_ALGO__COUNT && strcmp(gs_algo_name((gs_algo)a), algo))
+		a++;
+	if (c == GS_COLL__COUNT || a == GS_ALGO__COUNT) {
 		*errmsg = g_strdup_printf("virtual-rank fit: unknown collective '%s' or algorithm '%s'",
 					  coll, algo);
 		return GC_ERR_INPUT;

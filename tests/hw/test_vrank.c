@@ -13,6 +13,7 @@
 
 #include "hw/gh_calib.h"
 #include "hw/gh_vrank.h"
+#include "tests/models/run_testutil.h"
 
 static gs_params shape(gs_coll c, gs_algo a, int n, uint64_t bytes)
 {
@@ -170,21 +171,27 @@ static void test_fit(void)
 	g_free(err);
 }
 
-static char *write_tmp(const char *text)
+/* gh_calib_read_vrank refuses the file made of `text` with a message
+ * holding want (FILE: stands for the file's path). */
+static void read_fails(const char *text, const char *want)
 {
-	char *path = NULL;
-	int fd = g_file_open_tmp("vrank-XXXXXX.yaml", &path, NULL);
-	g_assert_cmpint(fd, >=, 0);
-	close(fd);
-	g_assert_true(g_file_set_contents(path, text, -1, NULL));
-	return path;
+	char *err = NULL, *p = scenario_file(text);
+	gh_vrank_model m;
+	g_assert_cmpint(gh_calib_read_vrank(p, &m, &err), ==, GC_ERR_INPUT);
+	char *w = g_str_has_prefix(want, "FILE:") ? g_strconcat(p, want + 4, NULL) : g_strdup(want);
+	if (!strstr(err, w))
+		g_error("'%s' lacks '%s'", err, w);
+	g_free(w);
+	g_free(err);
+	g_unlink(p);
+	g_free(p);
 }
 
 static void test_read(void)
 {
 	char *err = NULL;
 	gh_vrank_model m;
-	char *p = write_tmp("calibration:\n  name: x\n  control:\n    launch_latency: 9us\n"
+	char *p = scenario_file("calibration:\n  name: x\n  control:\n    launch_latency: 9us\n"
 			    "  virtual_rank:  # comment\n    launch: 4.8us\n    ll_hop: 1us\n"
 			    "    l2: 60MiB\n    piece: 3.07us  # fitted\n    pass_l2: 7.5GB/s\n"
 			    "    pass_hbm: 4.5GB/s\n  paths:\n    piece: 1us\n");
@@ -197,34 +204,15 @@ static void test_read(void)
 	g_assert_cmpfloat_with_epsilon(m.hbm_GBps, 4.5, 1e-9);
 	g_unlink(p);
 	g_free(p);
-	/* a bad value: its line and column */
-	p = write_tmp("calibration:\n  virtual_rank:\n    launch: 4.8us\n    piece: fast\n");
-	g_assert_cmpint(gh_calib_read_vrank(p, &m, &err), ==, GC_ERR_INPUT);
-	char *want = g_strdup_printf("%s:4:12: piece: expected a positive time", p);
-	g_assert_nonnull(strstr(err, want));
-	g_free(want);
-	g_clear_pointer(&err, g_free);
-	g_unlink(p);
-	g_free(p);
-	/* an unknown key, a missing key, no section at all, no file */
-	p = write_tmp("calibration:\n  virtual_rank:\n    lunch: 4.8us\n");
-	g_assert_cmpint(gh_calib_read_vrank(p, &m, &err), ==, GC_ERR_INPUT);
-	g_assert_nonnull(strstr(err, ":3:5: expected one of launch"));
-	g_clear_pointer(&err, g_free);
-	g_unlink(p);
-	g_free(p);
-	p = write_tmp("calibration:\n  virtual_rank:\n    launch: 4.8us\n");
-	g_assert_cmpint(gh_calib_read_vrank(p, &m, &err), ==, GC_ERR_INPUT);
-	g_assert_nonnull(strstr(err, ":1:1: calibration.virtual_rank lacks 'll_hop'"));
-	g_clear_pointer(&err, g_free);
-	g_unlink(p);
-	g_free(p);
-	p = write_tmp("calibration:\n  name: x\n  # virtual_rank: not fitted: no L2\n");
-	g_assert_cmpint(gh_calib_read_vrank(p, &m, &err), ==, GC_ERR_INPUT);
-	g_assert_nonnull(strstr(err, ":1:1: no calibration.virtual_rank model"));
-	g_clear_pointer(&err, g_free);
-	g_unlink(p);
-	g_free(p);
+	/* a bad value: its line and column; an unknown key, a missing key, no
+	 * section at all */
+	read_fails("calibration:\n  virtual_rank:\n    launch: 4.8us\n    piece: fast\n",
+		   "FILE:4:12: piece: expected a positive time");
+	read_fails("calibration:\n  virtual_rank:\n    lunch: 4.8us\n", ":3:5: expected one of launch");
+	read_fails("calibration:\n  virtual_rank:\n    launch: 4.8us\n",
+		   ":1:1: calibration.virtual_rank lacks 'll_hop'");
+	read_fails("calibration:\n  name: x\n  # virtual_rank: not fitted: no L2\n",
+		   ":1:1: no calibration.virtual_rank model");
 	g_assert_cmpint(gh_calib_read_vrank("/nonexistent/x.yaml", &m, &err), ==, GC_ERR_IO);
 	g_assert_nonnull(strstr(err, "/nonexistent/x.yaml:1:1: cannot read"));
 	g_free(err);
