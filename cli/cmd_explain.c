@@ -122,11 +122,80 @@ out:
 	return rc;
 }
 
+/* --transport FILE: one network message of a run scenario's transport
+ * (transport.inter), walked through the same stages `gcsim run` sends
+ * every such message through (gm_xport), at --bytes (default 8 B), of the
+ * kind --variant names (simple, ll, put or signal). The run is only
+ * checked, not timed. */
+static int explain_transport(const char *file, const char *bytes, const char *variant, char **sets,
+			     bool timeline)
+{
+	static const char *const kinds[] = {"simple", "ll", "put", "signal"};
+	GString *out = NULL;
+	gm_run *run = NULL;
+	char *err = NULL;
+	int rc = 2;
+	gm_xport_msg k = GM_XM__COUNT;
+	for (int i = 0; variant && i < GM_XM__COUNT; i++)
+		if (!strcmp(variant, kinds[i]))
+			k = (gm_xport_msg)i;
+	if (variant && k == GM_XM__COUNT) {
+		err = g_strdup_printf("--variant: a transport's message is simple, ll, put or signal; got '%s'",
+				      variant);
+		rc = fail(err);
+		goto out;
+	}
+	uint64_t b = 8;
+	const char *why = NULL;
+	if (bytes)
+		gc_parse_bytes(bytes, &b, &why); /* checked by the caller */
+	gm_run_opts ro = {.sets = (const char *const *)sets, .check_only = true};
+	gc_status st = gm_run_scenario(file, &ro, &run, &err);
+	if (st != GC_OK) {
+		fprintf(stderr, "%s\n", err);
+		rc = cli_exit_status(st);
+		goto out;
+	}
+	const gm_xport *x = &run->xport;
+	if (x->kind == GM_XPORT_NONE) {
+		err = g_strdup_printf("--transport: %s has transport.inter none: its network messages are "
+				      "a flow and topology.nic.latency, with no control path to walk; set "
+				      "transport.inter (nccl, ibrc, ibgda, gin or auto)",
+				      file);
+		rc = fail(err);
+		goto out;
+	}
+	if (k == GM_XM__COUNT)
+		k = x->kind == GM_XPORT_NCCL ? GM_XM_SEND : GM_XM_SIGNAL;
+	gm_tx_recipe rcp;
+	gm_tx_result res;
+	gm_xport_recipe(x, k, b, &rcp);
+	gm_tx_estimate(&x->p, &rcp, &res);
+	out = g_string_new(NULL);
+	gm_run_format_head(file, run->cfg, &run->topo, out);
+	g_string_append_printf(out, "# transport : %s (%s message), components of platform %s\n", x->name,
+			       kinds[k], x->p.platform);
+	gm_tx_format_walk(&x->p, &rcp, &res, b, timeline, out);
+	g_string_append_printf(out,
+			       "# gcsim run sends every network message of this scenario through these "
+			       "stages; 2 GPUs on 2 nodes exchanging %llu B (sendrecv) take "
+			       "topology.launch_latency + %.3f us\n",
+			       (unsigned long long)b, (double)res.latency_ps * 1e-6);
+	fputs(out->str, stdout);
+	rc = 0;
+out:
+	if (out)
+		g_string_free(out, TRUE);
+	gm_run_free(run);
+	g_free(err);
+	return rc;
+}
+
 int cli_explain(int argc, char **argv)
 {
 	char *path = NULL, *variant = NULL, *bytes = NULL, *platform = NULL, *compare = NULL;
 	char *format = NULL, *trace = NULL, *scenario = NULL, *sweep = NULL, *collective = NULL;
-	char *bench = NULL;
+	char *bench = NULL, *transport = NULL;
 	char **sets = NULL;
 	gint64 messages = -1, rank = -1, strand = -1, steps = -1, ctas = -1, iters = -1;
 	gboolean timeline = FALSE;
@@ -158,6 +227,9 @@ int cli_explain(int argc, char **argv)
 		{"collective", 0, 0, G_OPTION_ARG_FILENAME, &collective,
 		 "walk the collective of a run scenario step by step at one size (--bytes, default its "
 		 "first)", "FILE"},
+		{"transport", 0, 0, G_OPTION_ARG_FILENAME, &transport,
+		 "walk one network message of a run scenario's transport (transport.inter) through the "
+		 "stages gcsim run uses; --variant simple, ll, put or signal; --bytes", "FILE"},
 		{"rank", 0, 0, G_OPTION_ARG_INT64, &rank, "collective: the rank whose steps are listed (default 0)",
 		 "N"},
 		{"strand", 0, 0, G_OPTION_ARG_INT64, &strand,
@@ -176,7 +248,9 @@ int cli_explain(int argc, char **argv)
 				 "  gcsim explain --path inter:5 --platform p5   (refused: no GPUDirect Async)\n"
 				 "A collective step by step (each step's peers, bytes, and its time waiting\n"
 				 "for data, for room at the receiver, and moving; --timeline draws the ranks):\n"
-				 "  gcsim explain --collective scenarios/dgx-h100-allreduce.yaml --bytes 1MiB",
+				 "  gcsim explain --collective scenarios/dgx-h100-allreduce.yaml --bytes 1MiB\n"
+				 "One network message of a run scenario's transport, as gcsim run sends it:\n"
+				 "  gcsim explain --transport scenarios/transport-sendrecv.yaml --timeline",
 				 entries, &done);
 	gc_config *cfg = NULL;
 	GString *out = NULL;
@@ -198,6 +272,13 @@ int cli_explain(int argc, char **argv)
 		rc = fail("--collective walks a run scenario; --path, --compare, --scenario, --platform, "
 			  "--variant, --messages, --bench, --ctas, --iters and --sweep explain the "
 			  "communication types");
+		goto out;
+	}
+	if (transport && (collective || path || compare || scenario || platform || messages != -1 ||
+			  sweep || bench || ctas != -1 || iters != -1 || trace)) {
+		rc = fail("--transport walks a run scenario's transport; --collective, --path, --compare, "
+			  "--scenario, --platform, --messages, --bench, --ctas, --iters, --sweep and --trace "
+			  "do other things");
 		goto out;
 	}
 	if (!collective && (rank != -1 || strand != -1 || steps != -1)) {
@@ -264,6 +345,10 @@ int cli_explain(int argc, char **argv)
 	if (iters != -1 && (iters < 1 || iters > GM_TX_LOOP_MAX_ITERS)) {
 		err = g_strdup_printf("--iters: expected 1 to %d, got %lld", GM_TX_LOOP_MAX_ITERS, (long long)iters);
 		rc = fail(err);
+		goto out;
+	}
+	if (transport) {
+		rc = explain_transport(transport, bytes, variant, sets, timeline);
 		goto out;
 	}
 	if ((variant || timeline) && !path && !scenario && !collective) {
@@ -352,6 +437,7 @@ out:
 	g_free(variant);
 	g_free(bytes);
 	g_free(platform);
+	g_free(transport);
 	g_free(compare);
 	g_free(format);
 	g_free(trace);

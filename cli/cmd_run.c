@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "sim/models/gm_keyuse.h"
 #include "sim/models/gm_run.h"
 #include "sim/models/gm_scenario.h"
 #include "sim/models/gm_train.h"
@@ -113,7 +114,9 @@ static int run_sweep(const char *path, char *const *specs, int nspecs, GPtrArray
 		if (v1)
 			g_ptr_array_add(all, g_strdup_printf("%s=%s", key[1], v1));
 		g_ptr_array_add(all, NULL);
-		gm_run_opts o = {.sets = (const char *const *)all->pdata, .breakdown = breakdown};
+		gm_run_opts o = {.sets = (const char *const *)all->pdata,
+				 .breakdown = breakdown,
+				 .sweep_cell = true};
 		char *err = NULL;
 		gc_status st = step ? gm_train_run(path, &o, &steps[k], &err)
 				    : run_with_progress(path, &o, &runs[k], &err);
@@ -127,6 +130,21 @@ static int run_sweep(const char *path, char *const *specs, int nspecs, GPtrArray
 		}
 		g_free(err);
 		g_ptr_array_free(all, TRUE);
+	}
+	if (rc == 0) {
+		/* a key the scenario sets that no value's run uses */
+		char ***lists = g_new0(char **, n);
+		for (guint k = 0; k < n; k++)
+			lists[k] = step ? steps[k]->unused : runs[k]->unused;
+		char **none = gm_keyuse_common((char *const *const *)lists, n);
+		char *err = NULL;
+		if (gm_keyuse_refuse(none, n > 1 ? "(in every run of the sweep)" : NULL, &err) != GC_OK) {
+			fprintf(stderr, "%s\n", err);
+			rc = 2;
+		}
+		g_free(err);
+		g_strfreev(none);
+		g_free(lists);
 	}
 	if (rc == 0) {
 		GString *out = g_string_new(NULL);

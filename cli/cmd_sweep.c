@@ -26,6 +26,7 @@
 #include "sim/core/gc_config.h"
 #include "sim/core/gc_results.h"
 #include "sim/core/gc_units.h"
+#include "sim/models/gm_keyuse.h"
 #include "sim/models/gm_run.h"
 #include "sim/models/gm_scenario.h"
 
@@ -390,6 +391,7 @@ int cli_sweep(int argc, char **argv)
 	int nax = 0;
 	guint ncells = 0;
 	sweep_cell *cells = NULL;
+	char ***unused = NULL; /* per cell: the keys set and not used (gm_keyuse.h) */
 	GPtrArray *base = g_ptr_array_new_with_free_func(g_free);
 	gc_results *db = NULL;
 	char *err = NULL, *key = NULL;
@@ -478,6 +480,7 @@ int cli_sweep(int argc, char **argv)
 	}
 	ncells = (guint)want;
 	cells = g_new0(sweep_cell, ncells);
+	unused = g_new0(char **, ncells);
 	GString *keys = g_string_new(NULL);
 	for (int a = 0; a < nax; a++)
 		g_string_append_printf(keys, "%s%s", a ? "," : "", ax[a].key);
@@ -519,15 +522,29 @@ int cli_sweep(int argc, char **argv)
 		 * this cell's topology cannot run, ...) */
 		gm_run_opts chk = {.sets = (const char *const *)c->sets->pdata,
 				   .check_only = true,
-				   .breakdown = breakdown};
+				   .breakdown = breakdown,
+				   .sweep_cell = true};
 		gm_run *dry = NULL;
 		st = gm_run_scenario(argv[1], &chk, &dry, &err);
+		if (dry) {
+			unused[k] = dry->unused;
+			dry->unused = NULL;
+		}
 		gm_run_free(dry);
 		if (st != GC_OK) {
 			fprintf(stderr, "%s (sweep cell %s)\n", err, c->label + strlen("sweep: "));
 			rc = sweep_status(st);
 			goto out;
 		}
+	}
+	/* and a key the scenario sets that no cell uses */
+	char **none = gm_keyuse_common((char *const *const *)unused, ncells);
+	st = gm_keyuse_refuse(none, ncells > 1 ? "(in every cell of the sweep)" : NULL, &err);
+	g_strfreev(none);
+	if (st != GC_OK) {
+		fprintf(stderr, "%s\n", err);
+		rc = sweep_status(st);
+		goto out;
 	}
 	st = gc_results_open(results, true, &db, &err);
 	if (st == GC_OK)
@@ -560,7 +577,9 @@ int cli_sweep(int argc, char **argv)
 			continue;
 		}
 		sweep_progress pr = {k, ncells, c->value};
-		gm_run_opts o = {.sets = (const char *const *)c->sets->pdata, .breakdown = breakdown};
+		gm_run_opts o = {.sets = (const char *const *)c->sets->pdata,
+				 .breakdown = breakdown,
+				 .sweep_cell = true};
 		if (tty) {
 			o.progress = progress;
 			o.progress_ctx = &pr;
@@ -636,8 +655,11 @@ out:
 			g_ptr_array_free(cells[k].sets, TRUE);
 		g_free(cells[k].pts);
 		g_free(cells[k].prm);
+		if (unused)
+			g_strfreev(unused[k]);
 	}
 	g_free(cells);
+	g_free(unused);
 	for (int a = 0; a < SWEEP_AXES; a++) {
 		g_free(ax[a].key);
 		g_strfreev(ax[a].vals);

@@ -1092,6 +1092,84 @@ static void nvls_agrs_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, 
 	      (double)(C * n) * s / b * 1e12;
 }
 
+/* The proxy time of one message of kind k on the sender's side (sender)
+ * or the receiver's: its proxy stages, a busy thread reading its FIFO or
+ * completion queue once per batch. */
+static double proxy_ps(const gm_xport *x, gm_xport_msg k, bool sender)
+{
+	const gm_xport_path *h = &x->path[k];
+	double ps = 0;
+	for (int i = sender ? 0 : h->data + 1; i < (sender ? h->data : h->nstages); i++) {
+		const gm_xport_stage *st = &h->st[i];
+		if (st->kind == GM_XS_PROXY_WORK)
+			ps += (double)st->ps;
+		else if (st->kind == GM_XS_PROXY_POLL)
+			ps += (double)st->ps / (x->proxy_batch > 0 ? x->proxy_batch : 1);
+	}
+	return ps;
+}
+
+/* A transport's proxy threads are single servers, which the closed forms
+ * have no queue for: the group's first GPU's proxy works at least one turn
+ * per network message its schedule sends and, two-sided, per one it
+ * receives, so the operation takes no less than the launch and that (an
+ * all-to-all over many peers is bound by it). */
+static double xport_proxy_bound(const gt_topo *topo, const gs_gen *gen, const gm_net *net,
+				const gm_coll_opts *o)
+{
+	const gm_xport *x = o->xport;
+	if (!x || x->kind == GM_XPORT_NONE || topo->kind != GT_DGX)
+		return 0;
+	const gs_params *p = &gen->p;
+	const int r0 = gs_group_member(p, 0, 0), spc = gen->strands_per_channel > 0 ? gen->strands_per_channel : 1;
+	const gm_xport_msg two = o->xport_ll ? GM_XM_SEND_LL : GM_XM_SEND;
+	const double send2 = proxy_ps(x, two, true), recv2 = proxy_ps(x, two, false);
+	const double put = proxy_ps(x, GM_XM_PUT, true), sig = proxy_ps(x, GM_XM_SIGNAL, true);
+	if (send2 + recv2 + put + sig <= 0)
+		return 0;
+	gs_step win[256];
+	uint32_t route[GM_MAX_HOPS];
+	double busy = 0;
+	for (int ch = 0; ch < gen->nstrands; ch++) {
+		uint64_t len = gen->ops->strand_len(gen, r0, ch);
+		for (uint64_t at = 0; at < len; at += G_N_ELEMENTS(win)) {
+			uint32_t nw = (uint32_t)MIN((uint64_t)G_N_ELEMENTS(win), len - at);
+			gen->ops->fill(gen, r0, ch, at, nw, win);
+			for (uint32_t i = 0; i < nw; i++) {
+				const gs_step *st = &win[i];
+				const gs_op op = (gs_op)st->op;
+				int peer = -1;
+				double c = 0;
+				if (gs_op_one_sided(op) && op != GS_OP_WAIT && st->bytes > 0) {
+					peer = st->send_peer;
+					c = op == GS_OP_SIGNAL ? sig : put;
+				} else if (gs_op_sends(op)) {
+					peer = st->send_peer;
+					c = send2;
+				}
+				if (peer >= 0 && peer != r0) {
+					int nh = gt_topo_route_ch(topo, r0, peer, ch / spc, route);
+					for (int h = 0; h < nh; h++)
+						if (net->info[route[h]].kind == GM_LINK_NIC) {
+							busy += c;
+							break;
+						}
+				}
+				if (gs_op_recvs(op) && !gs_op_one_sided(op) && st->recv_peer >= 0 &&
+				    st->recv_peer != r0) {
+					int nh = gt_topo_route_ch(topo, st->recv_peer, r0, ch / spc, route);
+					for (int h = 0; h < nh; h++)
+						if (net->info[route[h]].kind == GM_LINK_NIC) {
+							busy += recv2;
+							break;
+						}
+				}
+			}
+		}
+	}
+	return busy > 0 ? (double)topo->launch_ps + busy : 0;
+}
+
 gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll_opts *o,
 			   gm_coll_result *res, char **errmsg)
 {
@@ -1299,6 +1377,8 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		uint64_t M = ceil_div(Dc, p->slice_bytes);
 		t += alpha + (double)M * ((double)Dc / (double)M / beta * 1e12);
 	}
+	/* a transport's proxy thread: no faster than its turns */
+	t = fmax(t, xport_proxy_bound(topo, gen, &net, o));
 	/* a host thread driving G GPUs enqueues an operation on each in turn:
 	 * the first operation waits for the last GPU's enqueue, (G - 1) x
 	 * enqueue after the first's, and back-to-back operations run no faster

@@ -35,7 +35,17 @@
 #define WINBUF_MAX (256u << 20)
 #define NONE UINT32_MAX
 
-enum { EV_LAUNCH = 1, EV_DELIVER = 2, EV_CREDIT = 3, EV_SIGNAL = 4, EV_DELIVER_CP = 5, EV_SIGNAL_CP = 6 };
+enum {
+	EV_LAUNCH = 1,
+	EV_DELIVER = 2,
+	EV_CREDIT = 3,
+	EV_SIGNAL = 4,
+	EV_DELIVER_CP = 5,
+	EV_SIGNAL_CP = 6,
+	EV_XP_GPU = 7,	 /* a strand's GPU part of a transport's message is done */
+	EV_XP_READY = 8, /* a connection's next message may go on the wire */
+	EV_XQ_READY = 9	 /* a connection's next one-sided message may go on the wire */
+};
 enum { S_IDLE, S_WAIT_RECV, S_WAIT_CREDIT, S_WAIT_SIGNAL, S_SENDING, S_DONE };
 
 typedef struct strand {
@@ -62,8 +72,10 @@ typedef struct conn {
 	uint32_t src, dst, ch;
 	uint32_t waiting_send, waiting_recv;
 	int16_t nhops;
-	uint8_t proxied; /* sim.net_send proxy: the NIC sends the FIFO in order */
-	uint8_t busy;	 /* proxied: a message of the FIFO is on the wire */
+	uint8_t proxied; /* the NIC sends the FIFO in order: 1 sim.net_send proxy, 2 a
+			  * transport (its messages wait for their control path) */
+	uint8_t busy;	 /* proxied: a message of the FIFO is on the wire (1), or the
+			  * next one waits for its control path (2) */
 	uint64_t inflight;
 	uint64_t qmask;
 	uint64_t nsent, ndelivered, nconsumed;
@@ -102,6 +114,21 @@ typedef struct cpcarry {
 	uint64_t what; /* connection, or signal key */
 	gm_cpv v;
 } cpcarry;
+
+/* A transport's one-sided message (PUT or SIGNAL) waiting on its
+ * connection, in order, for its control path and the wire. */
+typedef struct xpmsg {
+	uint64_t bytes;
+	uint64_t key; /* SIGNAL: its signal_key */
+	int64_t ready;
+	uint8_t signal;
+} xpmsg;
+
+typedef struct xpq {
+	xpmsg *v; /* ring of cap (a power of two) */
+	uint32_t head, n, cap;
+	uint8_t busy; /* 1: the head is on the wire; 2: it waits for its control path */
+} xpq;
 
 typedef struct rankst {
 	uint32_t strands_done;
@@ -157,6 +184,16 @@ typedef struct sim {
 	struct stamp {
 		int64_t recv, ready;
 	} *stamps;
+	/* the transport (o->xport, NULL: none): per rank its proxy thread's
+	 * free time, turn size and busy time; per link (NICs') the message
+	 * stage's free and busy time; per connection the one-sided queue; the
+	 * GPU part's time per message kind */
+	const gm_xport *xp;
+	int64_t *xp_proxy, *xp_proxy_busy, *xp_nic, *xp_nic_busy;
+	uint32_t *xp_turn;
+	xpq *xq;
+	int64_t *xp_sq; /* per rank and shared send queue (gpu.queues): its free time */
+	uint64_t xp_msgs;
 } sim;
 
 static inline msg *cq(conn *c) { return c->qmask < 4 ? c->q.inl : c->q.heap; }
@@ -216,6 +253,8 @@ static uint32_t conn_get(sim *m, uint32_t src, uint32_t dst, uint32_t ch)
 		m->ctot = g_renew(conn_tot, m->ctot, m->capconns);
 		if (m->cp)
 			m->ccp = g_renew(cpconn, m->ccp, m->capconns);
+		if (m->xp)
+			m->xq = g_renew(xpq, m->xq, m->capconns);
 	}
 	uint32_t id = m->nconns++;
 	conn *c = &m->conns[id];
@@ -223,6 +262,8 @@ static uint32_t conn_get(sim *m, uint32_t src, uint32_t dst, uint32_t ch)
 	m->ctot[id] = (conn_tot){0, 0};
 	if (m->cp)
 		m->ccp[id] = (cpconn){.q = g_new0(cpmsg, 4)};
+	if (m->xp)
+		m->xq[id] = (xpq){0};
 	c->src = src;
 	c->dst = dst;
 	c->ch = ch;
@@ -230,9 +271,10 @@ static uint32_t conn_get(sim *m, uint32_t src, uint32_t dst, uint32_t ch)
 	c->qmask = 3;
 	c->nhops = (int16_t)gt_topo_route_ch(m->topo, (int)src, (int)dst, (int)ch, c->route);
 	c->lat_ps = gm_net_route_latency(&m->net, c->route, c->nhops);
-	if (m->o->net_send_proxy && !m->net.pkt_bytes)
+	if ((m->o->net_send_proxy || m->xp) && !m->net.pkt_bytes)
 		for (int h = 0; h < c->nhops; h++)
-			c->proxied |= m->net.info[c->route[h]].kind == GM_LINK_NIC;
+			if (m->net.info[c->route[h]].kind == GM_LINK_NIC)
+				c->proxied = m->xp ? 2 : 1;
 	uint64_t h = hash64(key) & (m->hcap - 1);
 	while (m->hkeys[h])
 		h = (h + 1) & (m->hcap - 1);
@@ -289,6 +331,7 @@ static void wake(sim *m, uint32_t sid)
 }
 
 #define PROXY_TAG (UINT64_C(1) << 63)
+#define XQ_TAG (UINT64_C(1) << 62)
 
 /* Critical path: park a vector on its way; the event carries the slot. */
 static uint32_t cp_carry(sim *m, uint64_t what, const gm_cpv *v)
@@ -344,6 +387,12 @@ static void cp_signal(sim *m, uint64_t key, gm_cpv v)
 
 static void proxy_pump(sim *m, conn *c);
 static inline void schedule_delivery(sim *m, conn *c, ge_time at, const gm_cpv *v);
+static int64_t xp_control(sim *m, const conn *c, gm_xport_msg k, int64_t t);
+static int64_t xp_gpu_end(sim *m, const conn *c, gm_xport_msg k, uint32_t sidx, int64_t t);
+static int64_t xp_receive(sim *m, const conn *c, gm_xport_msg k, int64_t t);
+static bool xp_gpu_part(sim *m, strand *s, uint32_t sid, const gs_step *st, int64_t until);
+static void xq_push(sim *m, conn *c, uint64_t bytes, bool signal, uint64_t key, int64_t ready);
+static inline gm_xport_msg xp_send_kind(const sim *m);
 
 /* Reclaim the buffer space of consumed messages whose credit has travelled
  * back by now (lazily: no event is needed unless a sender is waiting); a
@@ -541,9 +590,10 @@ static inline __attribute__((always_inline)) void strand_run(sim *m, uint32_t si
 			/* the receiver tells the sender that the slot is free with a
 			 * write that travels back over the connection; a waiting
 			 * sender is woken when it lands */
-			q->credit_at = m->eng.now + c->lat_ps;
+			const int64_t back = c->lat_ps + (c->proxied == 2 ? m->xp->credit_ps : 0);
+			q->credit_at = m->eng.now + back;
 			if (c->waiting_send != NONE) {
-				if (c->lat_ps == 0) {
+				if (back == 0) {
 					wake(m, c->waiting_send);
 					c->waiting_send = NONE;
 				} else {
@@ -584,6 +634,20 @@ static inline __attribute__((always_inline)) void strand_run(sim *m, uint32_t si
 				c = &m->conns[s->send_conn];
 			}
 			m->messages++;
+			if (c->proxied == 2 && st->bytes > 0) {
+				/* a transport's put or signal: the CTA's part, then the
+				 * message waits its turn on the connection */
+				const bool sig = op == GS_OP_SIGNAL;
+				const gm_xport_msg k = sig ? GM_XM_SIGNAL : GM_XM_PUT;
+				const int64_t t = xp_gpu_end(m, c, k, s->ch, m->eng.now);
+				if (G_UNLIKELY(m->stamps))
+					m->stamps[sid].ready = m->eng.now;
+				xq_push(m, c, st->bytes, sig, sig ? signal_key(m, s, c, st) : 0,
+					xp_control(m, c, k, t));
+				if (!xp_gpu_part(m, s, sid, st, t))
+					return;
+				continue;
+			}
 			if (st->bytes > 0) {
 				s->state = S_SENDING;
 				if (G_UNLIKELY(m->stamps))
@@ -621,6 +685,19 @@ static inline __attribute__((always_inline)) void strand_run(sim *m, uint32_t si
 				m->ctot[c - m->conns].pushed += st->bytes;
 			conn_push(m, c, st->bytes);
 			m->messages++;
+			if (c->proxied == 2) {
+				/* a transport: the GPU's part holds the strand; the
+				 * message's control path runs on from its hand-off */
+				const gm_xport_msg k = xp_send_kind(m);
+				const int64_t t = xp_gpu_end(m, c, k, s->ch, m->eng.now);
+				cq(c)[(c->nsent - 1) & c->qmask].credit_at = xp_control(m, c, k, t);
+				proxy_pump(m, c);
+				if (G_UNLIKELY(m->stamps))
+					m->stamps[sid].ready = m->eng.now;
+				if (!xp_gpu_part(m, s, sid, st, t))
+					return;
+				continue;
+			}
 			if (c->proxied) {
 				if (cp) /* the NIC starts it from where the GPU is */
 					m->ccp[c - m->conns].q[(c->nsent - 1) & c->qmask].d = m->scp[sid];
@@ -697,6 +774,13 @@ static inline void schedule_delivery(sim *m, conn *c, ge_time at, const gm_cpv *
  * (with the critical path v, NULL without it). */
 static inline void deliver_after_latency(sim *m, conn *c, ge_time now, const gm_cpv *v)
 {
+	if (c->proxied == 2) { /* and the transport's receiving part */
+		int64_t at = xp_receive(m, c, xp_send_kind(m), now + c->lat_ps);
+		if (at > now) {
+			schedule_delivery(m, c, at, NULL);
+			return;
+		}
+	}
 	if (c->lat_ps == 0) {
 		if (v)
 			cp_arrive(m, c, *v);
@@ -704,6 +788,195 @@ static inline void deliver_after_latency(sim *m, conn *c, ge_time now, const gm_
 	} else {
 		schedule_delivery(m, c, now + c->lat_ps, v);
 	}
+}
+
+/* ---- transport (gm_xport) ------------------------------------------------ */
+
+/* The NIC a connection's messages leave by: the first NIC link of its
+ * route. */
+static uint32_t xp_nic_of(const sim *m, const conn *c)
+{
+	for (int h = 0; h < c->nhops; h++)
+		if (m->net.info[c->route[h]].kind == GM_LINK_NIC)
+			return c->route[h];
+	return c->route[0];
+}
+
+/* A turn of rank r's proxy thread that takes `ps` from `t` on: it starts
+ * when both the work and the thread are there. */
+static int64_t xp_proxy_work(sim *m, uint32_t r, int64_t t, int64_t ps)
+{
+	int64_t s = t > m->xp_proxy[r] ? t : m->xp_proxy[r];
+	m->xp_proxy[r] = s + ps;
+	m->xp_proxy_busy[r] += ps;
+	return s + ps;
+}
+
+/* Rank r's proxy finds work that is there at t: an idle thread polls half
+ * a period later on average and reads it; a busy one finds it when its
+ * current work ends, reading again only once per proxy.batch requests
+ * (one poll takes a batch). */
+static int64_t xp_proxy_poll(sim *m, uint32_t r, int64_t t, const gm_xport_stage *st)
+{
+	if (t >= m->xp_proxy[r]) {
+		m->xp_turn[r] = 1;
+		return xp_proxy_work(m, r, t + st->period_ps / 2, st->ps);
+	}
+	if (++m->xp_turn[r] > (uint32_t)m->xp->proxy_batch) {
+		m->xp_turn[r] = 1;
+		return xp_proxy_work(m, r, t, st->ps);
+	}
+	return m->xp_proxy[r];
+}
+
+/* Stages [from, to) of a message of kind k on c, from t on: the sender's
+ * proxy and NIC before the data, the receiver's proxy after it. Returns
+ * when they are done. */
+static int64_t xp_stages(sim *m, const conn *c, gm_xport_msg k, int from, int to, int64_t t)
+{
+	const gm_xport_path *h = &m->xp->path[k];
+	for (int i = from; i < to; i++) {
+		const gm_xport_stage *st = &h->st[i];
+		const uint32_t r = i < h->data ? c->src : c->dst;
+		switch (st->kind) {
+		case GM_XS_POLL:
+			t += st->period_ps / 2 + st->ps;
+			break;
+		case GM_XS_PROXY_POLL:
+			t = xp_proxy_poll(m, r, t, st);
+			break;
+		case GM_XS_PROXY_WORK:
+			t = xp_proxy_work(m, r, t, st->ps);
+			break;
+		case GM_XS_NIC: {
+			uint32_t l = xp_nic_of(m, c);
+			int64_t s = t > m->xp_nic[l] ? t : m->xp_nic[l];
+			m->xp_nic[l] = t = s + st->ps;
+			m->xp_nic_busy[l] += st->ps;
+			break;
+		}
+		default: /* a delay; the data's own fixed part (its DMA read request) */
+			t += st->ps;
+			break;
+		}
+	}
+	return t;
+}
+
+/* The sender's GPU part of a message of kind k that strand sidx of its
+ * rank (a CTA) starts at t: when it is done (a post on a send queue its
+ * CTA shares waits for the queue's earlier publishes). */
+static int64_t xp_gpu_end(sim *m, const conn *c, gm_xport_msg k, uint32_t sidx, int64_t t)
+{
+	const gm_xport_path *h = &m->xp->path[k];
+	for (int i = 0; i < h->ngpu; i++) {
+		const gm_xport_stage *st = &h->st[i];
+		if (st->kind == GM_XS_GPU_SQ) {
+			int64_t *f = &m->xp_sq[(uint64_t)c->src * (uint64_t)m->xp->queues +
+					       sidx % (uint32_t)m->xp->queues];
+			t = (t > *f ? t : *f) + st->ps;
+			*f = t;
+		} else {
+			t += st->ps;
+		}
+	}
+	return t;
+}
+
+/* A message of kind k handed over at t (its GPU part done): when it may
+ * go on the wire. */
+static int64_t xp_control(sim *m, const conn *c, gm_xport_msg k, int64_t t)
+{
+	m->xp_msgs++;
+	const gm_xport_path *h = &m->xp->path[k];
+	return xp_stages(m, c, k, h->ngpu, h->data + 1, t);
+}
+
+/* A message of kind k landed at t: when its receiver knows. */
+static int64_t xp_receive(sim *m, const conn *c, gm_xport_msg k, int64_t t)
+{
+	const gm_xport_path *h = &m->xp->path[k];
+	return xp_stages(m, c, k, h->data + 1, h->nstages, t);
+}
+
+static inline gm_xport_msg xp_send_kind(const sim *m)
+{
+	return m->o->xport_ll ? GM_XM_SEND_LL : GM_XM_SEND;
+}
+
+/* Strand sid's step is its GPU part of a transport's message: the strand
+ * is busy until `until` (EV_XP_GPU completes the step), or completes it
+ * now when the part takes no time. Returns true when the strand goes on. */
+static bool xp_gpu_part(sim *m, strand *s, uint32_t sid, const gs_step *st, int64_t until)
+{
+	if (until <= m->eng.now) {
+		step_complete(m, s, st);
+		return true;
+	}
+	s->state = S_SENDING;
+	ge_schedule(&m->eng, until, m->ent, EV_XP_GPU, sid);
+	return false;
+}
+
+/* The next one-sided message on c goes on the wire when its control path
+ * is done, one at a time per connection (a queue pair's writes in order:
+ * a signal lands after the puts before it). */
+static void xq_pump(sim *m, conn *c)
+{
+	uint32_t id = (uint32_t)(c - m->conns);
+	xpq *q = &m->xq[id];
+	while (!q->busy && q->n > 0) {
+		xpmsg *x = &q->v[q->head];
+		if (x->ready > m->eng.now) {
+			q->busy = 2;
+			ge_schedule(&m->eng, x->ready, m->ent, EV_XQ_READY, id);
+			return;
+		}
+		q->busy = 1;
+		gm_net_start(&m->net, c->route, c->nhops, (double)x->bytes, XQ_TAG | id);
+		return;
+	}
+}
+
+static void xq_push(sim *m, conn *c, uint64_t bytes, bool signal, uint64_t key, int64_t ready)
+{
+	xpq *q = &m->xq[c - m->conns];
+	if (q->n == q->cap) {
+		uint32_t cap = q->cap ? q->cap * 2 : 8;
+		xpmsg *v = g_new(xpmsg, cap);
+		for (uint32_t i = 0; i < q->n; i++)
+			v[i] = q->v[(q->head + i) & (q->cap - 1)];
+		g_free(q->v);
+		q->v = v;
+		q->head = 0;
+		q->cap = cap;
+	}
+	q->v[(q->head + q->n++) & (q->cap - 1)] =
+		(xpmsg){.bytes = bytes, .key = key, .ready = ready, .signal = signal};
+	xq_pump(m, c);
+}
+
+static void signal_arrive(sim *m, uint64_t key);
+
+/* The head one-sided message of connection id is off the wire: a signal
+ * is seen by its receiver after the route latency and the transport's
+ * receiving part. */
+static void xq_done(sim *m, uint32_t id, ge_time now)
+{
+	conn *c = &m->conns[id];
+	xpq *q = &m->xq[id];
+	xpmsg x = q->v[q->head];
+	q->head = (q->head + 1) & (q->cap - 1);
+	q->n--;
+	q->busy = 0;
+	if (x.signal) {
+		int64_t at = xp_receive(m, c, GM_XM_SIGNAL, now + c->lat_ps);
+		if (at <= now)
+			signal_arrive(m, x.key);
+		else
+			ge_schedule(&m->eng, at, m->ent, EV_SIGNAL, x.key);
+	}
+	xq_pump(m, c);
 }
 
 /* A proxied connection (sim.net_send proxy): the GPU has handed its
@@ -714,6 +987,18 @@ static inline void deliver_after_latency(sim *m, conn *c, ge_time now, const gm_
 static void proxy_pump(sim *m, conn *c)
 {
 	while (!c->busy && c->nflowed < c->nsent) {
+		msg *head = &cq(c)[c->nflowed & c->qmask];
+		if (c->proxied == 2) {
+			/* a transport's message waits for its control path (its
+			 * time parked in credit_at, unused until it is consumed) */
+			if (head->credit_at > m->eng.now) {
+				c->busy = 2;
+				ge_schedule(&m->eng, head->credit_at, m->ent, EV_XP_READY,
+					    (uint64_t)(c - m->conns));
+				return;
+			}
+			head->credit_at = INT64_MAX;
+		}
 		uint64_t k = c->nflowed++;
 		uint64_t bytes = cq(c)[k & c->qmask].bytes;
 		cpconn *cc = G_UNLIKELY(m->cp) ? &m->ccp[c - m->conns] : NULL;
@@ -757,6 +1042,11 @@ static void signal_arrive(sim *m, uint64_t key)
 static inline __attribute__((always_inline)) void flow_done(sim *m, uint64_t tag, ge_time now,
 							  const bool cp)
 {
+	if (G_UNLIKELY(tag & XQ_TAG) && !(tag & PROXY_TAG)) { /* a transport's one-sided message */
+		xq_done(m, (uint32_t)(tag & ~XQ_TAG), now);
+		drain(m);
+		return;
+	}
 	if (tag & PROXY_TAG) { /* a proxied message is off the wire */
 		conn *pc = &m->conns[tag & ~PROXY_TAG];
 		pc->busy = 0;
@@ -865,6 +1155,17 @@ static gc_status coll_handle(ge_engine *e, void *self, const ge_event *ev)
 		cp_event(m, ev->kind, ev->arg);
 	} else if (ev->kind == EV_SIGNAL) {
 		signal_arrive(m, ev->arg);
+	} else if (ev->kind == EV_XP_GPU) {
+		strand *s = &m->strands[ev->arg];
+		step_complete(m, s, cur_step(m, s, (uint32_t)ev->arg));
+		wake(m, (uint32_t)ev->arg);
+	} else if (ev->kind == EV_XP_READY) {
+		conn *c = &m->conns[ev->arg];
+		c->busy = 0;
+		proxy_pump(m, c);
+	} else if (ev->kind == EV_XQ_READY) {
+		m->xq[ev->arg].busy = 0;
+		xq_pump(m, &m->conns[ev->arg]);
 	} else { /* EV_CREDIT */
 		conn *c = &m->conns[ev->arg];
 		if (c->waiting_send != NONE) {
@@ -1062,6 +1363,16 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	}
 	m->ent = ge_entity_add(&m->eng, &coll_ops, m);
 	gt_topo_instantiate(topo, &m->net);
+	if (o->xport && o->xport->kind != GM_XPORT_NONE && !o->pkt_bytes) {
+		m->xp = o->xport;
+		m->xp_proxy = g_new0(int64_t, m->nranks);
+		m->xp_proxy_busy = g_new0(int64_t, m->nranks);
+		m->xp_turn = g_new0(uint32_t, m->nranks);
+		m->xp_nic = g_new0(int64_t, m->net.nlinks);
+		m->xp_nic_busy = g_new0(int64_t, m->net.nlinks);
+		if (m->xp->queues > 0)
+			m->xp_sq = g_new0(int64_t, (uint64_t)m->nranks * (uint64_t)m->xp->queues);
+	}
 	m->strands = gc_aligned_renew(NULL, 0, m->nstrands, sizeof(strand));
 	if (o->on_step) {
 		m->stamps = g_new(struct stamp, m->nstrands);
@@ -1129,6 +1440,8 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		m->ccp = g_new0(cpconn, 1);
 		m->ccp[0].q = g_new0(cpmsg, 4);
 	}
+	if (m->xp)
+		m->xq = g_new0(xpq, 1);
 
 	gc_status st = ge_run(&m->eng, GE_TIME_MAX);
 	if (st != GC_OK) {
@@ -1149,6 +1462,18 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		res->messages = m->messages;
 		res->heap_peak = m->eng.heap_peak;
 		res->flow_recomputes = m->net.recomputes;
+		res->xp_proxy_rank = res->xp_nic_link = -1;
+		for (int r = 0; m->xp && r < m->nranks; r++)
+			if (m->xp_proxy_busy[r] > res->xp_proxy_busy_ps) {
+				res->xp_proxy_busy_ps = m->xp_proxy_busy[r];
+				res->xp_proxy_rank = r;
+			}
+		for (uint32_t l = 0; m->xp && l < m->net.nlinks; l++)
+			if (m->xp_nic_busy[l] > res->xp_nic_busy_ps) {
+				res->xp_nic_busy_ps = m->xp_nic_busy[l];
+				res->xp_nic_link = (int)l;
+			}
+		res->xp_msgs = m->xp_msgs;
 		if (m->cp) {
 			gm_cpv e = m->cpend;
 			gm_cpv_to(&e, m->end_time, GM_CP_OTHER);
@@ -1174,7 +1499,16 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 			g_free(m->conns[i].q.heap);
 		if (m->cp)
 			g_free(m->ccp[i].q);
+		if (m->xp)
+			g_free(m->xq[i].v);
 	}
+	g_free(m->xq);
+	g_free(m->xp_proxy);
+	g_free(m->xp_proxy_busy);
+	g_free(m->xp_turn);
+	g_free(m->xp_nic);
+	g_free(m->xp_nic_busy);
+	g_free(m->xp_sq);
 	g_free(m->ccp);
 	g_free(m->stamps);
 	g_free(m->scp);

@@ -41,6 +41,7 @@
 #include "../topologies/gt_topo.h"
 #include "gm_cpath.h"
 #include "gm_net.h"
+#include "gm_xport.h"
 
 /* One step of one strand as it ran, for gm_coll_opts.on_step. A step's
  * time splits into waiting for its incoming message (recv_ps - start_ps),
@@ -78,6 +79,15 @@ typedef struct gm_coll_opts {
 				* connection's messages in order */
 	bool critical_path;    /* flow mode: split the time along the critical
 				* path (gm_cpath.h) into gm_coll_result.cp_ps */
+	/* transport.inter (NULL or kind none: a network message is a flow and
+	 * the route's latency): every message on a route through a NIC takes
+	 * the transport's stages (gm_xport.h), its sender's GPU part holding
+	 * the strand, its control path reserving the proxy threads and NIC
+	 * message stages, its receiver's part before it is delivered; flow
+	 * fidelity only. xport_ll: the protocol's flags arrive with the data
+	 * (LL, LL128) */
+	const gm_xport *xport;
+	bool xport_ll;
 	/* optional: called as each step completes, in simulated-time order */
 	void (*on_step)(void *ctx, const gm_step_rec *rec);
 	void *step_ctx;
@@ -101,6 +111,13 @@ typedef struct gm_coll_result {
 	uint64_t flow_recomputes;
 	gm_link_stat *links; /* nlinks entries, g_free; NULL unless want_links */
 	uint32_t nlinks;
+	/* a transport's busiest servers (gm_coll_opts.xport): the proxy
+	 * thread of rank xp_proxy_rank and the NIC message stage of link
+	 * xp_nic_link (-1: none) were busy this long over all iterations;
+	 * xp_msgs messages took the transport */
+	int64_t xp_proxy_busy_ps, xp_nic_busy_ps;
+	int xp_proxy_rank, xp_nic_link;
+	uint64_t xp_msgs;
 	/* critical_path: the critical path of all iterations by category
 	 * (sum: total_ps) */
 	bool has_cp;

@@ -180,6 +180,16 @@ static const gm_model_info models[] = {
 	 "DeepSeek-V3 (node-limited routing, at most 4 nodes)",
 	 "collective.op, moe.tokens, moe.topk, moe.experts, moe.max_nodes, moe.chunk, seed, "
 	 "collective.channels"},
+	{"pplx", "algorithm",
+	 "MoE dispatch and combine (pplx-kernels' internode shape): every token-expert message a put "
+	 "with its own signal from its own warp (no dedup per rank), a count signal per expert from "
+	 "every GPU (dispatch) and a sync flag from every GPU to every GPU (combine); the receiver "
+	 "waits for the counts, then for its token counters; a grid of collective.channels blocks "
+	 "(the GPU's SMs, 132); closed form: put's, the busiest link under the draw",
+	 "ppl-ai/pplx-kernels csrc/all_to_all/internode_dispatch.cu, internode_combine.cu "
+	 "(NVSHMEM putmem_signal_nbi_warp, signal_op)",
+	 "collective.op, moe.tokens, moe.topk, moe.experts, seed, collective.channels, "
+	 "transport.inter"},
 	{"sendrecv", "algorithm", "each rank sends to rank+1 and receives from rank-1 (nccl-tests sendrecv_perf)",
 	 "NVIDIA/nccl-tests src/sendrecv.cu", "collective.slice"},
 	{"groups", "algorithm",

@@ -10,6 +10,7 @@
 
 #include "../core/gc_results.h"
 #include "../core/gc_units.h"
+#include "gm_keyuse.h"
 #include "gm_proto.h"
 #include "gm_scenario.h"
 #include "gm_tuner.h"
@@ -57,6 +58,8 @@ static gs_algo algo_of(const char *s)
 		return GS_ALGO_FORWARD;
 	if (!strcmp(s, "pat"))
 		return GS_ALGO_PAT;
+	if (!strcmp(s, "pplx"))
+		return GS_ALGO_PPLX;
 	return GS_ALGO_RING;
 }
 
@@ -94,14 +97,17 @@ static const char *algo_refusal(gs_coll c, gs_algo a, unsigned protos, const gt_
 {
 	const bool no_simple = !(protos & GM_PROTO_BIT(GM_PROTO_SIMPLE));
 	bool a2a = c == GS_COLL_ALLTOALL;
-	if (gs_coll_is_moe(c) && a != GS_ALGO_PUT && a != GS_ALGO_FORWARD)
+	if (gs_coll_is_moe(c) && a != GS_ALGO_PUT && a != GS_ALGO_FORWARD && a != GS_ALGO_PPLX)
 		return "dispatch and combine run as put (every token-expert message from its GPU: "
-		       "DeepEP's low-latency kernels) or forward (once per node over the network, on "
-		       "over NVLink: DeepEP's normal kernels)";
+		       "DeepEP's low-latency kernels), forward (once per node over the network, on "
+		       "over NVLink: DeepEP's normal kernels) or pplx (pplx-kernels: a put with its "
+		       "own signal per token-expert message, counts and sync flags as signals)";
 	if (gs_coll_is_moe(c))
 		return NULL;
-	if (a == GS_ALGO_FORWARD)
-		return "forward is the dispatch and combine of MoE expert parallelism";
+	if (a == GS_ALGO_FORWARD || a == GS_ALGO_PPLX)
+		return a == GS_ALGO_FORWARD
+			       ? "forward is the dispatch and combine of MoE expert parallelism"
+			       : "pplx is the dispatch and combine of MoE expert parallelism";
 	if ((c == GS_COLL_BROADCAST || c == GS_COLL_REDUCE) && a != GS_ALGO_RING)
 		return c == GS_COLL_BROADCAST
 			       ? "broadcast runs as NCCL's ring (a chain from the root), not another "
@@ -189,6 +195,9 @@ static const char *algo_refusal(gs_coll c, gs_algo a, unsigned protos, const gt_
 #define MOE_CHANNELS 32
 /* DeepEP's normal kernels: a channel is two SMs, and its tests run 24 */
 #define MOE_FWD_CHANNELS 12
+/* pplx-kernels launches at most one block per SM (numSMs): an H100 SXM's
+ * 132 */
+#define PPLX_BLOCKS 132
 #define NVLS_CHANNELS 16
 
 /* dispatch/combine: the nodes an expert-parallel group spans and its
@@ -228,9 +237,11 @@ static void algo_layout(const gc_config *cfg, const gt_topo *t, gs_params *p)
 	p->ranks_per_node = t->gpus_per_node;
 	/* dispatch/combine: concurrent senders per GPU (DeepEP issues every
 	 * token-expert message from its own warp; docs/MODELS.md gives the
-	 * sensitivity) */
+	 * sensitivity); pplx: its grid's blocks, each with its own warps */
 	if (gs_coll_is_moe(p->coll) && ch == 0)
-		p->nchannels = p->algo == GS_ALGO_FORWARD ? MOE_FWD_CHANNELS : MOE_CHANNELS;
+		p->nchannels = p->algo == GS_ALGO_FORWARD ? MOE_FWD_CHANNELS
+			       : p->algo == GS_ALGO_PPLX  ? PPLX_BLOCKS
+							  : MOE_CHANNELS;
 	if (chain_coll(p->coll) && !gc_config_is_set(cfg, "collective.slice"))
 		p->slice_bytes = chain_slice(p->slice_bytes, gc_config_bytes(cfg, "collective.buffer"));
 	if (!switch_reduced(p->algo))
@@ -490,6 +501,7 @@ void gm_run_free(gm_run *r)
 	}
 	g_free(r->pts);
 	g_free(r->cmp);
+	g_strfreev(r->unused);
 	g_free(r->path);
 	if (r->cfg)
 		gc_config_free(r->cfg);
@@ -597,6 +609,7 @@ static void proto_setup(const gm_run *r, gm_proto q, const gs_params *base, uint
 		p->nchannels = nccl_channels(q, base->algo, gs_group_n(base), bytes, p->nchannels);
 	*t = r->topo;
 	gm_proto_apply(q, base->algo, t);
+	co->xport_ll = q != GM_PROTO_SIMPLE;
 	/* the nodes the communicator spans; on a flat switch every GPU is a
 	 * node of its own (its link is its network) */
 	int rpn = t->kind == GT_FLAT ? 1 : comm_rpn(base);
@@ -631,6 +644,18 @@ static void proto_setup(const gm_run *r, gm_proto q, const gs_params *base, uint
 	}
 	if (base->algo == GS_ALGO_TREE)
 		tree_geometry(r, q, gs_group_n(base) / rpn, rpn, p, co);
+	/* a transport pays its network messages' software steps itself: the
+	 * NIC link keeps its physical latency whatever the protocol */
+	if (r->xport.kind != GM_XPORT_NONE)
+		t->lat_scale[GM_LINK_NIC] = 1.0;
+}
+
+/* The closed form has no servers: a transport's message costs it one
+ * uncontended pass of its stages on top of the NIC link's latency. */
+static void xport_closed_form(const gm_run *r, const gm_coll_opts *co, gt_topo *t)
+{
+	if (r->xport.kind != GM_XPORT_NONE)
+		t->nic.lat_ps += gm_xport_latency_ps(&r->xport, co->xport_ll ? GM_XM_SEND_LL : GM_XM_SEND);
 }
 
 /* The closed-form time of base with protocol q at this size (ps). */
@@ -642,6 +667,7 @@ static gc_status closed_form_ps(const gm_run *r, gm_proto q, const gs_params *ba
 	gm_coll_opts co = *co0;
 	co.trace = NULL;
 	proto_setup(r, q, base, bytes, &p, &t, &co);
+	xport_closed_form(r, &co, &t);
 	gs_gen *gen = NULL;
 	gm_coll_result res;
 	gc_status st = gs_gen_create(&p, &gen, errmsg);
@@ -811,7 +837,7 @@ static void algo_candidates(gm_run *r)
 	static const gs_algo order[] = {
 		GS_ALGO_RING, GS_ALGO_TREE, GS_ALGO_PAIRWISE, GS_ALGO_PUT,     GS_ALGO_NVLS,
 		GS_ALGO_NVLS_TREE, GS_ALGO_PAT, GS_ALGO_BRUCK, GS_ALGO_COLLNET, GS_ALGO_COLLNET_CHAIN,
-		GS_ALGO_FORWARD};
+		GS_ALGO_FORWARD, GS_ALGO_PPLX};
 	G_STATIC_ASSERT(G_N_ELEMENTS(order) == GS_ALGO__COUNT);
 	r->ncand = 0;
 	for (size_t k = 0; k < G_N_ELEMENTS(order); k++) {
@@ -822,6 +848,10 @@ static void algo_candidates(gm_run *r)
 		 * small batches: a closed form without it cannot choose fairly
 		 * between the two kernels */
 		if (q.algo == GS_ALGO_FORWARD)
+			continue;
+		/* pplx moves put's messages (its counts and flags are 8 B
+		 * each): the closed form cannot tell the two apart */
+		if (q.algo == GS_ALGO_PPLX)
 			continue;
 		/* NCCL's tuner chooses among NCCL's algorithms only */
 		if (r->tuner_nccl && !gm_tuner_runs(&r->tuner, q.coll, q.algo))
@@ -904,8 +934,10 @@ static gc_status run_sizes(const gm_run *r, const gs_params *base, const uint64_
 		pt->nchannels = p.nchannels;
 		if (r->tuner_nccl)
 			pt->nccl_est_us = gm_tuner_time_us(&r->tuner, base->coll, base->algo, q, sizes[i]);
-		if (st == GC_OK && r->analytical)
+		if (st == GC_OK && r->analytical) {
+			xport_closed_form(r, co, &topo);
 			st = gm_coll_analytic(&topo, gen, co, &pt->r, errmsg);
+		}
 		else if (st == GC_OK)
 			st = gm_coll_simulate(&topo, gen, co, links, &pt->r, errmsg);
 		if (st == GC_OK) {
@@ -932,6 +964,50 @@ static gc_status run_sizes(const gm_run *r, const gs_params *base, const uint64_
 	co->trace = saved;
 	co->buffer_bytes = saved_buffer;
 	return st;
+}
+
+/* A transport (transport.inter other than none): its platform's component
+ * defaults (gm_xport_platform of the preset), the NIC link's physical
+ * latency unless topology.nic.latency is given, and the fidelities it
+ * runs under. */
+static gc_status xport_setup(gc_config *cfg, const gm_run_opts *o, char **errmsg)
+{
+	const char *x = gc_config_str(cfg, "transport.inter");
+	if (!strcmp(x, "none"))
+		return GC_OK;
+	const char *fid = gc_config_str(cfg, "sim.fidelity");
+	if (!strcmp(fid, "packet"))
+		return gc_config_error(cfg, "transport.inter", errmsg,
+				       "%s runs under sim.fidelity flow or analytical; the packet model "
+				       "does not take a transport's control path",
+				       x);
+	if (o->breakdown)
+		return gc_config_error(cfg, "transport.inter", errmsg,
+				       "%s: the breakdown (--breakdown) does not follow a transport's "
+				       "control path; use transport.inter none, or --links for the "
+				       "transport's busiest proxy and NIC",
+				       x);
+	if (!strcmp(gc_config_str(cfg, "sim.net_send"), "proxy"))
+		return gc_config_error(cfg, "sim.net_send", errmsg,
+				       "proxy is what transport.inter %s does already (its NIC sends a "
+				       "connection's messages in order); leave sim.net_send gpu",
+				       x);
+	gm_tx_platform_apply(cfg, gm_xport_platform(gc_config_str(cfg, "topology.preset")));
+	if (!gc_config_is_set(cfg, "topology.nic.latency")) {
+		char v[32], origin[48];
+		g_snprintf(v, sizeof(v), "%lldps", (long long)gm_xport_nic_latency_ps(cfg));
+		g_snprintf(origin, sizeof(origin), "transport.inter %s", x);
+		gc_config_set_default(cfg, "topology.nic.latency", v, origin);
+	}
+	return GC_OK;
+}
+
+/* A schedule of one-sided puts and signals (alltoall put, MoE put and
+ * pplx). */
+static bool one_sided(const gs_params *p)
+{
+	return (p->algo == GS_ALGO_PUT && (p->coll == GS_COLL_ALLTOALL || gs_coll_is_moe(p->coll))) ||
+	       (p->algo == GS_ALGO_PPLX && gs_coll_is_moe(p->coll));
 }
 
 gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, char **errmsg)
@@ -969,9 +1045,13 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 				     "not by %s: use sim.fidelity flow",
 				     gc_config_str(r->cfg, "sim.fidelity"));
 	if (st == GC_OK)
+		st = xport_setup(r->cfg, o, errmsg);
+	if (st == GC_OK)
 		st = gt_topo_from_config(r->cfg, &r->topo, errmsg);
 	if (st == GC_OK)
 		st = collective_from_config(r->cfg, &r->topo, &r->base, errmsg);
+	if (st == GC_OK)
+		st = gm_xport_build(r->cfg, &r->topo, one_sided(&r->base), &r->xport, errmsg);
 	if (st != GC_OK) {
 		gm_run_free(r);
 		return st;
@@ -988,6 +1068,12 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 	if (r->algo_auto)
 		algo_candidates(r);
 	r->analytical = strcmp(gc_config_str(r->cfg, "sim.fidelity"), "analytical") == 0;
+	/* every key the scenario sets changes what is simulated, or is refused */
+	st = gm_keyuse_check(r, o->step_phase, o->sweep_cell ? &r->unused : NULL, errmsg);
+	if (st != GC_OK) {
+		gm_run_free(r);
+		return st;
+	}
 	gm_coll_opts co = {
 		.buffer_bytes = gc_config_bytes(r->cfg, "collective.buffer"),
 		.iters = (int)gc_config_int(r->cfg, "collective.iters"),
@@ -997,6 +1083,7 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 		.check = gc_config_bool(r->cfg, "sim.check"),
 		.net_send_proxy = !strcmp(gc_config_str(r->cfg, "sim.net_send"), "proxy"),
 		.critical_path = o->breakdown,
+		.xport = &r->xport,
 	};
 	if (strcmp(gc_config_str(r->cfg, "sim.fidelity"), "packet") == 0) {
 		co.pkt_bytes = (uint32_t)gc_config_bytes(r->cfg, "sim.packet");
@@ -1296,6 +1383,45 @@ static void format_fewer_channels(const char *key, const char *const *values,
 		g_string_append(g, "\n");
 }
 
+/* A transport's servers per size: the busiest proxy thread's and NIC
+ * message stage's share of the time, and which of them (or neither: the
+ * data path and the latencies) sets the pace. */
+static void format_xport(const gm_run *r, GString *g, const char *label)
+{
+	if (r->xport.kind == GM_XPORT_NONE || r->npts == 0)
+		return;
+	const char *auto_why = "";
+	if (!strcmp(gc_config_str(r->cfg, "transport.inter"), "auto"))
+		auto_why = r->xport.kind == GM_XPORT_NCCL ? " (auto: NCCL's proxy for a collective)"
+			   : r->xport.kind == GM_XPORT_IBGDA
+				   ? " (auto: one-sided, and the NIC takes GPU-posted work requests)"
+			   : r->xport.p.nic_kind == GM_TX_NIC_EFA
+				   ? " (auto: one-sided, and EFA has no GPUDirect Async, so NVSHMEM falls back to its CPU proxy)"
+				   : " (auto: one-sided, and the NIC has no GPUDirect Async: the CPU proxy)";
+	if (r->analytical) {
+		g_string_append_printf(g, "# %s%stransport %s%s: each network message adds its stages once "
+					  "(closed form: no queueing at proxies or NICs)\n",
+				       label ? label : "", label ? ": " : "", r->xport.name, auto_why);
+		return;
+	}
+	g_string_append_printf(g, "# %s%stransport %s%s: the busiest proxy thread and NIC message stage, "
+				  "busy share of the time:\n",
+			       label ? label : "", label ? ": " : "", r->xport.name, auto_why);
+	for (size_t i = 0; i < r->npts; i++) {
+		const gm_coll_result *c = &r->pts[i].r;
+		double t = c->total_ps > 0 ? (double)c->total_ps : 1;
+		double px = (double)c->xp_proxy_busy_ps / t, nic = (double)c->xp_nic_busy_ps / t;
+		const char *bind = px >= 0.5 && px >= nic ? "the proxy thread binds"
+				   : nic >= 0.5		  ? "the NIC's message rate binds"
+							  : "the data path and latencies bind";
+		g_string_append_printf(g, "#   %llu B: %llu messages;", (unsigned long long)r->pts[i].bytes,
+				       (unsigned long long)c->xp_msgs);
+		if (c->xp_proxy_rank >= 0)
+			g_string_append_printf(g, " proxy of rank %d %.1f %%;", c->xp_proxy_rank, 100 * px);
+		g_string_append_printf(g, " NIC stage %.1f %%: %s\n", 100 * nic, bind);
+	}
+}
+
 void gm_run_format_table(const gm_run *r, void *gstring_out)
 {
 	GString *g = gstring_out;
@@ -1317,6 +1443,7 @@ void gm_run_format_table(const gm_run *r, void *gstring_out)
 		sum += pt->busbw_GBps;
 	}
 	g_string_append_printf(g, "# Avg bus bandwidth    : %g\n", r->npts ? sum / (double)r->npts : 0.0);
+	format_xport(r, g, NULL);
 	if (kc && r->npts > 0)
 		format_deepep_bw(r, kc, g);
 	if (r->algo_auto && r->npts > 0) {
@@ -1500,6 +1627,11 @@ void gm_run_format_sweep(const char *key, const char *const *values, gm_run *con
 	}
 	if (!csv)
 		format_fewer_channels(key, values, (const gm_run *const *)runs, n, g);
+	for (size_t k = 0; !csv && k < n; k++) {
+		char *label = g_strdup_printf("%s=%s", key, values[k]);
+		format_xport(runs[k], g, label);
+		g_free(label);
+	}
 }
 
 static int cmp_link(const void *a, const void *b)

@@ -43,6 +43,10 @@ typedef struct gm_run_opts {
 	 * (gm_coll_opts.on_step); may be NULL */
 	void (*on_step)(void *ctx, const gm_step_rec *rec);
 	void *step_ctx;
+	/* one cell of a sweep: the keys the scenario sets and this run does
+	 * not use are listed in gm_run.unused, not refused; the sweep refuses
+	 * those no cell uses (gm_keyuse.h) */
+	bool sweep_cell;
 } gm_run_opts;
 
 typedef struct gm_point {
@@ -75,6 +79,7 @@ typedef struct gm_run {
 	bool tuner_nccl;
 	gm_tuner tuner;
 	bool analytical;
+	gm_xport xport; /* transport.inter (kind none: no control path) */
 	uint32_t pkt_bytes, pkt_buf; /* packet fidelity when pkt_bytes > 0 */
 	gm_point *pts;
 	size_t npts;
@@ -82,6 +87,9 @@ typedef struct gm_run {
 	bool compare;
 	gs_algo compare_algo;
 	gm_point *cmp;
+	/* with gm_run_opts.sweep_cell: the keys set and not used, each with
+	 * its refusal, in pairs (NULL: none) */
+	char **unused;
 } gm_run;
 
 gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, char **errmsg);

@@ -12,6 +12,7 @@
 #include "../topologies/gt_topo.h"
 #include "gm_train.h"
 #include "gm_tx.h"
+#include "gm_xport.h"
 
 static const gc_param doc_params[] = {
 	{"schema_version", GC_P_INT, NULL, NULL, 1, 1,
@@ -27,11 +28,14 @@ static const gc_param coll_params[] = {
 	 "allreduce|allgather|reducescatter|sendrecv|alltoall|dispatch|combine|broadcast|reduce", 1, 0,
 	 "the collective to time; dispatch and combine are MoE expert parallelism (moe.*), their "
 	 "sizes one token-expert message; broadcast and reduce have root 0 (of each group)", NULL},
-	{"collective.algo", GC_P_ENUM, "ring", "ring|tree|pairwise|put|nvls|nvlstree|bruck|collnet|forward|pat|collnetchain|auto", 1, 0,
+	{"collective.algo", GC_P_ENUM, "ring", "ring|tree|pairwise|put|nvls|nvlstree|bruck|collnet|forward|pat|collnetchain|pplx|auto", 1, 0,
 	 "ring; tree (NCCL double binary tree, allreduce); pairwise (two-sided) or put "
 	 "(one-sided, NVSHMEM style) for alltoall, whose default is pairwise; put (DeepEP's "
-	 "low-latency kernels, the default) or forward (DeepEP's normal kernels: once per node over "
-	 "the network, on over NVLink) for dispatch and combine; nvls (allreduce "
+	 "low-latency kernels, the default), forward (DeepEP's normal kernels: once per node over "
+	 "the network, on over NVLink) or pplx (pplx-kernels' internode kernels: every "
+	 "token-expert message a put with its own signal from its own warp, per-expert token "
+	 "counts and combine's sync flags as signals; collective.channels is the GPU's SMs, "
+	 "132) for dispatch and combine; nvls (allreduce "
 	 "reduced and multicast in the switch, NVLink SHARP, one node or SHARP across nodes; "
 	 "allgather multicast and reducescatter reduced in the switch, across nodes with SHARP); nvlstree (nvls in every "
 	 "node, a double binary tree between nodes; NCCL's NVLS_TREE); bruck (allgather and "
@@ -62,7 +66,7 @@ static const gc_param coll_params[] = {
 	{"collective.buffer", GC_P_BYTES, "4MiB", NULL, 4, 1099511627776.0,
 	 "receive buffer per connection (credits); a send waits for space",
 	 "NCCL Simple buffer 4 MiB in 8 slots (shared/reference/README.md)"},
-	{"collective.compare", GC_P_ENUM, "none", "none|ring|tree|pairwise|put|nvls|nvlstree|bruck|collnet|forward|pat|collnetchain", 1, 0,
+	{"collective.compare", GC_P_ENUM, "none", "none|ring|tree|pairwise|put|nvls|nvlstree|bruck|collnet|forward|pat|collnetchain|pplx", 1, 0,
 	 "also time this algorithm at every size and print which is faster and the crossover", NULL},
 	{"collective.protocol", GC_P_ENUM, "simple", "simple|ll|ll128|auto", 1, 0,
 	 "NCCL protocol: simple (fenced chunks), ll (8 B lines with flags: low latency, half "
@@ -174,6 +178,7 @@ gc_config *gm_scenario_config_new(void)
 	gc_config_add_params(cfg, moe_params, G_N_ELEMENTS(moe_params));
 	gc_config_add_params(cfg, sweep_params, G_N_ELEMENTS(sweep_params));
 	gm_tx_register_params(cfg);
+	gm_xport_register_params(cfg);
 	gm_train_register_params(cfg);
 	/* explain.* is registered by gcsim explain alone (gm_tx_register_study_params) */
 	gc_config_add_hint(cfg, "explain",

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "../core/gc_units.h"
+#include "gm_keyuse.h"
 #include "gm_pipe.h"
 #include "gm_proto.h"
 #include "gm_scenario.h"
@@ -146,6 +147,7 @@ void gm_train_free(gm_train *t)
 		return;
 	if (t->cfg)
 		gc_config_free(t->cfg);
+	g_strfreev(t->unused);
 	g_free(t->path);
 	g_free(t);
 }
@@ -420,8 +422,11 @@ static gc_status plan(gm_train *t, char **errmsg)
 	return GC_OK;
 }
 
-/* Run phase ph: the scenario with the phase's collective on top. */
-static gc_status run_phase(gm_train *t, const gm_run_opts *o, gm_train_phase *ph, char **errmsg)
+/* Run phase ph: the scenario with the phase's collective on top. In a
+ * sweep's cell (o->sweep_cell), *unused keeps the keys every phase so far
+ * left unused. */
+static gc_status run_phase(gm_train *t, const gm_run_opts *o, gm_train_phase *ph, char ***unused,
+			   char **errmsg)
 {
 	GPtrArray *sets = g_ptr_array_new_with_free_func(g_free);
 	for (size_t i = 0; o->sets && o->sets[i]; i++)
@@ -477,6 +482,13 @@ static gc_status run_phase(gm_train *t, const gm_run_opts *o, gm_train_phase *ph
 		ph->rest_proto = ph->rest_bytes ? r->pts[1].proto : ph->proto;
 		ph->total_us = (double)ph->calls * ph->call_us + ph->rest_us;
 		t->analytical = r->analytical;
+		if (o->sweep_cell) {
+			char *const *both[2] = {*unused, r->unused};
+			char **common = ph == &t->ph[0] ? g_strdupv(r->unused)
+							 : gm_keyuse_common(both, 2);
+			g_strfreev(*unused);
+			*unused = common;
+		}
 	}
 	gm_run_free(r);
 	g_ptr_array_free(sets, TRUE);
@@ -617,12 +629,26 @@ gc_status gm_train_run(const char *path, const gm_run_opts *o, gm_train **out, c
 				     "is '%s'; a training step needs workload: step",
 				     gc_config_str(t->cfg, "workload"));
 	if (st == GC_OK)
+		st = gm_keyuse_check_step(t->cfg, o->sweep_cell ? &t->unused : NULL, errmsg);
+	if (st == GC_OK)
 		st = gt_topo_from_config(t->cfg, &t->topo, errmsg);
 	if (st == GC_OK)
 		st = plan(t, errmsg);
+	char **phases_unused = NULL;
 	for (int i = 0; i < t->nph && st == GC_OK; i++) {
-		st = run_phase(t, o, &t->ph[i], errmsg);
+		st = run_phase(t, o, &t->ph[i], &phases_unused, errmsg);
 		t->total_us += t->ph[i].total_us;
+	}
+	if (phases_unused) { /* after the step's own */
+		GPtrArray *all = g_ptr_array_new();
+		for (char **p = t->unused; p && *p; p++)
+			g_ptr_array_add(all, *p);
+		for (char **p = phases_unused; *p; p++)
+			g_ptr_array_add(all, *p);
+		g_ptr_array_add(all, NULL);
+		g_free(t->unused);
+		g_free(phases_unused);
+		t->unused = (char **)g_ptr_array_free(all, FALSE);
 	}
 	if (st == GC_OK)
 		st = overlap(t, errmsg);

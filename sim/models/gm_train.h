@@ -131,6 +131,10 @@ typedef struct gm_train {
 	 * messages, and what the PP messages then add to it */
 	double bubble_us, pp_exposed_us;
 	bool analytical;
+	/* with gm_run_opts.sweep_cell: the keys set and not used by the step
+	 * (by itself, or by every phase), each with its refusal, in pairs
+	 * (NULL: none; gm_keyuse.h) */
+	char **unused;
 } gm_train;
 
 /* Register the train.* keys and `workload`. */

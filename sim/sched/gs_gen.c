@@ -209,16 +209,18 @@ static gc_status gs_params_normalize(const gs_params *in, gs_params *p, char **e
 					  gs_algo_name(p->algo), gs_coll_name(p->coll));
 		return GC_ERR_INPUT;
 	}
-	if (gs_coll_is_moe(p->coll) && p->algo != GS_ALGO_PUT && p->algo != GS_ALGO_FORWARD) {
-		*errmsg = g_strdup_printf("%s runs as put (one-sided, GPU-initiated) or forward "
-					  "(through the same-rail GPU of each node), not %s",
+	if (gs_coll_is_moe(p->coll) && p->algo != GS_ALGO_PUT && p->algo != GS_ALGO_FORWARD &&
+	    p->algo != GS_ALGO_PPLX) {
+		*errmsg = g_strdup_printf("%s runs as put (one-sided, GPU-initiated), forward "
+					  "(through the same-rail GPU of each node) or pplx "
+					  "(pplx-kernels' put-with-signal per message), not %s",
 					  gs_coll_name(p->coll), gs_algo_name(p->algo));
 		return GC_ERR_INPUT;
 	}
-	if (p->algo == GS_ALGO_FORWARD && !gs_coll_is_moe(p->coll)) {
-		*errmsg = g_strdup_printf("the forward algorithm is only defined for dispatch and "
+	if ((p->algo == GS_ALGO_FORWARD || p->algo == GS_ALGO_PPLX) && !gs_coll_is_moe(p->coll)) {
+		*errmsg = g_strdup_printf("the %s algorithm is only defined for dispatch and "
 					  "combine, not %s",
-					  gs_coll_name(p->coll));
+					  gs_algo_name(p->algo), gs_coll_name(p->coll));
 		return GC_ERR_INPUT;
 	}
 	if ((p->coll == GS_COLL_BROADCAST || p->coll == GS_COLL_REDUCE) && p->algo != GS_ALGO_RING) {
@@ -439,7 +441,9 @@ gc_status gs_gen_create(const gs_params *p, gs_gen **out, char **errmsg)
 	case GS_COLL_ALLTOALL: st = gs_a2a_init(g, errmsg); break;
 	case GS_COLL_DISPATCH:
 	case GS_COLL_COMBINE:
-		st = g->p.algo == GS_ALGO_FORWARD ? gs_moefwd_init(g, errmsg) : gs_moe_init(g, errmsg);
+		st = g->p.algo == GS_ALGO_FORWARD ? gs_moefwd_init(g, errmsg)
+		     : g->p.algo == GS_ALGO_PPLX  ? gs_pplx_init(g, errmsg)
+						  : gs_moe_init(g, errmsg);
 		break;
 	default:
 		*errmsg = g_strdup_printf("no generator for %s", gs_coll_name(g->p.coll));

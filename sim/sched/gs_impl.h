@@ -24,7 +24,7 @@
 
 /*
  * They live in gs_ring.c, gs_tree.c, gs_p2p.c, gs_a2a.c, gs_nvls.c, gs_moe.c,
- * gs_moefwd.c, gs_bruck.c, gs_pat.c and gs_chain.c; each
+ * gs_moefwd.c, gs_pplx.c, gs_bruck.c, gs_pat.c and gs_chain.c; each
  * fills in ops, nstrands, strands_per_channel, buf_bytes, nsignals,
  * nhelpers (when not 0) and priv of a gs_gen whose p is already normalized
  * (gs_gen.c).
@@ -39,6 +39,7 @@ gc_status gs_collnet_init(gs_gen *g, char **errmsg);
 gc_status gs_collnet_chain_init(gs_gen *g, char **errmsg);
 gc_status gs_moe_init(gs_gen *g, char **errmsg);
 gc_status gs_moefwd_init(gs_gen *g, char **errmsg);
+gc_status gs_pplx_init(gs_gen *g, char **errmsg);
 gc_status gs_bruck_init(gs_gen *g, char **errmsg);
 gc_status gs_pat_init(gs_gen *g, char **errmsg);
 gc_status gs_chain_init(gs_gen *g, char **errmsg);

@@ -95,6 +95,7 @@ gc_status gs_moe_map_build(const gs_params *p, gs_moe_map *m, char **errmsg)
 	m->K = (uint32_t)K;
 	m->me = p->bytes / el;
 	m->dst = g_new(int32_t, n * T * K);
+	m->lexp = p->algo == GS_ALGO_PPLX ? g_new(uint32_t, n * T * K) : NULL;
 	m->slot = g_new(uint32_t, n * T * K);
 	m->recv = g_new0(uint32_t, n);
 	uint64_t per = E / n, EN = E / N;
@@ -126,6 +127,8 @@ gc_status gs_moe_map_build(const gs_params *p, gs_moe_map *m, char **errmsg)
 				taken[e] = true;
 				pk[k] = e;
 				m->dst[(r * T + t) * K + k] = (int32_t)(e / per);
+				if (m->lexp)
+					m->lexp[(r * T + t) * K + k] = (uint32_t)(e % per);
 			}
 			for (uint64_t k = 0; k < K; k++)
 				taken[pk[k]] = false;
@@ -177,6 +180,7 @@ gc_status gs_moe_map_build(const gs_params *p, gs_moe_map *m, char **errmsg)
 void gs_moe_map_free(gs_moe_map *m)
 {
 	g_free(m->dst);
+	g_free(m->lexp);
 	g_free(m->slot);
 	g_free(m->recv);
 	g_free(m->off);

@@ -176,7 +176,11 @@ typedef enum gs_coll {
  * first, the data doubling as the distance halves; gs_pat.c);
  * collnetchain: NCCL's CollNet Chain allreduce, each channel's data
  * reduced up a chain through the node's GPUs to its head, reduced across
- * nodes by the network's switch (SHARP) and passed back down (gs_nvls.c). */
+ * nodes by the network's switch (SHARP) and passed back down (gs_nvls.c);
+ * pplx: dispatch and combine in the shape of pplx-kernels' internode
+ * kernels, every token-expert message a put with its own signal, per-expert
+ * token counts and combine's sync flags as signals of their own, one strand
+ * per sending warp (gs_pplx.c). */
 typedef enum gs_algo {
 	GS_ALGO_RING = 0,
 	GS_ALGO_TREE,
@@ -189,6 +193,7 @@ typedef enum gs_algo {
 	GS_ALGO_FORWARD,
 	GS_ALGO_PAT,
 	GS_ALGO_COLLNET_CHAIN,
+	GS_ALGO_PPLX,
 	GS_ALGO__COUNT
 } gs_algo;
 
@@ -198,7 +203,7 @@ const char *gs_coll_name(gs_coll c);   /* "allreduce", "allgather", "reducescatt
 					  "dispatch", "combine", "broadcast", "reduce" */
 const char *gs_algo_name(gs_algo a);   /* "ring", "tree", "pairwise", "put", "nvls", "nvlstree",
 					  "bruck", "collnet", "forward", "pat",
-					  "collnetchain" */
+					  "collnetchain", "pplx" */
 const char *gs_dtype_name(gs_dtype t); /* nccl-tests spelling: "float", "int32", "double", "uint8" */
 size_t gs_dtype_size(gs_dtype t);
 /* nccl-tests bus-bandwidth factor: allreduce 2(n-1)/n; allgather,
@@ -376,13 +381,16 @@ void gs_ntree_free(gs_ntree *nt);
  * src_of[off[d] + j]; me = elements per message. forward (fwd): token
  * (r, t) goes once to each rank of tset[tset_off[r T + t] ..
  * tset_off[r T + t + 1]) (increasing: the distinct ranks of its experts),
- * into that rank's slot r T + t; P ranks per node. */
+ * into that rank's slot r T + t; P ranks per node. pplx: lexp[i] is message
+ * i's expert among its destination's (expert mod experts per rank; NULL
+ * for the other algorithms). */
 typedef struct gs_moe_map {
 	int n, P;
 	bool fwd;
 	uint32_t T, K, maxrecv;
 	uint64_t me;
 	int32_t *dst;
+	uint32_t *lexp;
 	uint32_t *slot, *recv;
 	uint64_t *off, *src_of;
 	uint64_t *tset_off;

@@ -23,8 +23,11 @@ check "table matches its golden output" "diff -u tests/golden/dgx-h100-allreduce
 "$G" run scenarios/dgx-h100-8node-crossover.yaml --set collective.sizes=8B,1MiB,256MiB >"$T/a.txt"
 "$G" run scenarios/dgx-h100-8node-crossover.yaml --set collective.sizes=8B,1MiB,256MiB >"$T/b.txt"
 check "same scenario and seed: byte-identical output" "cmp -s '$T/a.txt' '$T/b.txt'"
-"$G" run scenarios/dgx-h100-8node-crossover.yaml --set collective.sizes=8B,1MiB,256MiB --seed 7 >"$T/c.txt"
+"$G" run scenarios/moe-dispatch.yaml --set sweep.key= --set sweep.values= --seed 7 >"$T/c.txt"
 check "--seed is recorded in the header" "grep -q 'seed 7' '$T/c.txt'"
+"$G" run scenarios/dgx-h100-8node-crossover.yaml --set collective.sizes=8B --seed 7 >"$T/c2.txt" 2>"$T/c2.err"
+check "--seed where nothing is drawn at random: exit 2, one line naming the key, nothing on stdout" \
+  "[ \$? -eq 2 ] && [ ! -s '$T/c2.txt' ] && [ \$(wc -l <'$T/c2.err') -eq 1 ] && grep -q '^--set: seed: not used by this run: nothing in this allreduce is drawn at random' '$T/c2.err'"
 check "crossover line printed" "grep -q '^# crossover: tree is faster up to 1048576 B, ring from 268435456 B' '$T/a.txt'"
 
 # --- trace and links -----------------------------------------------------------

@@ -82,7 +82,7 @@ static void expect_phases_are_collectives(const gm_train *t, const char *topo, c
 			      g_strdup_printf("collective.group.stride=%d", p->group_stride),
 			      g_strdup_printf("collective.group.block=%d", p->group_block),
 			      g_strdup_printf("collective.group.block_stride=%d", p->group_block_stride),
-			      g_strdup(extra ? extra : "seed=1"), NULL};
+			      extra ? g_strdup(extra) : NULL, NULL};
 		gm_run *r = run_yaml(coll, (const char *const *)s);
 		g_test_message("%s: %s of %llu B in groups of %d at stride %d (blocks of %d, %d apart): "
 			       "%.3f us per call",

@@ -326,16 +326,18 @@ static inline bool tu_check_case(const gs_params *p, GRand *rnd)
 	/* nvls, nvlstree and collnet key a connection per (logical channel,
 	 * owner GPU of a node; one node: ranks_per_node = nranks) */
 	/* forward's dispatch keys a connection per (channel, role: network
-	 * sender, local sender, forwarder of each node) */
+	 * sender, local sender, forwarder of each node); pplx's strands are
+	 * the warps and threads of its grid (test_pplx checks their layout) */
 	const int per_ch = p->algo == GS_ALGO_NVLS || p->algo == GS_ALGO_NVLS_TREE ||
 					   p->algo == GS_ALGO_COLLNET
 				   ? g->p.ranks_per_node
 			   : p->algo == GS_ALGO_FORWARD && p->coll == GS_COLL_DISPATCH
 				   ? gs_group_n(&g->p) / g->p.ranks_per_node + 2
-				   : 1;
+			   : p->algo == GS_ALGO_PPLX ? 0
+						     : 1;
 	if (s->strands_per_channel != g->strands_per_channel || s->strands_per_channel < 1 ||
 	    s->nstrands % s->strands_per_channel != 0 ||
-	    s->nstrands / s->strands_per_channel != p->nchannels * per_ch) {
+	    (per_ch > 0 && s->nstrands / s->strands_per_channel != p->nchannels * per_ch)) {
 		g_test_fail_printf("%s: %d strands in channels of %d for %d channels", desc,
 				   s->nstrands, s->strands_per_channel, p->nchannels);
 		goto out;
@@ -354,9 +356,11 @@ static inline bool tu_check_case(const gs_params *p, GRand *rnd)
 				/* SIGNAL's bytes are the signal word, WAIT's a threshold */
 				if (steps[i].op == GS_OP_SIGNAL || steps[i].op == GS_OP_WAIT)
 					continue;
-				/* forward moves whole tokens, as DeepEP does */
+				/* forward and pplx move whole tokens, as DeepEP's normal
+				 * kernels and pplx-kernels do */
 				if (steps[i].bytes == 0 ||
-				    (steps[i].bytes > g->p.slice_bytes && p->algo != GS_ALGO_FORWARD)) {
+				    (steps[i].bytes > g->p.slice_bytes && p->algo != GS_ALGO_FORWARD &&
+				     p->algo != GS_ALGO_PPLX)) {
 					g_test_fail_printf("%s: r%d c%d #%" PRIu64 " has %" PRIu64
 							   " bytes (slice %" PRIu64 ")",
 							   desc, r, c, i, steps[i].bytes,

@@ -104,8 +104,12 @@ else
 fi
 "$G" explain --path intra:3 --timeline >"$T/tl"
 check "--timeline draws one bar per step" "grep -q '^timeline' '$T/tl' && [ \$(grep -c '|#' '$T/tl') -ge 1 ]"
-"$G" run scenarios/dgx-h100-allreduce.yaml --set proxy.flag_read=gdrcopy >/dev/null 2>"$T/err"
-check "gcsim run accepts the component keys" "[ \$? -eq 0 ]"
+"$G" run scenarios/dgx-h100-allreduce.yaml --set proxy.flag_read=gdrcopy >"$T/out" 2>"$T/err"
+check "gcsim run refuses a component key its run does not use, with the reason" \
+  "[ \$? -eq 2 ] && [ ! -s '$T/out' ] && grep -q '^--set: proxy.flag_read: not used by this run: transport.inter none' '$T/err'"
+"$G" run scenarios/dgx-h100-allreduce.yaml --set topology.nodes=2 --set transport.inter=nccl \
+  --set collective.sizes=1MiB --set proxy.flag_read=gdrcopy >/dev/null 2>"$T/err"
+check "gcsim run takes a component key its transport reads" "[ \$? -eq 0 ] && [ ! -s '$T/err' ]"
 
 # --- a collective walked step by step (--collective) ---------------------------------
 W="explain --collective scenarios/dgx-h100-allreduce.yaml --bytes 1MiB --timeline"

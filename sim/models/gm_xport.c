@@ -1,0 +1,449 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gm_xport: the transports of a run's network messages as stages over the
+ * communication-type components (see gm_xport.h).
+ *
+ * Sources of the stages:
+ *  - nccl: NVIDIA/nccl src/transport/net.cc (sendProxyProgress: the proxy
+ *    waits for the GPU's tail, ncclNetIsend per step of NCCL_STEPS;
+ *    recvProxyProgress: ncclNetTest on the posted receives, then the tail
+ *    the receiving GPU polls, kept in host memory for the NET transport),
+ *    src/proxy.cc (one progress thread per GPU walks all its connections),
+ *    src/transport/net_ib.cc (an RDMA write with immediate per send, one
+ *    ibv_post_send with the doorbell; the receiver's clear-to-send is an
+ *    RDMA write into the sender's FIFO). LL and LL128 carry a flag in every
+ *    line, so the receiving GPU polls its own buffer and does not wait for
+ *    the proxy (src/device/prims_ll.h).
+ *  - ibrc: NVSHMEM src/host/proxy/proxy.cpp (one proxy thread per PE polls
+ *    the channel FIFO the GPU writes in host-pinned memory) and
+ *    src/modules/transport/ibrc (one signalled ibv_post_send per request).
+ *    On EFA NVSHMEM's libfabric transport runs the same proxy; SRD is
+ *    unordered, so a signal cannot ride behind the data: the receiving
+ *    proxy counts the completion and sets the flag (here through GDRCopy).
+ *  - ibgda: NVSHMEM src/include/device_host_transport/nvshmem_common_ibgda.h
+ *    and ibgda device code: the GPU writes the WQE into its queue in GPU
+ *    memory, fences, and rings the NIC's doorbell with an MMIO store; the
+ *    NIC fetches the WQE from GPU memory.
+ *  - gin: NCCL 2.28 GIN with the GDAKI back end (DOCA GPUNetIO), the same
+ *    device-initiated post as IBGDA (arXiv 2511.15076).
+ * The NIC's part (doorbell, work-request fetch, message stage, DMA read)
+ * and every cost are the explain model's components (gm_tx_path.c,
+ * gm_tx_params.c).
+ */
+#include "gm_xport.h"
+
+#include <glib.h>
+#include <string.h>
+
+#include "../ge_engine.h"
+
+static const gc_param xport_params[] = {
+	{"transport.inter", GC_P_ENUM, "none", "none|auto|nccl|ibrc|ibgda|gin", 1, 0,
+	 "how a message crosses the network: none (a flow plus topology.nic.latency, NCCL's tuning "
+	 "figure); nccl (NCCL's NET transport: a CPU proxy thread per GPU posts each slice, the "
+	 "receiving proxy polls the completion; libfabric on EFA); ibrc (NVSHMEM's CPU proxy: each "
+	 "put and signal a request in its FIFO); ibgda (NVSHMEM IBGDA: the GPU posts and rings the "
+	 "doorbell); gin (NCCL GIN, device-initiated); auto (the preset's: nccl for collectives, for "
+	 "one-sided schedules ibgda where the NIC has GPUDirect Async, else ibrc)",
+	 "NVIDIA/nccl src/transport/net.cc; NVSHMEM proxy and IBGDA; aws-ofi-nccl (docs/MODELS.md)"},
+};
+
+void gm_xport_register_params(gc_config *cfg)
+{
+	gc_config_add_params(cfg, xport_params, G_N_ELEMENTS(xport_params));
+}
+
+const char *gm_xport_choices(void)
+{
+	return "none|nccl|ibrc|ibgda|gin";
+}
+
+static int64_t ps_of(double bytes, double Bps)
+{
+	return ge_ps_sat(bytes / Bps * 1e12);
+}
+
+int64_t gm_xport_nic_latency_ps(const gc_config *cfg)
+{
+	return 2 * gc_config_time(cfg, "pcie.latency") + gc_config_time(cfg, "wire.latency") +
+	       gc_config_time(cfg, "switch.latency");
+}
+
+/* ---- stage lists ------------------------------------------------------------- */
+
+static gm_xport_stage *push(gm_xport_path *h, gm_xport_stage_kind k, int64_t ps, const char *actor,
+			    const char *rule, const char *action)
+{
+	g_assert(h->nstages < GM_XPORT_MAX_STAGES);
+	gm_xport_stage *s = &h->st[h->nstages++];
+	*s = (gm_xport_stage){.kind = k, .ps = ps, .actor = actor, .rule = rule, .action = action};
+	return s;
+}
+
+static void poll(gm_xport_path *h, gm_xport_stage_kind k, int64_t read, int64_t period, const char *actor,
+		 const char *rule, const char *action)
+{
+	push(h, k, read, actor, rule, action)->period_ps = period;
+}
+
+/* The proxy reads a request or a tail the GPU wrote (proxy.flag_read). */
+static int64_t flag_read(const gm_tx_params *p, const char **rule)
+{
+	switch (p->flag_read) {
+	case GM_TX_FLAG_CUDAMEMCPY:
+		*rule = "host.cudamemcpy_call + pcie.latency";
+		return p->cudamemcpy_ps + p->pcie_lat_ps;
+	case GM_TX_FLAG_GDRCOPY:
+		*rule = "gdrcopy.read_8B";
+		return p->gdr_read_ps;
+	default:
+		*rule = "host.mem_latency";
+		return p->mem_lat_ps;
+	}
+}
+
+/* The NIC's part once the post's doorbell is rung, up to the data. */
+static void nic_part(gm_xport_path *h, const gm_tx_params *p, bool wqe_in_gpu)
+{
+	push(h, GM_XS_DELAY, p->pcie_lat_ps, "PCIe", "pcie.latency", "the doorbell write crosses PCIe to the NIC");
+	push(h, GM_XS_DELAY, 2 * p->pcie_lat_ps + ps_of(64, p->pcie_Bps), "NIC",
+	     "2 x pcie.latency + 64 B / pcie.bandwidth",
+	     wqe_in_gpu ? "fetches the 64 B work request from GPU memory (a PCIe read round trip)"
+			: "fetches the 64 B work request from host memory (a PCIe read round trip)");
+	push(h, GM_XS_NIC, ps_of(1.0, p->nic_msg_rate), "NIC", "1 / nic.msg_rate",
+	     "processes the work request (message-rate stage, one per NIC)");
+	h->data = h->nstages;
+	push(h, GM_XS_DATA, p->pcie_lat_ps, "NIC -> wire -> remote NIC",
+	     "pcie.latency + route latency + bytes / bottleneck",
+	     "reads the payload from GPU A's memory by DMA (GPUDirect RDMA), sends it over the wire; "
+	     "the remote NIC writes it into GPU B's memory");
+}
+
+/* The sender's part of a proxy transport: the GPU's hand-off (a tail or a
+ * request in host-pinned memory), the proxy's turn, the post. */
+static void proxy_send(gm_xport_path *h, const gm_tx_params *p, bool nccl)
+{
+	const char *rule;
+	int64_t rd = flag_read(p, &rule);
+	if (nccl) {
+		push(h, GM_XS_DELAY, p->fence_ps, "SM (GPU A)", "gpu.fence",
+		     "fences so the slice it wrote into the send buffer is visible to the NIC");
+		push(h, GM_XS_DELAY, p->store_issue_ps, "SM (GPU A)", "gpu.store_issue",
+		     "stores the connection's tail (the step it has filled) for the proxy");
+	} else {
+		push(h, GM_XS_DELAY, p->store_issue_ps, "SM (GPU A)", "gpu.store_issue",
+		     "writes a put request into the proxy's FIFO");
+	}
+	h->ngpu = h->nstages;
+	if (p->flag_read == GM_TX_FLAG_HOSTPINNED)
+		push(h, GM_XS_DELAY, p->pcie_lat_ps, "PCIe", "pcie.latency",
+		     "the write crosses PCIe into host memory (posted)");
+	poll(h, GM_XS_PROXY_POLL, rd, rd + p->proxy_poll_ps, "CPU proxy (GPU A)", rule,
+	     nccl ? "the GPU's proxy thread, walking its connections, reads the tail and finds the slice"
+		  : "the PE's proxy thread polls its FIFO and finds the request");
+	push(h, GM_XS_PROXY_WORK, p->proxy_req_ps + p->post_send_ps + p->mmio_write_ps, "CPU proxy (GPU A)",
+	     "proxy.request_cost + host.post_send + pcie.mmio_write",
+	     nccl ? "posts the slice as an RDMA write with immediate (ncclNetIsend: one ibv_post_send "
+		    "or libfabric write) and rings the doorbell"
+		  : "builds the RDMA write for the request, posts it and rings the doorbell");
+	nic_part(h, p, false);
+}
+
+/* The sender's part of a device-initiated transport. */
+static void device_send(gm_xport_path *h, const gm_tx_params *p)
+{
+	push(h, GM_XS_DELAY, p->wqe_build_ps, "SM (GPU A)", "gpu.wqe_build",
+	     "a GPU thread builds the RDMA write's work request in GPU memory");
+	push(h, GM_XS_DELAY, p->fence_ps, "SM (GPU A)", "gpu.fence",
+	     "fences so the payload and the work request are visible to the NIC");
+	if (p->queues > 0)
+		push(h, GM_XS_GPU_SQ, p->publish_ps, "SM (GPU A)", "gpu.publish (gpu.queues)",
+		     "publishes the entry in order on its send queue, one of gpu.queues the CTAs share "
+		     "(CTA c on queue c mod gpu.queues)");
+	push(h, GM_XS_DELAY, p->store_issue_ps, "SM (GPU A)", "gpu.store_issue",
+	     "rings the NIC's doorbell (an MMIO store from the GPU)");
+	h->ngpu = h->nstages;
+	nic_part(h, p, true);
+}
+
+/* The receiving GPU polls a flag in its own memory (behind the data on an
+ * ordered transport, or the LL flags in every line). */
+static void gpu_sees(gm_xport_path *h, const gm_tx_params *p, const char *what)
+{
+	poll(h, GM_XS_POLL, p->poll_ps, p->poll_ps, "SM (GPU B)", "next poll + gpu.poll_interval", what);
+}
+
+/* The receiving proxy polls the completion and tells the GPU. */
+static void proxy_recv(gm_xport_path *h, const gm_tx_params *p, bool nccl)
+{
+	push(h, GM_XS_DELAY, p->pcie_lat_ps, "remote NIC", "pcie.latency",
+	     "writes the completion (the write's immediate) into host memory");
+	poll(h, GM_XS_PROXY_POLL, p->cq_poll_ps, p->cq_poll_ps + p->proxy_poll_ps, "CPU proxy (GPU B)",
+	     "next poll + host.cq_poll",
+	     nccl ? "the receiving GPU's proxy polls its completion queue (ncclNetTest) and sees the slice"
+		  : "the receiving proxy polls its completion queue and counts the completion");
+	if (nccl) {
+		push(h, GM_XS_PROXY_WORK, p->mem_lat_ps, "CPU proxy (GPU B)", "host.mem_latency",
+		     "stores the connection's tail into host memory for the GPU");
+		poll(h, GM_XS_POLL, 2 * p->pcie_lat_ps, 2 * p->pcie_lat_ps, "SM (GPU B)",
+		     "next poll + 2 x pcie.latency",
+		     "a thread of GPU B polls the tail in host memory (each poll a PCIe read round trip) "
+		     "and sees it");
+	} else {
+		push(h, GM_XS_PROXY_WORK, p->gdr_write_ps, "CPU proxy (GPU B)", "gdrcopy.write_8B",
+		     "sets GPU B's flag through a GDRCopy mapping");
+		push(h, GM_XS_DELAY, p->pcie_lat_ps, "PCIe", "pcie.latency", "the flag crosses PCIe into GPU B");
+		gpu_sees(h, p, "a thread of GPU B spinning on the flag sees it");
+	}
+}
+
+static void build_paths(gm_xport *x)
+{
+	const gm_tx_params *p = &x->p;
+	const bool efa = p->nic_kind == GM_TX_NIC_EFA;
+	for (int k = 0; k < GM_XM__COUNT; k++) {
+		gm_xport_path *h = &x->path[k];
+		memset(h, 0, sizeof(*h));
+		if (x->kind == GM_XPORT_NCCL || x->kind == GM_XPORT_IBRC)
+			proxy_send(h, p, x->kind == GM_XPORT_NCCL);
+		else
+			device_send(h, p);
+		if (k == GM_XM_PUT)
+			continue; /* nobody waits on a put by itself */
+		if (x->kind == GM_XPORT_NCCL) {
+			if (k == GM_XM_SEND_LL)
+				gpu_sees(h, p, "a thread of GPU B polls the LL flags that came with the data");
+			else
+				proxy_recv(h, p, true);
+		} else if (efa) {
+			proxy_recv(h, p, false); /* SRD: no signal can follow the data */
+		} else {
+			gpu_sees(h, p, "a thread of GPU B spinning on the signal, written behind the data, sees it");
+		}
+	}
+	/* two-sided: the slot goes back as the receiver's head, seen by its
+	 * proxy, a receive posted and its clear-to-send written into the
+	 * sender's FIFO over the network (NCCL), or as a GPU-posted write of
+	 * the head (device-initiated); the route's latency is the executor's */
+	if (x->kind == GM_XPORT_NCCL || x->kind == GM_XPORT_IBRC) {
+		x->credit_ps = p->store_issue_ps + p->pcie_lat_ps + p->mem_lat_ps + p->proxy_req_ps +
+			       p->post_send_ps + p->mmio_write_ps + 3 * p->pcie_lat_ps + ps_of(64, p->pcie_Bps) +
+			       ps_of(1.0, p->nic_msg_rate) + p->pcie_lat_ps + p->mem_lat_ps;
+	} else {
+		x->credit_ps = p->wqe_build_ps + p->fence_ps + p->store_issue_ps + 3 * p->pcie_lat_ps +
+			       ps_of(64, p->pcie_Bps) + ps_of(1.0, p->nic_msg_rate) + p->pcie_lat_ps + p->poll_ps;
+	}
+}
+
+/* The taxonomy platform whose component defaults a topology preset takes. */
+const char *gm_xport_platform(const char *preset)
+{
+	if (!strcmp(preset, "p5") || !strcmp(preset, "p5en"))
+		return "p5";
+	if (!strcmp(preset, "p4d"))
+		return "p4d";
+	if (!strcmp(preset, "dgx-a100"))
+		return "dgx-a100";
+	return "dgx-h100";
+}
+
+gc_status gm_xport_build(const gc_config *cfg, const gt_topo *topo, bool one_sided, gm_xport *x,
+			 char **errmsg)
+{
+	memset(x, 0, sizeof(*x));
+	const char *name = gc_config_str(cfg, "transport.inter");
+	x->name = name;
+	if (!strcmp(name, "none"))
+		return GC_OK;
+	if (topo->kind != GT_DGX)
+		return gc_config_error(cfg, "transport.inter", errmsg,
+				       "%s needs nodes with NICs (topology.kind dgx or a preset); a flat "
+				       "topology's links have no NIC to post to",
+				       name);
+	gm_tx_params_read(cfg, gm_xport_platform(topo->preset), &x->p);
+	/* the links the data crosses are the topology's */
+	x->p.pcie_Bps = topo->pcie.bw_Bps;
+	x->p.nic_Bps = topo->nic.bw_Bps;
+	x->p.nvlink_Bps = topo->nvlink.bw_Bps;
+	if (!x->p.has_gdr)
+		return gc_config_error(cfg, "caps.gdr", errmsg,
+				       "false: the NIC cannot reach GPU memory, and transport.inter %s "
+				       "moves data by GPUDirect RDMA; host-staged network transports are "
+				       "not modelled by run (gcsim explain --path inter:1 or inter:2)",
+				       name);
+	if (!strcmp(name, "auto")) { /* the preset's */
+		x->chosen = one_sided;
+		name = !one_sided ? "nccl" : x->p.has_gpudirect_async ? "ibgda" : "ibrc";
+	}
+	x->name = name;
+	if (!strcmp(name, "nccl")) {
+		x->kind = GM_XPORT_NCCL;
+	} else if (!strcmp(name, "ibrc")) {
+		x->kind = GM_XPORT_IBRC;
+	} else if (!strcmp(name, "ibgda") || !strcmp(name, "gin")) {
+		x->kind = name[0] == 'i' ? GM_XPORT_IBGDA : GM_XPORT_GIN;
+		if (!x->p.has_gpudirect_async)
+			return gc_config_error(
+				cfg, "transport.inter", errmsg,
+				"%s needs the GPU to post work requests and ring the NIC's doorbell "
+				"(GPUDirect Async), which %s; use nccl or ibrc (a CPU proxy)",
+				name,
+				x->p.nic_kind == GM_TX_NIC_EFA ? "EFA does not provide"
+							       : "this NIC does not provide (caps.gpudirect_async=false)");
+	} else {
+		return gc_config_error(cfg, "transport.inter", errmsg, "unknown transport '%s'", name);
+	}
+	x->proxy_batch = x->p.proxy_batch;
+	x->queues = x->kind == GM_XPORT_IBGDA || x->kind == GM_XPORT_GIN ? x->p.queues : 0;
+	x->p.queues = x->queues;
+	build_paths(x);
+	return GC_OK;
+}
+
+gm_xport_msg gm_xport_msg_of(bool one_sided, bool signal, bool ll_flags)
+{
+	if (one_sided)
+		return signal ? GM_XM_SIGNAL : GM_XM_PUT;
+	return ll_flags ? GM_XM_SEND_LL : GM_XM_SEND;
+}
+
+/* ---- keys -------------------------------------------------------------------- */
+
+static bool rules_name(const gm_xport *x, const char *key)
+{
+	const size_t n = strlen(key);
+	for (int k = 0; k < GM_XM__COUNT; k++)
+		for (int i = 0; i < x->path[k].nstages; i++) {
+			const char *r = x->path[k].st[i].rule;
+			for (const char *q = strstr(r, key); q; q = strstr(q + 1, key))
+				if ((q == r || q[-1] == ' ') && (q[n] == 0 || q[n] == ' '))
+					return true;
+		}
+	return false;
+}
+
+bool gm_xport_uses_key(const gm_xport *x, const char *key, const char **why)
+{
+	static const struct {
+		const char *key, *why;
+	} topo_twins[] = {
+		{"nvlink.bandwidth", "run takes NVLink's rate from topology.nvlink.bandwidth"},
+		{"nvlink.latency", "run takes NVLink's latency from topology.nvlink.latency"},
+		{"pcie.bandwidth", "run takes PCIe's rate from topology.pcie.bandwidth"},
+		{"nic.bandwidth", "run takes the NIC's rate from topology.nic.bandwidth"},
+		{"gpu.launch_latency", "run takes a kernel's launch from topology.launch_latency"},
+		{"caps.p2p", "run takes peer access inside a node from topology.pcie.p2p"},
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(topo_twins); i++)
+		if (!strcmp(key, topo_twins[i].key)) {
+			*why = topo_twins[i].why;
+			return false;
+		}
+	if (x->kind == GM_XPORT_NONE) {
+		*why = "transport.inter none sends network messages without a control path; name a "
+		       "transport (nccl, ibrc, ibgda, gin) to use the component keys";
+		return false;
+	}
+	if (!strcmp(key, "gpu.queues") && (x->kind == GM_XPORT_IBGDA || x->kind == GM_XPORT_GIN))
+		return true; /* adds the shared queue's publish, or takes it away */
+	if (!strcmp(key, "caps.gdr"))
+		return true; /* every transport here moves data by GPUDirect RDMA, or is refused */
+	if (!strcmp(key, "caps.gpudirect_async")) {
+		if (x->kind == GM_XPORT_IBGDA || x->kind == GM_XPORT_GIN || x->chosen)
+			return true; /* refused without it; auto's pick */
+		*why = "only the device-initiated transports (ibgda, gin) and auto's pick for a "
+		       "one-sided schedule need GPUDirect Async";
+		return false;
+	}
+	if (!strcmp(key, "nic.kind")) {
+		if (x->kind != GM_XPORT_NCCL)
+			return true; /* on EFA (SRD) a signal cannot follow the data */
+		*why = "transport.inter nccl takes the same stages on InfiniBand and EFA here (its "
+		       "receiving proxy polls the completion either way)";
+		return false;
+	}
+	if (!strcmp(key, "wire.latency") || !strcmp(key, "switch.latency") || !strcmp(key, "pcie.latency"))
+		return true; /* the NIC link's physical latency, and stages */
+	bool proxy = x->kind == GM_XPORT_NCCL || x->kind == GM_XPORT_IBRC;
+	if (proxy && (!strcmp(key, "proxy.batch") || !strcmp(key, "proxy.flag_read") ||
+		      !strcmp(key, "proxy.poll_interval")))
+		return true;
+	if (rules_name(x, key))
+		return true;
+	/* the flag-read methods' own costs, when another method is chosen */
+	if (proxy && g_str_has_prefix(key, "gdrcopy.read") && x->p.flag_read != GM_TX_FLAG_GDRCOPY) {
+		*why = "read by the proxy only with proxy.flag_read gdrcopy";
+		return false;
+	}
+	if (proxy && !strcmp(key, "host.cudamemcpy_call") && x->p.flag_read != GM_TX_FLAG_CUDAMEMCPY) {
+		*why = "paid by the proxy only with proxy.flag_read cudamemcpy";
+		return false;
+	}
+	*why = proxy ? "no stage of this transport pays it (gcsim explain --transport lists them)"
+		     : "no stage of a device-initiated transport pays it (gcsim explain --transport lists "
+		       "them)";
+	return false;
+}
+
+/* ---- explain's recipe -------------------------------------------------------- */
+
+void gm_xport_recipe(const gm_xport *x, gm_xport_msg kind, uint64_t bytes, gm_tx_recipe *r)
+{
+	const gm_xport_path *h = &x->path[kind];
+	static const char *const kind_names[] = {"send (Simple)", "send (LL/LL128)", "put", "signal"};
+	memset(r, 0, sizeof(*r));
+	g_snprintf(r->id, sizeof(r->id), "%s/%s", x->name, kind == GM_XM_SEND_LL ? "ll" : kind == GM_XM_PUT ? "put" : kind == GM_XM_SIGNAL ? "signal" : "simple");
+	g_snprintf(r->name, sizeof(r->name), "%s, %s", x->name, kind_names[kind]);
+	r->issuers = 1;
+	r->issuer_kind = x->kind == GM_XPORT_NCCL || x->kind == GM_XPORT_IBRC ? "CPU thread" : "CTA";
+	r->release = h->ngpu > 0 ? h->ngpu - 1 : 0;
+	for (int i = 0; i < h->nstages; i++) {
+		const gm_xport_stage *s = &h->st[i];
+		gm_tx_step *t = &r->steps[r->nsteps++];
+		memset(t, 0, sizeof(*t));
+		t->actor = s->actor;
+		g_strlcpy(t->action, s->action, sizeof(t->action));
+		g_strlcpy(t->rule, s->rule, sizeof(t->rule));
+		t->fixed_ps = s->ps;
+		t->period_ps = s->period_ps;
+		t->receiver_side = i > h->data;
+		if (i > 0) {
+			t->deps[0] = i - 1;
+			t->ndeps = 1;
+		}
+		switch (s->kind) {
+		case GM_XS_POLL: t->res = GM_TX_R_POLL; break;
+		case GM_XS_PROXY_POLL: t->res = GM_TX_R_PROXY_POLL; t->cpu = true; break;
+		case GM_XS_PROXY_WORK: t->res = GM_TX_R_PROXY_WORK; t->cpu = true; break;
+		case GM_XS_NIC: t->res = GM_TX_R_NIC_TX; break;
+		case GM_XS_GPU_SQ: t->res = GM_TX_R_GPU_SQ; break;
+		case GM_XS_DATA:
+			t->res = GM_TX_R_NET;
+			t->bytes = (double)bytes;
+			t->nhops = 6;
+			t->route[0] = GM_TX_L_GPU_UP;
+			t->route[1] = GM_TX_L_NIC_DOWN;
+			t->route[2] = GM_TX_L_LINE;
+			t->route[3] = GM_TX_L_WIRE;
+			t->route[4] = GM_TX_L_RNIC_UP;
+			t->route[5] = GM_TX_L_RGPU_DOWN;
+			break;
+		default: t->res = GM_TX_R_NONE; break;
+		}
+		if (t->cpu)
+			r->cpu_critical = true;
+		if (s->kind == GM_XS_PROXY_POLL)
+			r->uses_proxy = true;
+	}
+}
+
+int64_t gm_xport_latency_ps(const gm_xport *x, gm_xport_msg k)
+{
+	const gm_xport_path *h = &x->path[k];
+	int64_t t = 0;
+	for (int i = 0; i < h->nstages; i++) {
+		const gm_xport_stage *s = &h->st[i];
+		t += s->ps + (s->kind == GM_XS_POLL || s->kind == GM_XS_PROXY_POLL ? s->period_ps / 2 : 0);
+	}
+	return t;
+}

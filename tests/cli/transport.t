@@ -1,0 +1,50 @@
+#!/bin/sh
+# Transports (transport.inter) from the command line: the golden outputs of
+# the transport scenarios, explain --transport's walk against run's time
+# for one message, the binding resource named per row, and refusals.
+# TAP output; GCSIM is set by `make test` (defaults to build/gcsim).
+cd "$(dirname "$0")/../.." || exit 1
+. tests/tap.sh
+
+golden() { # NAME, then the command's arguments
+	g=$1; shift
+	"$G" "$@" >"$T/$g.txt" 2>"$T/$g.err"
+	check "$g: exits 0, matches tests/golden/transport/$g.txt" \
+	  "[ ! -s '$T/$g.err' ] && diff -u tests/golden/transport/$g.txt '$T/$g.txt' >'$T/$g.diff' || { sed 's/^/# /' '$T/$g.diff' '$T/$g.err'; false; }"
+}
+golden sendrecv run scenarios/transport-sendrecv.yaml
+golden moe-dispatch run scenarios/moe-dispatch-transport.yaml
+golden alltoall-peers run scenarios/alltoall-peers.yaml
+golden explain-nccl explain --transport scenarios/transport-sendrecv.yaml --timeline
+
+# explain's total is what run's 2-GPU message adds to the launch (8.4 us)
+grep -v '^sweep' scenarios/transport-sendrecv.yaml >"$T/one.yaml"
+for x in nccl ibrc ibgda; do
+	w=$("$G" explain --transport "$T/one.yaml" --set transport.inter=$x --variant simple \
+	     --set topology.channel_bandwidth=1000GB/s | sed -n 's/^total: \([0-9.]*\) us.*/\1/p')
+	t=$("$G" run "$T/one.yaml" --set transport.inter=$x --set collective.sizes=8B \
+	     --set collective.channels=1 --set topology.channel_bandwidth=1000GB/s --format csv | tail -1 | cut -d, -f6)
+	check "$x: run's 8 B message = launch 8.4 us + explain's walk ($t us, $w us)" \
+	  "awk 'BEGIN { d = $t - 8.4 - $w; if (d < 0) d = -d; exit !(d < 0.0015) }'"
+done
+
+check "proxy named as the binding resource on 64 nodes" \
+  "grep -q '^#   1048576 B: .*proxy of rank [0-9]* [0-9.]* %; NIC stage .*: the proxy thread binds' '$T/alltoall-peers.txt'"
+check "all-to-all grows with the peers" \
+  "awk '\$1 ~ /^[0-9]+\$/ { t[n++] = \$4 } END { exit !(n == 3 && t[0] < t[1] && t[1] < t[2]) }' '$T/alltoall-peers.txt'"
+check "EFA falls back to the proxy, with the reason" \
+  "grep -q 'p5: transport ibrc (auto: one-sided, and EFA has no GPUDirect Async' '$T/moe-dispatch.txt'"
+
+# --- refusals: exit 2, one line naming what to do ----------------------------
+"$G" run "$T/one.yaml" --set transport.inter=ibgda --set topology.preset=p5 >"$T/o" 2>"$T/e"
+check "ibgda on p5: exit 2, EFA named" "[ \$? -eq 2 ] && [ ! -s '$T/o' ] && grep -q 'EFA does not provide' '$T/e'"
+"$G" run "$T/one.yaml" --set transport.inter=udp >"$T/o" 2>"$T/e"
+check "unknown transport: exit 2, choices listed" "[ \$? -eq 2 ] && grep -q 'ibgda' '$T/e'"
+"$G" run "$T/one.yaml" --set transport.inter=nccl --fidelity packet >"$T/o" 2>"$T/e"
+check "packet fidelity refuses a transport" "[ \$? -eq 2 ] && grep -q 'packet' '$T/e'"
+"$G" explain --transport scenarios/dgx-h100-allreduce.yaml >"$T/o" 2>"$T/e"
+check "explain --transport on a scenario without one: exit 2" "[ \$? -eq 2 ] && grep -q 'transport.inter none' '$T/e'"
+"$G" explain --transport "$T/one.yaml" --variant fast >"$T/o" 2>"$T/e"
+check "explain --transport --variant checked" "[ \$? -eq 2 ] && grep -q 'simple, ll, put or signal' '$T/e'"
+
+tap_end

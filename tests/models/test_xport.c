@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Transports (transport.inter, gm_xport): one model under explain and run.
+ *  - one message: 2 GPUs on 2 nodes exchanging 8 B take, in the flow model,
+ *    the launch plus exactly what `gcsim explain --transport` walks (the
+ *    same stages as a gm_tx recipe, evaluated in closed form), to the
+ *    picosecond, for every transport;
+ *  - each stage's parameter moves the time by what the stage costs;
+ *  - a shared proxy thread is a queue: many messages of one GPU through
+ *    NCCL's proxy take at least one proxy turn each, so an all-to-all on
+ *    more nodes grows with the peer count, while IBGDA's GPU-posted
+ *    messages do not pay it;
+ *  - ibgda and gin are refused on EFA (no GPUDirect Async) with the reason;
+ *    the packet fidelity and --breakdown refuse a transport;
+ *  - the NIC link keeps its physical latency under every protocol.
+ */
+#include "sim/models/gm_run.h"
+#include "sim/models/gm_xport.h"
+#include "tests/models/run_testutil.h"
+
+static const char pair[] = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100, nodes: 2, gpus_per_node: 1}\n"
+			   "collective: {op: sendrecv, sizes: [8B], protocol: simple, channels: 1}\n";
+
+/* The run's time minus its launch, and the walk of one message. */
+static void one_message(const char *xport, const char *extra, int64_t *run_ps, int64_t *walk_ps)
+{
+	char *set = g_strdup_printf("transport.inter=%s", xport);
+	/* the channel's own ceiling out of the way: the walk is the transport's */
+	const char *const sets[] = {set, "topology.channel_bandwidth=1000GB/s", extra, NULL};
+	gm_run *r = run_yaml(pair, sets);
+	g_assert_cmpint(r->xport.kind, !=, GM_XPORT_NONE);
+	gm_tx_recipe rcp;
+	gm_tx_result res;
+	gm_xport_recipe(&r->xport, GM_XM_SEND, 8, &rcp);
+	gm_tx_estimate(&r->xport.p, &rcp, &res);
+	*run_ps = r->pts[0].r.time_ps - r->topo.launch_ps;
+	*walk_ps = res.latency_ps;
+	g_test_message("%s %s: run - launch %lld ps, walk %lld ps", xport, extra ? extra : "",
+		       (long long)*run_ps, (long long)*walk_ps);
+	gm_run_free(r);
+	g_free(set);
+}
+
+static void test_explain_equals_run(void)
+{
+	static const char *const xs[] = {"nccl", "ibrc", "ibgda", "gin"};
+	for (size_t i = 0; i < G_N_ELEMENTS(xs); i++) {
+		int64_t run, walk;
+		one_message(xs[i], NULL, &run, &walk);
+		g_assert_cmpint(run, ==, walk);
+		/* and with other component values */
+		one_message(xs[i], "pcie.latency=1us", &run, &walk);
+		g_assert_cmpint(run, ==, walk);
+		one_message(xs[i], "nic.msg_rate=1e6", &run, &walk);
+		g_assert_cmpint(run, ==, walk);
+	}
+	/* IBGDA on send queues the CTAs share: the publish in the walk too */
+	int64_t r2, w2;
+	one_message("ibgda", "gpu.queues=2", &r2, &w2);
+	g_assert_cmpint(r2, ==, w2);
+	/* p5: EFA through the proxies */
+	int64_t run, walk;
+	one_message("nccl", "topology.preset=p5", &run, &walk);
+	g_assert_cmpint(run, ==, walk);
+	one_message("ibrc", "topology.preset=p5", &run, &walk);
+	g_assert_cmpint(run, ==, walk);
+}
+
+/* A stage's cost moves the one-message time by itself: NCCL's proxy pays
+ * request_cost once on the sender, the completion poll once on the
+ * receiver; IBGDA its work-request build instead. */
+static void test_stage_costs(void)
+{
+	int64_t a, b, w;
+	one_message("nccl", NULL, &a, &w);
+	one_message("nccl", "proxy.request_cost=1050ns", &b, &w);
+	g_assert_cmpint(b - a, ==, 1000000);
+	one_message("nccl", "host.cq_poll=1100ns", &b, &w);
+	g_assert_cmpint(b - a, ==, 1000000 * 3 / 2); /* the read and half a longer period */
+	one_message("ibgda", NULL, &a, &w);
+	one_message("ibgda", "gpu.wqe_build=1100ns", &b, &w);
+	g_assert_cmpint(b - a, ==, 1000000);
+}
+
+static const char a2a[] = "schema_version: 1\n"
+			  "topology: {preset: dgx-h100, nodes: %d}\n"
+			  "collective: {op: alltoall, algo: %s, sizes: [%s]}\n";
+
+static gm_run *alltoall(int nodes, const char *algo, const char *size, const char *xport)
+{
+	char *y = g_strdup_printf(a2a, nodes, algo, size);
+	char *set = g_strdup_printf("transport.inter=%s", xport);
+	const char *const sets[] = {set, NULL};
+	gm_run *r = run_yaml(y, sets);
+	g_free(y);
+	g_free(set);
+	return r;
+}
+
+/* The proxy thread of a GPU is one server: an all-to-all's many small
+ * messages take at least their proxy turns one after another, and on
+ * more nodes (more peers, as many bytes) take longer; without a transport
+ * the time barely moves. */
+static void test_proxy_is_a_queue(void)
+{
+	gm_run *n2 = alltoall(2, "pairwise", "1MiB", "nccl"), *n8 = alltoall(8, "pairwise", "1MiB", "nccl");
+	gm_run *f2 = alltoall(2, "pairwise", "1MiB", "none"), *f8 = alltoall(8, "pairwise", "1MiB", "none");
+	double g = n8->pts[0].time_us / n2->pts[0].time_us, h = f8->pts[0].time_us / f2->pts[0].time_us;
+	g_test_message("alltoall 1 MiB: nccl %.1f -> %.1f us (x%.2f), none %.1f -> %.1f us (x%.2f)",
+		       n2->pts[0].time_us, n8->pts[0].time_us, g, f2->pts[0].time_us, f8->pts[0].time_us, h);
+	g_assert_cmpfloat(g, >, h);
+	/* the busiest proxy worked at least one turn (request + post +
+	 * doorbell) per message it sent */
+	const gm_coll_result *res = &n8->pts[0].r;
+	g_assert_cmpint(res->xp_proxy_rank, >=, 0);
+	const gm_tx_params *p = &n8->xport.p;
+	int64_t turn = p->proxy_req_ps + p->post_send_ps + p->mmio_write_ps;
+	uint64_t per_gpu = res->xp_msgs / 64;
+	g_assert_cmpint(per_gpu, >, 0);
+	g_assert_cmpint(res->xp_proxy_busy_ps, >=, (int64_t)per_gpu * turn);
+	gm_run_free(n2);
+	gm_run_free(n8);
+	gm_run_free(f2);
+	gm_run_free(f8);
+}
+
+/* One-sided puts: with ibrc every put is a turn of the sender's proxy
+ * thread, with ibgda the CTAs post them; many small puts make the proxy
+ * the bottleneck. */
+static void test_ibrc_vs_ibgda_puts(void)
+{
+	gm_run *rc = alltoall(4, "put", "256KiB", "ibrc"), *ga = alltoall(4, "put", "256KiB", "ibgda");
+	g_test_message("alltoall put 256 KiB on 4 nodes: ibrc %.1f us, ibgda %.1f us", rc->pts[0].time_us,
+		       ga->pts[0].time_us);
+	g_assert_cmpfloat(rc->pts[0].time_us, >, ga->pts[0].time_us);
+	g_assert_cmpint(ga->pts[0].r.xp_proxy_busy_ps, ==, 0);
+	g_assert_cmpint(rc->pts[0].r.xp_proxy_busy_ps, >, 0);
+	gm_run_free(rc);
+	gm_run_free(ga);
+}
+
+/* gpu.queues: the CTAs' posts publish one at a time per shared send queue
+ * (NVSHMEM ibgda_get_rc); many puts from many CTAs wait for their queue,
+ * one queue per CTA (0) waits for none. */
+static void test_shared_send_queues(void)
+{
+	static const char moe[] = "schema_version: 1\n"
+				  "topology: {preset: dgx-h100, nodes: 2}\n"
+				  "collective: {op: dispatch, algo: put, sizes: [7408B]}\n"
+				  "moe: {tokens: 128, topk: 8, experts: 256}\n";
+	const char *const q0[] = {"transport.inter=ibgda", NULL};
+	const char *const q1[] = {"transport.inter=ibgda", "gpu.queues=1", "gpu.publish=2us", NULL};
+	gm_run *a = run_yaml(moe, q0), *b = run_yaml(moe, q1);
+	g_test_message("dispatch EP16 over IBGDA: one queue per CTA %.1f us, one shared queue "
+		       "publishing in 2 us %.1f us",
+		       a->pts[0].time_us, b->pts[0].time_us);
+	/* every remote put and signal of a GPU publishes on its one queue */
+	const double msgs = (double)b->pts[0].r.xp_msgs / 16;
+	g_assert_cmpfloat(b->pts[0].time_us, >, a->pts[0].time_us);
+	g_assert_cmpfloat(b->pts[0].time_us, >=, msgs * 2.0);
+	gm_run_free(a);
+	gm_run_free(b);
+}
+
+static void test_refusals(void)
+{
+	const char *const efa[] = {"transport.inter=ibgda", "topology.preset=p5", NULL};
+	expect_refused(pair, efa, "EFA does not provide");
+	const char *const gin[] = {"transport.inter=gin", "caps.gpudirect_async=false", NULL};
+	expect_refused(pair, gin, "caps.gpudirect_async=false");
+	const char *const pkt[] = {"transport.inter=nccl", "sim.fidelity=packet", NULL};
+	expect_refused(pair, pkt, "packet model");
+	const char *const flat[] = {"transport.inter=nccl", NULL};
+	expect_refused("schema_version: 1\ntopology: {kind: flat, gpus: 2}\n"
+		       "collective: {op: sendrecv, sizes: [8B]}\n",
+		       flat, "NICs");
+	const char *const gdr[] = {"transport.inter=nccl", "caps.gdr=false", NULL};
+	expect_refused(pair, gdr, "GPUDirect RDMA");
+	gm_run_opts o = {.breakdown = true, .sets = (const char *const[]){"transport.inter=nccl", NULL}};
+	expect_refused_with(pair, &o, "breakdown");
+}
+
+/* LL keeps the physical NIC latency (no protocol scaling of the hop): an
+ * LL message is quicker than a Simple one by the receiver's proxy steps it
+ * skips, never slower. */
+static void test_ll_skips_the_receiving_proxy(void)
+{
+	const char *const s[] = {"transport.inter=nccl", NULL};
+	const char *const l[] = {"transport.inter=nccl", "collective.protocol=ll", NULL};
+	gm_run *a = run_yaml(pair, s), *b = run_yaml(pair, l);
+	int64_t sa = a->pts[0].r.time_ps - a->topo.launch_ps;
+	/* LL's own launch is scaled by NCCL's base latency: compare the
+	 * transport parts */
+	gm_proto_info const *ll = gm_proto_get(GM_PROTO_LL), *si = gm_proto_get(GM_PROTO_SIMPLE);
+	int64_t launch_ll = (int64_t)llround((double)b->topo.launch_ps * ll->base_lat_us / si->base_lat_us);
+	int64_t sb = b->pts[0].r.time_ps - launch_ll;
+	g_test_message("nccl 8 B: Simple %lld ps, LL %lld ps past the launch", (long long)sa, (long long)sb);
+	g_assert_cmpint(sb, <, sa);
+	g_assert_cmpint(sb, >, 0);
+	gm_run_free(a);
+	gm_run_free(b);
+}
+
+/* Same scenario, same output. */
+static void test_deterministic(void)
+{
+	gm_run *a = alltoall(4, "put", "64KiB", "ibrc"), *b = alltoall(4, "put", "64KiB", "ibrc");
+	g_assert_cmpint(a->pts[0].r.time_ps, ==, b->pts[0].r.time_ps);
+	g_assert_cmpint(a->pts[0].r.events, ==, b->pts[0].r.events);
+	gm_run_free(a);
+	gm_run_free(b);
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/xport/explain-equals-run", test_explain_equals_run);
+	g_test_add_func("/xport/stage-costs", test_stage_costs);
+	g_test_add_func("/xport/proxy-is-a-queue", test_proxy_is_a_queue);
+	g_test_add_func("/xport/ibrc-vs-ibgda-puts", test_ibrc_vs_ibgda_puts);
+	g_test_add_func("/xport/shared-send-queues", test_shared_send_queues);
+	g_test_add_func("/xport/refusals", test_refusals);
+	g_test_add_func("/xport/ll-skips-the-receiving-proxy", test_ll_skips_the_receiving_proxy);
+	g_test_add_func("/xport/deterministic", test_deterministic);
+	return g_test_run();
+}
