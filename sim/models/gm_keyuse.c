@@ -84,21 +84,6 @@ static bool switch_reduced(gs_algo a)
 	       a == GS_ALGO_COLLNET_CHAIN;
 }
 
-/* A communicator of p on t has members on more than one node (gm_run's
- * spans_nodes: all groups have group 0's shape). */
-static bool spans_nodes(const gs_params *p, const gt_topo *t)
-{
-	int node = -1;
-	for (int r = 0; r < p->nranks; r++) {
-		if (gs_group_id(p, r) != 0)
-			continue;
-		if (node < 0)
-			node = r / t->gpus_per_node;
-		else if (r / t->gpus_per_node != node)
-			return true;
-	}
-	return false;
-}
 
 /* Why no message of the run crosses the network, or NULL. A step's phases
  * differ in their groups: there, the topology decides. */
@@ -111,7 +96,7 @@ static const char *no_network(const gm_run *r, bool step, char *buf, size_t n)
 	if (t->nodes < 2)
 		return "the run has one node (topology.nodes 1), so no message crosses the network; "
 		       "give topology.nodes 2 or more";
-	if (step || spans_nodes(&r->base, t))
+	if (step || gm_run_spans_nodes(&r->base, t))
 		return NULL;
 	snprintf(buf, n,
 		 "every communicator is inside one node (groups of %d ranks at stride %d), so no "

@@ -724,9 +724,7 @@ static unsigned run_protos(const gm_run *r)
 	return r->proto >= 0 ? GM_PROTO_BIT(r->proto) : r->proto_ok;
 }
 
-/* A communicator of p on t has members on more than one node (all groups
- * have group 0's shape). */
-static bool spans_nodes(const gs_params *p, const gt_topo *t)
+bool gm_run_spans_nodes(const gs_params *p, const gt_topo *t)
 {
 	if (t->kind != GT_DGX || t->nodes < 2)
 		return false;
@@ -753,7 +751,7 @@ static const char *ll128_default_refusal(const gm_run *r)
 		return NULL;
 	if (t->intra == GT_INTRA_PCIE)
 		return "the GPUs of a node talk over PCIe, not NVLink (typeIntra beyond NVB)";
-	if (!spans_nodes(&r->base, t))
+	if (!gm_run_spans_nodes(&r->base, t))
 		return NULL;
 	if (t->nic_path <= GT_PATH_PXB)
 		return NULL;

@@ -92,6 +92,10 @@ typedef struct gm_run {
 	char **unused;
 } gm_run;
 
+/* A communicator of p on t has members on more than one node (all groups
+ * have group 0's shape); false on a flat topology or one node. */
+bool gm_run_spans_nodes(const gs_params *p, const gt_topo *t);
+
 gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, char **errmsg);
 void gm_run_free(gm_run *r);
 
