@@ -192,7 +192,9 @@ typedef struct sim {
 	int64_t *xp_proxy, *xp_proxy_busy, *xp_nic, *xp_nic_busy;
 	uint32_t *xp_turn;
 	xpq *xq;
-	int64_t *xp_sq; /* per rank and shared send queue (gpu.queues): its free time */
+	/* per (rank, peer, queue) of gpu.queues, the queue pair's free time
+	 * (NVSHMEM IBGDA's RC queue pairs are per peer, shared by the CTAs) */
+	GHashTable *xp_sq;
 	uint64_t xp_msgs;
 } sim;
 
@@ -864,16 +866,25 @@ static int64_t xp_stages(sim *m, const conn *c, gm_xport_msg k, int from, int to
 }
 
 /* The sender's GPU part of a message of kind k that strand sidx of its
- * rank (a CTA) starts at t: when it is done (a post on a send queue its
- * CTA shares waits for the queue's earlier publishes). */
+ * rank (a CTA) starts at t: when it is done (a post on a queue pair its
+ * CTA shares with the others, to the same peer, waits for the queue's
+ * earlier publishes: CTA c on queue c mod gpu.queues of that peer). */
 static int64_t xp_gpu_end(sim *m, const conn *c, gm_xport_msg k, uint32_t sidx, int64_t t)
 {
 	const gm_xport_path *h = &m->xp->path[k];
 	for (int i = 0; i < h->ngpu; i++) {
 		const gm_xport_stage *st = &h->st[i];
 		if (st->kind == GM_XS_GPU_SQ) {
-			int64_t *f = &m->xp_sq[(uint64_t)c->src * (uint64_t)m->xp->queues +
-					       sidx % (uint32_t)m->xp->queues];
+			const uint64_t key = (((uint64_t)c->src << 24 | c->dst) << 16) |
+					     (sidx % (uint32_t)m->xp->queues);
+			gpointer v = g_hash_table_lookup(m->xp_sq, &key);
+			int64_t *f = v;
+			if (!f) {
+				uint64_t *kp = g_new(uint64_t, 1);
+				*kp = key;
+				f = g_new0(int64_t, 1);
+				g_hash_table_insert(m->xp_sq, kp, f);
+			}
 			t = (t > *f ? t : *f) + st->ps;
 			*f = t;
 		} else {
@@ -1371,7 +1382,7 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		m->xp_nic = g_new0(int64_t, m->net.nlinks);
 		m->xp_nic_busy = g_new0(int64_t, m->net.nlinks);
 		if (m->xp->queues > 0)
-			m->xp_sq = g_new0(int64_t, (uint64_t)m->nranks * (uint64_t)m->xp->queues);
+			m->xp_sq = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
 	}
 	m->strands = gc_aligned_renew(NULL, 0, m->nstrands, sizeof(strand));
 	if (o->on_step) {
@@ -1508,7 +1519,8 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	g_free(m->xp_turn);
 	g_free(m->xp_nic);
 	g_free(m->xp_nic_busy);
-	g_free(m->xp_sq);
+	if (m->xp_sq)
+		g_hash_table_destroy(m->xp_sq);
 	g_free(m->ccp);
 	g_free(m->stamps);
 	g_free(m->scp);

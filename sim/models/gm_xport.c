@@ -158,8 +158,8 @@ static void device_send(gm_xport_path *h, const gm_tx_params *p)
 	     "fences so the payload and the work request are visible to the NIC");
 	if (p->queues > 0)
 		push(h, GM_XS_GPU_SQ, p->publish_ps, "SM (GPU A)", "gpu.publish (gpu.queues)",
-		     "publishes the entry in order on its send queue, one of gpu.queues the CTAs share "
-		     "(CTA c on queue c mod gpu.queues)");
+		     "publishes the entry in order on its queue pair to the peer, one of gpu.queues "
+		     "the CTAs share (CTA c on queue c mod gpu.queues)");
 	push(h, GM_XS_DELAY, p->store_issue_ps, "SM (GPU A)", "gpu.store_issue",
 	     "rings the NIC's doorbell (an MMIO store from the GPU)");
 	h->ngpu = h->nstages;

@@ -32,6 +32,17 @@ check "proxy named as the binding resource on 64 nodes" \
   "grep -q '^#   1048576 B: .*proxy of rank [0-9]* [0-9.]* %; NIC stage .*: the proxy thread binds' '$T/alltoall-peers.txt'"
 check "all-to-all grows with the peers" \
   "awk '\$1 ~ /^[0-9]+\$/ { t[n++] = \$4 } END { exit !(n == 3 && t[0] < t[1] && t[1] < t[2]) }' '$T/alltoall-peers.txt'"
+# the closed form's proxy bound: 512 nodes (16.7 M connections, beyond the
+# flow model here) in a moment, growing with the peers as the flow runs do
+for nodes in 64 512; do
+	"$G" run scenarios/alltoall-peers.yaml --sweep topology.nodes=$nodes --fidelity analytical \
+		--format csv | tail -1 | cut -d, -f4 >"$T/cf$nodes"
+done
+check "closed form: 512 nodes take longer than 64 ($(cat "$T/cf64") -> $(cat "$T/cf512") us)" \
+  "awk -v a=\$(cat '$T/cf64') -v b=\$(cat '$T/cf512') 'BEGIN { exit !(b > 4 * a) }'"
+awk '$1 == 64 { print $4 }' "$T/alltoall-peers.txt" >"$T/flow64"
+check "closed form within 10 % of the flow run on 64 nodes ($(cat "$T/flow64") us)" \
+  "awk -v a=\$(cat '$T/cf64') -v f=\$(cat '$T/flow64') 'BEGIN { e = (a - f) / f; if (e < 0) e = -e; exit !(f > 0 && e < 0.1) }'"
 check "EFA falls back to the proxy, with the reason" \
   "grep -q 'p5: transport ibrc (auto: one-sided, and EFA has no GPUDirect Async' '$T/moe-dispatch.txt'"
 
