@@ -308,4 +308,16 @@ gs_wconn *gs_walk_conn(gs_walk *w, int32_t src, int32_t dst, int strand);
  * executor's to write). */
 gc_status gs_walk_run(gs_walk *w, gs_walk_fail *fail);
 
+/* A step of a generator that builds its steps into a table (MoE forward,
+ * pplx): slots a and b in units of the message's bytes; SIGNAL: b is the
+ * slot; WAIT: a is the slot, b the count. */
+typedef struct gs_tstep {
+	int32_t send, recv;
+	uint32_t a, b;
+	uint8_t op, sbuf, dbuf, pad;
+} gs_tstep;
+
+/* The n table steps at fs as schedule steps, slots of tb bytes (gs_moe.c). */
+void gs_tstep_fill(const gs_tstep *fs, uint32_t n, uint64_t tb, gs_step *out);
+
 #endif

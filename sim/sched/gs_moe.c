@@ -468,3 +468,40 @@ gc_status gs_moe_init(gs_gen *g, char **errmsg)
 	g->nsignals = 1;
 	return GC_OK;
 }
+
+void gs_tstep_fill(const gs_tstep *fs, uint32_t n, uint64_t tb, gs_step *out)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		const gs_tstep *x = &fs[i];
+		gs_step *st = &out[i];
+		switch (x->op) {
+		case GS_OP_SIGNAL:
+			gs_step_clear(st);
+			st->op = GS_OP_SIGNAL;
+			st->send_peer = x->send;
+			st->dst_off = x->b;
+			st->bytes = 8;
+			break;
+		case GS_OP_WAIT:
+			gs_step_clear(st);
+			st->op = GS_OP_WAIT;
+			st->src_off = x->a;
+			st->bytes = x->b;
+			break;
+		case GS_OP_PUT:
+			gs_step_clear(st);
+			st->op = GS_OP_PUT;
+			st->send_peer = x->send;
+			st->src_buf = x->sbuf;
+			st->src_off = x->a * tb;
+			st->dst_buf = x->dbuf;
+			st->dst_off = x->b * tb;
+			st->bytes = tb;
+			break;
+		default:
+			gs_step_set(st, (gs_op)x->op, x->send, x->recv, x->sbuf, x->a * tb, x->dbuf,
+				    x->b * tb, tb);
+			break;
+		}
+	}
+}

@@ -72,11 +72,7 @@
 #include "gs_impl.h"
 
 /* A compact step: gs_step's fields for one token (slot numbers a, b). */
-typedef struct fstep {
-	int32_t send, recv;
-	uint32_t a, b; /* src and dst slot; SIGNAL: b = slot; WAIT: a = slot, b = count */
-	uint8_t op, sbuf, dbuf, pad;
-} fstep;
+typedef gs_tstep fstep; /* src and dst slot; SIGNAL: b = slot; WAIT: a = slot, b = count */
 
 typedef struct gs_mfw {
 	gs_moe_map map;
@@ -406,40 +402,8 @@ static void mfw_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint32_t
 	const gs_mfw *f = g->priv;
 	mfw_build(g);
 	const uint64_t tb = f->me * f->el;
-	const fstep *fs = f->steps + f->off[(uint64_t)rank * (uint64_t)g->nstrands + (uint64_t)ch];
-	for (uint32_t i = 0; i < n; i++) {
-		const fstep *x = &fs[first + i];
-		gs_step *st = &out[i];
-		switch (x->op) {
-		case GS_OP_SIGNAL:
-			gs_step_clear(st);
-			st->op = GS_OP_SIGNAL;
-			st->send_peer = x->send;
-			st->dst_off = x->b;
-			st->bytes = 8;
-			break;
-		case GS_OP_WAIT:
-			gs_step_clear(st);
-			st->op = GS_OP_WAIT;
-			st->src_off = x->a;
-			st->bytes = x->b;
-			break;
-		case GS_OP_PUT:
-			gs_step_clear(st);
-			st->op = GS_OP_PUT;
-			st->send_peer = x->send;
-			st->src_buf = x->sbuf;
-			st->src_off = x->a * tb;
-			st->dst_buf = x->dbuf;
-			st->dst_off = x->b * tb;
-			st->bytes = tb;
-			break;
-		default:
-			gs_step_set(st, (gs_op)x->op, x->send, x->recv, x->sbuf, x->a * tb, x->dbuf,
-				    x->b * tb, tb);
-			break;
-		}
-	}
+	const gs_tstep *fs = f->steps + f->off[(uint64_t)rank * (uint64_t)g->nstrands + (uint64_t)ch];
+	gs_tstep_fill(fs + first, n, tb, out);
 }
 
 static void mfw_destroy(gs_gen *g)

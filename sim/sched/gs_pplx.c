@@ -78,11 +78,7 @@
 
 /* A compact step (slot numbers a, b; SIGNAL: b = slot; WAIT: a = slot,
  * b = count). */
-typedef struct pstep {
-	int32_t send;
-	uint32_t a, b;
-	uint8_t op, sbuf, dbuf, pad;
-} pstep;
+typedef gs_tstep pstep;
 
 typedef struct gs_pplx {
 	gs_moe_map map;
@@ -97,7 +93,7 @@ typedef struct gs_pplx {
 static void gs_pplx_push(GArray *a, gs_op op, int32_t send, uint8_t sbuf, uint32_t sa,
 			 uint8_t dbuf, uint32_t sb)
 {
-	pstep f = {.send = send, .a = sa, .b = sb, .op = (uint8_t)op, .sbuf = sbuf, .dbuf = dbuf};
+	pstep f = {.send = send, .recv = -1, .a = sa, .b = sb, .op = (uint8_t)op, .sbuf = sbuf, .dbuf = dbuf};
 	g_array_append_val(a, f);
 }
 
@@ -252,33 +248,8 @@ static void gs_pplx_fill(const gs_gen *g, int rank, int ch, uint64_t first, uint
 {
 	const gs_pplx *pp = g->priv;
 	gs_pplx_build(g);
-	const uint64_t tb = pp->tb;
 	const pstep *fs = pp->steps + pp->off[(uint64_t)rank * (uint64_t)g->nstrands + (uint64_t)ch];
-	for (uint32_t i = 0; i < n; i++) {
-		const pstep *x = &fs[first + i];
-		gs_step *st = &out[i];
-		gs_step_clear(st);
-		st->op = x->op;
-		switch (x->op) {
-		case GS_OP_SIGNAL:
-			st->send_peer = x->send;
-			st->dst_off = x->b;
-			st->bytes = 8;
-			break;
-		case GS_OP_WAIT:
-			st->src_off = x->a;
-			st->bytes = x->b;
-			break;
-		default: /* PUT to send_peer, or COPY on the rank itself */
-			st->send_peer = x->send;
-			st->src_buf = x->sbuf;
-			st->src_off = x->a * tb;
-			st->dst_buf = x->dbuf;
-			st->dst_off = x->b * tb;
-			st->bytes = tb;
-			break;
-		}
-	}
+	gs_tstep_fill(fs + first, n, pp->tb, out);
 }
 
 static void gs_pplx_destroy(gs_gen *g)
