@@ -1101,7 +1101,7 @@ static double proxy_ps(const gm_xport *x, gm_xport_msg k, bool sender)
 	double ps = 0;
 	for (int i = sender ? 0 : h->data + 1; i < (sender ? h->data : h->nstages); i++) {
 		const gm_xport_stage *st = &h->st[i];
-		if (st->kind == GM_XS_PROXY_WORK)
+		if (st->kind == GM_XS_PROXY_WORK || st->kind == GM_XS_PROXY_BG)
 			ps += (double)st->ps;
 		else if (st->kind == GM_XS_PROXY_POLL)
 			ps += (double)st->ps / (x->proxy_batch > 0 ? x->proxy_batch : 1);
@@ -1125,13 +1125,18 @@ static double xport_proxy_bound(const gt_topo *topo, const gs_gen *gen, const gm
 	const gm_xport_msg two = o->xport_ll ? GM_XM_SEND_LL : GM_XM_SEND;
 	const double send2 = proxy_ps(x, two, true), recv2 = proxy_ps(x, two, false);
 	const double put = proxy_ps(x, GM_XM_PUT, true), sig = proxy_ps(x, GM_XM_SIGNAL, true);
-	if (send2 + recv2 + put + sig <= 0)
+	/* a signal of its own: the sender's part, and the target's (the
+	 * schedules that send them, counts and flags to every peer, are
+	 * symmetric: the first GPU takes as many as it sends) */
+	const double amo = proxy_ps(x, GM_XM_AMO, true) + proxy_ps(x, GM_XM_AMO, false);
+	if (send2 + recv2 + put + sig + amo <= 0)
 		return 0;
 	gs_step win[256];
 	uint32_t route[GM_MAX_HOPS];
 	double busy = 0;
 	for (int ch = 0; ch < gen->nstrands; ch++) {
 		uint64_t len = gen->ops->strand_len(gen, r0, ch);
+		int put_peer = -1; /* the strand's last message was a put to it */
 		for (uint64_t at = 0; at < len; at += G_N_ELEMENTS(win)) {
 			uint32_t nw = (uint32_t)MIN((uint64_t)G_N_ELEMENTS(win), len - at);
 			gen->ops->fill(gen, r0, ch, at, nw, win);
@@ -1142,7 +1147,8 @@ static double xport_proxy_bound(const gt_topo *topo, const gs_gen *gen, const gm
 				double c = 0;
 				if (gs_op_one_sided(op) && op != GS_OP_WAIT && st->bytes > 0) {
 					peer = st->send_peer;
-					c = op == GS_OP_SIGNAL ? sig : put;
+					c = op != GS_OP_SIGNAL ? put : put_peer == peer ? sig : amo;
+					put_peer = op == GS_OP_SIGNAL ? -1 : peer;
 				} else if (gs_op_sends(op)) {
 					peer = st->send_peer;
 					c = send2;

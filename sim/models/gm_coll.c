@@ -54,6 +54,7 @@ typedef struct strand {
 	uint32_t win_n;
 	uint32_t rank, ch;
 	uint8_t state, recvd, queued;
+	uint8_t after_put; /* a transport's PUT was its last message (a SIGNAL next is its signal) */
 	uint32_t next_wait; /* next strand parked on the same signal slot */
 	uint32_t send_conn, recv_conn; /* cached last connections */
 	int64_t step_start;
@@ -121,7 +122,7 @@ typedef struct xpmsg {
 	uint64_t bytes;
 	uint64_t key; /* SIGNAL: its signal_key */
 	int64_t ready;
-	uint8_t signal;
+	uint8_t signal; /* 0 for a PUT, else 1 + the signal's gm_xport_msg kind */
 } xpmsg;
 
 typedef struct xpq {
@@ -393,7 +394,7 @@ static int64_t xp_control(sim *m, const conn *c, gm_xport_msg k, int64_t t);
 static int64_t xp_gpu_end(sim *m, const conn *c, gm_xport_msg k, uint32_t sidx, int64_t t);
 static int64_t xp_receive(sim *m, const conn *c, gm_xport_msg k, int64_t t);
 static bool xp_gpu_part(sim *m, strand *s, uint32_t sid, const gs_step *st, int64_t until);
-static void xq_push(sim *m, conn *c, uint64_t bytes, bool signal, uint64_t key, int64_t ready);
+static void xq_push(sim *m, conn *c, uint64_t bytes, uint8_t signal, uint64_t key, int64_t ready);
 static inline gm_xport_msg xp_send_kind(const sim *m);
 
 /* Reclaim the buffer space of consumed messages whose credit has travelled
@@ -630,7 +631,8 @@ static inline __attribute__((always_inline)) void strand_run(sim *m, uint32_t si
 			/* PUT or SIGNAL: a flow into the peer's memory; no receive
 			 * step, no buffer credit */
 			conn *c = &m->conns[s->send_conn];
-			if (c->dst != (uint32_t)st->send_peer) {
+			const bool same_peer = c->dst == (uint32_t)st->send_peer;
+			if (!same_peer) {
 				s->send_conn = conn_get(m, s->rank, (uint32_t)st->send_peer,
 							s->ch / (uint32_t)m->spc);
 				c = &m->conns[s->send_conn];
@@ -638,13 +640,19 @@ static inline __attribute__((always_inline)) void strand_run(sim *m, uint32_t si
 			m->messages++;
 			if (c->proxied == 2 && st->bytes > 0) {
 				/* a transport's put or signal: the CTA's part, then the
-				 * message waits its turn on the connection */
+				 * message waits its turn on the connection. A signal
+				 * right behind the strand's put to the same peer is that
+				 * put's (put-with-signal); any other is a signal of its
+				 * own (signal_op) */
 				const bool sig = op == GS_OP_SIGNAL;
-				const gm_xport_msg k = sig ? GM_XM_SIGNAL : GM_XM_PUT;
+				const gm_xport_msg k = !sig			 ? GM_XM_PUT
+						       : s->after_put && same_peer ? GM_XM_SIGNAL
+										   : GM_XM_AMO;
+				s->after_put = !sig;
 				const int64_t t = xp_gpu_end(m, c, k, s->ch, m->eng.now);
 				if (G_UNLIKELY(m->stamps))
 					m->stamps[sid].ready = m->eng.now;
-				xq_push(m, c, st->bytes, sig, sig ? signal_key(m, s, c, st) : 0,
+				xq_push(m, c, st->bytes, sig ? (uint8_t)(1 + k) : 0, sig ? signal_key(m, s, c, st) : 0,
 					xp_control(m, c, k, t));
 				if (!xp_gpu_part(m, s, sid, st, t))
 					return;
@@ -850,6 +858,9 @@ static int64_t xp_stages(sim *m, const conn *c, gm_xport_msg k, int from, int to
 		case GM_XS_PROXY_WORK:
 			t = xp_proxy_work(m, r, t, st->ps);
 			break;
+		case GM_XS_PROXY_BG: /* the thread's time, not the message's */
+			xp_proxy_work(m, r, t, st->ps);
+			break;
 		case GM_XS_NIC: {
 			uint32_t l = xp_nic_of(m, c);
 			int64_t s = t > m->xp_nic[l] ? t : m->xp_nic[l];
@@ -949,7 +960,7 @@ static void xq_pump(sim *m, conn *c)
 	}
 }
 
-static void xq_push(sim *m, conn *c, uint64_t bytes, bool signal, uint64_t key, int64_t ready)
+static void xq_push(sim *m, conn *c, uint64_t bytes, uint8_t signal, uint64_t key, int64_t ready)
 {
 	xpq *q = &m->xq[c - m->conns];
 	if (q->n == q->cap) {
@@ -981,7 +992,7 @@ static void xq_done(sim *m, uint32_t id, ge_time now)
 	q->n--;
 	q->busy = 0;
 	if (x.signal) {
-		int64_t at = xp_receive(m, c, GM_XM_SIGNAL, now + c->lat_ps);
+		int64_t at = xp_receive(m, c, (gm_xport_msg)(x.signal - 1), now + c->lat_ps);
 		if (at <= now)
 			signal_arrive(m, x.key);
 		else

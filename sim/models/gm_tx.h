@@ -46,6 +46,9 @@ typedef enum { GM_TX_NIC_IB, GM_TX_NIC_ROCE, GM_TX_NIC_EFA } gm_tx_nic_kind;
  * (NVSHMEM IBRC), or a batch's requests chained into one post with one
  * doorbell and one signalled request. */
 typedef enum { GM_TX_POST_SINGLE, GM_TX_POST_CHAINED } gm_tx_proxy_post;
+/* How a CPU proxy performs a signal of its own (not behind a put): through
+ * the target's proxy and GDRCopy, or as the NIC's own atomic or write. */
+typedef enum { GM_TX_AMO_GDRCOPY, GM_TX_AMO_NATIVE } gm_tx_proxy_amo;
 
 typedef struct gm_tx_params {
 	const char *platform;
@@ -68,6 +71,7 @@ typedef struct gm_tx_params {
 	int64_t proxy_poll_ps, proxy_req_ps;
 	int proxy_batch;
 	gm_tx_proxy_post proxy_post;
+	gm_tx_proxy_amo proxy_amo;
 	gm_tx_flag_read flag_read;
 	/* GDRCopy */
 	int64_t gdr_read_ps, gdr_write_ps;

@@ -121,7 +121,7 @@ static void nic_part(gm_xport_path *h, const gm_tx_params *p, bool wqe_in_gpu)
 
 /* The sender's part of a proxy transport: the GPU's hand-off (a tail or a
  * request in host-pinned memory), the proxy's turn, the post. */
-static void proxy_send(gm_xport_path *h, const gm_tx_params *p, bool nccl)
+static void proxy_send(gm_xport_path *h, const gm_tx_params *p, bool nccl, bool amo)
 {
 	const char *rule;
 	int64_t rd = flag_read(p, &rule);
@@ -138,14 +138,40 @@ static void proxy_send(gm_xport_path *h, const gm_tx_params *p, bool nccl)
 	if (p->flag_read == GM_TX_FLAG_HOSTPINNED)
 		push(h, GM_XS_DELAY, p->pcie_lat_ps, "PCIe", "pcie.latency",
 		     "the write crosses PCIe into host memory (posted)");
-	poll(h, GM_XS_PROXY_POLL, rd, rd + p->proxy_poll_ps, "CPU proxy (GPU A)", rule,
-	     nccl ? "the GPU's proxy thread, walking its connections, reads the tail and finds the slice"
-		  : "the PE's proxy thread polls its FIFO and finds the request");
-	push(h, GM_XS_PROXY_WORK, p->proxy_req_ps + p->post_send_ps + p->mmio_write_ps, "CPU proxy (GPU A)",
-	     "proxy.request_cost + host.post_send + pcie.mmio_write",
-	     nccl ? "posts the slice as an RDMA write with immediate (ncclNetIsend: one ibv_post_send "
-		    "or libfabric write) and rings the doorbell"
-		  : "builds the RDMA write for the request, posts it and rings the doorbell");
+	if (p->proxy_post == GM_TX_POST_SINGLE) {
+		poll(h, GM_XS_PROXY_POLL, rd, rd + p->proxy_poll_ps, "CPU proxy (GPU A)", rule,
+		     nccl ? "the GPU's proxy thread, walking its connections, reads the tail and finds the "
+			    "slice"
+			  : "the PE's proxy thread polls its FIFO and finds the request");
+		push(h, GM_XS_PROXY_WORK, p->proxy_req_ps + p->post_send_ps + p->mmio_write_ps, "CPU proxy (GPU A)",
+		     "proxy.request_cost + host.post_send + pcie.mmio_write",
+		     nccl ? "posts the slice as an RDMA write with immediate (ncclNetIsend: one ibv_post_send "
+			    "or libfabric write) and rings the doorbell"
+			  : "builds the RDMA write for the request, posts it signalled and rings the doorbell");
+		push(h, GM_XS_PROXY_BG, p->cq_poll_ps, "CPU proxy (GPU A)", "host.cq_poll",
+		     nccl ? "later reaps the send's completion (ncclNetTest), off the message's path"
+			  : "later reaps the signalled request's completion (one CQE per ibv_poll_cq), off the "
+			    "message's path");
+	} else {
+		/* chained: a turn's requests go in one post, one doorbell and
+		 * one completion, paid with the turn's read */
+		poll(h, GM_XS_PROXY_POLL, rd + p->mmio_write_ps + p->cq_poll_ps,
+		     rd + p->mmio_write_ps + p->cq_poll_ps + p->proxy_poll_ps, "CPU proxy (GPU A)",
+		     p->flag_read == GM_TX_FLAG_GDRCOPY ? "gdrcopy.read_8B + pcie.mmio_write + host.cq_poll"
+		     : p->flag_read == GM_TX_FLAG_CUDAMEMCPY
+			     ? "host.cudamemcpy_call + pcie.latency + pcie.mmio_write + host.cq_poll"
+			     : "host.mem_latency + pcie.mmio_write + host.cq_poll",
+		     "the proxy thread's turn: it reads the requests, rings the doorbell once for the turn's "
+		     "chained post and reaps its one completion");
+		push(h, GM_XS_PROXY_WORK, p->proxy_req_ps + p->post_send_ps, "CPU proxy (GPU A)",
+		     "proxy.request_cost + host.post_send",
+		     "builds the request's work request and links it into the turn's post");
+	}
+	if (amo)
+		push(h, GM_XS_PROXY_BG, p->cq_poll_ps + p->post_send_ps, "CPU proxy (GPU A)",
+		     "host.cq_poll + host.post_send",
+		     "later reaps the target's acknowledgement (a receive completion) and re-posts that "
+		     "receive buffer, off the message's path");
 	nic_part(h, p, false);
 }
 
@@ -197,6 +223,25 @@ static void proxy_recv(gm_xport_path *h, const gm_tx_params *p, bool nccl)
 	}
 }
 
+/* A signal of its own on NVSHMEM IBRC with GDRCopy (ibrc.cpp): a SEND the
+ * target's proxy takes from its receive queue, writes into GPU memory
+ * through GDRCopy and acknowledges with a SEND of its own. */
+static void amo_recv(gm_xport_path *h, const gm_tx_params *p)
+{
+	push(h, GM_XS_DELAY, p->pcie_lat_ps, "remote NIC", "pcie.latency",
+	     "writes the receive completion of the atomic's SEND into host memory");
+	poll(h, GM_XS_PROXY_POLL, p->cq_poll_ps, p->cq_poll_ps + p->proxy_poll_ps, "CPU proxy (GPU B)",
+	     "next poll + host.cq_poll", "the target's proxy polls its receive queue (poll_recv) and finds the atomic");
+	push(h, GM_XS_PROXY_WORK, 2 * p->post_send_ps + p->gdr_write_ps + p->mmio_write_ps + p->cq_poll_ps,
+	     "CPU proxy (GPU B)", "2 x host.post_send + gdrcopy.write_8B + pcie.mmio_write + host.cq_poll",
+	     "re-posts the receive buffer, writes the word into GPU B's memory through GDRCopy "
+	     "(perform_gdrcopy_amo), posts the acknowledgement SEND with its doorbell and later reaps "
+	     "its completion");
+	push(h, GM_XS_DELAY, p->pcie_lat_ps, "PCIe", "pcie.latency", "the word crosses PCIe into GPU B");
+	poll(h, GM_XS_POLL, p->poll_ps, p->poll_ps, "SM (GPU B)", "next poll + gpu.poll_interval",
+	     "a thread of GPU B spinning on the signal sees it");
+}
+
 static void build_paths(gm_xport *x)
 {
 	const gm_tx_params *p = &x->p;
@@ -205,11 +250,22 @@ static void build_paths(gm_xport *x)
 		gm_xport_path *h = &x->path[k];
 		memset(h, 0, sizeof(*h));
 		if (x->kind == GM_XPORT_NCCL || x->kind == GM_XPORT_IBRC)
-			proxy_send(h, p, x->kind == GM_XPORT_NCCL);
+			proxy_send(h, p, x->kind == GM_XPORT_NCCL, false);
 		else
 			device_send(h, p);
 		if (k == GM_XM_PUT)
 			continue; /* nobody waits on a put by itself */
+		if (k == GM_XM_AMO && x->kind == GM_XPORT_IBRC && !efa && p->proxy_amo == GM_TX_AMO_GDRCOPY) {
+			/* the sender's proxy also reaps the acknowledgement (a
+			 * receive completion) and re-posts its buffer: charged with
+			 * its post, on the same thread */
+			/* the sender's proxy posts it as a SEND, and also reaps the
+			 * acknowledgement and re-posts that receive buffer */
+			memset(h, 0, sizeof(*h));
+			proxy_send(h, p, false, true);
+			amo_recv(h, p);
+			continue;
+		}
 		if (x->kind == GM_XPORT_NCCL) {
 			if (k == GM_XM_SEND_LL)
 				gpu_sees(h, p, "a thread of GPU B polls the LL flags that came with the data");
@@ -300,6 +356,12 @@ gc_status gm_xport_build(const gc_config *cfg, const gt_topo *topo, bool one_sid
 	return GC_OK;
 }
 
+const char *gm_xport_msg_name(gm_xport_msg k)
+{
+	static const char *const names[GM_XM__COUNT] = {"simple", "ll", "put", "signal", "amo"};
+	return (unsigned)k < GM_XM__COUNT ? names[k] : "?";
+}
+
 gm_xport_msg gm_xport_msg_of(bool one_sided, bool signal, bool ll_flags)
 {
 	if (one_sided)
@@ -368,6 +430,13 @@ bool gm_xport_uses_key(const gm_xport *x, const char *key, const char **why)
 	if (proxy && (!strcmp(key, "proxy.batch") || !strcmp(key, "proxy.flag_read") ||
 		      !strcmp(key, "proxy.poll_interval")))
 		return true;
+	if (!strcmp(key, "proxy.amo")) {
+		if (x->kind == GM_XPORT_IBRC && x->p.nic_kind != GM_TX_NIC_EFA)
+			return true; /* a signal of its own: through the target's proxy, or native */
+		*why = x->kind == GM_XPORT_IBRC ? "on EFA every signal goes through the target's proxy"
+						: "only NVSHMEM's proxy transport (ibrc) emulates atomics";
+		return false;
+	}
 	if (rules_name(x, key))
 		return true;
 	/* the flag-read methods' own costs, when another method is chosen */
@@ -390,9 +459,10 @@ bool gm_xport_uses_key(const gm_xport *x, const char *key, const char **why)
 void gm_xport_recipe(const gm_xport *x, gm_xport_msg kind, uint64_t bytes, gm_tx_recipe *r)
 {
 	const gm_xport_path *h = &x->path[kind];
-	static const char *const kind_names[] = {"send (Simple)", "send (LL/LL128)", "put", "signal"};
+	static const char *const kind_names[] = {"send (Simple)", "send (LL/LL128)", "put", "put's signal",
+						 "signal on its own"};
 	memset(r, 0, sizeof(*r));
-	g_snprintf(r->id, sizeof(r->id), "%s/%s", x->name, kind == GM_XM_SEND_LL ? "ll" : kind == GM_XM_PUT ? "put" : kind == GM_XM_SIGNAL ? "signal" : "simple");
+	g_snprintf(r->id, sizeof(r->id), "%s/%s", x->name, gm_xport_msg_name(kind));
 	g_snprintf(r->name, sizeof(r->name), "%s, %s", x->name, kind_names[kind]);
 	r->issuers = 1;
 	r->issuer_kind = x->kind == GM_XPORT_NCCL || x->kind == GM_XPORT_IBRC ? "CPU thread" : "CTA";
@@ -407,14 +477,20 @@ void gm_xport_recipe(const gm_xport *x, gm_xport_msg kind, uint64_t bytes, gm_tx
 		t->fixed_ps = s->ps;
 		t->period_ps = s->period_ps;
 		t->receiver_side = i > h->data;
-		if (i > 0) {
-			t->deps[0] = i - 1;
+		/* each step follows the one before, except that nothing waits
+		 * for work off the message's path */
+		int dep = i - 1;
+		while (dep >= 0 && h->st[dep].kind == GM_XS_PROXY_BG)
+			dep--;
+		if (dep >= 0) {
+			t->deps[0] = dep;
 			t->ndeps = 1;
 		}
 		switch (s->kind) {
 		case GM_XS_POLL: t->res = GM_TX_R_POLL; break;
 		case GM_XS_PROXY_POLL: t->res = GM_TX_R_PROXY_POLL; t->cpu = true; break;
-		case GM_XS_PROXY_WORK: t->res = GM_TX_R_PROXY_WORK; t->cpu = true; break;
+		case GM_XS_PROXY_WORK:
+		case GM_XS_PROXY_BG: t->res = GM_TX_R_PROXY_WORK; t->cpu = true; break;
 		case GM_XS_NIC: t->res = GM_TX_R_NIC_TX; break;
 		case GM_XS_GPU_SQ: t->res = GM_TX_R_GPU_SQ; break;
 		case GM_XS_DATA:
@@ -443,7 +519,8 @@ int64_t gm_xport_latency_ps(const gm_xport *x, gm_xport_msg k)
 	int64_t t = 0;
 	for (int i = 0; i < h->nstages; i++) {
 		const gm_xport_stage *s = &h->st[i];
-		t += s->ps + (s->kind == GM_XS_POLL || s->kind == GM_XS_PROXY_POLL ? s->period_ps / 2 : 0);
+		if (s->kind != GM_XS_PROXY_BG)
+			t += s->ps + (s->kind == GM_XS_POLL || s->kind == GM_XS_PROXY_POLL ? s->period_ps / 2 : 0);
 	}
 	return t;
 }

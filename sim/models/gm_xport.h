@@ -56,6 +56,8 @@ typedef enum {
 	GM_XS_POLL,	   /* a GPU thread polling: half its period on average, plus one read */
 	GM_XS_PROXY_POLL,  /* the proxy finds the work: half a period when idle, plus one read */
 	GM_XS_PROXY_WORK,  /* the proxy thread works (a single server per GPU) */
+	GM_XS_PROXY_BG,	   /* the proxy thread works off the message's path (a completion it
+			    * reaps later): its time is taken, the message does not wait */
 	GM_XS_NIC,	   /* the NIC's message stage (a single server per NIC) */
 	GM_XS_GPU_SQ,	   /* the post's publish on the send queue its CTA shares (gpu.queues) */
 	GM_XS_DATA,	   /* the data: a flow on the route (explain: its link table) */
@@ -85,7 +87,9 @@ typedef enum {
 	GM_XM_SEND,   /* two-sided, Simple: the receiver waits for a tail flag */
 	GM_XM_SEND_LL,/* two-sided, LL or LL128: flags arrive with the data */
 	GM_XM_PUT,    /* one-sided data: nobody waits for it by itself */
-	GM_XM_SIGNAL, /* one-sided flag behind the puts: the receiver polls it */
+	GM_XM_SIGNAL, /* one-sided flag behind a put (put-with-signal): the receiver polls it */
+	GM_XM_AMO,    /* one-sided flag on its own (nvshmemx_signal_op): as SIGNAL, except on
+		       * IBRC with proxy.amo gdrcopy, where the target's proxy writes it */
 	GM_XM__COUNT
 } gm_xport_msg;
 
@@ -140,6 +144,9 @@ void gm_xport_recipe(const gm_xport *x, gm_xport_msg kind, uint64_t bytes, gm_tx
 /* One uncontended message of kind k: every stage but the data's flow and
  * route latency (each poll half its period), as the closed form adds it. */
 int64_t gm_xport_latency_ps(const gm_xport *x, gm_xport_msg k);
+
+/* A message kind's name as --variant takes it: simple, ll, put, signal, amo. */
+const char *gm_xport_msg_name(gm_xport_msg k);
 
 /* The message kind a run's step sends on x (Simple or LL for a send). */
 gm_xport_msg gm_xport_msg_of(bool one_sided, bool signal, bool ll_flags);

@@ -9,7 +9,8 @@
 # (gcsim run --results FILE.csv: every point of the algorithm and of
 # collective.compare, without the header lines that echo the scenario and
 # the command) must differ from the unperturbed run's. Values are tried in
-# turn (twice, half, then far enough to bind; each other choice) until one
+# turn (twice, half, then far enough to bind, up to 10^4 times slower where
+# a saturated proxy hides a smaller change; each other choice) until one
 # answers; failing that, a value that makes the run refuse the combination
 # (one line naming another key) answers too, since it was read. A key
 # whose every value leaves the results as they were is accepted and
@@ -137,7 +138,7 @@ sub candidates {
 	}
 	if ($t eq 'number') {
 		my $v = $base =~ /^[-+0-9.eE]+$/ ? $base + 0 : 0;
-		return $v == 0 ? (0.5, 1) : (2 * $v, $v / 2, $v / 100);
+		return $v == 0 ? (0.5, 1) : (2 * $v, $v / 2, $v / 100, $v / 10000);
 	}
 	if ($t eq 'size' || $t eq 'time' || $t eq 'bandwidth') {
 		my ($v, $u) = quantity($base);
@@ -149,7 +150,7 @@ sub candidates {
 		my %unit = (B => 1, KiB => 1024, MiB => 1024**2, GiB => 1024**3, TiB => 1024**4,
 			KB => 1e3, kB => 1e3, MB => 1e6, GB => 1e9, TB => 1e12);
 		return map { $t eq 'size' ? int($_ * $v * ($unit{$u} // 1)) . 'B' : ($_ * $v) . $u }
-		    (2, 0.5, 100, 0.01);
+		    (2, 0.5, 100, 0.01, 0.0001);
 	}
 	return ();
 }

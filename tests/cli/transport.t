@@ -56,6 +56,6 @@ check "packet fidelity refuses a transport" "[ \$? -eq 2 ] && grep -q 'packet' '
 "$G" explain --transport scenarios/dgx-h100-allreduce.yaml >"$T/o" 2>"$T/e"
 check "explain --transport on a scenario without one: exit 2" "[ \$? -eq 2 ] && grep -q 'transport.inter none' '$T/e'"
 "$G" explain --transport "$T/one.yaml" --variant fast >"$T/o" 2>"$T/e"
-check "explain --transport --variant checked" "[ \$? -eq 2 ] && grep -q 'simple, ll, put or signal' '$T/e'"
+check "explain --transport --variant checked" "[ \$? -eq 2 ] && grep -q 'simple, ll, put, signal (a put.s) or amo' '$T/e'"
 
 tap_end

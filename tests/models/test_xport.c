@@ -10,6 +10,8 @@
  *    NCCL's proxy take at least one proxy turn each, so an all-to-all on
  *    more nodes grows with the peer count, while IBGDA's GPU-posted
  *    messages do not pay it;
+ *  - NVSHMEM IBRC's signal of its own goes through the target's proxy
+ *    (GDRCopy), a put's signal behind the put;
  *  - ibgda and gin are refused on EFA (no GPUDirect Async) with the reason;
  *    the packet fidelity and --breakdown refuse a transport;
  *  - the NIC link keeps its physical latency under every protocol.
@@ -165,6 +167,57 @@ static void test_shared_send_queues(void)
 	gm_run_free(b);
 }
 
+/* NVSHMEM IBRC with GDRCopy: a signal of its own (signal_op) goes through
+ * the target's proxy, a put's signal rides behind the put; the completions
+ * a proxy reaps take its time but no message waits for them. */
+static void test_ibrc_signal_on_its_own(void)
+{
+	static const char *const base[] = {"transport.inter=ibrc", NULL, NULL};
+	const char *const wr[] = {"transport.inter=ibrc", "gdrcopy.write_8B=1089ns", NULL};
+	const char *const cq[] = {"transport.inter=ibrc", "host.cq_poll=1100ns", NULL};
+	const char *const nat[] = {"transport.inter=ibrc", "proxy.amo=native", NULL};
+	gm_run *a = run_yaml(pair, base), *w = run_yaml(pair, wr), *c = run_yaml(pair, cq),
+	       *n = run_yaml(pair, nat);
+	const gm_xport *xa = &a->xport, *xw = &w->xport, *xc = &c->xport, *xn = &n->xport;
+	/* the target's GDRCopy write is on the signal's path, not the put's */
+	g_assert_cmpint(gm_xport_latency_ps(xw, GM_XM_AMO) - gm_xport_latency_ps(xa, GM_XM_AMO), ==, 1000000);
+	g_assert_cmpint(gm_xport_latency_ps(xw, GM_XM_SIGNAL), ==, gm_xport_latency_ps(xa, GM_XM_SIGNAL));
+	g_assert_cmpint(gm_xport_latency_ps(xw, GM_XM_PUT), ==, gm_xport_latency_ps(xa, GM_XM_PUT));
+	/* the sender's reap of its completion is off the put's path; the
+	 * target's receive poll (the read and half a period) is on the
+	 * signal's */
+	g_assert_cmpint(gm_xport_latency_ps(xc, GM_XM_PUT), ==, gm_xport_latency_ps(xa, GM_XM_PUT));
+	g_assert_cmpint(gm_xport_latency_ps(xc, GM_XM_AMO) - gm_xport_latency_ps(xa, GM_XM_AMO), ==,
+			1000000 * 3 / 2 + 1000000);
+	/* native: the signal of its own is a put's signal */
+	g_assert_cmpint(gm_xport_latency_ps(xn, GM_XM_AMO), ==, gm_xport_latency_ps(xn, GM_XM_SIGNAL));
+	g_assert_cmpint(gm_xport_latency_ps(xa, GM_XM_AMO), >, gm_xport_latency_ps(xa, GM_XM_SIGNAL));
+	gm_run_free(a);
+	gm_run_free(w);
+	gm_run_free(c);
+	gm_run_free(n);
+	/* pplx's counts and combine flags are signals of their own: through
+	 * the target's proxy the busiest proxy works longer, and the run
+	 * takes no less */
+	static const char moe[] = "schema_version: 1\n"
+				  "topology: {preset: dgx-h100, nodes: 2, gpus_per_node: 4}\n"
+				  "collective: {op: dispatch, algo: pplx, sizes: [7408B]}\n"
+				  "moe: {tokens: 16, topk: 4, experts: 32}\n";
+	gm_run *g = run_yaml(moe, base), *v = run_yaml(moe, nat);
+	g_test_message("pplx dispatch 8 GPUs over IBRC: signals through the target's proxy %.2f us "
+		       "(proxy busy %.2f us), native %.2f us (%.2f us)",
+		       g->pts[0].time_us, g->pts[0].r.xp_proxy_busy_ps * 1e-6, v->pts[0].time_us,
+		       v->pts[0].r.xp_proxy_busy_ps * 1e-6);
+	g_assert_cmpint(g->pts[0].r.xp_proxy_busy_ps, >, v->pts[0].r.xp_proxy_busy_ps);
+	g_assert_cmpfloat(g->pts[0].time_us, >=, v->pts[0].time_us);
+	gm_run_free(g);
+	gm_run_free(v);
+	/* on EFA every signal goes through the target's proxy: the key is
+	 * refused there */
+	const char *const efa[] = {"transport.inter=ibrc", "topology.preset=p5", "proxy.amo=native", NULL};
+	expect_refused(pair, efa, "proxy.amo");
+}
+
 static void test_refusals(void)
 {
 	const char *const efa[] = {"transport.inter=ibgda", "topology.preset=p5", NULL};
@@ -222,6 +275,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/xport/proxy-is-a-queue", test_proxy_is_a_queue);
 	g_test_add_func("/xport/ibrc-vs-ibgda-puts", test_ibrc_vs_ibgda_puts);
 	g_test_add_func("/xport/shared-send-queues", test_shared_send_queues);
+	g_test_add_func("/xport/ibrc-signal-on-its-own", test_ibrc_signal_on_its_own);
 	g_test_add_func("/xport/refusals", test_refusals);
 	g_test_add_func("/xport/ll-skips-the-receiving-proxy", test_ll_skips_the_receiving_proxy);
 	g_test_add_func("/xport/deterministic", test_deterministic);
