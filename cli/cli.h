@@ -21,8 +21,16 @@ int cli_parse(int *argc, char ***argv, const char *params, const char *summary,
 	      const void *entries, int *done);
 
 /* The exit status for a failure: 2 bad input (a deadlocked schedule is
- * one), 4 i/o, 1 anything else. */
+ * one), 4 i/o, 7 out of memory, 1 anything else. */
 int cli_exit_status(gc_status st);
+
+/* Flush stdout: 0, or 4 after one line on stderr naming stdout and the
+ * reason (a full disk, a closed pipe), printed once however often asked. */
+int cli_flush_stdout(void);
+
+/* At exit: flush and close stdout; the command's status rc, or 4 (with
+ * cli_flush_stdout's message) where rc is 0 and stdout failed. */
+int cli_close_stdout(int rc);
 
 /* A scenario's own grid (sweep.key and sweep.values, and sweep.key2 and
  * sweep.values2) as "KEY=V1,V2,..." specs, NULL-terminated (g_strfreev),

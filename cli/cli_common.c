@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Shared by the gcsim subcommands: option parsing, exit statuses. */
+#include <errno.h>
 #include <glib.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "cli.h"
@@ -45,5 +47,38 @@ int cli_version(int argc, char **argv)
 
 int cli_exit_status(gc_status st)
 {
-	return st == GC_ERR_INPUT || st == GC_ERR_DEADLOCK ? 2 : st == GC_ERR_IO ? 4 : 1;
+	return st == GC_ERR_INPUT || st == GC_ERR_DEADLOCK ? 2
+	       : st == GC_ERR_IO			    ? 4
+	       : st == GC_ERR_NOMEM			    ? 7
+							    : 1;
+}
+
+/* Whether stdout's failure was reported (one message per process). */
+static bool stdout_reported;
+
+static int stdout_failed(int e)
+{
+	if (!stdout_reported)
+		fprintf(stderr, "%s: cannot write to stdout: %s\n",
+			g_get_prgname() ? g_get_prgname() : "gcsim", g_strerror(e ? e : EIO));
+	stdout_reported = true;
+	return 4;
+}
+
+int cli_flush_stdout(void)
+{
+	errno = 0;
+	if (fflush(stdout) != 0)
+		return stdout_failed(errno);
+	/* a write that failed before this flush left only the flag */
+	return ferror(stdout) ? stdout_failed(0) : 0;
+}
+
+int cli_close_stdout(int rc)
+{
+	int st = cli_flush_stdout();
+	errno = 0;
+	if (fclose(stdout) != 0 && !st)
+		st = stdout_failed(errno);
+	return rc ? rc : st;
 }

@@ -109,7 +109,7 @@ static int explain_collective(const char *file, const char *bytes, char **sets, 
 	if (!wo->csv)
 		g_string_append(out, notes->str);
 	fwrite(out->str, 1, out->len, stdout);
-	rc = fflush(stdout) == 0 ? 0 : 4;
+	rc = cli_flush_stdout();
 out:
 	if (out)
 		g_string_free(out, TRUE);
@@ -125,22 +125,22 @@ out:
 /* --transport FILE: one network message of a run scenario's transport
  * (transport.inter), walked through the same stages `gcsim run` sends
  * every such message through (gm_xport), at --bytes (default 8 B), of the
- * kind --variant names (simple, ll, put or signal). The run is only
+ * kind --variant names (simple, ll, put, signal or amo). The run is only
  * checked, not timed. */
 static int explain_transport(const char *file, const char *bytes, const char *variant, char **sets,
 			     bool timeline)
 {
-	static const char *const kinds[] = {"simple", "ll", "put", "signal"};
 	GString *out = NULL;
 	gm_run *run = NULL;
 	char *err = NULL;
 	int rc = 2;
 	gm_xport_msg k = GM_XM__COUNT;
 	for (int i = 0; variant && i < GM_XM__COUNT; i++)
-		if (!strcmp(variant, kinds[i]))
+		if (!strcmp(variant, gm_xport_msg_name((gm_xport_msg)i)))
 			k = (gm_xport_msg)i;
 	if (variant && k == GM_XM__COUNT) {
-		err = g_strdup_printf("--variant: a transport's message is simple, ll, put or signal; got '%s'",
+		err = g_strdup_printf("--variant: a transport's message is simple, ll, put, signal (a put's) or "
+				      "amo (a signal on its own); got '%s'",
 				      variant);
 		rc = fail(err);
 		goto out;
@@ -174,7 +174,7 @@ static int explain_transport(const char *file, const char *bytes, const char *va
 	out = g_string_new(NULL);
 	gm_run_format_head(file, run->cfg, &run->topo, out);
 	g_string_append_printf(out, "# transport : %s (%s message), components of platform %s\n", x->name,
-			       kinds[k], x->p.platform);
+			       gm_xport_msg_name(k), x->p.platform);
 	gm_tx_format_walk(&x->p, &rcp, &res, b, timeline, out);
 	g_string_append_printf(out,
 			       "# gcsim run sends every network message of this scenario through these "
@@ -229,7 +229,7 @@ int cli_explain(int argc, char **argv)
 		 "first)", "FILE"},
 		{"transport", 0, 0, G_OPTION_ARG_FILENAME, &transport,
 		 "walk one network message of a run scenario's transport (transport.inter) through the "
-		 "stages gcsim run uses; --variant simple, ll, put or signal; --bytes", "FILE"},
+		 "stages gcsim run uses; --variant simple, ll, put, signal or amo; --bytes", "FILE"},
 		{"rank", 0, 0, G_OPTION_ARG_INT64, &rank, "collective: the rank whose steps are listed (default 0)",
 		 "N"},
 		{"strand", 0, 0, G_OPTION_ARG_INT64, &strand,
@@ -426,7 +426,7 @@ int cli_explain(int argc, char **argv)
 		goto out;
 	}
 	fwrite(out->str, 1, out->len, stdout);
-	rc = fflush(stdout) == 0 ? 0 : 4;
+	rc = cli_flush_stdout();
 out:
 	if (out)
 		g_string_free(out, TRUE);

@@ -24,6 +24,7 @@
 #include "hw/gh_stats.h"
 #include "hw/gh_vrank.h"
 #include "hw/gh_verbs.h"
+#include "sim/core/gc_outfile.h"
 #include "sim/core/gc_results.h"
 #include "sim/core/gc_units.h"
 #include "sim/models/gm_scenario.h"
@@ -38,6 +39,7 @@ static int exit_of(gc_status st)
 	case GC_ERR_NODEV: return 3;
 	case GC_ERR_IO: return 4;
 	case GC_ERR_UNSUPPORTED: return 3;
+	case GC_ERR_NOMEM: return 7;
 	default: return 1;
 	}
 }
@@ -83,17 +85,33 @@ static int save_points(const char *sub, const char *db, const char *csv, const g
 			st = gc_results_insert_point(r, id, &g_array_index(pts, gc_result_point, i), &err);
 		if (st == GC_OK)
 			st = gc_results_commit(r, &err);
-		gc_results_close(r);
+		if (st == GC_OK)
+			gc_results_close(r);
+		else /* a file this call created goes */
+			gc_results_discard(r);
 	}
 	if (st == GC_OK && csv) {
-		FILE *f = fopen(csv, "w");
-		st = f ? gc_results_write_csv(f, info, (gc_result_point *)(void *)pts->data, pts->len)
-		       : GC_ERR_IO;
-		if (f && fclose(f) != 0)
-			st = GC_ERR_IO;
-		if (st != GC_OK)
-			err = g_strdup_printf("%s: cannot write", csv);
+		gc_outfile o;
+		st = gc_outfile_open(&o, csv, "the measurements", &err);
+		if (st == GC_OK) {
+			/* a write error stays on the stream: the commit names it */
+			gc_results_write_csv(o.f, info, (gc_result_point *)(void *)pts->data, pts->len);
+			st = gc_outfile_commit(&o, &err);
+		}
 	}
+	int rc = st == GC_OK ? 0 : fail(sub, st, err);
+	g_free(err);
+	return rc;
+}
+
+/* --out and --csv, refused before anything is measured where they could
+ * not be written: 0, or the exit status after one line. */
+static int check_saves(const char *sub, const char *db, const char *csv)
+{
+	char *err = NULL;
+	gc_status st = db ? gc_results_check_writable(db, &err) : GC_OK;
+	if (st == GC_OK && csv)
+		st = gc_outfile_check(csv, "the measurements", &err);
 	int rc = st == GC_OK ? 0 : fail(sub, st, err);
 	g_free(err);
 	return rc;
@@ -166,7 +184,7 @@ static int hw_info(int argc, char **argv)
 		g_string_append_printf(g, "RDMA: %s\n", why);
 	fwrite(g->str, 1, g->len, stdout);
 	g_string_free(g, TRUE);
-	return fflush(stdout) == 0 ? 0 : 4;
+	return cli_flush_stdout();
 }
 
 static int hw_bench(int argc, char **argv)
@@ -188,7 +206,7 @@ static int hw_bench(int argc, char **argv)
 				 entries, &done);
 	char why[GH_WHY] = "";
 	GArray *pts = g_array_new(FALSE, FALSE, sizeof(gc_result_point));
-	if (done)
+	if (done || (rc = check_saves("bench", out, csv)) != 0)
 		goto out;
 	char desc[512];
 	gc_status st = pick_gpu(dev, desc, sizeof(desc), why);
@@ -299,9 +317,9 @@ static int hw_interp(int argc, char **argv)
 				 "schedule with the calibrated model of the virtual ranks instead (no GPU).",
 				 entries, &done);
 	GArray *pts = g_array_new(FALSE, FALSE, sizeof(gc_result_point));
-	char why[GH_WHY] = "";
+	char why[2 * GH_WHY] = ""; /* --predict's refusal names two paths and a command */
 	char **sz = NULL;
-	if (done)
+	if (done || (rc = check_saves("interp", out, csv)) != 0)
 		goto out;
 	static const char *const colls[] = {"allreduce", "allgather", "reducescatter", "alltoall",
 					    "dispatch",	 "combine",   "broadcast",     "reduce"};
@@ -475,20 +493,21 @@ static bool tx_defaults(const char *platform, gh_calib_tx_defaults *d)
 	return ok;
 }
 
-/* Writes each (path, text) pair; on a failure removes the ones written
- * and leaves the message in *why. */
+/* Writes each (path, text) pair (gc_outfile), after checking that every
+ * one can be; on a failure removes the ones written and leaves the message
+ * in *why. */
 static bool write_all(char **paths, GString **texts, int n, char **why)
 {
-	for (int i = 0; i < n; i++) {
-		GError *ge = NULL;
-		if (!g_file_set_contents(paths[i], texts[i]->str, (gssize)texts[i]->len, &ge)) {
-			*why = g_strdup_printf("%s: cannot write: %s", paths[i], ge->message);
-			g_error_free(ge);
+	for (int i = 0; i < n; i++)
+		if (gc_outfile_check(paths[i], "the calibration", why) != GC_OK)
+			return false;
+	for (int i = 0; i < n; i++)
+		if (gc_outfile_write(paths[i], "the calibration", texts[i]->str, texts[i]->len, why) !=
+		    GC_OK) {
 			for (int k = 0; k < i; k++)
 				g_remove(paths[k]);
 			return false;
 		}
-	}
 	return true;
 }
 
@@ -685,7 +704,7 @@ static int hw_rdma(int argc, char **argv)
 	GString *notes = g_string_new(NULL);
 	char why[GH_WHY] = "";
 	char *desc = NULL;
-	if (done)
+	if (done || (rc = check_saves("rdma", out, csv)) != 0)
 		goto out;
 	gh_verbs_opts o;
 	gh_verbs_opts_default(&o, quick);
@@ -752,7 +771,7 @@ static int hw_nccl(int argc, char **argv)
 	GString *notes = g_string_new(NULL);
 	char why[GH_WHY] = "", gdesc[512] = "";
 	char *desc = NULL;
-	if (done)
+	if (done || (rc = check_saves("nccl", out, csv)) != 0)
 		goto out;
 	gh_nccl_opts o;
 	gh_nccl_opts_default(&o, quick);

@@ -2,13 +2,14 @@
 /*
  * gcsim command line: dispatches to subcommands. Exit status: 0 success,
  * 1 internal error, 2 bad input (usage, scenario), 3 missing hardware,
- * 4 i/o failure.
+ * 4 i/o failure (stdout included), 7 out of memory.
  */
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "sim/core/gc_nomem.h"
 
 static const struct {
 	const char *name;
@@ -37,23 +38,24 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	gc_nomem_install();
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
-		return 0;
+		return cli_close_stdout(0);
 	}
 	if (!strcmp(argv[1], "--version"))
-		return cli_version(argc - 1, argv + 1);
+		return cli_close_stdout(cli_version(argc - 1, argv + 1));
 	for (size_t i = 0; i < G_N_ELEMENTS(cmds); i++)
 		if (!strcmp(argv[1], cmds[i].name)) {
 			/* "Usage: gcsim run ..." in every subcommand's --help */
 			char *prg = g_strdup_printf("gcsim %s", cmds[i].name);
 			g_set_prgname(prg);
 			g_free(prg);
-			return cmds[i].fn(argc - 1, argv + 1);
+			return cli_close_stdout(cmds[i].fn(argc - 1, argv + 1));
 		}
 	fprintf(stderr, "gcsim: unknown command '%s'; expected one of:", argv[1]);
 	for (size_t i = 0; i < G_N_ELEMENTS(cmds); i++)

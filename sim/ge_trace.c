@@ -10,16 +10,10 @@
 gc_status ge_trace_open(ge_trace *t, const char *path, char **errmsg)
 {
 	memset(t, 0, sizeof(*t));
-	t->path = g_strdup(path);
-	t->tmp_path = g_strdup_printf("%s.tmp", path);
-	t->f = fopen(t->tmp_path, "w");
-	if (!t->f) {
-		*errmsg = g_strdup_printf("%s: cannot write trace: %s", path, strerror(errno));
-		g_free(t->path);
-		g_free(t->tmp_path);
-		memset(t, 0, sizeof(*t));
-		return GC_ERR_IO;
-	}
+	gc_status st = gc_outfile_open(&t->out, path, "trace", errmsg);
+	if (st != GC_OK)
+		return st;
+	t->f = t->out.f;
 	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", t->f);
 	t->first = 1;
 	return GC_OK;
@@ -116,17 +110,7 @@ gc_status ge_trace_close(ge_trace *t, char **errmsg)
 	if (!t->f)
 		return GC_OK;
 	fputs("\n]}\n", t->f);
-	int bad = ferror(t->f);
-	bad |= fclose(t->f) != 0;
-	t->f = NULL;
-	gc_status st = GC_OK;
-	if (bad || rename(t->tmp_path, t->path) != 0) {
-		*errmsg = g_strdup_printf("%s: cannot write trace: %s", t->path, strerror(errno));
-		remove(t->tmp_path);
-		st = GC_ERR_IO;
-	}
-	g_free(t->path);
-	g_free(t->tmp_path);
+	gc_status st = gc_outfile_commit(&t->out, errmsg);
 	memset(t, 0, sizeof(*t));
 	return st;
 }
@@ -141,11 +125,6 @@ gc_status ge_trace_finish(ge_trace *t, gc_status st, char **errmsg)
 
 void ge_trace_abort(ge_trace *t)
 {
-	if (t->f) {
-		fclose(t->f);
-		remove(t->tmp_path);
-	}
-	g_free(t->path);
-	g_free(t->tmp_path);
+	gc_outfile_abort(&t->out);
 	memset(t, 0, sizeof(*t));
 }

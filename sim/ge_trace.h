@@ -6,7 +6,9 @@
  * in constant memory. Tracks are (pid, tid) pairs named once with metadata
  * events; times are converted from picoseconds to the format's microseconds
  * with six decimals (exact to the picosecond). The writer is all-or-nothing
- * at the file level: it writes to FILE.tmp and renames on successful close.
+ * at the file level: a regular file is written as FILE.tmp and renamed on
+ * a successful close; a device or FIFO the user named is written in place
+ * (gc_outfile.h).
  */
 #ifndef GE_TRACE_H
 #define GE_TRACE_H
@@ -14,11 +16,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/gc_outfile.h"
 #include "core/gc_status.h"
 
 typedef struct ge_trace {
-	FILE *f;
-	char *path, *tmp_path;
+	FILE *f; /* out.f while open, else NULL */
+	gc_outfile out;
 	uint64_t nevents;
 	int first;
 	int64_t offset_ps; /* added to every timestamp (sequential sub-runs) */

@@ -16,12 +16,16 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 struct gc_results {
 	sqlite3 *db;
 	char *path;
 	bool in_tx;
+	bool created;	/* this open made the file */
+	bool committed; /* a transaction was committed since */
 	sqlite3_stmt *ins_run, *ins_point, *ins_param;
 };
 
@@ -77,13 +81,160 @@ void gc_run_row_clear(gc_run_row *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* The folder SQLite writes beside PATH (its journal, its WAL): where
+ * PATH's symbolic links lead, as SQLite follows them. */
+static char *journal_dir(const char *path)
+{
+	char *real = realpath(path, NULL);
+	char *dir = g_path_get_dirname(real ? real : path);
+	free(real);
+	return dir;
+}
+
+gc_status gc_results_check_writable(const char *path, char **errmsg)
+{
+	struct stat sb;
+	bool exists = stat(path, &sb) == 0;
+	if (!exists && errno != ENOENT) {
+		if (errmsg)
+			*errmsg = g_strdup_printf("%s: cannot open results file: %s", path,
+						  g_strerror(errno));
+		return GC_ERR_IO;
+	}
+	if (exists && !S_ISREG(sb.st_mode)) {
+		if (errmsg)
+			*errmsg = g_strdup_printf("%s: not a results file: it is %s", path,
+						  S_ISDIR(sb.st_mode) ? "a directory"
+								      : "not a regular file");
+		return GC_ERR_IO;
+	}
+	if (exists && access(path, W_OK) != 0) {
+		if (errmsg)
+			*errmsg = g_strdup_printf("%s: the results file is read-only (%s); make it "
+						  "writable or name another results file",
+						  path, g_strerror(errno));
+		return GC_ERR_IO;
+	}
+	char *dir = journal_dir(path);
+	int e = stat(dir, &sb) != 0 ? errno : !S_ISDIR(sb.st_mode) ? ENOTDIR : 0;
+	gc_status st = GC_OK;
+	if (e) {
+		if (errmsg)
+			*errmsg = g_strdup_printf("%s: cannot create the results file: %s", path,
+						  g_strerror(e));
+		st = GC_ERR_IO;
+	} else if (access(dir, W_OK | X_OK) != 0) {
+		if (errmsg)
+			*errmsg = g_strdup_printf(
+				"%s: cannot write results: its folder %s is not writable (%s), and "
+				"SQLite keeps its journal there",
+				path, dir, g_strerror(errno));
+		st = GC_ERR_IO;
+	}
+	g_free(dir);
+	return st;
+}
+
+/* The files this process has found sound (device, inode): a sweep opens
+ * its results file once per cell, and the check reads the whole file. */
+#define CHECKED_MAX 8
+static struct {
+	dev_t dev;
+	ino_t ino;
+} checked[CHECKED_MAX];
+static int nchecked;
+
+/* An existing file that SQLite cannot read as sound is refused, not
+ * reused: its runs may be missing or unreadable, so cells would be run
+ * again and stored twice beside the damaged ones. integrity_check does
+ * what quick_check does and also matches every index against its table
+ * (the lookup of a stored run goes through them); a file is read once per
+ * process. */
+static gc_status check_sound(gc_results *r, char **errmsg)
+{
+	struct stat sb;
+	bool known = stat(r->path, &sb) == 0;
+	for (int i = 0; known && i < nchecked; i++)
+		if (checked[i].dev == sb.st_dev && checked[i].ino == sb.st_ino)
+			return GC_OK;
+	sqlite3_stmt *q = NULL;
+	char *why = NULL;
+	int rc = sqlite3_prepare_v2(r->db, "PRAGMA integrity_check(1)", -1, &q, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW) {
+		const char *v = (const char *)sqlite3_column_text(q, 0);
+		if (!v || strcmp(v, "ok") != 0)
+			why = g_strdup(v ? v : "no answer");
+	} else if (rc != SQLITE_DONE) {
+		why = g_strdup(sqlite3_errmsg(r->db));
+	}
+	sqlite3_finalize(q);
+	if (why) {
+		/* one line: SQLite's report starts with a heading line */
+		const char *head = "*** in database main ***";
+		if (g_str_has_prefix(why, head))
+			memmove(why, why + strlen(head), strlen(why + strlen(head)) + 1);
+		g_strdelimit(g_strstrip(why), "\r\n", ' ');
+		if (errmsg)
+			*errmsg = g_strdup_printf(
+				"%s: the results file is damaged (%s); gcsim does not use it: move it "
+				"aside (or delete it) and run again, which starts a new one",
+				r->path, why);
+		g_free(why);
+		return GC_ERR_IO;
+	}
+	if (known && nchecked < CHECKED_MAX) {
+		checked[nchecked].dev = sb.st_dev;
+		checked[nchecked++].ino = sb.st_ino;
+	}
+	return GC_OK;
+}
+
 gc_status gc_results_open(const char *path, bool create, gc_results **out, char **errmsg)
 {
 	*out = NULL;
+	/* a writer is refused before SQLite makes anything (an empty file, a
+	 * journal) where it could not go on: a read-only file or folder */
+	if (create) {
+		gc_status st = gc_results_check_writable(path, errmsg);
+		if (st != GC_OK)
+			return st;
+	}
+	struct stat sb;
+	bool exists = stat(path, &sb) == 0;
+	/* a reader of a file it may not write opens it read-only */
+	bool ro = !create && exists && access(path, W_OK) != 0;
 	gc_results *r = g_new0(gc_results, 1);
 	r->path = g_strdup(path);
-	int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
-	if (sqlite3_open_v2(path, &r->db, flags, NULL) != SQLITE_OK) {
+	r->created = !exists;
+	int flags = ro ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
+		       : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+	/* A file in WAL mode is read through its shared-memory index, which
+	 * a reader that may not write cannot make. Closed cleanly, such a
+	 * file has no log beside it and is read as immutable; one with a log
+	 * needs a writer to apply it first. */
+	char *name = NULL;
+	if (ro) {
+		char *wal = g_strconcat(path, "-wal", NULL);
+		bool has_log = g_file_test(wal, G_FILE_TEST_EXISTS);
+		g_free(wal);
+		if (has_log) {
+			if (errmsg)
+				*errmsg = g_strdup_printf("%s: the results file is read-only and has a "
+							  "log (%s-wal) only a writer can apply; open it "
+							  "once where it is writable",
+							  path, path);
+			gc_results_close(r);
+			return GC_ERR_IO;
+		}
+		char *esc = g_uri_escape_string(path, "/", FALSE);
+		name = g_strdup_printf("file:%s?immutable=1", esc);
+		g_free(esc);
+	}
+	int orc = sqlite3_open_v2(name ? name : path, &r->db, flags, NULL);
+	g_free(name);
+	if (orc != SQLITE_OK) {
 		gc_status st = db_err(r, errmsg, "cannot open results file");
 		gc_results_close(r);
 		return st;
@@ -91,10 +242,20 @@ gc_status gc_results_open(const char *path, bool create, gc_results **out, char 
 	sqlite3_busy_timeout(r->db, 5000);
 	sqlite3_stmt *st = NULL;
 	int version = -1;
-	if (sqlite3_prepare_v2(r->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK ||
-	    sqlite3_step(st) != SQLITE_ROW) {
+	int rc = sqlite3_prepare_v2(r->db, "PRAGMA user_version", -1, &st, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
 		sqlite3_finalize(st);
-		gc_status s = db_err(r, errmsg, "not a results file");
+		int code = sqlite3_extended_errcode(r->db) & 0xff;
+		gc_status s = db_err(r, errmsg,
+				     code == SQLITE_CORRUPT
+					     ? "the results file is damaged; move it aside (or delete it) "
+					       "and run again"
+				     : code == SQLITE_NOTADB ? "not a results file"
+				     : code == SQLITE_READONLY || code == SQLITE_CANTOPEN
+					     ? "cannot read the results file"
+					     : "cannot open results file");
 		gc_results_close(r);
 		return s;
 	}
@@ -107,13 +268,37 @@ gc_status gc_results_open(const char *path, bool create, gc_results **out, char 
 		gc_results_close(r);
 		return GC_ERR_IO;
 	}
+	if (exists) {
+		gc_status s = check_sound(r, errmsg);
+		if (s != GC_OK) {
+			gc_results_close(r);
+			return s;
+		}
+	}
+	if (ro) {
+		/* nothing to set up, nothing to write: a file of this schema
+		 * is read as it is */
+		if (version != GC_RESULTS_SCHEMA) {
+			if (errmsg)
+				*errmsg = g_strdup_printf("%s: not a results file (no gcsim tables), "
+							  "and read-only",
+							  path);
+			gc_results_close(r);
+			return GC_ERR_IO;
+		}
+		*out = r;
+		return GC_OK;
+	}
 	char *sql = g_strdup_printf("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; BEGIN; %s "
 				    "PRAGMA user_version=%d; COMMIT;",
 				    schema_sql, GC_RESULTS_SCHEMA);
-	int rc = sqlite3_exec(r->db, sql, NULL, NULL, NULL);
+	rc = sqlite3_exec(r->db, sql, NULL, NULL, NULL);
 	g_free(sql);
 	if (rc != SQLITE_OK) {
-		gc_status s = db_err(r, errmsg, "cannot set up the schema");
+		int code = sqlite3_extended_errcode(r->db) & 0xff;
+		gc_status s = db_err(r, errmsg,
+				     code == SQLITE_READONLY ? "the results file is read-only"
+							     : "cannot set up the schema");
 		sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
 		gc_results_close(r);
 		return s;
@@ -135,6 +320,24 @@ gc_status gc_results_open(const char *path, bool create, gc_results **out, char 
 	}
 	*out = r;
 	return GC_OK;
+}
+
+void gc_results_discard(gc_results *r)
+{
+	if (!r)
+		return;
+	bool remove_it = r->created && !r->committed;
+	char *path = remove_it ? g_strdup(r->path) : NULL;
+	gc_results_close(r);
+	if (path) {
+		static const char *const side[] = {"", "-wal", "-shm", "-journal"};
+		for (size_t i = 0; i < G_N_ELEMENTS(side); i++) {
+			char *p = g_strconcat(path, side[i], NULL);
+			unlink(p);
+			g_free(p);
+		}
+		g_free(path);
+	}
 }
 
 void gc_results_close(gc_results *r)
@@ -176,6 +379,7 @@ gc_status gc_results_commit(gc_results *r, char **errmsg)
 		return s;
 	}
 	r->in_tx = false;
+	r->committed = true;
 	return GC_OK;
 }
 

@@ -69,9 +69,22 @@ typedef struct gc_param_row {
 	char unit[16];
 } gc_param_row;
 
-/* Open (create when `create`) the store at path. Errors: GC_ERR_IO. */
+/* Open (create when `create`) the store at path. Errors: GC_ERR_IO. An
+ * existing file is checked first (PRAGMA integrity_check, once per file and
+ * process) and a damaged one refused with what to do. A writer (`create`)
+ * is refused as gc_results_check_writable refuses; a reader of a file it may
+ * not write opens it read-only. */
 gc_status gc_results_open(const char *path, bool create, gc_results **out, char **errmsg);
+/* Whether path can take results, without creating anything: an existing
+ * regular file this process may write, or a new one, in a folder it may
+ * write (SQLite keeps its journal beside the file). For a command to
+ * fail before the work whose results it would store. */
+gc_status gc_results_check_writable(const char *path, char **errmsg);
 void gc_results_close(gc_results *r);
+/* Close after a failure: a file this open created, where nothing was
+ * committed, is removed (with its journal), so a failed command leaves no
+ * empty results file. */
+void gc_results_discard(gc_results *r);
 const char *gc_results_path(const gc_results *r);
 
 gc_status gc_results_begin(gc_results *r, char **errmsg);

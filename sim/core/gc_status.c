@@ -12,6 +12,7 @@ const char *gc_status_str(gc_status st)
 	case GC_ERR_IO: return "i/o error";
 	case GC_ERR_UNSUPPORTED: return "unsupported";
 	case GC_ERR_DEADLOCK: return "deadlock";
+	case GC_ERR_NOMEM: return "out of memory";
 	}
 	return "unknown status";
 }

@@ -67,8 +67,10 @@ static const gc_param tx_params[] = {
 	 "GPU-to-GPU NVLink bandwidth per direction through NVSwitch",
 	 "p2pBandwidthLatencyTest 8xH100 371-377 GB/s (" MB ")"},
 	{"nvlink.latency", GC_P_TIME, "600ns", NULL, 0, 1e9,
-	 "a store into peer memory until a polling peer can see it",
-	 "NCCL hwLat NVLink LL per hop 0.6 us (" REF ")"},
+	 "a store into peer memory until a polling peer can see it (the hardware's part; the fence, "
+	 "flag and poll are steps of their own; run's topology.nvlink.latency, 3.4 us, is NCCL's "
+	 "Simple per-step latency, which holds them)",
+	 "NCCL hwLat NVLink LL per hop 0.6 us, LL's flag riding in the same store (" REF ")"},
 	/* PCIe */
 	{"pcie.gen", GC_P_ENUM, "5", "3|4|5|6", 1, 0, "PCIe generation (label; bandwidth and latency are their own keys)",
 	 "DGX H100: PCIe Gen5"},
@@ -112,6 +114,14 @@ static const gc_param tx_params[] = {
 	 "requests linked into one post, one doorbell and one completion per turn",
 	 "NVSHMEM IBRC ibrc.cpp nvshmemt_ibrc_rma: one IBV_SEND_SIGNALED work request per "
 	 "ibv_post_send; progress_send reaps one completion per ibv_poll_cq"},
+	{"proxy.amo", GC_P_ENUM, "gdrcopy", "gdrcopy|native", 1, 0,
+	 "how NVSHMEM's proxy (IBRC on InfiniBand/RoCE) performs a signal that does not follow a put "
+	 "(nvshmemx_signal_op): gdrcopy sends it to the target's proxy, which writes the word into GPU "
+	 "memory through GDRCopy and sends an acknowledgement back; native posts it as an RDMA write "
+	 "or atomic like a put's signal",
+	 "NVSHMEM ibrc.cpp nvshmemt_ibrc_amo (with NVSHMEM_USE_GDRCOPY every atomic but an 8-byte "
+	 "SIGNAL_ADD is a SEND to the target), perform_gdrcopy_amo, poll_recv; pplx-kernels' "
+	 "multi-node set-up builds NVSHMEM with GDRCopy (its docs/install-driver-and-dependencies.md)"},
 	{"proxy.flag_read", GC_P_ENUM, "hostpinned", "hostpinned|cudamemcpy|gdrcopy", 1, 0,
 	 "how the proxy reads a GPU-written flag: host-pinned FIFO, cudaMemcpy, or a GDRCopy mapping",
 	 "NVSHMEM IBRC uses a host-pinned FIFO; pplx-garden reads flags through GDRCopy (" REF ")"},
@@ -284,6 +294,8 @@ void gm_tx_params_read(const gc_config *cfg, const char *platform_name, gm_tx_pa
 	p->proxy_batch = (int)gc_config_int(cfg, "proxy.batch");
 	p->proxy_post = !strcmp(gc_config_str(cfg, "proxy.post"), "chained") ? GM_TX_POST_CHAINED
 									    : GM_TX_POST_SINGLE;
+	p->proxy_amo = !strcmp(gc_config_str(cfg, "proxy.amo"), "native") ? GM_TX_AMO_NATIVE
+									  : GM_TX_AMO_GDRCOPY;
 	const char *fr = gc_config_str(cfg, "proxy.flag_read");
 	p->flag_read = !strcmp(fr, "cudamemcpy") ? GM_TX_FLAG_CUDAMEMCPY
 		       : !strcmp(fr, "gdrcopy")	 ? GM_TX_FLAG_GDRCOPY
