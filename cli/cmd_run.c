@@ -59,8 +59,9 @@ static bool parse_axis(const char *spec, char **key, char ***vals)
  * run first, then one table whose first column is the value (the pair,
  * "V1,W1", under "KEY1,KEY2"); on an error, one line naming the value and
  * nothing on stdout. */
-static int run_sweep(const char *path, char *const *specs, int nspecs, GPtrArray *sets, bool csv,
-		     bool other_outputs, bool breakdown, bool step)
+static int run_sweep(const char *path, char *const *specs, int nspecs, bool own,
+		     char **const *where, GPtrArray *sets, bool csv, bool other_outputs,
+		     bool breakdown, bool step)
 {
 	if (breakdown && step) {
 		fprintf(stderr, "gcsim run: a training step (workload: step) prints one table of its "
@@ -93,8 +94,8 @@ static int run_sweep(const char *path, char *const *specs, int nspecs, GPtrArray
 	/* the grid's size in 64 bits: two long lists must not wrap */
 	guint64 runs_wanted = (guint64)len[0] * len[1];
 	if (rc == 0 && runs_wanted > SWEEP_MAX) {
-		fprintf(stderr, "gcsim run: --sweep: %" G_GUINT64_FORMAT " runs, at most %d\n",
-			runs_wanted, SWEEP_MAX);
+		fprintf(stderr, "gcsim run: %s: %" G_GUINT64_FORMAT " runs, at most %d\n",
+			own ? "the scenario's sweep" : "--sweep", runs_wanted, SWEEP_MAX);
 		rc = 2;
 	}
 	guint n = rc == 0 ? (guint)runs_wanted : 1;
@@ -114,7 +115,13 @@ static int run_sweep(const char *path, char *const *specs, int nspecs, GPtrArray
 		if (v1)
 			g_ptr_array_add(all, g_strdup_printf("%s=%s", key[1], v1));
 		g_ptr_array_add(all, NULL);
+		/* the scenario's own values are named where they stand in its file */
+		const char **at = g_new0(const char *, all->len);
+		for (int a = 0; a < nspecs; a++)
+			if (where && where[a] && g_strv_length(where[a]) == len[a])
+				at[sets->len + (guint)a] = where[a][a ? k % len[1] : k / len[1]];
 		gm_run_opts o = {.sets = (const char *const *)all->pdata,
+				 .set_where = at,
 				 .breakdown = breakdown,
 				 .sweep_cell = true};
 		char *err = NULL;
@@ -129,6 +136,7 @@ static int run_sweep(const char *path, char *const *specs, int nspecs, GPtrArray
 			rc = cli_exit_status(st);
 		}
 		g_free(err);
+		g_free(at);
 		g_ptr_array_free(all, TRUE);
 	}
 	if (rc == 0) {
@@ -156,7 +164,7 @@ static int run_sweep(const char *path, char *const *specs, int nspecs, GPtrArray
 			gm_run_format_breakdown(label, (const char *const *)names, runs, n, out);
 		fwrite(out->str, 1, out->len, stdout);
 		g_string_free(out, TRUE);
-		rc = fflush(stdout) == 0 ? 0 : 4;
+		rc = cli_flush_stdout();
 	}
 	for (guint k = 0; k < n; k++) {
 		gm_run_free(runs[k]);
@@ -200,7 +208,7 @@ static int run_step(const char *path, GPtrArray *sets, bool csv, bool other_outp
 			gm_train_format_table(t, out);
 		fwrite(out->str, 1, out->len, stdout);
 		g_string_free(out, TRUE);
-		rc = fflush(stdout) == 0 ? 0 : 4;
+		rc = cli_flush_stdout();
 	}
 	gm_train_free(t);
 	g_free(err);
@@ -230,7 +238,9 @@ int cli_run(int argc, char **argv)
 		 "gcsim validate compares with measurements", "FILE"},
 		{"fidelity", 0, 0, G_OPTION_ARG_STRING, &fidelity, "flow (default), packet or analytical", "F"},
 		{"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets,
-		 "override a scenario key, e.g. --set topology.nodes=4 (repeatable)", "KEY=VALUE"},
+		 "override a scenario key, e.g. --set topology.nodes=4 (repeatable); sizes as a list, "
+		 "--set collective.sizes=8B,1MiB, or a range, --set 'collective.sizes={from: 1MiB, "
+		 "to: 4GiB, factor: 4}'", "KEY=VALUE"},
 		{"sweep", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sweep,
 		 "run the scenario once per value of one key and print one row per value and size, "
 		 "e.g. --sweep topology.nodes=1,8,64,512,2048; given twice, once per pair of values",
@@ -285,17 +295,53 @@ int cli_run(int argc, char **argv)
 		rc = cli_exit_status(lst);
 		goto out;
 	}
-	if (!sweep)
-		sweep = cli_scenario_sweep(cfg);
+	char **where[2] = {NULL, NULL};
+	bool own = !sweep;
+	if (!sweep && (sweep = cli_scenario_sweep(cfg))) {
+		/* the scenario's own sweep: the one-run outputs are refused
+		 * naming its sweep block, not a --sweep that was never given */
+		const char *flag = trace ? "--trace" : links ? "--links" : results ? "--results" : NULL;
+		if (flag) {
+			char w[512], *from;
+			bool two = gc_config_str(cfg, "sweep.key2")[0] != 0;
+			if (gc_config_from_file(cfg, "sweep.key"))
+				from = g_strdup_printf("its sweep block, %s",
+						       gc_config_where(cfg, "sweep.key", w, sizeof(w)));
+			else
+				from = g_strdup("sweep.key, given with --set");
+			fprintf(stderr,
+				"gcsim run: %s: the scenario sweeps %s%s%s (%s) and prints one summary "
+				"table; %s applies to a run of one value: clear the sweep with --set "
+				"sweep.key= --set sweep.values=%s, or store every value's points with "
+				"gcsim sweep --results FILE\n",
+				flag, gc_config_str(cfg, "sweep.key"), two ? " and " : "",
+				two ? gc_config_str(cfg, "sweep.key2") : "", from, flag,
+				two ? " --set sweep.key2= --set sweep.values2=" : "");
+			g_free(from);
+			gc_config_free(cfg);
+			goto out;
+		}
+		where[0] = gm_scenario_sweep_where(cfg, "sweep.values");
+		where[1] = gm_scenario_sweep_where(cfg, "sweep.values2");
+	}
 	bool step = !strcmp(gc_config_str(cfg, "workload"), "step");
 	gc_config_free(cfg);
 	if (sweep) {
-		rc = run_sweep(argv[1], sweep, (int)g_strv_length(sweep), all, csv,
+		rc = run_sweep(argv[1], sweep, (int)g_strv_length(sweep), own, where, all, csv,
 			       trace || links || results, breakdown, step);
+		g_strfreev(where[0]);
+		g_strfreev(where[1]);
 		goto out;
 	}
 	if (step) {
 		rc = run_step(argv[1], all, csv, trace || links || results || breakdown);
+		goto out;
+	}
+	/* a results file that could not be written is refused before the
+	 * simulation, not after it */
+	if (results && gm_run_check_results(results, &err) != GC_OK) {
+		fprintf(stderr, "%s\n", err);
+		rc = 4;
 		goto out;
 	}
 	g_ptr_array_add(all, NULL);
@@ -331,7 +377,7 @@ int cli_run(int argc, char **argv)
 	if (breakdown && !csv)
 		gm_run_format_breakdown(NULL, NULL, &run, 1, out);
 	fwrite(out->str, 1, out->len, stdout);
-	rc = fflush(stdout) == 0 ? 0 : 4;
+	rc = cli_flush_stdout();
 out:
 	if (out)
 		g_string_free(out, TRUE);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "sim/core/gc_outfile.h"
 #include "sim/core/gc_results.h"
 #include "validate/gv_validate.h"
 
@@ -34,7 +35,7 @@ static gc_status parse_pct(const char *opt, const char *v, double *out, char **e
 }
 
 static int import_log(const char *log, const char *db, const char *coll, int nranks,
-		      const char *label, const char *cmd)
+		      bool accept_wrong, const char *label, const char *cmd)
 {
 	gc_result_point *pts = NULL;
 	size_t n = 0;
@@ -42,7 +43,7 @@ static int import_log(const char *log, const char *db, const char *coll, int nra
 	gc_results *r = NULL;
 	int64_t id = 0;
 	gv_nccltests_setup su;
-	gc_status st = gv_nccltests_parse(log, coll, nranks, &pts, &n, &su, &err);
+	gc_status st = gv_nccltests_parse(log, coll, nranks, accept_wrong, &pts, &n, &su, &err);
 	if (st == GC_OK)
 		st = gc_results_open(db, true, &r, &err);
 	if (st == GC_OK)
@@ -62,6 +63,10 @@ static int import_log(const char *log, const char *db, const char *coll, int nra
 	else {
 		printf("imported %zu %s points (%d ranks) from %s into %s as run %lld\n", n,
 		       pts[0].collective, pts[0].nranks, log, db, (long long)id);
+		if (su.wrong)
+			printf("%zu of them nccl-tests marked wrong (imported as --accept-wrong "
+			       "asked)\n",
+			       su.wrong);
 		/* how the run was driven, and the settings that predict it so */
 		if (su.gpus_per_thread > 1)
 			printf("the log's threads each drove %d GPUs (nGpus %d), enqueueing each "
@@ -79,11 +84,16 @@ int cli_validate(int argc, char **argv)
 {
 	char *meas = NULL, *pred = NULL, *tol = NULL, *maxtol = NULL, *bands = NULL, *csv = NULL;
 	char *nccl = NULL, *out = NULL, *coll = NULL, *label = NULL, *impl = NULL;
-	gint nranks = 0;
-	gboolean by_size = FALSE;
+	char *nranks_s = NULL, *run = NULL;
+	gboolean by_size = FALSE, accept_wrong = FALSE;
 	GOptionEntry entries[] = {
 		{"measured", 'm', 0, G_OPTION_ARG_FILENAME, &meas, "measurements: results SQLite, points CSV or reference CSV", "FILE"},
 		{"predicted", 'p', 0, G_OPTION_ARG_FILENAME, &pred, "predictions, same formats", "FILE"},
+		{"run", 0, 0, G_OPTION_ARG_STRING, &run,
+		 "which runs of a results SQLite file of predictions to compare: the newest run with "
+		 "this label, the run of this id, latest (the newest run) or all (the default: every "
+		 "run, a point that several runs predict taken from the newest)",
+		 "LABEL|ID|latest|all"},
 		{"tolerance", 't', 0, G_OPTION_ARG_STRING, &tol, "median |error| allowed (default 5%)", "PCT"},
 		{"max-tolerance", 0, 0, G_OPTION_ARG_STRING, &maxtol, "largest |error| allowed (default 15%)", "PCT"},
 		{"bands", 'b', 0, G_OPTION_ARG_FILENAME, &bands, "tolerance bands CSV 'band,max_error_pct' (default: pass at --tolerance, warn at --max-tolerance)", "FILE"},
@@ -95,8 +105,13 @@ int cli_validate(int argc, char **argv)
 		 "moe_published.csv)", "NAME"},
 		{"import-nccl-tests", 0, 0, G_OPTION_ARG_FILENAME, &nccl, "import an nccl-tests log into --out", "LOG"},
 		{"out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "results SQLite file for --import-nccl-tests", "FILE"},
-		{"collective", 0, 0, G_OPTION_ARG_STRING, &coll, "collective of the imported log (default: from the log)", "NAME"},
-		{"nranks", 0, 0, G_OPTION_ARG_INT, &nranks, "ranks of the imported log (default: its '#  Rank' lines)", "N"},
+		{"collective", 0, 0, G_OPTION_ARG_STRING, &coll,
+		 "collective of the imported log: allreduce, allgather, reducescatter, alltoall, "
+		 "broadcast, sendrecv or reduce (default: from the log)", "NAME"},
+		{"nranks", 0, 0, G_OPTION_ARG_STRING, &nranks_s, "ranks of the imported log, 1 to 1048576 (default: its '#  Rank' lines)", "N"},
+		{"accept-wrong", 0, 0, G_OPTION_ARG_NONE, &accept_wrong,
+		 "import rows nccl-tests marked wrong (#wrong not 0, or a failed 'Out of bounds "
+		 "values' check), which are refused otherwise", NULL},
 		{"label", 0, 0, G_OPTION_ARG_STRING, &label, "label of the imported run", "TEXT"},
 		{NULL, 0, 0, 0, NULL, NULL, NULL},
 	};
@@ -106,7 +121,12 @@ int cli_validate(int argc, char **argv)
 	int done, rc = cli_parse(&argc, &argv, "",
 				 "Compare predicted with measured times point by point (matched on\n"
 				 "collective, algo, ranks and size): error %, a band per point, and a\n"
-				 "verdict on the median and largest error. Or import an nccl-tests log.",
+				 "verdict on the median and largest error. Predictions from a results\n"
+				 "file of several runs: every run, a point taken from the newest run that\n"
+				 "predicts it (--run picks one run). Points below 1 MiB predicted far too\n"
+				 "slow with one protocol at every size get a hint: NCCL picks LL or LL128\n"
+				 "there, as --set collective.protocol=auto does. Or import an nccl-tests\n"
+				 "log; rows it marked wrong are refused unless --accept-wrong.",
 				 entries, &done);
 	char *err = NULL;
 	gc_result_point *m = NULL, *p = NULL;
@@ -122,7 +142,40 @@ int cli_validate(int argc, char **argv)
 			rc = fail(GC_ERR_INPUT, "--import-nccl-tests needs --out FILE");
 			goto out;
 		}
-		rc = import_log(nccl, out, coll, nranks, label, cmdline->str);
+		if (run) {
+			rc = fail(GC_ERR_INPUT, "--run picks the runs of --predicted; an import "
+						"adds one run (named by --label)");
+			goto out;
+		}
+		int nranks = 0;
+		if (nranks_s) {
+			char *e;
+			gint64 v = g_ascii_strtoll(nranks_s, &e, 10);
+			if (!g_ascii_isdigit(nranks_s[0]) || *e || v < 1 || v > 1048576) {
+				char *msg = g_strdup_printf("--nranks: expected a whole number of ranks "
+							    "from 1 to 1048576, got '%.40s'",
+							    nranks_s);
+				rc = fail(GC_ERR_INPUT, msg);
+				g_free(msg);
+				goto out;
+			}
+			nranks = (int)v;
+		}
+		char canon[32];
+		if (coll && !gv_nccltests_collective(coll, canon, sizeof(canon))) {
+			char *msg = g_strdup_printf("--collective: '%.40s' is not a collective "
+						    "nccl-tests times; expected one of: %s",
+						    coll, gv_nccltests_collectives);
+			rc = fail(GC_ERR_INPUT, msg);
+			g_free(msg);
+			goto out;
+		}
+		rc = import_log(nccl, out, coll, nranks, accept_wrong, label, cmdline->str);
+		goto out;
+	}
+	if (nranks_s || coll || accept_wrong || label || out) {
+		rc = fail(GC_ERR_INPUT, "--out, --collective, --nranks, --label and --accept-wrong "
+					"go with --import-nccl-tests LOG");
 		goto out;
 	}
 	if (!meas || !pred) {
@@ -158,8 +211,9 @@ int cli_validate(int argc, char **argv)
 		}
 		nm = k;
 	}
+	gv_source src;
 	if (st == GC_OK)
-		st = gv_load_points(pred, &p, &np, &err);
+		st = gv_load_points_run(pred, run, &p, &np, &src, &err);
 	if (st == GC_OK)
 		st = gv_compare(m, nm, p, np, b, nb, t, mt, &rep, &err);
 	if (st != GC_OK) {
@@ -169,10 +223,8 @@ int cli_validate(int argc, char **argv)
 	if (csv) {
 		GString *c = g_string_new(NULL);
 		gv_report_csv(&rep, c);
-		GError *ge = NULL;
-		if (!g_file_set_contents(csv, c->str, (gssize)c->len, &ge)) {
-			char *msg = g_strdup_printf("%s: cannot write: %s", csv, ge->message);
-			g_error_free(ge);
+		char *msg = NULL;
+		if (gc_outfile_write(csv, "the comparison", c->str, c->len, &msg) != GC_OK) {
 			rc = fail(GC_ERR_IO, msg);
 			g_free(msg);
 			g_string_free(c, TRUE);
@@ -183,6 +235,7 @@ int cli_validate(int argc, char **argv)
 	gv_report_table(&rep, g);
 	if (by_size)
 		gv_report_by_size(&rep, g);
+	gv_report_protocol_hint(&rep, src.protocol, g);
 	fwrite(g->str, 1, g->len, stdout);
 	rc = rep.pass ? 0 : 1;
 out:
@@ -204,5 +257,7 @@ out:
 	g_free(out);
 	g_free(coll);
 	g_free(label);
+	g_free(nranks_s);
+	g_free(run);
 	return rc;
 }

@@ -40,13 +40,37 @@ static bool unum(const char *s, uint64_t *v)
 	return !errno && !*e;
 }
 
+static const char *const names[] = {"all_reduce", "all_gather", "reduce_scatter", "alltoall",
+				    "broadcast",  "sendrecv",	"reduce"};
+static const char *const ours[] = {"allreduce", "allgather", "reducescatter", "alltoall",
+				   "broadcast", "sendrecv",  "reduce"};
+const char gv_nccltests_collectives[] =
+	"allreduce, allgather, reducescatter, alltoall, broadcast, sendrecv, reduce";
+
+bool gv_nccltests_collective(const char *name, char *out, size_t n)
+{
+	/* all_reduce and allreduce alike: without '_' and '-', lower case */
+	char norm[32];
+	size_t k = 0;
+	for (const char *c = name; *c; c++) {
+		if (*c == '_' || *c == '-')
+			continue;
+		if (k + 1 >= sizeof(norm))
+			return false;
+		norm[k++] = g_ascii_tolower(*c);
+	}
+	norm[k] = '\0';
+	for (size_t i = 0; i < G_N_ELEMENTS(ours); i++)
+		if (!strcmp(norm, ours[i])) {
+			g_strlcpy(out, ours[i], n);
+			return true;
+		}
+	return false;
+}
+
 /* all_reduce_perf -> allreduce, alltoall_perf -> alltoall, ... */
 static bool coll_from_log(const char *text, char *out, size_t n)
 {
-	static const char *const names[] = {"all_reduce", "all_gather", "reduce_scatter", "alltoall",
-					    "broadcast",  "sendrecv",	"reduce"};
-	static const char *const ours[] = {"allreduce", "allgather", "reducescatter", "alltoall",
-					   "broadcast", "sendrecv",  "reduce"};
 	for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
 		char *pat = g_strdup_printf("%s_perf", names[i]);
 		bool hit = strstr(text, pat) != NULL;
@@ -90,20 +114,56 @@ static void header_setup(char *const *tok, gv_nccltests_setup *su)
 	}
 }
 
+/* A #wrong field: nccl-tests' count of wrong elements (non-zero: the
+ * row's results did not check out). "N/A" (-c 0: not checked) and the older
+ * logs' "error" column (a deviation such as 0e+00, with no verdict per row)
+ * are not counts. */
+static bool wrong_count(const char *v)
+{
+	uint64_t c;
+	return unum(v, &c) && c > 0;
+}
+
+/* "# Out of bounds values : N FAILED": the log's own verdict over all rows */
+static uint64_t out_of_bounds(const char *h)
+{
+	const char *k = "Out of bounds values";
+	uint64_t v = 0;
+	if (!g_str_has_prefix(h, k))
+		return 0;
+	h += strlen(k);
+	h += strspn(h, " :");
+	char *e;
+	errno = 0;
+	v = g_ascii_isdigit(*h) ? strtoull(h, &e, 10) : 0;
+	return errno ? 0 : v;
+}
+
 gc_status gv_nccltests_parse(const char *path, const char *collective, int nranks,
-			     gc_result_point **pts, size_t *n, gv_nccltests_setup *setup,
-			     char **errmsg)
+			     bool accept_wrong, gc_result_point **pts, size_t *n,
+			     gv_nccltests_setup *setup, char **errmsg)
 {
 	*pts = NULL;
 	*n = 0;
-	gv_nccltests_setup su = {0, 0};
+	gv_nccltests_setup su = {0, 0, 0};
+	char coll[32];
+	if (collective && !gv_nccltests_collective(collective, coll, sizeof(coll))) {
+		*errmsg = g_strdup_printf("collective '%.40s%s' is not one nccl-tests times; expected "
+					  "one of: %s",
+					  collective, strlen(collective) > 40 ? "..." : "",
+					  gv_nccltests_collectives);
+		return GC_ERR_INPUT;
+	}
+	if (nranks < 0 || nranks > 1 << 20) {
+		*errmsg = g_strdup_printf("%d ranks: expected 1 to %d (or 0: the log's '#  Rank' "
+					  "lines)",
+					  nranks, 1 << 20);
+		return GC_ERR_INPUT;
+	}
 	char *text = NULL;
 	if (gc_read_text(path, &text, errmsg) != GC_OK)
 		return GC_ERR_IO;
-	char coll[32];
-	if (collective)
-		g_strlcpy(coll, collective, sizeof(coll));
-	else if (!coll_from_log(text, coll, sizeof(coll))) {
+	if (!collective && !coll_from_log(text, coll, sizeof(coll))) {
 		*errmsg = g_strdup_printf("%s: cannot tell the collective (no '<name>_perf' in the log); "
 					  "pass it explicitly",
 					  path);
@@ -115,10 +175,19 @@ gc_status gv_nccltests_parse(const char *path, const char *collective, int nrank
 	int ranks = 0;
 	GArray *a = g_array_new(FALSE, FALSE, sizeof(gc_result_point));
 	gc_status st = GC_OK;
+	/* the rows marked wrong: how many, their sizes (the first few) */
+	size_t wrong = 0;
+	uint64_t oob = 0;
+	int oob_line = 0;
+	GString *wsizes = g_string_new(NULL);
 	for (int i = 0; lines[i] && st == GC_OK; i++) {
 		char *l = g_strstrip(lines[i]);
 		if (*l == '#') {
 			const char *h = l + 1 + strspn(l + 1, " ");
+			if (out_of_bounds(h) > 0) {
+				oob = out_of_bounds(h);
+				oob_line = i + 1;
+			}
 			if (g_str_has_prefix(h, "Rank "))
 				ranks++;
 			if (g_str_has_prefix(h, "nThread ")) {
@@ -152,6 +221,14 @@ gc_status gv_nccltests_parse(const char *path, const char *collective, int nrank
 			p.busbw_GBps = bus;
 			p.iters = 0;
 			g_array_append_val(a, p);
+			/* out of place, and in place where the row has it */
+			if (wrong_count(v[o + 3]) || ((nf == 12 || nf == 13) && wrong_count(v[o + 7]))) {
+				if (wrong++ < 8)
+					g_string_append_printf(wsizes, "%s%" G_GUINT64_FORMAT,
+							       wrong > 1 ? ", " : "", size);
+				else if (wrong == 9)
+					g_string_append(wsizes, ", ...");
+			}
 		} else {
 			*errmsg = g_strdup_printf("%s:%d: expected 'size count type redop [root] time "
 						  "algbw busbw #wrong [time algbw busbw #wrong]'",
@@ -161,6 +238,23 @@ gc_status gv_nccltests_parse(const char *path, const char *collective, int nrank
 		g_strfreev(f);
 	}
 	g_strfreev(lines);
+	if (st == GC_OK && wrong > 0 && !accept_wrong) {
+		*errmsg = g_strdup_printf("%s: nccl-tests marked %zu row%s wrong (#wrong not 0: the "
+					  "results did not check out), size%s %s B; pass "
+					  "--accept-wrong to import %s anyway",
+					  path, wrong, wrong > 1 ? "s" : "", wrong > 1 ? "s" : "",
+					  wsizes->str, wrong > 1 ? "them" : "it");
+		st = GC_ERR_INPUT;
+	} else if (st == GC_OK && wrong == 0 && oob > 0 && !accept_wrong) {
+		/* an older log without #wrong: its check failed, rows unknown */
+		*errmsg = g_strdup_printf("%s:%d: nccl-tests found %" G_GUINT64_FORMAT " out-of-bounds "
+					  "value%s (its check failed) and its rows do not say which; "
+					  "pass --accept-wrong to import the log anyway",
+					  path, oob_line, oob, oob > 1 ? "s" : "");
+		st = GC_ERR_INPUT;
+	}
+	su.wrong = wrong > 0 ? wrong : oob > 0 ? a->len : 0;
+	g_string_free(wsizes, TRUE);
 	if (st == GC_OK && a->len == 0) {
 		*errmsg = g_strdup_printf("%s: no result rows found", path);
 		st = GC_ERR_INPUT;

@@ -221,6 +221,173 @@ gc_status gv_load_points(const char *path, gc_result_point **pts, size_t *n, cha
 	return st;
 }
 
+/* The value of "collective.protocol: VALUE  # origin" in a stored
+ * configuration (gc_config_dump), into out; false when it has none. */
+static bool config_protocol(const char *config, char *out, size_t n)
+{
+	static const char key[] = "collective.protocol: ";
+	for (const char *l = config; l && *l;) {
+		if (g_str_has_prefix(l, key)) {
+			const char *v = l + strlen(key);
+			size_t len = strcspn(v, " \n");
+			if (len == 0 || len >= n)
+				return false;
+			memcpy(out, v, len);
+			out[len] = '\0';
+			return true;
+		}
+		l = strchr(l, '\n');
+		l = l ? l + 1 : NULL;
+	}
+	return false;
+}
+
+/* "ID 'LABEL' (KIND, CREATED)" of each run, newest first (at most 10). */
+static char *list_runs(GPtrArray *rows)
+{
+	GString *g = g_string_new(NULL);
+	for (guint i = 0; i < rows->len && i < 10; i++) {
+		const gc_run_row *r = g_ptr_array_index(rows, i);
+		g_string_append_printf(g, "%s%" G_GINT64_FORMAT " '%.60s' (%s%s%s)", i ? "; " : "",
+				       r->id, r->label ? r->label : "", r->kind ? r->kind : "run",
+				       r->created ? ", " : "", r->created ? r->created : "");
+	}
+	if (rows->len > 10)
+		g_string_append_printf(g, "; and %u older", rows->len - 10);
+	return g_string_free(g, FALSE);
+}
+
+static void run_row_free(gpointer p)
+{
+	gc_run_row_clear(p);
+	g_free(p);
+}
+
+/* The runs of a results file, newest first. */
+static void runs_newest_first(gc_results *db, GPtrArray *rows)
+{
+	int64_t last = 0;
+	char *e = NULL;
+	if (gc_results_last_run(db, NULL, &last, &e) != GC_OK) {
+		g_free(e); /* no run yet: an empty list */
+		return;
+	}
+	for (int64_t id = last; id >= 1; id--) {
+		gc_run_row *r = g_new0(gc_run_row, 1);
+		if (gc_results_get_run(db, id, r, &e) != GC_OK) {
+			g_clear_pointer(&e, g_free); /* no run of that id */
+			g_free(r);
+			continue;
+		}
+		g_ptr_array_add(rows, r);
+	}
+}
+
+gc_status gv_load_points_run(const char *path, const char *run, gc_result_point **pts, size_t *n,
+			     gv_source *src, char **errmsg)
+{
+	gv_source dummy;
+	if (!src)
+		src = &dummy;
+	memset(src, 0, sizeof(*src));
+	*pts = NULL;
+	*n = 0;
+	bool every = !run || !strcmp(run, "all"), latest = run && !strcmp(run, "latest");
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		*errmsg = g_strdup_printf("%s: cannot open: %s", path, g_strerror(errno));
+		return GC_ERR_IO;
+	}
+	char head[16];
+	size_t k = fread(head, 1, sizeof(head), f);
+	fclose(f);
+	if (k < 16 || memcmp(head, "SQLite format 3", 16) != 0) {
+		/* a CSV: a file of points is one run, a reference file none */
+		gc_status st = gv_load_points(path, pts, n, errmsg);
+		gc_run_row row = {0};
+		gc_result_point *tmp = NULL;
+		size_t nt = 0;
+		char *e = NULL;
+		bool points = gc_results_read_csv(path, &row, &tmp, &nt, &e) == GC_OK;
+		g_free(tmp);
+		g_free(e);
+		src->runs = points;
+		if (st == GC_OK && !every && !latest &&
+		    !(points && row.label && !strcmp(row.label, run))) {
+			*errmsg = points ? g_strdup_printf("%s: no run labelled '%.60s': a CSV file of "
+							   "points holds one run, labelled '%.60s'",
+							   path, run, row.label ? row.label : "")
+					 : g_strdup_printf("%s: --run '%.60s': a reference CSV holds "
+							   "no runs; --run picks among the runs of a "
+							   "results file",
+							   path, run);
+			g_clear_pointer(pts, g_free);
+			*n = 0;
+			st = GC_ERR_INPUT;
+		}
+		gc_run_row_clear(&row);
+		return st;
+	}
+	gc_results *db = NULL;
+	gc_status st = gc_results_open(path, false, &db, errmsg);
+	GPtrArray *rows = g_ptr_array_new_with_free_func(run_row_free);
+	GPtrArray *pick = g_ptr_array_new();
+	if (st == GC_OK)
+		runs_newest_first(db, rows);
+	for (guint i = 0; st == GC_OK && i < rows->len; i++) {
+		gc_run_row *r = g_ptr_array_index(rows, i);
+		if (every || (latest && i == 0) ||
+		    (!latest && r->label && !strcmp(r->label, run) && pick->len == 0))
+			g_ptr_array_add(pick, r);
+	}
+	/* an id where no label matched */
+	if (st == GC_OK && !every && !latest && pick->len == 0) {
+		char *e;
+		gint64 id = g_ascii_strtoll(run, &e, 10);
+		for (guint i = 0; *run && !*e && i < rows->len; i++)
+			if (((gc_run_row *)g_ptr_array_index(rows, i))->id == id)
+				g_ptr_array_add(pick, g_ptr_array_index(rows, i));
+	}
+	if (st == GC_OK && pick->len == 0 && rows->len > 0 && !every) {
+		char *runs = list_runs(rows);
+		*errmsg = g_strdup_printf("%s: no run labelled '%.60s', and no run of that id; its "
+					  "runs, newest first: %s",
+					  path, run, runs);
+		g_free(runs);
+		st = GC_ERR_INPUT;
+	} else if (st == GC_OK && rows->len == 0 && !every) {
+		*errmsg = g_strdup_printf("%s: no run recorded", path);
+		st = GC_ERR_INPUT;
+	}
+	GArray *a = g_array_new(FALSE, FALSE, sizeof(gc_result_point));
+	for (guint i = 0; st == GC_OK && i < pick->len; i++) {
+		const gc_run_row *r = g_ptr_array_index(pick, i);
+		gc_result_point *p = NULL;
+		size_t np = 0;
+		st = gc_results_get_points(db, r->id, &p, &np, errmsg);
+		if (st == GC_OK)
+			g_array_append_vals(a, p, (guint)np);
+		g_free(p);
+		char proto[sizeof(src->protocol)];
+		bool known = r->config && config_protocol(r->config, proto, sizeof(proto));
+		if (i == 0 && known)
+			g_strlcpy(src->protocol, proto, sizeof(src->protocol));
+		else if (!known || strcmp(proto, src->protocol))
+			src->protocol[0] = '\0';
+	}
+	src->runs = (int)pick->len;
+	g_ptr_array_free(pick, TRUE);
+	g_ptr_array_free(rows, TRUE);
+	gc_results_close(db);
+	if (st != GC_OK) {
+		g_array_free(a, TRUE);
+		return st;
+	}
+	*n = a->len;
+	*pts = (gc_result_point *)(void *)g_array_free(a, FALSE);
+	return GC_OK;
+}
+
 gc_status gv_bands_load(const char *path, gv_band **bands, size_t *n, char **errmsg)
 {
 	char **lines = NULL;
@@ -449,7 +616,8 @@ void gv_report_table(const gv_report *r, void *gstring_out)
 	if (r->ambiguous)
 		g_string_append_printf(g, "# %zu of them matched several predictions of different "
 					  "times (same collective, algo, ranks and size); each was "
-					  "compared with the first in the predictions file\n",
+					  "compared with the first (in a results file, the newest "
+					  "run's; --run picks one run)\n",
 				       r->ambiguous);
 	g_string_append_printf(g, "# median |error| %.2f%% (tolerance %.2f%%), max |error| %.2f%% "
 				  "(max tolerance %.2f%%): %s\n",
@@ -492,4 +660,38 @@ void gv_report_by_size(const gv_report *r, void *gstring_out)
 			g_string_append_printf(g, "#   %-18s %5zu %7.2f%%   %+.2f%% to %+.2f%%\n", bands[i].name,
 					       k, med, lo, hi);
 	}
+}
+
+bool gv_report_protocol_hint(const gv_report *r, const char *protocol, void *gstring_out)
+{
+	static const char *const nccl[] = {"allreduce", "allgather", "reducescatter", "broadcast",
+					   "reduce"};
+	if (!strcmp(protocol, "auto"))
+		return false;
+	size_t slow = 0;
+	double worst = 0;
+	for (size_t i = 0; i < r->nrows; i++) {
+		const gv_row *w = &r->rows[i];
+		bool coll = false;
+		for (size_t c = 0; c < G_N_ELEMENTS(nccl); c++)
+			coll = coll || !strcmp(w->measured.collective, nccl[c]);
+		if (coll && w->measured.size_bytes < (1u << 20) && w->err_pct > r->max_tolerance_pct) {
+			slow++;
+			worst = w->err_pct > worst ? w->err_pct : worst;
+		}
+	}
+	if (slow == 0)
+		return false;
+	GString *g = gstring_out;
+	g_string_append_printf(g, "# hint: %zu point%s below 1 MiB %s predicted slow (up to %+.0f%%)",
+			       slow, slow > 1 ? "s" : "", slow > 1 ? "are" : "is", worst);
+	if (protocol[0])
+		g_string_append_printf(g, " with collective.protocol %s at every size; NCCL picks LL "
+					  "or LL128 for small messages",
+				       protocol);
+	else
+		g_string_append(g, "; NCCL picks LL or LL128 for small messages, a prediction with "
+				   "one protocol at every size (simple is the default) does not");
+	g_string_append(g, ": predict with --set collective.protocol=auto, as NCCL's tuner does\n");
+	return true;
 }

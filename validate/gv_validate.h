@@ -26,6 +26,24 @@
 
 /* Loads points from FILE (format detected from its content). */
 gc_status gv_load_points(const char *path, gc_result_point **pts, size_t *n, char **errmsg);
+
+/* What gv_load_points_run read. */
+typedef struct gv_source {
+	int runs;	   /* runs read (0: a file without runs, a reference CSV) */
+	char protocol[16]; /* the collective.protocol of every run read, from
+			    * their stored configurations ("simple", "auto",
+			    * ...), "" when unknown or when they differ */
+} gv_source;
+
+/* Loads the points of some runs of FILE, for predictions. run NULL or
+ * "all": every run, the newest run's points first (gv_compare takes the
+ * first matching prediction, so a point predicted by several runs is
+ * compared with the newest); "latest": the newest run; otherwise the
+ * newest run with that label, or the run with that id. A label that no run
+ * has is refused with the runs the file holds. A CSV file of points is one
+ * run; a reference CSV has none (a label is refused). src may be NULL. */
+gc_status gv_load_points_run(const char *path, const char *run, gc_result_point **pts, size_t *n,
+			     gv_source *src, char **errmsg);
 /* One reference-format CSV (shared/reference/nccl_tests_published.csv). */
 /* shared/reference/moe_published.csv (dispatch and combine rows). */
 gc_status gv_load_moe_csv(const char *path, gc_result_point **pts, size_t *n, char **errmsg);
@@ -72,20 +90,38 @@ void gv_report_csv(const gv_report *r, void *gstring_out);
  * 256 MiB and up (bandwidth); per band that has points, their number, the
  * median |error| and the range of the error. */
 void gv_report_by_size(const gv_report *r, void *gstring_out);
+/* One "# hint: ..." line when points of NCCL's collectives below 1 MiB are
+ * predicted slower than the max tolerance allows, and the predictions did
+ * not let the protocol follow the size: protocol is the predictions'
+ * collective.protocol (gv_source), "" when unknown; nothing for "auto".
+ * NCCL takes LL or LL128 for small messages, where Simple's per-step cost
+ * dominates. Returns whether a line was written. */
+bool gv_report_protocol_hint(const gv_report *r, const char *protocol, void *gstring_out);
 
 /* How an nccl-tests run was driven, from its "# nThread T nGpus G ...
  * iters: N" header line (0 where the log does not say). */
 typedef struct gv_nccltests_setup {
 	int gpus_per_thread; /* nGpus: GPUs each thread drove (-g) */
 	int iters;	     /* operations timed back to back (-n) */
+	size_t wrong;	     /* rows marked wrong, imported as accept_wrong asked */
 } gv_nccltests_setup;
 
+/* The collectives nccl-tests times, as gcsim names them, ", "-joined. */
+extern const char gv_nccltests_collectives[];
+/* name (gcsim's spelling, or nccl-tests' all_reduce, reduce_scatter, ...)
+ * as gcsim names it into out; false when it is none of them. */
+bool gv_nccltests_collective(const char *name, char *out, size_t n);
+
 /* Imports an nccl-tests log. collective NULL: taken from the log's
- * "<name>_perf" mention. nranks 0: the number of "#  Rank" lines. Each row
- * gives one point with the out-of-place time (and the log's iters). setup,
- * when not NULL, gets the header's nGpus and iters. */
+ * "<name>_perf" mention; else one of gv_nccltests_collectives. nranks 0:
+ * the number of "#  Rank" lines; else 1 to 2^20. Each row gives one point
+ * with the out-of-place time (and the log's iters). Rows nccl-tests marked
+ * wrong (a non-zero #wrong, in or out of place; or, in a log without that
+ * column, a failed "Out of bounds values" check) are refused, naming them,
+ * unless accept_wrong. setup, when not NULL, gets the header's nGpus and
+ * iters and the number of rows marked wrong that were accepted. */
 gc_status gv_nccltests_parse(const char *path, const char *collective, int nranks,
-			     gc_result_point **pts, size_t *n, gv_nccltests_setup *setup,
-			     char **errmsg);
+			     bool accept_wrong, gc_result_point **pts, size_t *n,
+			     gv_nccltests_setup *setup, char **errmsg);
 
 #endif

@@ -27,13 +27,16 @@
  *    `topology.link.bandwidth: 50GB/s` at the top level works and the
  *    output of gc_config_dump loads back; setting one key twice by two
  *    spellings is a duplicate;
- *  - at most 16 MiB of input, 64 levels of nesting and 4096 list entries.
+ *  - at most 16 MiB of input, 64 levels of nesting and 4096 list entries;
+ *  - --set takes a size list as comma-separated sizes or as the range
+ *    mapping a file takes, read by the same code as a file's.
  * Every message is one line: user text is quoted, cut at 64 characters and
  * stripped of control characters and invalid UTF-8.
  */
 #include "gc_config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glib.h>
 #include <math.h>
 #include <stdarg.h>
@@ -41,6 +44,7 @@
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <yaml.h>
 
 #include "gc_units.h"
@@ -58,6 +62,7 @@ typedef enum gc_origin {
 	GC_O_NAMED, /* gc_config_set_default(): `where` holds the origin */
 	GC_O_FILE,  /* a YAML file: `where` holds its name, line/col the mark */
 	GC_O_SET,   /* gc_config_set() */
+	GC_O_AT,    /* gc_config_set_at(): `where` holds "FILE:LINE:COLUMN" */
 } gc_origin;
 
 typedef struct gc_value {
@@ -71,8 +76,13 @@ typedef struct gc_value {
 	uint64_t *list; /* BYTES_LIST */
 	size_t nlist;
 	gc_origin origin;
-	char *where;	/* file name (GC_O_FILE) or origin text (GC_O_NAMED) */
+	char *where;	/* file name (GC_O_FILE) or origin text (GC_O_NAMED, GC_O_AT) */
 	unsigned long line, col; /* GC_O_FILE, 1-based */
+	/* GC_O_FILE scalars: the columns of the text after `col` map one to
+	 * one onto the characters of the value (a scalar on one line without
+	 * escapes), and the first is at col + text_shift (1 past an opening
+	 * quote); -1 when they do not */
+	int text_shift;
 } gc_value;
 
 typedef struct gc_entry {
@@ -504,9 +514,12 @@ static bool elem_from_scalar(const gc_param *p, const char *text, bool null, uin
 	return false;
 }
 
+static bool range_from_text(const gc_param *p, const char *text, GArray *out, char **body);
+
 /*
  * Convert --set / default text: scalars as in YAML (empty text is null),
- * lists as comma-separated sizes, optionally in brackets.
+ * lists as comma-separated sizes, optionally in brackets, or a size range
+ * as a YAML flow mapping {from: SIZE, to: SIZE, factor: INT}, as in a file.
  */
 static bool value_from_text(const gc_param *p, const char *text, gc_value *v, char **body)
 {
@@ -517,6 +530,13 @@ static bool value_from_text(const gc_param *p, const char *text, gc_value *v, ch
 
 	if (p->type != GC_P_BYTES_LIST)
 		return value_from_scalar(p, text, text[0] == '\0', v, body);
+	if (text[strspn(text, " \t")] == '{') {
+		a = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+		ok = range_from_text(p, text, a, body);
+		v->nlist = a->len;
+		v->list = (uint64_t *)(void *)g_array_free(a, FALSE);
+		return ok;
+	}
 	len = strlen(text);
 	if (len >= 2 && text[0] == '[' && text[len - 1] == ']')
 		inner = g_strndup(text + 1, len - 2);
@@ -767,6 +787,8 @@ const char *gc_config_where(const gc_config *cfg, const char *key, char *buf, si
 
 	if (e->val && e->val->origin == GC_O_FILE)
 		s = g_strdup_printf("%s:%lu:%lu", e->val->where, e->val->line, e->val->col);
+	else if (e->val && e->val->origin == GC_O_AT)
+		s = g_strdup(e->val->where);
 	else if (e->val)
 		s = g_strdup("--set");
 	else if (cfg->doc_name)
@@ -777,6 +799,76 @@ const char *gc_config_where(const gc_config *cfg, const char *key, char *buf, si
 		g_strlcpy(buf, s, n);
 	g_free(s);
 	return buf;
+}
+
+const char *gc_config_where_at(const gc_config *cfg, const char *key, size_t offset, char *buf,
+			       size_t n)
+{
+	gc_entry *e = entry_must(cfg, key);
+	const gc_value *v = e->val;
+
+	if (!v || v->origin != GC_O_FILE || v->text_shift < 0 || !v->s ||
+	    offset > strlen(v->s)) {
+		return gc_config_where(cfg, key, buf, n);
+	}
+	g_snprintf(buf, n, "%s:%lu:%lu", v->where, v->line,
+		   v->col + (unsigned long)v->text_shift +
+			   (unsigned long)g_utf8_strlen(v->s, (gssize)offset));
+	return buf;
+}
+
+char **gc_config_where_split(const gc_config *cfg, const char *key, char sep)
+{
+	gc_entry *e = entry_must(cfg, key);
+	const gc_value *v = e->val;
+	bool exact = v && v->origin == GC_O_FILE && v->text_shift >= 0 && v->s;
+	GPtrArray *out = g_ptr_array_new();
+	char base[512];
+	/* one pass, col the column of *c */
+	unsigned long col = exact ? v->col + (unsigned long)v->text_shift : 0;
+
+	gc_config_where(cfg, key, base, sizeof(base));
+	for (const char *c = v && v->s ? v->s : "";;) {
+		while (*c != sep && g_ascii_isspace(*c)) {
+			c++;
+			col++;
+		}
+		g_ptr_array_add(out, exact ? g_strdup_printf("%s:%lu:%lu", v->where, v->line, col)
+					   : g_strdup(base));
+		while (*c && *c != sep) {
+			c = g_utf8_next_char(c);
+			col++;
+		}
+		if (!*c)
+			break;
+		c++;
+		col++;
+	}
+	g_ptr_array_add(out, NULL);
+	return (char **)g_ptr_array_free(out, FALSE);
+}
+
+bool gc_config_from_file(const gc_config *cfg, const char *key)
+{
+	gc_entry *e = entry_must(cfg, key);
+
+	return e->val && e->val->origin == GC_O_FILE;
+}
+
+bool gc_config_check_value(const gc_config *cfg, const char *key, const char *text, char **body)
+{
+	gc_entry *e = g_hash_table_lookup(cfg->by_key, key);
+	gc_value v = {0};
+	bool ok;
+
+	if (!e) {
+		*body = g_strdup_printf("unknown key '%s'", key);
+		return false;
+	}
+	ok = value_from_text(e->p, text, &v, body);
+	g_free(v.s);
+	g_free(v.list);
+	return ok;
 }
 
 gc_status gc_config_error(const gc_config *cfg, const char *key, char **errmsg,
@@ -903,6 +995,9 @@ void gc_config_dump(const gc_config *cfg, void *gstring_out)
 			break;
 		case GC_O_SET:
 			g_string_append(out, "  # --set\n");
+			break;
+		case GC_O_AT:
+			g_string_append_printf(out, "  # %s\n", v->where);
 			break;
 		}
 	}
@@ -1033,15 +1128,26 @@ static char *closest_keys(const gc_config *cfg, const char *typed)
 
 gc_status gc_config_set(gc_config *cfg, const char *assignment, char **errmsg)
 {
+	return gc_config_set_at(cfg, assignment, NULL, errmsg);
+}
+
+gc_status gc_config_set_at(gc_config *cfg, const char *assignment, const char *where,
+			   char **errmsg)
+{
 	const char *eq = strchr(assignment, '=');
-	GString *m = g_string_new("--set ");
+	GString *m = g_string_new(NULL);
 	gc_entry *e = NULL;
 	gc_value *v = NULL;
 	char *key, *body = NULL;
 	const char *hint;
 
-	/* Messages start "--set KEY=VALUE: " with the assignment cleaned. */
-	append_user(m, assignment, strlen(assignment));
+	/* Messages start "--set KEY=VALUE: " with the assignment cleaned, or
+	 * "WHERE: KEY: " for a value that came from elsewhere. */
+	if (!where)
+		g_string_append(m, "--set ");
+	else
+		g_string_append_printf(m, "%s: ", where);
+	append_user(m, assignment, where && eq ? (size_t)(eq - assignment) : strlen(assignment));
 	g_string_append(m, ": ");
 	if (!eq) {
 		g_string_append(m, "expected KEY=VALUE, e.g. topology.gpus=8");
@@ -1088,7 +1194,8 @@ gc_status gc_config_set(gc_config *cfg, const char *assignment, char **errmsg)
 		gc_value_free(v);
 		goto fail;
 	}
-	v->origin = GC_O_SET;
+	v->origin = where ? GC_O_AT : GC_O_SET;
+	v->where = g_strdup(where);
 	gc_value_free(e->val);
 	e->val = v;
 	g_string_free(m, TRUE);
@@ -1114,12 +1221,15 @@ typedef struct gc_loader {
 	GHashTable *staged;	    /* key -> gc_value * (owned), committed at the end */
 	char *err;		    /* the first error, complete */
 	unsigned long doc_line, doc_col;
+	bool bare;		    /* errors without "NAME:LINE:COL: " (--set text) */
 } gc_loader;
 
 /* Record the error "NAME:LINE:COL: MSG" (line, col 1-based). Returns false. */
 static bool ld_fail_at(gc_loader *ld, unsigned long line, unsigned long col, const char *msg)
 {
-	if (!ld->err)
+	if (!ld->err && ld->bare)
+		ld->err = g_strdup(msg);
+	else if (!ld->err)
 		ld->err = g_strdup_printf("%s:%lu:%lu: %s", ld->name, line, col, msg);
 	return false;
 }
@@ -1469,6 +1579,48 @@ out:
 	return ok;
 }
 
+/*
+ * A size range given as text (--set KEY={from: 1MiB, to: 4GiB, factor: 4}):
+ * one YAML flow mapping, read by the file loader's own code, so that it
+ * takes and refuses exactly what a scenario file does.
+ */
+static bool range_from_text(const gc_param *p, const char *text, GArray *out, char **body)
+{
+	gc_loader ld = {0};
+	bool ok;
+
+	ld.name = "--set";
+	ld.bare = true;
+	ld.text = (const unsigned char *)text;
+	ld.len = strlen(text);
+	if (!yaml_parser_initialize(&ld.parser))
+		g_error("gc_config: yaml_parser_initialize failed (out of memory)");
+	yaml_parser_set_input_string(&ld.parser, ld.text, ld.len);
+	/* STREAM-START, DOCUMENT-START, then the mapping */
+	ok = ld_next(&ld) && ld_next(&ld) && ld_next(&ld);
+	if (ok && ld.ev.type != YAML_MAPPING_START_EVENT)
+		ok = ld_failf(&ld, ld.ev.start_mark, "expected a size range such as {from: 1MiB, "
+				   "to: 4GiB, factor: 4}, got %s", ev_kind(&ld));
+	ok = ok && ld_size_range(&ld, p, p->key, out);
+	/* DOCUMENT-END, then STREAM-END: nothing may follow the mapping */
+	ok = ok && ld_next(&ld) && ld_next(&ld);
+	if (ok && ld.ev.type != YAML_STREAM_END_EVENT)
+		ok = ld_failf(&ld, ld.ev.start_mark, "text after the size range's closing '}'");
+	if (ld.have_ev)
+		yaml_event_delete(&ld.ev);
+	yaml_parser_delete(&ld.parser);
+	if (ok) {
+		g_free(ld.err);
+	} else if (ld.err && g_str_has_prefix(ld.err, "invalid YAML")) {
+		*body = g_strdup_printf("expected one size range such as {from: 1MiB, to: 4GiB, "
+					"factor: 4}; %s", ld.err);
+		g_free(ld.err);
+	} else {
+		*body = ld.err ? ld.err : g_strdup("not a size range");
+	}
+	return ok;
+}
+
 /* A GC_P_BYTES_LIST value at the current node. */
 static bool ld_size_list(gc_loader *ld, const gc_param *p, const char *key, gc_value *v)
 {
@@ -1541,16 +1693,27 @@ static bool ld_value(gc_loader *ld, gc_entry *e, const char *key, yaml_mark_t ke
 		return ld_fail_own(ld, key_mark, g_string_free(s, FALSE));
 	}
 	v = g_new0(gc_value, 1);
+	v->text_shift = -1;
 	if (e->p->type == GC_P_BYTES_LIST) {
 		ok = ld_size_list(ld, e->p, key, v);
 	} else if (ld->ev.type != YAML_SCALAR_EVENT) {
 		ok = ld_fail_key(ld, m, key, msg_expected(e->p, NULL, ev_kind(ld)));
 	} else {
 		char *body = NULL;
+		yaml_mark_t end = ld->ev.end_mark;
+		int quoted = ld->ev.data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
+			     ld->ev.data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE;
 
 		ok = value_from_scalar(e->p, ev_scalar(ld), ev_is_null(ld), v, &body);
 		if (!ok)
 			ld_fail_key(ld, m, key, body);
+		/* a scalar on one line whose source is as long as its value (plus
+		 * its quotes) has no escapes: each character has its column */
+		if (ok && end.line == m.line &&
+		    end.column - m.column ==
+			    (size_t)g_utf8_strlen(ev_scalar(ld), -1) + (quoted ? 2 : 0) &&
+		    g_utf8_validate(ev_scalar(ld), -1, NULL))
+			v->text_shift = quoted;
 	}
 	if (!ok) {
 		gc_value_free(v);
@@ -1753,6 +1916,70 @@ static gc_status read_all(FILE *f, const char *name, GByteArray **out, char **er
 	return GC_OK;
 }
 
+/* What a file of mode m is, for refusing it. */
+static const char *file_kind(mode_t m)
+{
+	return S_ISDIR(m)    ? "a directory"
+	       : S_ISCHR(m)  ? "a character device"
+	       : S_ISBLK(m)  ? "a block device"
+	       : S_ISSOCK(m) ? "a socket"
+			     : "not a regular file";
+}
+
+/*
+ * Open a scenario path for reading: a regular file, or a pipe (a named
+ * pipe, a process substitution, /dev/stdin on a pipe). Directories and
+ * devices are refused before they are opened (a terminal or a tape would
+ * block, /dev/zero would never end). A named pipe is opened without
+ * waiting for a writer (O_NONBLOCK), then read blocking: with no writer it
+ * reads as empty at once instead of hanging; a writer that has it open is
+ * read to its end. NULL with the message in *errmsg.
+ */
+static FILE *open_input(const char *path, char **errmsg)
+{
+	struct stat sb;
+	int fd, err;
+	FILE *f;
+
+	if (stat(path, &sb) != 0)
+		goto fail;
+	if (!S_ISREG(sb.st_mode) && !S_ISFIFO(sb.st_mode)) {
+		if (errmsg)
+			*errmsg = g_strdup_printf("%s:1:1: cannot read a scenario from %s; expected "
+						  "a YAML file (or a pipe)",
+						  path, file_kind(sb.st_mode));
+		return NULL;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC | (S_ISFIFO(sb.st_mode) ? O_NONBLOCK : 0));
+	if (fd < 0)
+		goto fail;
+	/* the path may have changed between stat and open */
+	if (fstat(fd, &sb) != 0 || (!S_ISREG(sb.st_mode) && !S_ISFIFO(sb.st_mode))) {
+		close(fd);
+		if (errmsg)
+			*errmsg = g_strdup_printf("%s:1:1: cannot read a scenario from %s; expected "
+						  "a YAML file (or a pipe)",
+						  path, file_kind(sb.st_mode));
+		return NULL;
+	}
+	if (S_ISFIFO(sb.st_mode) && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+		err = errno;
+		close(fd);
+		errno = err;
+		goto fail;
+	}
+	f = fdopen(fd, "rb");
+	if (f)
+		return f;
+	err = errno;
+	close(fd);
+	errno = err;
+fail:
+	if (errmsg)
+		*errmsg = g_strdup_printf("%s:1:1: cannot open file: %s", path, g_strerror(errno));
+	return NULL;
+}
+
 const char *gc_config_source_name(const char *path)
 {
 	return strcmp(path, "-") ? path : "<stdin>";
@@ -1766,23 +1993,30 @@ gc_status gc_config_load_file(gc_config *cfg, const char *path, char **errmsg)
 	bool cached = buf != NULL;
 
 	if (!buf) {
-		FILE *f = in ? stdin : fopen(path, "rb");
+		FILE *f = in ? stdin : open_input(path, errmsg);
 		struct stat sb;
 		gc_status st;
+		bool fifo;
 
-		if (!f) {
-			if (errmsg)
-				*errmsg = g_strdup_printf("%s:1:1: cannot open file: %s", path,
-							  g_strerror(errno));
+		if (!f)
 			return GC_ERR_IO;
-		}
+		fifo = fstat(fileno(f), &sb) == 0 && S_ISFIFO(sb.st_mode);
 		st = read_all(f, name, &buf, errmsg);
-		cached = in || (fstat(fileno(f), &sb) == 0 && !S_ISREG(sb.st_mode) &&
-				!S_ISDIR(sb.st_mode));
+		cached = in || fifo;
 		if (!in)
 			fclose(f);
 		if (st != GC_OK)
 			return st;
+		if (fifo && !in && buf->len == 0) {
+			/* a named pipe nobody had open for writing reads as empty */
+			g_byte_array_free(buf, TRUE);
+			if (errmsg)
+				*errmsg = g_strdup_printf("%s:1:1: a pipe with nothing to read (no "
+							  "program had it open for writing, or none "
+							  "wrote to it); expected a scenario",
+							  path);
+			return GC_ERR_INPUT;
+		}
 		if (cached) {
 			if (!stream_cache)
 				stream_cache = g_hash_table_new(g_str_hash, g_str_equal);

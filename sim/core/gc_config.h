@@ -72,7 +72,10 @@ void gc_config_add_hint(gc_config *cfg, const char *key, const char *hint);
 /* Load a YAML scenario file. On error returns GC_ERR_INPUT (GC_ERR_IO for an
  * unreadable file, reported with the same message form) and sets *errmsg
  * (g_free it) to "FILE:LINE:COLUMN: what was expected". Exactly one document
- * whose root is a mapping is accepted. */
+ * whose root is a mapping is accepted. The path is a regular file or a pipe:
+ * a directory or a device is refused unread (GC_ERR_IO), and a named pipe is
+ * opened without waiting for a writer, so one that no program has open for
+ * writing is refused at once as empty (GC_ERR_INPUT) instead of hanging. */
 gc_status gc_config_load_file(gc_config *cfg, const char *path, char **errmsg);
 /* A path as messages and headers name it: "-" (standard input) is
  * "<stdin>". gc_config_load_file reads a stream (standard input, a pipe)
@@ -83,9 +86,20 @@ gc_status gc_config_load_string(gc_config *cfg, const char *name,
 				const char *text, size_t len, char **errmsg);
 
 /* Apply one "KEY=VALUE" override (VALUE in YAML scalar spelling; for a list
- * type, a comma-separated list). Errors: "--set KEY=VALUE: ..." listing the
- * accepted keys (for an unknown key, the closest ones) or values. */
+ * type, a comma-separated list, optionally in brackets, or a size range as
+ * in a file, {from: SIZE, to: SIZE, factor: INT}). Errors: "--set
+ * KEY=VALUE: ..." listing the accepted keys (for an unknown key, the closest
+ * ones) or values. */
 gc_status gc_config_set(gc_config *cfg, const char *assignment, char **errmsg);
+/* Same for a value that stands at `where` ("FILE:LINE:COLUMN": a value of
+ * a scenario's own sweep): messages and gc_config_where name `where`, not
+ * --set. where NULL: gc_config_set. */
+gc_status gc_config_set_at(gc_config *cfg, const char *assignment, const char *where,
+			   char **errmsg);
+/* Whether text is a valid value of key (as --set takes it), without
+ * storing it; false with the reason in *body (g_free it). */
+bool gc_config_check_value(const gc_config *cfg, const char *key, const char *text,
+			   char **body);
 
 /* Replace the default of a known key (used by presets). `origin` names who
  * set it, e.g. "preset dgx-h100". Aborts on a bad value (programming error). */
@@ -109,6 +123,17 @@ const uint64_t *gc_config_bytes_list(const gc_config *cfg, const char *key, size
 /* "FILE:LINE:COLUMN" of the key's value, of the document start if the key was
  * not set in a file, or "--set" for an override. Written to buf. */
 const char *gc_config_where(const gc_config *cfg, const char *key, char *buf, size_t n);
+/* Same, for the character at byte `offset` of a string value set in a file
+ * (an entry of a comma-separated list); the value's own position where the
+ * columns cannot be told (a quoted value with escapes, several lines). */
+const char *gc_config_where_at(const gc_config *cfg, const char *key, size_t offset, char *buf,
+			       size_t n);
+/* Where each entry of a string value split at sep stands (the first
+ * character of the entry after spaces), as gc_config_where_at gives it, in
+ * one pass: NULL-terminated, g_strfreev. */
+char **gc_config_where_split(const gc_config *cfg, const char *key, char sep);
+/* Whether the key's value was set by a file (not --set, not a default). */
+bool gc_config_from_file(const gc_config *cfg, const char *key);
 
 /* Build an error for a semantically invalid value: returns GC_ERR_INPUT and
  * sets *errmsg to "WHERE: KEY: <formatted message>". */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/gc_outfile.h"
 #include "../core/gc_results.h"
 #include "../core/gc_units.h"
 #include "gm_keyuse.h"
@@ -1013,7 +1014,7 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 	*out = NULL;
 	gm_run *r = g_new0(gm_run, 1);
 	r->path = g_strdup(path);
-	gc_status st = gm_scenario_load(path, o->sets, &r->cfg, errmsg);
+	gc_status st = gm_scenario_load_at(path, o->sets, o->set_where, &r->cfg, errmsg);
 	if (st == GC_OK && strcmp(gc_config_str(r->cfg, "workload"), "collective") != 0)
 		st = gc_config_error(r->cfg, "workload", errmsg,
 				     "a training step is reported by phase (gcsim run), not as one "
@@ -1755,6 +1756,12 @@ gc_status gm_run_save_results(const gm_run *r, const char *path, const char *com
 	return gm_run_save_results_as(r, path, NULL, command, errmsg);
 }
 
+gc_status gm_run_check_results(const char *path, char **errmsg)
+{
+	return g_str_has_suffix(path, ".csv") ? gc_outfile_check(path, "results", errmsg)
+					      : gc_results_check_writable(path, errmsg);
+}
+
 char *gm_run_breakdown_key(const char *algo, uint64_t size_bytes, gm_cp_cat c)
 {
 	return g_strdup_printf("breakdown:%s:%llu:%s", algo, (unsigned long long)size_bytes,
@@ -1785,18 +1792,13 @@ gc_status gm_run_save_results_as(const gm_run *r, const char *path, const char *
 	gc_status st;
 	if (g_str_has_suffix(path, ".csv")) {
 		info.created = "";
-		char *tmp = g_strdup_printf("%s.tmp", path);
-		FILE *f = fopen(tmp, "w");
-		st = f ? gc_results_write_csv(f, &info, pts, n) : GC_ERR_IO;
-		if (f && fclose(f) != 0)
-			st = GC_ERR_IO;
-		if (st == GC_OK && rename(tmp, path) != 0)
-			st = GC_ERR_IO;
-		if (st != GC_OK) {
-			remove(tmp);
-			*errmsg = g_strdup_printf("%s: cannot write results: %s", path, g_strerror(errno));
+		gc_outfile o;
+		st = gc_outfile_open(&o, path, "results", errmsg);
+		if (st == GC_OK) {
+			/* a write error stays on the stream: the commit names it */
+			gc_results_write_csv(o.f, &info, pts, n);
+			st = gc_outfile_commit(&o, errmsg);
 		}
-		g_free(tmp);
 	} else {
 		gc_results *db = NULL;
 		int64_t run_id = 0;
@@ -1822,10 +1824,10 @@ gc_status gm_run_save_results_as(const gm_run *r, const char *path, const char *
 		}
 		if (st == GC_OK)
 			st = gc_results_commit(db, errmsg);
-		else if (db)
-			gc_results_rollback(db);
-		if (db)
+		if (st == GC_OK)
 			gc_results_close(db);
+		else /* rolled back; a file this call created goes too */
+			gc_results_discard(db);
 	}
 	g_string_free(cfg, TRUE);
 	g_free(pts);

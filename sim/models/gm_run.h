@@ -24,6 +24,10 @@
 
 typedef struct gm_run_opts {
 	const char *const *sets; /* --set KEY=VALUE, NULL-terminated (may be NULL) */
+	/* where each of sets stands when it did not come from the command line
+	 * (a value of the scenario's own sweep: "FILE:LINE:COLUMN"), which its
+	 * messages name; NULL, or NULL entries: the command line (--set) */
+	const char *const *set_where;
 	const char *trace_path;	 /* Chrome/Perfetto trace, or NULL */
 	bool links;		 /* keep per-link statistics */
 	/* called before each size is timed (may be NULL): i of n, the size */
@@ -138,13 +142,18 @@ void gm_run_format_breakdown(const char *key, const char *const *values, gm_run 
 /* Store the points in a results file shared with measurements (kind "sim"):
  * SQLite unless the name ends in ".csv", then the CSV interchange form (no
  * creation time, so the file is as deterministic as the run). All or
- * nothing: a CSV is written to FILE.tmp and renamed, SQLite rows go in one
- * transaction. */
+ * nothing: a CSV is written as gc_outfile writes (FILE.tmp renamed onto a
+ * regular FILE), SQLite rows go in one transaction, and a results file the
+ * call created is removed when that fails. */
 gc_status gm_run_save_results(const gm_run *r, const char *path, const char *command,
 			      char **errmsg);
 /* The same with the run's label given (NULL: the scenario's name), as
  * gcsim sweep names each cell of its grid. */
 gc_status gm_run_save_results_as(const gm_run *r, const char *path, const char *label,
 				 const char *command, char **errmsg);
+/* Whether gm_run_save_results could write path (SQLite or CSV), without
+ * creating it: for a command to refuse an unwritable path before it
+ * simulates. */
+gc_status gm_run_check_results(const char *path, char **errmsg);
 
 #endif

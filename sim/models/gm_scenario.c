@@ -9,6 +9,7 @@
 #include <glib.h>
 #include <string.h>
 
+#include "../sched/gs_sched.h"
 #include "../topologies/gt_topo.h"
 #include "gm_train.h"
 #include "gm_tx.h"
@@ -48,7 +49,7 @@ static const gc_param coll_params[] = {
 	 "the one "
 	 "this topology allows whose closed-form time is smallest, with protocol auto the "
 	 "protocol too: a tuner's choice)", NULL},
-	{"collective.sizes", GC_P_BYTES_LIST, "32MiB", NULL, 1, 1.8446744073709552e19,
+	{"collective.sizes", GC_P_BYTES_LIST, "32MiB", NULL, 1, (double)GS_MAX_BYTES,
 	 "message sizes, nccl-tests 'size' semantics", "nccl-tests default -b 32M -e 32M"},
 	{"collective.dtype", GC_P_ENUM, "float", "float|int32|double|uint8", 1, 0,
 	 "element type", "nccl-tests default -d float"},
@@ -215,6 +216,44 @@ static gc_status check_sweep_key(const gc_config *cfg, const char *kname, const 
 	return GC_OK;
 }
 
+/* Every value of sweep key kname (vname) is one the swept key takes:
+ * checked when the scenario is read, before any run, and a bad one is
+ * reported where it stands (in the file, or --set). */
+static gc_status check_sweep_values(const gc_config *cfg, const char *kname, const char *vname,
+				    char **errmsg)
+{
+	const char *key = gc_config_str(cfg, kname), *vals = gc_config_str(cfg, vname);
+	if (!key[0])
+		return GC_OK;
+	char **parts = g_strsplit(vals, ",", -1);
+	gc_status st = GC_OK;
+	size_t off = 0;
+	for (guint i = 0; parts[i] && st == GC_OK; off += strlen(parts[i]) + 1, i++) {
+		size_t lead = 0;
+		while (g_ascii_isspace(parts[i][lead]))
+			lead++;
+		char *v = g_strstrip(g_strdup(parts[i])), *body = NULL, where[512];
+		if (!v[0])
+			body = g_strdup("is empty");
+		else if (!gc_config_check_value(cfg, key, v, &body)) {
+			char *why = body; /* it quotes the value */
+			body = g_strdup_printf("for %s: %s", key, why);
+			g_free(why);
+		}
+		if (body) {
+			gc_config_where_at(cfg, vname, off + lead, where, sizeof(where));
+			if (errmsg)
+				*errmsg = g_strdup_printf("%s: %s: value %u %s", where, vname, i + 1,
+							  body);
+			st = GC_ERR_INPUT;
+		}
+		g_free(body);
+		g_free(v);
+	}
+	g_strfreev(parts);
+	return st;
+}
+
 /* sweep.key and, optionally, a second key sweep.key2 (not without the
  * first, not the same key twice). */
 static gc_status check_sweep(const gc_config *cfg, char **errmsg)
@@ -228,6 +267,10 @@ static gc_status check_sweep(const gc_config *cfg, char **errmsg)
 	if (st == GC_OK && k2[0] && !strcmp(k1, k2))
 		return gc_config_error(cfg, "sweep.key2", errmsg, "sweeps '%s', which sweep.key "
 				       "sweeps already", k2);
+	if (st == GC_OK)
+		st = check_sweep_values(cfg, "sweep.key", "sweep.values", errmsg);
+	if (st == GC_OK)
+		st = check_sweep_values(cfg, "sweep.key2", "sweep.values2", errmsg);
 	return st;
 }
 
@@ -249,6 +292,12 @@ static gc_status finish(gc_config *cfg, gc_config **out, char **errmsg)
 gc_status gm_scenario_load(const char *path, const char *const *sets, gc_config **out,
 			   char **errmsg)
 {
+	return gm_scenario_load_at(path, sets, NULL, out, errmsg);
+}
+
+gc_status gm_scenario_load_at(const char *path, const char *const *sets,
+			      const char *const *where, gc_config **out, char **errmsg)
+{
 	gc_config *cfg = gm_scenario_config_new();
 	gc_status st = gc_config_load_file(cfg, path, errmsg);
 	/* a scenario that cannot be read is the user's input error (status 2),
@@ -256,7 +305,7 @@ gc_status gm_scenario_load(const char *path, const char *const *sets, gc_config 
 	if (st == GC_ERR_IO)
 		st = GC_ERR_INPUT;
 	for (size_t i = 0; st == GC_OK && sets && sets[i]; i++)
-		st = gc_config_set(cfg, sets[i], errmsg);
+		st = gc_config_set_at(cfg, sets[i], where ? where[i] : NULL, errmsg);
 	if (st != GC_OK) {
 		gc_config_free(cfg);
 		return st;
@@ -274,4 +323,11 @@ gc_status gm_scenario_load_string(const char *name, const char *text, size_t len
 		return st;
 	}
 	return finish(cfg, out, errmsg);
+}
+
+char **gm_scenario_sweep_where(const gc_config *cfg, const char *vname)
+{
+	if (!gc_config_str(cfg, vname)[0] || !gc_config_from_file(cfg, vname))
+		return NULL;
+	return gc_config_where_split(cfg, vname, ',');
 }

@@ -310,10 +310,12 @@ static gc_status plan(gm_train *t, char **errmsg)
 	double per = floor(gc_config_double(c, "train.params") * (double)t->stage_layers / (double)L /
 			   (double)tp);
 	double grads = per * (double)gc_config_int(c, "train.grad_bytes");
-	if (act > 1e15 || grads > 1e15) /* sizes past what a schedule takes */
-		return gc_config_error(c, act > 1e15 ? "train.hidden" : "train.params", errmsg,
-				       "a message of %.3g bytes is beyond 10^15 bytes",
-				       act > 1e15 ? act : grads);
+	const double most = (double)GS_MAX_BYTES; /* what a schedule takes */
+	if (act > most || grads > most)
+		return gc_config_error(c, act > most ? "train.hidden" : "train.params", errmsg,
+				       "a message of %.3g bytes is beyond the largest size, 2^48 "
+				       "bytes (256TiB)",
+				       act > most ? act : grads);
 	t->nph = 0;
 	const uint64_t sl = (uint64_t)t->stage_layers;
 	uint64_t tp_calls = 4 * sl * mb;
@@ -431,6 +433,8 @@ static gc_status run_phase(gm_train *t, const gm_run_opts *o, gm_train_phase *ph
 	GPtrArray *sets = g_ptr_array_new_with_free_func(g_free);
 	for (size_t i = 0; o->sets && o->sets[i]; i++)
 		g_ptr_array_add(sets, g_strdup(o->sets[i]));
+	/* the caller's sets keep where they stand; the phase's own follow */
+	size_t ncaller = sets->len;
 	g_ptr_array_add(sets, g_strdup("workload=collective"));
 	g_ptr_array_add(sets, g_strdup_printf("collective.op=%s", ph->op));
 	if (ph->rest_bytes)
@@ -459,8 +463,12 @@ static gc_status run_phase(gm_train *t, const gm_run_opts *o, gm_train_phase *ph
 						      (long long)gc_config_int(c, "train.experts")));
 	}
 	g_ptr_array_add(sets, NULL);
+	const char **where = g_new0(const char *, sets->len);
+	for (size_t i = 0; o->set_where && i < ncaller; i++)
+		where[i] = o->set_where[i];
 	gm_run_opts po = *o;
 	po.sets = (const char *const *)sets->pdata;
+	po.set_where = where;
 	po.trace_path = NULL;
 	po.links = false;
 	po.step_phase = true;
@@ -492,6 +500,7 @@ static gc_status run_phase(gm_train *t, const gm_run_opts *o, gm_train_phase *ph
 	}
 	gm_run_free(r);
 	g_ptr_array_free(sets, TRUE);
+	g_free(where);
 	return st;
 }
 
@@ -623,7 +632,7 @@ gc_status gm_train_run(const char *path, const gm_run_opts *o, gm_train **out, c
 	*out = NULL;
 	gm_train *t = g_new0(gm_train, 1);
 	t->path = g_strdup(path);
-	gc_status st = gm_scenario_load(path, o->sets, &t->cfg, errmsg);
+	gc_status st = gm_scenario_load_at(path, o->sets, o->set_where, &t->cfg, errmsg);
 	if (st == GC_OK && strcmp(gc_config_str(t->cfg, "workload"), "step") != 0)
 		st = gc_config_error(t->cfg, "workload", errmsg,
 				     "is '%s'; a training step needs workload: step",
@@ -634,6 +643,17 @@ gc_status gm_train_run(const char *path, const gm_run_opts *o, gm_train **out, c
 		st = gt_topo_from_config(t->cfg, &t->topo, errmsg);
 	if (st == GC_OK)
 		st = plan(t, errmsg);
+	/* every phase's size, before any phase runs (a K-V gather over a
+	 * long sequence can outgrow the activations checked in plan) */
+	for (int i = 0; i < t->nph && st == GC_OK; i++)
+		if (t->ph[i].bytes > GS_MAX_BYTES || t->ph[i].rest_bytes > GS_MAX_BYTES)
+			st = gc_config_error(t->cfg,
+					     !strncmp(t->ph[i].name, "dp", 2) ? "train.params"
+									   : "train.hidden",
+					     errmsg,
+					     "step phase %s: a message of %" PRIu64 " bytes is beyond "
+					     "the largest size, 2^48 bytes (256TiB)",
+					     t->ph[i].name, t->ph[i].bytes);
 	char **phases_unused = NULL;
 	for (int i = 0; i < t->nph && st == GC_OK; i++) {
 		st = run_phase(t, o, &t->ph[i], &phases_unused, errmsg);

@@ -52,7 +52,6 @@
  * generators inside 64 bits (nranks * chunk elements, steps per strand). */
 #define GS_MAX_RANKS (1 << 20)
 #define GS_MAX_CHANNELS (1 << 12)
-#define GS_MAX_BYTES (1ull << 48)
 #define GS_MAX_CHUNK_BYTES (1ull << 40)
 
 /* Round bytes down to a multiple of elem, keeping at least one element. */

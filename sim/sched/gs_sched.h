@@ -216,6 +216,11 @@ int gs_pat_rounds(int64_t n, bool rs, int *dim, uint64_t *blocks);
 /* dispatch or combine: the MoE collectives (gs_moe.c) */
 static inline bool gs_coll_is_moe(gs_coll c) { return c == GS_COLL_DISPATCH || c == GS_COLL_COMBINE; }
 
+/* The largest message size (gs_params.bytes) a generator takes: every
+ * offset and step count computation stays inside 64 bits. Scenario sizes
+ * are range-checked against it when they are read. */
+#define GS_MAX_BYTES (UINT64_C(1) << 48)
+
 typedef struct gs_params {
 	gs_coll coll;
 	gs_algo algo;

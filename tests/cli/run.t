@@ -86,19 +86,19 @@ check "--breakdown with a training step: exit 2, one line, nothing on stdout" \
 check "--results writes the points CSV" "grep -q '^allreduce,ring,float,8,4294967296,' '$T/pred.csv' && grep -q '^# kind: sim' '$T/pred.csv'"
 "$G" run scenarios/dgx-h100-allreduce.yaml --set collective.sizes=2GiB --results "$T/pred.sqlite" >/dev/null
 check "--results writes SQLite" "[ -s '$T/pred.sqlite' ]"
-pub=../shared/reference/nccl_tests_published.csv
+pub=validate/published/nccl_tests_published.csv
 if [ -f "$pub" ]; then
   "$G" validate --measured "$pub" --predicted "$T/pred.csv" >"$T/val.txt"
   check "prediction within the 5% band of the published 8xH100 ring busbw" "grep -q 'PASS' '$T/val.txt' && grep -q '^allreduce      ring        8     4294967296' '$T/val.txt'"
 else
-  ok "validation against shared/reference # SKIP $pub not found"
+  ok "validation against validate/published # SKIP $pub not found"
 fi
 "$G" run scenarios/dgx-h100-nvls.yaml --set collective.compare=none --set collective.sizes=4GiB --results "$T/nvls.csv" >/dev/null
 if [ -f "$pub" ]; then
   "$G" validate --measured "$pub" --predicted "$T/nvls.csv" >"$T/valn.txt"
   check "nvls prediction within the 5% band of the published 8xH100 NVLS busbw" "grep -q 'PASS' '$T/valn.txt' && grep -q '^allreduce      nvls        8     4294967296' '$T/valn.txt'"
 else
-  ok "nvls validation against shared/reference # SKIP $pub not found"
+  ok "nvls validation against validate/published # SKIP $pub not found"
 fi
 # The published 2-node p5 rows say only "default": each takes the fastest
 # prediction stored for it. On the p5 preset (EFA's 75 us per message),
@@ -110,7 +110,7 @@ if [ -f "$pub" ]; then
   "$G" validate --measured "$pub" --predicted "$T/p5.sqlite" >"$T/valt.txt"
   check "p5 2-node allreduce within 5% of the published 8 B and 1 GiB rows" "grep -q 'PASS' '$T/valt.txt' && grep -q '^allreduce      default(nvlstree)     16     1073741824' '$T/valt.txt' && grep -q '^allreduce      default(tree)     16              8 ' '$T/valt.txt'"
 else
-  ok "p5 validation against shared/reference # SKIP $pub not found"
+  ok "p5 validation against validate/published # SKIP $pub not found"
 fi
 "$G" run scenarios/ib-vs-efa.yaml >"$T/ibefa.txt"
 check "ib vs efa: 8 B 25.21 us on dgx-h100, 68.78 us on p5" "grep -Eq '^ +dgx-h100 +16 +8 +25.21 ' '$T/ibefa.txt' && grep -Eq '^ +p5 +16 +8 +68.78 ' '$T/ibefa.txt'"
@@ -124,14 +124,14 @@ for ep in 8 16 32 64 128 256; do
   "$G" run scenarios/moe-dispatch.yaml --set sweep.key= --set sweep.values= --set topology.gpus=$ep --results "$T/moe.sqlite" >/dev/null
   "$G" run scenarios/moe-dispatch.yaml --set sweep.key= --set sweep.values= --set topology.gpus=$ep --set collective.op=combine --set collective.sizes=14352B --results "$T/moe.sqlite" >/dev/null
 done
-mpub=../shared/reference/moe_published.csv
+mpub=validate/published/moe_published.csv
 if [ -f "$mpub" ]; then
   "$G" validate --measured "$mpub" --predicted "$T/moe.sqlite" --impl deepep-v1-ll >"$T/valm.txt"
   check "DeepEP dispatch and combine, 8..256 GPUs: 12 points, median within 5%, max within 15%" "grep -q 'compared 12 points' '$T/valm.txt' && grep -q 'PASS' '$T/valm.txt'"
   "$G" validate --measured "$mpub" --predicted "$T/moe.sqlite" --impl no-such-impl >/dev/null 2>"$T/e"; rc=$?
   check "validate --impl with no such implementation exits 2" "[ $rc -eq 2 ] && grep -q \"no measured point of 'no-such-impl'\" '$T/e'"
 else
-  ok "MoE validation against shared/reference # SKIP $mpub not found"
+  ok "MoE validation against validate/published # SKIP $mpub not found"
   ok "validate --impl # SKIP $mpub not found"
 fi
 
@@ -472,9 +472,9 @@ bad "the same key swept twice is refused" "^gcsim run: --sweep: 'topology.nodes'
 bad "sweep.key2 without sweep.key is refused at its key" "^--set: sweep.key2: given without sweep.key" run scenarios/dgx-h100-allreduce.yaml --set sweep.key2=topology.nodes --set sweep.values2=1,2
 bad "sweep.key2 naming sweep.key's key is refused" "^--set: sweep.key2: sweeps 'train.order', which sweep.key sweeps already" run scenarios/llama3-405b-pods.yaml --set sweep.key2=train.order
 bad "a grid past 64 runs is refused" "^gcsim run: --sweep: 100 runs, at most 64" run scenarios/dgx-h100-scaling.yaml --sweep topology.nodes=1,2,3,4,5,6,7,8,9,10 --sweep seed=1,2,3,4,5,6,7,8,9,10
-vals=$(seq -s, 0 65535)
-printf 'schema_version: 1\ntopology: {gpus: 2}\ncollective: {op: allreduce, sizes: [8B]}\nsweep: {key: seed, values: "%s", key2: collective.channels, values2: "%s"}\n' "$vals" "$vals" >"$T/grid.yaml"
-bad "a grid of 2^32 runs is counted, not wrapped, and refused" "^gcsim run: --sweep: 4294967296 runs, at most 64" run "$T/grid.yaml"
+vals=$(seq -s, 1 65536)
+printf 'schema_version: 1\ntopology: {gpus: 2}\ncollective: {op: allreduce, sizes: [8B]}\nsweep: {key: seed, values: "%s", key2: collective.iters, values2: "%s"}\n' "$vals" "$vals" >"$T/grid.yaml"
+bad "a grid of 2^32 runs is counted, not wrapped, and refused" "^gcsim run: the scenario's sweep: 4294967296 runs, at most 64" run "$T/grid.yaml"
 bad "a pod that splits a leaf is refused at its key" "^--set: topology.fabric.pod_nodes: a pod of 101 nodes splits a leaf of 2 nodes" run scenarios/llama3-405b-pods.yaml --set sweep.key= --set sweep.values= --set topology.fabric.pod_nodes=101
 bad "a training step's TP must divide the GPUs, at its key" "^--set: train.tp: TP 3 does not divide the 8 GPUs" run scenarios/training-step-scaling.yaml --set sweep.key= --set sweep.values= --set train.tp=3
 bad "a run of more than 10^10 steps is refused up front" "steps to simulate \\(1048576 ranks\\)" run scenarios/flat-1024-ring.yaml --set topology.gpus=1048576

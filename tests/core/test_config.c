@@ -10,6 +10,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "sim/core/gc_config.h"
 #include "sim/core/gc_units.h"
@@ -677,6 +678,216 @@ static void test_set(void)
 	gc_config_free(cfg);
 }
 
+/* --set takes a size range as a YAML flow mapping, as a file does. */
+static void test_set_range(void)
+{
+	gc_config *cfg = t_new();
+	char *err = NULL;
+	size_t n = 0;
+	const uint64_t *l;
+
+	g_assert_cmpint(gc_config_set(cfg, "collective.sizes={from: 1KiB, to: 1MiB, factor: 4}",
+				      &err),
+			==, GC_OK);
+	l = gc_config_bytes_list(cfg, "collective.sizes", &n);
+	g_assert_cmpuint(n, ==, 6);
+	g_assert_cmpuint(l[0], ==, 1024);
+	g_assert_cmpuint(l[5], ==, 1u << 20);
+	g_assert_cmpint(gc_config_set(cfg, " {factor: 2, from: 8, to: 8}", &err), ==,
+			GC_ERR_INPUT); /* no key: not an assignment */
+	g_free(err);
+	g_assert_cmpint(gc_config_set(cfg, "collective.sizes= {factor: 2, from: 8, to: 8}", &err),
+			==, GC_OK);
+	l = gc_config_bytes_list(cfg, "collective.sizes", &n);
+	g_assert_cmpuint(n, ==, 1);
+	g_assert_cmpuint(l[0], ==, 8);
+	static const char *const bad[][2] = {
+		{"collective.sizes={from: 1KiB, to: 1MiB, factor: 1}",
+		 "--set collective.sizes={from: 1KiB, to: 1MiB, factor: 1}: collective.sizes.factor: "
+		 "must be at least 2, got 1"},
+		{"collective.sizes={from: 1KiB, to: 1MiB}",
+		 "--set collective.sizes={from: 1KiB, to: 1MiB}: collective.sizes: a size range needs "
+		 "from, to and factor; 'factor' is missing"},
+		{"collective.sizes={from: 1KiB, to: 1MiB, step: 2}",
+		 "--set collective.sizes={from: 1KiB, to: 1MiB, step: 2}: unknown key 'step' in "
+		 "'collective.sizes'; expected one of: from, to, factor"},
+		{"collective.sizes={from: 4GiB, to: 1MiB, factor: 2}",
+		 "--set collective.sizes={from: 4GiB, to: 1MiB, factor: 2}: collective.sizes: 'from' "
+		 "(4GiB) is larger than 'to' (1MiB)"},
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+		g_assert_cmpint(gc_config_set(cfg, bad[i][0], &err), ==, GC_ERR_INPUT);
+		g_assert_cmpstr(err, ==, bad[i][1]);
+		g_free(err);
+	}
+	/* anything after the mapping, or no mapping closed: one line, refused */
+	static const char *const broken[] = {
+		"collective.sizes={from: 1KiB, to: 1MiB, factor: 2} x",
+		"collective.sizes={from: 1KiB",
+		"collective.sizes={from: [1], to: 1MiB, factor: 2}",
+		"collective.sizes={from: 1KiB, to: 1MiB, factor: 2}\n---\n{}",
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(broken); i++) {
+		g_assert_cmpint(gc_config_set(cfg, broken[i], &err), ==, GC_ERR_INPUT);
+		g_test_message("error: %s", err);
+		g_assert_true(g_str_has_prefix(err, "--set collective.sizes="));
+		g_assert_null(strchr(err, '\n'));
+		g_free(err);
+	}
+	/* the list before the failures is still the one set */
+	l = gc_config_bytes_list(cfg, "collective.sizes", &n);
+	g_assert_cmpuint(n, ==, 1);
+	g_assert_cmpuint(l[0], ==, 8);
+	gc_config_free(cfg);
+}
+
+/* The position of a character of a string value, for entries of a list
+ * written as one string (a sweep's values). */
+static void test_where_at(void)
+{
+	static const struct {
+		const char *text;
+		size_t offset;
+		const char *want;
+	} cases[] = {
+		{"name: 1,abc\n", 2, "t.yaml:1:9"},
+		{"name: \"1,abc\"\n", 2, "t.yaml:1:10"},
+		{"name: '1,abc'\n", 0, "t.yaml:1:8"},
+		/* an escape: the columns cannot be told, the value's own */
+		{"name: \"1,\\tabc\"\n", 3, "t.yaml:1:7"},
+		/* folded over two lines: the value's own */
+		{"name: 1,\n  abc\n", 3, "t.yaml:1:7"},
+		/* characters, not bytes */
+		{"name: \xc3\xa9,abc\n", 3, "t.yaml:1:9"},
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		gc_config *cfg = t_new();
+		char *err = NULL, where[64];
+
+		g_assert_cmpint(t_load(cfg, cases[i].text, &err), ==, GC_OK);
+		g_assert_true(gc_config_from_file(cfg, "name"));
+		g_assert_cmpstr(gc_config_where_at(cfg, "name", cases[i].offset, where,
+						   sizeof(where)),
+				==, cases[i].want);
+		gc_config_free(cfg);
+	}
+	/* every entry at once, spaces skipped; a value whose columns are not
+	 * known: its own position for each */
+	{
+		gc_config *cfg = t_new();
+		char *err = NULL, **w;
+
+		g_assert_cmpint(t_load(cfg, "name: 1, \xc3\xa9,abc,\n", &err), ==, GC_OK);
+		w = gc_config_where_split(cfg, "name", ',');
+		g_assert_cmpuint(g_strv_length(w), ==, 4);
+		g_assert_cmpstr(w[0], ==, "t.yaml:1:7");
+		g_assert_cmpstr(w[1], ==, "t.yaml:1:10");
+		g_assert_cmpstr(w[2], ==, "t.yaml:1:12");
+		g_assert_cmpstr(w[3], ==, "t.yaml:1:16");
+		g_strfreev(w);
+		gc_config_free(cfg);
+		cfg = t_new();
+		g_assert_cmpint(t_load(cfg, "name: \"1,\\t2\"\n", &err), ==, GC_OK);
+		w = gc_config_where_split(cfg, "name", ',');
+		g_assert_cmpuint(g_strv_length(w), ==, 2);
+		g_assert_cmpstr(w[1], ==, "t.yaml:1:7");
+		g_strfreev(w);
+		gc_config_free(cfg);
+	}
+	/* not from a file: what gc_config_where says */
+	{
+		gc_config *cfg = t_new();
+		char *err = NULL, where[64];
+
+		g_assert_false(gc_config_from_file(cfg, "name"));
+		g_assert_cmpint(gc_config_set(cfg, "name=1,abc", &err), ==, GC_OK);
+		g_assert_false(gc_config_from_file(cfg, "name"));
+		g_assert_cmpstr(gc_config_where_at(cfg, "name", 2, where, sizeof(where)), ==,
+				"--set");
+		gc_config_free(cfg);
+	}
+}
+
+/* A value set from elsewhere than the command line is named where it
+ * stands, in messages, gc_config_where and the dump; checking a value
+ * stores nothing. */
+static void test_set_at(void)
+{
+	gc_config *cfg = t_new();
+	char *err = NULL, where[64], *body = NULL;
+	GString *dump = g_string_new(NULL);
+
+	g_assert_cmpint(gc_config_set_at(cfg, "topology.gpus=x", "f.yaml:3:5", &err), ==,
+			GC_ERR_INPUT);
+	g_assert_cmpstr(err, ==, "f.yaml:3:5: topology.gpus: expected an integer, got 'x'");
+	g_free(err);
+	g_assert_cmpint(gc_config_set_at(cfg, "topology.gpus=12", "f.yaml:3:5", &err), ==, GC_OK);
+	g_assert_cmpstr(gc_config_where(cfg, "topology.gpus", where, sizeof(where)), ==,
+			"f.yaml:3:5");
+	g_assert_false(gc_config_from_file(cfg, "topology.gpus"));
+	g_assert_cmpint(gc_config_error(cfg, "topology.gpus", &err, "not whole nodes"), ==,
+			GC_ERR_INPUT);
+	g_assert_cmpstr(err, ==, "f.yaml:3:5: topology.gpus: not whole nodes");
+	g_free(err);
+	gc_config_dump(cfg, dump);
+	g_assert_nonnull(strstr(dump->str, "topology.gpus: 12  # f.yaml:3:5\n"));
+	g_string_free(dump, TRUE);
+	/* without a where: --set as before */
+	g_assert_cmpint(gc_config_set_at(cfg, "topology.gpus=x", NULL, &err), ==, GC_ERR_INPUT);
+	g_assert_cmpstr(err, ==, "--set topology.gpus=x: expected an integer, got 'x'");
+	g_free(err);
+
+	g_assert_true(gc_config_check_value(cfg, "topology.gpus", "16", &body));
+	g_assert_null(body);
+	g_assert_false(gc_config_check_value(cfg, "topology.gpus", "0", &body));
+	g_assert_cmpstr(body, ==, "must be at least 1, got 0");
+	g_free(body);
+	g_assert_false(gc_config_check_value(cfg, "collective.sizes", "1MiB,x", &body));
+	g_free(body);
+	g_assert_cmpint(gc_config_int(cfg, "topology.gpus"), ==, 12);
+	gc_config_free(cfg);
+}
+
+/* A scenario path that is not a regular file: a directory or a device is
+ * refused before it is read, a named pipe nobody writes reads as empty at
+ * once (not a hang), and one with a writer is read. */
+static void test_nonregular_files(void)
+{
+	gc_config *cfg = t_new();
+	char *dir = g_dir_make_tmp("gcsim-test-XXXXXX", NULL);
+	char *fifo = g_build_filename(dir, "fifo", NULL);
+	char *err = NULL, *want;
+
+	g_assert_cmpint(gc_config_load_file(cfg, dir, &err), ==, GC_ERR_IO);
+	want = g_strdup_printf("%s:1:1: cannot read a scenario from a directory; expected a YAML "
+			       "file (or a pipe)",
+			       dir);
+	g_assert_cmpstr(err, ==, want);
+	g_free(want);
+	g_free(err);
+	g_assert_cmpint(gc_config_load_file(cfg, "/dev/null", &err), ==, GC_ERR_IO);
+	g_assert_cmpstr(err, ==, "/dev/null:1:1: cannot read a scenario from a character device; "
+				 "expected a YAML file (or a pipe)");
+	g_free(err);
+	if (mkfifo(fifo, 0600) == 0) {
+		gint64 t0 = g_get_monotonic_time();
+
+		g_assert_cmpint(gc_config_load_file(cfg, fifo, &err), ==, GC_ERR_INPUT);
+		g_assert_cmpint(g_get_monotonic_time() - t0, <, 10 * G_USEC_PER_SEC);
+		want = g_strdup_printf("%s:1:1: a pipe with nothing to read (no program had it open "
+				       "for writing, or none wrote to it); expected a scenario",
+				       fifo);
+		g_assert_cmpstr(err, ==, want);
+		g_free(want);
+		g_free(err);
+		g_unlink(fifo);
+	}
+	g_rmdir(dir);
+	g_free(fifo);
+	g_free(dir);
+	gc_config_free(cfg);
+}
+
 static void test_dump(void)
 {
 	static const char text[] = "schema_version: 1\n"
@@ -842,6 +1053,10 @@ int main(int argc, char **argv)
 	g_test_add_func("/config/load/files", test_files);
 	g_test_add_func("/config/load/depth", test_depth_limit);
 	g_test_add_func("/config/set", test_set);
+	g_test_add_func("/config/set/range", test_set_range);
+	g_test_add_func("/config/set/at", test_set_at);
+	g_test_add_func("/config/where-at", test_where_at);
+	g_test_add_func("/config/load/nonregular", test_nonregular_files);
 	g_test_add_func("/config/dump", test_dump);
 	g_test_add_func("/config/error-require", test_error_require);
 	g_test_add_func("/config/aborts", test_aborts);

@@ -346,7 +346,7 @@ static void test_nccltests_import(void)
 	gc_result_point *p = NULL;
 	size_t n = 0;
 	gv_nccltests_setup su;
-	g_assert_cmpint(gv_nccltests_parse(path, NULL, 0, &p, &n, &su, &err), ==, GC_OK);
+	g_assert_cmpint(gv_nccltests_parse(path, NULL, 0, false, &p, &n, &su, &err), ==, GC_OK);
 	g_assert_cmpuint(n, ==, 3);
 	/* one GPU per process; "warmup iters: 1 iters: 20 agg iters: 1" */
 	g_assert_cmpint(su.gpus_per_thread, ==, 1);
@@ -362,7 +362,7 @@ static void test_nccltests_import(void)
 	g_free(path);
 
 	path = data_path("alltoall_old.log");
-	g_assert_cmpint(gv_nccltests_parse(path, NULL, 8, &p, &n, &su, &err), ==, GC_OK);
+	g_assert_cmpint(gv_nccltests_parse(path, NULL, 8, false, &p, &n, &su, &err), ==, GC_OK);
 	g_assert_cmpuint(n, ==, 2);
 	/* one process driving 8 GPUs (-g 8) */
 	g_assert_cmpint(su.gpus_per_thread, ==, 8);
@@ -372,13 +372,13 @@ static void test_nccltests_import(void)
 	g_assert_cmpint(p[1].nranks, ==, 8);
 	g_free(p);
 	/* No rank lines and no --nranks: refused with a reason. */
-	g_assert_cmpint(gv_nccltests_parse(path, NULL, 0, &p, &n, NULL, &err), ==, GC_ERR_INPUT);
+	g_assert_cmpint(gv_nccltests_parse(path, NULL, 0, false, &p, &n, NULL, &err), ==, GC_ERR_INPUT);
 	g_assert_nonnull(strstr(err, "rank count"));
 	g_clear_pointer(&err, g_free);
 	g_free(path);
 	/* A published -g 8 log: one process, 8 Rank lines, nGpus 8, 20 iters. */
 	path = data_path("all_gather_g8_h100.log");
-	g_assert_cmpint(gv_nccltests_parse(path, NULL, 0, &p, &n, &su, &err), ==, GC_OK);
+	g_assert_cmpint(gv_nccltests_parse(path, NULL, 0, false, &p, &n, &su, &err), ==, GC_OK);
 	g_assert_cmpuint(n, ==, 8);
 	g_assert_cmpstr(p[0].collective, ==, "allgather");
 	g_assert_cmpint(p[0].nranks, ==, 8);
@@ -389,7 +389,7 @@ static void test_nccltests_import(void)
 	g_free(path);
 	/* A malformed row names its line. */
 	path = data_path("bands.csv");
-	g_assert_cmpint(gv_nccltests_parse(path, "allreduce", 2, &p, &n, NULL, &err), ==, GC_ERR_INPUT);
+	g_assert_cmpint(gv_nccltests_parse(path, "allreduce", 2, false, &p, &n, NULL, &err), ==, GC_ERR_INPUT);
 	g_free(err);
 	g_free(path);
 }
@@ -400,6 +400,202 @@ static char *write_file(const char *dir, const char *name, const char *text)
 	char *p = g_build_filename(dir, name, NULL);
 	g_assert_true(g_file_set_contents(p, text, -1, NULL));
 	return p;
+}
+
+/* Rows nccl-tests marked wrong, collective names and rank counts: refused
+ * with the reason (and nothing returned) unless the caller accepts them. */
+static void test_nccltests_checks(void)
+{
+	char *dir = g_dir_make_tmp("gcwrong-XXXXXX", NULL), *err = NULL, *text = NULL;
+	char *good = data_path("allreduce_new.log"), *old = data_path("alltoall_old.log");
+	gc_result_point *p = NULL;
+	size_t n = 0;
+	gv_nccltests_setup su;
+
+	/* #wrong 3 in place at 8192 B, 1 out of place at 1 MiB */
+	g_assert_true(g_file_get_contents(good, &text, NULL, NULL));
+	GString *g = g_string_new(text);
+	g_free(text);
+	char *at = strstr(g->str, "11.80    0.69    1.04      0");
+	g_assert_nonnull(at);
+	at[strlen("11.80    0.69    1.04      0") - 1] = '3';
+	at = strstr(g->str, "26.21   39.32      0");
+	g_assert_nonnull(at);
+	at[strlen("26.21   39.32      0") - 1] = '1';
+	char *wrong = write_file(dir, "wrong.log", g->str);
+	g_string_free(g, TRUE);
+	g_assert_cmpint(gv_nccltests_parse(wrong, NULL, 0, false, &p, &n, &su, &err), ==,
+			GC_ERR_INPUT);
+	g_assert_null(p);
+	g_assert_cmpuint(n, ==, 0);
+	g_assert_nonnull(strstr(err, "nccl-tests marked 2 rows wrong"));
+	g_assert_nonnull(strstr(err, "sizes 8192, 1048576 B; pass --accept-wrong"));
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(gv_nccltests_parse(wrong, NULL, 0, true, &p, &n, &su, &err), ==, GC_OK);
+	g_assert_cmpuint(n, ==, 3);
+	g_assert_cmpuint(su.wrong, ==, 2);
+	g_free(p);
+	/* the clean log: nothing wrong */
+	g_assert_cmpint(gv_nccltests_parse(good, NULL, 0, false, &p, &n, &su, &err), ==, GC_OK);
+	g_assert_cmpuint(su.wrong, ==, 0);
+	g_free(p);
+	/* an older log (an "error" column, no verdict per row) whose check failed */
+	g_assert_true(g_file_get_contents(old, &text, NULL, NULL));
+	g = g_string_new(text);
+	g_free(text);
+	at = strstr(g->str, ": 0 OK");
+	g_assert_nonnull(at);
+	memcpy(at, ": 4 FA", 6);
+	char *oob = write_file(dir, "oob.log", g->str);
+	g_string_free(g, TRUE);
+	g_assert_cmpint(gv_nccltests_parse(oob, NULL, 8, false, &p, &n, &su, &err), ==,
+			GC_ERR_INPUT);
+	g_assert_nonnull(strstr(err, ":6: nccl-tests found 4 out-of-bounds values"));
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(gv_nccltests_parse(oob, NULL, 8, true, &p, &n, &su, &err), ==, GC_OK);
+	g_assert_cmpuint(su.wrong, ==, 2);
+	g_free(p);
+	/* names: gcsim's and nccl-tests' spellings, nothing else */
+	char c[32];
+	g_assert_true(gv_nccltests_collective("reduce_scatter", c, sizeof(c)));
+	g_assert_cmpstr(c, ==, "reducescatter");
+	g_assert_true(gv_nccltests_collective("AllGather", c, sizeof(c)));
+	g_assert_cmpstr(c, ==, "allgather");
+	g_assert_false(gv_nccltests_collective("allreduc", c, sizeof(c)));
+	g_assert_false(gv_nccltests_collective("", c, sizeof(c)));
+	g_assert_cmpint(gv_nccltests_parse(good, "allreduc", 0, false, &p, &n, NULL, &err), ==,
+			GC_ERR_INPUT);
+	g_assert_cmpstr(err, ==, "collective 'allreduc' is not one nccl-tests times; expected one "
+				 "of: allreduce, allgather, reducescatter, alltoall, broadcast, "
+				 "sendrecv, reduce");
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(gv_nccltests_parse(good, "all_reduce", 0, false, &p, &n, NULL, &err), ==,
+			GC_OK);
+	g_assert_cmpstr(p[0].collective, ==, "allreduce");
+	g_free(p);
+	/* rank counts */
+	g_assert_cmpint(gv_nccltests_parse(good, NULL, -3, false, &p, &n, NULL, &err), ==,
+			GC_ERR_INPUT);
+	g_assert_true(g_str_has_prefix(err, "-3 ranks: expected 1 to 1048576"));
+	g_clear_pointer(&err, g_free);
+	g_unlink(wrong);
+	g_unlink(oob);
+	g_rmdir(dir);
+	g_free(wrong);
+	g_free(oob);
+	g_free(good);
+	g_free(old);
+	g_free(dir);
+}
+
+/* One run of `proto` with one allreduce point of time t at 1 KiB. */
+static void add_run(gc_results *r, const char *label, const char *proto, double t)
+{
+	char *err = NULL, *cfg = g_strdup_printf("collective.op: allreduce  # default\n"
+						 "collective.protocol: %s  # default\n", proto);
+	gc_run_info info = {.kind = "sim", .label = label, .config = cfg,
+			    .created = "2026-01-02T03:04:05Z"};
+	int64_t id = 0;
+	gc_result_point p;
+	pt_set(&p, "allreduce", "ring", 8, 1024, t);
+	g_assert_cmpint(gc_results_begin(r, &err), ==, GC_OK);
+	g_assert_cmpint(gc_results_insert_run(r, &info, &id, &err), ==, GC_OK);
+	g_assert_cmpint(gc_results_insert_point(r, id, &p, &err), ==, GC_OK);
+	g_assert_cmpint(gc_results_commit(r, &err), ==, GC_OK);
+	g_free(cfg);
+}
+
+/* Predictions of several runs: every run newest first by default, one run
+ * by label, id or latest; an unknown label lists the runs. The protocol
+ * hint follows the runs' stored protocol. */
+static void test_load_runs_and_hint(void)
+{
+	char *dir = g_dir_make_tmp("gcruns-XXXXXX", NULL);
+	char *db = g_build_filename(dir, "p.sqlite", NULL), *err = NULL;
+	gc_results *r = NULL;
+	gc_result_point *p = NULL, m;
+	size_t n = 0;
+	gv_source src;
+
+	g_assert_cmpint(gc_results_open(db, true, &r, &err), ==, GC_OK);
+	add_run(r, "a", "simple", 56.0); /* id 1, stale */
+	add_run(r, "b", "auto", 15.0);	 /* id 2 */
+	add_run(r, "a", "simple", 50.0); /* id 3 */
+	gc_results_close(r);
+
+	g_assert_cmpint(gv_load_points_run(db, NULL, &p, &n, &src, &err), ==, GC_OK);
+	g_assert_cmpuint(n, ==, 3);
+	g_assert_cmpfloat(p[0].time_us, ==, 50.0); /* the newest first */
+	g_assert_cmpint(src.runs, ==, 3);
+	g_assert_cmpstr(src.protocol, ==, ""); /* they differ */
+	g_free(p);
+	g_assert_cmpint(gv_load_points_run(db, "latest", &p, &n, &src, &err), ==, GC_OK);
+	g_assert_cmpuint(n, ==, 1);
+	g_assert_cmpfloat(p[0].time_us, ==, 50.0);
+	g_assert_cmpstr(src.protocol, ==, "simple");
+	g_free(p);
+	g_assert_cmpint(gv_load_points_run(db, "b", &p, &n, &src, &err), ==, GC_OK);
+	g_assert_cmpfloat(p[0].time_us, ==, 15.0);
+	g_assert_cmpstr(src.protocol, ==, "auto");
+	g_free(p);
+	g_assert_cmpint(gv_load_points_run(db, "a", &p, &n, &src, &err), ==, GC_OK);
+	g_assert_cmpfloat(p[0].time_us, ==, 50.0); /* the newest with that label */
+	g_free(p);
+	g_assert_cmpint(gv_load_points_run(db, "1", &p, &n, &src, &err), ==, GC_OK);
+	g_assert_cmpfloat(p[0].time_us, ==, 56.0);
+	g_free(p);
+	g_assert_cmpint(gv_load_points_run(db, "c", &p, &n, &src, &err), ==, GC_ERR_INPUT);
+	g_assert_null(p);
+	g_assert_nonnull(strstr(err, "no run labelled 'c', and no run of that id; its runs, newest "
+				     "first: 3 'a' (sim, 2026-01-02T03:04:05Z); 2 'b' (sim, "
+				     "2026-01-02T03:04:05Z); 1 'a' (sim, "));
+	g_clear_pointer(&err, g_free);
+
+	/* 14.2 us measured, 50 predicted with Simple: the hint names auto */
+	pt_set(&m, "allreduce", "", 8, 1024, 14.2);
+	gv_report rep;
+	GString *g = g_string_new(NULL);
+	g_assert_cmpint(gv_load_points_run(db, "latest", &p, &n, &src, &err), ==, GC_OK);
+	g_assert_cmpint(gv_compare(&m, 1, p, n, NULL, 0, 5, 15, &rep, &err), ==, GC_OK);
+	g_assert_true(gv_report_protocol_hint(&rep, src.protocol, g));
+	g_assert_cmpstr(g->str, ==, "# hint: 1 point below 1 MiB is predicted slow (up to +252%) "
+				    "with collective.protocol simple at every size; NCCL picks LL "
+				    "or LL128 for small messages: predict with --set "
+				    "collective.protocol=auto, as NCCL's tuner does\n");
+	g_string_truncate(g, 0);
+	g_assert_false(gv_report_protocol_hint(&rep, "auto", g));
+	g_assert_true(gv_report_protocol_hint(&rep, "", g)); /* unknown: said as a condition */
+	g_assert_nonnull(strstr(g->str, "(simple is the default)"));
+	gv_report_clear(&rep);
+	g_free(p);
+	/* within the tolerance: no hint */
+	pt_set(&m, "allreduce", "", 8, 1024, 49.0);
+	g_string_truncate(g, 0);
+	g_assert_cmpint(gv_load_points_run(db, "latest", &p, &n, &src, &err), ==, GC_OK);
+	g_assert_cmpint(gv_compare(&m, 1, p, n, NULL, 0, 5, 15, &rep, &err), ==, GC_OK);
+	g_assert_false(gv_report_protocol_hint(&rep, src.protocol, g));
+	g_assert_cmpuint(g->len, ==, 0);
+	gv_report_clear(&rep);
+	g_free(p);
+	g_string_free(g, TRUE);
+
+	/* a reference CSV has no runs: a label is refused, all is fine */
+	char *ref = data_path("reference.csv");
+	g_assert_cmpint(gv_load_points_run(ref, "a", &p, &n, &src, &err), ==, GC_ERR_INPUT);
+	g_assert_nonnull(strstr(err, "a reference CSV holds no runs"));
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(gv_load_points_run(ref, "all", &p, &n, &src, &err), ==, GC_OK);
+	g_assert_cmpint(src.runs, ==, 0);
+	g_free(p);
+	g_free(ref);
+	for (const char *const *x = (const char *const[]){"", "-wal", "-shm", NULL}; *x; x++) {
+		char *f = g_strdup_printf("%s%s", db, *x);
+		g_unlink(f);
+		g_free(f);
+	}
+	g_rmdir(dir);
+	g_free(db);
+	g_free(dir);
 }
 
 /* A points file edited by hand or written by another program: each bad
@@ -525,6 +721,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/validate/compare-several", test_compare_several_predictions);
 	g_test_add_func("/validate/default-algo", test_default_algo_matches);
 	g_test_add_func("/validate/nccltests-import", test_nccltests_import);
+	g_test_add_func("/validate/nccltests-checks", test_nccltests_checks);
+	g_test_add_func("/validate/load-runs-and-hint", test_load_runs_and_hint);
 	g_test_add_func("/validate/bad-points", test_bad_points);
 	g_test_add_func("/validate/compare-untimed", test_compare_untimed);
 	return g_test_run();
