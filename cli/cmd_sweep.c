@@ -9,7 +9,8 @@
  * so an interrupted study resumes where it stopped, and a changed scenario
  * (or --set) is simulated again. The table (or CSV) on stdout is built from
  * the stored points, the same whether a cell was reused or simulated; an
- * SVG plot of one metric against size, one line per cell, is optional.
+ * SVG plot of one metric against size (or a swept key, --x), one line per
+ * cell (or per size), is optional.
  *
  * All cells are checked (their configurations, and everything gcsim run
  * refuses before it simulates) before the first one runs, so a bad value
@@ -24,6 +25,7 @@
 
 #include "cli.h"
 #include "sim/core/gc_config.h"
+#include "sim/core/gc_outfile.h"
 #include "sim/core/gc_results.h"
 #include "sim/core/gc_units.h"
 #include "sim/models/gm_keyuse.h"
@@ -37,7 +39,9 @@ typedef struct sweep_cell {
 	char *value;  /* "V1,W1": the column of the table */
 	char *label;  /* "sweep: KEY1=V1, KEY2=W1": the stored run's label */
 	char *config; /* the effective configuration, as stored */
+	const char *picked[SWEEP_AXES]; /* each key's value (in the axes' vals) */
 	GPtrArray *sets;
+	const char **at; /* where each of sets stands (gm_run_opts.set_where) */
 	int64_t run_id; /* the stored run that holds its points, 0 if none */
 	gc_result_point *pts;
 	size_t npts;
@@ -53,7 +57,7 @@ typedef struct sweep_axis {
 
 static int sweep_status(gc_status st)
 {
-	return st == GC_ERR_INPUT || st == GC_ERR_DEADLOCK ? 2 : st == GC_ERR_IO ? 4 : 1;
+	return cli_exit_status(st);
 }
 
 static bool axis_parse(const char *spec, sweep_axis *ax)
@@ -88,6 +92,34 @@ static void progress(void *ctx, size_t i, size_t n, uint64_t bytes)
 	fflush(stderr);
 }
 
+/* Whether two configuration dumps (gc_config_dump) hold the same values:
+ * each line's trailing "  # ORIGIN" (default, --set, FILE:LINE:COLUMN) says
+ * where a value came from, not what it is, and is left out. */
+static bool same_values(const char *a, const char *b)
+{
+	for (;;) {
+		const char *ea = strchr(a, '\n'), *eb = strchr(b, '\n');
+		size_t la = ea ? (size_t)(ea - a) : strlen(a), lb = eb ? (size_t)(eb - b) : strlen(b);
+		size_t va = la, vb = lb;
+		for (size_t i = la; i >= 3; i--)
+			if (!strncmp(a + i - 3, "  #", 3) && (i == la || a[i] == ' ')) {
+				va = i - 3;
+				break;
+			}
+		for (size_t i = lb; i >= 3; i--)
+			if (!strncmp(b + i - 3, "  #", 3) && (i == lb || b[i] == ' ')) {
+				vb = i - 3;
+				break;
+			}
+		if (va != vb || strncmp(a, b, va) != 0)
+			return false;
+		if (!ea || !eb)
+			return !ea && !eb;
+		a = ea + 1;
+		b = eb + 1;
+	}
+}
+
 /* The newest stored run with the cell's label and configuration. */
 static gc_status find_stored(gc_results *db, sweep_cell *cells, guint n, char **err)
 {
@@ -106,7 +138,7 @@ static gc_status find_stored(gc_results *db, sweep_cell *cells, guint n, char **
 		for (guint k = 0; k < n; k++)
 			if (!cells[k].run_id && row.kind && !strcmp(row.kind, "sim") && row.label &&
 			    !strcmp(row.label, cells[k].label) && row.config &&
-			    !strcmp(row.config, cells[k].config))
+			    same_values(row.config, cells[k].config))
 				cells[k].run_id = id;
 		gc_run_row_clear(&row);
 	}
@@ -115,7 +147,8 @@ static gc_status find_stored(gc_results *db, sweep_cell *cells, guint n, char **
 
 static const char *metric_name(int m)
 {
-	return m == 0 ? "busbw (GB/s)" : m == 1 ? "algbw (GB/s)" : "time (us)";
+	/* time's ticks carry their unit (plot_time_label) */
+	return m == 0 ? "busbw (GB/s)" : m == 1 ? "algbw (GB/s)" : "time";
 }
 
 static double metric_of(const gc_result_point *p, int m)
@@ -123,26 +156,267 @@ static double metric_of(const gc_result_point *p, int m)
 	return m == 0 ? p->busbw_GBps : m == 1 ? p->algbw_GBps : p->time_us;
 }
 
-/* SVG: the metric against size (log2), one line per cell and algorithm
- * label; time on a log10 axis, bandwidths from 0. Written to FILE.tmp and
- * renamed. */
-static gc_status write_plot(const char *path, const char *title, const sweep_cell *cells, guint n,
-			    int metric, char **err)
+/* The plot's x axis: the size (log2), or one swept key's numeric values. */
+typedef struct plot_x {
+	int axis;	    /* the swept key on the x axis; -1: the size */
+	const char *key;    /* its name */
+	const double *vals; /* per cell: its value of that key */
+} plot_x;
+
+typedef struct plot_xy {
+	double x, y;
+} plot_xy;
+
+/* One line of the plot: its legend name and its points, by x. */
+typedef struct plot_series {
+	char *name;
+	char *group;	   /* the other keys' values (--x KEY) */
+	uint64_t size;	   /* the message size (--x KEY) */
+	const char *algo;  /* the algorithm label of its first point */
+	GArray *pts;	   /* plot_xy */
+} plot_series;
+
+static int cmp_xy(const void *a, const void *b)
+{
+	const plot_xy *p = a, *q = b;
+	return (p->x > q->x) - (p->x < q->x);
+}
+
+/* A number from a swept value: a plain number, or a size, time or
+ * bandwidth with its unit (bytes, microseconds, GB/s). */
+static bool plot_number(const char *s, double *out)
+{
+	uint64_t b;
+	int64_t ps;
+	double v;
+	if (gc_parse_double(s, &v, NULL) == GC_OK)
+		*out = v;
+	else if (gc_parse_bytes(s, &b, NULL) == GC_OK)
+		*out = (double)b;
+	else if (gc_parse_time_ps(s, &ps, NULL) == GC_OK)
+		*out = (double)ps / GC_PS_PER_US;
+	else if (gc_parse_bw_Bps(s, &v, NULL) == GC_OK)
+		*out = v / 1e9;
+	else
+		return false;
+	return isfinite(*out);
+}
+
+/* A size as the plot labels it: a whole number of the largest binary
+ * unit that divides it, "1 MiB", "512 MiB", "1500 B". */
+static void plot_size_label(uint64_t bytes, char *b, size_t n)
+{
+	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+	int u = (int)G_N_ELEMENTS(unit) - 1;
+	while (u > 0 && (bytes >> (10 * u) == 0 || bytes % ((uint64_t)1 << (10 * u))))
+		u--;
+	snprintf(b, n, "%" G_GUINT64_FORMAT " %s", (guint64)(bytes >> (10 * u)), unit[u]);
+}
+
+/* A time tick's label, from microseconds, in the largest unit that keeps it
+ * at 1 or more: "1 µs", "10 ms", "200 ns". */
+static void plot_time_label(double us, char *b, size_t n)
+{
+	static const struct {
+		double per;
+		const char *unit;
+	} u[] = {{1e6, "s"}, {1e3, "ms"}, {1, "\xc2\xb5s"}, {1e-3, "ns"}, {1e-6, "ps"}};
+	size_t i = 0;
+	while (i + 1 < G_N_ELEMENTS(u) && us < u[i].per * (1 - 1e-9))
+		i++;
+	snprintf(b, n, "%g %s", us / u[i].per, u[i].unit);
+}
+
+/* A marker at (x, y): seven shapes, prime to the ten colours, so that
+ * colour and shape together tell seventy lines apart. The group's class
+ * names the shape. */
+static const char *const plot_shapes[] = {"circle",	   "square", "triangle", "diamond",
+					  "triangle-down", "plus",   "cross"};
+
+static void plot_marker(GString *g, int shape, double x, double y)
+{
+	const double r = 4;
+	switch (shape) {
+	case 0:
+		g_string_append_printf(g, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\"/>", x, y, r);
+		break;
+	case 1:
+		g_string_append_printf(g, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>",
+				       x - r, y - r, 2 * r, 2 * r);
+		break;
+	case 2:
+	case 4: { /* up, down */
+		double s = shape == 2 ? 1 : -1;
+		g_string_append_printf(g, "<path d=\"M%.1f,%.1f L%.1f,%.1f L%.1f,%.1f Z\"/>", x,
+				       y - s * 1.25 * r, x + 1.15 * r, y + s * 0.85 * r, x - 1.15 * r,
+				       y + s * 0.85 * r);
+		break;
+	}
+	case 3:
+		g_string_append_printf(g, "<path d=\"M%.1f,%.1f L%.1f,%.1f L%.1f,%.1f L%.1f,%.1f Z\"/>",
+				       x, y - 1.4 * r, x + 1.4 * r, y, x, y + 1.4 * r, x - 1.4 * r, y);
+		break;
+	case 5: /* stroked, not filled */
+		g_string_append_printf(g, "<path fill=\"none\" stroke-width=\"2\" d=\"M%.1f,%.1f "
+					  "H%.1f M%.1f,%.1f V%.1f\"/>",
+				       x - 1.2 * r, y, x + 1.2 * r, x, y - 1.2 * r, y + 1.2 * r);
+		break;
+	default:
+		g_string_append_printf(g, "<path fill=\"none\" stroke-width=\"2\" d=\"M%.1f,%.1f "
+					  "L%.1f,%.1f M%.1f,%.1f L%.1f,%.1f\"/>",
+				       x - r, y - r, x + r, y + r, x - r, y + r, x + r, y - r);
+		break;
+	}
+}
+
+/* The lines: with the size on the x axis, one per cell and algorithm
+ * label; with a swept key on it, one per size, algorithm and value of the
+ * other keys, through the cells that share them. With a swept key, the
+ * k-th point of a size in a cell (the k-th algorithm: collective.compare)
+ * stays on its own line even where collective.algo=auto picks another
+ * algorithm at another x. */
+static GPtrArray *plot_lines(const sweep_cell *cells, guint n, int nax, const plot_x *px, int metric)
+{
+	GPtrArray *lines = g_ptr_array_new();
+	GHashTable *idx = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	bool slots = false; /* a cell with two points of one size */
+	for (guint k = 0; k < n; k++) {
+		const sweep_cell *c = &cells[k];
+		GString *grp = g_string_new(NULL);
+		for (int a = 0; a < nax; a++)
+			if (a != px->axis)
+				g_string_append_printf(grp, "%s%s", grp->len ? "," : "", c->picked[a]);
+		for (size_t i = 0; i < c->npts; i++) {
+			const gc_result_point *p = &c->pts[i];
+			char *id;
+			if (px->axis < 0)
+				id = g_strdup_printf("%u\n%s", k, p->algo);
+			else {
+				int slot = 0;
+				for (size_t j = 0; j < i; j++)
+					slot += c->pts[j].size_bytes == p->size_bytes;
+				slots = slots || slot > 0;
+				id = g_strdup_printf("%s\n%" G_GUINT64_FORMAT "\n%d", grp->str,
+						     (guint64)p->size_bytes, slot);
+			}
+			gpointer at;
+			plot_series *s;
+			if (g_hash_table_lookup_extended(idx, id, NULL, &at)) {
+				s = g_ptr_array_index(lines, GPOINTER_TO_UINT(at));
+				g_free(id);
+			} else {
+				s = g_new0(plot_series, 1);
+				s->group = g_strdup(px->axis < 0 ? c->value : grp->str);
+				s->size = p->size_bytes;
+				s->algo = p->algo;
+				s->pts = g_array_new(FALSE, FALSE, sizeof(plot_xy));
+				g_hash_table_insert(idx, id, GUINT_TO_POINTER(lines->len));
+				g_ptr_array_add(lines, s);
+			}
+			double y = metric_of(p, metric);
+			if (!(y > 0) || !isfinite(y))
+				continue;
+			plot_xy xy = {px->axis < 0 ? (p->size_bytes ? log2((double)p->size_bytes) : NAN)
+						   : px->vals[k],
+				      y};
+			if (isfinite(xy.x))
+				g_array_append_val(s->pts, xy);
+		}
+		g_string_free(grp, TRUE);
+	}
+	g_hash_table_destroy(idx);
+	/* the legend's names: the cell (and algorithm where a cell has
+	 * several), or the other keys' values, the size (and algorithm) */
+	for (guint i = 0; i < lines->len; i++) {
+		plot_series *s = g_ptr_array_index(lines, i);
+		g_array_sort(s->pts, cmp_xy);
+		if (px->axis < 0) {
+			/* a cell's lines are next to each other */
+			const plot_series *prev = i ? g_ptr_array_index(lines, i - 1) : NULL,
+					  *next = i + 1 < lines->len ? g_ptr_array_index(lines, i + 1) : NULL;
+			bool more = (prev && !strcmp(prev->group, s->group)) ||
+				    (next && !strcmp(next->group, s->group));
+			s->name = more ? g_strdup_printf("%s %s", s->group, s->algo) : g_strdup(s->group);
+		} else {
+			char sz[40];
+			plot_size_label(s->size, sz, sizeof(sz));
+			s->name = g_strdup_printf("%s%s%s%s%s", s->group, s->group[0] ? " " : "", sz,
+						  slots ? " " : "", slots ? s->algo : "");
+		}
+	}
+	return lines;
+}
+
+/* SVG: the metric against size (log2) or a swept key, one line per
+ * series (plot_lines), each with its colour, dash pattern and marker
+ * shape, drawn the same in the legend; time on a log10 axis with a tick
+ * per decade in its unit, bandwidths from 0. */
+static GString *plot_svg(const char *title, const sweep_cell *cells, guint n, int nax,
+			 const plot_x *px, const sweep_axis *xax, int metric)
 {
 	static const char *const colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
 					     "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
-	const double W = 900, H = 520, L = 80, R = 230, T = 40, B = 60;
+	/* after ten lines the colours repeat with the next dash pattern */
+	static const char *const dashes[] = {NULL, "6 3", "2 3", "8 3 2 3"};
+	GPtrArray *lines = plot_lines(cells, n, nax, px, metric);
+	const double W = 900, L = 80, R = 230, T = 40, B = 60, LH = 18, pw = W - L - R, ph = 420;
+	/* taller than the plot where the legend needs it */
+	const double H = fmax(T + ph + B, T + 10 + LH * lines->len + 10);
 	double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
-	for (guint k = 0; k < n; k++)
-		for (size_t i = 0; i < cells[k].npts; i++) {
-			const gc_result_point *p = &cells[k].pts[i];
-			double y = metric_of(p, metric);
-			if (p->size_bytes == 0 || !(y > 0) || !isfinite(y))
-				continue;
-			double x = log2((double)p->size_bytes);
-			xmin = fmin(xmin, x), xmax = fmax(xmax, x);
-			ymin = fmin(ymin, y), ymax = fmax(ymax, y);
+	for (guint i = 0; i < lines->len; i++) {
+		const GArray *a = ((const plot_series *)g_ptr_array_index(lines, i))->pts;
+		for (guint j = 0; j < a->len; j++) {
+			const plot_xy *p = &g_array_index(a, plot_xy, j);
+			xmin = fmin(xmin, p->x), xmax = fmax(xmax, p->x);
+			ymin = fmin(ymin, p->y), ymax = fmax(ymax, p->y);
 		}
+	}
+	bool logy = metric == 2, logx = false;
+	if (!isfinite(xmin)) { /* nothing to draw: an empty frame */
+		xmin = 0, xmax = 1, ymin = 1, ymax = 10;
+	}
+	/* a swept key's axis spans all its values, drawn or not */
+	guint nv = px->axis < 0 ? 0 : xax->len;
+	double *xv = g_new(double, nv + 1);
+	for (guint v = 0; v < nv; v++) {
+		plot_number(xax->vals[v], &xv[v]);
+		xmin = v ? fmin(xmin, xv[v]) : xv[v];
+		xmax = v ? fmax(xmax, xv[v]) : xv[v];
+	}
+	/* a swept key's values on a log2 axis where they span a factor of 8
+	 * or more (node counts 1, 8, 64), else linear; the points' x in the
+	 * axis' units from here on */
+	if (px->axis >= 0 && xmin > 0 && xmax / xmin >= 8) {
+		logx = true;
+		xmin = log2(xmin), xmax = log2(xmax);
+		for (guint i = 0; i < lines->len; i++) {
+			GArray *a = ((plot_series *)g_ptr_array_index(lines, i))->pts;
+			for (guint j = 0; j < a->len; j++)
+				g_array_index(a, plot_xy, j).x = log2(g_array_index(a, plot_xy, j).x);
+		}
+	}
+	if (px->axis < 0 && xmax - xmin < 1) { /* one size: in the middle */
+		double mid = (xmin + xmax) / 2;
+		xmin = mid - 0.5, xmax = mid + 0.5;
+	}
+	else if (px->axis >= 0 && xmax - xmin <= 0) {
+		double pad = logx ? 0.5 : fmax(fabs(xmin) * 0.1, 0.5);
+		xmin -= pad, xmax += pad;
+	}
+	double y0, y1, ystep = 1;
+	if (logy) {
+		y0 = floor(log10(ymin));
+		y1 = ceil(log10(ymax));
+		if (y1 <= y0)
+			y1 = y0 + 1;
+	} else { /* a step of 1, 2 or 5 times a power of ten, at most 8 ticks */
+		double mag = pow(10, floor(log10(ymax / 8)));
+		ystep = mag * (ymax / mag <= 8 ? 1 : ymax / mag <= 16 ? 2 : ymax / mag <= 40 ? 5 : 10);
+		y0 = 0;
+		y1 = ceil(ymax / ystep * (1 - 1e-12)) * ystep;
+		if (y1 <= 0)
+			y1 = ystep;
+	}
 	GString *g = g_string_new(NULL);
 	g_string_append_printf(g,
 			       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
@@ -152,108 +426,134 @@ static gc_status write_plot(const char *path, const char *title, const sweep_cel
 	char *esc = g_markup_escape_text(title, -1);
 	g_string_append_printf(g, "<text x=\"%.0f\" y=\"24\" font-size=\"14\">%s</text>\n", L, esc);
 	g_free(esc);
-	bool logy = metric == 2;
-	if (!isfinite(xmin)) { /* nothing to draw: an empty frame */
-		xmin = 0, xmax = 1, ymin = 1, ymax = 10;
-	}
-	if (xmax - xmin < 1)
-		xmax = xmin + 1;
-	double y0, y1;
-	if (logy) {
-		y0 = floor(log10(ymin));
-		y1 = ceil(log10(ymax));
-		if (y1 <= y0)
-			y1 = y0 + 1;
-	} else {
-		double step = pow(10, floor(log10(ymax)));
-		y0 = 0;
-		y1 = ceil(ymax / step) * step;
-	}
-	const double pw = W - L - R, ph = H - T - B;
-#define PX(x) (L + ((x) - xmin) / (xmax - xmin) * pw)
+#define XAT(x) (L + ((x) - xmin) / (xmax - xmin) * pw)
+#define PX(x) XAT(logx ? log2(x) : (x))
 #define PY(v) (T + ph - ((logy ? log10(v) : (v)) - y0) / (y1 - y0) * ph)
 	g_string_append_printf(g, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" "
 				  "fill=\"none\" stroke=\"black\"/>\n",
 			       L, T, pw, ph);
-	/* x ticks at powers of two, at most about twelve of them */
-	int xs = (int)ceil((xmax - xmin) / 12.0);
-	for (int e = (int)ceil(xmin); e <= (int)floor(xmax); e++) {
-		if ((e - (int)ceil(xmin)) % xs)
-			continue;
-		char b[32];
-		gc_fmt_bytes((uint64_t)1 << e, b, sizeof(b));
-		double x = PX(e);
-		g_string_append_printf(g, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" "
-					  "stroke=\"#ddd\"/>\n<text x=\"%.1f\" y=\"%.0f\" "
-					  "text-anchor=\"middle\">%s</text>\n",
-				       x, T, x, T + ph, x, T + ph + 18, b);
+	/* x ticks */
+	if (px->axis < 0) {
+		/* sizes: every power of two a grid line; labels 1, 2, 5, 10 or
+		 * 20 powers apart (at most nine), at multiples of that step, so
+		 * that 1 KiB, 1 MiB, 1 GiB are among them from 5 on */
+		int e0 = (int)ceil(xmin), e1 = (int)floor(xmax), xs = 1;
+		while (xs < 20 && (e1 - e0) / xs > 8)
+			xs = xs == 1 ? 2 : xs == 2 ? 5 : xs == 5 ? 10 : 20;
+		for (int e = e0; e <= e1; e++) {
+			double x = XAT(e);
+			g_string_append_printf(g, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" "
+						  "stroke=\"%s\"/>\n",
+					       x, T, x, T + ph, e % xs ? "#f0f0f0" : "#ddd");
+			if (e % xs)
+				continue;
+			char b[40];
+			plot_size_label((uint64_t)1 << e, b, sizeof(b));
+			g_string_append_printf(g, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n",
+					       x, T + ph + 18, b);
+		}
+	} else {
+		/* a swept key: a tick at each of its values, as given (at most
+		 * twelve labelled, evenly picked) */
+		guint every = (nv + 11) / 12;
+		for (guint v = 0; v < nv; v++) {
+			bool dup = false; /* a value given twice */
+			for (guint u = 0; u < v && !dup; u++)
+				dup = xv[u] == xv[v];
+			if (dup)
+				continue;
+			double x = PX(xv[v]);
+			g_string_append_printf(g, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" "
+						  "stroke=\"#ddd\"/>\n",
+					       x, T, x, T + ph);
+			if (v % every)
+				continue;
+			char *e = g_markup_escape_text(xax->vals[v], -1);
+			g_string_append_printf(g, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n",
+					       x, T + ph + 18, e);
+			g_free(e);
+		}
 	}
-	for (int i = 0; i <= 5; i++) {
-		double v = y0 + (y1 - y0) * i / 5.0, yv = logy ? pow(10, v) : v;
-		double y = T + ph - (v - y0) / (y1 - y0) * ph;
-		g_string_append_printf(g, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" "
-					  "stroke=\"#ddd\"/>\n<text x=\"%.0f\" y=\"%.1f\" "
-					  "text-anchor=\"end\">%.4g</text>\n",
-				       L, y, L + pw, y, L - 6, y + 4, yv);
-	}
-	g_string_append_printf(g, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">size</text>\n",
-			       L + pw / 2, H - 16);
+	g_free(xv);
+	/* y ticks: decades (and 2 and 5 times them over two decades or less)
+	 * in the time's unit; bandwidths at their step */
+	for (double d = y0; d <= y1 + 1e-9; d += logy ? 1 : ystep)
+		for (int m = 1; m <= (logy && y1 - y0 <= 2 ? 5 : 1); m += m == 1 ? 1 : 3) {
+			double yv = logy ? m * pow(10, d) : d;
+			if (logy && log10(yv) > y1 + 1e-9)
+				continue;
+			double y = PY(yv);
+			char b[40];
+			if (logy)
+				plot_time_label(yv, b, sizeof(b));
+			else
+				snprintf(b, sizeof(b), "%g", fabs(yv) < ystep * 1e-9 ? 0 : yv);
+			g_string_append_printf(g, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" "
+						  "stroke=\"#ddd\"/>\n<text x=\"%.0f\" y=\"%.1f\" "
+						  "text-anchor=\"end\">%s</text>\n",
+					       L, y, L + pw, y, L - 6, y + 4, b);
+		}
+	esc = g_markup_escape_text(px->axis < 0 ? "size" : px->key, -1);
+	g_string_append_printf(g, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n",
+			       L + pw / 2, T + ph + B - 16, esc);
+	g_free(esc);
 	g_string_append_printf(g, "<text x=\"18\" y=\"%.0f\" text-anchor=\"middle\" "
 				  "transform=\"rotate(-90 18 %.0f)\">%s</text>\n",
 			       T + ph / 2, T + ph / 2, metric_name(metric));
-	/* one line per (cell, algorithm label), in order */
-	int series = 0;
-	for (guint k = 0; k < n; k++) {
-		GPtrArray *algos = g_ptr_array_new();
-		for (size_t i = 0; i < cells[k].npts; i++) {
-			bool seen = false;
-			for (guint a = 0; a < algos->len && !seen; a++)
-				seen = !strcmp(g_ptr_array_index(algos, a), cells[k].pts[i].algo);
-			if (!seen)
-				g_ptr_array_add(algos, (gpointer)cells[k].pts[i].algo);
+	/* the lines, their markers, and the legend drawn the same way */
+	for (guint i = 0; i < lines->len; i++) {
+		const plot_series *s = g_ptr_array_index(lines, i);
+		const char *c = colors[i % 10], *dash = dashes[i / 10 % G_N_ELEMENTS(dashes)];
+		int shape = (int)(i % G_N_ELEMENTS(plot_shapes));
+		char *da = dash ? g_strdup_printf(" stroke-dasharray=\"%s\"", dash) : g_strdup("");
+		g_string_append_printf(g, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"",
+				       c, da);
+		for (guint j = 0; j < s->pts->len; j++) {
+			const plot_xy *p = &g_array_index(s->pts, plot_xy, j);
+			g_string_append_printf(g, "%.1f,%.1f ", XAT(p->x), PY(p->y));
 		}
-		for (guint a = 0; a < algos->len; a++, series++) {
-			const char *al = g_ptr_array_index(algos, a), *c = colors[series % 10];
-			g_string_append_printf(g, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s "
-						  "points=\"",
-					       c, series / 10 % 2 ? " stroke-dasharray=\"6 3\"" : "");
-			for (size_t i = 0; i < cells[k].npts; i++) {
-				const gc_result_point *p = &cells[k].pts[i];
-				double y = metric_of(p, metric);
-				if (strcmp(p->algo, al) || p->size_bytes == 0 || !(y > 0) || !isfinite(y))
-					continue;
-				g_string_append_printf(g, "%.1f,%.1f ", PX(log2((double)p->size_bytes)),
-						       PY(y));
-			}
-			g_string_append(g, "\"/>\n");
-			char *name = algos->len > 1 ? g_strdup_printf("%s %s", cells[k].value, al)
-						    : g_strdup(cells[k].value);
-			char *e = g_markup_escape_text(name, -1);
-			double ly = T + 10 + 18.0 * series;
-			g_string_append_printf(g, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" "
-						  "stroke=\"%s\" stroke-width=\"2\"/><text x=\"%.0f\" "
-						  "y=\"%.0f\">%s</text>\n",
-					       L + pw + 12, ly, L + pw + 36, ly, c, L + pw + 42, ly + 4, e);
-			g_free(e);
-			g_free(name);
+		g_string_append(g, "\"/>\n");
+		g_string_append_printf(g, "<g class=\"marker %s\" fill=\"%s\" stroke=\"%s\">",
+				       plot_shapes[shape], c, c);
+		for (guint j = 0; j < s->pts->len; j++) {
+			const plot_xy *p = &g_array_index(s->pts, plot_xy, j);
+			plot_marker(g, shape, XAT(p->x), PY(p->y));
 		}
-		g_ptr_array_free(algos, TRUE);
+		g_string_append(g, "</g>\n");
+		char *e = g_markup_escape_text(s->name, -1);
+		double ly = T + 10 + LH * i;
+		g_string_append_printf(g, "<g class=\"legend\"><line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" "
+					  "y2=\"%.0f\" stroke=\"%s\" stroke-width=\"2\"%s/>"
+					  "<g class=\"marker %s\" fill=\"%s\" stroke=\"%s\">",
+				       L + pw + 8, ly, L + pw + 40, ly, c, da, plot_shapes[shape], c, c);
+		plot_marker(g, shape, L + pw + 24, ly);
+		g_string_append_printf(g, "</g><text x=\"%.0f\" y=\"%.0f\">%s</text></g>\n", L + pw + 46,
+				       ly + 4, e);
+		g_free(e);
+		g_free(da);
 	}
+#undef XAT
 #undef PX
 #undef PY
 	g_string_append(g, "</svg>\n");
-	char *tmp = g_strdup_printf("%s.tmp", path);
-	GError *ge = NULL;
-	gc_status st = GC_OK;
-	if (!g_file_set_contents(tmp, g->str, (gssize)g->len, &ge) || rename(tmp, path) != 0) {
-		*err = g_strdup_printf("%s: cannot write the plot: %s", path,
-				       ge ? ge->message : g_strerror(errno));
-		remove(tmp);
-		st = GC_ERR_IO;
+	for (guint i = 0; i < lines->len; i++) {
+		plot_series *s = g_ptr_array_index(lines, i);
+		g_free(s->name);
+		g_free(s->group);
+		g_array_free(s->pts, TRUE);
+		g_free(s);
 	}
-	if (ge)
-		g_error_free(ge);
-	g_free(tmp);
+	g_ptr_array_free(lines, TRUE);
+	return g;
+}
+
+/* The plot (plot_svg), written as gc_outfile writes (FILE.tmp renamed
+ * onto a regular FILE, a device in place). */
+static gc_status write_plot(const char *path, const char *title, const sweep_cell *cells, guint n,
+			    int nax, const plot_x *px, const sweep_axis *xax, int metric, char **err)
+{
+	GString *g = plot_svg(title, cells, n, nax, px, xax, metric);
+	gc_status st = gc_outfile_write(path, "the plot", g->str, g->len, err);
 	g_string_free(g, TRUE);
 	return st;
 }
@@ -354,6 +654,7 @@ int cli_sweep(int argc, char **argv)
 {
 	char **specs = NULL, **sets = NULL;
 	char *results = NULL, *plot = NULL, *metric = NULL, *format = NULL, *fidelity = NULL;
+	char *xkey = NULL;
 	gboolean breakdown = FALSE;
 	GOptionEntry entries[] = {
 		{"sweep", 0, 0, G_OPTION_ARG_STRING_ARRAY, &specs,
@@ -365,7 +666,13 @@ int cli_sweep(int argc, char **argv)
 		 "already there with the same configuration are reused",
 		 "FILE"},
 		{"plot", 'p', 0, G_OPTION_ARG_FILENAME, &plot,
-		 "also write an SVG plot of the metric against size, one line per cell", "FILE.svg"},
+		 "also write an SVG plot of the metric against size (or --x KEY), one line per cell "
+		 "and algorithm, each with its own colour, dash pattern and marker",
+		 "FILE.svg"},
+		{"x", 0, 0, G_OPTION_ARG_STRING, &xkey,
+		 "the plot's x axis: size (default) or a swept key with numeric values, e.g. "
+		 "topology.nodes: then one line per message size (and the other keys' values)",
+		 "KEY"},
 		{"metric", 'm', 0, G_OPTION_ARG_STRING, &metric,
 		 "what the plot shows: busbw (default), algbw or time", "M"},
 		{"format", 'f', 0, G_OPTION_ARG_STRING, &format, "output format: table (default) or csv",
@@ -385,7 +692,9 @@ int cli_sweep(int argc, char **argv)
 				 "Run a scenario once per cell of a grid of values (up to three keys),\n"
 				 "storing every cell in a results file as it finishes: rerun the same\n"
 				 "command after an interruption and only the missing cells run. Prints\n"
-				 "one table of every cell's points; --plot draws them.",
+				 "one table of every cell's points; --plot draws them against size,\n"
+				 "or with --x KEY against a swept key (busbw or time against\n"
+				 "topology.nodes, one line per message size).",
 				 entries, &done);
 	sweep_axis ax[SWEEP_AXES] = {{0}};
 	int nax = 0;
@@ -395,7 +704,10 @@ int cli_sweep(int argc, char **argv)
 	GPtrArray *base = g_ptr_array_new_with_free_func(g_free);
 	gc_results *db = NULL;
 	char *err = NULL, *key = NULL;
+	char **swhere[SWEEP_AXES] = {NULL}; /* the scenario's own values: where they stand */
 	int m = 0;
+	plot_x px = {.axis = -1};
+	double *cellx = NULL; /* --x KEY: each cell's value of KEY */
 	bool csv = false;
 	if (done)
 		goto out;
@@ -423,6 +735,12 @@ int cli_sweep(int argc, char **argv)
 		fprintf(stderr, "gcsim sweep: --metric: expected busbw, algbw or time, got '%s'\n", metric);
 		goto out;
 	}
+	if (xkey && !plot) {
+		fprintf(stderr, "gcsim sweep: --x %s: chooses the plot's x axis; give --plot FILE.svg "
+				"too\n",
+			xkey);
+		goto out;
+	}
 	if (format && !strcmp(format, "csv"))
 		csv = true;
 	else if (format && strcmp(format, "table") != 0) {
@@ -444,8 +762,10 @@ int cli_sweep(int argc, char **argv)
 		goto out;
 	}
 	bool step = !strcmp(gc_config_str(cfg, "workload"), "step");
-	if (!specs)
-		specs = cli_scenario_sweep(cfg);
+	if (!specs && (specs = cli_scenario_sweep(cfg))) {
+		swhere[0] = gm_scenario_sweep_where(cfg, "sweep.values");
+		swhere[1] = gm_scenario_sweep_where(cfg, "sweep.values2");
+	}
 	gc_config_free(cfg);
 	if (step) {
 		fprintf(stderr, "gcsim sweep: a training step (workload: step) is swept with gcsim run "
@@ -474,6 +794,29 @@ int cli_sweep(int argc, char **argv)
 			}
 		want *= ax[a].len;
 	}
+	/* --x KEY: a swept key, every value of it a number */
+	if (xkey && strcmp(xkey, "size") != 0) {
+		for (int a = 0; a < nax; a++)
+			if (!strcmp(ax[a].key, xkey))
+				px.axis = a;
+		if (px.axis < 0) {
+			fprintf(stderr, "gcsim sweep: --x %s: not a swept key; expected size", xkey);
+			for (int a = 0; a < nax; a++)
+				fprintf(stderr, "%s%s", a + 1 < nax ? ", " : " or ", ax[a].key);
+			fprintf(stderr, "\n");
+			goto out;
+		}
+		for (guint v = 0; v < ax[px.axis].len; v++) {
+			double d;
+			if (!plot_number(ax[px.axis].vals[v], &d)) {
+				fprintf(stderr, "gcsim sweep: --x %s: the value '%s' is not a number (or "
+						"a size, time or bandwidth) to plot against\n",
+					xkey, ax[px.axis].vals[v]);
+				goto out;
+			}
+		}
+		px.key = ax[px.axis].key;
+	}
 	if (want > SWEEP_CELLS) {
 		fprintf(stderr, "gcsim sweep: %" G_GUINT64_FORMAT " cells, at most %d\n", want, SWEEP_CELLS);
 		goto out;
@@ -495,20 +838,27 @@ int cli_sweep(int argc, char **argv)
 			g_ptr_array_add(c->sets, g_strdup(g_ptr_array_index(base, i)));
 		guint rest = k;
 		char *picked[SWEEP_AXES];
+		guint idx[SWEEP_AXES];
 		for (int a = nax - 1; a >= 0; a--) { /* the first key varies slowest */
-			picked[a] = ax[a].vals[rest % ax[a].len];
+			idx[a] = rest % ax[a].len;
+			picked[a] = ax[a].vals[idx[a]];
 			rest /= ax[a].len;
 		}
+		c->at = g_new0(const char *, c->sets->len + (guint)nax + 1);
 		for (int a = 0; a < nax; a++) {
+			c->picked[a] = picked[a];
 			g_string_append_printf(val, "%s%s", a ? "," : "", picked[a]);
 			g_string_append_printf(lab, "%s%s=%s", a ? ", " : "", ax[a].key, picked[a]);
+			if (swhere[a] && g_strv_length(swhere[a]) == ax[a].len)
+				c->at[c->sets->len] = swhere[a][idx[a]];
 			g_ptr_array_add(c->sets, g_strdup_printf("%s=%s", ax[a].key, picked[a]));
 		}
 		c->value = g_string_free(val, FALSE);
 		c->label = g_string_free(lab, FALSE);
 		g_ptr_array_add(c->sets, NULL);
 		gc_config *cc = NULL;
-		st = gm_scenario_load(argv[1], (const char *const *)c->sets->pdata, &cc, &err);
+		st = gm_scenario_load_at(argv[1], (const char *const *)c->sets->pdata, c->at, &cc,
+					 &err);
 		if (st != GC_OK) {
 			fprintf(stderr, "%s (sweep cell %s)\n", err, c->label + strlen("sweep: "));
 			rc = sweep_status(st);
@@ -521,6 +871,7 @@ int cli_sweep(int argc, char **argv)
 		/* and what gcsim run refuses before it simulates (an algorithm
 		 * this cell's topology cannot run, ...) */
 		gm_run_opts chk = {.sets = (const char *const *)c->sets->pdata,
+				   .set_where = c->at,
 				   .check_only = true,
 				   .breakdown = breakdown,
 				   .sweep_cell = true};
@@ -529,6 +880,12 @@ int cli_sweep(int argc, char **argv)
 		if (dry) {
 			unused[k] = dry->unused;
 			dry->unused = NULL;
+			/* the configuration as the run stores it: with what the run
+			 * fills in (a transport's platform defaults and NIC latency) */
+			GString *rd = g_string_new(NULL);
+			gc_config_dump(dry->cfg, rd);
+			g_free(c->config);
+			c->config = g_string_free(rd, FALSE);
 		}
 		gm_run_free(dry);
 		if (st != GC_OK) {
@@ -546,9 +903,18 @@ int cli_sweep(int argc, char **argv)
 		rc = sweep_status(st);
 		goto out;
 	}
-	st = gc_results_open(results, true, &db, &err);
-	if (st == GC_OK)
-		st = find_stored(db, cells, ncells, &err);
+	/* the outputs, before anything runs: a results file or a plot that
+	 * could not be written is refused now; a results file that is not
+	 * there yet is made by the first cell stored, so a sweep that fails
+	 * before one is stored leaves none */
+	st = gc_results_check_writable(results, &err);
+	if (st == GC_OK && plot)
+		st = gc_outfile_check(plot, "the plot", &err);
+	if (st == GC_OK && g_file_test(results, G_FILE_TEST_EXISTS)) {
+		st = gc_results_open(results, true, &db, &err);
+		if (st == GC_OK)
+			st = find_stored(db, cells, ncells, &err);
+	}
 	/* --breakdown: a cell stored without it is not done */
 	for (guint k = 0; k < ncells && st == GC_OK && breakdown; k++) {
 		if (!cells[k].run_id)
@@ -578,6 +944,7 @@ int cli_sweep(int argc, char **argv)
 		}
 		sweep_progress pr = {k, ncells, c->value};
 		gm_run_opts o = {.sets = (const char *const *)c->sets->pdata,
+				 .set_where = c->at,
 				 .breakdown = breakdown,
 				 .sweep_cell = true};
 		if (tty) {
@@ -627,7 +994,14 @@ int cli_sweep(int argc, char **argv)
 	}
 	if (plot) {
 		char *title = g_strdup_printf("%s: sweep of %s", gc_config_source_name(argv[1]), key);
-		st = write_plot(plot, title, cells, ncells, m, &err);
+		if (px.axis >= 0) {
+			cellx = g_new(double, ncells);
+			for (guint k = 0; k < ncells; k++)
+				plot_number(cells[k].picked[px.axis], &cellx[k]);
+			px.vals = cellx;
+		}
+		st = write_plot(plot, title, cells, ncells, nax, &px, px.axis >= 0 ? &ax[px.axis] : NULL,
+				m, &err);
 		g_free(title);
 		if (st != GC_OK) {
 			fprintf(stderr, "%s\n", err);
@@ -641,7 +1015,7 @@ int cli_sweep(int argc, char **argv)
 		print_breakdown(key, cells, ncells, outs);
 	fwrite(outs->str, 1, outs->len, stdout);
 	g_string_free(outs, TRUE);
-	rc = fflush(stdout) == 0 ? 0 : 4;
+	rc = cli_flush_stdout();
 	fprintf(stderr, "gcsim sweep: %u cells: %u simulated, %u reused from %s\n", ncells, ran,
 		reused, results);
 out:
@@ -653,6 +1027,7 @@ out:
 		g_free(cells[k].config);
 		if (cells[k].sets)
 			g_ptr_array_free(cells[k].sets, TRUE);
+		g_free(cells[k].at);
 		g_free(cells[k].pts);
 		g_free(cells[k].prm);
 		if (unused)
@@ -663,6 +1038,7 @@ out:
 	for (int a = 0; a < SWEEP_AXES; a++) {
 		g_free(ax[a].key);
 		g_strfreev(ax[a].vals);
+		g_strfreev(swhere[a]);
 	}
 	g_ptr_array_free(base, TRUE);
 	g_free(err);
@@ -671,6 +1047,8 @@ out:
 	g_strfreev(sets);
 	g_free(results);
 	g_free(plot);
+	g_free(xkey);
+	g_free(cellx);
 	g_free(metric);
 	g_free(format);
 	g_free(fidelity);

@@ -62,18 +62,62 @@ check "gcsim validate reads the sweep's results file" "grep -Eq '^# compared [1-
 # --- the plot --------------------------------------------------------------------
 check "plot written atomically" "[ -s '$T/a.svg' ] && [ ! -e '$T/a.svg.tmp' ]"
 if command -v python3 >/dev/null 2>&1; then
-  check "plot is SVG with one line and legend entry per cell" "python3 -c '
-import sys, xml.etree.ElementTree as ET
+  # svg.py FILE CHECK...: the plot's lines (polyline), markers (g class
+  # "marker SHAPE"), legend entries (g class "legend") and texts, asserted
+  cat >"$T/svg.py" <<'PY'
+import re, sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
 r = ET.parse(sys.argv[1]).getroot()
-ns = \"{http://www.w3.org/2000/svg}\"
-lines = r.findall(ns + \"polyline\")
-texts = [t.text for t in r.findall(ns + \"text\")]
-assert len(lines) == 4, len(lines)
-assert all(len(l.get(\"points\").split()) == 6 for l in lines)
-assert \"nvls,dgx-b200\" in texts and \"busbw (GB/s)\" in texts and \"4GiB\" in texts, texts
-' '$T/a.svg'"
+lines = r.findall(ns + "polyline")
+marks = [g for g in r.findall(ns + "g") if g.get("class", "").startswith("marker ")]
+legend = [g for g in r.findall(ns + "g") if g.get("class") == "legend"]
+texts = [t.text for t in r.iter(ns + "text")]
+names = [g.find(ns + "text").text for g in legend]
+def npts(l): return len(l.get("points").split())
+def shape(g): return g.get("class").split()[1]
+def ticks(y):  # the labels left of the frame (y) or just under it (x)
+    t = r.findall(ns + "text")
+    if y:
+        return [e.text for e in t if e.get("text-anchor") == "end"]
+    return [e.text for e in t if e.get("text-anchor") == "middle" and 470 < float(e.get("y")) < 490]
+for c in sys.argv[2:]:
+    assert eval(c), c + ": " + repr((names, ticks(0), ticks(1)))
+PY
+  svg() { python3 "$T/svg.py" "$@"; }
+  check "plot is SVG with one line, marker set and legend entry per cell" \
+    "svg '$T/a.svg' 'len(lines) == 4' 'all(npts(l) == 6 for l in lines)' 'len(marks) == 4 and all(len(list(m)) == 6 for m in marks)' \
+      'names == [\"ring,dgx-h100\", \"ring,dgx-b200\", \"nvls,dgx-h100\", \"nvls,dgx-b200\"]' '\"busbw (GB/s)\" in texts'"
+  check "size ticks read 64 KiB ... 1 MiB ... 1 GiB ... 4 GiB" \
+    "svg '$T/a.svg' 'ticks(0) == [\"64 KiB\", \"256 KiB\", \"1 MiB\", \"4 MiB\", \"16 MiB\", \"64 MiB\", \"256 MiB\", \"1 GiB\", \"4 GiB\"]'"
   "$G" sweep "$S" --results "$T/a.db" --plot "$T/t.svg" --metric time >/dev/null 2>&1
-  check "--metric time labels the axis" "grep -q '>time (us)<' '$T/t.svg'"
+  check "--metric time: decades in their unit (10 us ... 100 ms), no bare numbers" \
+    "svg '$T/t.svg' '\"time\" in texts' 'all(re.fullmatch(\"(1|10|100) (ns|\u00b5s|ms|s)\", t) for t in ticks(1))' \
+      '\"100 \u00b5s\" in ticks(1) and \"1 ms\" in ticks(1) and \"10 ms\" in ticks(1)'"
+  # 20 cells: the colours repeat after ten with a dash pattern, in the
+  # legend too; the markers' shapes differ from cell to cell
+  "$G" sweep "$F" --sweep "topology.gpus=$(seq -s, 2 21)" --set sim.fidelity=analytical \
+    --set collective.sizes=1MiB,16MiB --results "$T/m.db" --plot "$T/m.svg" >/dev/null 2>&1
+  check "20 cells: each legend entry drawn with its line's dash pattern and marker" \
+    "svg '$T/m.svg' 'len(lines) == 20 and len(legend) == 20' \
+      '[l.get(\"stroke-dasharray\") for l in lines] == [g.find(ns + \"line\").get(\"stroke-dasharray\") for g in legend]' \
+      'all(l.get(\"stroke-dasharray\") is None for l in lines[:10]) and all(l.get(\"stroke-dasharray\") for l in lines[10:])' \
+      '[shape(m) for m in marks] == [shape(g.find(ns + \"g\")) for g in legend]' \
+      'len(set(shape(m) for m in marks[:7])) == 7' \
+      'len(set((l.get(\"stroke\"), l.get(\"stroke-dasharray\"), shape(m)) for l, m in zip(lines, marks))) == 20'"
+  "$G" sweep "$S" --results "$T/a.db" --plot "$T/xs.svg" --x size >/dev/null 2>&1
+  check "--x size is the default" "cmp -s '$T/a.svg' '$T/xs.svg'"
+  # --x KEY: against the node count, one line per size and algorithm
+  "$G" sweep scenarios/dgx-h100-scaling.yaml --results "$T/n.db" --plot "$T/n.svg" --x topology.nodes --metric time >"$T/n.txt" 2>&1
+  check "--x topology.nodes: one line per size and algorithm through the 5 node counts" \
+    "svg '$T/n.svg' 'len(lines) == 4 and all(npts(l) == 5 for l in lines)' \
+      'names == [\"1 MiB ring\", \"1 GiB ring\", \"1 MiB tree\", \"1 GiB tree\"]' \
+      'ticks(0) == [\"1\", \"8\", \"64\", \"512\", \"2048\"]' '\"topology.nodes\" in texts'"
+  check "--x: x grows with the node count (log axis, evenly spaced for 1, 8, 64, ...)" \
+    "svg '$T/n.svg' 'all((lambda x: x == sorted(x) and abs((x[1] - x[0]) - (x[2] - x[1])) < 0.2)([float(p.split(\",\")[0]) for p in l.get(\"points\").split()]) for l in lines)'"
+  "$G" sweep "$F" --sweep topology.gpus=2,4 --sweep collective.channels=1,2 --set sim.fidelity=analytical \
+    --results "$T/g2.db" --plot "$T/g2.svg" --x collective.channels >/dev/null 2>&1
+  check "--x with two keys: a line per value of the other key" \
+    "svg '$T/g2.svg' 'names == [\"2 1 MiB\", \"4 1 MiB\"] and all(npts(l) == 2 for l in lines)'"
 fi
 
 # --- bad input: status 2 (4 for i/o), one line on stderr, nothing written -----------
@@ -103,7 +147,21 @@ bad "a training step" 2 "workload: step.*gcsim run --sweep" scenarios/training-s
 bad "no scenario" 2 "expected one scenario file" --results "$T/x.db"
 bad "a missing scenario" 2 "nope.yaml:1:1: cannot open file" nope.yaml --results "$T/x.db" --sweep topology.gpus=2
 bad "results in a missing folder" 4 "$T/no/such.db" "$F" --results "$T/no/such.db" --sweep topology.gpus=2
+bad "--x without --plot" 2 "--x topology.gpus: chooses the plot's x axis; give --plot" "$F" --results "$T/x.db" --sweep topology.gpus=2,4 --x topology.gpus
+bad "--x a key not swept" 2 "--x topology.nodes: not a swept key; expected size or topology.gpus\$" "$F" --results "$T/x.db" --sweep topology.gpus=2,4 --plot "$T/x.svg" --x topology.nodes
+bad "--x a key with words for values" 2 "--x topology.preset: the value 'dgx-h100' is not a number" "$F" --results "$T/x.db" --sweep topology.preset=dgx-h100,dgx-b200 --plot "$T/x.svg" --x topology.preset
+check "nothing written after a bad --x" "[ ! -e '$T/x.db' ] && [ ! -e '$T/x.svg' ]"
 bad "plot in a missing folder" 4 "cannot write the plot" "$F" --results "$T/p.db" --sweep topology.gpus=2 --plot "$T/no/p.svg"
-check "the cells of a sweep whose plot failed are kept" "[ -s '$T/p.db' ]"
+check "a plot that cannot be written is refused before any cell runs: no results file" "[ ! -e '$T/p.db' ]"
+
+# a transport's run fills in its platform's component defaults and NIC
+# latency: its cells are still found again, and a cell's value is the same
+# cell whether it came from --sweep or from the scenario's own sweep block
+"$G" sweep scenarios/alltoall-peers.yaml --sweep topology.nodes=1,8 --results "$T/tr.db" >/dev/null 2>"$T/tr1.err"
+check "a transport's sweep stores its cells" "[ \$? -eq 0 ] && grep -q '2 cells: 2 simulated, 0 reused' '$T/tr1.err'"
+"$G" sweep scenarios/alltoall-peers.yaml --sweep topology.nodes=1,8 --results "$T/tr.db" >/dev/null 2>"$T/tr2.err"
+check "and finds them again" "[ \$? -eq 0 ] && grep -q '2 cells: 0 simulated, 2 reused' '$T/tr2.err'"
+"$G" sweep scenarios/alltoall-peers.yaml --sweep topology.nodes=1,8 --set topology.nodes=8 --results "$T/tr.db" >/dev/null 2>"$T/tr3.err"
+check "a value given another way (the file's, --set) is the same cell" "[ \$? -eq 0 ] && grep -q '2 cells: 0 simulated, 2 reused' '$T/tr3.err'"
 
 tap_end
