@@ -7,6 +7,11 @@
 #   make asan       the suite under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make bench      benchmarks (engine hold model, 1024/4096-GPU ring allreduce)
 #   make fuzz       build the libFuzzer harness for the scenario loader (clang)
+#   make validate   predict every published set in validate/published that has a
+#                   script, write docs/VALIDATION.md and its plots
+#   make install    install gcsim, its man page, bash completion and the scenarios
+#                   under PREFIX (default /usr/local), staged under DESTDIR if set
+#   make uninstall  remove what make install installed (same PREFIX and DESTDIR)
 #   make clean
 
 BUILD    ?= build
@@ -22,8 +27,8 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 # A build on a machine without the packages stops here with what to do,
 # not with a compiler's "glib.h: No such file". The goals that install them
-# first (run, test, bench, validate-*) and clean are let through.
-NODEPS_GOALS := deps clean run test asan bench validate-p5 validate-deepep validate-h100
+# first (run, test, bench, validate, validate-*) and clean are let through.
+NODEPS_GOALS := deps clean uninstall run test asan bench validate validate-p5 validate-deepep validate-h100
 ifeq ($(filter $(NODEPS_GOALS),$(MAKECMDGOALS)),)
   ifneq ($(shell pkg-config --exists $(PKGS) 2>/dev/null && echo ok),ok)
     $(error gcsim needs pkg-config and the development packages of $(PKGS); 'make deps' installs them (as root) or prints the apt-get command)
@@ -72,12 +77,15 @@ NVCCFLAGS ?= -O2 -std=c++17 -I. -arch=sm_90 -Xcompiler -Wall,-Wextra,-Werror
 
 LIB := $(BUILD)/libgcsim.a
 BIN := $(BUILD)/gcsim
+# the manual page and the bash completion, made from the binary's help texts
+MAN := $(BUILD)/gcsim.1
+COMPLETION := $(BUILD)/gcsim.bash
 # the CUDA sources built for the CPU emulation of CUDA (tests/hw/emu)
 EMU_OBJS := $(patsubst tests/hw/emu/%.cc,$(BUILD)/obj/tests/hw/emu/%.o,$(wildcard tests/hw/emu/*.cc))
 EMU_BIN  := $(BUILD)/tests/hw/gcsim-emu
 
-.PHONY: all run test asan bench fuzz deps clean validate-p5 validate-deepep validate-h100
-all: $(BIN) $(TEST_BINS) $(BENCH_BINS) $(EMU_BIN)
+.PHONY: all run test asan bench fuzz deps clean install uninstall validate validate-p5 validate-deepep validate-h100
+all: $(BIN) $(MAN) $(COMPLETION) $(TEST_BINS) $(BENCH_BINS) $(EMU_BIN)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -93,6 +101,12 @@ $(LIB): $(LIB_OBJS) $(CU_OBJS)
 
 $(BIN): $(CLI_OBJS) $(LIB)
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJS) $(LIB) $(LDLIBS)
+
+$(MAN): $(BIN) scripts/manpage.sh
+	sh scripts/manpage.sh $(BIN) >$@.tmp && mv $@.tmp $@
+
+$(COMPLETION): $(BIN) scripts/completion.sh
+	sh scripts/completion.sh $(BIN) >$@.tmp && mv $@.tmp $@
 
 $(BUILD)/tests/%: tests/%.c $(LIB)
 	@mkdir -p $(dir $@)
@@ -164,6 +178,14 @@ validate-h100: deps
 	@$(MAKE) --no-print-directory $(BIN)
 	@sh validate/h100-nccl-tests.sh $(abspath $(BIN)) || test $$? -eq 1
 
+# Every published set above, into docs/VALIDATION.md and docs/validation/*.svg
+# (per set: the points, the median and largest |error|, a plot; about 5
+# minutes). A set's FAIL verdict is recorded there, not a failed make; a
+# script that fails stops make with its message, and nothing is written.
+validate: deps
+	@$(MAKE) --no-print-directory $(BIN)
+	@sh validate/report.sh $(abspath $(BIN))
+
 # The loader's fuzz harness links only the simulator sources (no CUDA, no hw).
 FUZZ_SRCS := $(wildcard sim/core/*.c sim/sched/*.c sim/*.c sim/models/*.c sim/topologies/*.c)
 fuzz:
@@ -172,6 +194,34 @@ fuzz:
 	  -fsanitize=fuzzer,address,undefined tests/fuzz/fuzz_scenario.c $(FUZZ_SRCS) \
 	  -o $(BUILD)/fuzz_scenario $(PKG_LIBS) -lm
 	@echo "run: $(BUILD)/fuzz_scenario -dict=tests/fuzz/scenario.dict CORPUS_DIR tests/fuzz/corpus/scenario"
+
+# make install PREFIX=DIR [DESTDIR=STAGE]: the binary of $(BUILD) (built if
+# missing or out of date, as make does), the man page and bash completion
+# made from it, and every scenario (the installed gcsim reads no other file,
+# so it runs from any folder).
+PREFIX  ?= /usr/local
+BINDIR  := $(PREFIX)/bin
+MAN1DIR := $(PREFIX)/share/man/man1
+COMPDIR := $(PREFIX)/share/bash-completion/completions
+DATADIR := $(PREFIX)/share/gcsim
+SCENARIO_FILES := $(sort $(shell find scenarios -name '*.yaml' 2>/dev/null))
+
+install: $(BIN) $(MAN) $(COMPLETION)
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MAN1DIR)" "$(DESTDIR)$(COMPDIR)"
+	install -m 755 $(BIN) "$(DESTDIR)$(BINDIR)/gcsim"
+	install -m 644 $(MAN) "$(DESTDIR)$(MAN1DIR)/gcsim.1"
+	install -m 644 $(COMPLETION) "$(DESTDIR)$(COMPDIR)/gcsim"
+	@for f in $(SCENARIO_FILES); do \
+	  install -D -m 644 "$$f" "$(DESTDIR)$(DATADIR)/$$f" || exit 1; \
+	done
+	@echo "installed $(DESTDIR)$(BINDIR)/gcsim, its man page, bash completion and $(words $(SCENARIO_FILES)) scenarios in $(DESTDIR)$(DATADIR)/scenarios"
+
+# Only the files install writes, then the folders under share/gcsim (gcsim's
+# own) that are left empty.
+uninstall:
+	rm -f "$(DESTDIR)$(BINDIR)/gcsim" "$(DESTDIR)$(MAN1DIR)/gcsim.1" "$(DESTDIR)$(COMPDIR)/gcsim"
+	@for f in $(SCENARIO_FILES); do rm -f "$(DESTDIR)$(DATADIR)/$$f"; done
+	@if [ -d "$(DESTDIR)$(DATADIR)" ]; then find "$(DESTDIR)$(DATADIR)" -depth -type d -empty -delete; fi
 
 clean:
 	rm -rf build
