@@ -244,6 +244,30 @@ static void vrank_section(GString *g, const gc_result_point *pts, size_t n, cons
 	*nparams += 3;
 }
 
+/* A calibration without the virtual-rank model (fitted by an older gcsim,
+ * or without the GPU's L2): why, as the file says, and the command that
+ * fits one from the recording, which needs no GPU. The recording's
+ * calib-input.csv is named when it lies beside the file, as
+ * hw/device-check.sh leaves it. */
+static char *no_vrank_message(const char *path, const char *text)
+{
+	const char *nf = strstr(text, "virtual_rank: not fitted: ");
+	char *why = nf ? g_strndup(nf + 14, strcspn(nf + 14, "\n")) : NULL; /* "not fitted: ..." */
+	char *dir = g_path_get_dirname(path);
+	char *input = g_build_filename(dir, "calib-input.csv", NULL);
+	bool beside = g_file_test(input, G_FILE_TEST_IS_REGULAR);
+	char *msg = g_strdup_printf(
+		"%s:1:1: no calibration.virtual_rank model%s%s; fit one, no GPU needed, from ring "
+		"allreduce interpreter points at one rank count and the GPU's L2: gcsim hw calibrate "
+		"--from %s --name NAME --l2 SIZE (the L2 gcsim hw info prints), then --predict the "
+		"NAME.yaml it writes (scenarios/calibration/, or --dir)",
+		path, why ? ", " : "", why ? why : "", beside ? input : "CALIB-INPUT.csv");
+	g_free(why);
+	g_free(dir);
+	g_free(input);
+	return msg;
+}
+
 gc_status gh_calib_read_vrank(const char *path, gh_vrank_model *m, char **errmsg)
 {
 	char *text = NULL;
@@ -315,9 +339,7 @@ gc_status gh_calib_read_vrank(const char *path, gh_vrank_model *m, char **errmsg
 	for (int i = 0; st == GC_OK && i < 6; i++)
 		if (!seen[i]) {
 			*errmsg = any ? g_strdup_printf("%s:1:1: calibration.virtual_rank lacks '%s'", path, keys[i])
-				      : g_strdup_printf("%s:1:1: no calibration.virtual_rank model (calibrate with "
-							"ring allreduce interpreter points and the GPU's L2)",
-							path);
+				      : no_vrank_message(path, text);
 			st = GC_ERR_INPUT;
 		}
 	if (st == GC_OK)

@@ -34,8 +34,9 @@ static const gm_model_info models[] = {
 	 "topology.launch_latency"},
 	{"nvswitch", "link",
 	 "NVSwitch node: each GPU's NVLink port (bandwidth per direction, per-message latency) into a "
-	 "non-blocking crossbar",
-	 "p2pBandwidthLatencyTest 8xH100 374 GB/s; NCCL hwLat NVLink Simple 3.4 us",
+	 "non-blocking crossbar; the latency is NCCL's per step (Simple 3.4 us: fence, flag and poll "
+	 "included), not the 0.6 us of one store that gcsim explain's nvlink.latency walks",
+	 "p2pBandwidthLatencyTest 8xH100 374 GB/s; NCCL hwLat NVLink Simple 3.4 us, LL 0.6 us",
 	 "topology.nvlink.bandwidth, topology.nvlink.latency"},
 	{"pcie", "link", "PCIe path from a GPU to its NIC (GPUDirect RDMA through the PCIe switch)",
 	 "H200 PCIe Gen5 52 GB/s measured (Azure ND H200 v5)",

@@ -112,10 +112,34 @@ void gm_tx_format_walk(const gm_tx_params *p, const gm_tx_recipe *r, const gm_tx
 		}
 		g_string_append_c(o, '\n');
 	}
-	g_string_append_printf(o,
-			       "total: %.3f us; copies made: %d (%d before the network, as Unat et al. "
-			       "count them); CPU on the critical path: %s\n",
-			       us(res->latency_ps), ncopies, r->copies, r->cpu_critical ? "yes" : "no");
+	/* Unat et al.'s copies column: an intra-node path has no network, and
+	 * every copy of the payload counts; an inter-node path (a type, or a
+	 * transport's message) counts the staging copies before the network
+	 * (the receiver's mirror copies are shown in the walk, not counted);
+	 * the roundtrip moves only flags. */
+	const char *counted = !strncmp(r->id, "intra", 5)      ? "every copy of the payload, as Unat et al. count them"
+			      : !strcmp(r->id, "roundtrip") ? "only flags move"
+							     : "staging copies before the network, as Unat et al. count them";
+	g_assert(ncopies == r->copies);
+	g_string_append_printf(o, "total: %.3f us; copies made: %d (%s); CPU on the critical path: %s\n",
+			       us(res->latency_ps), r->copies, counted, r->cpu_critical ? "yes" : "no");
+	/* explain's nvlink.latency and run's topology.nvlink.latency are two
+	 * quantities: the first is the hardware's, one store crossing NVLink
+	 * until a polling peer sees it (NCCL's LL hop latency, whose flag rides
+	 * in the same store); the second is NCCL's per-step latency for the
+	 * Simple protocol (tuning.cc hwLat), which also holds the fence, the
+	 * flag and the poll that a walk shows as steps of their own. */
+	bool nvl = false;
+	for (int i = 0; i < r->nsteps; i++)
+		nvl |= strstr(r->steps[i].rule, "nvlink.latency") != NULL;
+	if (nvl)
+		g_string_append_printf(o,
+				       "note: nvlink.latency (%.3f us) is the hardware's: one store crossing "
+				       "NVLink until a polling peer sees it (NCCL's LL hop); gcsim run's "
+				       "topology.nvlink.latency (3.4 us by default) is NCCL's whole Simple "
+				       "step, which also holds the fence, the flag and the poll (explain's "
+				       "own steps)\n",
+				       us(p->nvlink_lat_ps));
 	if (!timeline)
 		return;
 	const int W = 60;

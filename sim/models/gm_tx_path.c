@@ -145,13 +145,20 @@ static int nic_stage(gm_tx_recipe *r, const gm_tx_params *p, const char *what)
 		   "processes the %s (message-rate stage)", what);
 }
 
-static int gpu_poll(gm_tx_recipe *r, const gm_tx_params *p, const char *what)
+/* a thread of `gpu` ("GPU B", the receiver; "GPU A" when the answer comes
+ * back to the issuer, as in the roundtrip) spins on a flag and sees it */
+static int gpu_poll_on(gm_tx_recipe *r, const gm_tx_params *p, const char *gpu, const char *what)
 {
-	int i = add(r, "SM (GPU B)", GM_TX_R_POLL, p->poll_ps, "next poll + gpu.poll_interval",
-		    "a thread of GPU B spinning on %s sees it", what);
+	int i = add(r, !strcmp(gpu, "GPU A") ? "SM (GPU A)" : "SM (GPU B)", GM_TX_R_POLL, p->poll_ps,
+		    "next poll + gpu.poll_interval", "a thread of %s spinning on %s sees it", gpu, what);
 	r->steps[i].period_ps = p->poll_ps;
 	r->steps[i].receiver_side = true;
 	return i;
+}
+
+static int gpu_poll(gm_tx_recipe *r, const gm_tx_params *p, const char *what)
+{
+	return gpu_poll_on(r, p, "GPU B", what);
 }
 
 /* The receiver learns that the payload landed: on an ordered transport the
@@ -564,8 +571,7 @@ gc_status gm_tx_recipe_build(const gm_tx_params *p, const char *path, const char
 			    "answers by writing an 8 B flag into GPU memory through a GDRCopy mapping");
 		add(r, "PCIe", GM_TX_R_NONE, p->pcie_lat_ps, "pcie.latency",
 		    "the answer crosses PCIe into GPU memory");
-		gpu_poll(r, p, "the answer");
-		r->steps[r->nsteps - 1].actor = "SM (GPU A)";
+		gpu_poll_on(r, p, "GPU A", "the answer");
 	}
 	finish(r);
 	return GC_OK;

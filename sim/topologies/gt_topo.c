@@ -65,7 +65,9 @@ static const gc_param topo_params[] = {
 	 "dgx: NVLink bandwidth per GPU per direction",
 	 "8xH100 p2pBandwidthLatencyTest unidirectional (microbench_published.csv)"},
 	{"topology.nvlink.latency", GC_P_TIME, "3.4us", NULL, 0, LAT_MAX,
-	 "dgx: per-message latency GPU to GPU through NVSwitch",
+	 "dgx: per-message latency GPU to GPU through NVSwitch: NCCL's per-step latency for Simple, "
+	 "its fence, flag and poll included (LL and LL128 scale it to 0.6 and 1.9 us as NCCL's table "
+	 "does); explain's nvlink.latency, 0.6 us, is the hardware's part alone",
 	 "NCCL tuning.cc hwLat NVLink Ring Simple (shared/reference/README.md)"},
 	{"topology.nic.bandwidth", GC_P_BW, "400Gbps", NULL, 1, BW_MAX,
 	 "dgx: a NIC's line rate per direction (one NIC per GPU unless topology.nics_per_node)",

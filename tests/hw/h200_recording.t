@@ -23,5 +23,17 @@ med=$(sed -n 's/^# median |error| \([0-9.]*\)%.*/\1/p' "$T/r.txt" | tail -n 1)
 check "held-aside: 20 points, median |error| within 5 % (got $med)" \
 	"grep -q 'compared 20 points' '$T/rep/validate.txt' && awk -v m='$med' 'BEGIN { exit !(m != \"\" && m <= 5) }'"
 check "the flat-link scenario's errors are shown beside it" "grep -q '^# flat-link scenario (device-virtual.yaml), for comparison: median |error| 24.95%' '$T/r.txt'"
+# the recording's own device.yaml predates the virtual-rank model: --predict
+# on it refuses with the command that fits one from the recording (no GPU),
+# and the file that command writes predicts
+"$G" hw interp --predict "$D/device.yaml" --ranks 4 --algo tree >"$T/p.out" 2>"$T/p.err"
+rc=$?
+check "--predict on the recorded device.yaml: status 2, the command that fits the model" \
+	"[ $rc -eq 2 ] && grep -q 'no calibration.virtual_rank model; fit one, no GPU needed, .*: gcsim hw calibrate --from $D/calib-input.csv --name NAME --l2 SIZE' '$T/p.err'"
+mkdir "$T/cal"
+"$G" hw calibrate --from "$D/calib-input.csv" --name h200 --l2 60MiB --dir "$T/cal" >/dev/null 2>&1 &&
+	"$G" hw interp --predict "$T/cal/h200.yaml" --ranks 4 --algo tree --sizes 4KiB,64MiB >"$T/p.out" 2>"$T/p.err"
+rc=$?
+check "that command, then --predict: the tree's times" "[ $rc -eq 0 ] && [ \$(grep -c '^ *allreduce' '$T/p.out') -eq 2 ] || { sed 's/^/# /' '$T/p.out' '$T/p.err'; false; }"
 check "the recording is untouched" "git diff --quiet -- '$D' 2>/dev/null || [ ! -d .git ]"
 tap_end

@@ -13,6 +13,20 @@ check "explain alone lists every type" "[ \$(grep -cE '^  (intra:[1-4]|inter:[1-
 "$G" explain --path inter:3 --variant proxy --bytes 8 >"$T/walk"
 check "walk is numbered and ends with the total" "grep -q '^  1\\. ' '$T/walk' && grep -q '^total: ' '$T/walk'"
 check "walk names the proxy, the NIC and the wire" "grep -q 'CPU proxy' '$T/walk' && grep -q 'NIC -> wire' '$T/walk'"
+"$G" explain --path roundtrip >"$T/rt"
+check "roundtrip: the answer is seen by a thread of GPU A, the GPU that acts" \
+  "grep -q '^  6\\. SM (GPU A) .* a thread of GPU A spinning on the answer' '$T/rt' && ! grep -q 'GPU B' '$T/rt'"
+check "roundtrip counts no network copies: only flags move" "grep -q '^total: .*copies made: 0 (only flags move)' '$T/rt'"
+"$G" explain --path intra:3 >"$T/nvl"
+check "a walk over NVLink notes that run's topology.nvlink.latency is NCCL's whole Simple step" \
+  "grep -q '^note: nvlink.latency (0.600 us) is the hardware.s: .* topology.nvlink.latency (3.4 us by default) is NCCL.s whole Simple step' '$T/nvl'"
+"$G" explain --path inter:3 >"$T/nonvl"
+check "a walk that does not cross NVLink has no such note" "! grep -q '^note: nvlink' '$T/nonvl'"
+for p in intra:1 intra:2 intra:3 intra:4; do
+  "$G" explain --path $p >"$T/intra"
+  check "$p has no network: its copies are every copy of the payload" \
+    "grep -q '^total: .*copies made: [0-9]* (every copy of the payload' '$T/intra' && ! grep -q 'before the network' '$T/intra'"
+done
 
 "$G" explain --compare inter --bytes 8 --format csv >"$T/inter.csv"
 check "csv header is exact" "[ \"\$(head -1 '$T/inter.csv')\" = 'type,name,latency_us,copies,cpu_on_critical_path' ]"
