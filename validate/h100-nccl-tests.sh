@@ -21,7 +21,8 @@
 # of gcsim's simulation of it: how far NCCL's cost model itself is off.
 # GCSIM defaults to build/gcsim, OUTDIR to a fresh temporary folder; the
 # points compared are OUTDIR/measured.csv, the predictions
-# OUTDIR/predicted.csv and the report OUTDIR/report.csv. About a minute on
+# OUTDIR/predicted.csv, the report OUTDIR/report.csv and the algorithm and
+# protocol NCCL's model picked per size OUTDIR/chosen.txt. About a minute on
 # one core. H100_NODES=N keeps the rows of N nodes only, H100_MIN_BYTES=B the
 # sizes of at least B bytes, H100_MAX_BYTES=B those of at most B. --list prints the runs (collective, nodes,
 # algorithm, GPUs per thread, sizes) without running them. Exits with gcsim validate's status
@@ -64,6 +65,7 @@ topology: {preset: dgx-h100, nodes: 2}
 collective: {op: allreduce, algo: ring, protocol: auto, sizes: [1MiB]}
 YAML
 groups > "$out/groups.txt"
+: > "$out/chosen.txt"
 while read -r coll nodes algo gpt sizes; do
 	algos=$algo
 	tuner=nccl
@@ -95,6 +97,15 @@ while read -r coll nodes algo gpt sizes; do
 				FS=' ' "$out/est.txt" FS=, "$out/part.csv" > "$out/part.tmp"
 			mv "$out/part.tmp" "$out/part.csv"
 		fi
+		# what NCCL's model picked per size, kept across runs for
+		# validate/report.sh: "collective nodes algo size pick" lines, pick
+		# "tree/ll" (algo auto) or "ring/ll" (a forced algorithm, its protocol
+		# picked); none when the tuner is gcsim's
+		awk -v c="$coll" -v n="$nodes" -v a="$a" '/^# (algorithm|protocol) chosen per size/ {
+			sub(/^[^:]*: /, ""); k = split($0, it, ", ");
+			for (i = 1; i <= k; i++) { split(it[i], f, " ");
+				print c, n, a, f[1], (f[3] ~ /\// ? f[3] : a "/" f[3]) } }' \
+			"$out/run.txt" >> "$out/chosen.txt"
 		append_part
 		echo "$name: $coll on $nodes nodes, $a: $sizes" >&2
 	done
