@@ -53,7 +53,7 @@ endif
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 
 # ---- sources ---------------------------------------------------------------
-LIB_SRCS  := $(wildcard sim/core/*.c sim/sched/*.c sim/*.c sim/models/*.c sim/topologies/*.c validate/*.c hw/*.c)
+LIB_SRCS  := $(wildcard sim/core/*.c sim/sched/*.c sim/*.c sim/models/*/*.c sim/topologies/*.c validate/*.c hw/*.c)
 CLI_SRCS  := $(wildcard cli/*.c)
 TEST_SRCS := $(wildcard tests/*/test_*.c)
 BENCH_SRCS := $(wildcard bench/bench_*.c)
@@ -187,7 +187,7 @@ validate: deps
 	@sh validate/report.sh $(abspath $(BIN))
 
 # The loader's fuzz harness links only the simulator sources (no CUDA, no hw).
-FUZZ_SRCS := $(wildcard sim/core/*.c sim/sched/*.c sim/*.c sim/models/*.c sim/topologies/*.c)
+FUZZ_SRCS := $(wildcard sim/core/*.c sim/sched/*.c sim/*.c sim/models/*/*.c sim/topologies/*.c)
 fuzz:
 	@mkdir -p $(BUILD)
 	clang -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O1 -g -I. $(PKG_CFLAGS) \

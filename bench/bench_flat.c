@@ -12,7 +12,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "sim/models/gm_run.h"
+#include "sim/models/run/gm_run.h"
 
 int main(int argc, char **argv)
 {

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <sys/resource.h>
 
-#include "sim/models/gm_run.h"
+#include "sim/models/run/gm_run.h"
 
 int main(int argc, char **argv)
 {

@@ -16,10 +16,11 @@
 
 #include "cli.h"
 #include "sim/core/gc_units.h"
-#include "sim/models/gm_run.h"
-#include "sim/models/gm_scenario.h"
-#include "sim/models/gm_tx.h"
-#include "sim/models/gm_walk.h"
+#include "sim/models/run/gm_run.h"
+#include "sim/models/report/gm_report.h"
+#include "sim/models/run/gm_scenario.h"
+#include "sim/models/transport/gm_tx.h"
+#include "sim/models/report/gm_walk.h"
 
 static int fail(const char *msg)
 {

@@ -27,8 +27,8 @@
 #include "sim/core/gc_outfile.h"
 #include "sim/core/gc_results.h"
 #include "sim/core/gc_units.h"
-#include "sim/models/gm_scenario.h"
-#include "sim/models/gm_tx.h"
+#include "sim/models/run/gm_scenario.h"
+#include "sim/models/transport/gm_tx.h"
 #include "validate/gv_validate.h"
 
 static int exit_of(gc_status st)

@@ -5,8 +5,8 @@
 
 #include "cli.h"
 #include "sim/core/gc_units.h"
-#include "sim/models/gm_registry.h"
-#include "sim/models/gm_scenario.h"
+#include "sim/models/run/gm_registry.h"
+#include "sim/models/run/gm_scenario.h"
 
 static const char *type_name(gc_ptype t)
 {

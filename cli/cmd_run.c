@@ -9,10 +9,11 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "sim/models/gm_keyuse.h"
-#include "sim/models/gm_run.h"
-#include "sim/models/gm_scenario.h"
-#include "sim/models/gm_train.h"
+#include "sim/models/run/gm_keyuse.h"
+#include "sim/models/run/gm_run.h"
+#include "sim/models/report/gm_report.h"
+#include "sim/models/run/gm_scenario.h"
+#include "sim/models/train/gm_train.h"
 
 /* Progress on a terminal's stderr only (stdout stays the deterministic
  * result; a redirected stderr gets nothing). */

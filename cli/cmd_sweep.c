@@ -28,9 +28,10 @@
 #include "sim/core/gc_outfile.h"
 #include "sim/core/gc_results.h"
 #include "sim/core/gc_units.h"
-#include "sim/models/gm_keyuse.h"
-#include "sim/models/gm_run.h"
-#include "sim/models/gm_scenario.h"
+#include "sim/models/run/gm_keyuse.h"
+#include "sim/models/run/gm_run.h"
+#include "sim/models/report/gm_report.h"
+#include "sim/models/run/gm_scenario.h"
 
 #define SWEEP_AXES 3
 #define SWEEP_CELLS 4096

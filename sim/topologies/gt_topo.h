@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #include "../core/gc_config.h"
-#include "../models/gm_net.h"
+#include "../models/net/gm_net.h"
 
 typedef enum gt_kind { GT_FLAT = 0, GT_DGX } gt_kind;
 

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/models/gm_scenario.h"
+#include "sim/models/run/gm_scenario.h"
 
 #define FUZZ_NAME "fuzz.yaml"
 

@@ -17,7 +17,7 @@
 #include <glib.h>
 #include <string.h>
 
-#include "sim/models/gm_scenario.h"
+#include "sim/models/run/gm_scenario.h"
 
 typedef struct {
 	const char *file;

@@ -14,8 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim/models/gm_proto.h"
-#include "sim/models/gm_run.h"
+#include "sim/models/closed/gm_proto.h"
+#include "sim/models/run/gm_run.h"
+#include "sim/models/report/gm_report.h"
 
 /* The YAML text in a temporary scenario file; g_unlink and g_free it. */
 static inline char *scenario_file(const char *yaml)

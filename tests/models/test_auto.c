@@ -11,8 +11,8 @@
 #include <math.h>
 
 #include "sim/core/gc_results.h"
-#include "sim/models/gm_proto.h"
-#include "sim/models/gm_run.h"
+#include "sim/models/closed/gm_proto.h"
+#include "sim/models/run/gm_run.h"
 #include "tests/models/run_testutil.h"
 
 static const char eight[] = "schema_version: 1\n"

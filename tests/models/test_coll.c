@@ -13,11 +13,12 @@
 #include <unistd.h>
 
 #include "sim/core/gc_units.h"
-#include "sim/models/gm_coll.h"
-#include "sim/models/gm_proto.h"
-#include "sim/models/gm_registry.h"
-#include "sim/models/gm_run.h"
-#include "sim/models/gm_scenario.h"
+#include "sim/models/exec/gm_coll.h"
+#include "sim/models/closed/gm_proto.h"
+#include "sim/models/run/gm_registry.h"
+#include "sim/models/run/gm_run.h"
+#include "sim/models/report/gm_report.h"
+#include "sim/models/run/gm_scenario.h"
 #include "tests/models/run_testutil.h"
 
 static double ring_formula_us(int n, double S, double B, double alpha_s)

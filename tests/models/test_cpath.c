@@ -8,7 +8,7 @@
  */
 #include "run_testutil.h"
 
-#include "sim/models/gm_cpath.h"
+#include "sim/models/exec/gm_cpath.h"
 
 static gm_run *run_bd(const char *yaml, const char *const *sets, bool breakdown)
 {

@@ -27,7 +27,7 @@
  */
 #include <math.h>
 
-#include "sim/models/gm_run.h"
+#include "sim/models/run/gm_run.h"
 #include "tests/models/run_testutil.h"
 
 static const char dp4[] = "schema_version: 1\n"

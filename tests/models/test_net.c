@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "sim/models/gm_net.h"
+#include "sim/models/net/gm_net.h"
 #include "tests/models/net_starter.h"
 
 typedef struct done_log {

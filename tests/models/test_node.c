@@ -13,7 +13,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "sim/models/gm_run.h"
+#include "sim/models/run/gm_run.h"
 #include "sim/topologies/gt_topo.h"
 #include "tests/models/run_testutil.h"
 

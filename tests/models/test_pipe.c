@@ -9,7 +9,7 @@
 #include <glib.h>
 #include <math.h>
 
-#include "sim/models/gm_pipe.h"
+#include "sim/models/train/gm_pipe.h"
 
 static double run(int P, int v, int M, double F, double B, double x)
 {

@@ -10,7 +10,7 @@
 #include <glib.h>
 #include <math.h>
 
-#include "sim/models/gm_net.h"
+#include "sim/models/net/gm_net.h"
 #include "tests/models/net_starter.h"
 
 #define MAXEV 64

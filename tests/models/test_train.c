@@ -9,9 +9,9 @@
  */
 #include <math.h>
 
-#include "sim/models/gm_proto.h"
-#include "sim/models/gm_run.h"
-#include "sim/models/gm_train.h"
+#include "sim/models/closed/gm_proto.h"
+#include "sim/models/run/gm_run.h"
+#include "sim/models/train/gm_train.h"
 #include "tests/models/run_testutil.h"
 
 /* 2 nodes x 4 GPUs: TP 2 x PP 2 x DP 2, a small model so the flow runs are

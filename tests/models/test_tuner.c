@@ -23,9 +23,9 @@
  */
 #include <math.h>
 
-#include "sim/models/gm_proto.h"
-#include "sim/models/gm_run.h"
-#include "sim/models/gm_tuner.h"
+#include "sim/models/closed/gm_proto.h"
+#include "sim/models/run/gm_run.h"
+#include "sim/models/closed/gm_tuner.h"
 #include "tests/models/run_testutil.h"
 
 static const char h100[] = "schema_version: 1\n"

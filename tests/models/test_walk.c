@@ -12,7 +12,7 @@
 
 #include <stdlib.h>
 
-#include "sim/models/gm_walk.h"
+#include "sim/models/report/gm_walk.h"
 
 typedef struct recs {
 	GArray *a; /* gm_step_rec, with step copied into steps */

@@ -16,8 +16,8 @@
  *    the packet fidelity and --breakdown refuse a transport;
  *  - the NIC link keeps its physical latency under every protocol.
  */
-#include "sim/models/gm_run.h"
-#include "sim/models/gm_xport.h"
+#include "sim/models/run/gm_run.h"
+#include "sim/models/transport/gm_xport.h"
 #include "tests/models/run_testutil.h"
 
 static const char pair[] = "schema_version: 1\n"

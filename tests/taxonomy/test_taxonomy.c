@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/models/gm_scenario.h"
-#include "sim/models/gm_tx.h"
+#include "sim/models/run/gm_scenario.h"
+#include "sim/models/transport/gm_tx.h"
 
 /* published (shared/reference/microbench_published.csv) */
 #define PUB_CUDAMEMCPY_US 6.5 /* NVIDIA/gdrcopy README */

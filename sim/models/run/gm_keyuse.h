@@ -31,7 +31,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../core/gc_config.h"
+#include "../../core/gc_config.h"
 #include "gm_run.h"
 
 /* The keys r's scenario sets (in registration order) that the run does

@@ -19,7 +19,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "../core/gc_units.h"
+#include "../../core/gc_units.h"
 
 static const gc_param study_params[] = {
 	{"explain.mode", GC_P_ENUM, "list", "list|path|compare", 1, 0,

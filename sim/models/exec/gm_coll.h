@@ -36,12 +36,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../ge_trace.h"
-#include "../sched/gs_sched.h"
-#include "../topologies/gt_topo.h"
+#include "../../ge_trace.h"
+#include "../../sched/gs_sched.h"
+#include "../../topologies/gt_topo.h"
 #include "gm_cpath.h"
-#include "gm_net.h"
-#include "gm_xport.h"
+#include "../net/gm_net.h"
+#include "../transport/gm_xport.h"
 
 /* One step of one strand as it ran, for gm_coll_opts.on_step. A step's
  * time splits into waiting for its incoming message (recv_ps - start_ps),

@@ -42,8 +42,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gm_proto.h"
-#include "gm_xport.h"
+#include "../closed/gm_proto.h"
+#include "../transport/gm_xport.h"
 
 #define ALGO_BIT(a) (1u << (a))
 

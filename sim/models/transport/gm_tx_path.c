@@ -23,7 +23,7 @@
  * counts completions on the CPU and sets the GPU's flag through GDRCopy.
  */
 #include "gm_tx.h"
-#include "../ge_engine.h"
+#include "../../ge_engine.h"
 
 #include <glib.h>
 #include <math.h>

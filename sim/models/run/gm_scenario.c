@@ -9,11 +9,11 @@
 #include <glib.h>
 #include <string.h>
 
-#include "../sched/gs_sched.h"
-#include "../topologies/gt_topo.h"
-#include "gm_train.h"
-#include "gm_tx.h"
-#include "gm_xport.h"
+#include "../../sched/gs_sched.h"
+#include "../../topologies/gt_topo.h"
+#include "../train/gm_train.h"
+#include "../transport/gm_tx.h"
+#include "../transport/gm_xport.h"
 
 static const gc_param doc_params[] = {
 	{"schema_version", GC_P_INT, NULL, NULL, 1, 1,

@@ -29,8 +29,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../core/gc_config.h"
-#include "../ge_trace.h"
+#include "../../core/gc_config.h"
+#include "../../ge_trace.h"
 
 #define GM_TX_MAX_STEPS 32
 #define GM_TX_MAX_DEPS 3

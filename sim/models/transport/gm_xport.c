@@ -35,7 +35,7 @@
 #include <glib.h>
 #include <string.h>
 
-#include "../ge_engine.h"
+#include "../../ge_engine.h"
 
 static const gc_param xport_params[] = {
 	{"transport.inter", GC_P_ENUM, "none", "none|auto|nccl|ibrc|ibgda|gin", 1, 0,

@@ -16,8 +16,8 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "../core/gc_units.h"
-#include "gm_proto.h"
+#include "../../core/gc_units.h"
+#include "../closed/gm_proto.h"
 
 typedef struct wrec {
 	uint32_t rank, strand, channel;

@@ -19,7 +19,7 @@
  */
 #include "gm_coll.h"
 
-#include "../core/gc_mem.h"
+#include "../../core/gc_mem.h"
 
 #include <glib.h>
 #include <math.h>

@@ -27,8 +27,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../sched/gs_sched.h"
-#include "../topologies/gt_topo.h"
+#include "../../sched/gs_sched.h"
+#include "../../topologies/gt_topo.h"
 
 typedef enum gm_proto { GM_PROTO_SIMPLE = 0, GM_PROTO_LL, GM_PROTO_LL128, GM_PROTO__COUNT } gm_proto;
 

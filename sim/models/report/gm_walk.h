@@ -22,9 +22,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/gc_status.h"
-#include "gm_coll.h"
-#include "gm_run.h"
+#include "../../core/gc_status.h"
+#include "../exec/gm_coll.h"
+#include "gm_report.h"
 
 #define GM_WALK_MAX_STEPS 1000000
 /* timeline: at most this many ranks drawn */

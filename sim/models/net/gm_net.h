@@ -42,9 +42,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../core/gc_fifo.h"
-#include "../ge_engine.h"
-#include "../ge_trace.h"
+#include "../../core/gc_fifo.h"
+#include "../../ge_engine.h"
+#include "../../ge_trace.h"
 
 #define GM_MAX_HOPS 10
 #define GM_LINK_NAME 40

@@ -22,8 +22,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../sched/gs_sched.h"
-#include "../topologies/gt_topo.h"
+#include "../../sched/gs_sched.h"
+#include "../../topologies/gt_topo.h"
 #include "gm_proto.h"
 
 /* One of NCCL's graphs: channels and the bandwidth per channel (GB/s)

@@ -26,7 +26,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "gm_net.h"
+#include "../net/gm_net.h"
 
 typedef enum gm_cp_cat {
 	GM_CP_LAUNCH = 0, /* kernel launch, the protocol's base latency, host enqueue */

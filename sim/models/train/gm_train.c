@@ -12,17 +12,18 @@
  * training; PyTorch DDP's 25 MiB gradient buckets.
  */
 #include "gm_train.h"
+#include "../report/gm_report.h"
 
 #include <glib.h>
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
-#include "../core/gc_units.h"
-#include "gm_keyuse.h"
+#include "../../core/gc_units.h"
+#include "../run/gm_keyuse.h"
 #include "gm_pipe.h"
-#include "gm_proto.h"
-#include "gm_scenario.h"
+#include "../closed/gm_proto.h"
+#include "../run/gm_scenario.h"
 
 static const gc_param train_params[] = {
 	{"workload", GC_P_ENUM, "collective", "collective|step", 1, 0,

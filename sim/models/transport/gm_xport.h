@@ -45,8 +45,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../core/gc_config.h"
-#include "../topologies/gt_topo.h"
+#include "../../core/gc_config.h"
+#include "../../topologies/gt_topo.h"
 #include "gm_tx.h"
 
 typedef enum { GM_XPORT_NONE, GM_XPORT_NCCL, GM_XPORT_IBRC, GM_XPORT_IBGDA, GM_XPORT_GIN } gm_xport_kind;

@@ -26,7 +26,7 @@
 #ifndef GM_PIPE_H
 #define GM_PIPE_H
 
-#include "../core/gc_status.h"
+#include "../../core/gc_status.h"
 
 typedef struct gm_pipe_params {
 	int stages;	   /* P >= 1 */

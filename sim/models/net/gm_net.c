@@ -14,7 +14,7 @@
 #include "gm_net.h"
 #include "gm_pkt.h"
 
-#include "../core/gc_mem.h"
+#include "../../core/gc_mem.h"
 
 #include <glib.h>
 #include <math.h>

@@ -38,8 +38,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "../core/gc_fifo.h"
-#include "gm_net.h"
+#include "../../core/gc_fifo.h"
+#include "../net/gm_net.h"
 
 enum {
 	EV_DONE = 1,

@@ -9,7 +9,7 @@
 #ifndef GM_SCENARIO_H
 #define GM_SCENARIO_H
 
-#include "../core/gc_config.h"
+#include "../../core/gc_config.h"
 
 /* A gc_config with every scenario parameter table registered. */
 gc_config *gm_scenario_config_new(void);

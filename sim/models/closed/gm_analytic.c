@@ -151,7 +151,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gm_coll.h"
+#include "../exec/gm_coll.h"
 
 /* A kind of first hop: the links of its route, each with its bandwidth and
  * the number of strands whose first hop crosses it, and how many hops are

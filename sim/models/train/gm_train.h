@@ -83,8 +83,8 @@
 #ifndef GM_TRAIN_H
 #define GM_TRAIN_H
 
-#include "../core/gc_config.h"
-#include "gm_run.h"
+#include "../../core/gc_config.h"
+#include "../run/gm_run.h"
 
 #define GM_TRAIN_MAX_PHASES 16
 
