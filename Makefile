@@ -181,10 +181,16 @@ validate-h100: deps
 # Every published set above, into docs/VALIDATION.md and docs/validation/*.svg
 # (per set: the points, the median and largest |error|, a plot; about 5
 # minutes). A set's FAIL verdict is recorded there, not a failed make; a
-# script that fails stops make with its message, and nothing is written.
+# script that fails stops make with its message, and nothing is written. In
+# a git checkout make fails when the report differs from the committed one,
+# so a change that moves a prediction is seen and its report committed.
 validate: deps
 	@$(MAKE) --no-print-directory $(BIN)
 	@sh validate/report.sh $(abspath $(BIN))
+	@if git rev-parse --is-inside-work-tree >/dev/null 2>&1 && \
+	  ! git diff --quiet -- docs/VALIDATION.md docs/validation; then \
+	  echo "make validate: docs/VALIDATION.md differs from the committed report (git diff docs/VALIDATION.md): the predictions moved; review and commit it"; \
+	  exit 1; fi
 
 # The loader's fuzz harness links only the simulator sources (no CUDA, no hw).
 FUZZ_SRCS := $(wildcard sim/core/*.c sim/sched/*.c sim/*.c sim/models/*/*.c sim/topologies/*.c)
