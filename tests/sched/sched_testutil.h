@@ -54,6 +54,20 @@ static inline gs_params tu_params(gs_coll coll, gs_algo algo, gs_dtype dt, int n
 	return p;
 }
 
+/* A MoE dispatch or combine (algo put, forward or pplx) of T tokens, top-K
+ * of E experts, routed by seed, with messages of msg bytes. */
+static inline gs_params tu_moe_params(gs_coll coll, gs_algo algo, gs_dtype dt, int n, uint64_t msg,
+				      int nch, uint64_t chunk, uint64_t slice, uint32_t T, uint32_t K,
+				      uint32_t E, uint64_t seed)
+{
+	gs_params p = tu_params(coll, algo, dt, n, msg, nch, chunk, slice, 0);
+	p.moe_tokens = T;
+	p.moe_topk = K;
+	p.moe_experts = E;
+	p.moe_seed = seed;
+	return p;
+}
+
 /* gs_gen_create must refuse p with GC_ERR_INPUT, no generator, and a
  * message that says `what`. */
 static inline void tu_expect_refused(const gs_params *p, const char *what)

@@ -17,15 +17,10 @@
 #define CHUNK 256
 #define SLICE 64
 
-static gs_params moe_params(gs_coll coll, gs_dtype dt, int n, uint64_t msg, int nch, uint32_t T,
-			    uint32_t K, uint32_t E, uint64_t seed)
+static gs_params moe_params(gs_coll coll, gs_dtype dt, int n, uint64_t msg, int nch, uint32_t T, uint32_t K,
+			     uint32_t E, uint64_t seed)
 {
-	gs_params p = tu_params(coll, GS_ALGO_PUT, dt, n, msg, nch, CHUNK, SLICE, 0);
-	p.moe_tokens = T;
-	p.moe_topk = K;
-	p.moe_experts = E;
-	p.moe_seed = seed;
-	return p;
+	return tu_moe_params(coll, GS_ALGO_PUT, dt, n, msg, nch, CHUNK, SLICE, T, K, E, seed);
 }
 
 static void test_sweep(void)
