@@ -73,6 +73,29 @@ static void test_uncontended_matches_closed_form(void)
 	ge_engine_fini(&e);
 }
 
+/* A route through a NIC is one network step: its NVLink links (PXN's hop)
+ * add no latency; a route inside a node pays NVLink's. */
+static void test_network_step_latency(void)
+{
+	ge_engine e;
+	ge_engine_init(&e, 1);
+	gm_net net;
+	gm_net_init(&net, &e, on_done, NULL);
+	gm_net_add_link(&net, "nvl.tx", GM_LINK_NVLINK, 374e9, 3400000);
+	gm_net_add_link(&net, "nvl.rx", GM_LINK_NVLINK, 374e9, 0);
+	gm_net_add_link(&net, "pcie", GM_LINK_PCIE, 52e9, 0);
+	gm_net_add_link(&net, "nic", GM_LINK_NIC, 50e9, 1000000);
+	uint32_t intra[2] = {0, 1}, pxn[4] = {0, 1, 2, 3}, direct[2] = {2, 3};
+	g_assert_cmpint(gm_net_route_latency(&net, intra, 2), ==, 3400000);
+	g_assert_cmpint(gm_net_route_latency(&net, pxn, 4), ==, gm_net_route_latency(&net, direct, 2));
+	g_assert_cmpint(gm_net_hop_latency(&net, pxn, 4, 0), ==, 0);
+	g_assert_cmpint(gm_net_hop_latency(&net, intra, 2, 0), ==, 3400000);
+	/* and the bandwidth still counts the NVLink hop: the slowest link */
+	g_assert_cmpint(gm_net_estimate_ps(&net, pxn, 4, 1e6), ==, gm_net_estimate_ps(&net, direct, 2, 1e6));
+	gm_net_fini(&net);
+	ge_engine_fini(&e);
+}
+
 static void test_fair_share_and_speedup(void)
 {
 	/* one link of 1e9 B/s = 1 B/ns. A: 1000 B at t=0; B: 3000 B at t=0.
@@ -177,6 +200,7 @@ int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/net/uncontended-closed-form", test_uncontended_matches_closed_form);
+	g_test_add_func("/net/network-step-latency", test_network_step_latency);
 	g_test_add_func("/net/fair-share", test_fair_share_and_speedup);
 	g_test_add_func("/net/late-arrival", test_late_arrival);
 	g_test_add_func("/net/max-min", test_max_min_textbook);

@@ -97,11 +97,29 @@ uint32_t gm_net_add_link(gm_net *n, const char *name, gm_link_kind kind, double 
 	return n->nlinks++;
 }
 
+static bool crosses_nic(const gm_net *n, const uint32_t *route, int nhops)
+{
+	for (int h = 0; h < nhops; h++)
+		if (n->info[route[h]].kind == GM_LINK_NIC)
+			return true;
+	return false;
+}
+
+int64_t gm_net_hop_latency(const gm_net *n, const uint32_t *route, int nhops, int h)
+{
+	const gm_link_info *li = &n->info[route[h]];
+	if (li->kind == GM_LINK_NVLINK && crosses_nic(n, route, nhops))
+		return 0;
+	return li->lat_ps;
+}
+
 int64_t gm_net_route_latency(const gm_net *n, const uint32_t *route, int nhops)
 {
+	const bool net = crosses_nic(n, route, nhops);
 	int64_t lat = 0;
 	for (int h = 0; h < nhops; h++)
-		lat += n->info[route[h]].lat_ps;
+		if (!(net && n->info[route[h]].kind == GM_LINK_NVLINK))
+			lat += n->info[route[h]].lat_ps;
 	return lat;
 }
 
@@ -505,10 +523,10 @@ int64_t gm_net_estimate_pkt_ps(const gm_net *n, const uint32_t *route, int nhops
 			int64_t idt = ge_ps_sat((double)sz * l->ps_per_byte);
 			int64_t start = prev[h] > t ? prev[h] : t;
 			prev[h] = start + idt;
-			t = prev[h] + n->info[route[h]].lat_ps;
+			t = prev[h] + gm_net_hop_latency(n, route, nhops, h);
 		}
 	}
-	return prev[nhops - 1] + n->info[route[nhops - 1]].lat_ps;
+	return prev[nhops - 1] + gm_net_hop_latency(n, route, nhops, nhops - 1);
 }
 
 uint32_t gm_net_start(gm_net *n, const uint32_t *route, int nhops, double bytes, uint64_t tag)

@@ -137,6 +137,7 @@ typedef struct gm_pqueue {
 	uint8_t inq[GM_MAX_HOPS];  /* (queue, hop) is in its link's ready ring */
 	uint32_t head, tail;	   /* active flows, oldest first */
 	int nhops;
+	int64_t lat[GM_MAX_HOPS];  /* each hop's latency (gm_net_hop_latency) */
 } gm_pqueue;
 
 /* Packet mode, per link: a round-robin ring of (queue, hop) entries with a
@@ -211,7 +212,14 @@ uint32_t gm_net_add_link(gm_net *n, const char *name, gm_link_kind kind, double 
 /* Start moving `bytes` (> 0) along the route; on_done(ctx, tag, t) fires
  * when the transfer ends. Returns the flow id. */
 uint32_t gm_net_start(gm_net *n, const uint32_t *route, int nhops, double bytes, uint64_t tag);
+/* The latency a route adds: its links' latencies, except that a route
+ * through a NIC is one network step, whose NVLink links (PXN's hop to the
+ * GPU beside the NIC) add their share of bandwidth but not the NVLink
+ * link's latency, which is NCCL's intra-node step (NCCL's tuning model
+ * charges a PXN send the network's latency alone). */
 int64_t gm_net_route_latency(const gm_net *n, const uint32_t *route, int nhops);
+/* Hop h's part of it. */
+int64_t gm_net_hop_latency(const gm_net *n, const uint32_t *route, int nhops, int h);
 /* Closed-form time of one uncontended transfer over the route: latency +
  * bytes / (min link bandwidth), rounded up to whole picoseconds. */
 int64_t gm_net_estimate_ps(const gm_net *n, const uint32_t *route, int nhops, double bytes);

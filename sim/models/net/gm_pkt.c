@@ -157,12 +157,15 @@ void gm_pkt_start(gm_net *n, uint32_t fid, uint32_t qid, uint64_t land_tag)
 		for (int h = 0; h < f->nhops; h++) {
 			Q->route[h] = f->hop[h].link;
 			Q->cur[h] = NONE;
+		}
+		for (int h = 0; h < f->nhops; h++) {
+			Q->lat[h] = gm_net_hop_latency(n, Q->route, Q->nhops, h);
 			if (h == 0)
 				continue;
 			/* hop_buffer + the previous link's bandwidth-delay product */
 			uint32_t prev = Q->route[h - 1];
 			double pkt_ps = (double)n->pkt_bytes * n->links[prev].ps_per_byte;
-			double bdp = ceil((double)n->info[prev].lat_ps / pkt_ps);
+			double bdp = ceil((double)Q->lat[h - 1] / pkt_ps);
 			Q->lim[h] = n->pkt_buf + (bdp < 1e9 ? (uint32_t)bdp : 1000000000u);
 		}
 	}
@@ -208,7 +211,7 @@ static void sent(gm_net *n, uint32_t lid)
 	l->busy_ps += (int64_t)((double)p->cur_bytes * l->ps_per_byte);
 	n->packets++;
 	p->cur = NONE;
-	int64_t lat = n->info[lid].lat_ps;
+	int64_t lat = Q->lat[h];
 	bool flow_sent = h == 0 && pf->sent[0] == pf->npk;
 	bool landed = false;
 	uint64_t land_tag = pf->land_tag, tag = f->tag;
