@@ -404,9 +404,9 @@ done
 notrun() {
 	case $1 in
 	nccl_tests_published.csv)
-		echo "a mixed reference set (8x and 4x H100 NVLink, 8x H200 on Azure, 2x p5) with no script in validate/ that predicts its rows; tests/cli/run.t and docs/HW.md compare parts of it by hand" ;;
+		echo "a mixed reference set (8x and 4x H100 NVLink, 8x H200 on Azure) with no script in validate/ that predicts its rows; tests/cli/run.t and docs/HW.md compare parts of it by hand" ;;
 	moe_published.csv)
-		echo "MoE latencies (DeepEP low-latency, pplx-kernels, torch all-to-all, pplx-garden) with no script in validate/ that predicts its rows; tests/cli/run.t and docs/MODELS.md compare the DeepEP low-latency rows by hand, docs/MODELS.md the pplx-kernels rows; pplx-garden's CPU-proxied EFA writes are not modelled" ;;
+		echo "MoE latencies (DeepEP low-latency, pplx-kernels, torch all-to-all) with no script in validate/ that predicts its rows; tests/cli/run.t and docs/MODELS.md compare the DeepEP low-latency rows by hand, docs/MODELS.md the pplx-kernels rows" ;;
 	*)
 		echo "no script in validate/ predicts its rows yet" ;;
 	esac
