@@ -199,15 +199,26 @@ static void gpu_sees(gm_xport_path *h, const gm_tx_params *p, const char *what)
 	poll(h, GM_XS_POLL, p->poll_ps, p->poll_ps, "SM (GPU B)", "next poll + gpu.poll_interval", what);
 }
 
+/* How the receiving proxy hands a message to its GPU: NCCL's tail in host
+ * memory; a flag it sets through GDRCopy (a signal on EFA, where SRD cannot
+ * order it behind the data); or, for a signal of its own on NVSHMEM IBRC
+ * with GDRCopy (ibrc.cpp), the same flag written for an atomic SEND that
+ * the target's proxy takes from its receive queue and acknowledges with a
+ * SEND of its own. */
+typedef enum { RECV_NCCL_TAIL, RECV_GDR_FLAG, RECV_AMO } recv_kind;
+
 /* The receiving proxy polls the completion and tells the GPU. */
-static void proxy_recv(gm_xport_path *h, const gm_tx_params *p, bool nccl)
+static void proxy_recv(gm_xport_path *h, const gm_tx_params *p, recv_kind how)
 {
+	const bool nccl = how == RECV_NCCL_TAIL, amo = how == RECV_AMO;
 	push(h, GM_XS_DELAY, p->pcie_lat_ps, "remote NIC", "pcie.latency",
-	     "writes the completion (the write's immediate) into host memory");
+	     amo ? "writes the receive completion of the atomic's SEND into host memory"
+		 : "writes the completion (the write's immediate) into host memory");
 	poll(h, GM_XS_PROXY_POLL, p->cq_poll_ps, p->cq_poll_ps + p->proxy_poll_ps, "CPU proxy (GPU B)",
 	     "next poll + host.cq_poll",
 	     nccl ? "the receiving GPU's proxy polls its completion queue (ncclNetTest) and sees the slice"
-		  : "the receiving proxy polls its completion queue and counts the completion");
+	     : amo ? "the target's proxy polls its receive queue (poll_recv) and finds the atomic"
+		   : "the receiving proxy polls its completion queue and counts the completion");
 	if (nccl) {
 		push(h, GM_XS_PROXY_WORK, p->mem_lat_ps, "CPU proxy (GPU B)", "host.mem_latency",
 		     "stores the connection's tail into host memory for the GPU");
@@ -215,31 +226,19 @@ static void proxy_recv(gm_xport_path *h, const gm_tx_params *p, bool nccl)
 		     "next poll + 2 x pcie.latency",
 		     "a thread of GPU B polls the tail in host memory (each poll a PCIe read round trip) "
 		     "and sees it");
-	} else {
+		return;
+	}
+	if (amo)
+		push(h, GM_XS_PROXY_WORK, 2 * p->post_send_ps + p->gdr_write_ps + p->mmio_write_ps + p->cq_poll_ps,
+		     "CPU proxy (GPU B)", "2 x host.post_send + gdrcopy.write_8B + pcie.mmio_write + host.cq_poll",
+		     "re-posts the receive buffer, writes the word into GPU B's memory through GDRCopy "
+		     "(perform_gdrcopy_amo), posts the acknowledgement SEND with its doorbell and later reaps "
+		     "its completion");
+	else
 		push(h, GM_XS_PROXY_WORK, p->gdr_write_ps, "CPU proxy (GPU B)", "gdrcopy.write_8B",
 		     "sets GPU B's flag through a GDRCopy mapping");
-		push(h, GM_XS_DELAY, p->pcie_lat_ps, "PCIe", "pcie.latency", "the flag crosses PCIe into GPU B");
-		gpu_sees(h, p, "a thread of GPU B spinning on the flag sees it");
-	}
-}
-
-/* A signal of its own on NVSHMEM IBRC with GDRCopy (ibrc.cpp): a SEND the
- * target's proxy takes from its receive queue, writes into GPU memory
- * through GDRCopy and acknowledges with a SEND of its own. */
-static void amo_recv(gm_xport_path *h, const gm_tx_params *p)
-{
-	push(h, GM_XS_DELAY, p->pcie_lat_ps, "remote NIC", "pcie.latency",
-	     "writes the receive completion of the atomic's SEND into host memory");
-	poll(h, GM_XS_PROXY_POLL, p->cq_poll_ps, p->cq_poll_ps + p->proxy_poll_ps, "CPU proxy (GPU B)",
-	     "next poll + host.cq_poll", "the target's proxy polls its receive queue (poll_recv) and finds the atomic");
-	push(h, GM_XS_PROXY_WORK, 2 * p->post_send_ps + p->gdr_write_ps + p->mmio_write_ps + p->cq_poll_ps,
-	     "CPU proxy (GPU B)", "2 x host.post_send + gdrcopy.write_8B + pcie.mmio_write + host.cq_poll",
-	     "re-posts the receive buffer, writes the word into GPU B's memory through GDRCopy "
-	     "(perform_gdrcopy_amo), posts the acknowledgement SEND with its doorbell and later reaps "
-	     "its completion");
-	push(h, GM_XS_DELAY, p->pcie_lat_ps, "PCIe", "pcie.latency", "the word crosses PCIe into GPU B");
-	poll(h, GM_XS_POLL, p->poll_ps, p->poll_ps, "SM (GPU B)", "next poll + gpu.poll_interval",
-	     "a thread of GPU B spinning on the signal sees it");
+	push(h, GM_XS_DELAY, p->pcie_lat_ps, "PCIe", "pcie.latency", "the flag crosses PCIe into GPU B");
+	gpu_sees(h, p, "a thread of GPU B spinning on the flag sees it");
 }
 
 static void build_paths(gm_xport *x)
@@ -263,16 +262,16 @@ static void build_paths(gm_xport *x)
 			 * acknowledgement and re-posts that receive buffer */
 			memset(h, 0, sizeof(*h));
 			proxy_send(h, p, false, true);
-			amo_recv(h, p);
+			proxy_recv(h, p, RECV_AMO);
 			continue;
 		}
 		if (x->kind == GM_XPORT_NCCL) {
 			if (k == GM_XM_SEND_LL)
 				gpu_sees(h, p, "a thread of GPU B polls the LL flags that came with the data");
 			else
-				proxy_recv(h, p, true);
+				proxy_recv(h, p, RECV_NCCL_TAIL);
 		} else if (efa) {
-			proxy_recv(h, p, false); /* SRD: no signal can follow the data */
+			proxy_recv(h, p, RECV_GDR_FLAG); /* SRD: no signal can follow the data */
 		} else {
 			gpu_sees(h, p, "a thread of GPU B spinning on the signal, written behind the data, sees it");
 		}
