@@ -13,7 +13,10 @@
  *  - NVSHMEM IBRC's signal of its own goes through the target's proxy
  *    (GDRCopy), a put's signal behind the put;
  *  - ibgda and gin are refused on EFA (no GPUDirect Async) with the reason;
- *    the packet fidelity and --breakdown refuse a transport;
+ *    the packet fidelity refuses a transport;
+ *  - the breakdown (--breakdown) follows a transport's control path: one
+ *    message's proxy, NIC-stage and other control time are the walk's
+ *    stages of those kinds, and the categories sum to the time;
  *  - the NIC link keeps its physical latency under every protocol.
  */
 #include "sim/models/run/gm_run.h"
@@ -232,8 +235,91 @@ static void test_refusals(void)
 		       flat, "NICs");
 	const char *const gdr[] = {"transport.inter=nccl", "caps.gdr=false", NULL};
 	expect_refused(pair, gdr, "GPUDirect RDMA");
-	gm_run_opts o = {.breakdown = true, .sets = (const char *const[]){"transport.inter=nccl", NULL}};
-	expect_refused_with(pair, &o, "breakdown");
+}
+
+/* The breakdown of one 8-byte message each way: launch, the route's
+ * latency, and the path's stages by their kind (proxy turns and polls,
+ * the NIC's message stage, the rest of the control path), exactly. */
+static void test_breakdown_follows_the_path(void)
+{
+	static const char *const xs[] = {"nccl", "ibrc", "ibgda", "gin"};
+	for (size_t i = 0; i < G_N_ELEMENTS(xs); i++) {
+		char *set = g_strdup_printf("transport.inter=%s", xs[i]);
+		const char *const sets[] = {set, "topology.channel_bandwidth=1000GB/s", NULL};
+		gm_run_opts o = {.breakdown = true, .sets = sets};
+		gm_run *r = run_yaml_with(pair, &o);
+		const gm_coll_result *res = &r->pts[0].r;
+		g_assert_true(res->has_cp);
+		int64_t sum = 0;
+		for (int c = 0; c < GM_CP__COUNT; c++)
+			sum += res->cp_ps[c];
+		g_assert_cmpint(sum, ==, res->time_ps);
+		const gm_xport_path *h = &r->xport.path[GM_XM_SEND];
+		int64_t proxy = 0, nic = 0, control = 0;
+		for (int k = 0; k < h->nstages; k++) {
+			const gm_xport_stage *st = &h->st[k];
+			switch (st->kind) {
+			case GM_XS_PROXY_POLL: proxy += st->period_ps / 2 + st->ps; break;
+			case GM_XS_PROXY_WORK: proxy += st->ps; break;
+			case GM_XS_PROXY_BG: break; /* off the message's path */
+			case GM_XS_NIC: nic += st->ps; break;
+			case GM_XS_POLL: control += st->period_ps / 2 + st->ps; break;
+			default: control += st->ps; break;
+			}
+		}
+		g_test_message("%s: proxy %lld nic-msg %lld control %lld ps of %lld", xs[i],
+			       (long long)res->cp_ps[GM_CP_PROXY], (long long)res->cp_ps[GM_CP_NICMSG],
+			       (long long)res->cp_ps[GM_CP_CONTROL], (long long)res->time_ps);
+		g_assert_cmpint(res->cp_ps[GM_CP_PROXY], ==, proxy);
+		g_assert_cmpint(res->cp_ps[GM_CP_NICMSG], ==, nic);
+		g_assert_cmpint(res->cp_ps[GM_CP_CONTROL], ==, control);
+		g_assert_cmpint(res->cp_ps[GM_CP_LAUNCH], ==, r->topo.launch_ps);
+		g_assert_cmpint(res->cp_ps[GM_CP_OTHER], ==, 0);
+		/* a proxy transport pays the thread, a device-initiated one not */
+		if (!strcmp(xs[i], "nccl") || !strcmp(xs[i], "ibrc"))
+			g_assert_cmpint(proxy, >, 0);
+		else
+			g_assert_cmpint(proxy, ==, 0);
+		gm_run_free(r);
+		g_free(set);
+	}
+}
+
+/* Many one-sided messages through one proxy thread: the breakdown names
+ * the proxy (its queue) as where the time goes, and still sums to the
+ * time; IBGDA's run of the same schedule spends none there. */
+static void test_breakdown_of_a_proxy_queue(void)
+{
+	const char *yaml = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100, nodes: 2}\n"
+			   "collective: {op: dispatch, algo: pplx, sizes: [7408B]}\n"
+			   "moe: {tokens: 16, topk: 8, experts: 256}\n";
+	static const char *const xs[] = {"ibrc", "ibgda"};
+	int64_t proxy[2];
+	for (int i = 0; i < 2; i++) {
+		char *set = g_strdup_printf("transport.inter=%s", xs[i]);
+		const char *const sets[] = {set, NULL};
+		gm_run_opts o = {.breakdown = true, .sets = sets};
+		gm_run *r = run_yaml_with(yaml, &o);
+		const gm_coll_result *res = &r->pts[0].r;
+		int64_t sum = 0, most = 0;
+		for (int c = 0; c < GM_CP__COUNT; c++) {
+			sum += res->cp_ps[c];
+			if (res->cp_ps[c] > res->cp_ps[most])
+				most = c;
+		}
+		g_assert_cmpint(sum, ==, res->time_ps);
+		g_assert_cmpint(res->cp_ps[GM_CP_OTHER], ==, 0);
+		proxy[i] = res->cp_ps[GM_CP_PROXY];
+		g_test_message("pplx dispatch %s: %.1f us, mostly %s", xs[i], r->pts[0].time_us,
+			       gm_cp_name((gm_cp_cat)most));
+		if (i == 0)
+			g_assert_cmpint(most, ==, GM_CP_PROXY);
+		gm_run_free(r);
+		g_free(set);
+	}
+	g_assert_cmpint(proxy[0], >, 0);
+	g_assert_cmpint(proxy[1], ==, 0);
 }
 
 /* LL keeps the physical NIC latency (no protocol scaling of the hop): an
@@ -277,6 +363,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/xport/shared-send-queues", test_shared_send_queues);
 	g_test_add_func("/xport/ibrc-signal-on-its-own", test_ibrc_signal_on_its_own);
 	g_test_add_func("/xport/refusals", test_refusals);
+	g_test_add_func("/xport/breakdown-follows-the-path", test_breakdown_follows_the_path);
+	g_test_add_func("/xport/breakdown-of-a-proxy-queue", test_breakdown_of_a_proxy_queue);
 	g_test_add_func("/xport/ll-skips-the-receiving-proxy", test_ll_skips_the_receiving_proxy);
 	g_test_add_func("/xport/deterministic", test_deterministic);
 	return g_test_run();

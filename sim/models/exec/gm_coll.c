@@ -107,6 +107,7 @@ typedef struct cpmsg {
 typedef struct cpconn {
 	cpmsg *q;
 	gm_cpv nic, flv;
+	gm_cpv xnic, xflv; /* the same for its transport's one-sided messages */
 } cpconn;
 
 /* A vector on its way (a delivery or a signal scheduled one route latency
@@ -122,6 +123,7 @@ typedef struct xpmsg {
 	uint64_t bytes;
 	uint64_t key; /* SIGNAL: its signal_key */
 	int64_t ready;
+	uint32_t cpi;	/* critical path: its vector's pool slot (cp_carry) */
 	uint8_t signal; /* 0 for a PUT, else 1 + the signal's gm_xport_msg kind */
 } xpmsg;
 
@@ -379,6 +381,8 @@ static G_GNUC_NO_INLINE void cp_consume(sim *m, conn *c, uint32_t sid)
 	gm_cpv_join(&m->scp[sid], &cm->d);
 	cm->cr = m->scp[sid];
 	gm_cpv_to(&cm->cr, m->eng.now + c->lat_ps, GM_CP_LATENCY);
+	if (c->proxied == 2) /* the transport's way back (gm_xport credit_ps) */
+		gm_cpv_to(&cm->cr, m->eng.now + c->lat_ps + m->xp->credit_ps, GM_CP_CONTROL);
 }
 
 /* Critical path: a signal of key lands now, with v. */
@@ -390,11 +394,12 @@ static void cp_signal(sim *m, uint64_t key, gm_cpv v)
 
 static void proxy_pump(sim *m, conn *c);
 static inline void schedule_delivery(sim *m, conn *c, ge_time at, const gm_cpv *v);
-static int64_t xp_control(sim *m, const conn *c, gm_xport_msg k, int64_t t);
+static int64_t xp_control(sim *m, const conn *c, gm_xport_msg k, int64_t t, gm_cpv *v);
 static int64_t xp_gpu_end(sim *m, const conn *c, gm_xport_msg k, uint32_t sidx, int64_t t);
-static int64_t xp_receive(sim *m, const conn *c, gm_xport_msg k, int64_t t);
+static int64_t xp_receive(sim *m, const conn *c, gm_xport_msg k, int64_t t, gm_cpv *v);
 static bool xp_gpu_part(sim *m, strand *s, uint32_t sid, const gs_step *st, int64_t until);
-static void xq_push(sim *m, conn *c, uint64_t bytes, uint8_t signal, uint64_t key, int64_t ready);
+static void xq_push(sim *m, conn *c, uint64_t bytes, uint8_t signal, uint64_t key, int64_t ready,
+		    const gm_cpv *v);
 static inline gm_xport_msg xp_send_kind(const sim *m);
 
 /* Reclaim the buffer space of consumed messages whose credit has travelled
@@ -652,8 +657,14 @@ static inline __attribute__((always_inline)) void strand_run(sim *m, uint32_t si
 				const int64_t t = xp_gpu_end(m, c, k, s->ch, m->eng.now);
 				if (G_UNLIKELY(m->stamps))
 					m->stamps[sid].ready = m->eng.now;
+				gm_cpv mv;
+				if (cp) { /* the message leaves the GPU where the strand is */
+					mv = m->scp[sid];
+					gm_cpv_to(&mv, t, GM_CP_CONTROL);
+				}
+				const int64_t ready = xp_control(m, c, k, t, cp ? &mv : NULL);
 				xq_push(m, c, st->bytes, sig ? (uint8_t)(1 + k) : 0, sig ? signal_key(m, s, c, st) : 0,
-					xp_control(m, c, k, t));
+					ready, cp ? &mv : NULL);
 				if (!xp_gpu_part(m, s, sid, st, t))
 					return;
 				continue;
@@ -700,7 +711,13 @@ static inline __attribute__((always_inline)) void strand_run(sim *m, uint32_t si
 				 * message's control path runs on from its hand-off */
 				const gm_xport_msg k = xp_send_kind(m);
 				const int64_t t = xp_gpu_end(m, c, k, s->ch, m->eng.now);
-				cq(c)[(c->nsent - 1) & c->qmask].credit_at = xp_control(m, c, k, t);
+				gm_cpv *mv = NULL;
+				if (cp) { /* the message leaves the GPU where the strand is */
+					mv = &m->ccp[c - m->conns].q[(c->nsent - 1) & c->qmask].d;
+					*mv = m->scp[sid];
+					gm_cpv_to(mv, t, GM_CP_CONTROL);
+				}
+				cq(c)[(c->nsent - 1) & c->qmask].credit_at = xp_control(m, c, k, t, mv);
 				proxy_pump(m, c);
 				if (G_UNLIKELY(m->stamps))
 					m->stamps[sid].ready = m->eng.now;
@@ -785,9 +802,14 @@ static inline void schedule_delivery(sim *m, conn *c, ge_time at, const gm_cpv *
 static inline void deliver_after_latency(sim *m, conn *c, ge_time now, const gm_cpv *v)
 {
 	if (c->proxied == 2) { /* and the transport's receiving part */
-		int64_t at = xp_receive(m, c, xp_send_kind(m), now + c->lat_ps);
+		gm_cpv rv;
+		if (v) {
+			rv = *v;
+			gm_cpv_to(&rv, now + c->lat_ps, GM_CP_LATENCY);
+		}
+		int64_t at = xp_receive(m, c, xp_send_kind(m), now + c->lat_ps, v ? &rv : NULL);
 		if (at > now) {
-			schedule_delivery(m, c, at, NULL);
+			schedule_delivery(m, c, at, v ? &rv : NULL);
 			return;
 		}
 	}
@@ -839,10 +861,23 @@ static int64_t xp_proxy_poll(sim *m, uint32_t r, int64_t t, const gm_xport_stage
 	return m->xp_proxy[r];
 }
 
+/* The critical-path category of a stage's time, its queue included. */
+static gm_cp_cat xp_cp_cat(gm_xport_stage_kind k)
+{
+	switch (k) {
+	case GM_XS_PROXY_POLL:
+	case GM_XS_PROXY_WORK: return GM_CP_PROXY;
+	case GM_XS_NIC: return GM_CP_NICMSG;
+	default: return GM_CP_CONTROL;
+	}
+}
+
 /* Stages [from, to) of a message of kind k on c, from t on: the sender's
  * proxy and NIC before the data, the receiver's proxy after it. Returns
- * when they are done. */
-static int64_t xp_stages(sim *m, const conn *c, gm_xport_msg k, int from, int to, int64_t t)
+ * when they are done; v (NULL without the critical path), at t, is taken
+ * along them, each stage's time in its category. */
+static int64_t xp_stages(sim *m, const conn *c, gm_xport_msg k, int from, int to, int64_t t,
+			 gm_cpv *v)
 {
 	const gm_xport_path *h = &m->xp->path[k];
 	for (int i = from; i < to; i++) {
@@ -872,6 +907,8 @@ static int64_t xp_stages(sim *m, const conn *c, gm_xport_msg k, int from, int to
 			t += st->ps;
 			break;
 		}
+		if (v)
+			gm_cpv_to(v, t, xp_cp_cat(st->kind));
 	}
 	return t;
 }
@@ -906,19 +943,20 @@ static int64_t xp_gpu_end(sim *m, const conn *c, gm_xport_msg k, uint32_t sidx, 
 }
 
 /* A message of kind k handed over at t (its GPU part done): when it may
- * go on the wire. */
-static int64_t xp_control(sim *m, const conn *c, gm_xport_msg k, int64_t t)
+ * go on the wire (v, at t or NULL, taken along). */
+static int64_t xp_control(sim *m, const conn *c, gm_xport_msg k, int64_t t, gm_cpv *v)
 {
 	m->xp_msgs++;
 	const gm_xport_path *h = &m->xp->path[k];
-	return xp_stages(m, c, k, h->ngpu, h->data + 1, t);
+	return xp_stages(m, c, k, h->ngpu, h->data + 1, t, v);
 }
 
-/* A message of kind k landed at t: when its receiver knows. */
-static int64_t xp_receive(sim *m, const conn *c, gm_xport_msg k, int64_t t)
+/* A message of kind k landed at t: when its receiver knows (v, at t or
+ * NULL, taken along). */
+static int64_t xp_receive(sim *m, const conn *c, gm_xport_msg k, int64_t t, gm_cpv *v)
 {
 	const gm_xport_path *h = &m->xp->path[k];
-	return xp_stages(m, c, k, h->data + 1, h->nstages, t);
+	return xp_stages(m, c, k, h->data + 1, h->nstages, t, v);
 }
 
 static inline gm_xport_msg xp_send_kind(const sim *m)
@@ -955,26 +993,39 @@ static void xq_pump(sim *m, conn *c)
 			return;
 		}
 		q->busy = 1;
+		if (G_UNLIKELY(m->cp)) {
+			/* it starts when its control path is done and the queue
+			 * pair's write before it is off the wire */
+			cpconn *cc = &m->ccp[id];
+			cc->xflv = cp_take(m, x->cpi).v;
+			gm_cpv_join(&cc->xflv, &cc->xnic);
+			gm_cpv_to(&cc->xflv, m->eng.now, GM_CP_OTHER);
+		}
 		gm_net_start(&m->net, c->route, c->nhops, (double)x->bytes, XQ_TAG | id);
 		return;
 	}
 }
 
-static void xq_push(sim *m, conn *c, uint64_t bytes, uint8_t signal, uint64_t key, int64_t ready)
+static void xq_push(sim *m, conn *c, uint64_t bytes, uint8_t signal, uint64_t key, int64_t ready,
+		    const gm_cpv *v)
 {
 	xpq *q = &m->xq[c - m->conns];
 	if (q->n == q->cap) {
 		uint32_t cap = q->cap ? q->cap * 2 : 8;
-		xpmsg *v = g_new(xpmsg, cap);
+		xpmsg *nv = g_new(xpmsg, cap);
 		for (uint32_t i = 0; i < q->n; i++)
-			v[i] = q->v[(q->head + i) & (q->cap - 1)];
+			nv[i] = q->v[(q->head + i) & (q->cap - 1)];
 		g_free(q->v);
-		q->v = v;
+		q->v = nv;
 		q->head = 0;
 		q->cap = cap;
 	}
 	q->v[(q->head + q->n++) & (q->cap - 1)] =
-		(xpmsg){.bytes = bytes, .key = key, .ready = ready, .signal = signal};
+		(xpmsg){.bytes = bytes,
+			.key = key,
+			.ready = ready,
+			.cpi = v ? cp_carry(m, 0, v) : 0,
+			.signal = signal};
 	xq_pump(m, c);
 }
 
@@ -982,8 +1033,9 @@ static void signal_arrive(sim *m, uint64_t key);
 
 /* The head one-sided message of connection id is off the wire: a signal
  * is seen by its receiver after the route latency and the transport's
- * receiving part. */
-static void xq_done(sim *m, uint32_t id, ge_time now)
+ * receiving part (with its critical path when cp). */
+static inline __attribute__((always_inline)) void xq_done(sim *m, uint32_t id, ge_time now,
+							const bool cp)
 {
 	conn *c = &m->conns[id];
 	xpq *q = &m->xq[id];
@@ -991,12 +1043,26 @@ static void xq_done(sim *m, uint32_t id, ge_time now)
 	q->head = (q->head + 1) & (q->cap - 1);
 	q->n--;
 	q->busy = 0;
+	gm_cpv rv;
+	if (cp) {
+		cpconn *cc = &m->ccp[id];
+		gm_cpv_transfer(&cc->xflv, gm_net_done_bottlenecks(&m->net), now);
+		cc->xnic = rv = cc->xflv;
+		gm_cpv_to(&rv, now + c->lat_ps, GM_CP_LATENCY);
+	}
 	if (x.signal) {
-		int64_t at = xp_receive(m, c, (gm_xport_msg)(x.signal - 1), now + c->lat_ps);
-		if (at <= now)
+		int64_t at = xp_receive(m, c, (gm_xport_msg)(x.signal - 1), now + c->lat_ps,
+					cp ? &rv : NULL);
+		if (cp && at <= now) {
+			cp_signal(m, x.key, rv);
 			signal_arrive(m, x.key);
-		else
+		} else if (cp) {
+			ge_schedule(&m->eng, at, m->ent, EV_SIGNAL_CP, cp_carry(m, x.key, &rv));
+		} else if (at <= now) {
+			signal_arrive(m, x.key);
+		} else {
 			ge_schedule(&m->eng, at, m->ent, EV_SIGNAL, x.key);
+		}
 	}
 	xq_pump(m, c);
 }
@@ -1065,7 +1131,7 @@ static inline __attribute__((always_inline)) void flow_done(sim *m, uint64_t tag
 							  const bool cp)
 {
 	if (G_UNLIKELY(tag & XQ_TAG) && !(tag & PROXY_TAG)) { /* a transport's one-sided message */
-		xq_done(m, (uint32_t)(tag & ~XQ_TAG), now);
+		xq_done(m, (uint32_t)(tag & ~XQ_TAG), now, cp);
 		drain(m);
 		return;
 	}
@@ -1179,6 +1245,8 @@ static gc_status coll_handle(ge_engine *e, void *self, const ge_event *ev)
 		signal_arrive(m, ev->arg);
 	} else if (ev->kind == EV_XP_GPU) {
 		strand *s = &m->strands[ev->arg];
+		if (m->cp) /* the GPU's part of a transport's message */
+			gm_cpv_to(&m->scp[ev->arg], e->now, GM_CP_CONTROL);
 		step_complete(m, s, cur_step(m, s, (uint32_t)ev->arg));
 		wake(m, (uint32_t)ev->arg);
 	} else if (ev->kind == EV_XP_READY) {

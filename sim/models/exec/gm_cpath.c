@@ -17,6 +17,10 @@ static const struct {
 	[GM_CP_PCIE] = {"pcie", "bytes moving, PCIe the bottleneck"},
 	[GM_CP_CHANNEL] = {"channel", "bytes moving, a channel's own rate (its CTAs) the bottleneck"},
 	[GM_CP_LINK] = {"link", "bytes moving, a plain link (flat topology) the bottleneck"},
+	[GM_CP_PROXY] = {"proxy", "a transport's CPU proxy thread: polls, work requests, waiting for its turn"},
+	[GM_CP_NICMSG] = {"nic-msg", "a transport's NIC message stage (1 / nic.msg_rate) and its queue"},
+	[GM_CP_CONTROL] = {"control", "the rest of a transport's control path: the GPU's work request, "
+				      "fences, doorbells, flag polls, PCIe round trips, completions"},
 	[GM_CP_OTHER] = {"other", "not attributed"},
 };
 

@@ -36,6 +36,11 @@ typedef enum gm_cp_cat {
 	GM_CP_PCIE,	  /* ... PCIe the bottleneck */
 	GM_CP_CHANNEL,	  /* ... a channel's own rate (its CTAs) the bottleneck */
 	GM_CP_LINK,	  /* ... a plain link (flat topologies) the bottleneck */
+	GM_CP_PROXY,	  /* a transport's CPU proxy thread: its polls, its work, its queue */
+	GM_CP_NICMSG,	  /* a transport's NIC message stage (1 / nic.msg_rate) and its queue */
+	GM_CP_CONTROL,	  /* the rest of a transport's control path: the GPU's work request,
+			   * fences and doorbell, flag polls, PCIe round trips, the DMA read
+			   * request, the receiver's completion and the credit's way back */
 	GM_CP_OTHER,	  /* not attributed (0 in a consistent run) */
 	GM_CP__COUNT
 } gm_cp_cat;

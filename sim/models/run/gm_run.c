@@ -977,12 +977,6 @@ static gc_status xport_setup(gc_config *cfg, const gm_run_opts *o, char **errmsg
 				       "%s runs under sim.fidelity flow or analytical; the packet model "
 				       "does not take a transport's control path",
 				       x);
-	if (o->breakdown)
-		return gc_config_error(cfg, "transport.inter", errmsg,
-				       "%s: the breakdown (--breakdown) does not follow a transport's "
-				       "control path; use transport.inter none, or --links for the "
-				       "transport's busiest proxy and NIC",
-				       x);
 	if (!strcmp(gc_config_str(cfg, "sim.net_send"), "proxy"))
 		return gc_config_error(cfg, "sim.net_send", errmsg,
 				       "proxy is what transport.inter %s does already (its NIC sends a "
