@@ -47,9 +47,12 @@ my %text = (
 # Keys whose effect shows in these small scenarios only with settings
 # beside them, tried with each value after the plain values: every fabric
 # is one nonblocking leaf for 4 nodes until its leaves are small and
-# oversubscribed.
+# oversubscribed; IBRC's window binds a small dispatch only when small.
 my %with = (
 	'topology.fabric.kind' => ['topology.fabric.leaf_nics=2', 'topology.fabric.oversubscription=4'],
+	# NVSHMEM IBRC's window of atomics: its queue pairs per PE divide the
+	# receive queue, and this small dispatch only fills a small one
+	'proxy.rc_per_pe' => ['proxy.srq_depth=256'],
 );
 
 # The scenarios: a name and the keys they set (dotted, as --set writes

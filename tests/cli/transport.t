@@ -46,13 +46,19 @@ check "closed form within 10 % of the flow run on 64 nodes ($(cat "$T/flow64") u
 check "EFA falls back to the proxy, with the reason" \
   "grep -q 'p5: transport ibrc (auto: one-sided, and EFA has no GPUDirect Async' '$T/moe-dispatch.txt'"
 
+# --- every fidelity and the breakdown take the transport ---------------------
+"$G" run "$T/one.yaml" --set transport.inter=nccl --fidelity packet >"$T/pk" 2>"$T/e"
+check "packet fidelity runs a transport (exit 0, the proxy line)" \
+  "[ \$? -eq 0 ] && grep -q 'transport nccl: the busiest proxy' '$T/pk'"
+"$G" run "$T/one.yaml" --set transport.inter=ibrc --breakdown >"$T/bd" 2>"$T/e"
+check "--breakdown with a transport names its proxy and control columns" \
+  "[ \$? -eq 0 ] && grep -q ' proxy ' '$T/bd' && grep -q ' control ' '$T/bd' && grep -q '^#   proxy ' '$T/bd'"
+
 # --- refusals: exit 2, one line naming what to do ----------------------------
 "$G" run "$T/one.yaml" --set transport.inter=ibgda --set topology.preset=p5 >"$T/o" 2>"$T/e"
 check "ibgda on p5: exit 2, EFA named" "[ \$? -eq 2 ] && [ ! -s '$T/o' ] && grep -q 'EFA does not provide' '$T/e'"
 "$G" run "$T/one.yaml" --set transport.inter=udp >"$T/o" 2>"$T/e"
 check "unknown transport: exit 2, choices listed" "[ \$? -eq 2 ] && grep -q 'ibgda' '$T/e'"
-"$G" run "$T/one.yaml" --set transport.inter=nccl --fidelity packet >"$T/o" 2>"$T/e"
-check "packet fidelity refuses a transport" "[ \$? -eq 2 ] && grep -q 'packet' '$T/e'"
 "$G" explain --transport scenarios/dgx-h100-allreduce.yaml >"$T/o" 2>"$T/e"
 check "explain --transport on a scenario without one: exit 2" "[ \$? -eq 2 ] && grep -q 'transport.inter none' '$T/e'"
 "$G" explain --transport "$T/one.yaml" --variant fast >"$T/o" 2>"$T/e"

@@ -11,9 +11,13 @@
  *    more nodes grows with the peer count, while IBGDA's GPU-posted
  *    messages do not pay it;
  *  - NVSHMEM IBRC's signal of its own goes through the target's proxy
- *    (GDRCopy), a put's signal behind the put;
+ *    (GDRCopy), a put's signal behind the put; every request polls the
+ *    receive queue first, and a proxy keeps at most its window of atomics
+ *    unacknowledged;
  *  - ibgda and gin are refused on EFA (no GPUDirect Async) with the reason;
- *    the packet fidelity refuses a transport;
+ *  - the packet fidelity takes the same control path: one message as the
+ *    flow model's but for its packet's store-and-forward, an MoE dispatch
+ *    through the proxy within a few percent of the flow run;
  *  - the breakdown (--breakdown) follows a transport's control path: one
  *    message's proxy, NIC-stage and other control time are the walk's
  *    stages of those kinds, and the categories sum to the time;
@@ -186,12 +190,17 @@ static void test_ibrc_signal_on_its_own(void)
 	g_assert_cmpint(gm_xport_latency_ps(xw, GM_XM_AMO) - gm_xport_latency_ps(xa, GM_XM_AMO), ==, 1000000);
 	g_assert_cmpint(gm_xport_latency_ps(xw, GM_XM_SIGNAL), ==, gm_xport_latency_ps(xa, GM_XM_SIGNAL));
 	g_assert_cmpint(gm_xport_latency_ps(xw, GM_XM_PUT), ==, gm_xport_latency_ps(xa, GM_XM_PUT));
-	/* the sender's reap of its completion is off the put's path; the
-	 * target's receive poll (the read and half a period) is on the
-	 * signal's */
-	g_assert_cmpint(gm_xport_latency_ps(xc, GM_XM_PUT), ==, gm_xport_latency_ps(xa, GM_XM_PUT));
+	/* the sender's reap of its completion is off the put's path, but
+	 * its poll of the receive queue before every request (GDRCopy
+	 * atomics: check_poll_avail -> progress_recv) is on it; the target's
+	 * receive poll (the read and half a period) is on the signal's */
+	g_assert_cmpint(gm_xport_latency_ps(xc, GM_XM_PUT) - gm_xport_latency_ps(xa, GM_XM_PUT), ==, 1000000);
 	g_assert_cmpint(gm_xport_latency_ps(xc, GM_XM_AMO) - gm_xport_latency_ps(xa, GM_XM_AMO), ==,
-			1000000 * 3 / 2 + 1000000);
+			1000000 + 1000000 * 3 / 2 + 1000000);
+	const char *const ncq[] = {"transport.inter=ibrc", "proxy.amo=native", "host.cq_poll=1100ns", NULL};
+	gm_run *nc = run_yaml(pair, ncq);
+	g_assert_cmpint(gm_xport_latency_ps(&nc->xport, GM_XM_PUT), ==, gm_xport_latency_ps(xn, GM_XM_PUT));
+	gm_run_free(nc);
 	/* native: the signal of its own is a put's signal */
 	g_assert_cmpint(gm_xport_latency_ps(xn, GM_XM_AMO), ==, gm_xport_latency_ps(xn, GM_XM_SIGNAL));
 	g_assert_cmpint(gm_xport_latency_ps(xa, GM_XM_AMO), >, gm_xport_latency_ps(xa, GM_XM_SIGNAL));
@@ -227,14 +236,94 @@ static void test_refusals(void)
 	expect_refused(pair, efa, "EFA does not provide");
 	const char *const gin[] = {"transport.inter=gin", "caps.gpudirect_async=false", NULL};
 	expect_refused(pair, gin, "caps.gpudirect_async=false");
-	const char *const pkt[] = {"transport.inter=nccl", "sim.fidelity=packet", NULL};
-	expect_refused(pair, pkt, "packet model");
 	const char *const flat[] = {"transport.inter=nccl", NULL};
 	expect_refused("schema_version: 1\ntopology: {kind: flat, gpus: 2}\n"
 		       "collective: {op: sendrecv, sizes: [8B]}\n",
 		       flat, "NICs");
 	const char *const gdr[] = {"transport.inter=nccl", "caps.gdr=false", NULL};
 	expect_refused(pair, gdr, "GPUDirect RDMA");
+}
+
+/* NVSHMEM IBRC's window of unacknowledged emulated atomics: srq_depth /
+ * (npes x (rc_per_pe + 1) + 2), 481 at 16 PEs and 63 at 128 with NVSHMEM's
+ * defaults. pplx's dispatch on 16 GPUs sends 128 count atomics per GPU
+ * over the network, under the default window: a window of one atomic
+ * makes each proxy wait for every acknowledgement, and the dispatch
+ * takes longer; a larger one than the default changes nothing. */
+static void test_ibrc_atomic_window(void)
+{
+	const char *const base[] = {"transport.inter=ibrc", NULL};
+	gm_run *a = run_yaml(pair, base);
+	g_assert_true(a->xport.amo_acked);
+	g_assert_cmpuint(gm_xport_amo_window(&a->xport, 16), ==, 481);
+	g_assert_cmpuint(gm_xport_amo_window(&a->xport, 128), ==, 63);
+	gm_run_free(a);
+	const char *const nat[] = {"transport.inter=ibrc", "proxy.amo=native", NULL};
+	gm_run *n = run_yaml(pair, nat);
+	g_assert_false(n->xport.amo_acked);
+	gm_run_free(n);
+	const char *yaml = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100, nodes: 2}\n"
+			   "collective: {op: dispatch, algo: pplx, sizes: [7408B]}\n"
+			   "moe: {tokens: 128, topk: 8, experts: 256}\n";
+	static const char *const srq[] = {"16384", "1048576", "68"};
+	double t[3];
+	for (int i = 0; i < 3; i++) {
+		char *set = g_strdup_printf("proxy.srq_depth=%s", srq[i]);
+		const char *const sets[] = {"transport.inter=ibrc", set, NULL};
+		gm_run *r = run_yaml(yaml, sets);
+		t[i] = r->pts[0].time_us;
+		gm_run_free(r);
+		g_free(set);
+	}
+	g_test_message("pplx dispatch EP16 over IBRC: srq_depth 16384 %.2f us, 1048576 %.2f us, 68 %.2f us",
+		       t[0], t[1], t[2]);
+	g_assert_cmpfloat(t[0], ==, t[1]);
+	g_assert_cmpfloat(t[2], >, 1.2 * t[0]);
+}
+
+/* The packet fidelity runs the transport's stages around its packets: an
+ * 8-byte message takes the flow model's time plus its one packet's
+ * serialization at each hop (under a nanosecond), and a pplx dispatch of 16
+ * tokens per GPU stays within 3 % of the flow run on either transport,
+ * IBRC's proxy far slower than IBGDA in both. */
+static void test_packet_fidelity(void)
+{
+	static const char *const xs[] = {"nccl", "ibrc", "ibgda", "gin"};
+	for (size_t i = 0; i < G_N_ELEMENTS(xs); i++) {
+		char *set = g_strdup_printf("transport.inter=%s", xs[i]);
+		const char *const fl[] = {set, NULL};
+		const char *const pk[] = {set, "sim.fidelity=packet", NULL};
+		gm_run *f = run_yaml(pair, fl), *k = run_yaml(pair, pk);
+		const int64_t d = k->pts[0].r.time_ps - f->pts[0].r.time_ps;
+		g_test_message("%s 8 B: flow %lld ps, packet %lld ps", xs[i], (long long)f->pts[0].r.time_ps,
+			       (long long)k->pts[0].r.time_ps);
+		g_assert_cmpint(d, >=, 0);
+		g_assert_cmpint(d, <, 1000);
+		gm_run_free(f);
+		gm_run_free(k);
+		g_free(set);
+	}
+	const char *yaml = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100, nodes: 2}\n"
+			   "collective: {op: dispatch, algo: pplx, sizes: [7408B]}\n"
+			   "moe: {tokens: 16, topk: 8, experts: 256}\n";
+	double t[2][2];
+	static const char *const ms[] = {"ibrc", "ibgda"};
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 2; j++) {
+			char *set = g_strdup_printf("transport.inter=%s", ms[i]);
+			const char *const sets[] = {set, j ? "sim.fidelity=packet" : "sim.fidelity=flow", NULL};
+			gm_run *r = run_yaml(yaml, sets);
+			t[i][j] = r->pts[0].time_us;
+			gm_run_free(r);
+			g_free(set);
+		}
+	g_test_message("pplx dispatch 16 tokens: ibrc flow %.2f packet %.2f us, ibgda flow %.2f packet %.2f us",
+		       t[0][0], t[0][1], t[1][0], t[1][1]);
+	for (int i = 0; i < 2; i++)
+		g_assert_cmpfloat(fabs(t[i][1] / t[i][0] - 1), <, 0.03);
+	g_assert_cmpfloat(t[0][1], >, 3 * t[1][1]);
 }
 
 /* The breakdown of one 8-byte message each way: launch, the route's
@@ -363,6 +452,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/xport/shared-send-queues", test_shared_send_queues);
 	g_test_add_func("/xport/ibrc-signal-on-its-own", test_ibrc_signal_on_its_own);
 	g_test_add_func("/xport/refusals", test_refusals);
+	g_test_add_func("/xport/ibrc-atomic-window", test_ibrc_atomic_window);
+	g_test_add_func("/xport/packet-fidelity", test_packet_fidelity);
 	g_test_add_func("/xport/breakdown-follows-the-path", test_breakdown_follows_the_path);
 	g_test_add_func("/xport/breakdown-of-a-proxy-queue", test_breakdown_of_a_proxy_queue);
 	g_test_add_func("/xport/ll-skips-the-receiving-proxy", test_ll_skips_the_receiving_proxy);

@@ -44,7 +44,9 @@ enum {
 	EV_SIGNAL_CP = 6,
 	EV_XP_GPU = 7,	 /* a strand's GPU part of a transport's message is done */
 	EV_XP_READY = 8, /* a connection's next message may go on the wire */
-	EV_XQ_READY = 9	 /* a connection's next one-sided message may go on the wire */
+	EV_XQ_READY = 9, /* a connection's next one-sided message may go on the wire */
+	EV_XS_WAKE = 10, /* a rank's proxy thread (xpsrv) is free or has work again */
+	EV_XS_ACK = 11	 /* an acknowledgement of an emulated atomic is back at its rank */
 };
 enum { S_IDLE, S_WAIT_RECV, S_WAIT_CREDIT, S_WAIT_SIGNAL, S_SENDING, S_DONE };
 
@@ -131,7 +133,39 @@ typedef struct xpq {
 	xpmsg *v; /* ring of cap (a power of two) */
 	uint32_t head, n, cap;
 	uint8_t busy; /* 1: the head is on the wire; 2: it waits for its control path */
+	/* packet mode: the signals that left the first link and have not
+	 * landed yet, in order (a ring as v) */
+	xpmsg *lv;
+	uint32_t lhead, ln, lcap;
 } xpq;
+
+/* NVSHMEM IBRC with GDRCopy atomics (gm_xport amo_acked): each rank's
+ * proxy thread runs as a server of its own, event by event, since what it
+ * does next depends on what comes back. Before each request it posts it
+ * polls its receive queue and processes at most one incoming atomic
+ * (nvshmemt_ib_common_check_poll_avail -> progress_recv), and while more
+ * than the window of its own atomics are unacknowledged it only does that
+ * (ibrc.cpp progress_recv). */
+typedef struct xpitem {
+	uint64_t bytes, key;
+	int64_t t; /* handed off (a request) or there for the proxy (incoming) */
+	uint32_t conn, cpi;
+	uint8_t signal, kind;
+} xpitem;
+
+typedef struct xpring {
+	xpitem *v; /* power-of-two capacity */
+	uint32_t head, n, cap;
+} xpring;
+
+typedef struct xpsrv {
+	xpring req, in; /* its GPU's requests; incoming atomics */
+	uint64_t out;	/* its atomics not yet acknowledged */
+	bool woken;	/* an EV_XS_WAKE is pending for wake_at */
+	int64_t wake_at;
+	bool in_next;	/* the next turn takes an incoming atomic first */
+	uint32_t batch; /* requests still to take from the last read of its FIFO */
+} xpsrv;
 
 typedef struct rankst {
 	uint32_t strands_done;
@@ -199,6 +233,8 @@ typedef struct sim {
 	 * (NVSHMEM IBGDA's RC queue pairs are per peer, shared by the CTAs) */
 	GHashTable *xp_sq;
 	uint64_t xp_msgs;
+	xpsrv *xw;	    /* per rank, NULL unless the transport acknowledges atomics */
+	uint64_t xw_window; /* unacknowledged atomics a proxy keeps at most */
 } sim;
 
 static inline msg *cq(conn *c) { return c->qmask < 4 ? c->q.inl : c->q.heap; }
@@ -276,7 +312,7 @@ static uint32_t conn_get(sim *m, uint32_t src, uint32_t dst, uint32_t ch)
 	c->qmask = 3;
 	c->nhops = (int16_t)gt_topo_route_ch(m->topo, (int)src, (int)dst, (int)ch, c->route);
 	c->lat_ps = gm_net_route_latency(&m->net, c->route, c->nhops);
-	if ((m->o->net_send_proxy || m->xp) && !m->net.pkt_bytes)
+	if (m->xp || (m->o->net_send_proxy && !m->net.pkt_bytes))
 		for (int h = 0; h < c->nhops; h++)
 			if (m->net.info[c->route[h]].kind == GM_LINK_NIC)
 				c->proxied = m->xp ? 2 : 1;
@@ -337,6 +373,9 @@ static void wake(sim *m, uint32_t sid)
 
 #define PROXY_TAG (UINT64_C(1) << 63)
 #define XQ_TAG (UINT64_C(1) << 62)
+/* Packet mode: what a landing is (the low two bits of its tag, the rest
+ * the connection or the signal key) */
+enum { LAND_MSG = 0, LAND_SIGNAL = 1, LAND_XQ_SIGNAL = 2 };
 
 /* Critical path: park a vector on its way; the event carries the slot. */
 static uint32_t cp_carry(sim *m, uint64_t what, const gm_cpv *v)
@@ -401,6 +440,8 @@ static bool xp_gpu_part(sim *m, strand *s, uint32_t sid, const gs_step *st, int6
 static void xq_push(sim *m, conn *c, uint64_t bytes, uint8_t signal, uint64_t key, int64_t ready,
 		    const gm_cpv *v);
 static inline gm_xport_msg xp_send_kind(const sim *m);
+static void xp_issue(sim *m, conn *c, gm_xport_msg k, uint64_t bytes, uint8_t signal, uint64_t key,
+		     int64_t t, gm_cpv *v);
 
 /* Reclaim the buffer space of consumed messages whose credit has travelled
  * back by now (lazily: no event is needed unless a sender is waiting); a
@@ -662,9 +703,8 @@ static inline __attribute__((always_inline)) void strand_run(sim *m, uint32_t si
 					mv = m->scp[sid];
 					gm_cpv_to(&mv, t, GM_CP_CONTROL);
 				}
-				const int64_t ready = xp_control(m, c, k, t, cp ? &mv : NULL);
-				xq_push(m, c, st->bytes, sig ? (uint8_t)(1 + k) : 0, sig ? signal_key(m, s, c, st) : 0,
-					ready, cp ? &mv : NULL);
+				xp_issue(m, c, k, st->bytes, sig ? (uint8_t)(1 + k) : 0,
+					 sig ? signal_key(m, s, c, st) : 0, t, cp ? &mv : NULL);
 				if (!xp_gpu_part(m, s, sid, st, t))
 					return;
 				continue;
@@ -673,7 +713,7 @@ static inline __attribute__((always_inline)) void strand_run(sim *m, uint32_t si
 				s->state = S_SENDING;
 				if (G_UNLIKELY(m->stamps))
 					m->stamps[sid].ready = m->eng.now;
-				uint64_t land = op == GS_OP_SIGNAL ? signal_key(m, s, c, st) << 1 | 1
+				uint64_t land = op == GS_OP_SIGNAL ? signal_key(m, s, c, st) << 2 | LAND_SIGNAL
 								   : GM_NET_NO_TAG;
 				gm_net_start_queued(&m->net, s->send_conn, c->route, c->nhops,
 						    (double)st->bytes, sid, land);
@@ -742,7 +782,7 @@ static inline __attribute__((always_inline)) void strand_run(sim *m, uint32_t si
 				if (G_UNLIKELY(m->stamps))
 					m->stamps[sid].ready = m->eng.now;
 				gm_net_start_queued(&m->net, s->send_conn, c->route, c->nhops,
-						    (double)st->bytes, sid, (uint64_t)s->send_conn << 1);
+						    (double)st->bytes, sid, (uint64_t)s->send_conn << 2 | LAND_MSG);
 				return;
 			}
 			/* an empty message still travels the route latency (none
@@ -877,7 +917,7 @@ static gm_cp_cat xp_cp_cat(gm_xport_stage_kind k)
  * when they are done; v (NULL without the critical path), at t, is taken
  * along them, each stage's time in its category. */
 static int64_t xp_stages(sim *m, const conn *c, gm_xport_msg k, int from, int to, int64_t t,
-			 gm_cpv *v)
+			 gm_cpv *v, int64_t *proxy_end)
 {
 	const gm_xport_path *h = &m->xp->path[k];
 	for (int i = from; i < to; i++) {
@@ -892,6 +932,8 @@ static int64_t xp_stages(sim *m, const conn *c, gm_xport_msg k, int from, int to
 			break;
 		case GM_XS_PROXY_WORK:
 			t = xp_proxy_work(m, r, t, st->ps);
+			if (proxy_end)
+				*proxy_end = t;
 			break;
 		case GM_XS_PROXY_BG: /* the thread's time, not the message's */
 			xp_proxy_work(m, r, t, st->ps);
@@ -948,7 +990,7 @@ static int64_t xp_control(sim *m, const conn *c, gm_xport_msg k, int64_t t, gm_c
 {
 	m->xp_msgs++;
 	const gm_xport_path *h = &m->xp->path[k];
-	return xp_stages(m, c, k, h->ngpu, h->data + 1, t, v);
+	return xp_stages(m, c, k, h->ngpu, h->data + 1, t, v, NULL);
 }
 
 /* A message of kind k landed at t: when its receiver knows (v, at t or
@@ -956,7 +998,7 @@ static int64_t xp_control(sim *m, const conn *c, gm_xport_msg k, int64_t t, gm_c
 static int64_t xp_receive(sim *m, const conn *c, gm_xport_msg k, int64_t t, gm_cpv *v)
 {
 	const gm_xport_path *h = &m->xp->path[k];
-	return xp_stages(m, c, k, h->data + 1, h->nstages, t, v);
+	return xp_stages(m, c, k, h->data + 1, h->nstages, t, v, NULL);
 }
 
 static inline gm_xport_msg xp_send_kind(const sim *m)
@@ -976,6 +1018,23 @@ static bool xp_gpu_part(sim *m, strand *s, uint32_t sid, const gs_step *st, int6
 	s->state = S_SENDING;
 	ge_schedule(&m->eng, until, m->ent, EV_XP_GPU, sid);
 	return false;
+}
+
+/* Append x to a ring (*v of *cap, a power of two, from *head, *n in it),
+ * doubling it when full. */
+static void xq_ring_push(xpmsg **v, uint32_t *head, uint32_t *n, uint32_t *cap, const xpmsg *x)
+{
+	if (*n == *cap) {
+		uint32_t nc = *cap ? *cap * 2 : 8;
+		xpmsg *nv = g_new(xpmsg, nc);
+		for (uint32_t i = 0; i < *n; i++)
+			nv[i] = (*v)[(*head + i) & (*cap - 1)];
+		g_free(*v);
+		*v = nv;
+		*head = 0;
+		*cap = nc;
+	}
+	(*v)[(*head + (*n)++) & (*cap - 1)] = *x;
 }
 
 /* The next one-sided message on c goes on the wire when its control path
@@ -1001,7 +1060,15 @@ static void xq_pump(sim *m, conn *c)
 			gm_cpv_join(&cc->xflv, &cc->xnic);
 			gm_cpv_to(&cc->xflv, m->eng.now, GM_CP_OTHER);
 		}
-		gm_net_start(&m->net, c->route, c->nhops, (double)x->bytes, XQ_TAG | id);
+		if (m->net.pkt_bytes) {
+			/* a signal's landing is on_land's: it waits in order */
+			if (x->signal)
+				xq_ring_push(&q->lv, &q->lhead, &q->ln, &q->lcap, x);
+			gm_net_start_queued(&m->net, id, c->route, c->nhops, (double)x->bytes, XQ_TAG | id,
+					    x->signal ? (uint64_t)id << 2 | LAND_XQ_SIGNAL : GM_NET_NO_TAG);
+		} else {
+			gm_net_start(&m->net, c->route, c->nhops, (double)x->bytes, XQ_TAG | id);
+		}
 		return;
 	}
 }
@@ -1010,26 +1077,201 @@ static void xq_push(sim *m, conn *c, uint64_t bytes, uint8_t signal, uint64_t ke
 		    const gm_cpv *v)
 {
 	xpq *q = &m->xq[c - m->conns];
+	const xpmsg x = {.bytes = bytes,
+			 .key = key,
+			 .ready = ready,
+			 .cpi = v ? cp_carry(m, 0, v) : 0,
+			 .signal = signal};
+	xq_ring_push(&q->v, &q->head, &q->n, &q->cap, &x);
+	xq_pump(m, c);
+}
+
+static void signal_arrive(sim *m, uint64_t key);
+
+/* ---- NVSHMEM IBRC's proxy thread as a server (xpsrv) --------------------- */
+
+static void xr_push(xpring *q, const xpitem *x)
+{
 	if (q->n == q->cap) {
-		uint32_t cap = q->cap ? q->cap * 2 : 8;
-		xpmsg *nv = g_new(xpmsg, cap);
+		uint32_t nc = q->cap ? q->cap * 2 : 16;
+		xpitem *nv = g_new(xpitem, nc);
 		for (uint32_t i = 0; i < q->n; i++)
 			nv[i] = q->v[(q->head + i) & (q->cap - 1)];
 		g_free(q->v);
 		q->v = nv;
 		q->head = 0;
-		q->cap = cap;
+		q->cap = nc;
 	}
-	q->v[(q->head + q->n++) & (q->cap - 1)] =
-		(xpmsg){.bytes = bytes,
-			.key = key,
-			.ready = ready,
-			.cpi = v ? cp_carry(m, 0, v) : 0,
-			.signal = signal};
-	xq_pump(m, c);
+	q->v[(q->head + q->n++) & (q->cap - 1)] = *x;
 }
 
-static void signal_arrive(sim *m, uint64_t key);
+static xpitem xr_pop(xpring *q)
+{
+	xpitem x = q->v[q->head];
+	q->head = (q->head + 1) & (q->cap - 1);
+	q->n--;
+	return x;
+}
+
+/* Post a one-sided message of kind k on c from t on (v, where it was
+ * handed on, its critical path or NULL): its control path from stage
+ * `from` (0: all of it), then its turn on the connection. */
+static void xp_post(sim *m, conn *c, gm_xport_msg k, uint64_t bytes, uint8_t signal, uint64_t key,
+		    int64_t t, gm_cpv *v, int from)
+{
+	if (v) /* waiting for the proxy thread to take it */
+		gm_cpv_to(v, t, GM_CP_PROXY);
+	int64_t ready;
+	if (from > 0) {
+		m->xp_msgs++;
+		ready = xp_stages(m, c, k, from, m->xp->path[k].data + 1, t, v, NULL);
+	} else {
+		ready = xp_control(m, c, k, t, v);
+	}
+	if (m->xw && k == GM_XM_AMO)
+		m->xw[c->src].out++;
+	xq_push(m, c, bytes, signal, key, ready, v);
+}
+
+static void xs_run(sim *m, uint32_t r);
+
+static void xp_issue(sim *m, conn *c, gm_xport_msg k, uint64_t bytes, uint8_t signal, uint64_t key,
+		     int64_t t, gm_cpv *v)
+{
+	if (!m->xw) {
+		xp_post(m, c, k, bytes, signal, key, t, v, 0);
+		return;
+	}
+	/* the request crosses to the proxy's FIFO (the delays before its
+	 * poll) before the thread can take it */
+	const gm_xport_path *h = &m->xp->path[k];
+	for (int i = h->ngpu; i < h->data && h->st[i].kind == GM_XS_DELAY; i++)
+		t += h->st[i].ps;
+	if (v)
+		gm_cpv_to(v, t, GM_CP_CONTROL);
+	const xpitem x = {.bytes = bytes,
+			  .key = key,
+			  .t = t,
+			  .conn = (uint32_t)(c - m->conns),
+			  .cpi = v ? cp_carry(m, 0, v) : 0,
+			  .signal = signal,
+			  .kind = (uint8_t)k};
+	xr_push(&m->xw[c->src].req, &x);
+	xs_run(m, c->src);
+}
+
+/* The server's thread is busy until `at` (or has nothing to do before):
+ * it looks again then. */
+static void xs_wake_at(sim *m, uint32_t r, int64_t at)
+{
+	xpsrv *w = &m->xw[r];
+	if (w->woken && w->wake_at <= at)
+		return; /* it looks again before then anyway */
+	w->woken = true;
+	w->wake_at = at;
+	ge_schedule(&m->eng, at, m->ent, EV_XS_WAKE, r);
+}
+
+/* An incoming atomic on rank r's proxy: the receiver's part from its poll
+ * on. The target's word is written and its GPU sees it at the end; the
+ * acknowledgement the proxy posts as it finishes crosses back and the
+ * sender's proxy reads its completion. */
+static void xs_incoming(sim *m, const xpitem *x, int64_t t)
+{
+	conn *c = &m->conns[x->conn];
+	const gm_xport_path *h = &m->xp->path[GM_XM_AMO];
+	int first = h->data + 1;
+	while (first < h->nstages && h->st[first].kind == GM_XS_DELAY)
+		first++; /* those were paid before it was there (xs_landed) */
+	gm_cpv cv;
+	if (m->cp)
+		cv = cp_take(m, x->cpi).v;
+	int64_t done = t;
+	const int64_t at = xp_stages(m, c, GM_XM_AMO, first, h->nstages, t, m->cp ? &cv : NULL, &done);
+	if (m->cp)
+		ge_schedule(&m->eng, at, m->ent, EV_SIGNAL_CP, cp_carry(m, x->key, &cv));
+	else
+		ge_schedule(&m->eng, at, m->ent, EV_SIGNAL, x->key);
+	ge_schedule(&m->eng, done + c->lat_ps + m->xp->p.pcie_lat_ps + m->xp->p.cq_poll_ps, m->ent,
+		    EV_XS_ACK, c->src);
+}
+
+/* Rank r's proxy thread takes its next work when it is free: alternately
+ * an incoming atomic (one per turn of its loop) and a request of its GPU,
+ * the request only while at most the window of its atomics is out. */
+static void xs_run(sim *m, uint32_t r)
+{
+	xpsrv *w = &m->xw[r];
+	const int64_t now = m->eng.now;
+	for (;;) {
+		if (m->xp_proxy[r] > now) { /* busy (also with work reserved by others) */
+			xs_wake_at(m, r, m->xp_proxy[r]);
+			return;
+		}
+		const bool in_ready = w->in.n > 0 && w->in.v[w->in.head].t <= now;
+		const bool req_ok = w->req.n > 0 && w->req.v[w->req.head].t <= now &&
+				    w->out <= m->xw_window;
+		if (in_ready && (w->in_next || !req_ok)) {
+			const xpitem x = xr_pop(&w->in);
+			xs_incoming(m, &x, now);
+			w->in_next = false;
+		} else if (req_ok) {
+			const xpitem x = xr_pop(&w->req);
+			gm_cpv cv;
+			if (m->cp)
+				cv = cp_take(m, x.cpi).v;
+			const gm_xport_path *h = &m->xp->path[x.kind];
+			int from = h->ngpu;
+			while (from < h->data && h->st[from].kind == GM_XS_DELAY)
+				from++;
+			/* one read of the FIFO takes up to proxy.batch requests
+			 * that are there: the rest of the batch skip the poll */
+			if (w->batch > 0 && h->st[from].kind == GM_XS_PROXY_POLL) {
+				w->batch--;
+				from++;
+			} else {
+				uint32_t n = 1;
+				while (n < w->req.n + 1 && n < (uint32_t)m->xp->proxy_batch &&
+				       w->req.v[(w->req.head + n - 1) & (w->req.cap - 1)].t <= now)
+					n++;
+				w->batch = n - 1;
+			}
+			xp_post(m, &m->conns[x.conn], (gm_xport_msg)x.kind, x.bytes, x.signal, x.key, now,
+				m->cp ? &cv : NULL, from);
+			w->in_next = true;
+		} else {
+			/* nothing it may do now: a request or an incoming atomic
+			 * still crossing PCIe wakes it when it is there; an
+			 * acknowledgement or a new request does */
+			if (w->in.n > 0 && w->in.v[w->in.head].t > now)
+				xs_wake_at(m, r, w->in.v[w->in.head].t);
+			if (w->req.n > 0 && w->req.v[w->req.head].t > now && w->out <= m->xw_window)
+				xs_wake_at(m, r, w->req.v[w->req.head].t);
+			return;
+		}
+	}
+}
+
+/* An emulated atomic for rank r's proxy landed at t on c (with its
+ * critical path v, or NULL): it is there once its completion is written
+ * (the receiver part's delays before the proxy polls). */
+static void xs_landed(sim *m, const conn *c, uint64_t key, int64_t t, const gm_cpv *v)
+{
+	const gm_xport_path *h = &m->xp->path[GM_XM_AMO];
+	for (int i = h->data + 1; i < h->nstages && h->st[i].kind == GM_XS_DELAY; i++)
+		t += h->st[i].ps;
+	gm_cpv cv;
+	if (v) {
+		cv = *v;
+		gm_cpv_to(&cv, t, GM_CP_CONTROL);
+	}
+	const xpitem x = {.key = key, .t = t, .conn = (uint32_t)(c - m->conns), .cpi = v ? cp_carry(m, 0, &cv) : 0};
+	xr_push(&m->xw[c->dst].in, &x);
+	if (t > m->eng.now)
+		xs_wake_at(m, c->dst, t);
+	else
+		xs_run(m, c->dst);
+}
 
 /* The head one-sided message of connection id is off the wire: a signal
  * is seen by its receiver after the route latency and the transport's
@@ -1043,6 +1285,10 @@ static inline __attribute__((always_inline)) void xq_done(sim *m, uint32_t id, g
 	q->head = (q->head + 1) & (q->cap - 1);
 	q->n--;
 	q->busy = 0;
+	if (m->net.pkt_bytes) { /* a signal's landing is on_land's (xq_land) */
+		xq_pump(m, c);
+		return;
+	}
 	gm_cpv rv;
 	if (cp) {
 		cpconn *cc = &m->ccp[id];
@@ -1050,7 +1296,9 @@ static inline __attribute__((always_inline)) void xq_done(sim *m, uint32_t id, g
 		cc->xnic = rv = cc->xflv;
 		gm_cpv_to(&rv, now + c->lat_ps, GM_CP_LATENCY);
 	}
-	if (x.signal) {
+	if (x.signal && m->xw && x.signal - 1 == GM_XM_AMO) {
+		xs_landed(m, c, x.key, now + c->lat_ps, cp ? &rv : NULL);
+	} else if (x.signal) {
 		int64_t at = xp_receive(m, c, (gm_xport_msg)(x.signal - 1), now + c->lat_ps,
 					cp ? &rv : NULL);
 		if (cp && at <= now) {
@@ -1097,7 +1345,14 @@ static void proxy_pump(sim *m, conn *c)
 			gm_cpv_join(&cc->flv, &cc->nic);
 			gm_cpv_to(&cc->flv, m->eng.now, GM_CP_OTHER);
 		}
-		if (bytes > 0) {
+		if (m->net.pkt_bytes) {
+			/* packets keep the connection's order; the landing
+			 * (on_land) delivers, an empty message as an empty packet */
+			c->busy = 1;
+			const uint64_t id = (uint64_t)(c - m->conns);
+			gm_net_start_queued(&m->net, (uint32_t)id, c->route, c->nhops, (double)bytes,
+					    PROXY_TAG | id, id << 2 | LAND_MSG);
+		} else if (bytes > 0) {
 			c->busy = 1;
 			gm_net_start(&m->net, c->route, c->nhops, (double)bytes,
 				     PROXY_TAG | (uint64_t)(c - m->conns));
@@ -1138,6 +1393,11 @@ static inline __attribute__((always_inline)) void flow_done(sim *m, uint64_t tag
 	if (tag & PROXY_TAG) { /* a proxied message is off the wire */
 		conn *pc = &m->conns[tag & ~PROXY_TAG];
 		pc->busy = 0;
+		if (m->net.pkt_bytes) { /* its landing is on_land's */
+			proxy_pump(m, pc);
+			drain(m);
+			return;
+		}
 		cpconn *cc = cp ? &m->ccp[pc - m->conns] : NULL;
 		if (cc) {
 			gm_cpv_transfer(&cc->flv, gm_net_done_bottlenecks(&m->net), now);
@@ -1202,12 +1462,35 @@ static void on_flow_done(void *ctx, uint64_t tag, ge_time now)
  * the order they were sent. */
 static void on_land(void *ctx, uint64_t tag, ge_time now)
 {
-	(void)now;
 	sim *m = ctx;
-	if (tag & 1)
-		signal_arrive(m, tag >> 1);
-	else
-		deliver(m, &m->conns[tag >> 1]);
+	const uint64_t what = tag >> 2;
+	if ((tag & 3) == LAND_SIGNAL) {
+		signal_arrive(m, what);
+	} else if ((tag & 3) == LAND_XQ_SIGNAL) {
+		/* a transport's signal: its receiving part, from the landing */
+		conn *c = &m->conns[what];
+		xpq *q = &m->xq[what];
+		const xpmsg x = q->lv[q->lhead];
+		q->lhead = (q->lhead + 1) & (q->lcap - 1);
+		q->ln--;
+		if (m->xw && x.signal - 1 == GM_XM_AMO) {
+			xs_landed(m, c, x.key, now, NULL);
+			drain(m);
+			return;
+		}
+		const int64_t at = xp_receive(m, c, (gm_xport_msg)(x.signal - 1), now, NULL);
+		if (at <= now)
+			signal_arrive(m, x.key);
+		else
+			ge_schedule(&m->eng, at, m->ent, EV_SIGNAL, x.key);
+	} else {
+		conn *c = &m->conns[what];
+		const int64_t at = c->proxied == 2 ? xp_receive(m, c, xp_send_kind(m), now, NULL) : now;
+		if (at > now)
+			schedule_delivery(m, c, at, NULL); /* after the transport's receiving part */
+		else
+			deliver(m, c);
+	}
 	drain(m);
 }
 
@@ -1253,6 +1536,13 @@ static gc_status coll_handle(ge_engine *e, void *self, const ge_event *ev)
 		conn *c = &m->conns[ev->arg];
 		c->busy = 0;
 		proxy_pump(m, c);
+	} else if (ev->kind == EV_XS_WAKE) {
+		if (m->xw[ev->arg].wake_at <= e->now) /* the latest wake (earlier ones ran already) */
+			m->xw[ev->arg].woken = false;
+		xs_run(m, (uint32_t)ev->arg);
+	} else if (ev->kind == EV_XS_ACK) {
+		m->xw[ev->arg].out--;
+		xs_run(m, (uint32_t)ev->arg);
 	} else if (ev->kind == EV_XQ_READY) {
 		m->xq[ev->arg].busy = 0;
 		xq_pump(m, &m->conns[ev->arg]);
@@ -1453,7 +1743,7 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	}
 	m->ent = ge_entity_add(&m->eng, &coll_ops, m);
 	gt_topo_instantiate(topo, &m->net);
-	if (o->xport && o->xport->kind != GM_XPORT_NONE && !o->pkt_bytes) {
+	if (o->xport && o->xport->kind != GM_XPORT_NONE) {
 		m->xp = o->xport;
 		m->xp_proxy = g_new0(int64_t, m->nranks);
 		m->xp_proxy_busy = g_new0(int64_t, m->nranks);
@@ -1462,6 +1752,10 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		m->xp_nic_busy = g_new0(int64_t, m->net.nlinks);
 		if (m->xp->queues > 0)
 			m->xp_sq = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+		if (m->xp->amo_acked) {
+			m->xw = g_new0(xpsrv, m->nranks);
+			m->xw_window = gm_xport_amo_window(m->xp, gen->p.nranks);
+		}
 	}
 	m->strands = gc_aligned_renew(NULL, 0, m->nstrands, sizeof(strand));
 	if (o->on_step) {
@@ -1589,13 +1883,20 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 			g_free(m->conns[i].q.heap);
 		if (m->cp)
 			g_free(m->ccp[i].q);
-		if (m->xp)
+		if (m->xp) {
 			g_free(m->xq[i].v);
+			g_free(m->xq[i].lv);
+		}
 	}
 	g_free(m->xq);
 	g_free(m->xp_proxy);
 	g_free(m->xp_proxy_busy);
 	g_free(m->xp_turn);
+	for (int i = 0; m->xw && i < m->nranks; i++) {
+		g_free(m->xw[i].req.v);
+		g_free(m->xw[i].in.v);
+	}
+	g_free(m->xw);
 	g_free(m->xp_nic);
 	g_free(m->xp_nic_busy);
 	if (m->xp_sq)

@@ -971,12 +971,6 @@ static gc_status xport_setup(gc_config *cfg, const gm_run_opts *o, char **errmsg
 	const char *x = gc_config_str(cfg, "transport.inter");
 	if (!strcmp(x, "none"))
 		return GC_OK;
-	const char *fid = gc_config_str(cfg, "sim.fidelity");
-	if (!strcmp(fid, "packet"))
-		return gc_config_error(cfg, "transport.inter", errmsg,
-				       "%s runs under sim.fidelity flow or analytical; the packet model "
-				       "does not take a transport's control path",
-				       x);
 	if (!strcmp(gc_config_str(cfg, "sim.net_send"), "proxy"))
 		return gc_config_error(cfg, "sim.net_send", errmsg,
 				       "proxy is what transport.inter %s does already (its NIC sends a "

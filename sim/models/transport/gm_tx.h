@@ -72,6 +72,8 @@ typedef struct gm_tx_params {
 	int proxy_batch;
 	gm_tx_proxy_post proxy_post;
 	gm_tx_proxy_amo proxy_amo;
+	int srq_depth;	 /* NVSHMEM IBRC's shared receive queue (emulated atomics' window) */
+	int rc_per_pe;	 /* its RC queue pairs per peer PE (NVSHMEM_IB_NUM_RC_PER_DEVICE) */
 	gm_tx_flag_read flag_read;
 	/* GDRCopy */
 	int64_t gdr_read_ps, gdr_write_ps;

@@ -122,6 +122,20 @@ static const gc_param tx_params[] = {
 	 "NVSHMEM ibrc.cpp nvshmemt_ibrc_amo (with NVSHMEM_USE_GDRCOPY every atomic but an 8-byte "
 	 "SIGNAL_ADD is a SEND to the target), perform_gdrcopy_amo, poll_recv; pplx-kernels' "
 	 "multi-node set-up builds NVSHMEM with GDRCopy (its docs/install-driver-and-dependencies.md)"},
+	{"proxy.srq_depth", GC_P_INT, "16384", NULL, 1, 1 << 24,
+	 "receive buffers of NVSHMEM IBRC's shared receive queue: with proxy.amo gdrcopy a proxy keeps "
+	 "at most srq_depth / (connected queue pairs + 1) atomics unacknowledged, and before each request "
+	 "it posts it spins on its receive queue until it is back under that window",
+	 "NVSHMEM env_defs.h NVSHMEM_SRQ_DEPTH 16384; ibrc.cpp progress_recv (WAIT_ANY: "
+	 "srq_depth / (connected_qp_count + 1)), called by nvshmemt_ib_common_check_poll_avail before "
+	 "every rma and amo"},
+	{"proxy.rc_per_pe", GC_P_INT, "1", NULL, 1, 1024,
+	 "RC queue pairs NVSHMEM IBRC connects to every PE, besides its host endpoint: a proxy has "
+	 "npes x (rc_per_pe + 1) + 1 connected queue pairs (the +1 its loopback for consistency), which "
+	 "divide proxy.srq_depth into its window of unacknowledged atomics",
+	 "NVSHMEM env_defs.h NVSHMEM_IB_NUM_RC_PER_DEVICE 1; transport_ib_common.cpp "
+	 "nvshmemt_ib_common_connect_endpoints (ep_count = num RC + 1 host EP, to all n_pes), "
+	 "nvshmemt_ib_common_setup_cst_loopback; ibrc.cpp ep_connect (connected_qp_count++)"},
 	{"proxy.flag_read", GC_P_ENUM, "hostpinned", "hostpinned|cudamemcpy|gdrcopy", 1, 0,
 	 "how the proxy reads a GPU-written flag: host-pinned FIFO, cudaMemcpy, or a GDRCopy mapping",
 	 "NVSHMEM IBRC uses a host-pinned FIFO; pplx-garden reads flags through GDRCopy (" REF ")"},
@@ -296,6 +310,8 @@ void gm_tx_params_read(const gc_config *cfg, const char *platform_name, gm_tx_pa
 									    : GM_TX_POST_SINGLE;
 	p->proxy_amo = !strcmp(gc_config_str(cfg, "proxy.amo"), "native") ? GM_TX_AMO_NATIVE
 									  : GM_TX_AMO_GDRCOPY;
+	p->srq_depth = (int)gc_config_int(cfg, "proxy.srq_depth");
+	p->rc_per_pe = (int)gc_config_int(cfg, "proxy.rc_per_pe");
 	const char *fr = gc_config_str(cfg, "proxy.flag_read");
 	p->flag_read = !strcmp(fr, "cudamemcpy") ? GM_TX_FLAG_CUDAMEMCPY
 		       : !strcmp(fr, "gdrcopy")	 ? GM_TX_FLAG_GDRCOPY

@@ -121,7 +121,7 @@ static void nic_part(gm_xport_path *h, const gm_tx_params *p, bool wqe_in_gpu)
 
 /* The sender's part of a proxy transport: the GPU's hand-off (a tail or a
  * request in host-pinned memory), the proxy's turn, the post. */
-static void proxy_send(gm_xport_path *h, const gm_tx_params *p, bool nccl, bool amo)
+static void proxy_send(gm_xport_path *h, const gm_tx_params *p, bool nccl, bool amo, bool recv_poll)
 {
 	const char *rule;
 	int64_t rd = flag_read(p, &rule);
@@ -143,11 +143,19 @@ static void proxy_send(gm_xport_path *h, const gm_tx_params *p, bool nccl, bool 
 		     nccl ? "the GPU's proxy thread, walking its connections, reads the tail and finds the "
 			    "slice"
 			  : "the PE's proxy thread polls its FIFO and finds the request");
-		push(h, GM_XS_PROXY_WORK, p->proxy_req_ps + p->post_send_ps + p->mmio_write_ps, "CPU proxy (GPU A)",
-		     "proxy.request_cost + host.post_send + pcie.mmio_write",
-		     nccl ? "posts the slice as an RDMA write with immediate (ncclNetIsend: one ibv_post_send "
-			    "or libfabric write) and rings the doorbell"
-			  : "builds the RDMA write for the request, posts it signalled and rings the doorbell");
+		if (recv_poll)
+			push(h, GM_XS_PROXY_WORK, p->proxy_req_ps + p->cq_poll_ps + p->post_send_ps + p->mmio_write_ps,
+			     "CPU proxy (GPU A)", "proxy.request_cost + host.cq_poll + host.post_send + pcie.mmio_write",
+			     "polls its receive queue once for incoming atomics and acknowledgements "
+			     "(check_poll_avail -> progress_recv), builds the RDMA write for the request, posts it "
+			     "signalled and rings the doorbell");
+		else
+			push(h, GM_XS_PROXY_WORK, p->proxy_req_ps + p->post_send_ps + p->mmio_write_ps,
+			     "CPU proxy (GPU A)", "proxy.request_cost + host.post_send + pcie.mmio_write",
+			     nccl ? "posts the slice as an RDMA write with immediate (ncclNetIsend: one "
+				    "ibv_post_send or libfabric write) and rings the doorbell"
+				  : "builds the RDMA write for the request, posts it signalled and rings the "
+				    "doorbell");
 		push(h, GM_XS_PROXY_BG, p->cq_poll_ps, "CPU proxy (GPU A)", "host.cq_poll",
 		     nccl ? "later reaps the send's completion (ncclNetTest), off the message's path"
 			  : "later reaps the signalled request's completion (one CQE per ibv_poll_cq), off the "
@@ -245,11 +253,16 @@ static void build_paths(gm_xport *x)
 {
 	const gm_tx_params *p = &x->p;
 	const bool efa = p->nic_kind == GM_TX_NIC_EFA;
+	/* NVSHMEM IBRC with GDRCopy: before every request the proxy polls its
+	 * receive queue (ibrc.cpp: progress_recv is set when GDRCopy is in use,
+	 * and nvshmemt_ib_common_check_poll_avail calls it in every rma and
+	 * amo) */
+	const bool recv_poll = x->kind == GM_XPORT_IBRC && !efa && p->proxy_amo == GM_TX_AMO_GDRCOPY;
 	for (int k = 0; k < GM_XM__COUNT; k++) {
 		gm_xport_path *h = &x->path[k];
 		memset(h, 0, sizeof(*h));
 		if (x->kind == GM_XPORT_NCCL || x->kind == GM_XPORT_IBRC)
-			proxy_send(h, p, x->kind == GM_XPORT_NCCL, false);
+			proxy_send(h, p, x->kind == GM_XPORT_NCCL, false, recv_poll);
 		else
 			device_send(h, p);
 		if (k == GM_XM_PUT)
@@ -261,8 +274,9 @@ static void build_paths(gm_xport *x)
 			/* the sender's proxy posts it as a SEND, and also reaps the
 			 * acknowledgement and re-posts that receive buffer */
 			memset(h, 0, sizeof(*h));
-			proxy_send(h, p, false, true);
+			proxy_send(h, p, false, true, recv_poll);
 			proxy_recv(h, p, RECV_AMO);
+			x->amo_acked = true;
 			continue;
 		}
 		if (x->kind == GM_XPORT_NCCL) {
@@ -355,6 +369,12 @@ gc_status gm_xport_build(const gc_config *cfg, const gt_topo *topo, bool one_sid
 	return GC_OK;
 }
 
+uint64_t gm_xport_amo_window(const gm_xport *x, int npes)
+{
+	const uint64_t qps = (uint64_t)npes * (uint64_t)(x->p.rc_per_pe + 1) + 1;
+	return (uint64_t)x->p.srq_depth / (qps + 1);
+}
+
 const char *gm_xport_msg_name(gm_xport_msg k)
 {
 	static const char *const names[GM_XM__COUNT] = {"simple", "ll", "put", "signal", "amo"};
@@ -429,6 +449,13 @@ bool gm_xport_uses_key(const gm_xport *x, const char *key, const char **why)
 	if (proxy && (!strcmp(key, "proxy.batch") || !strcmp(key, "proxy.flag_read") ||
 		      !strcmp(key, "proxy.poll_interval")))
 		return true;
+	if (!strcmp(key, "proxy.srq_depth") || !strcmp(key, "proxy.rc_per_pe")) {
+		if (x->amo_acked)
+			return true; /* the window of unacknowledged atomics */
+		*why = "it sets the window of atomics NVSHMEM's proxy (ibrc) emulates through the target's "
+		       "proxy (proxy.amo gdrcopy, InfiniBand/RoCE); this run's transport emulates none";
+		return false;
+	}
 	if (!strcmp(key, "proxy.amo")) {
 		if (x->kind == GM_XPORT_IBRC && x->p.nic_kind != GM_TX_NIC_EFA)
 			return true; /* a signal of its own: through the target's proxy, or native */

@@ -16,6 +16,11 @@
  *  - the receiver's part after the last byte lands: the completion seen
  *    by the receiving proxy (a turn of its thread) and handed to the GPU,
  *    or a flag the receiving GPU polls in its own memory.
+ * The flow and the packet fidelity run the stages around a message's
+ * data (in packet mode its first packet leaves when the control path is
+ * done, and the receiver's part starts when its last byte lands), the
+ * breakdown puts each stage's time in its category (gm_cpath.h), and the
+ * closed form adds each stage once (gm_xport_latency_ps).
  * The same stages are what `gcsim explain --transport` walks
  * (gm_xport_recipe turns them into a gm_tx recipe whose data step crosses
  * the same links), so a 2-rank message in `run` and the walk agree to the
@@ -37,7 +42,12 @@
  *
  * Servers are reserved in hand-off order (a stage starts at the later of
  * its arrival and its server's free time), which is exact for one server's
- * own FIFO and keeps the executor free of per-stage events.
+ * own FIFO and keeps the executor free of per-stage events. The one
+ * exception is NVSHMEM IBRC with GDRCopy atomics (amo_acked): what its
+ * proxy thread does next depends on what comes back (incoming atomics it
+ * takes between its own requests, acknowledgements that reopen its window),
+ * so the executor runs each such thread as a server of its own, event by
+ * event, for one-sided messages.
  */
 #ifndef GM_XPORT_H
 #define GM_XPORT_H
@@ -105,7 +115,17 @@ typedef struct gm_xport {
 	int proxy_batch; /* requests the proxy takes in one turn */
 	int queues;	 /* device-initiated: send queues a GPU's CTAs share (0: one each) */
 	bool chosen;	 /* transport.inter auto picked it by the NIC's GPUDirect Async */
+	/* NVSHMEM IBRC with GDRCopy atomics (a GM_XM_AMO is a SEND the target's
+	 * proxy acknowledges): before each request it posts, a rank's proxy
+	 * waits until no more than amo_window(npes) of its atomics are
+	 * unacknowledged. false elsewhere. */
+	bool amo_acked;
 } gm_xport;
+
+/* The window of unacknowledged emulated atomics of a proxy among npes PEs
+ * (x->amo_acked): proxy.srq_depth / (connected queue pairs + 1), with
+ * npes x (proxy.rc_per_pe + 1) + 1 queue pairs connected. */
+uint64_t gm_xport_amo_window(const gm_xport *x, int npes);
 
 /* Register transport.* (called by gm_scenario_config_new). */
 void gm_xport_register_params(gc_config *cfg);
