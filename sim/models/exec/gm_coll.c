@@ -124,9 +124,12 @@ typedef struct cpcarry {
 typedef struct xpmsg {
 	uint64_t bytes;
 	uint64_t key; /* SIGNAL: its signal_key */
-	int64_t ready;
+	int64_t ready;	/* when it may go on the wire; in a proxy's queues (xpsrv),
+			 * when it is there for the thread */
 	uint32_t cpi;	/* critical path: its vector's pool slot (cp_carry) */
+	uint32_t conn;	/* in a proxy's queues: its connection */
 	uint8_t signal; /* 0 for a PUT, else 1 + the signal's gm_xport_msg kind */
+	uint8_t kind;	/* in a proxy's queues: its gm_xport_msg kind */
 } xpmsg;
 
 typedef struct xpq {
@@ -146,15 +149,8 @@ typedef struct xpq {
  * (nvshmemt_ib_common_check_poll_avail -> progress_recv), and while more
  * than the window of its own atomics are unacknowledged it only does that
  * (ibrc.cpp progress_recv). */
-typedef struct xpitem {
-	uint64_t bytes, key;
-	int64_t t; /* handed off (a request) or there for the proxy (incoming) */
-	uint32_t conn, cpi;
-	uint8_t signal, kind;
-} xpitem;
-
 typedef struct xpring {
-	xpitem *v; /* power-of-two capacity */
+	xpmsg *v; /* power-of-two capacity */
 	uint32_t head, n, cap;
 } xpring;
 
@@ -1090,24 +1086,14 @@ static void signal_arrive(sim *m, uint64_t key);
 
 /* ---- NVSHMEM IBRC's proxy thread as a server (xpsrv) --------------------- */
 
-static void xr_push(xpring *q, const xpitem *x)
+static void xr_push(xpring *q, const xpmsg *x)
 {
-	if (q->n == q->cap) {
-		uint32_t nc = q->cap ? q->cap * 2 : 16;
-		xpitem *nv = g_new(xpitem, nc);
-		for (uint32_t i = 0; i < q->n; i++)
-			nv[i] = q->v[(q->head + i) & (q->cap - 1)];
-		g_free(q->v);
-		q->v = nv;
-		q->head = 0;
-		q->cap = nc;
-	}
-	q->v[(q->head + q->n++) & (q->cap - 1)] = *x;
+	xq_ring_push(&q->v, &q->head, &q->n, &q->cap, x);
 }
 
-static xpitem xr_pop(xpring *q)
+static xpmsg xr_pop(xpring *q)
 {
-	xpitem x = q->v[q->head];
+	xpmsg x = q->v[q->head];
 	q->head = (q->head + 1) & (q->cap - 1);
 	q->n--;
 	return x;
@@ -1149,9 +1135,9 @@ static void xp_issue(sim *m, conn *c, gm_xport_msg k, uint64_t bytes, uint8_t si
 		t += h->st[i].ps;
 	if (v)
 		gm_cpv_to(v, t, GM_CP_CONTROL);
-	const xpitem x = {.bytes = bytes,
+	const xpmsg x = {.bytes = bytes,
 			  .key = key,
-			  .t = t,
+			  .ready = t,
 			  .conn = (uint32_t)(c - m->conns),
 			  .cpi = v ? cp_carry(m, 0, v) : 0,
 			  .signal = signal,
@@ -1176,7 +1162,7 @@ static void xs_wake_at(sim *m, uint32_t r, int64_t at)
  * on. The target's word is written and its GPU sees it at the end; the
  * acknowledgement the proxy posts as it finishes crosses back and the
  * sender's proxy reads its completion. */
-static void xs_incoming(sim *m, const xpitem *x, int64_t t)
+static void xs_incoming(sim *m, const xpmsg *x, int64_t t)
 {
 	conn *c = &m->conns[x->conn];
 	const gm_xport_path *h = &m->xp->path[GM_XM_AMO];
@@ -1208,15 +1194,15 @@ static void xs_run(sim *m, uint32_t r)
 			xs_wake_at(m, r, m->xp_proxy[r]);
 			return;
 		}
-		const bool in_ready = w->in.n > 0 && w->in.v[w->in.head].t <= now;
-		const bool req_ok = w->req.n > 0 && w->req.v[w->req.head].t <= now &&
+		const bool in_ready = w->in.n > 0 && w->in.v[w->in.head].ready <= now;
+		const bool req_ok = w->req.n > 0 && w->req.v[w->req.head].ready <= now &&
 				    w->out <= m->xw_window;
 		if (in_ready && (w->in_next || !req_ok)) {
-			const xpitem x = xr_pop(&w->in);
+			const xpmsg x = xr_pop(&w->in);
 			xs_incoming(m, &x, now);
 			w->in_next = false;
 		} else if (req_ok) {
-			const xpitem x = xr_pop(&w->req);
+			const xpmsg x = xr_pop(&w->req);
 			gm_cpv cv;
 			if (m->cp)
 				cv = cp_take(m, x.cpi).v;
@@ -1232,7 +1218,7 @@ static void xs_run(sim *m, uint32_t r)
 			} else {
 				uint32_t n = 1;
 				while (n < w->req.n + 1 && n < (uint32_t)m->xp->proxy_batch &&
-				       w->req.v[(w->req.head + n - 1) & (w->req.cap - 1)].t <= now)
+				       w->req.v[(w->req.head + n - 1) & (w->req.cap - 1)].ready <= now)
 					n++;
 				w->batch = n - 1;
 			}
@@ -1243,10 +1229,10 @@ static void xs_run(sim *m, uint32_t r)
 			/* nothing it may do now: a request or an incoming atomic
 			 * still crossing PCIe wakes it when it is there; an
 			 * acknowledgement or a new request does */
-			if (w->in.n > 0 && w->in.v[w->in.head].t > now)
-				xs_wake_at(m, r, w->in.v[w->in.head].t);
-			if (w->req.n > 0 && w->req.v[w->req.head].t > now && w->out <= m->xw_window)
-				xs_wake_at(m, r, w->req.v[w->req.head].t);
+			if (w->in.n > 0 && w->in.v[w->in.head].ready > now)
+				xs_wake_at(m, r, w->in.v[w->in.head].ready);
+			if (w->req.n > 0 && w->req.v[w->req.head].ready > now && w->out <= m->xw_window)
+				xs_wake_at(m, r, w->req.v[w->req.head].ready);
 			return;
 		}
 	}
@@ -1265,7 +1251,7 @@ static void xs_landed(sim *m, const conn *c, uint64_t key, int64_t t, const gm_c
 		cv = *v;
 		gm_cpv_to(&cv, t, GM_CP_CONTROL);
 	}
-	const xpitem x = {.key = key, .t = t, .conn = (uint32_t)(c - m->conns), .cpi = v ? cp_carry(m, 0, &cv) : 0};
+	const xpmsg x = {.key = key, .ready = t, .conn = (uint32_t)(c - m->conns), .cpi = v ? cp_carry(m, 0, &cv) : 0};
 	xr_push(&m->xw[c->dst].in, &x);
 	if (t > m->eng.now)
 		xs_wake_at(m, c->dst, t);
