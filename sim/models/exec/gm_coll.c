@@ -1086,6 +1086,17 @@ static void signal_arrive(sim *m, uint64_t key);
 
 /* ---- NVSHMEM IBRC's proxy thread as a server (xpsrv) --------------------- */
 
+/* The fixed delays of path h from stage i on, before `end` or its first
+ * other stage (a write crossing PCIe towards a proxy): added to *t unless
+ * t is NULL. Returns the index of that first other stage. */
+static int xp_lead_delays(const gm_xport_path *h, int i, int end, int64_t *t)
+{
+	for (; i < end && h->st[i].kind == GM_XS_DELAY; i++)
+		if (t)
+			*t += h->st[i].ps;
+	return i;
+}
+
 static void xr_push(xpring *q, const xpmsg *x)
 {
 	xq_ring_push(&q->v, &q->head, &q->n, &q->cap, x);
@@ -1131,8 +1142,7 @@ static void xp_issue(sim *m, conn *c, gm_xport_msg k, uint64_t bytes, uint8_t si
 	/* the request crosses to the proxy's FIFO (the delays before its
 	 * poll) before the thread can take it */
 	const gm_xport_path *h = &m->xp->path[k];
-	for (int i = h->ngpu; i < h->data && h->st[i].kind == GM_XS_DELAY; i++)
-		t += h->st[i].ps;
+	xp_lead_delays(h, h->ngpu, h->data, &t);
 	if (v)
 		gm_cpv_to(v, t, GM_CP_CONTROL);
 	const xpmsg x = {.bytes = bytes,
@@ -1166,9 +1176,8 @@ static void xs_incoming(sim *m, const xpmsg *x, int64_t t)
 {
 	conn *c = &m->conns[x->conn];
 	const gm_xport_path *h = &m->xp->path[GM_XM_AMO];
-	int first = h->data + 1;
-	while (first < h->nstages && h->st[first].kind == GM_XS_DELAY)
-		first++; /* those were paid before it was there (xs_landed) */
+	/* the delays before its poll were paid before it was there (xs_landed) */
+	const int first = xp_lead_delays(h, h->data + 1, h->nstages, NULL);
 	gm_cpv cv;
 	if (m->cp)
 		cv = cp_take(m, x->cpi).v;
@@ -1207,9 +1216,7 @@ static void xs_run(sim *m, uint32_t r)
 			if (m->cp)
 				cv = cp_take(m, x.cpi).v;
 			const gm_xport_path *h = &m->xp->path[x.kind];
-			int from = h->ngpu;
-			while (from < h->data && h->st[from].kind == GM_XS_DELAY)
-				from++;
+			int from = xp_lead_delays(h, h->ngpu, h->data, NULL); /* paid in xp_issue */
 			/* one read of the FIFO takes up to proxy.batch requests
 			 * that are there: the rest of the batch skip the poll */
 			if (w->batch > 0 && h->st[from].kind == GM_XS_PROXY_POLL) {
@@ -1244,8 +1251,7 @@ static void xs_run(sim *m, uint32_t r)
 static void xs_landed(sim *m, const conn *c, uint64_t key, int64_t t, const gm_cpv *v)
 {
 	const gm_xport_path *h = &m->xp->path[GM_XM_AMO];
-	for (int i = h->data + 1; i < h->nstages && h->st[i].kind == GM_XS_DELAY; i++)
-		t += h->st[i].ps;
+	xp_lead_delays(h, h->data + 1, h->nstages, &t);
 	gm_cpv cv;
 	if (v) {
 		cv = *v;

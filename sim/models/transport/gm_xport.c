@@ -143,19 +143,17 @@ static void proxy_send(gm_xport_path *h, const gm_tx_params *p, bool nccl, bool 
 		     nccl ? "the GPU's proxy thread, walking its connections, reads the tail and finds the "
 			    "slice"
 			  : "the PE's proxy thread polls its FIFO and finds the request");
-		if (recv_poll)
-			push(h, GM_XS_PROXY_WORK, p->proxy_req_ps + p->cq_poll_ps + p->post_send_ps + p->mmio_write_ps,
-			     "CPU proxy (GPU A)", "proxy.request_cost + host.cq_poll + host.post_send + pcie.mmio_write",
-			     "polls its receive queue once for incoming atomics and acknowledgements "
-			     "(check_poll_avail -> progress_recv), builds the RDMA write for the request, posts it "
-			     "signalled and rings the doorbell");
-		else
-			push(h, GM_XS_PROXY_WORK, p->proxy_req_ps + p->post_send_ps + p->mmio_write_ps,
-			     "CPU proxy (GPU A)", "proxy.request_cost + host.post_send + pcie.mmio_write",
-			     nccl ? "posts the slice as an RDMA write with immediate (ncclNetIsend: one "
-				    "ibv_post_send or libfabric write) and rings the doorbell"
-				  : "builds the RDMA write for the request, posts it signalled and rings the "
-				    "doorbell");
+		push(h, GM_XS_PROXY_WORK,
+		     p->proxy_req_ps + (recv_poll ? p->cq_poll_ps : 0) + p->post_send_ps + p->mmio_write_ps,
+		     "CPU proxy (GPU A)",
+		     recv_poll ? "proxy.request_cost + host.cq_poll + host.post_send + pcie.mmio_write"
+			       : "proxy.request_cost + host.post_send + pcie.mmio_write",
+		     nccl ? "posts the slice as an RDMA write with immediate (ncclNetIsend: one ibv_post_send "
+			    "or libfabric write) and rings the doorbell"
+		     : recv_poll ? "polls its receive queue once for incoming atomics and acknowledgements "
+				   "(check_poll_avail -> progress_recv), builds the RDMA write for the request, "
+				   "posts it signalled and rings the doorbell"
+				 : "builds the RDMA write for the request, posts it signalled and rings the doorbell");
 		push(h, GM_XS_PROXY_BG, p->cq_poll_ps, "CPU proxy (GPU A)", "host.cq_poll",
 		     nccl ? "later reaps the send's completion (ncclNetTest), off the message's path"
 			  : "later reaps the signalled request's completion (one CQE per ibv_poll_cq), off the "
