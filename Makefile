@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # gcsim: one Makefile for the simulator, the hw harness, tests, benchmarks.
 #
-#   make            build everything this machine allows (CUDA=auto, RDMA=auto)
+#   make            build everything this machine allows (CUDA=auto, RDMA=auto,
+#                   MPI=auto: gcsim sweep across the ranks of mpirun)
 #   make run        install missing packages, build, run the default scenario
 #   make test       install missing packages, build, run the whole suite (prove)
 #   make asan       the suite under AddressSanitizer + UndefinedBehaviorSanitizer
@@ -19,6 +20,7 @@ CC       ?= cc
 NVCC     ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 CUDA     ?= auto
 RDMA     ?= auto
+MPI      ?= auto
 SCENARIO ?= scenarios/dgx-h100-allreduce.yaml
 
 PKGS     := glib-2.0 yaml-0.1 sqlite3
@@ -50,6 +52,9 @@ endif
 ifeq ($(RDMA),auto)
   RDMA := $(if $(wildcard /usr/include/infiniband/verbs.h),1,0)
 endif
+ifeq ($(MPI),auto)
+  MPI := $(shell pkg-config --exists ompi-c 2>/dev/null && echo 1 || echo 0)
+endif
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 
 # ---- sources ---------------------------------------------------------------
@@ -72,6 +77,14 @@ endif
 ifeq ($(RDMA),1)
   CFLAGS  += -DGC_HAVE_RDMA=1
   LDLIBS  += -libverbs
+endif
+# Open MPI (Debian's libopenmpi-dev) for the gcsim binary only: its sweep
+# hands cells to the ranks of mpirun (cli/sweep_mpi.c)
+MPI_CFLAGS :=
+MPI_LIBS   :=
+ifeq ($(MPI),1)
+  MPI_CFLAGS := -DGCSIM_MPI=1 $(shell pkg-config --cflags ompi-c)
+  MPI_LIBS   := $(shell pkg-config --libs ompi-c)
 endif
 NVCCFLAGS ?= -O2 -std=c++17 -I. -arch=sm_90 -Xcompiler -Wall,-Wextra,-Werror
 
@@ -99,8 +112,15 @@ $(LIB): $(LIB_OBJS) $(CU_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && $(AR) rcs $@ $^
 
+$(BUILD)/obj/cli/sweep_mpi.o: CFLAGS += $(MPI_CFLAGS)
+# a change of MPI=0/1 rebuilds the one file it changes
+$(BUILD)/obj/cli/sweep_mpi.o: $(BUILD)/mpi-$(MPI)
+
+$(BUILD)/mpi-$(MPI):
+	@mkdir -p $(dir $@) && rm -f $(BUILD)/mpi-* && touch $@
+
 $(BIN): $(CLI_OBJS) $(LIB)
-	$(CC) $(CFLAGS) -o $@ $(CLI_OBJS) $(LIB) $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $(CLI_OBJS) $(LIB) $(LDLIBS) $(MPI_LIBS)
 
 $(MAN): $(BIN) scripts/manpage.sh
 	sh scripts/manpage.sh $(BIN) >$@.tmp && mv $@.tmp $@
@@ -130,7 +150,7 @@ $(BUILD)/tests/hw/test_interp_emu: tests/hw/test_interp_emu.c $(EMU_OBJS) $(LIB)
 
 $(EMU_BIN): $(CLI_OBJS) $(EMU_OBJS) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $(CLI_OBJS) $(EMU_OBJS) $(LIB) $(LDLIBS) -lstdc++
+	$(CC) $(CFLAGS) -o $@ $(CLI_OBJS) $(EMU_OBJS) $(LIB) $(LDLIBS) $(MPI_LIBS) -lstdc++
 
 $(BUILD)/bench/%: bench/%.c $(LIB)
 	@mkdir -p $(dir $@)
@@ -153,7 +173,7 @@ test: deps
 
 asan:
 	@$(MAKE) --no-print-directory test BUILD=build/asan OPT=-O1 AR=ar \
-	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" CUDA=0
+	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" CUDA=0 MPI=0
 
 bench: deps
 	@$(MAKE) --no-print-directory $(BIN) $(BENCH_BINS)

@@ -14,13 +14,17 @@
  *
  * All cells are checked (their configurations, and everything gcsim run
  * refuses before it simulates) before the first one runs, so a bad value
- * fails with nothing written.
+ * fails with nothing written. The cells then run in --jobs processes
+ * (sweep_exec.h), this one the only writer of the results file; --shard
+ * I/K keeps cells I, I+K, ... of the grid, and --merge copies stored
+ * cells from other results files first.
  */
 #include <errno.h>
 #include <glib.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -32,6 +36,7 @@
 #include "sim/models/run/gm_run.h"
 #include "sim/models/report/gm_report.h"
 #include "sim/models/run/gm_scenario.h"
+#include "sweep_exec.h"
 
 #define SWEEP_AXES 3
 #define SWEEP_CELLS 4096
@@ -651,12 +656,165 @@ static void print_table(const char *path, const char *key, const char *results, 
 		}
 }
 
+/* "I/K" with 0 <= I < K. */
+static bool parse_shard(const char *s, guint *i, guint *k)
+{
+	char *end = NULL;
+	errno = 0;
+	guint64 a = g_ascii_strtoull(s, &end, 10);
+	if (end == s || *end != '/' || errno)
+		return false;
+	const char *t = end + 1;
+	guint64 b = g_ascii_strtoull(t, &end, 10);
+	if (end == t || *end || errno || b < 1 || b > SWEEP_CELLS || a >= b || !g_ascii_isdigit(s[0]) ||
+	    !g_ascii_isdigit(t[0]))
+		return false;
+	*i = (guint)a;
+	*k = (guint)b;
+	return true;
+}
+
+/* Whether two paths name one file (the second may not exist yet). */
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+static void cell_clear(sweep_cell *c)
+{
+	g_free(c->value);
+	g_free(c->label);
+	g_free(c->config);
+	if (c->sets)
+		g_ptr_array_free(c->sets, TRUE);
+	g_free(c->at);
+	g_free(c->pts);
+	g_free(c->prm);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Keep cells I, I+K, ... (and their entries of unused) at the front; the
+ * new count. */
+static guint keep_shard(sweep_cell *cells, char ***unused, guint n, guint i, guint k)
+{
+	guint m = 0;
+	for (guint c = 0; c < n; c++) {
+		if (c % k == i) {
+			cells[m] = cells[c];
+			unused[m] = unused[c];
+			if (m != c) {
+				memset(&cells[c], 0, sizeof(cells[c]));
+				unused[c] = NULL;
+			}
+			m++;
+		} else {
+			cell_clear(&cells[c]);
+			g_strfreev(unused[c]);
+			unused[c] = NULL;
+		}
+	}
+	return m;
+}
+
+/* --merge: copy from each file, in order, the newest run of every cell
+ * that neither the results file nor an earlier file holds, into the
+ * results file (one transaction per file). cells' run ids are left 0. */
+static gc_status merge_cells(char **files, const char *results, sweep_cell *cells, guint n,
+			     guint *copied, char **err)
+{
+	gc_status st = GC_OK;
+	gc_results *db = NULL;
+	if (g_file_test(results, G_FILE_TEST_EXISTS)) {
+		st = gc_results_open(results, true, &db, err);
+		if (st == GC_OK)
+			st = find_stored(db, cells, n, err);
+		gc_results_close(db);
+		db = NULL;
+	}
+	bool *held = g_new0(bool, n);
+	for (guint k = 0; k < n; k++)
+		held[k] = cells[k].run_id != 0;
+	for (char **f = files; *f && st == GC_OK; f++) {
+		gc_results *from = NULL;
+		st = gc_results_open(*f, false, &from, err);
+		for (guint k = 0; k < n; k++)
+			cells[k].run_id = held[k] ? -1 : 0; /* -1: not looked for */
+		if (st == GC_OK)
+			st = find_stored(from, cells, n, err);
+		for (guint k = 0; k < n && st == GC_OK; k++) {
+			if (held[k] || cells[k].run_id <= 0)
+				continue;
+			gc_run_record rec;
+			st = gc_results_get_record(from, cells[k].run_id, &rec, err);
+			if (st == GC_OK && !db && (st = gc_results_open(results, true, &db, err)) == GC_OK)
+				st = gc_results_begin(db, err);
+			if (st == GC_OK)
+				st = gc_results_insert_record(db, &rec, NULL, err);
+			gc_run_record_clear(&rec);
+			if (st == GC_OK) {
+				held[k] = true;
+				(*copied)++;
+			}
+		}
+		gc_results_close(from);
+		if (db) {
+			if (st == GC_OK)
+				st = gc_results_commit(db, err);
+			if (st == GC_OK)
+				gc_results_close(db);
+			else
+				gc_results_discard(db);
+			db = NULL;
+		}
+	}
+	for (guint k = 0; k < n; k++)
+		cells[k].run_id = 0;
+	g_free(held);
+	return st;
+}
+
+/* What every cell's run shares (the callback of sweep_exec). */
+typedef struct cell_ctx {
+	const char *scenario, *command;
+	sweep_cell *cells;
+	guint ncells;
+	bool breakdown;
+} cell_ctx;
+
+static gc_status run_cell(void *ctx, guint k, bool show, gc_run_record *rec, char **err)
+{
+	const cell_ctx *cx = ctx;
+	sweep_cell *c = &cx->cells[k];
+	sweep_progress pr = {k, cx->ncells, c->value};
+	gm_run_opts o = {.sets = (const char *const *)c->sets->pdata,
+			 .set_where = c->at,
+			 .breakdown = cx->breakdown,
+			 .sweep_cell = true};
+	if (show) {
+		o.progress = progress;
+		o.progress_ctx = &pr;
+	}
+	gm_run *run = NULL;
+	gc_status st = gm_run_scenario(cx->scenario, &o, &run, err);
+	if (show)
+		fputs("\r\033[K", stderr);
+	if (st == GC_OK)
+		gm_run_record_of(run, c->label, cx->command, rec);
+	gm_run_free(run);
+	return st;
+}
+
 int cli_sweep(int argc, char **argv)
 {
 	char **specs = NULL, **sets = NULL;
 	char *results = NULL, *plot = NULL, *metric = NULL, *format = NULL, *fidelity = NULL;
 	char *xkey = NULL;
 	gboolean breakdown = FALSE;
+	int jobs = 0;
+	char *shard = NULL;
+	char **merges = NULL;
 	GOptionEntry entries[] = {
 		{"sweep", 0, 0, G_OPTION_ARG_STRING_ARRAY, &specs,
 		 "a key and its values, up to three times: every combination is one cell (default: "
@@ -686,20 +844,41 @@ int cli_sweep(int argc, char **argv)
 		 NULL},
 		{"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets,
 		 "override a scenario key in every cell (repeatable)", "KEY=VALUE"},
+		{"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
+		 "run N cells at a time, each in a process of its own (default: the cores); the "
+		 "table is the same for every N",
+		 "N"},
+		{"shard", 0, 0, G_OPTION_ARG_STRING, &shard,
+		 "run only shard I of K (cells I, I+K, I+2K, ... of the grid, from 0), e.g. one "
+		 "array job of a batch scheduler each; merge the shards' results files with --merge",
+		 "I/K"},
+		{"merge", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &merges,
+		 "first copy into --results the runs of this grid's cells that FILE holds (another "
+		 "sweep's or a shard's results file; repeatable), then run what none holds",
+		 "FILE"},
 		{NULL, 0, 0, 0, NULL, NULL, NULL},
 	};
 	char *cmdline = g_strjoinv(" ", argv);
-	int done, rc = cli_parse(&argc, &argv, "SCENARIO.yaml",
-				 "Run a scenario once per cell of a grid of values (up to three keys),\n"
-				 "storing every cell in a results file as it finishes: rerun the same\n"
-				 "command after an interruption and only the missing cells run. Prints\n"
-				 "one table of every cell's points; --plot draws them against size,\n"
-				 "or with --x KEY against a swept key (busbw or time against\n"
-				 "topology.nodes, one line per message size).",
-				 entries, &done);
+	char *summary = g_strdup_printf(
+		"Run a scenario once per cell of a grid of values (up to three keys),\n"
+		"storing every cell in a results file as it finishes: rerun the same\n"
+		"command after an interruption and only the missing cells run. Prints\n"
+		"one table of every cell's points; --plot draws them against size,\n"
+		"or with --x KEY against a swept key (busbw or time against\n"
+		"topology.nodes, one line per message size).\n\n"
+		"Cells run --jobs at a time, in processes of their own.\n%s",
+		sweep_mpi_built()
+			? "Under mpirun (this gcsim has Open MPI), rank 0 hands the cells to\n"
+			  "the other ranks and stores every one in its results file:\n"
+			  "mpirun -np K gcsim sweep S.yaml --results study.db."
+			: "This gcsim was built without Open MPI (libopenmpi-dev, make\n"
+			  "MPI=1), so it does not run under mpirun; --shard I/K splits a\n"
+			  "grid over batch jobs instead.");
+	int done, rc = cli_parse(&argc, &argv, "SCENARIO.yaml", summary, entries, &done);
+	g_free(summary);
 	sweep_axis ax[SWEEP_AXES] = {{0}};
 	int nax = 0;
-	guint ncells = 0;
+	guint ncells = 0, merged = 0;
 	sweep_cell *cells = NULL;
 	char ***unused = NULL; /* per cell: the keys set and not used (gm_keyuse.h) */
 	GPtrArray *base = g_ptr_array_new_with_free_func(g_free);
@@ -710,9 +889,26 @@ int cli_sweep(int argc, char **argv)
 	plot_x px = {.axis = -1};
 	double *cellx = NULL; /* --x KEY: each cell's value of KEY */
 	bool csv = false;
+	int mrank = 0, msize = 1;
+	bool mpi_waiting = false; /* rank 0: the other ranks wait for cells */
+	char *command = g_strdup_printf("gcsim %s", cmdline);
 	if (done)
 		goto out;
 	rc = 2;
+	if (sweep_mpi_init(&mrank, &msize, &err) != GC_OK) {
+		fprintf(stderr, "%s\n", err);
+		goto out;
+	}
+	if (mrank != 0) { /* rank 0 says everything; the others run cells */
+		if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+			goto out;
+	}
+	if (msize > 1 && jobs > 1) {
+		fprintf(stderr, "gcsim sweep: --jobs %d: under mpirun each of the %d ranks but rank 0 "
+				"runs one cell at a time; start more ranks instead\n",
+			jobs, msize);
+		goto out;
+	}
 	if (argc != 2) {
 		fprintf(stderr, "gcsim sweep: expected one scenario file, got %d arguments (see --help)\n",
 			argc - 1);
@@ -748,6 +944,28 @@ int cli_sweep(int argc, char **argv)
 		fprintf(stderr, "gcsim sweep: --format: expected table or csv, got '%s'\n", format);
 		goto out;
 	}
+	if (jobs < 0) {
+		fprintf(stderr, "gcsim sweep: --jobs: expected a number of processes, 1 or more (0: "
+				"the cores), got %d\n",
+			jobs);
+		goto out;
+	}
+	guint shard_i = 0, shard_k = 1;
+	if (shard && !parse_shard(shard, &shard_i, &shard_k)) {
+		fprintf(stderr, "gcsim sweep: --shard: expected I/K with 0 <= I < K (shard I of K, "
+				"counted from 0), got '%s'\n",
+			shard);
+		goto out;
+	}
+	for (char **f = merges; f && *f; f++)
+		if (!g_file_test(*f, G_FILE_TEST_IS_REGULAR)) {
+			fprintf(stderr, "gcsim sweep: --merge %s: no such results file\n", *f);
+			goto out;
+		} else if (same_file(*f, results)) {
+			fprintf(stderr, "gcsim sweep: --merge %s: that is the --results file itself\n",
+				*f);
+			goto out;
+		}
 	for (char **s = sets; s && *s; s++)
 		g_ptr_array_add(base, g_strdup(*s));
 	if (fidelity)
@@ -904,6 +1122,16 @@ int cli_sweep(int argc, char **argv)
 		rc = sweep_status(st);
 		goto out;
 	}
+	if (shard_k > 1) /* this shard's cells only, from here on */
+		ncells = keep_shard(cells, unused, ncells, shard_i, shard_k);
+	cell_ctx cx = {argv[1], command, cells, ncells, breakdown};
+	sweep_exec x = {run_cell, &cx, results, ncells, mrank == 0 && isatty(STDERR_FILENO)};
+	if (mrank != 0) { /* until rank 0 says stop */
+		sweep_mpi_serve(&x);
+		rc = 0;
+		goto out;
+	}
+	mpi_waiting = msize > 1;
 	/* the outputs, before anything runs: a results file or a plot that
 	 * could not be written is refused now; a results file that is not
 	 * there yet is made by the first cell stored, so a sweep that fails
@@ -911,6 +1139,8 @@ int cli_sweep(int argc, char **argv)
 	st = gc_results_check_writable(results, &err);
 	if (st == GC_OK && plot)
 		st = gc_outfile_check(plot, "the plot", &err);
+	if (st == GC_OK && merges)
+		st = merge_cells(merges, results, cells, ncells, &merged, &err);
 	if (st == GC_OK && g_file_test(results, G_FILE_TEST_EXISTS)) {
 		st = gc_results_open(results, true, &db, &err);
 		if (st == GC_OK)
@@ -935,40 +1165,30 @@ int cli_sweep(int argc, char **argv)
 	gc_results_close(db);
 	db = NULL;
 	guint reused = 0, ran = 0;
-	bool tty = isatty(STDERR_FILENO);
-	char *command = g_strdup_printf("gcsim %s", cmdline);
-	for (guint k = 0; k < ncells; k++) {
-		sweep_cell *c = &cells[k];
-		if (c->run_id) {
-			reused++;
-			continue;
+	{
+		guint *todo = g_new(guint, ncells), ntodo = 0, fail_k = 0;
+		for (guint k = 0; k < ncells; k++) {
+			if (cells[k].run_id)
+				reused++;
+			else
+				todo[ntodo++] = k;
 		}
-		sweep_progress pr = {k, ncells, c->value};
-		gm_run_opts o = {.sets = (const char *const *)c->sets->pdata,
-				 .set_where = c->at,
-				 .breakdown = breakdown,
-				 .sweep_cell = true};
-		if (tty) {
-			o.progress = progress;
-			o.progress_ctx = &pr;
+		if (msize > 1) {
+			st = sweep_mpi_coordinate(&x, todo, ntodo, msize, &ran, &fail_k, &err);
+			mpi_waiting = false; /* every rank was told to stop */
+		} else {
+			st = sweep_exec_cells(&x, todo, ntodo,
+					      jobs > 0 ? jobs : (int)g_get_num_processors(), &ran,
+					      &fail_k, &err);
 		}
-		gm_run *run = NULL;
-		st = gm_run_scenario(argv[1], &o, &run, &err);
-		if (tty)
-			fputs("\r\033[K", stderr);
-		if (st == GC_OK)
-			st = gm_run_save_results_as(run, results, c->label, command, &err);
-		gm_run_free(run);
+		g_free(todo);
 		if (st != GC_OK) {
 			fprintf(stderr, "%s (sweep cell %s; %u cells done are kept in %s)\n", err,
-				c->label + strlen("sweep: "), reused + ran, results);
+				cells[fail_k].label + strlen("sweep: "), reused + ran, results);
 			rc = sweep_status(st);
-			g_free(command);
 			goto out;
 		}
-		ran++;
 	}
-	g_free(command);
 	/* every cell's points, as stored */
 	st = gc_results_open(results, false, &db, &err);
 	for (guint k = 0; k < ncells && st == GC_OK; k++)
@@ -1017,9 +1237,19 @@ int cli_sweep(int argc, char **argv)
 	fwrite(outs->str, 1, outs->len, stdout);
 	g_string_free(outs, TRUE);
 	rc = cli_flush_stdout();
-	fprintf(stderr, "gcsim sweep: %u cells: %u simulated, %u reused from %s\n", ncells, ran,
-		reused, results);
+	if (shard_k > 1)
+		fprintf(stderr, "gcsim sweep: shard %u/%u: ", shard_i, shard_k);
+	else
+		fprintf(stderr, "gcsim sweep: ");
+	fprintf(stderr, "%u cells: %u simulated, %u reused from %s", ncells, ran, reused, results);
+	if (merges)
+		fprintf(stderr, " (%u of them copied from --merge)", merged);
+	fprintf(stderr, "\n");
 out:
+	if (mpi_waiting)
+		sweep_mpi_release(msize);
+	sweep_mpi_finish();
+	g_free(command);
 	if (db)
 		gc_results_close(db);
 	for (guint k = 0; cells && k < ncells; k++) {
@@ -1050,6 +1280,8 @@ out:
 	g_free(plot);
 	g_free(xkey);
 	g_free(cellx);
+	g_free(shard);
+	g_strfreev(merges);
 	g_free(metric);
 	g_free(format);
 	g_free(fidelity);

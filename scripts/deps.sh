@@ -13,6 +13,9 @@ have_pc glib-2.0 || need="$need libglib2.0-dev"
 have_pc yaml-0.1 || need="$need libyaml-dev"
 have_pc sqlite3 || need="$need libsqlite3-dev"
 [ -e /usr/include/infiniband/verbs.h ] || need="$need libibverbs-dev"
+# Open MPI: gcsim sweep across the ranks of mpirun (optional to build: MPI=auto)
+have_pc ompi-c || need="$need libopenmpi-dev"
+command -v mpirun >/dev/null 2>&1 || need="$need openmpi-bin"
 [ -z "$need" ] && exit 0
 cmd="apt-get install -y --no-install-recommends$need"
 if [ "$(id -u)" = 0 ]; then

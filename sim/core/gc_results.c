@@ -668,6 +668,156 @@ gc_status gc_results_get_params(gc_results *r, int64_t run_id, gc_param_row **ro
 	return GC_OK;
 }
 
+/* ---- whole runs ---------------------------------------------------------- */
+
+void gc_run_record_clear(gc_run_record *rec)
+{
+	gc_run_row_clear(&rec->run);
+	g_free(rec->pts);
+	g_free(rec->prm);
+	memset(rec, 0, sizeof(*rec));
+}
+
+gc_status gc_results_insert_record(gc_results *r, const gc_run_record *rec, int64_t *run_id,
+				   char **errmsg)
+{
+	const gc_run_row *w = &rec->run;
+	gc_run_info info = {.kind = w->kind, .label = w->label, .scenario = w->scenario,
+			    .config = w->config, .device = w->device, .created = w->created,
+			    .command = w->command};
+	int64_t id = 0;
+	gc_status st = gc_results_insert_run(r, &info, &id, errmsg);
+	for (size_t i = 0; i < rec->npts && st == GC_OK; i++)
+		st = gc_results_insert_point(r, id, &rec->pts[i], errmsg);
+	for (size_t i = 0; i < rec->nprm && st == GC_OK; i++)
+		st = gc_results_insert_param(r, id, rec->prm[i].key, rec->prm[i].value,
+					     rec->prm[i].unit[0] ? rec->prm[i].unit : NULL, errmsg);
+	if (st == GC_OK && run_id)
+		*run_id = id;
+	return st;
+}
+
+gc_status gc_results_store_record(const char *path, const gc_run_record *rec, char **errmsg)
+{
+	gc_results *db = NULL;
+	gc_status st = gc_results_open(path, true, &db, errmsg);
+	if (st == GC_OK)
+		st = gc_results_begin(db, errmsg);
+	if (st == GC_OK)
+		st = gc_results_insert_record(db, rec, NULL, errmsg);
+	if (st == GC_OK)
+		st = gc_results_commit(db, errmsg);
+	if (st == GC_OK)
+		gc_results_close(db);
+	else if (db) /* rolled back; a file this call created goes too */
+		gc_results_discard(db);
+	return st;
+}
+
+gc_status gc_results_get_record(gc_results *r, int64_t run_id, gc_run_record *out, char **errmsg)
+{
+	memset(out, 0, sizeof(*out));
+	gc_status st = gc_results_get_run(r, run_id, &out->run, errmsg);
+	if (st == GC_OK)
+		st = gc_results_get_points(r, run_id, &out->pts, &out->npts, errmsg);
+	if (st == GC_OK)
+		st = gc_results_get_params(r, run_id, &out->prm, &out->nprm, errmsg);
+	if (st != GC_OK)
+		gc_run_record_clear(out);
+	return st;
+}
+
+/* The packed form: the seven row strings, each a uint32 length (UINT32_MAX
+ * for NULL) and its bytes, then the point and parameter counts (uint64)
+ * and their structs' bytes. */
+static void pack_str(GByteArray *b, const char *s)
+{
+	uint32_t n = s ? (uint32_t)strlen(s) : UINT32_MAX;
+	g_byte_array_append(b, (const guint8 *)&n, sizeof(n));
+	if (s)
+		g_byte_array_append(b, (const guint8 *)s, n);
+}
+
+void *gc_run_record_pack(const gc_run_record *rec, size_t *len)
+{
+	GByteArray *b = g_byte_array_new();
+	const gc_run_row *w = &rec->run;
+	const char *strs[] = {w->kind, w->label, w->scenario, w->config, w->device, w->created,
+			      w->command};
+	for (size_t i = 0; i < G_N_ELEMENTS(strs); i++)
+		pack_str(b, strs[i]);
+	uint64_t n[2] = {rec->npts, rec->nprm};
+	g_byte_array_append(b, (const guint8 *)n, sizeof(n));
+	if (rec->npts)
+		g_byte_array_append(b, (const guint8 *)rec->pts,
+				    (guint)(rec->npts * sizeof(gc_result_point)));
+	if (rec->nprm)
+		g_byte_array_append(b, (const guint8 *)rec->prm,
+				    (guint)(rec->nprm * sizeof(gc_param_row)));
+	*len = b->len;
+	return g_byte_array_free(b, FALSE);
+}
+
+static bool take(const guint8 **p, const guint8 *end, void *dst, size_t n)
+{
+	if ((size_t)(end - *p) < n)
+		return false;
+	memcpy(dst, *p, n);
+	*p += n;
+	return true;
+}
+
+static bool unpack_str(const guint8 **p, const guint8 *end, char **out)
+{
+	uint32_t n;
+	*out = NULL;
+	if (!take(p, end, &n, sizeof(n)))
+		return false;
+	if (n == UINT32_MAX)
+		return true;
+	if ((size_t)(end - *p) < n || memchr(*p, 0, n))
+		return false;
+	*out = g_strndup((const char *)*p, n);
+	*p += n;
+	return true;
+}
+
+bool gc_run_record_unpack(const void *buf, size_t len, gc_run_record *out)
+{
+	memset(out, 0, sizeof(*out));
+	const guint8 *p = buf, *end = p + len;
+	gc_run_row *w = &out->run;
+	char **strs[] = {&w->kind, &w->label, &w->scenario, &w->config, &w->device, &w->created,
+			 &w->command};
+	bool ok = true;
+	for (size_t i = 0; i < G_N_ELEMENTS(strs) && ok; i++)
+		ok = unpack_str(&p, end, strs[i]);
+	uint64_t n[2] = {0, 0};
+	ok = ok && take(&p, end, n, sizeof(n)) &&
+	     n[0] <= (uint64_t)(end - p) / sizeof(gc_result_point) &&
+	     n[1] <= ((uint64_t)(end - p) - n[0] * sizeof(gc_result_point)) / sizeof(gc_param_row) &&
+	     (uint64_t)(end - p) == n[0] * sizeof(gc_result_point) + n[1] * sizeof(gc_param_row);
+	if (ok) {
+		out->npts = (size_t)n[0];
+		out->nprm = (size_t)n[1];
+		out->pts = g_memdup2(p, out->npts * sizeof(gc_result_point));
+		out->prm = g_memdup2(p + out->npts * sizeof(gc_result_point),
+				     out->nprm * sizeof(gc_param_row));
+		/* the fixed text fields end in their own bytes */
+		for (size_t i = 0; i < out->npts && ok; i++) {
+			gc_result_point *q = &out->pts[i];
+			ok = memchr(q->collective, 0, sizeof(q->collective)) &&
+			     memchr(q->algo, 0, sizeof(q->algo)) && memchr(q->dtype, 0, sizeof(q->dtype));
+		}
+		for (size_t i = 0; i < out->nprm && ok; i++)
+			ok = memchr(out->prm[i].key, 0, sizeof(out->prm[i].key)) &&
+			     memchr(out->prm[i].unit, 0, sizeof(out->prm[i].unit));
+	}
+	if (!ok)
+		gc_run_record_clear(out);
+	return ok;
+}
+
 /* ---- CSV interchange ---------------------------------------------------- */
 
 const char gc_results_csv_header[] = "collective,algo,dtype,nranks,size_bytes,count,time_us,"

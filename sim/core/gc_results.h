@@ -107,6 +107,33 @@ gc_status gc_results_get_points(gc_results *r, int64_t run_id, gc_result_point *
 gc_status gc_results_get_params(gc_results *r, int64_t run_id, gc_param_row **rows, size_t *n,
 				char **errmsg);
 
+/* One run as stored: its row (id unused when stored), its points and its
+ * parameters, all owned (gc_run_record_clear frees them). What a sweep's
+ * worker hands to the one process that writes the results file, and what
+ * a merge copies from one file into another. */
+typedef struct gc_run_record {
+	gc_run_row run;
+	gc_result_point *pts;
+	size_t npts;
+	gc_param_row *prm;
+	size_t nprm;
+} gc_run_record;
+void gc_run_record_clear(gc_run_record *rec);
+/* Insert rec as a new run inside the caller's transaction; run_id may be
+ * NULL. created NULL is "now". */
+gc_status gc_results_insert_record(gc_results *r, const gc_run_record *rec, int64_t *run_id,
+				   char **errmsg);
+/* Open (create) path, insert rec in one transaction and close: nothing of
+ * it on failure, and no file left that this call created. */
+gc_status gc_results_store_record(const char *path, const gc_run_record *rec, char **errmsg);
+/* Run run_id with its points and parameters. */
+gc_status gc_results_get_record(gc_results *r, int64_t run_id, gc_run_record *out, char **errmsg);
+/* rec as one buffer (g_free it) and back, between processes of the same
+ * gcsim build (points travel as their bytes). Unpack fills out and returns
+ * true, or returns false on a buffer that is not a whole record. */
+void *gc_run_record_pack(const gc_run_record *rec, size_t *len);
+bool gc_run_record_unpack(const void *buf, size_t len, gc_run_record *out);
+
 /* CSV interchange. The writer returns GC_ERR_IO on a write error. */
 extern const char gc_results_csv_header[];
 gc_status gc_results_write_csv(FILE *f, const gc_run_info *info, const gc_result_point *pts,

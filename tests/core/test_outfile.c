@@ -9,6 +9,7 @@
  * there after it, and that no PATH.tmp is ever left.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <stdint.h>
@@ -315,6 +316,80 @@ static void test_results_read_only(void)
 	teardown();
 }
 
+/* A run record: stored, read back, packed and unpacked, equal field by
+ * field; a truncated or padded buffer, or one whose text runs past its
+ * field, is refused whole. */
+static void test_results_record(void)
+{
+	setup();
+	char *p = at("rec.db"), *err = NULL;
+	gc_run_record rec;
+	memset(&rec, 0, sizeof(rec));
+	rec.run.kind = g_strdup("sim");
+	rec.run.label = g_strdup("sweep: topology.nodes=2");
+	rec.run.config = g_strdup("topology.nodes: 2\n");
+	rec.run.command = g_strdup("gcsim sweep s.yaml");
+	rec.npts = 2;
+	rec.pts = g_new(gc_result_point, 2);
+	for (int i = 0; i < 2; i++) {
+		gc_result_point_init(&rec.pts[i]);
+		g_strlcpy(rec.pts[i].collective, "allreduce", sizeof(rec.pts[i].collective));
+		g_strlcpy(rec.pts[i].algo, i ? "tree" : "ring", sizeof(rec.pts[i].algo));
+		rec.pts[i].nranks = 16;
+		rec.pts[i].size_bytes = 1048576u << i;
+		rec.pts[i].time_us = 12.5 * (i + 1);
+		rec.pts[i].iters = 1;
+	}
+	rec.nprm = 1;
+	rec.prm = g_new0(gc_param_row, 1);
+	g_strlcpy(rec.prm[0].key, "breakdown:ring:1048576:launch", sizeof(rec.prm[0].key));
+	rec.prm[0].value = 8.4;
+	g_strlcpy(rec.prm[0].unit, "us", sizeof(rec.prm[0].unit));
+	g_assert_cmpint(gc_results_store_record(p, &rec, &err), ==, GC_OK);
+	gc_results *r = NULL;
+	int64_t id = 0;
+	g_assert_cmpint(gc_results_open(p, false, &r, &err), ==, GC_OK);
+	g_assert_cmpint(gc_results_last_run(r, "sim", &id, &err), ==, GC_OK);
+	gc_run_record back;
+	g_assert_cmpint(gc_results_get_record(r, id, &back, &err), ==, GC_OK);
+	gc_results_close(r);
+	g_assert_cmpstr(back.run.label, ==, rec.run.label);
+	g_assert_cmpstr(back.run.config, ==, rec.run.config);
+	g_assert_null(back.run.scenario);
+	g_assert_nonnull(back.run.created); /* "now" when stored */
+	g_assert_cmpuint(back.npts, ==, 2);
+	g_assert_cmpstr(back.pts[1].algo, ==, "tree");
+	g_assert_cmpfloat(back.pts[1].time_us, ==, 25.0);
+	g_assert_cmpuint(back.nprm, ==, 1);
+	g_assert_cmpfloat(back.prm[0].value, ==, 8.4);
+	size_t len = 0;
+	void *buf = gc_run_record_pack(&back, &len);
+	gc_run_record un;
+	g_assert_true(gc_run_record_unpack(buf, len, &un));
+	g_assert_cmpstr(un.run.created, ==, back.run.created);
+	g_assert_null(un.run.scenario);
+	g_assert_cmpuint(un.npts, ==, 2);
+	g_assert_cmpmem(un.pts, 2 * sizeof(gc_result_point), back.pts, 2 * sizeof(gc_result_point));
+	g_assert_cmpmem(un.prm, sizeof(gc_param_row), back.prm, sizeof(gc_param_row));
+	gc_run_record_clear(&un);
+	for (size_t cut = 0; cut < len; cut += 7) /* every shorter buffer */
+		g_assert_false(gc_run_record_unpack(buf, cut, &un));
+	char *pad = g_malloc0(len + 1);
+	memcpy(pad, buf, len);
+	g_assert_false(gc_run_record_unpack(pad, len + 1, &un));
+	/* a point's algorithm that fills its field without an end */
+	size_t at_pts = len - 2 * sizeof(gc_result_point) - sizeof(gc_param_row);
+	memset(pad + at_pts + offsetof(gc_result_point, algo), 'x', sizeof(((gc_result_point *)0)->algo));
+	g_assert_false(gc_run_record_unpack(pad, len, &un));
+	g_assert_null(un.pts);
+	g_free(pad);
+	g_free(buf);
+	gc_run_record_clear(&back);
+	gc_run_record_clear(&rec);
+	g_free(p);
+	teardown();
+}
+
 static void test_try_alloc(void)
 {
 	g_assert_null(gc_try_alloc0(SIZE_MAX / 2, 4));
@@ -340,6 +415,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/results/damaged", test_results_damaged);
 	g_test_add_func("/results/discard", test_results_discard);
 	g_test_add_func("/results/read-only", test_results_read_only);
+	g_test_add_func("/results/record", test_results_record);
 	g_test_add_func("/nomem/try-alloc", test_try_alloc);
 	return g_test_run();
 }

@@ -631,66 +631,91 @@ char *gm_run_breakdown_key(const char *algo, uint64_t size_bytes, gm_cp_cat c)
 			       gm_cp_name(c));
 }
 
-gc_status gm_run_save_results_as(const gm_run *r, const char *path, const char *label,
-				 const char *command, char **errmsg)
+/* The device column of a run's results. */
+static const char *run_device(const gm_run *r)
 {
-	size_t n = r->npts * (r->compare ? 2 : 1);
-	gc_result_point *pts = g_new(gc_result_point, n);
+	return r->analytical ? "gcsim analytical model"
+	       : r->pkt_bytes ? "gcsim packet model"
+			      : "gcsim flow model";
+}
+
+/* The run's points for the results file: its own, then the compared
+ * algorithm's (g_free *pts). */
+static gc_result_point *run_points(const gm_run *r, size_t *n)
+{
+	*n = r->npts * (r->compare ? 2 : 1);
+	gc_result_point *pts = g_new(gc_result_point, *n ? *n : 1);
 	for (size_t i = 0; i < r->npts; i++) {
 		fill_point(r, &r->pts[i], (gs_algo)r->pts[i].algo, true, &pts[i]);
 		if (r->compare)
 			fill_point(r, &r->cmp[i], r->compare_algo, false, &pts[r->npts + i]);
 	}
+	return pts;
+}
+
+void gm_run_record_of(const gm_run *r, const char *label, const char *command,
+		      gc_run_record *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->pts = run_points(r, &out->npts);
+	GString *cfg = g_string_new(NULL);
+	gc_config_dump(r->cfg, cfg);
+	const char *name = gc_config_str(r->cfg, "name");
+	gc_run_row *w = &out->run;
+	w->kind = g_strdup("sim");
+	w->label = g_strdup(label ? label : name[0] ? name : NULL);
+	w->scenario = g_strdup(r->path);
+	w->config = g_string_free(cfg, FALSE);
+	w->device = g_strdup(run_device(r));
+	w->command = g_strdup(command);
+	/* the breakdown, as the run's parameters (gm_run_breakdown_key) */
+	GArray *prm = g_array_new(FALSE, TRUE, sizeof(gc_param_row));
+	for (size_t i = 0; i < out->npts; i++) {
+		const gm_point *pt = i < r->npts ? &r->pts[i] : &r->cmp[i - r->npts];
+		for (int c = 0; c < GM_CP__COUNT && pt->r.has_cp; c++) {
+			gc_param_row row;
+			memset(&row, 0, sizeof(row));
+			char *key = gm_run_breakdown_key(out->pts[i].algo, out->pts[i].size_bytes,
+							 (gm_cp_cat)c);
+			g_strlcpy(row.key, key, sizeof(row.key));
+			g_free(key);
+			row.value = (double)pt->r.cp_ps[c] * 1e-6 / (double)out->pts[i].iters;
+			g_strlcpy(row.unit, "us", sizeof(row.unit));
+			g_array_append_val(prm, row);
+		}
+	}
+	out->nprm = prm->len;
+	out->prm = (gc_param_row *)(void *)g_array_free(prm, FALSE);
+}
+
+gc_status gm_run_save_results_as(const gm_run *r, const char *path, const char *label,
+				 const char *command, char **errmsg)
+{
+	if (!g_str_has_suffix(path, ".csv")) {
+		gc_run_record rec;
+		gm_run_record_of(r, label, command, &rec);
+		gc_status st = gc_results_store_record(path, &rec, errmsg);
+		gc_run_record_clear(&rec);
+		return st;
+	}
+	size_t n = 0;
+	gc_result_point *pts = run_points(r, &n);
 	GString *cfg = g_string_new(NULL);
 	gc_config_dump(r->cfg, cfg);
 	const char *name = gc_config_str(r->cfg, "name");
 	gc_run_info info = {.kind = "sim",
 			    .label = label ? label : name[0] ? name : NULL,
 			    .scenario = r->path,
-			    .config = cfg->str, .device = "gcsim flow model", .command = command};
-	if (r->analytical)
-		info.device = "gcsim analytical model";
-	else if (r->pkt_bytes)
-		info.device = "gcsim packet model";
-	gc_status st;
-	if (g_str_has_suffix(path, ".csv")) {
-		info.created = "";
-		gc_outfile o;
-		st = gc_outfile_open(&o, path, "results", errmsg);
-		if (st == GC_OK) {
-			/* a write error stays on the stream: the commit names it */
-			gc_results_write_csv(o.f, &info, pts, n);
-			st = gc_outfile_commit(&o, errmsg);
-		}
-	} else {
-		gc_results *db = NULL;
-		int64_t run_id = 0;
-		st = gc_results_open(path, true, &db, errmsg);
-		if (st == GC_OK)
-			st = gc_results_begin(db, errmsg);
-		if (st == GC_OK)
-			st = gc_results_insert_run(db, &info, &run_id, errmsg);
-		for (size_t i = 0; i < n && st == GC_OK; i++)
-			st = gc_results_insert_point(db, run_id, &pts[i], errmsg);
-		/* the breakdown, as the run's parameters (gm_run_breakdown_key) */
-		for (size_t i = 0; i < n && st == GC_OK; i++) {
-			const gm_point *pt = i < r->npts ? &r->pts[i] : &r->cmp[i - r->npts];
-			for (int c = 0; c < GM_CP__COUNT && pt->r.has_cp && st == GC_OK; c++) {
-				char *key = gm_run_breakdown_key(pts[i].algo, pts[i].size_bytes,
-								 (gm_cp_cat)c);
-				st = gc_results_insert_param(db, run_id, key,
-							     (double)pt->r.cp_ps[c] * 1e-6 /
-								     (double)pts[i].iters,
-							     "us", errmsg);
-				g_free(key);
-			}
-		}
-		if (st == GC_OK)
-			st = gc_results_commit(db, errmsg);
-		if (st == GC_OK)
-			gc_results_close(db);
-		else /* rolled back; a file this call created goes too */
-			gc_results_discard(db);
+			    .config = cfg->str,
+			    .device = run_device(r),
+			    .created = "",
+			    .command = command};
+	gc_outfile o;
+	gc_status st = gc_outfile_open(&o, path, "results", errmsg);
+	if (st == GC_OK) {
+		/* a write error stays on the stream: the commit names it */
+		gc_results_write_csv(o.f, &info, pts, n);
+		st = gc_outfile_commit(&o, errmsg);
 	}
 	g_string_free(cfg, TRUE);
 	g_free(pts);

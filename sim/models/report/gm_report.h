@@ -8,6 +8,7 @@
 #define GM_REPORT_H
 
 #include "../run/gm_run.h"
+#include "sim/core/gc_results.h"
 
 /* The first lines of every report: version, scenario (and its name), and
  * the topology. */
@@ -53,6 +54,10 @@ void gm_run_format_breakdown(const char *key, const char *const *values, gm_run 
  * call created is removed when that fails. */
 gc_status gm_run_save_results(const gm_run *r, const char *path, const char *command,
 			      char **errmsg);
+/* The run as the results file stores it (gc_results.h): label NULL is the
+ * scenario's name; the breakdown, when kept, as parameters. */
+void gm_run_record_of(const gm_run *r, const char *label, const char *command,
+		      gc_run_record *out);
 /* The same with the run's label given (NULL: the scenario's name), as
  * gcsim sweep names each cell of its grid. */
 gc_status gm_run_save_results_as(const gm_run *r, const char *path, const char *label,
