@@ -7,6 +7,7 @@
 #   make test       install missing packages, build, run the whole suite (prove)
 #   make asan       the suite under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make bench      benchmarks (engine hold model, 1024/4096-GPU ring allreduce)
+#   make bench-peers  gcsim next to SimGrid's SMPI (ring allreduce, 64-1024 ranks)
 #   make fuzz       build the libFuzzer harness for the scenario loader (clang)
 #   make validate   predict every published set in validate/published that has a
 #                   script, write docs/VALIDATION.md and its plots
@@ -30,7 +31,7 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # A build on a machine without the packages stops here with what to do,
 # not with a compiler's "glib.h: No such file". The goals that install them
 # first (run, test, bench, validate, validate-*) and clean are let through.
-NODEPS_GOALS := deps clean uninstall run test asan bench validate validate-p5 validate-deepep validate-h100
+NODEPS_GOALS := deps clean uninstall run test asan bench bench-peers validate validate-p5 validate-deepep validate-h100
 ifeq ($(filter $(NODEPS_GOALS),$(MAKECMDGOALS)),)
   ifneq ($(shell pkg-config --exists $(PKGS) 2>/dev/null && echo ok),ok)
     $(error gcsim needs pkg-config and the development packages of $(PKGS); 'make deps' installs them (as root) or prints the apt-get command)
@@ -97,7 +98,7 @@ COMPLETION := $(BUILD)/gcsim.bash
 EMU_OBJS := $(patsubst tests/hw/emu/%.cc,$(BUILD)/obj/tests/hw/emu/%.o,$(wildcard tests/hw/emu/*.cc))
 EMU_BIN  := $(BUILD)/tests/hw/gcsim-emu
 
-.PHONY: all run test asan bench fuzz deps clean install uninstall validate validate-p5 validate-deepep validate-h100
+.PHONY: all run test asan bench bench-peers fuzz deps clean install uninstall validate validate-p5 validate-deepep validate-h100
 all: $(BIN) $(MAN) $(COMPLETION) $(TEST_BINS) $(BENCH_BINS) $(EMU_BIN)
 
 $(BUILD)/obj/%.o: %.c
@@ -178,6 +179,13 @@ asan:
 bench: deps
 	@$(MAKE) --no-print-directory $(BIN) $(BENCH_BINS)
 	@sh bench/run.sh $(abspath $(BIN)) $(abspath $(BUILD))/bench
+
+# gcsim next to SimGrid's SMPI on one flat cluster (docs/PERFORMANCE.md);
+# installs Debian's libsimgrid-dev (and GNU time) first
+bench-peers: deps
+	@sh scripts/deps.sh peers
+	@$(MAKE) --no-print-directory $(BIN)
+	@sh bench/peers/run.sh $(abspath $(BIN))
 
 # Predictions against the published p5 (EFA) allreduce sweep (2 minutes).
 # The report's last line is the verdict; a verdict of FAIL (status 1) is a

@@ -9,29 +9,31 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "sim/models/run/gm_keyuse.h"
 #include "sim/models/run/gm_run.h"
 #include "sim/models/report/gm_report.h"
 #include "sim/models/run/gm_scenario.h"
 #include "sim/models/train/gm_train.h"
 
-/* Progress on a terminal's stderr only (stdout stays the deterministic
- * result; a redirected stderr gets nothing). */
-static void progress(void *ctx, size_t i, size_t n, uint64_t bytes)
-{
-	fprintf(stderr, "\rgcsim: size %zu of %zu (%llu B)   ", i + 1, n, (unsigned long long)bytes);
-	fflush(stderr);
-}
-
-/* gm_run_scenario with progress on a terminal's stderr, cleared after. */
+/* gm_run_scenario with the progress line on a terminal's stderr (cleared
+ * after) and the warning before a long size (progress.h). */
 static gc_status run_with_progress(const char *path, gm_run_opts *o, gm_run **run, char **err)
 {
-	bool tty = isatty(STDERR_FILENO);
-	if (tty)
-		o->progress = progress;
+	cli_progress p;
+	cli_progress_attach(&p, o, "gcsim");
 	gc_status st = gm_run_scenario(path, o, run, err);
-	if (tty)
-		fputs("\r\033[K", stderr); /* clear the progress line */
+	cli_progress_clear(&p, o);
+	return st;
+}
+
+/* gm_train_run with the same line, phase by phase. */
+static gc_status train_with_progress(const char *path, gm_run_opts *o, gm_train **t, char **err)
+{
+	cli_progress p;
+	cli_progress_attach(&p, o, "gcsim");
+	gc_status st = gm_train_run(path, o, t, err);
+	cli_progress_clear(&p, o);
 	return st;
 }
 
@@ -126,7 +128,7 @@ static int run_sweep(const char *path, char *const *specs, int nspecs, bool own,
 				 .breakdown = breakdown,
 				 .sweep_cell = true};
 		char *err = NULL;
-		gc_status st = step ? gm_train_run(path, &o, &steps[k], &err)
+		gc_status st = step ? train_with_progress(path, &o, &steps[k], &err)
 				    : run_with_progress(path, &o, &runs[k], &err);
 		if (st != GC_OK) {
 			if (v1)
@@ -195,7 +197,7 @@ static int run_step(const char *path, GPtrArray *sets, bool csv, bool other_outp
 	gm_run_opts o = {.sets = (const char *const *)sets->pdata};
 	gm_train *t = NULL;
 	char *err = NULL;
-	gc_status st = gm_train_run(path, &o, &t, &err);
+	gc_status st = train_with_progress(path, &o, &t, &err);
 	g_ptr_array_remove_index(sets, sets->len - 1);
 	int rc = 0;
 	if (st != GC_OK) {

@@ -36,6 +36,7 @@
 #include "sim/models/run/gm_run.h"
 #include "sim/models/report/gm_report.h"
 #include "sim/models/run/gm_scenario.h"
+#include "progress.h"
 #include "sweep_exec.h"
 
 #define SWEEP_AXES 3
@@ -82,20 +83,6 @@ static bool axis_parse(const char *spec, sweep_axis *ax)
 			return false;
 		}
 	return true;
-}
-
-/* Progress on a terminal's stderr only. */
-typedef struct sweep_progress {
-	guint cell, ncells;
-	const char *value;
-} sweep_progress;
-
-static void progress(void *ctx, size_t i, size_t n, uint64_t bytes)
-{
-	const sweep_progress *p = ctx;
-	fprintf(stderr, "\rgcsim sweep: cell %u of %u (%s), size %zu of %zu (%llu B)   ",
-		p->cell + 1, p->ncells, p->value, i + 1, n, (unsigned long long)bytes);
-	fflush(stderr);
 }
 
 /* Whether two configuration dumps (gc_config_dump) hold the same values:
@@ -787,19 +774,20 @@ static gc_status run_cell(void *ctx, guint k, bool show, gc_run_record *rec, cha
 {
 	const cell_ctx *cx = ctx;
 	sweep_cell *c = &cx->cells[k];
-	sweep_progress pr = {k, cx->ncells, c->value};
 	gm_run_opts o = {.sets = (const char *const *)c->sets->pdata,
 			 .set_where = c->at,
 			 .breakdown = cx->breakdown,
 			 .sweep_cell = true};
-	if (show) {
-		o.progress = progress;
-		o.progress_ctx = &pr;
-	}
+	/* the line on a terminal when this process runs the cells itself; the
+	 * warning before a long size from every process */
+	char *prefix = g_strdup_printf("gcsim sweep: cell %u of %u (%s)", k + 1, cx->ncells, c->value);
+	cli_progress pr;
+	cli_progress_attach(&pr, &o, prefix);
+	pr.tty = pr.tty && show;
 	gm_run *run = NULL;
 	gc_status st = gm_run_scenario(cx->scenario, &o, &run, err);
-	if (show)
-		fputs("\r\033[K", stderr);
+	cli_progress_clear(&pr, &o);
+	g_free(prefix);
 	if (st == GC_OK)
 		gm_run_record_of(run, c->label, cx->command, rec);
 	gm_run_free(run);

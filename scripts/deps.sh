@@ -1,5 +1,6 @@
 #!/bin/sh
-# Install the Debian packages gcsim needs, if any is missing. As root this
+# Install the Debian packages gcsim needs, if any is missing (with the
+# argument peers, also those of make bench-peers). As root this
 # runs apt-get; otherwise it prints the exact command and fails.
 set -e
 need=""
@@ -16,6 +17,11 @@ have_pc sqlite3 || need="$need libsqlite3-dev"
 # Open MPI: gcsim sweep across the ranks of mpirun (optional to build: MPI=auto)
 have_pc ompi-c || need="$need libopenmpi-dev"
 command -v mpirun >/dev/null 2>&1 || need="$need openmpi-bin"
+# make bench-peers (sh scripts/deps.sh peers): SimGrid's SMPI and GNU time
+if [ "${1:-}" = peers ]; then
+	command -v smpicc >/dev/null 2>&1 || need="$need libsimgrid-dev"
+	[ -x /usr/bin/time ] || need="$need time"
+fi
 [ -z "$need" ] && exit 0
 cmd="apt-get install -y --no-install-recommends$need"
 if [ "$(id -u)" = 0 ]; then

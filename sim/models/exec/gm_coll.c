@@ -201,6 +201,8 @@ typedef struct sim {
 	uint32_t rhead, rcount, rmask;
 	uint32_t ranks_done;
 	uint64_t steps_done, messages;
+	uint64_t steps_total; /* of the whole run, for on_progress */
+	double est_s;	      /* its estimated wall time (gm_coll_estimate_s) */
 	int64_t end_time;
 	gc_status err;
 	/* critical path (o->critical_path, flow mode) */
@@ -595,6 +597,8 @@ static void step_complete(sim *m, strand *s, const gs_step *st)
 	s->state = S_IDLE;
 	s->step_start = m->eng.now;
 	m->steps_done++;
+	if (G_UNLIKELY(m->o->on_progress) && !(m->steps_done & 0xffff))
+		m->o->on_progress(m->o->progress_ctx, m->steps_done, m->steps_total, m->est_s);
 }
 
 /* Run a strand until it blocks or finishes, with the critical path (cp)
@@ -1655,6 +1659,12 @@ double gm_coll_packets_estimate(const gs_params *p, uint32_t pkt_bytes, int iter
 	return (double)p->nranks * per_rank / pkt_bytes * (double)iters;
 }
 
+double gm_coll_estimate_s(uint64_t steps, int nranks, double packet_events)
+{
+	double per_step = 0.5e-6 * (nranks > 512 ? sqrt((double)nranks / 512.0) : 1.0);
+	return (double)steps * per_step + packet_events * 50e-9;
+}
+
 gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll_opts *o,
 			   bool want_links, gm_coll_result *res, char **errmsg)
 {
@@ -1819,6 +1829,10 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	if (m->xp)
 		m->xq = g_new0(xpq, 1);
 
+	m->steps_total = steps;
+	m->est_s = gm_coll_estimate_s(steps, gen->p.nranks, events - 2.0 * (double)steps);
+	if (o->on_progress)
+		o->on_progress(o->progress_ctx, 0, steps, m->est_s);
 	gc_status st = ge_run(&m->eng, GE_TIME_MAX);
 	if (st != GC_OK) {
 		*errmsg = g_strdup(m->eng.errmsg);

@@ -1068,6 +1068,8 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 		.net_send_proxy = !strcmp(gc_config_str(r->cfg, "sim.net_send"), "proxy"),
 		.critical_path = o->breakdown,
 		.xport = &r->xport,
+		.on_progress = o->step_progress,
+		.progress_ctx = o->progress_ctx,
 	};
 	if (strcmp(gc_config_str(r->cfg, "sim.fidelity"), "packet") == 0) {
 		co.pkt_bytes = (uint32_t)gc_config_bytes(r->cfg, "sim.packet");

@@ -657,6 +657,8 @@ gc_status gm_train_run(const char *path, const gm_run_opts *o, gm_train **out, c
 					     t->ph[i].name, t->ph[i].bytes);
 	char **phases_unused = NULL;
 	for (int i = 0; i < t->nph && st == GC_OK; i++) {
+		if (o->phase_progress)
+			o->phase_progress(o->progress_ctx, (size_t)i, (size_t)t->nph, t->ph[i].name);
 		st = run_phase(t, o, &t->ph[i], &phases_unused, errmsg);
 		t->total_us += t->ph[i].total_us;
 	}
