@@ -21,6 +21,7 @@
 #include "sim/models/run/gm_scenario.h"
 #include "sim/models/transport/gm_tx.h"
 #include "sim/models/report/gm_walk.h"
+#include "sim/topologies/gt_gpu.h"
 
 static int fail(const char *msg)
 {
@@ -192,6 +193,69 @@ out:
 	return rc;
 }
 
+/* gcsim explain balance: per GPU generation what one GPU computes against
+ * what its memory, NVLink and NIC carry (gt_gpu.h), and the tokens per GPU
+ * a data-parallel step needs for its compute to hide its gradient
+ * allreduce: 6 FLOPs per parameter and token forward and backward against
+ * a ring allreduce of BF16 gradients (2 bytes per parameter) sending about
+ * twice their bytes through the GPU's NIC, so T >= (2/3) x FLOPS / NIC
+ * (at peak; MFU m scales it by m). */
+static int explain_balance(bool csv)
+{
+	size_t n;
+	const gt_gpu *g = gt_gpu_all(&n);
+	GString *out = g_string_new(NULL);
+	if (csv)
+		g_string_append(out, "gpu,model,system,bf16_tflops,fp8_tflops,hbm_TBps,hbm_GB,"
+				     "nvlink_GBps,nic_GBps,flops_per_hbm_byte,flops_per_nvlink_byte,"
+				     "flops_per_nic_byte,dp_tokens_to_hide\n");
+	else
+		g_string_append(
+			out,
+			"# machine balance per GPU generation: dense tensor FLOP/s (BF16; V100 FP16)\n"
+			"# against the bytes/s of HBM, NVLink and the NIC per GPU (one direction, the\n"
+			"# presets' figures), and the tokens per GPU per step a data-parallel step\n"
+			"# needs for its compute (6 FLOPs per parameter and token) to hide its\n"
+			"# allreduce of BF16 gradients (~2 bytes per gradient byte through the NIC):\n"
+			"# tokens >= (2/3) x FLOPS / NIC at peak; at MFU m, m times that\n"
+			"#\n"
+			"# gpu       model              system       BF16(TF)  FP8(TF)  HBM(TB/s) "
+			"HBM(GB)  NVLink(GB/s)  NIC(GB/s)  FLOP/HBM-B  FLOP/NVL-B  FLOP/NIC-B  "
+			"DP tokens\n");
+	for (size_t i = 0; i < n; i++) {
+		const gt_gpu *x = &g[i];
+		double tok = 2.0 / 3.0 * x->bf16_flops / x->nic_Bps;
+		if (csv)
+			g_string_append_printf(out, "%s,%s,%s,%.0f,%.0f,%.2f,%.0f,%.0f,%.2f,%.0f,%.0f,"
+						    "%.0f,%.0f\n",
+					       x->name, x->model, x->system, x->bf16_flops * 1e-12,
+					       x->fp8_flops * 1e-12, x->hbm_Bps * 1e-12,
+					       x->hbm_bytes * 1e-9, x->nvlink_Bps * 1e-9,
+					       x->nic_Bps * 1e-9, x->bf16_flops / x->hbm_Bps,
+					       x->bf16_flops / x->nvlink_Bps, x->bf16_flops / x->nic_Bps,
+					       tok);
+		else {
+			char fp8[24] = "-";
+			if (x->fp8_flops > 0)
+				snprintf(fp8, sizeof(fp8), "%.0f", x->fp8_flops * 1e-12);
+			g_string_append_printf(out,
+					       "  %-9s %-18s %-12s %8.0f %8s %10.2f %8.0f %13.0f %10.2f "
+					       "%11.0f %11.0f %11.0f %10.0f\n",
+					       x->name, x->model, x->system, x->bf16_flops * 1e-12, fp8,
+					       x->hbm_Bps * 1e-12, x->hbm_bytes * 1e-9,
+					       x->nvlink_Bps * 1e-9, x->nic_Bps * 1e-9,
+					       x->bf16_flops / x->hbm_Bps, x->bf16_flops / x->nvlink_Bps,
+					       x->bf16_flops / x->nic_Bps, tok);
+		}
+	}
+	if (!csv)
+		g_string_append(out, "# sources: NVIDIA datasheets (sim/topologies/gt_gpu.c); a step's "
+				     "compute takes its preset's GPU (train.gpu)\n");
+	fwrite(out->str, 1, out->len, stdout);
+	g_string_free(out, TRUE);
+	return cli_flush_stdout();
+}
+
 int cli_explain(int argc, char **argv)
 {
 	char *path = NULL, *variant = NULL, *bytes = NULL, *platform = NULL, *compare = NULL;
@@ -251,7 +315,9 @@ int cli_explain(int argc, char **argv)
 				 "for data, for room at the receiver, and moving; --timeline draws the ranks):\n"
 				 "  gcsim explain --collective scenarios/dgx-h100-allreduce.yaml --bytes 1MiB\n"
 				 "One network message of a run scenario's transport, as gcsim run sends it:\n"
-				 "  gcsim explain --transport scenarios/transport-sendrecv.yaml --timeline",
+				 "  gcsim explain --transport scenarios/transport-sendrecv.yaml --timeline\n"
+				 "Machine balance per GPU generation (FLOPS per byte of HBM, NVLink, NIC):\n"
+				 "  gcsim explain balance",
 				 entries, &done);
 	gc_config *cfg = NULL;
 	GString *out = NULL;
@@ -260,6 +326,22 @@ int cli_explain(int argc, char **argv)
 	if (done)
 		goto out;
 	rc = 2;
+	if (argc == 2 && !strcmp(argv[1], "balance")) {
+		if (path || compare || collective || transport || scenario || platform || variant ||
+		    bytes || sweep || bench || sets || trace || timeline || messages != -1 ||
+		    rank != -1 || strand != -1 || steps != -1 || ctas != -1 || iters != -1) {
+			fprintf(stderr, "gcsim explain balance: takes --format only\n");
+			goto out;
+		}
+		if (format && strcmp(format, "csv") && strcmp(format, "table")) {
+			fprintf(stderr, "gcsim explain balance: --format: expected table or csv, got "
+					"'%s'\n",
+				format);
+			goto out;
+		}
+		rc = explain_balance(format && !strcmp(format, "csv"));
+		goto out;
+	}
 	if (argc != 1) {
 		fprintf(stderr, "gcsim explain: unexpected argument '%s' (see --help)\n", argv[1]);
 		goto out;

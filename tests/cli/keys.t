@@ -42,6 +42,8 @@ my %text = (
 	'sweep.values' => ['1,2'],
 	'sweep.key2' => ['collective.iters'],
 	'sweep.values2' => ['1,2'],
+	# a GPU's links at half their bandwidth, then a whole node's at a tenth
+	'faults.degrade' => ['n0.gpu0=50%', 'n0=10%'],
 );
 
 # Keys whose effect shows in these small scenarios only with settings

@@ -1745,6 +1745,7 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	}
 	m->ent = ge_entity_add(&m->eng, &coll_ops, m);
 	gt_topo_instantiate(topo, &m->net);
+	gm_fault_apply(&m->net, o->faults, o->nfaults);
 	if (o->xport && o->xport->kind != GM_XPORT_NONE) {
 		m->xp = o->xport;
 		m->xp_proxy = g_new0(int64_t, m->nranks);

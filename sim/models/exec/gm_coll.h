@@ -40,6 +40,7 @@
 #include "../../sched/gs_sched.h"
 #include "../../topologies/gt_topo.h"
 #include "gm_cpath.h"
+#include "../net/gm_fault.h"
 #include "../net/gm_net.h"
 #include "../transport/gm_xport.h"
 
@@ -96,6 +97,10 @@ typedef struct gm_coll_opts {
 	 * whole run is estimated to take on one core (gm_coll_estimate_s) */
 	void (*on_progress)(void *ctx, uint64_t done, uint64_t total, double est_s);
 	void *progress_ctx;
+	/* degraded links (faults.degrade), applied as the links are made;
+	 * every name must match a link (gm_run checks it first) */
+	const gm_fault *faults;
+	size_t nfaults;
 } gm_coll_opts;
 
 typedef struct gm_link_stat {

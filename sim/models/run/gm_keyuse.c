@@ -333,6 +333,8 @@ static const char *why_unused(use *u, const char *key)
 	const char *fid = gc_config_str(u->cfg, "sim.fidelity");
 	if (is_component(key))
 		return component_unused(u, key);
+	if (!strcmp(key, "faults.degrade") && !strcmp(fid, "analytical"))
+		return "the closed form has no links to degrade; give sim.fidelity flow or packet";
 	if (!strcmp(key, "sim.packet") || !strcmp(key, "sim.hop_buffer")) {
 		if (!strcmp(fid, "packet"))
 			return NULL;
@@ -483,6 +485,12 @@ gc_status gm_keyuse_check_step(const gc_config *cfg, char ***unused, char **errm
 		if (!strcmp(k, "seed") && !ep)
 			why = "nothing in this step is drawn at random (seed draws the routing of "
 			      "expert-parallel phases, train.ep above 1); leave it out";
+		if ((!strcmp(k, "train.gpu") || !strcmp(k, "train.gpu_flops")) &&
+		    gc_config_double(cfg, "train.mfu") <= 0)
+			why = "it sets the compute estimate, and train.mfu 0 leaves compute out (the "
+			      "step's communication only); give train.mfu";
+		else if (!strcmp(k, "train.gpu") && gc_config_double(cfg, "train.gpu_flops") > 0)
+			why = "train.gpu_flops gives the FLOP/s in its place; leave one out";
 		if (!strcmp(k, "moe.chunk") &&
 		    (!ep || strcmp(gc_config_str(cfg, "train.ep_algo"), "forward") != 0))
 			why = "it applies to expert-parallel phases (train.ep above 1) with train.ep_algo "

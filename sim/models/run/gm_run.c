@@ -500,6 +500,7 @@ void gm_run_free(gm_run *r)
 	g_free(r->pts);
 	g_free(r->cmp);
 	g_strfreev(r->unused);
+	g_free(r->faults);
 	g_free(r->path);
 	if (r->cfg)
 		gc_config_free(r->cfg);
@@ -994,6 +995,39 @@ static bool one_sided(const gs_params *p)
 	       (p->algo == GS_ALGO_PPLX && gs_coll_is_moe(p->coll));
 }
 
+/* faults.degrade: parsed, and every name checked against the links of
+ * the run's topology (made once into a scratch network). */
+static gc_status faults_setup(gm_run *r, char **errmsg)
+{
+	const char *spec = gc_config_str(r->cfg, "faults.degrade");
+	char *why = NULL;
+	if (!gm_fault_parse(spec, &r->faults, &r->nfaults, &why)) {
+		gc_status st = gc_config_error(r->cfg, "faults.degrade", errmsg, "%s", why);
+		g_free(why);
+		return st;
+	}
+	if (!r->nfaults)
+		return GC_OK;
+	ge_engine eng;
+	gm_net net;
+	ge_engine_init(&eng, 1);
+	gm_net_init(&net, &eng, NULL, NULL);
+	gt_topo_instantiate(&r->topo, &net);
+	long bad = gm_fault_apply(&net, r->faults, r->nfaults);
+	char first[GM_LINK_NAME * 2 + 8] = "";
+	if (bad >= 0 && net.nlinks > 0)
+		snprintf(first, sizeof(first), "%s, %s", net.info[0].name,
+			 net.info[net.nlinks > 1 ? 1 : 0].name);
+	gm_net_fini(&net);
+	ge_engine_fini(&eng);
+	if (bad < 0)
+		return GC_OK;
+	return gc_config_error(r->cfg, "faults.degrade", errmsg,
+			       "'%s' names no link of this topology; the links are named as --links "
+			       "prints them (%s, ...), and a name takes every link under it",
+			       r->faults[bad].name, first);
+}
+
 gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, char **errmsg)
 {
 	*out = NULL;
@@ -1054,6 +1088,8 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 	r->analytical = strcmp(gc_config_str(r->cfg, "sim.fidelity"), "analytical") == 0;
 	/* every key the scenario sets changes what is simulated, or is refused */
 	st = gm_keyuse_check(r, o->step_phase, o->sweep_cell ? &r->unused : NULL, errmsg);
+	if (st == GC_OK)
+		st = faults_setup(r, errmsg);
 	if (st != GC_OK) {
 		gm_run_free(r);
 		return st;
@@ -1070,6 +1106,8 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 		.xport = &r->xport,
 		.on_progress = o->step_progress,
 		.progress_ctx = o->progress_ctx,
+		.faults = r->faults,
+		.nfaults = r->nfaults,
 	};
 	if (strcmp(gc_config_str(r->cfg, "sim.fidelity"), "packet") == 0) {
 		co.pkt_bytes = (uint32_t)gc_config_bytes(r->cfg, "sim.packet");

@@ -76,6 +76,8 @@ typedef struct gm_run {
 	gc_config *cfg;
 	char *path;
 	gt_topo topo;
+	gm_fault *faults; /* faults.degrade, checked against the topology's links */
+	size_t nfaults;
 	gs_params base; /* collective parameters; bytes set per point */
 	int proto;	/* gm_proto, or -1 for auto */
 	unsigned proto_ok; /* collective.nccl_proto: the GM_PROTO_BITs allowed */

@@ -169,6 +169,16 @@ static const gc_param sweep_params[] = {
 	 "the values of sweep.key2, comma-separated", NULL},
 };
 
+static const gc_param fault_params[] = {
+	{"faults.degrade", GC_P_STRING, "", NULL, 1, 0,
+	 "links that keep only a share of their bandwidth, NAME=SHARE entries separated by commas: "
+	 "n0.gpu3.nvlink=50% (GPU 3's NVLink port, both ways: a name is its link and every link "
+	 "under it, as --links names them: n0.gpu3 a whole GPU, n1.nic2.tx one direction); flow "
+	 "and packet fidelity",
+	 "a straggler sets the pace of a synchronous collective (a degraded NVLink or a NIC that "
+	 "trained down; Llama 3, arXiv 2407.21783, section 3.3.4)"},
+};
+
 gc_config *gm_scenario_config_new(void)
 {
 	gc_config *cfg = gc_config_new();
@@ -178,6 +188,7 @@ gc_config *gm_scenario_config_new(void)
 	gc_config_add_params(cfg, sim_params, G_N_ELEMENTS(sim_params));
 	gc_config_add_params(cfg, moe_params, G_N_ELEMENTS(moe_params));
 	gc_config_add_params(cfg, sweep_params, G_N_ELEMENTS(sweep_params));
+	gc_config_add_params(cfg, fault_params, G_N_ELEMENTS(fault_params));
 	gm_tx_register_params(cfg);
 	gm_xport_register_params(cfg);
 	gm_train_register_params(cfg);

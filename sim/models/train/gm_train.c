@@ -107,9 +107,16 @@ static const gc_param train_params[] = {
 	 "step: model FLOPs utilization for a compute estimate (6 FLOPs per active parameter and "
 	 "token) and the communication the step then exposes; 0: communication only",
 	 "Llama 3 (arXiv 2407.21783): 38-43 % BF16 MFU on 8k-16k H100s"},
-	{"train.gpu_flops", GC_P_DOUBLE, "989e12", NULL, 1e9, 1e18,
-	 "step: a GPU's peak dense BF16 FLOP/s, for the compute estimate",
-	 "NVIDIA H100 SXM datasheet: 989 TFLOPS dense BF16"},
+	{"train.gpu", GC_P_ENUM, "auto", "auto|v100|a100-40g|a100|h100|h200|b200|gb200", 1, 0,
+	 "step: the GPU whose dense BF16 FLOP/s the compute estimate takes (v100: FP16); auto: "
+	 "the preset's (dgx-a100 a100, p4d a100-40g, dgx-h100 and p5 h100, p5en h200, dgx-b200 "
+	 "b200, gb200-nvl72 gb200), h100 without a preset",
+	 "NVIDIA datasheets (V100, A100, H100, H200, HGX/DGX B200, GB200 NVL72; "
+	 "sim/topologies/gt_gpu.c)"},
+	{"train.gpu_flops", GC_P_DOUBLE, "0", NULL, 0, 1e18,
+	 "step: a GPU's peak dense BF16 FLOP/s for the compute estimate, in place of train.gpu's; "
+	 "0: train.gpu's",
+	 NULL},
 	{"train.sequence_parallel", GC_P_BOOL, "false", NULL, 1, 0,
 	 "step: sequence parallelism, each TP allreduce an allgather and a reduce-scatter of the "
 	 "same activations",
@@ -523,6 +530,19 @@ static double phase_us(const gm_train *t, const char *name)
  * the experts' share. Attention: causal, 6 s h FLOPs per layer and token
  * (QK^T and PV, 4 s h forward over all keys, half of them masked; the
  * backward pass twice the forward). */
+double gm_train_gpu_flops(const gc_config *c, const gt_gpu **gpu)
+{
+	const char *name = gc_config_str(c, "train.gpu");
+	const gt_gpu *g = strcmp(name, "auto") != 0 ? gt_gpu_find(name)
+				: gt_gpu_of_preset(gc_config_str(c, "topology.preset"));
+	if (!g)
+		g = gt_gpu_find("h100");
+	if (gpu)
+		*gpu = g;
+	double f = gc_config_double(c, "train.gpu_flops");
+	return f > 0 ? f : g->bf16_flops;
+}
+
 static gc_status overlap(gm_train *t, char **errmsg)
 {
 	const gc_config *c = t->cfg;
@@ -543,7 +563,7 @@ static gc_status overlap(gm_train *t, char **errmsg)
 	double tokens = (double)gc_config_int(c, "train.micro_batch") * seq * M;
 	/* the fullest stage's share of the layers, split over TP and CP */
 	double share = (double)t->stage_layers / L / (double)t->tp / (double)t->cp;
-	double rate = gc_config_double(c, "train.gpu_flops") * mfu;
+	double rate = gm_train_gpu_flops(c, NULL) * mfu;
 	t->attn_us = 6.0 * L * seq * h * tokens * share / rate * 1e6;
 	t->compute_us = 6.0 * active * tokens * share / rate * 1e6 + t->attn_us;
 	/* ring attention: each of the CP rounds of a layer and micro-batch
@@ -774,12 +794,17 @@ void gm_train_format_table(const gm_train *t, void *gstring_out)
 			       t->total_us, t->total_us * 1e-6);
 	if (t->compute_us > 0) {
 		double step = t->compute_us + t->bubble_us + t->exposed_us;
+		const gt_gpu *gpu = NULL;
+		double flops = gm_train_gpu_flops(t->cfg, &gpu);
 		g_string_append_printf(
 			g,
-			"# with compute at %.0f %% MFU (6 FLOPs per active parameter and token, and "
+			"# with compute at %.0f %% MFU of %.0f TFLOPS (%s) (6 FLOPs per active "
+			"parameter and token, and "
 			"causal attention 6 seq hidden per layer and token): compute %.1f ms (attention "
 			"%.1f ms), exposed communication %.1f ms (DP overlapping the %s%s%s), ",
-			100.0 * gc_config_double(t->cfg, "train.mfu"), t->compute_us * 1e-3,
+			100.0 * gc_config_double(t->cfg, "train.mfu"), flops * 1e-12,
+			gc_config_double(t->cfg, "train.gpu_flops") > 0 ? "train.gpu_flops" : gpu->model,
+			t->compute_us * 1e-3,
 			t->attn_us * 1e-3, t->exposed_us * 1e-3,
 			strcmp(gc_config_str(t->cfg, "train.sharding"), "none") != 0
 				? "forward and backward passes"

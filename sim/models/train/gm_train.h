@@ -85,6 +85,7 @@
 
 #include "../../core/gc_config.h"
 #include "../run/gm_run.h"
+#include "../../topologies/gt_gpu.h"
 
 #define GM_TRAIN_MAX_PHASES 16
 
@@ -136,6 +137,11 @@ typedef struct gm_train {
 	 * (NULL: none; gm_keyuse.h) */
 	char **unused;
 } gm_train;
+
+/* The dense BF16 FLOP/s a step's compute estimate takes: train.gpu_flops,
+ * or train.gpu's (auto: the preset's GPU, H100 without one); *gpu (may be
+ * NULL) receives that GPU. */
+double gm_train_gpu_flops(const gc_config *c, const gt_gpu **gpu);
 
 /* Register the train.* keys and `workload`. */
 void gm_train_register_params(gc_config *cfg);
