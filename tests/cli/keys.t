@@ -44,6 +44,8 @@ my %text = (
 	'sweep.values2' => ['1,2'],
 	# a GPU's links at half their bandwidth, then a whole node's at a tenth
 	'faults.degrade' => ['n0.gpu0=50%', 'n0=10%'],
+	# a GPU's links, then a whole node's, slower to cross
+	'faults.latency' => ['n0.gpu0=5us', 'n0=1ms'],
 );
 
 # Keys whose effect shows in these small scenarios only with settings

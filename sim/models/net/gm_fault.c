@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool gm_fault_parse(const char *spec, gm_fault **out, size_t *n, char **why)
+#include "../../core/gc_units.h"
+
+bool gm_fault_parse(const char *spec, bool latency, gm_fault **out, size_t *n, char **why)
 {
 	*out = NULL;
 	*n = 0;
@@ -19,13 +21,17 @@ bool gm_fault_parse(const char *spec, gm_fault **out, size_t *n, char **why)
 		if (!*item) {
 			if (it == items && !it[1])
 				break; /* the empty spec */
-			*why = g_strdup("an empty entry; expected NAME=SHARE entries separated by commas");
+			*why = g_strdup_printf("an empty entry; expected NAME=%s entries separated by "
+					       "commas",
+					       latency ? "TIME" : "SHARE");
 			ok = false;
 			break;
 		}
 		char *eq = strchr(item, '=');
 		if (!eq || eq == item) {
-			*why = g_strdup_printf("'%s': expected NAME=SHARE, e.g. n0.gpu3.nvlink=50%%", item);
+			*why = g_strdup_printf("'%s': expected %s", item,
+					       latency ? "NAME=TIME, e.g. n1.nic2=5us"
+						       : "NAME=SHARE, e.g. n0.gpu3.nvlink=50%");
 			ok = false;
 			break;
 		}
@@ -37,30 +43,46 @@ bool gm_fault_parse(const char *spec, gm_fault **out, size_t *n, char **why)
 			ok = false;
 			break;
 		}
-		char *end = NULL;
-		double v = g_ascii_strtod(val, &end);
-		bool pct = end && *end == '%';
-		if (pct)
-			end++;
-		if (!*val || end == val || *end || !isfinite(v)) {
-			*why = g_strdup_printf("'%s=%s': the share is a percentage (50%%) or a fraction "
-					       "(0.5)",
-					       name, val);
-			ok = false;
-			break;
-		}
-		if (pct)
-			v /= 100.0;
-		if (!(v > 0) || v > 1) {
-			*why = g_strdup_printf("'%s=%s': the share kept is above 0 and at most 100%%",
-					       name, val);
-			ok = false;
-			break;
-		}
 		gm_fault f;
 		memset(&f, 0, sizeof(f));
+		f.frac = 1.0;
+		if (latency) {
+			const char *w = NULL;
+			int64_t ps = 0;
+			if (gc_parse_time_ps(val, &ps, &w) != GC_OK || ps < 0 ||
+			    ps > INT64_C(1000000000000)) {
+				*why = g_strdup_printf("'%s=%s': the latency added is a time from 0 to 1s "
+						       "(5us)%s%s",
+						       name, val, w ? ": " : "", w ? w : "");
+				ok = false;
+				break;
+			}
+			f.add_ps = ps;
+		} else {
+			char *end = NULL;
+			double v = g_ascii_strtod(val, &end);
+			bool pct = end && *end == '%';
+			if (pct)
+				end++;
+			if (!*val || end == val || *end || !isfinite(v)) {
+				*why = g_strdup_printf("'%s=%s': the share is a percentage (50%%) or a "
+						       "fraction (0.5)",
+						       name, val);
+				ok = false;
+				break;
+			}
+			if (pct)
+				v /= 100.0;
+			if (!(v > 0) || v > 1) {
+				*why = g_strdup_printf("'%s=%s': the share kept is above 0 and at most "
+						       "100%%",
+						       name, val);
+				ok = false;
+				break;
+			}
+			f.frac = v;
+		}
 		g_strlcpy(f.name, name, sizeof(f.name));
-		f.frac = v;
 		g_array_append_val(a, f);
 	}
 	g_strfreev(items);
@@ -88,6 +110,7 @@ long gm_fault_apply(gm_net *net, const gm_fault *f, size_t n)
 			if (under(net->info[l].name, f[i].name)) {
 				net->links[l].bw_Bps *= f[i].frac;
 				net->links[l].ps_per_byte = 1e12 / net->links[l].bw_Bps;
+				net->info[l].lat_ps += f[i].add_ps;
 				hit = true;
 			}
 		if (!hit)

@@ -333,7 +333,8 @@ static const char *why_unused(use *u, const char *key)
 	const char *fid = gc_config_str(u->cfg, "sim.fidelity");
 	if (is_component(key))
 		return component_unused(u, key);
-	if (!strcmp(key, "faults.degrade") && !strcmp(fid, "analytical"))
+	if ((!strcmp(key, "faults.degrade") || !strcmp(key, "faults.latency")) &&
+	    !strcmp(fid, "analytical"))
 		return "the closed form has no links to degrade; give sim.fidelity flow or packet";
 	if (!strcmp(key, "sim.packet") || !strcmp(key, "sim.hop_buffer")) {
 		if (!strcmp(fid, "packet"))
@@ -482,9 +483,14 @@ gc_status gm_keyuse_check_step(const gc_config *cfg, char ***unused, char **errm
 		if (!strcmp(k, "collective.compare"))
 			why = "a training step times each phase with collective.algo alone; leave it out "
 			      "(a sweep of collective.algo compares steps)";
-		if (!strcmp(k, "seed") && !ep)
+		if (!strcmp(k, "seed") && !ep && gc_config_double(cfg, "resilience.node_mtbf") <= 0)
 			why = "nothing in this step is drawn at random (seed draws the routing of "
-			      "expert-parallel phases, train.ep above 1); leave it out";
+			      "expert-parallel phases, train.ep above 1, and the failures of "
+			      "resilience.node_mtbf); leave it out";
+		if (g_str_has_prefix(k, "resilience.") && strcmp(k, "resilience.node_mtbf") != 0 &&
+		    gc_config_double(cfg, "resilience.node_mtbf") <= 0)
+			why = "resilience.node_mtbf 0 models no failures; give a node's MTBF (hours) to "
+			      "simulate failures, checkpoints and restarts";
 		if ((!strcmp(k, "train.gpu") || !strcmp(k, "train.gpu_flops")) &&
 		    gc_config_double(cfg, "train.mfu") <= 0)
 			why = "it sets the compute estimate, and train.mfu 0 leaves compute out (the "

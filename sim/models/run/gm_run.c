@@ -995,17 +995,31 @@ static bool one_sided(const gs_params *p)
 	       (p->algo == GS_ALGO_PPLX && gs_coll_is_moe(p->coll));
 }
 
-/* faults.degrade: parsed, and every name checked against the links of
- * the run's topology (made once into a scratch network). */
+/* faults.degrade and faults.latency: parsed, and every name checked
+ * against the links of the run's topology (made once into a scratch
+ * network). */
 static gc_status faults_setup(gm_run *r, char **errmsg)
 {
-	const char *spec = gc_config_str(r->cfg, "faults.degrade");
-	char *why = NULL;
-	if (!gm_fault_parse(spec, &r->faults, &r->nfaults, &why)) {
-		gc_status st = gc_config_error(r->cfg, "faults.degrade", errmsg, "%s", why);
-		g_free(why);
-		return st;
+	static const char *const keys[2] = {"faults.degrade", "faults.latency"};
+	gm_fault *f[2] = {NULL, NULL};
+	size_t n[2] = {0, 0};
+	for (int k = 0; k < 2; k++) {
+		char *why = NULL;
+		if (!gm_fault_parse(gc_config_str(r->cfg, keys[k]), k == 1, &f[k], &n[k], &why)) {
+			gc_status st = gc_config_error(r->cfg, keys[k], errmsg, "%s", why);
+			g_free(why);
+			g_free(f[0]);
+			return st;
+		}
 	}
+	r->nfaults = n[0] + n[1];
+	r->faults = g_new(gm_fault, r->nfaults ? r->nfaults : 1);
+	if (n[0])
+		memcpy(r->faults, f[0], n[0] * sizeof(gm_fault));
+	if (n[1])
+		memcpy(r->faults + n[0], f[1], n[1] * sizeof(gm_fault));
+	g_free(f[0]);
+	g_free(f[1]);
 	if (!r->nfaults)
 		return GC_OK;
 	ge_engine eng;
@@ -1022,7 +1036,7 @@ static gc_status faults_setup(gm_run *r, char **errmsg)
 	ge_engine_fini(&eng);
 	if (bad < 0)
 		return GC_OK;
-	return gc_config_error(r->cfg, "faults.degrade", errmsg,
+	return gc_config_error(r->cfg, keys[(size_t)bad < n[0] ? 0 : 1], errmsg,
 			       "'%s' names no link of this topology; the links are named as --links "
 			       "prints them (%s, ...), and a name takes every link under it",
 			       r->faults[bad].name, first);
@@ -1043,7 +1057,8 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 		const gc_param *kp = gc_config_param_at(r->cfg, i);
 		if (!kp)
 			break;
-		if (g_str_has_prefix(kp->key, "train.") && gc_config_is_set(r->cfg, kp->key))
+		if ((g_str_has_prefix(kp->key, "train.") || g_str_has_prefix(kp->key, "resilience.")) &&
+		    gc_config_is_set(r->cfg, kp->key))
 			st = gc_config_error(r->cfg, kp->key, errmsg,
 					     "applies to workload: step, not to a collective");
 	}

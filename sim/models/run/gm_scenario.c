@@ -177,6 +177,11 @@ static const gc_param fault_params[] = {
 	 "and packet fidelity",
 	 "a straggler sets the pace of a synchronous collective (a degraded NVLink or a NIC that "
 	 "trained down; Llama 3, arXiv 2407.21783, section 3.3.4)"},
+	{"faults.latency", GC_P_STRING, "", NULL, 1, 0,
+	 "links that add latency to every message crossing them, NAME=TIME entries separated by "
+	 "commas: n1.nic2=5us (a congested or rerouted port; names as faults.degrade's); flow and "
+	 "packet fidelity",
+	 NULL},
 };
 
 gc_config *gm_scenario_config_new(void)

@@ -86,6 +86,7 @@
 #include "../../core/gc_config.h"
 #include "../run/gm_run.h"
 #include "../../topologies/gt_gpu.h"
+#include "gm_resil.h"
 
 #define GM_TRAIN_MAX_PHASES 16
 
@@ -136,6 +137,14 @@ typedef struct gm_train {
 	 * (by itself, or by every phase), each with its refusal, in pairs
 	 * (NULL: none; gm_keyuse.h) */
 	char **unused;
+	/* resilience.node_mtbf above 0: failures and checkpoints over
+	 * resilience.steps of this step (gm_resil), and one failure itemised
+	 * (resilience.fail_step) */
+	bool resil;
+	gm_resil_in rin;
+	gm_resil_out rs;
+	int64_t fail_step;
+	double fail_lost_s; /* its work since the last checkpoint */
 } gm_train;
 
 /* The dense BF16 FLOP/s a step's compute estimate takes: train.gpu_flops,
