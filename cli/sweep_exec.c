@@ -64,24 +64,30 @@ static bool read_all(int fd, void *p, size_t n)
 	return true;
 }
 
+void *sweep_exec_answer(const sweep_exec *x, guint k, gc_status *st, size_t *len)
+{
+	gc_run_record rec;
+	memset(&rec, 0, sizeof(rec));
+	char *err = NULL;
+	*st = x->run(x->ctx, k, false, &rec, &err);
+	if (*st != GC_OK) {
+		char *msg = err ? err : g_strdup("the cell failed");
+		*len = strlen(msg);
+		return msg;
+	}
+	void *buf = gc_run_record_pack(&rec, len);
+	gc_run_record_clear(&rec);
+	return buf;
+}
+
 /* The worker's loop: never returns. */
 static void worker_main(const sweep_exec *x, int task_fd, int res_fd)
 {
 	int32_t k;
 	while (read_all(task_fd, &k, sizeof(k)) && k >= 0) {
-		gc_run_record rec;
-		memset(&rec, 0, sizeof(rec));
-		char *err = NULL;
-		gc_status st = x->run(x->ctx, (guint)k, false, &rec, &err);
+		gc_status st;
 		size_t len = 0;
-		void *buf;
-		if (st == GC_OK) {
-			buf = gc_run_record_pack(&rec, &len);
-			gc_run_record_clear(&rec);
-		} else {
-			buf = err ? err : g_strdup("the cell failed");
-			len = strlen(buf);
-		}
+		void *buf = sweep_exec_answer(x, (guint)k, &st, &len);
 		answer_head h = {k, (int32_t)st, len};
 		bool ok = write_all(res_fd, &h, sizeof(h)) && write_all(res_fd, buf, len);
 		g_free(buf);
@@ -201,7 +207,12 @@ static bool take_answer(const sweep_exec *x, worker *w, guint *ran, guint *fail_
 			char **err)
 {
 	answer_head h;
-	if (!read_all(w->res_fd, &h, sizeof(h)) || h.cell != w->cell || h.len > ((uint64_t)1 << 40)) {
+	if (!read_all(w->res_fd, &h, sizeof(h))) {
+		note_failure((guint)w->cell, GC_ERR_INTERNAL, death_of(w), fail_k, fst, err);
+		return false;
+	}
+	if (h.cell != w->cell || h.len > ((uint64_t)1 << 40)) { /* not its answer: stop it */
+		kill(w->pid, SIGKILL);
 		note_failure((guint)w->cell, GC_ERR_INTERNAL, death_of(w), fail_k, fst, err);
 		return false;
 	}

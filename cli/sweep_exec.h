@@ -33,6 +33,9 @@ typedef struct sweep_exec {
 gc_status sweep_exec_cells(const sweep_exec *x, const guint *todo, guint ntodo, int jobs, guint *ran,
 			   guint *fail_k, char **err);
 
+/* A worker's answer for cell k, run in this process: the packed record
+ * (*st GC_OK) or the error message, *len bytes (g_free it). */
+void *sweep_exec_answer(const sweep_exec *x, guint k, gc_status *st, size_t *len);
 /* For the MPI coordinator as for the worker processes: one answer for
  * cell k (status, and buf of len bytes: the packed record, or the error
  * message; buf is taken) stored, or the failure kept when its cell is the

@@ -80,19 +80,9 @@ void sweep_mpi_serve(const sweep_exec *x)
 		MPI_Recv(&k, 1, MPI_INT32_T, 0, TAG_TASK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 		if (k < 0)
 			return;
-		gc_run_record rec;
-		memset(&rec, 0, sizeof(rec));
-		char *err = NULL;
-		gc_status st = x->run(x->ctx, (guint)k, false, &rec, &err);
+		gc_status st;
 		size_t len = 0;
-		void *buf;
-		if (st == GC_OK) {
-			buf = gc_run_record_pack(&rec, &len);
-			gc_run_record_clear(&rec);
-		} else {
-			buf = err ? err : g_strdup("the cell failed");
-			len = strlen(buf);
-		}
+		void *buf = sweep_exec_answer(x, (guint)k, &st, &len);
 		int64_t head[3] = {k, (int64_t)st, (int64_t)len};
 		MPI_Send(head, 3, MPI_INT64_T, 0, TAG_HEAD, MPI_COMM_WORLD);
 		MPI_Send(buf, (int)len, MPI_BYTE, 0, TAG_BODY, MPI_COMM_WORLD);
