@@ -9,7 +9,7 @@
 /* past this estimate a size is announced before it runs */
 #define WARN_S 60.0
 
-static void fmt_secs(char *buf, size_t n, double s)
+void cli_progress_fmt_secs(char *buf, size_t n, double s)
 {
 	if (s >= 5400)
 		snprintf(buf, n, "%.1f h", s / 3600);
@@ -41,7 +41,7 @@ static void on_steps(void *ctx, uint64_t done, uint64_t total, double est_s)
 		p->shown = 0;
 		if (est_s > WARN_S) {
 			char t[32];
-			fmt_secs(t, sizeof(t), est_s);
+			cli_progress_fmt_secs(t, sizeof(t), est_s);
 			fprintf(stderr,
 				"%s%s: size %llu B: %.3g steps to simulate, about %s of one core; "
 				"--fidelity analytical answers in under a second (without "
@@ -58,7 +58,7 @@ static void on_steps(void *ctx, uint64_t done, uint64_t total, double est_s)
 	p->shown = now;
 	double el = (double)(now - p->t0) * 1e-6, frac = (double)done / (double)total;
 	char t[32];
-	fmt_secs(t, sizeof(t), el / frac * (1 - frac));
+	cli_progress_fmt_secs(t, sizeof(t), el / frac * (1 - frac));
 	fprintf(stderr, "\r\033[K%s: size %zu of %zu (%llu B): %.0f %% of %.3g steps, about %s left",
 		p->prefix, p->i + 1, p->n, (unsigned long long)p->bytes, 100 * frac, (double)total, t);
 	fflush(stderr);

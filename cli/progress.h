@@ -34,6 +34,8 @@ typedef struct cli_progress {
 /* Hook p into o (progress, step_progress, phase_progress, progress_ctx);
  * prefix is kept by pointer. */
 void cli_progress_attach(cli_progress *p, gm_run_opts *o, const char *prefix);
+/* A duration for a person: "42 s", "17 min", "2.5 h". */
+void cli_progress_fmt_secs(char *buf, size_t n, double s);
 /* Erase the line, if one was drawn, and unhook o. */
 void cli_progress_clear(cli_progress *p, gm_run_opts *o);
 

@@ -12,6 +12,7 @@
  * only the cell it held; the cells already stored stay.
  */
 #include "sweep_exec.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -123,23 +124,13 @@ static char *death_of(worker *w)
 	return g_strdup("the worker process running it stopped before it answered");
 }
 
-static void fmt_eta(char *buf, size_t n, double s)
-{
-	if (s >= 3600)
-		snprintf(buf, n, "%.1f h", s / 3600);
-	else if (s >= 60)
-		snprintf(buf, n, "%.0f min", s / 60);
-	else
-		snprintf(buf, n, "%.0f s", s);
-}
-
 void sweep_exec_progress(const sweep_exec *x, guint done, guint total, int running, gint64 t0)
 {
 	char eta[48] = "";
 	if (done > 0 && done < total) {
 		double el = (double)(g_get_monotonic_time() - t0) * 1e-6;
 		char t[24];
-		fmt_eta(t, sizeof(t), el / done * (total - done));
+		cli_progress_fmt_secs(t, sizeof(t), el / done * (total - done));
 		snprintf(eta, sizeof(eta), ", about %s left", t);
 	}
 	fprintf(stderr, "\r\033[Kgcsim sweep: %u of %u cells to run done, %d running%s (grid of %u)",
