@@ -201,6 +201,12 @@ static gc_status gs_params_normalize(const gs_params *in, gs_params *p, char **e
 					  p->nranks, GS_MAX_RANKS);
 		return GC_ERR_INPUT;
 	}
+	if (p->algo == GS_ALGO_HD && p->coll != GS_COLL_ALLREDUCE) {
+		*errmsg = g_strdup_printf("the halving-doubling algorithm is only defined for "
+					  "allreduce, not %s",
+					  gs_coll_name(p->coll));
+		return GC_ERR_INPUT;
+	}
 	if ((p->algo == GS_ALGO_BRUCK || p->algo == GS_ALGO_PAT) && p->coll != GS_COLL_ALLGATHER &&
 	    p->coll != GS_COLL_REDUCESCATTER) {
 		*errmsg = g_strdup_printf("the %s algorithm is only defined for allgather and "
@@ -425,6 +431,7 @@ gc_status gs_gen_create(const gs_params *p, gs_gen **out, char **errmsg)
 		     : g->p.algo == GS_ALGO_NVLS_TREE ? gs_nvls_tree_init(g, errmsg)
 		     : g->p.algo == GS_ALGO_COLLNET ? gs_collnet_init(g, errmsg)
 		     : g->p.algo == GS_ALGO_COLLNET_CHAIN ? gs_collnet_chain_init(g, errmsg)
+		     : g->p.algo == GS_ALGO_HD ? gs_hd_init(g, errmsg)
 						 : gs_ring_init(g, errmsg);
 		break;
 	case GS_COLL_ALLGATHER:

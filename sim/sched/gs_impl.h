@@ -43,6 +43,7 @@ gc_status gs_pplx_init(gs_gen *g, char **errmsg);
 gc_status gs_bruck_init(gs_gen *g, char **errmsg);
 gc_status gs_pat_init(gs_gen *g, char **errmsg);
 gc_status gs_chain_init(gs_gen *g, char **errmsg);
+gc_status gs_hd_init(gs_gen *g, char **errmsg);
 
 
 /* destroy op of a generator whose priv is one g_malloc'ed block */

@@ -180,7 +180,10 @@ typedef enum gs_coll {
  * pplx: dispatch and combine in the shape of pplx-kernels' internode
  * kernels, every token-expert message a put with its own signal, per-expert
  * token counts and combine's sync flags as signals of their own, one strand
- * per sending warp (gs_pplx.c). */
+ * per sending warp (gs_pplx.c); halving-doubling: allreduce by recursive
+ * halving and doubling, log2 n rounds each way with the rank one bit
+ * apart, the host backends' (gloo, MPI) alternative to the ring; a
+ * power-of-two count of ranks (gs_hd.c). */
 typedef enum gs_algo {
 	GS_ALGO_RING = 0,
 	GS_ALGO_TREE,
@@ -194,6 +197,7 @@ typedef enum gs_algo {
 	GS_ALGO_PAT,
 	GS_ALGO_COLLNET_CHAIN,
 	GS_ALGO_PPLX,
+	GS_ALGO_HD,
 	GS_ALGO__COUNT
 } gs_algo;
 

@@ -684,6 +684,11 @@ void gt_topo_instantiate(const gt_topo *t, gm_net *net)
 					LAT(GM_LINK_PCIE, t->p2p_lat_ps));
 			snprintf(name, sizeof(name), "n%d.gpu%d.p2p.rx", node, loc);
 			gm_net_add_link(net, name, GM_LINK_PCIE, t->pcie.bw_Bps * BWS(GM_LINK_PCIE), 0);
+		} else if (t->host) {
+			snprintf(name, sizeof(name), "n%d.proc%d.intra.tx", node, loc);
+			gm_net_add_link(net, name, GM_LINK_HOST, t->nvlink.bw_Bps, t->nvlink.lat_ps);
+			snprintf(name, sizeof(name), "n%d.proc%d.intra.rx", node, loc);
+			gm_net_add_link(net, name, GM_LINK_HOST, t->nvlink.bw_Bps, 0);
 		} else {
 			snprintf(name, sizeof(name), "n%d.gpu%d.nvlink.tx", node, loc);
 			gm_net_add_link(net, name, GM_LINK_NVLINK, t->nvlink.bw_Bps * BWS(GM_LINK_NVLINK),
@@ -691,11 +696,18 @@ void gt_topo_instantiate(const gt_topo *t, gm_net *net)
 			snprintf(name, sizeof(name), "n%d.gpu%d.nvlink.rx", node, loc);
 			gm_net_add_link(net, name, GM_LINK_NVLINK, t->nvlink.bw_Bps * BWS(GM_LINK_NVLINK), 0);
 		}
-		snprintf(name, sizeof(name), "n%d.gpu%d.pcie.up", node, loc);
-		gm_net_add_link(net, name, GM_LINK_PCIE, t->pcie.bw_Bps * BWS(GM_LINK_PCIE),
-				LAT(GM_LINK_PCIE, t->pcie.lat_ps));
-		snprintf(name, sizeof(name), "n%d.gpu%d.pcie.down", node, loc);
-		gm_net_add_link(net, name, GM_LINK_PCIE, t->pcie.bw_Bps * BWS(GM_LINK_PCIE), 0);
+		if (t->host) {
+			snprintf(name, sizeof(name), "n%d.proc%d.inter.tx", node, loc);
+			gm_net_add_link(net, name, GM_LINK_HOST, t->pcie.bw_Bps, t->pcie.lat_ps);
+			snprintf(name, sizeof(name), "n%d.proc%d.inter.rx", node, loc);
+			gm_net_add_link(net, name, GM_LINK_HOST, t->pcie.bw_Bps, 0);
+		} else {
+			snprintf(name, sizeof(name), "n%d.gpu%d.pcie.up", node, loc);
+			gm_net_add_link(net, name, GM_LINK_PCIE, t->pcie.bw_Bps * BWS(GM_LINK_PCIE),
+					LAT(GM_LINK_PCIE, t->pcie.lat_ps));
+			snprintf(name, sizeof(name), "n%d.gpu%d.pcie.down", node, loc);
+			gm_net_add_link(net, name, GM_LINK_PCIE, t->pcie.bw_Bps * BWS(GM_LINK_PCIE), 0);
+		}
 		/* a NIC shared by several GPUs is its first GPU's: the others'
 		 * NIC slots carry nothing */
 		int share = share_of(t);

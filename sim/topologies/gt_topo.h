@@ -155,6 +155,13 @@ typedef struct gt_topo {
 	int pod_leaves;	 /* leaves per pod */
 	int pod_uplinks; /* per pod to the core, each of the NIC rate */
 	double pod_oversub;
+	/* dgx only: the ranks are host processes, one per GPU, of a host
+	 * backend (gm_host), not GPUs: the NVLink slots are each process's
+	 * transfers to the processes of its node ("n0.proc3.intra.tx"), the
+	 * PCIe slots its transfers to other nodes ("n0.proc3.inter.tx"),
+	 * both of kind GM_LINK_HOST; the routes are the same (intra must be
+	 * nvswitch, without PXN, bridges or channel caps). */
+	bool host;
 } gt_topo;
 
 /* Register the topology parameter table. */

@@ -18,6 +18,8 @@ check "the end-to-end MFU falls with each generation (communication does not kee
   "awk '\$1 ~ /^dgx-/ { m[\$1] = \$15 } END { exit !(m[\"dgx-a100\"] > m[\"dgx-h100\"] && m[\"dgx-h100\"] > m[\"dgx-b200\"]) }' '$T/gen.txt'"
 ONE="--set sweep.key= --set sweep.values="
 # shellcheck disable=SC2086
+"$G" run "$S" $ONE >"$T/gen1.txt"
+# shellcheck disable=SC2086
 "$G" run "$S" $ONE --set train.gpu=h200 >"$T/h200.txt"
 # shellcheck disable=SC2086
 "$G" run "$S" $ONE >"$T/h100.txt"
@@ -45,6 +47,22 @@ bad "an unknown train.gpu lists the GPUs" "expected one of auto, v100, a100-40g,
   run "$S" $ONE --set train.gpu=mi300
 bad "train.gpu on a collective is refused" "applies to workload: step" \
   run scenarios/dgx-h100-allreduce.yaml --set train.gpu=a100
+
+# train.precision fp8: the linear layers' GEMMs at the FP8 rate (H100:
+# 1979 of 989 TFLOPS), attention at BF16's; the end-to-end MFU is quoted
+# against the BF16 peak
+# shellcheck disable=SC2086
+"$G" run "$S" $ONE --set train.precision=fp8 >"$T/f8.txt"
+check "fp8: compute = (BF16 compute - attention) x 989/1979 + attention, within 0.01 ms" \
+  "a=\$(sed -n 's/.*compute \\([0-9.]*\\) ms (attention \\([0-9.]*\\) ms).*/\\1 \\2/p' '$T/gen1.txt'); b=\$(sed -n 's/.*compute \\([0-9.]*\\) ms (attention.*/\\1/p' '$T/f8.txt'); echo \"\$a \$b\" | awk '{ w = (\$1 - \$2) * 989 / 1979 + \$2; exit !(NF == 3 && w - \$3 < 0.06 && \$3 - w < 0.06) }'"
+check "fp8: a shorter step, so a higher end-to-end MFU against the BF16 peak (27.5 -> 39.4 %)" \
+  "a=\$(sed -n 's/.*end-to-end MFU \\([0-9.]*\\) %.*/\\1/p' '$T/gen1.txt'); b=\$(sed -n 's/.*end-to-end MFU \\([0-9.]*\\) %.*/\\1/p' '$T/f8.txt'); [ \"\$a\" = 27.5 ] && [ \"\$b\" = 39.4 ]"
+bad "fp8 on an A100 is refused" "train.precision: the A100 SXM4 80 GB has no FP8 tensor cores" \
+  run "$S" $ONE --set topology.preset=dgx-a100 --set train.precision=fp8
+bad "fp8 beside train.gpu_flops is refused" "train.precision: fp8 takes train.gpu's FP8 FLOP/s" \
+  run "$S" $ONE --set train.gpu_flops=1e15 --set train.precision=fp8
+bad "train.precision without train.mfu is refused" "train.precision: not used by this run" \
+  run "$S" $ONE --set train.mfu=0 --set train.precision=fp8
 
 "$G" explain balance >"$T/bal.txt" 2>"$T/bal.err"
 check "explain balance: one row per generation, V100 to GB200" \

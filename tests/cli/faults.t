@@ -98,4 +98,61 @@ badr "a job that would hardly ever finish is refused" "the run would hardly ever
   "$F" --set sweep.key= --set sweep.values= --set resilience.node_mtbf=0.001 --set resilience.interval=1000
 badr "resilience.* on a collective is refused" "resilience.node_mtbf: applies to workload: step" \
   scenarios/dgx-h100-allreduce.yaml --set resilience.node_mtbf=1000
+# faults.loss: a NIC that loses packets; a lost last packet waits the ACK
+# timeout (4.29 s with NCCL's IB timeout), drawn from seed
+LL=scenarios/lossy-link.yaml
+"$G" run "$LL" >"$T/ll.txt" 2>"$T/ll.err"
+check "the lossy-link scenario matches its golden output" \
+  "[ ! -s '$T/ll.err' ] && diff -u tests/golden/lossy-link.txt '$T/ll.txt' >'$T/diff' || { sed 's/^/# /' '$T/diff'; false; }"
+ONEL="--set sweep.key= --set sweep.values= --set sweep.key2= --set sweep.values2="
+# shellcheck disable=SC2086
+"$G" run "$LL" $ONEL --format csv >"$T/l0.csv"
+# shellcheck disable=SC2086
+"$G" run "$LL" $ONEL --set faults.loss=n0.nic0=0 --format csv >"$T/l00.csv"
+check "faults.loss: a rate of 0 changes nothing" "cmp -s '$T/l0.csv' '$T/l00.csv'"
+# shellcheck disable=SC2086
+"$G" run "$LL" $ONEL --set faults.loss=n0.nic0=1e-3 >"$T/l3.txt"
+check "faults.loss: 10 operations lose N last packets and take N x 4.294967296 s more (within 1 ms)" \
+  "nl=\$(sed -n 's/^# lost last packets.*: 67108864 B \\([0-9]*\\) (over 10 operations)\$/\\1/p' '$T/l3.txt'); t=\$(awk '\$1 == 67108864 { print \$6 }' '$T/l3.txt'); b=\$(tail -1 '$T/l0.csv' | cut -d, -f6); awk -v n=\"\$nl\" -v t=\"\$t\" -v b=\"\$b\" 'BEGIN { d = (t - b) * 10 - n * 4294967.296; exit !(n >= 1 && d > -1000 && d < 1000) }'"
+# shellcheck disable=SC2086
+"$G" run "$LL" $ONEL --set faults.loss=n0.nic0=1e-3 --set seed=3 >"$T/l3s.txt"
+check "faults.loss: another seed loses other packets" "! cmp -s '$T/l3.txt' '$T/l3s.txt'"
+# shellcheck disable=SC2086
+badr "a loss rate above 0.5 is refused" "faults.loss: 'n0.nic0=0.6': the loss rate is a packet's probability" "$LL" $ONEL --set faults.loss=n0.nic0=0.6
+# shellcheck disable=SC2086
+badr "a lossy name of no link is refused" "faults.loss: 'n9.nic0' names no link" "$LL" $ONEL --set faults.loss=n9.nic0=1e-6
+# shellcheck disable=SC2086
+badr "faults.loss under the packet fidelity is refused" "faults.loss: not used by this run: lost packets are followed under sim.fidelity flow" "$LL" $ONEL --set faults.loss=n0.nic0=1e-6 --set sim.fidelity=packet
+# shellcheck disable=SC2086
+badr "faults.retransmit without faults.loss is refused" "faults.retransmit: not used by this run: it times the resends of lost packets" "$LL" $ONEL --set faults.retransmit=1ms
+# faults.down: a component that stops for good mid-collective; the
+# operation stalls and the watchdog (resilience.timeout) ends it
+"$G" run scenarios/node-failure-allreduce.yaml >"$T/nf.txt" 2>"$T/nf.err"
+check "the node-failure scenario matches its golden output" \
+  "[ ! -s '$T/nf.err' ] && diff -u tests/golden/node-failure-allreduce.txt '$T/nf.txt' >'$T/diff' || { sed 's/^/# /' '$T/diff'; false; }"
+R8=scenarios/dgx-h100-8node-ring.yaml
+"$G" run "$R8" --set collective.sizes=[64MiB,1GiB] --format csv >"$T/d0.csv"
+"$G" run "$R8" --set collective.sizes=[64MiB,1GiB] --set faults.down=n3@1ms --format csv >"$T/d1.csv"
+check "faults.down: 64 MiB (done in 0.86 ms) is untouched by node 3 stopping at 1 ms, 1 GiB stalls until the 600 s watchdog" \
+  "[ \"\$(sed -n 2p '$T/d0.csv')\" = \"\$(sed -n 2p '$T/d1.csv')\" ] && [ \"\$(sed -n 3p '$T/d1.csv' | cut -d, -f6)\" = 600000000.000000 ]"
+"$G" run "$R8" --set collective.sizes=[1GiB] --set faults.down=n3.nic5@0us --set resilience.timeout=30s >"$T/d2.txt"
+check "faults.down: one NIC of 64 stopped from the start stalls its channels only (most steps done); a 30 s watchdog" \
+  "awk '\$1 == 1073741824 { t = \$6 } END { exit !(t == 30000000) }' '$T/d2.txt' && sed -n 's/^# stalled: 1073741824 B: .*; \\([0-9.]*\\) % of its steps done, \\([0-9]*\\) messages lost.*/\\1 \\2/p' '$T/d2.txt' | awk '{ exit !(NF == 2 && \$1 > 50 && \$1 < 100 && \$2 > 0) }'"
+badr "faults.down over several operations is refused" "faults.down: not used by this run: a stopped link stalls one operation for good" \
+  "$R8" --set faults.down=n3@1ms --set collective.iters=2
+badr "faults.down under the packet fidelity is refused" "faults.down: not used by this run: stopped links are followed under sim.fidelity flow" \
+  "$R8" --set faults.down=n3@1ms --set sim.fidelity=packet
+badr "faults.down without a time is refused" "faults.down: 'n3=1ms': expected NAME@TIME" \
+  "$R8" --set faults.down=n3=1ms
+badr "faults.down naming no link is refused" "faults.down: 'n9' names no link" \
+  "$R8" --set faults.down=n9@1ms
+badr "faults.down in a training step is refused" "faults.down: not used by this run: a stopped link stalls a collective for good" \
+  scenarios/training-step-scaling.yaml --set sweep.key= --set sweep.values= --set faults.down=n0@1ms
+# resilience.spares: with 48 h repairs, goodput rises with the spares
+# shellcheck disable=SC2086
+"$G" run "$F" --set resilience.repair=172800s --set resilience.interval=297 --set sweep.key=resilience.spares --set sweep.values=0,1,2,4 >"$T/sp.txt"
+check "spares: goodput rises with each spare (0, 1, 2, 4), four within 0.05 % of instant replacement" \
+  "awk '\$1 ~ /^[0-9]+\$/ && NF > 10 { g[\$1] = \$NF } END { exit !(g[0] < g[1] && g[1] < g[2] && g[2] < g[4] && g[4] > 98.96) }' '$T/sp.txt' && grep -q '^# 4: spares    : 4 hot spare nodes, a failed node out 48.0 h' '$T/sp.txt'"
+badr "spares without a repair time are refused" "resilience.spares: not used by this run: with resilience.repair 0" \
+  "$F" --set sweep.key= --set sweep.values= --set resilience.spares=2
 tap_end

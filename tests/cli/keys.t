@@ -46,6 +46,10 @@ my %text = (
 	'faults.degrade' => ['n0.gpu0=50%', 'n0=10%'],
 	# a GPU's links, then a whole node's, slower to cross
 	'faults.latency' => ['n0.gpu0=5us', 'n0=1ms'],
+	# a NIC's packets lost now and then, then a whole node's often
+	'faults.loss' => ['n0.nic0=1e-3', 'n0=0.05'],
+	# a NIC that stops as the operation starts, then a whole node
+	'faults.down' => ['n0.nic0@0us', 'n0@1us'],
 );
 
 # Keys whose effect shows in these small scenarios only with settings

@@ -65,7 +65,7 @@ check "--breakdown: the categories sum to the time, NVLink-bound on one node" \
 check "--breakdown twice: byte-identical" "cmp -s '$T/bd.txt' '$T/bd2.txt'"
 "$G" run scenarios/dgx-h100-8node-ring.yaml --set collective.sizes=8B,1GiB --breakdown --format csv >"$T/bd.csv"
 check "--breakdown --format csv: one column per category" \
-  "[ \"\$(head -1 '$T/bd.csv')\" = 'size_bytes,count,type,redop,root,time_us,algbw_GBps,busbw_GBps,launch_us,latency_us,nvlink_us,network_us,pcie_us,channel_us,link_us,proxy_us,nic-msg_us,control_us,other_us' ]"
+  "[ \"\$(head -1 '$T/bd.csv')\" = 'size_bytes,count,type,redop,root,time_us,algbw_GBps,busbw_GBps,launch_us,latency_us,nvlink_us,network_us,pcie_us,channel_us,link_us,proxy_us,nic-msg_us,control_us,copy_us,host_us,reduce_us,other_us' ]"
 check "--breakdown csv: latency-bound at 8 B, network-bound at 1 GiB, sums exact" \
   "awk -F, 'NR > 1 { s = 0; for (i = 9; i <= 16; i++) s += \$i; d = s - \$6; if (d < 0) d = -d; if (d > 1e-5 || \$16 != 0) bad = 1; if (\$1 == 8 && !(\$10 > \$6 / 2)) bad = 1; if (\$1 == 1073741824 && !(\$12 > \$6 / 2)) bad = 1; n++ } END { exit !(n == 2 && !bad) }' '$T/bd.csv'"
 "$G" run scenarios/dgx-h100-allreduce.yaml --sweep topology.nodes=1,2 --set collective.sizes=1GiB --breakdown >"$T/bdsw.txt"

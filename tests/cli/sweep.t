@@ -38,7 +38,7 @@ check "--breakdown rerun: every cell reused, the same tables" \
 "$G" run "$B" --set topology.gpus=4 --breakdown --format csv >"$T/b4.csv"
 "$G" sweep "$B" --sweep topology.gpus=2,4 --results "$T/b.db" --breakdown --format csv >"$T/b.csv" 2>/dev/null
 check "--breakdown csv: the categories' columns, as gcsim run gives them" \
-  "head -1 '$T/b.csv' | grep -q ',busbw_GBps,launch_us,latency_us,nvlink_us,network_us,pcie_us,channel_us,link_us,proxy_us,nic-msg_us,control_us,other_us\$' && [ \"\$(grep '^4,' '$T/b.csv' | cut -d, -f8-)\" = \"\$(tail -1 '$T/b4.csv' | cut -d, -f9-)\" ]"
+  "head -1 '$T/b.csv' | grep -q ',busbw_GBps,launch_us,latency_us,nvlink_us,network_us,pcie_us,channel_us,link_us,proxy_us,nic-msg_us,control_us,copy_us,host_us,reduce_us,other_us\$' && [ \"\$(grep '^4,' '$T/b.csv' | cut -d, -f8-)\" = \"\$(tail -1 '$T/b4.csv' | cut -d, -f9-)\" ]"
 "$G" sweep "$B" --sweep topology.gpus=2,4 --results "$T/bx.db" --breakdown --fidelity analytical >"$T/bx.txt" 2>"$T/bx.err"
 check "--breakdown with the closed form: exit 2, one line, nothing written" \
   "[ \$? -eq 2 ] && [ ! -s '$T/bx.txt' ] && [ \$(wc -l <'$T/bx.err') -eq 1 ] && [ ! -e '$T/bx.db' ]"

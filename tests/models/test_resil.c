@@ -94,6 +94,43 @@ static void test_deterministic(void)
 	g_assert_cmpfloat(a.wall_s, !=, c.wall_s);
 }
 
+/* Spares: with a repair time of 0 they change nothing; with no spare
+ * every failure waits for its own node (repair - timeout after the
+ * watchdog); spares shorten the waits and never lengthen the run, and
+ * enough of them remove every wait; the failures themselves stay the
+ * same draws. */
+static void test_spares(void)
+{
+	gm_resil_in in = base();
+	in.steps = 2000000;
+	gm_resil_out a, b;
+	gm_resil_run(&in, &a);
+	in.spares = 5; /* repair 0: replaced at once */
+	gm_resil_run(&in, &b);
+	g_assert_cmpfloat(a.wall_s, ==, b.wall_s);
+	g_assert_cmpint(b.waits, ==, 0);
+	in.repair_s = 3000.0;
+	double prev = 0;
+	for (int sp = 0; sp <= 8; sp++) {
+		in.spares = sp;
+		gm_resil_run(&in, &b);
+		g_test_message("spares %d: %lld of %lld failures waited %.0f s, goodput %.5f", sp,
+			       (long long)b.waits, (long long)b.failures, b.wait_s, b.goodput);
+		g_assert_cmpint(b.failures, ==, a.failures);
+		g_assert_cmpfloat(b.useful_s, ==, a.useful_s);
+		g_assert_cmpfloat(fabs(b.wall_s - (a.wall_s + b.wait_s)), <, 1e-6 * a.wall_s);
+		if (sp == 0) {
+			g_assert_cmpint(b.waits, ==, b.failures);
+			g_assert_cmpfloat(fabs(b.wait_s - (double)b.failures * (in.repair_s - in.timeout_s)),
+					  <, 1e-6 * b.wait_s);
+		} else {
+			g_assert_cmpfloat(b.wait_s, <=, prev);
+		}
+		prev = b.wait_s;
+	}
+	g_assert_cmpint(b.waits, ==, 0); /* 8 spares for 3000 s repairs, a failure every ~2000 s */
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -101,5 +138,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/resil/optima", test_optima);
 	g_test_add_func("/resil/no-failures", test_no_failures);
 	g_test_add_func("/resil/deterministic", test_deterministic);
+	g_test_add_func("/resil/spares", test_spares);
 	return g_test_run();
 }

@@ -20,6 +20,7 @@
 #include "gm_coll.h"
 
 #include "../../core/gc_mem.h"
+#include "../../core/gc_rng.h"
 
 #include <glib.h>
 #include <math.h>
@@ -46,7 +47,8 @@ enum {
 	EV_XP_READY = 8, /* a connection's next message may go on the wire */
 	EV_XQ_READY = 9, /* a connection's next one-sided message may go on the wire */
 	EV_XS_WAKE = 10, /* a rank's proxy thread (xpsrv) is free or has work again */
-	EV_XS_ACK = 11	 /* an acknowledgement of an emulated atomic is back at its rank */
+	EV_XS_ACK = 11,	 /* an acknowledgement of an emulated atomic is back at its rank */
+	EV_REDUCE = 12	 /* a strand's host reduction of what it received is done */
 };
 enum { S_IDLE, S_WAIT_RECV, S_WAIT_CREDIT, S_WAIT_SIGNAL, S_SENDING, S_DONE };
 
@@ -55,7 +57,7 @@ typedef struct strand {
 	uint64_t win_first;
 	uint32_t win_n;
 	uint32_t rank, ch;
-	uint8_t state, recvd, queued;
+	uint8_t state, recvd, queued; /* recvd: 1 received, 2 and reduced (reduce_Bps) */
 	uint8_t after_put; /* a transport's PUT was its last message (a SIGNAL next is its signal) */
 	uint32_t next_wait; /* next strand parked on the same signal slot */
 	uint32_t send_conn, recv_conn; /* cached last connections */
@@ -169,6 +171,15 @@ typedef struct rankst {
 	int64_t finish;
 } rankst;
 
+/* A connection over a lossy link: its packets' loss probability, the
+ * messages it has landed (the next one's place in its FIFO) and when its
+ * latest one is delivered (a later one never overtakes it). */
+typedef struct lossc {
+	double p;
+	uint64_t nlanded;
+	int64_t until;
+} lossc;
+
 typedef struct sim {
 	ge_engine eng;
 	gm_net net;
@@ -231,6 +242,18 @@ typedef struct sim {
 	 * (NVSHMEM IBGDA's RC queue pairs are per peer, shared by the CTAs) */
 	GHashTable *xp_sq;
 	uint64_t xp_msgs;
+	/* lossy links (a fault with loss > 0; NULL: none): per link its
+	 * packets' loss probability, per connection its route's and when its
+	 * last message is delivered (in-order delivery), the draws' stream */
+	double *link_loss;
+	lossc *lc;
+	gc_rng loss_rng;
+	uint64_t retransmits; /* lost last packets, each an ACK timeout */
+	/* links that stop (faults.down; NULL: none): per link when, per
+	 * connection when its route does (INT64_MAX: never), and the messages
+	 * lost on them */
+	int64_t *link_down, *cdown;
+	uint64_t lost;
 	xpsrv *xw;	    /* per rank, NULL unless the transport acknowledges atomics */
 	uint64_t xw_window; /* unacknowledged atomics a proxy keeps at most */
 } sim;
@@ -294,6 +317,10 @@ static uint32_t conn_get(sim *m, uint32_t src, uint32_t dst, uint32_t ch)
 			m->ccp = g_renew(cpconn, m->ccp, m->capconns);
 		if (m->xp)
 			m->xq = g_renew(xpq, m->xq, m->capconns);
+		if (m->link_loss)
+			m->lc = g_renew(lossc, m->lc, m->capconns);
+		if (m->link_down)
+			m->cdown = g_renew(int64_t, m->cdown, m->capconns);
 	}
 	uint32_t id = m->nconns++;
 	conn *c = &m->conns[id];
@@ -310,10 +337,24 @@ static uint32_t conn_get(sim *m, uint32_t src, uint32_t dst, uint32_t ch)
 	c->qmask = 3;
 	c->nhops = (int16_t)gt_topo_route_ch(m->topo, (int)src, (int)dst, (int)ch, c->route);
 	c->lat_ps = gm_net_route_latency(&m->net, c->route, c->nhops);
-	if (m->xp || (m->o->net_send_proxy && !m->net.pkt_bytes))
+	if (m->o->async_sends && !m->net.pkt_bytes && c->nhops > 0)
+		c->proxied = 1;
+	else if (m->xp || (m->o->net_send_proxy && !m->net.pkt_bytes))
 		for (int h = 0; h < c->nhops; h++)
 			if (m->net.info[c->route[h]].kind == GM_LINK_NIC)
 				c->proxied = m->xp ? 2 : 1;
+	if (m->link_down) {
+		int64_t t = INT64_MAX;
+		for (int k = 0; k < c->nhops; k++)
+			t = MIN(t, m->link_down[c->route[k]]);
+		m->cdown[id] = t;
+	}
+	if (m->link_loss) {
+		double keep = 1.0;
+		for (int k = 0; k < c->nhops; k++)
+			keep *= 1.0 - m->link_loss[c->route[k]];
+		m->lc[id] = (lossc){1.0 - keep, 0, 0};
+	}
 	uint64_t h = hash64(key) & (m->hcap - 1);
 	while (m->hkeys[h])
 		h = (h + 1) & (m->hcap - 1);
@@ -654,6 +695,16 @@ static inline __attribute__((always_inline)) void strand_run(sim *m, uint32_t si
 			if (G_UNLIKELY(m->stamps))
 				m->stamps[sid].recv = m->eng.now;
 		}
+		if (G_UNLIKELY(m->o->reduce_Bps > 0) && s->recvd == 1 && gs_op_reduces(op) &&
+		    st->bytes > 0) {
+			/* the host's CPU sums what arrived into its buffer */
+			s->recvd = 2;
+			s->state = S_SENDING;
+			ge_schedule(&m->eng,
+				    m->eng.now + (int64_t)llround((double)st->bytes / m->o->reduce_Bps * 1e12),
+				    m->ent, EV_REDUCE, sid);
+			return;
+		}
 		if (gs_op_one_sided(op)) {
 			if (op == GS_OP_WAIT) {
 				uint64_t slot = (uint64_t)s->rank * m->nsig + st->src_off;
@@ -837,28 +888,66 @@ static inline void schedule_delivery(sim *m, conn *c, ge_time at, const gm_cpv *
 		ge_schedule(&m->eng, at, m->ent, EV_DELIVER, id);
 }
 
+/* c crosses a lossy link: its next message, due at `at`, is delivered
+ * after its lost packets are resent (gm_fault.h): one round trip if any
+ * packet but the last is lost, the ACK timeout each time the last is, and
+ * never before the connection's previous message. */
+static G_GNUC_NO_INLINE int64_t loss_delay(sim *m, conn *c, int64_t at)
+{
+	lossc *l = &m->lc[c - m->conns];
+	const uint64_t bytes = cq(c)[l->nlanded++ & c->qmask].bytes;
+	if (l->p > 0 && bytes > 0) {
+		const double pkts = (double)((bytes + GM_FAULT_MTU - 1) / GM_FAULT_MTU);
+		const double body = -expm1((pkts - 1) * log1p(-l->p)); /* a packet before the last */
+		if (gc_rng_uniform(&m->loss_rng) < body)
+			at += 2 * c->lat_ps;
+		while (gc_rng_uniform(&m->loss_rng) < l->p) {
+			at += m->o->retransmit_ps;
+			m->retransmits++;
+		}
+	}
+	if (at < l->until)
+		at = l->until;
+	l->until = at;
+	return at;
+}
+
 /* A message on c has left the wire: it is there one route latency later
  * (with the critical path v, NULL without it). */
 static inline void deliver_after_latency(sim *m, conn *c, ge_time now, const gm_cpv *v)
 {
+	if (G_UNLIKELY(m->link_down) && now >= m->cdown[c - m->conns]) {
+		m->lost++; /* a link on its way stopped before it was through */
+		return;
+	}
+	int64_t at = now + c->lat_ps;
+	gm_cpv lv;
+	if (G_UNLIKELY(m->link_loss)) {
+		at = loss_delay(m, c, at);
+		if (v) { /* the route latency, and the retransmissions on the way */
+			lv = *v;
+			gm_cpv_to(&lv, at, GM_CP_LATENCY);
+			v = &lv;
+		}
+	}
 	if (c->proxied == 2) { /* and the transport's receiving part */
 		gm_cpv rv;
 		if (v) {
 			rv = *v;
-			gm_cpv_to(&rv, now + c->lat_ps, GM_CP_LATENCY);
+			gm_cpv_to(&rv, at, GM_CP_LATENCY);
 		}
-		int64_t at = xp_receive(m, c, xp_send_kind(m), now + c->lat_ps, v ? &rv : NULL);
-		if (at > now) {
-			schedule_delivery(m, c, at, v ? &rv : NULL);
+		int64_t t = xp_receive(m, c, xp_send_kind(m), at, v ? &rv : NULL);
+		if (t > now) {
+			schedule_delivery(m, c, t, v ? &rv : NULL);
 			return;
 		}
 	}
-	if (c->lat_ps == 0) {
+	if (at == now) {
 		if (v)
 			cp_arrive(m, c, *v);
 		deliver(m, c);
 	} else {
-		schedule_delivery(m, c, now + c->lat_ps, v);
+		schedule_delivery(m, c, at, v);
 	}
 }
 
@@ -1419,7 +1508,9 @@ static inline __attribute__((always_inline)) void flow_done(sim *m, uint64_t tag
 		/* the signal word lands one route latency later; PUTs before it
 		 * on this connection landed earlier (same route, sent earlier) */
 		uint64_t key = signal_key(m, s, c, st);
-		if (c->lat_ps == 0) {
+		if (G_UNLIKELY(m->link_down) && now >= m->cdown[c - m->conns]) {
+			m->lost++;
+		} else if (c->lat_ps == 0) {
 			if (v)
 				cp_signal(m, key, *v);
 			signal_arrive(m, key);
@@ -1527,6 +1618,11 @@ static gc_status coll_handle(ge_engine *e, void *self, const ge_event *ev)
 		if (m->cp) /* the GPU's part of a transport's message */
 			gm_cpv_to(&m->scp[ev->arg], e->now, GM_CP_CONTROL);
 		step_complete(m, s, cur_step(m, s, (uint32_t)ev->arg));
+		wake(m, (uint32_t)ev->arg);
+	} else if (ev->kind == EV_REDUCE) {
+		if (m->cp)
+			gm_cpv_to(&m->scp[ev->arg], e->now, GM_CP_REDUCE);
+		m->strands[ev->arg].state = S_IDLE;
 		wake(m, (uint32_t)ev->arg);
 	} else if (ev->kind == EV_XP_READY) {
 		conn *c = &m->conns[ev->arg];
@@ -1746,6 +1842,19 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	m->ent = ge_entity_add(&m->eng, &coll_ops, m);
 	gt_topo_instantiate(topo, &m->net);
 	gm_fault_apply(&m->net, o->faults, o->nfaults);
+	for (size_t i = 0; i < o->nfaults && !o->pkt_bytes; i++)
+		if (o->faults[i].down_ps >= 0 && !m->link_down) {
+			m->link_down = g_new(int64_t, m->net.nlinks);
+			for (uint32_t l = 0; l < m->net.nlinks; l++)
+				m->link_down[l] = gm_fault_link_down(&m->net, o->faults, o->nfaults, l);
+		}
+	for (size_t i = 0; i < o->nfaults && !o->pkt_bytes; i++)
+		if (o->faults[i].loss > 0 && !m->link_loss) {
+			m->link_loss = g_new0(double, m->net.nlinks);
+			for (uint32_t l = 0; l < m->net.nlinks; l++)
+				m->link_loss[l] = gm_fault_link_loss(&m->net, o->faults, o->nfaults, l);
+			gc_rng_seed(&m->loss_rng, o->seed, UINT64_C(0x1055));
+		}
 	if (o->xport && o->xport->kind != GM_XPORT_NONE) {
 		m->xp = o->xport;
 		m->xp_proxy = g_new0(int64_t, m->nranks);
@@ -1837,6 +1946,18 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	gc_status st = ge_run(&m->eng, GE_TIME_MAX);
 	if (st != GC_OK) {
 		*errmsg = g_strdup(m->eng.errmsg);
+	} else if (m->ranks_done < (uint32_t)m->nranks && m->link_down && m->lost > 0) {
+		/* a link stopped and took messages with it: the operation
+		 * stalls where it was (its watchdog is the caller's) */
+		memset(res, 0, sizeof(*res));
+		res->stalled = true;
+		res->total_ps = res->time_ps = m->eng.now;
+		res->steps = m->steps_done;
+		res->steps_total = steps;
+		res->lost = m->lost;
+		res->events = m->eng.events_handled;
+		res->messages = m->messages;
+		res->xp_proxy_rank = res->xp_nic_link = -1;
 	} else if (m->ranks_done < (uint32_t)m->nranks) {
 		st = deadlock_report(m, errmsg);
 	} else if (m->steps_done != steps) {
@@ -1844,13 +1965,14 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		*errmsg = g_strdup_printf("executed %llu steps, schedule has %llu (all iterations)",
 					  (unsigned long long)m->steps_done, (unsigned long long)steps);
 	}
-	if (st == GC_OK) {
+	if (st == GC_OK && !res->stalled) {
 		gm_net_finish_stats(&m->net, m->end_time);
 		res->total_ps = m->end_time;
 		res->time_ps = m->end_time / o->iters;
 		res->events = m->eng.events_handled;
 		res->steps = m->steps_done;
 		res->messages = m->messages;
+		res->retransmits = m->retransmits;
 		res->heap_peak = m->eng.heap_peak;
 		res->flow_recomputes = m->net.recomputes;
 		res->xp_proxy_rank = res->xp_nic_link = -1;
@@ -1896,6 +2018,10 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		}
 	}
 	g_free(m->xq);
+	g_free(m->lc);
+	g_free(m->link_loss);
+	g_free(m->cdown);
+	g_free(m->link_down);
 	g_free(m->xp_proxy);
 	g_free(m->xp_proxy_busy);
 	g_free(m->xp_turn);

@@ -97,10 +97,22 @@ typedef struct gm_coll_opts {
 	 * whole run is estimated to take on one core (gm_coll_estimate_s) */
 	void (*on_progress)(void *ctx, uint64_t done, uint64_t total, double est_s);
 	void *progress_ctx;
+	/* host backends (gm_host): async_sends: every connection's sends
+	 * leave the strand at once, handed to the connection, which sends
+	 * them in order (a socket, an MPI isend), its receive buffer still
+	 * bounding what is outstanding; flow fidelity. reduce_Bps > 0: a
+	 * step that reduces what it received holds its strand bytes /
+	 * reduce_Bps after the receive (the CPU sums it in host memory)
+	 * before it sends; 0: reductions are fused with the data movement */
+	bool async_sends;
+	double reduce_Bps;
 	/* degraded links (faults.degrade), applied as the links are made;
 	 * every name must match a link (gm_run checks it first) */
 	const gm_fault *faults;
 	size_t nfaults;
+	/* lossy links (a fault's loss > 0, flow fidelity): the sender's ACK
+	 * timeout for a message's lost last packet (gm_fault.h) */
+	int64_t retransmit_ps;
 } gm_coll_opts;
 
 typedef struct gm_link_stat {
@@ -128,6 +140,14 @@ typedef struct gm_coll_result {
 	int64_t xp_proxy_busy_ps, xp_nic_busy_ps;
 	int xp_proxy_rank, xp_nic_link;
 	uint64_t xp_msgs;
+	/* lossy links: messages whose last packet was lost (each waited the
+	 * ACK timeout, gm_coll_opts.retransmit_ps), over all iterations */
+	uint64_t retransmits;
+	/* a link stopped (faults.down) and the operation never completes:
+	 * time_ps and total_ps are when the last thing happened, steps of
+	 * steps_total were done, lost messages did not get through */
+	bool stalled;
+	uint64_t steps_total, lost;
 	/* critical_path: the critical path of all iterations by category
 	 * (sum: total_ps) */
 	bool has_cp;

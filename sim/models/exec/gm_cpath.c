@@ -21,6 +21,11 @@ static const struct {
 	[GM_CP_NICMSG] = {"nic-msg", "a transport's NIC message stage (1 / nic.msg_rate) and its queue"},
 	[GM_CP_CONTROL] = {"control", "the rest of a transport's control path: the GPU's work request, "
 				      "fences, doorbells, flag polls, PCIe round trips, completions"},
+	[GM_CP_COPY] = {"copy", "a host backend's staging copies between GPU and host memory "
+				"(cudaMemcpy: its call and the bytes over PCIe)"},
+	[GM_CP_HOST] = {"host", "bytes moving, a host process's own rate the bottleneck (gloo: its "
+				"TCP stream; MPI: its shared-memory copies)"},
+	[GM_CP_REDUCE] = {"reduce", "a host backend's CPU summing what arrived into host memory"},
 	[GM_CP_OTHER] = {"other", "not attributed"},
 };
 
@@ -78,6 +83,7 @@ gm_cp_cat gm_cp_of_link(gm_link_kind k)
 	case GM_LINK_PCIE: return GM_CP_PCIE;
 	case GM_LINK_NIC: return GM_CP_NET;
 	case GM_LINK_CHANNEL: return GM_CP_CHANNEL;
+	case GM_LINK_HOST: return GM_CP_HOST;
 	default: return GM_CP_LINK;
 	}
 }

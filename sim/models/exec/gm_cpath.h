@@ -41,6 +41,9 @@ typedef enum gm_cp_cat {
 	GM_CP_CONTROL,	  /* the rest of a transport's control path: the GPU's work request,
 			   * fences and doorbell, flag polls, PCIe round trips, the DMA read
 			   * request, the receiver's completion and the credit's way back */
+	GM_CP_COPY,	  /* a host backend's staging copies, GPU to host and back (gm_host) */
+	GM_CP_HOST,	  /* bytes moving, a host process's own rate the bottleneck */
+	GM_CP_REDUCE,	  /* a host backend's CPU reducing in host memory */
 	GM_CP_OTHER,	  /* not attributed (0 in a consistent run) */
 	GM_CP__COUNT
 } gm_cp_cat;

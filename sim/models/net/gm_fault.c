@@ -9,8 +9,14 @@
 
 #include "../../core/gc_units.h"
 
-bool gm_fault_parse(const char *spec, bool latency, gm_fault **out, size_t *n, char **why)
+bool gm_fault_parse(const char *spec, gm_fault_kind kind, gm_fault **out, size_t *n, char **why)
 {
+	const bool latency = kind == GM_FAULT_LATENCY;
+	static const char *const what[] = {"SHARE", "TIME", "RATE", "@TIME"};
+	static const char *const eg[] = {"NAME=SHARE, e.g. n0.gpu3.nvlink=50%",
+					 "NAME=TIME, e.g. n1.nic2=5us", "NAME=RATE, e.g. n1.nic2=1e-6",
+					 "NAME@TIME, e.g. n3@200us"};
+	const char sep = kind == GM_FAULT_DOWN ? '@' : '=';
 	*out = NULL;
 	*n = 0;
 	char **items = g_strsplit(spec, ",", -1);
@@ -21,17 +27,15 @@ bool gm_fault_parse(const char *spec, bool latency, gm_fault **out, size_t *n, c
 		if (!*item) {
 			if (it == items && !it[1])
 				break; /* the empty spec */
-			*why = g_strdup_printf("an empty entry; expected NAME=%s entries separated by "
+			*why = g_strdup_printf("an empty entry; expected NAME%s%s entries separated by "
 					       "commas",
-					       latency ? "TIME" : "SHARE");
+					       kind == GM_FAULT_DOWN ? "" : "=", what[kind]);
 			ok = false;
 			break;
 		}
-		char *eq = strchr(item, '=');
+		char *eq = strchr(item, sep);
 		if (!eq || eq == item) {
-			*why = g_strdup_printf("'%s': expected %s", item,
-					       latency ? "NAME=TIME, e.g. n1.nic2=5us"
-						       : "NAME=SHARE, e.g. n0.gpu3.nvlink=50%");
+			*why = g_strdup_printf("'%s': expected %s", item, eg[kind]);
 			ok = false;
 			break;
 		}
@@ -46,7 +50,20 @@ bool gm_fault_parse(const char *spec, bool latency, gm_fault **out, size_t *n, c
 		gm_fault f;
 		memset(&f, 0, sizeof(f));
 		f.frac = 1.0;
-		if (latency) {
+		f.down_ps = -1;
+		if (kind == GM_FAULT_DOWN) {
+			const char *w = NULL;
+			int64_t ps = 0;
+			if (gc_parse_time_ps(val, &ps, &w) != GC_OK || ps < 0 ||
+			    ps > INT64_C(3600000000000000)) {
+				*why = g_strdup_printf("'%s@%s': the time it stops is a time from the run's "
+						       "start, 0 to 1h (200us)%s%s",
+						       name, val, w ? ": " : "", w ? w : "");
+				ok = false;
+				break;
+			}
+			f.down_ps = ps;
+		} else if (latency) {
 			const char *w = NULL;
 			int64_t ps = 0;
 			if (gc_parse_time_ps(val, &ps, &w) != GC_OK || ps < 0 ||
@@ -58,6 +75,22 @@ bool gm_fault_parse(const char *spec, bool latency, gm_fault **out, size_t *n, c
 				break;
 			}
 			f.add_ps = ps;
+		} else if (kind == GM_FAULT_LOSS) {
+			char *end = NULL;
+			double v = g_ascii_strtod(val, &end);
+			bool pct = end && *end == '%';
+			if (pct)
+				end++;
+			if (pct)
+				v /= 100.0;
+			if (!*val || end == val || *end || !isfinite(v) || v < 0 || v > 0.5) {
+				*why = g_strdup_printf("'%s=%s': the loss rate is a packet's probability "
+						       "from 0 to 0.5 (1e-6) or a percentage (0.01%%)",
+						       name, val);
+				ok = false;
+				break;
+			}
+			f.loss = v;
 		} else {
 			char *end = NULL;
 			double v = g_ascii_strtod(val, &end);
@@ -117,4 +150,22 @@ long gm_fault_apply(gm_net *net, const gm_fault *f, size_t n)
 			return (long)i;
 	}
 	return -1;
+}
+
+double gm_fault_link_loss(const gm_net *net, const gm_fault *f, size_t n, uint32_t l)
+{
+	double keep = 1.0;
+	for (size_t i = 0; i < n; i++)
+		if (f[i].loss > 0 && under(net->info[l].name, f[i].name))
+			keep *= 1.0 - f[i].loss;
+	return 1.0 - keep;
+}
+
+int64_t gm_fault_link_down(const gm_net *net, const gm_fault *f, size_t n, uint32_t l)
+{
+	int64_t t = INT64_MAX;
+	for (size_t i = 0; i < n; i++)
+		if (f[i].down_ps >= 0 && f[i].down_ps < t && under(net->info[l].name, f[i].name))
+			t = f[i].down_ps;
+	return t;
 }

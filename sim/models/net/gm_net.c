@@ -30,6 +30,7 @@ const char *gm_link_kind_name(gm_link_kind k)
 	case GM_LINK_PCIE: return "pcie";
 	case GM_LINK_NIC: return "nic";
 	case GM_LINK_CHANNEL: return "channel";
+	case GM_LINK_HOST: return "host";
 	default: return "link";
 	}
 }

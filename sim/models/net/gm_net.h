@@ -55,6 +55,8 @@ typedef enum gm_link_kind {
 	GM_LINK_PCIE,
 	GM_LINK_NIC,
 	GM_LINK_CHANNEL, /* a channel's own rate (its CTAs), no physical link */
+	GM_LINK_HOST,	 /* a host process's own rate: its socket's TCP stream (gloo) or its
+			  * shared-memory and RDMA transfers (MPI) (gm_host) */
 	GM_LINK__COUNT
 } gm_link_kind;
 

@@ -166,6 +166,13 @@ static void format_setup(const gm_run *r, GString *g, const moe_counts *kc)
 	else
 		snprintf(ranks, sizeof(ranks), "%d ranks", p->nranks);
 	const char *picks = " (NCCL's model picks)";
+	if (r->host.kind != GM_BACKEND_NCCL) {
+		char how[512];
+		gm_host_describe(&r->host, p, how, sizeof(how));
+		g_string_append_printf(g, "# collective: %s, algo %s, %s, backend %s\n# backend   : %s\n",
+				       gs_coll_name(p->coll), gs_algo_name(p->algo), ranks,
+				       r->host.name, how);
+	} else
 	g_string_append_printf(g, "# collective: %s, algo %s%s, %s, %d channel%s, protocol %s%s, "
 			       "chunk %s, slice %s, buffer %s\n",
 			       gs_coll_name(p->coll), algo_label(r),
@@ -187,7 +194,8 @@ static void format_setup(const gm_run *r, GString *g, const moe_counts *kc)
 		g_strlcpy(model, r->analytical ? "analytical (closed form)" : "flow (max-min fair sharing)",
 			  sizeof(model));
 	g_string_append_printf(g, "# model     : %s, launch %s, iters %lld", model,
-			       gc_fmt_time_ps(r->topo.launch_ps, b1, sizeof(b1)),
+			       r->host.staged ? "none (host processes)"
+					      : gc_fmt_time_ps(r->topo.launch_ps, b1, sizeof(b1)),
 			       (long long)gc_config_int(r->cfg, "collective.iters"));
 	int64_t gpt = gc_config_int(r->cfg, "collective.gpus_per_thread");
 	if (gpt > 1) /* one host thread enqueues on several GPUs (nccl-tests -g) */
@@ -201,6 +209,30 @@ void gm_run_format_setup(const gm_run *r, void *gstring_out)
 {
 	moe_counts kc;
 	format_setup(r, gstring_out, forward_counts(r, &kc));
+}
+
+/* The sizes whose operation stalled (faults.down), one line each; label
+ * (a sweep's key and value, NULL: none) before the size. */
+static void format_stalls(const gm_run *r, const char *key, const char *value, GString *g)
+{
+	for (size_t i = 0; i < r->npts; i++) {
+		const gm_point *pt = &r->pts[i];
+		if (!pt->r.stalled)
+			continue;
+		char b[32];
+		g_string_append(g, "# stalled:");
+		if (key)
+			g_string_append_printf(g, " %s %s:", key, value);
+		g_string_append_printf(
+			g,
+			" %llu B: a link of faults.down (%s) stopped under it; %.1f %% of its steps done, "
+			"%llu message%s lost, the last step at %.1f us; it never completes: the process "
+			"group's watchdog (resilience.timeout) aborts it at %s, the time shown\n",
+			(unsigned long long)pt->bytes, gc_config_str(r->cfg, "faults.down"),
+			pt->r.steps_total ? 100.0 * (double)pt->r.steps / (double)pt->r.steps_total : 0.0,
+			(unsigned long long)pt->r.lost, pt->r.lost == 1 ? "" : "s",
+			(double)pt->r.total_ps * 1e-6, gc_fmt_time_ps(pt->r.time_ps, b, sizeof(b)));
+	}
 }
 
 /* The sizes NCCL's channel tuning ran on fewer channels than their
@@ -306,6 +338,19 @@ void gm_run_format_table(const gm_run *r, void *gstring_out)
 	}
 	g_string_append_printf(g, "# Avg bus bandwidth    : %g\n", r->npts ? sum / (double)r->npts : 0.0);
 	format_xport(r, g, NULL);
+	format_stalls(r, NULL, NULL, g);
+	if (*gc_config_str(r->cfg, "faults.loss") && r->npts > 0) {
+		char b[32];
+		g_string_append_printf(g, "# lost last packets (faults.loss), each resent after %s:",
+				       gc_fmt_time_ps(gc_config_time(r->cfg, "faults.retransmit"), b,
+						      sizeof(b)));
+		for (size_t i = 0; i < r->npts; i++)
+			g_string_append_printf(g, "%s %llu B %llu", i ? "," : "",
+					       (unsigned long long)r->pts[i].bytes,
+					       (unsigned long long)r->pts[i].r.retransmits);
+		g_string_append_printf(g, " (over %lld operations)\n",
+				       (long long)gc_config_int(r->cfg, "collective.iters"));
+	}
 	if (kc && r->npts > 0)
 		format_deepep_bw(r, kc, g);
 	if (r->algo_auto && r->npts > 0) {
@@ -487,8 +532,11 @@ void gm_run_format_sweep(const char *key, const char *const *values, gm_run *con
 			g_string_append(g, "\n");
 		}
 	}
-	if (!csv)
+	if (!csv) {
 		format_fewer_channels(key, values, (const gm_run *const *)runs, n, g);
+		for (size_t k = 0; k < n; k++)
+			format_stalls(runs[k], key, values[k], g);
+	}
 	for (size_t k = 0; !csv && k < n; k++) {
 		char *label = g_strdup_printf("%s=%s", key, values[k]);
 		format_xport(runs[k], g, label);

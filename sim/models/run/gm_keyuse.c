@@ -44,6 +44,7 @@
 
 #include "../closed/gm_proto.h"
 #include "../transport/gm_xport.h"
+#include "../host/gm_host.h"
 
 #define ALGO_BIT(a) (1u << (a))
 
@@ -230,10 +231,10 @@ static const char *collective_unused(use *u, const char *key)
 {
 	const gm_run *r = u->r;
 	const gs_coll c = r->base.coll;
-	if (!strcmp(key, "seed") && !gs_coll_is_moe(c)) {
+	if (!strcmp(key, "seed") && !gs_coll_is_moe(c) && !*gc_config_str(u->cfg, "faults.loss")) {
 		snprintf(u->buf, sizeof(u->buf),
 			 "nothing in this %s is drawn at random (seed draws the routing of dispatch "
-			 "and combine); leave it out",
+			 "and combine, and the packets faults.loss loses); leave it out",
 			 gs_coll_name(c));
 		return u->buf;
 	}
@@ -331,11 +332,40 @@ static const char *why_unused(use *u, const char *key)
 {
 	const gm_run *r = u->r;
 	const char *fid = gc_config_str(u->cfg, "sim.fidelity");
+	if (r->host.kind != GM_BACKEND_NCCL || gm_host_key(key)) {
+		/* collective.backend gloo or mpi, and their keys (gm_host) */
+		const char *why = gm_host_key_unused(&r->host, key, u->buf, sizeof(u->buf));
+		if (why)
+			return why;
+		if (!strcmp(key, "gloo.nic_bandwidth") || !strcmp(key, "mpi.latency"))
+			return u->no_net;
+		if (gm_host_key(key) || g_str_has_prefix(key, "host."))
+			return NULL;
+	}
 	if (is_component(key))
 		return component_unused(u, key);
 	if ((!strcmp(key, "faults.degrade") || !strcmp(key, "faults.latency")) &&
 	    !strcmp(fid, "analytical"))
 		return "the closed form has no links to degrade; give sim.fidelity flow or packet";
+	if ((!strcmp(key, "faults.loss") || !strcmp(key, "faults.down")) && strcmp(fid, "flow") != 0) {
+		snprintf(u->buf, sizeof(u->buf),
+			 "%s are followed under sim.fidelity flow, and this run's is %s; give "
+			 "sim.fidelity flow",
+			 !strcmp(key, "faults.loss") ? "lost packets" : "stopped links", fid);
+		return u->buf;
+	}
+	if ((!strcmp(key, "faults.loss") || !strcmp(key, "faults.down")) && !u->step &&
+	    !(u->algos & ~(ALGO_BIT(GS_ALGO_PUT) | ALGO_BIT(GS_ALGO_PPLX)))) {
+		snprintf(u->buf, sizeof(u->buf),
+			 "it follows two-sided messages (sends and receives), and this run's are "
+			 "one-sided puts and signals (%s)",
+			 u->what);
+		return u->buf;
+	}
+	if (!strcmp(key, "faults.down") && gc_config_int(u->cfg, "collective.iters") > 1)
+		return "a stopped link stalls one operation for good: give collective.iters 1";
+	if (!strcmp(key, "faults.retransmit") && !*gc_config_str(u->cfg, "faults.loss"))
+		return "it times the resends of lost packets; give faults.loss";
 	if (!strcmp(key, "sim.packet") || !strcmp(key, "sim.hop_buffer")) {
 		if (!strcmp(fid, "packet"))
 			return NULL;
@@ -480,18 +510,32 @@ gc_status gm_keyuse_check_step(const gc_config *cfg, char ***unused, char **errm
 				why = "a training step's expert-parallel phases take their tokens and "
 				      "experts from train.* (train.seq, train.micro_batch, train.topk, "
 				      "train.experts, train.ep_max_nodes); leave it out";
+		if (!strcmp(k, "collective.backend") || gm_host_key(k))
+			why = "a training step's collectives run on NCCL; collective.backend and its "
+			      "keys apply to workload: collective";
 		if (!strcmp(k, "collective.compare"))
 			why = "a training step times each phase with collective.algo alone; leave it out "
 			      "(a sweep of collective.algo compares steps)";
-		if (!strcmp(k, "seed") && !ep && gc_config_double(cfg, "resilience.node_mtbf") <= 0)
+		if (!strcmp(k, "seed") && !ep && gc_config_double(cfg, "resilience.node_mtbf") <= 0 &&
+		    !*gc_config_str(cfg, "faults.loss"))
 			why = "nothing in this step is drawn at random (seed draws the routing of "
-			      "expert-parallel phases, train.ep above 1, and the failures of "
-			      "resilience.node_mtbf); leave it out";
+			      "expert-parallel phases, train.ep above 1, the failures of "
+			      "resilience.node_mtbf and the packets faults.loss loses); leave it out";
+		if (!strcmp(k, "faults.retransmit") && !*gc_config_str(cfg, "faults.loss"))
+			why = "it times the resends of lost packets; give faults.loss";
+		if (!strcmp(k, "resilience.spares") && gc_config_double(cfg, "resilience.node_mtbf") > 0 &&
+		    gc_config_time(cfg, "resilience.repair") == 0)
+			why = "with resilience.repair 0 a failed node is replaced at once and no spare is "
+			      "needed; give resilience.repair, how long a failed node is out";
+		if (!strcmp(k, "faults.down"))
+			why = "a stopped link stalls a collective for good; a training step's failures "
+			      "are resilience.* (node MTBF, watchdog, restart, checkpoints)";
 		if (g_str_has_prefix(k, "resilience.") && strcmp(k, "resilience.node_mtbf") != 0 &&
 		    gc_config_double(cfg, "resilience.node_mtbf") <= 0)
 			why = "resilience.node_mtbf 0 models no failures; give a node's MTBF (hours) to "
 			      "simulate failures, checkpoints and restarts";
-		if ((!strcmp(k, "train.gpu") || !strcmp(k, "train.gpu_flops")) &&
+		if ((!strcmp(k, "train.gpu") || !strcmp(k, "train.gpu_flops") ||
+		     !strcmp(k, "train.precision")) &&
 		    gc_config_double(cfg, "train.mfu") <= 0)
 			why = "it sets the compute estimate, and train.mfu 0 leaves compute out (the "
 			      "step's communication only); give train.mfu";

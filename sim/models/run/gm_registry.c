@@ -119,6 +119,14 @@ static const gm_model_info models[] = {
 	 "Jeaugey, arXiv 2506.20252 (2025); NVIDIA/nccl src/include/collectives.h, "
 	 "src/graph/tuning.cc (ncclPatEnable)",
 	 "collective.channels, collective.slice"},
+	{"halving-doubling", "algorithm",
+	 "allreduce by recursive halving and doubling (Rabenseifner): log2 n reduce-scatter rounds, "
+	 "each exchanging half of the data still in play with the rank one bit apart and summing "
+	 "the half kept, then log2 n allgather rounds retracing them; a power-of-two count of "
+	 "ranks; the host backends' (collective.backend gloo, mpi) alternative to the ring",
+	 "Thakur, Rabenseifner & Gropp, IJHPCA 19(1) 2005; gloo/allreduce_halving_doubling.h; Open "
+	 "MPI ompi_coll_base_allreduce_intra_redscat_allgather",
+	 "gloo.segment, mpi.segment"},
 	{"nvls", "algorithm",
 	 "NVLink SHARP allreduce on one NVSwitch: the switch reduces each owner's slices from every "
 	 "GPU and multicasts the owner's store to the others (two helper ranks stand for its engines); "

@@ -58,6 +58,8 @@ static gs_algo algo_of(const char *s)
 		return GS_ALGO_PAT;
 	if (!strcmp(s, "pplx"))
 		return GS_ALGO_PPLX;
+	if (!strcmp(s, "halving-doubling"))
+		return GS_ALGO_HD;
 	return GS_ALGO_RING;
 }
 
@@ -102,6 +104,9 @@ static const char *algo_refusal(gs_coll c, gs_algo a, unsigned protos, const gt_
 		       "own signal per token-expert message, counts and sync flags as signals)";
 	if (gs_coll_is_moe(c))
 		return NULL;
+	if (a == GS_ALGO_HD)
+		return "halving-doubling is the allreduce of the host backends (collective.backend "
+		       "gloo or mpi); NCCL runs ring, tree, nvls, nvlstree, collnet or collnetchain";
 	if (a == GS_ALGO_FORWARD || a == GS_ALGO_PPLX)
 		return a == GS_ALGO_FORWARD
 			       ? "forward is the dispatch and combine of MoE expert parallelism"
@@ -438,8 +443,12 @@ static gc_status collective_from_config(gc_config *cfg, const gt_topo *t, gs_par
 					       M, N, M * (p->moe_experts / (uint32_t)N), p->moe_topk);
 	}
 	/* collective.nccl_proto narrows auto's set further (proto_set_setup) */
-	const char *why = algo_refusal(p->coll, p->algo, proto >= 0 ? GM_PROTO_BIT(proto) : GM_PROTO_ALL,
-				       t, node_groups(p, t));
+	/* a host backend checks its own algorithms (gm_host_from_config) */
+	const char *why = strcmp(gc_config_str(cfg, "collective.backend"), "nccl") != 0
+				  ? NULL
+				  : algo_refusal(p->coll, p->algo,
+						 proto >= 0 ? GM_PROTO_BIT(proto) : GM_PROTO_ALL, t,
+						 node_groups(p, t));
 	if (why)
 		return gc_config_error(cfg, "collective.algo", errmsg, "%s (algo %s, op %s)", why,
 				       gs_algo_name(p->algo), gs_coll_name(p->coll));
@@ -834,7 +843,7 @@ static void algo_candidates(gm_run *r)
 	static const gs_algo order[] = {
 		GS_ALGO_RING, GS_ALGO_TREE, GS_ALGO_PAIRWISE, GS_ALGO_PUT,     GS_ALGO_NVLS,
 		GS_ALGO_NVLS_TREE, GS_ALGO_PAT, GS_ALGO_BRUCK, GS_ALGO_COLLNET, GS_ALGO_COLLNET_CHAIN,
-		GS_ALGO_FORWARD, GS_ALGO_PPLX};
+		GS_ALGO_FORWARD, GS_ALGO_PPLX, GS_ALGO_HD};
 	G_STATIC_ASSERT(G_N_ELEMENTS(order) == GS_ALGO__COUNT);
 	r->ncand = 0;
 	for (size_t k = 0; k < G_N_ELEMENTS(order); k++) {
@@ -886,6 +895,72 @@ static gc_status algo_choose(const gm_run *r, uint64_t bytes, const gm_coll_opts
 	return GC_OK;
 }
 
+/* A point whose operation stalled (a link of faults.down stopped under
+ * it): the process group's watchdog aborts it resilience.timeout after it
+ * started, which is its time; r.total_ps keeps when the last thing moved. */
+static void stall_point(const gm_run *r, gm_point *pt)
+{
+	if (pt->r.stalled)
+		pt->r.time_ps = gc_config_time(r->cfg, "resilience.timeout");
+}
+
+/* The busbw and algbw of a point whose time is set. */
+static void point_rates(gm_point *pt, const gs_params *p)
+{
+	double secs = (double)pt->r.time_ps * 1e-12;
+	/* dispatch/combine: every GPU's token-expert messages over the time,
+	 * as DeepEP reports its bandwidth */
+	double moved = gs_coll_is_moe(p->coll) ? (double)pt->bytes * p->moe_tokens * p->moe_topk
+					       : (double)pt->bytes;
+	pt->time_us = (double)pt->r.time_ps * 1e-6;
+	pt->algbw_GBps = secs > 0 ? moved / secs * 1e-9 : 0;
+	pt->busbw_GBps = pt->algbw_GBps * gs_busbw_factor(p->coll, gs_group_n(p));
+}
+
+/* One size under a host backend (gm_host.h): the staging copy in, the
+ * algorithm on the host processes (or, cuda-aware, on the GPUs), the copy
+ * out, each operation of collective.iters in turn. */
+static gc_status host_point(const gm_run *r, const gs_params *base, uint64_t bytes,
+			    gm_coll_opts *co0, bool links, gm_point *pt, char **errmsg)
+{
+	gm_coll_opts co = *co0;
+	gs_params p;
+	gt_topo topo;
+	gs_gen *gen = NULL;
+	gm_host_setup(&r->host, &r->topo, base, bytes, &p, &topo, &co);
+	gc_status st = gs_gen_create(&p, &gen, errmsg);
+	if (st == GC_OK)
+		st = gm_coll_simulate(&topo, gen, &co, links, &pt->r, errmsg);
+	pt->proto = GM_PROTO_SIMPLE;
+	pt->algo = (int)p.algo;
+	pt->nchannels = 1;
+	if (st == GC_OK && pt->r.stalled) {
+		stall_point(r, pt);
+		pt->bytes = gen->p.bytes;
+		pt->count = count_of(&gen->p);
+		point_rates(pt, &gen->p);
+	} else if (st == GC_OK) {
+		const int64_t copies = gm_host_copy_in_ps(&r->host, &gen->p) +
+				       gm_host_copy_out_ps(&r->host, &gen->p);
+		pt->r.time_ps += copies;
+		pt->r.total_ps += copies * co.iters;
+		if (pt->r.has_cp)
+			pt->r.cp_ps[GM_CP_COPY] += copies * co.iters;
+		pt->bytes = gen->p.bytes;
+		pt->count = count_of(&gen->p);
+		point_rates(pt, &gen->p);
+		if (co.trace)
+			co.trace->offset_ps += pt->r.total_ps;
+	} else {
+		char *m = *errmsg;
+		*errmsg = g_strdup_printf("%s: size %llu B: %s", gc_config_source_name(r->path),
+					  (unsigned long long)bytes, m);
+		g_free(m);
+	}
+	gs_gen_free(gen);
+	return st;
+}
+
 /* Time every size with parameters `base`; fills pts[0..n). */
 static gc_status run_sizes(const gm_run *r, const gs_params *base, const uint64_t *sizes, size_t n,
 			   gm_coll_opts *co, bool links, gm_point *pts, ge_trace *trace,
@@ -899,6 +974,10 @@ static gc_status run_sizes(const gm_run *r, const gs_params *base, const uint64_
 	for (size_t i = 0; i < n && st == GC_OK; i++) {
 		if (o && o->progress)
 			o->progress(o->progress_ctx, i, n, sizes[i]);
+		if (r->host.kind != GM_BACKEND_NCCL) {
+			st = host_point(r, base0, sizes[i], co, links, &pts[i], errmsg);
+			continue;
+		}
 		gm_proto q = r->proto < 0 ? GM_PROTO_SIMPLE : (gm_proto)r->proto;
 		base = base0;
 		if (r->algo_auto && base0 == &r->base)
@@ -938,17 +1017,10 @@ static gc_status run_sizes(const gm_run *r, const gs_params *base, const uint64_
 		else if (st == GC_OK)
 			st = gm_coll_simulate(&topo, gen, co, links, &pt->r, errmsg);
 		if (st == GC_OK) {
+			stall_point(r, pt);
 			pt->bytes = gen->p.bytes;
 			pt->count = count_of(&gen->p);
-			pt->time_us = (double)pt->r.time_ps * 1e-6;
-			double secs = (double)pt->r.time_ps * 1e-12;
-			/* dispatch/combine: every GPU's token-expert messages over the
-			 * time, as DeepEP reports its bandwidth */
-			double moved = gs_coll_is_moe(p.coll)
-					       ? (double)pt->bytes * p.moe_tokens * p.moe_topk
-					       : (double)pt->bytes;
-			pt->algbw_GBps = secs > 0 ? moved / secs * 1e-9 : 0;
-			pt->busbw_GBps = pt->algbw_GBps * gs_busbw_factor(p.coll, gs_group_n(&p));
+			point_rates(pt, &p);
 			if (co->trace)
 				co->trace->offset_ps += pt->r.total_ps;
 		} else {
@@ -1000,33 +1072,41 @@ static bool one_sided(const gs_params *p)
  * network). */
 static gc_status faults_setup(gm_run *r, char **errmsg)
 {
-	static const char *const keys[2] = {"faults.degrade", "faults.latency"};
-	gm_fault *f[2] = {NULL, NULL};
-	size_t n[2] = {0, 0};
-	for (int k = 0; k < 2; k++) {
+	static const char *const keys[4] = {"faults.degrade", "faults.latency", "faults.loss",
+					    "faults.down"};
+	gm_fault *f[4] = {NULL, NULL, NULL, NULL};
+	size_t n[4] = {0, 0, 0, 0};
+	for (int k = 0; k < 4; k++) {
 		char *why = NULL;
-		if (!gm_fault_parse(gc_config_str(r->cfg, keys[k]), k == 1, &f[k], &n[k], &why)) {
+		if (!gm_fault_parse(gc_config_str(r->cfg, keys[k]), (gm_fault_kind)k, &f[k], &n[k],
+				    &why)) {
 			gc_status st = gc_config_error(r->cfg, keys[k], errmsg, "%s", why);
 			g_free(why);
-			g_free(f[0]);
+			for (int j = 0; j < k; j++)
+				g_free(f[j]);
 			return st;
 		}
 	}
-	r->nfaults = n[0] + n[1];
+	r->nfaults = n[0] + n[1] + n[2] + n[3];
 	r->faults = g_new(gm_fault, r->nfaults ? r->nfaults : 1);
-	if (n[0])
-		memcpy(r->faults, f[0], n[0] * sizeof(gm_fault));
-	if (n[1])
-		memcpy(r->faults + n[0], f[1], n[1] * sizeof(gm_fault));
-	g_free(f[0]);
-	g_free(f[1]);
+	for (size_t k = 0, at = 0; k < 4; at += n[k], k++) {
+		if (n[k])
+			memcpy(r->faults + at, f[k], n[k] * sizeof(gm_fault));
+		g_free(f[k]);
+	}
 	if (!r->nfaults)
 		return GC_OK;
 	ge_engine eng;
 	gm_net net;
 	ge_engine_init(&eng, 1);
 	gm_net_init(&net, &eng, NULL, NULL);
-	gt_topo_instantiate(&r->topo, &net);
+	gt_topo t = r->topo;
+	if (r->host.kind != GM_BACKEND_NCCL) { /* the links the host processes cross */
+		gs_params p;
+		gm_coll_opts co = {0};
+		gm_host_setup(&r->host, &r->topo, &r->base, gs_dtype_size(r->base.dtype), &p, &t, &co);
+	}
+	gt_topo_instantiate(&t, &net);
 	long bad = gm_fault_apply(&net, r->faults, r->nfaults);
 	char first[GM_LINK_NAME * 2 + 8] = "";
 	if (bad >= 0 && net.nlinks > 0)
@@ -1036,7 +1116,10 @@ static gc_status faults_setup(gm_run *r, char **errmsg)
 	ge_engine_fini(&eng);
 	if (bad < 0)
 		return GC_OK;
-	return gc_config_error(r->cfg, keys[(size_t)bad < n[0] ? 0 : 1], errmsg,
+	size_t which = 0;
+	for (size_t at = n[0]; (size_t)bad >= at && which < 3; at += n[++which])
+		;
+	return gc_config_error(r->cfg, keys[which], errmsg,
 			       "'%s' names no link of this topology; the links are named as --links "
 			       "prints them (%s, ...), and a name takes every link under it",
 			       r->faults[bad].name, first);
@@ -1057,6 +1140,8 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 		const gc_param *kp = gc_config_param_at(r->cfg, i);
 		if (!kp)
 			break;
+		if (!strcmp(kp->key, "resilience.timeout") && *gc_config_str(r->cfg, "faults.down"))
+			continue; /* the watchdog of a collective that stalls */
 		if ((g_str_has_prefix(kp->key, "train.") || g_str_has_prefix(kp->key, "resilience.")) &&
 		    gc_config_is_set(r->cfg, kp->key))
 			st = gc_config_error(r->cfg, kp->key, errmsg,
@@ -1085,21 +1170,39 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 		st = collective_from_config(r->cfg, &r->topo, &r->base, errmsg);
 	if (st == GC_OK)
 		st = gm_xport_build(r->cfg, &r->topo, one_sided(&r->base), &r->xport, errmsg);
-	if (st != GC_OK) {
-		gm_run_free(r);
-		return st;
-	}
-	r->proto = gm_proto_from_name(gc_config_str(r->cfg, "collective.protocol")); /* auto: -1 */
-	r->algo_auto = !strcmp(gc_config_str(r->cfg, "collective.algo"), "auto");
-	st = proto_set_setup(r, errmsg);
+	if (st == GC_OK && o->step_phase &&
+	    strcmp(gc_config_str(r->cfg, "collective.backend"), "nccl") != 0)
+		st = gc_config_error(r->cfg, "collective.backend", errmsg,
+				     "a training step's collectives run on NCCL; collective.backend "
+				     "applies to workload: collective");
 	if (st == GC_OK)
-		st = tuner_setup(r, o->step_phase, errmsg);
+		st = gm_host_from_config(r->cfg, &r->topo, &r->base, &r->host, errmsg);
 	if (st != GC_OK) {
 		gm_run_free(r);
 		return st;
 	}
-	if (r->algo_auto)
-		algo_candidates(r);
+	if (r->host.kind != GM_BACKEND_NCCL) {
+		/* the backend's own algorithm; NCCL's protocols, tuner and
+		 * transports are not involved */
+		r->proto = GM_PROTO_SIMPLE;
+		r->algo_auto = false;
+		if (r->base.coll != GS_COLL_SENDRECV)
+			r->base.algo = r->host.algo;
+		r->xport.kind = GM_XPORT_NONE;
+		r->base.nchannels = 1;
+	} else {
+		r->proto = gm_proto_from_name(gc_config_str(r->cfg, "collective.protocol")); /* auto: -1 */
+		r->algo_auto = !strcmp(gc_config_str(r->cfg, "collective.algo"), "auto");
+		st = proto_set_setup(r, errmsg);
+		if (st == GC_OK)
+			st = tuner_setup(r, o->step_phase, errmsg);
+		if (st != GC_OK) {
+			gm_run_free(r);
+			return st;
+		}
+		if (r->algo_auto)
+			algo_candidates(r);
+	}
 	r->analytical = strcmp(gc_config_str(r->cfg, "sim.fidelity"), "analytical") == 0;
 	/* every key the scenario sets changes what is simulated, or is refused */
 	st = gm_keyuse_check(r, o->step_phase, o->sweep_cell ? &r->unused : NULL, errmsg);
@@ -1123,6 +1226,7 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 		.progress_ctx = o->progress_ctx,
 		.faults = r->faults,
 		.nfaults = r->nfaults,
+		.retransmit_ps = gc_config_time(r->cfg, "faults.retransmit"),
 	};
 	if (strcmp(gc_config_str(r->cfg, "sim.fidelity"), "packet") == 0) {
 		co.pkt_bytes = (uint32_t)gc_config_bytes(r->cfg, "sim.packet");

@@ -18,6 +18,7 @@
 #include "../../topologies/gt_topo.h"
 #include "../exec/gm_coll.h"
 #include "../closed/gm_tuner.h"
+#include "../host/gm_host.h"
 
 /* printed at the head of every report */
 #define GCSIM_VERSION "0.1.0"
@@ -93,6 +94,7 @@ typedef struct gm_run {
 	gm_tuner tuner;
 	bool analytical;
 	gm_xport xport; /* transport.inter (kind none: no control path) */
+	gm_host host;	/* collective.backend (kind nccl: the GPUs run it) */
 	uint32_t pkt_bytes, pkt_buf; /* packet fidelity when pkt_bytes > 0 */
 	gm_point *pts;
 	size_t npts;

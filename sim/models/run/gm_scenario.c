@@ -14,6 +14,7 @@
 #include "../train/gm_train.h"
 #include "../transport/gm_tx.h"
 #include "../transport/gm_xport.h"
+#include "../host/gm_host.h"
 
 static const gc_param doc_params[] = {
 	{"schema_version", GC_P_INT, NULL, NULL, 1, 1,
@@ -29,7 +30,7 @@ static const gc_param coll_params[] = {
 	 "allreduce|allgather|reducescatter|sendrecv|alltoall|dispatch|combine|broadcast|reduce", 1, 0,
 	 "the collective to time; dispatch and combine are MoE expert parallelism (moe.*), their "
 	 "sizes one token-expert message; broadcast and reduce have root 0 (of each group)", NULL},
-	{"collective.algo", GC_P_ENUM, "ring", "ring|tree|pairwise|put|nvls|nvlstree|bruck|collnet|forward|pat|collnetchain|pplx|auto", 1, 0,
+	{"collective.algo", GC_P_ENUM, "ring", "ring|tree|pairwise|put|nvls|nvlstree|bruck|collnet|forward|pat|collnetchain|pplx|halving-doubling|auto", 1, 0,
 	 "ring; tree (NCCL double binary tree, allreduce); pairwise (two-sided) or put "
 	 "(one-sided, NVSHMEM style) for alltoall, whose default is pairwise; put (DeepEP's "
 	 "low-latency kernels, the default), forward (DeepEP's normal kernels: once per node over "
@@ -182,6 +183,27 @@ static const gc_param fault_params[] = {
 	 "commas: n1.nic2=5us (a congested or rerouted port; names as faults.degrade's); flow and "
 	 "packet fidelity",
 	 NULL},
+	{"faults.loss", GC_P_STRING, "", NULL, 1, 0,
+	 "links that lose packets (a flapping cable, bit errors), NAME=RATE entries separated by "
+	 "commas: n0.nic0=1e-6, a 4 KiB packet's loss probability (names as faults.degrade's): a "
+	 "lost packet inside a message costs a round trip (the receiver's NAK), a message's lost "
+	 "last packet the sender's ACK timeout (faults.retransmit), and the connection's later "
+	 "messages wait behind it; drawn from seed; flow fidelity",
+	 "InfiniBand RC: in-order delivery, a sequence error NAKed, a lost tail recovered by the "
+	 "local ACK timeout"},
+	{"faults.down", GC_P_STRING, "", NULL, 1, 0,
+	 "links that stop for good, NAME@TIME entries separated by commas: n3@200us (a node, a "
+	 "GPU, a NIC or a link failing that long after the operation starts; names as "
+	 "faults.degrade's): a message not through it by then is lost, the collective stalls, and "
+	 "the process group's watchdog (resilience.timeout) aborts it; one operation "
+	 "(collective.iters 1), flow fidelity",
+	 NULL},
+	{"faults.retransmit", GC_P_TIME, "4294967296ns", NULL, 1, 1e15,
+	 "how long a sender waits for the acknowledgement of a message's last packet before it "
+	 "resends it (faults.loss)",
+	 "InfiniBand local ACK timeout 4.096 us x 2^timeout; NCCL sets timeout 20 "
+	 "(NVIDIA/nccl src/transport/net_ib/connect.cc NCCL_PARAM(IbTimeout, \"IB_TIMEOUT\", 20)): "
+	 "4.29 s"},
 };
 
 gc_config *gm_scenario_config_new(void)
@@ -196,6 +218,7 @@ gc_config *gm_scenario_config_new(void)
 	gc_config_add_params(cfg, fault_params, G_N_ELEMENTS(fault_params));
 	gm_tx_register_params(cfg);
 	gm_xport_register_params(cfg);
+	gm_host_register_params(cfg);
 	gm_train_register_params(cfg);
 	/* explain.* is registered by gcsim explain alone (gm_tx_register_study_params) */
 	gc_config_add_hint(cfg, "explain",

@@ -35,6 +35,10 @@ void gm_resil_run(const gm_resil_in *in, gm_resil_out *out)
 		k = (int64_t)fmax(1.0, floor(out->daly_steps + 0.5));
 	out->interval = k;
 	uint64_t rng = in->seed ^ UINT64_C(0x5eed0f7a11);
+	/* nodes in repair (at most the spares and one), by when each is back */
+	const int cap = (in->spares > 0 ? in->spares : 0) + 1;
+	double back[GM_RESIL_MAX_SPARES + 1];
+	int inrep = 0;
 	int64_t done = 0;
 	double wall = 0;
 	/* a segment: k steps (fewer at the end) and, unless it is the last,
@@ -55,7 +59,29 @@ void gm_resil_run(const gm_resil_in *in, gm_resil_out *out)
 		out->lost_s += f;
 		out->stall_s += in->timeout_s;
 		out->restart_s += in->restart_s + d;
-		wall += f + in->timeout_s + in->restart_s + d;
+		const double tfail = wall + f;
+		wall = tfail + in->timeout_s;
+		if (in->repair_s > 0) {
+			/* repairs done by now put their nodes back among the spares */
+			for (int i = 0; i < inrep;)
+				if (back[i] <= wall)
+					back[i] = back[--inrep];
+				else
+					i++;
+			back[inrep++] = tfail + in->repair_s; /* the node that failed */
+			if (inrep > cap - 1) {
+				/* no spare left: the job waits for the first node back */
+				int first = 0;
+				for (int i = 1; i < inrep; i++)
+					if (back[i] < back[first])
+						first = i;
+				out->wait_s += fmax(0.0, back[first] - wall);
+				out->waits++;
+				wall = fmax(wall, back[first]);
+				back[first] = back[--inrep];
+			}
+		}
+		wall += in->restart_s + d;
 		if (out->failures > INT64_C(100000000))
 			break; /* a job that never gets through a segment */
 	}

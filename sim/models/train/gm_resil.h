@@ -14,11 +14,16 @@
  * exponential distribution; goodput is the useful step time over the wall
  * time. Young's optimum interval is sqrt(2 d M_job) of work (Young, CACM
  * 1974), Daly's sqrt(2 d M_job) - d to first order (Daly, FGCS 2006).
+ * With a repair time R > 0 a failed node is out for R: the job restarts
+ * on a hot spare when one is free (spares come back when repaired), and
+ * otherwise waits for the earliest repair to end before it relaunches.
  */
 #ifndef GM_RESIL_H
 #define GM_RESIL_H
 
 #include <stdint.h>
+
+#define GM_RESIL_MAX_SPARES 4096
 
 typedef struct gm_resil_in {
 	double step_s;	      /* one step */
@@ -30,6 +35,11 @@ typedef struct gm_resil_in {
 	int64_t interval;     /* steps between checkpoints; 0: Young/Daly's */
 	int64_t steps;	      /* the run */
 	uint64_t seed;
+	/* the node that failed: repaired repair_s later (0: replaced at once,
+	 * spares unused); meanwhile the job restarts on one of `spares` hot
+	 * spare nodes, or, with none left, waits for the first repair to end */
+	double repair_s;
+	int spares;
 } gm_resil_in;
 
 typedef struct gm_resil_out {
@@ -43,6 +53,8 @@ typedef struct gm_resil_out {
 	double stall_s;	  /* waiting for the watchdog */
 	double restart_s; /* relaunches and checkpoint reloads */
 	double ckpt_s;	  /* checkpoint writes */
+	double wait_s;	  /* waiting for a repaired node, no spare left (repair_s > 0) */
+	int64_t waits;	  /* failures that found no spare */
 } gm_resil_out;
 
 void gm_resil_run(const gm_resil_in *in, gm_resil_out *out);

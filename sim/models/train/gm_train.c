@@ -117,6 +117,13 @@ static const gc_param train_params[] = {
 	 "step: a GPU's peak dense BF16 FLOP/s for the compute estimate, in place of train.gpu's; "
 	 "0: train.gpu's",
 	 NULL},
+	{"train.precision", GC_P_ENUM, "bf16", "bf16|fp8", 1, 0,
+	 "step: the precision of the linear layers' GEMMs in the compute estimate; fp8: at "
+	 "train.gpu's dense FP8 FLOP/s (Hopper and later), attention still at BF16's; the "
+	 "gradients' communication is unchanged (train.grad_bytes)",
+	 "FP8 training keeps the GEMMs of the linear layers in FP8 and attention, normalisation "
+	 "and the gradients in BF16 or FP32 (DeepSeek-V3 technical report, arXiv 2412.19437, "
+	 "section 3.3; NVIDIA Transformer Engine)"},
 	{"train.sequence_parallel", GC_P_BOOL, "false", NULL, 1, 0,
 	 "step: sequence parallelism, each TP allreduce an allgather and a reduce-scatter of the "
 	 "same activations",
@@ -151,8 +158,8 @@ static const gc_param resil_params[] = {
 	 "unexpected interruptions in 54 days on 2048 nodes of 8 H100 make 6334 h",
 	 "Llama 3 (arXiv 2407.21783), section 3.3.4, table 5"},
 	{"resilience.timeout", GC_P_TIME, "600s", NULL, 0, 8.64e16,
-	 "step: how long a collective waits on a failed node before the job notices (the "
-	 "process group's watchdog timeout)",
+	 "step, and a collective with faults.down: how long a collective waits on a failed node "
+	 "before the job notices (the process group's watchdog timeout)",
 	 "PyTorch init_process_group: timeout default 10 minutes for NCCL"},
 	{"resilience.restart", GC_P_TIME, "0s", NULL, 0, 8.64e16,
 	 "step: teardown, relaunch and communicator init after a failure, before the checkpoint "
@@ -172,6 +179,15 @@ static const gc_param resil_params[] = {
 	 "Young (CACM 1974); Daly (FGCS 2006)"},
 	{"resilience.steps", GC_P_INT, "10000", NULL, 1, INT64_C(1000000000),
 	 "step: the length of the simulated run, in steps", NULL},
+	{"resilience.repair", GC_P_TIME, "0s", NULL, 0, 3.1536e19,
+	 "step: how long a failed node is out (repaired or replaced); 0: replaced at once. The job "
+	 "restarts on a hot spare (resilience.spares) if one is free, else waits for the first "
+	 "node back",
+	 NULL},
+	{"resilience.spares", GC_P_INT, "0", NULL, 0, 4096,
+	 "step: hot spare nodes the job restarts on while failed nodes are out "
+	 "(resilience.repair); a repaired node becomes a spare",
+	 NULL},
 	{"resilience.fail_step", GC_P_INT, "0", NULL, 0, INT64_C(1000000000),
 	 "step: also itemise one failure in the middle of this step (a node dies mid-allreduce): "
 	 "its stall, restart, reload and lost work; 0: none",
@@ -598,9 +614,23 @@ static gc_status overlap(gm_train *t, char **errmsg)
 	double tokens = (double)gc_config_int(c, "train.micro_batch") * seq * M;
 	/* the fullest stage's share of the layers, split over TP and CP */
 	double share = (double)t->stage_layers / L / (double)t->tp / (double)t->cp;
-	double rate = gm_train_gpu_flops(c, NULL) * mfu;
+	const gt_gpu *gpu = NULL;
+	double rate = gm_train_gpu_flops(c, &gpu) * mfu, lin = rate;
+	if (!strcmp(gc_config_str(c, "train.precision"), "fp8")) {
+		if (gc_config_double(c, "train.gpu_flops") > 0)
+			return gc_config_error(c, "train.precision", errmsg,
+					       "fp8 takes train.gpu's FP8 FLOP/s, and train.gpu_flops "
+					       "gives BF16's only; give train.gpu instead");
+		if (gpu->fp8_flops <= 0)
+			return gc_config_error(c, "train.precision", errmsg,
+					       "the %s has no FP8 tensor cores (FP8 GEMMs start with "
+					       "Hopper); give train.precision bf16 or another train.gpu",
+					       gpu->model);
+		lin = gpu->fp8_flops * mfu;
+	}
 	t->attn_us = 6.0 * L * seq * h * tokens * share / rate * 1e6;
-	t->compute_us = 6.0 * active * tokens * share / rate * 1e6 + t->attn_us;
+	t->compute_us = 6.0 * active * tokens * share / lin * 1e6 + t->attn_us;
+	t->compute_bf16_us = 6.0 * active * tokens * share / rate * 1e6 + t->attn_us;
 	/* ring attention: each of the CP rounds of a layer and micro-batch
 	 * computes an equal share of the rank's attention (the causal
 	 * balance of two chunks per rank), forward one third of it, backward
@@ -712,6 +742,8 @@ static gc_status resilience(gm_train *t, char **errmsg)
 	in->ckpt_s = B / W;
 	in->interval = gc_config_int(c, "resilience.interval");
 	in->steps = gc_config_int(c, "resilience.steps");
+	in->repair_s = (double)gc_config_time(c, "resilience.repair") * 1e-12;
+	in->spares = (int)gc_config_int(c, "resilience.spares");
 	in->seed = (uint64_t)gc_config_int(c, "seed");
 	/* a segment the job almost never gets through would never end */
 	double M = in->node_mtbf_s / in->nodes;
@@ -789,12 +821,14 @@ gc_status gm_train_run(const char *path, const gm_run_opts *o, gm_train **out, c
 }
 
 /* The model FLOPs utilization of the whole step (compute, bubble and
- * exposed communication), in %: the kernels' train.mfu scaled by the
- * compute's share of the step. */
+ * exposed communication), in % of the BF16 peak: the kernels' train.mfu
+ * scaled by the share of the step their FLOPs would take at BF16's rate
+ * (with train.precision fp8 the FP8 GEMMs do them faster, and the MFU can
+ * pass train.mfu, as FP8 runs quoted against the BF16 peak do). */
 static double e2e_mfu(const gm_train *t)
 {
 	double step = t->compute_us + t->bubble_us + t->exposed_us;
-	return step > 0 ? 100.0 * gc_config_double(t->cfg, "train.mfu") * t->compute_us / step : 0;
+	return step > 0 ? 100.0 * gc_config_double(t->cfg, "train.mfu") * t->compute_bf16_us / step : 0;
 }
 
 static void header(const gm_train *t, GString *g)
@@ -842,6 +876,21 @@ static void header(const gm_train *t, GString *g)
 					 "reduce-scatter)");
 }
 
+/* The spares' line (resilience.repair > 0), after prefix. */
+static void format_spares(const gm_train *t, const char *prefix, GString *g)
+{
+	const gm_resil_in *in = &t->rin;
+	const gm_resil_out *o = &t->rs;
+	if (!t->resil || in->repair_s <= 0)
+		return;
+	g_string_append_printf(g,
+			       "# %sspares    : %d hot spare node%s, a failed node out %.1f h: %lld of "
+			       "%lld failures found no spare free and waited %.2f h for a node in "
+			       "all\n",
+			       prefix, in->spares, in->spares == 1 ? "" : "s", in->repair_s / 3600.0,
+			       (long long)o->waits, (long long)o->failures, o->wait_s / 3600.0);
+}
+
 /* One failure itemised (resilience.fail_step), after prefix. */
 static void format_failure(const gm_train *t, const char *prefix, GString *g)
 {
@@ -879,6 +928,7 @@ static void format_resil(const gm_train *t, GString *g)
 		in->step_s, o->useful_s / 3600.0, o->wall_s / 3600.0, (long long)o->failures,
 		100.0 * o->goodput, o->lost_s / 3600.0, o->stall_s / 3600.0, o->restart_s / 3600.0,
 		o->ckpt_s / 3600.0);
+	format_spares(t, "", g);
 	format_failure(t, "", g);
 }
 
@@ -921,14 +971,19 @@ void gm_train_format_table(const gm_train *t, void *gstring_out)
 		double step = t->compute_us + t->bubble_us + t->exposed_us;
 		const gt_gpu *gpu = NULL;
 		double flops = gm_train_gpu_flops(t->cfg, &gpu);
+		char fp8[64] = "";
+		if (!strcmp(gc_config_str(t->cfg, "train.precision"), "fp8"))
+			snprintf(fp8, sizeof(fp8), ", the linear layers' GEMMs FP8 at %.0f",
+				 gpu->fp8_flops * 1e-12);
 		g_string_append_printf(
 			g,
-			"# with compute at %.0f %% MFU of %.0f TFLOPS (%s) (6 FLOPs per active "
+			"# with compute at %.0f %% MFU of %.0f TFLOPS (%s%s) (6 FLOPs per active "
 			"parameter and token, and "
 			"causal attention 6 seq hidden per layer and token): compute %.1f ms (attention "
 			"%.1f ms), exposed communication %.1f ms (DP overlapping the %s%s%s), ",
 			100.0 * gc_config_double(t->cfg, "train.mfu"), flops * 1e-12,
 			gc_config_double(t->cfg, "train.gpu_flops") > 0 ? "train.gpu_flops" : gpu->model,
+			fp8,
 			t->compute_us * 1e-3,
 			t->attn_us * 1e-3, t->exposed_us * 1e-3,
 			strcmp(gc_config_str(t->cfg, "train.sharding"), "none") != 0
@@ -1064,6 +1119,7 @@ void gm_train_format_sweep(const char *key, const char *const *values, gm_train 
 	}
 	for (size_t k = 0; !csv && k < n; k++) {
 		char *pre = g_strdup_printf("%s: ", values[k]);
+		format_spares(runs[k], pre, g);
 		format_failure(runs[k], pre, g);
 		g_free(pre);
 	}

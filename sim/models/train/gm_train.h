@@ -127,6 +127,7 @@ typedef struct gm_train {
 	 * plus causal attention per GPU at mfu x gpu_flops; exposed = what of
 	 * each phase outlasts the compute beside it (gm_train.h, above) */
 	double compute_us, exposed_us;
+	double compute_bf16_us; /* the same FLOPs at BF16's rate (train.precision fp8: slower) */
 	double attn_us; /* of compute_us: the attention of the fullest stage */
 	/* and the pipeline's fill and drain from the simulated 1F1B schedule
 	 * (gm_pipe; interleaved with v model chunks per stage) with free
