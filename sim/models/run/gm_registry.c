@@ -235,6 +235,21 @@ static const gm_model_info models[] = {
 	 "NVIDIA/nccl src/graph/tuning.cc perChMaxTreeBws, perChMaxRingLL128Bws, "
 	 "perChMaxTreeLL128Bws",
 	 "topology.gpu_arch, topology.channel_bandwidth"},
+	{"gloo", "backend",
+	 "collective.backend gloo: one host process per GPU copies its buffer to pinned host "
+	 "memory, runs gloo's ring (or halving-doubling) over TCP sockets through one interface "
+	 "per node, one stream per connection, the CPU summing segments in host memory, and "
+	 "copies the result back",
+	 "facebookincubator/gloo gloo/allreduce.cc, gloo/alltoall.cc, transport/tcp; "
+	 "ProcessGroupGloo; ESnet fasterdata 100G host expectations",
+	 "collective.backend, gloo.*, host.memcpy_bw, host.cudamemcpy_call"},
+	{"mpi", "backend",
+	 "collective.backend mpi: host processes staging through host memory, shared memory "
+	 "inside a node, RDMA from host memory across nodes, CPU sums; cuda-aware: reductions "
+	 "still staged, the rest GPU to GPU",
+	 "Open MPI coll/base (ring, redscat_allgather, pipeline) and coll/cuda "
+	 "(docs/release-notes/mpi-collectives.rst)",
+	 "collective.backend, mpi.*, host.memcpy_bw, host.cudamemcpy_call"},
 	{"credits", "link",
 	 "per-connection receive buffer: a send waits until its message fits (NCCL slots)",
 	 "NCCL Simple buffer 4 MiB in 8 slots", "collective.buffer"},
