@@ -20,6 +20,7 @@
 #include "hw/gh_bench.h"
 #include "hw/gh_calib.h"
 #include "hw/gh_device.h"
+#include "hw/gh_interp.h"
 #include "hw/gh_nccl.h"
 #include "hw/gh_stats.h"
 #include "hw/gh_vrank.h"
@@ -271,7 +272,7 @@ static gc_status predict_point(const gh_vrank_model *m, const gs_params *p, GArr
 static int hw_interp(int argc, char **argv)
 {
 	char *op = NULL, *algo = NULL, *sizes = NULL, *dtype = NULL, *out = NULL, *csv = NULL;
-	char *predict = NULL;
+	char *predict = NULL, *kernel = NULL;
 	gint ranks = 0, channels = 0, dev = 0, iters = 20, gpus = 0, nodes = 1;
 	gint tokens = 128, topk = 8, experts = 256;
 	GOptionEntry entries[] = {
@@ -304,6 +305,10 @@ static int hw_interp(int argc, char **argv)
 		{"device", 'd', 0, G_OPTION_ARG_INT, &dev, "GPU index (default 0)", "N"},
 		{"out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "append to a results SQLite file", "FILE"},
 		{"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "also write CSV", "FILE"},
+		{"kernel", 0, 0, G_OPTION_ARG_STRING, &kernel,
+		 "vector (default): a block moves and reduces 16-byte vectors, 4 in flight per thread, "
+		 "as NCCL's primitives do; scalar: one element per thread per pass (the first "
+		 "interpreter's, to measure the difference)", "K"},
 		{"predict", 0, 0, G_OPTION_ARG_FILENAME, &predict,
 		 "no GPU: predict the times with the virtual-rank model of a calibration (gcsim hw "
 		 "calibrate's NAME.yaml, calibration.virtual_rank)", "CAL"},
@@ -341,10 +346,18 @@ static int hw_interp(int argc, char **argv)
 		snprintf(why, sizeof(why), "--op: expected allreduce, allgather, reducescatter, alltoall, dispatch, combine, broadcast or reduce, got '%s'", op), st = GC_ERR_INPUT;
 	else if (algo && parse_enum(algo, algos, 11, &a) != GC_OK)
 		snprintf(why, sizeof(why), "--algo: expected ring, tree, pairwise, put, nvls, nvlstree, bruck, collnet, collnetchain, forward or pat, got '%s'", algo), st = GC_ERR_INPUT;
-	else if (!algo && collv[c] == GS_COLL_ALLTOALL)
+	if (st == GC_OK && !algo && collv[c] == GS_COLL_ALLTOALL)
 		a = 2; /* alltoall has no ring: NCCL's pairwise exchange by default */
-	else if (!algo && gs_coll_is_moe(collv[c]))
+	if (st == GC_OK && !algo && gs_coll_is_moe(collv[c]))
 		a = 3; /* put: one-sided, GPU-initiated */
+	static const char *const kernels[] = {"vector", "scalar"};
+	int kern = GH_KERNEL_VECTOR;
+	if (st != GC_OK)
+		;
+	else if (kernel && parse_enum(kernel, kernels, 2, &kern) != GC_OK)
+		snprintf(why, sizeof(why), "--kernel: expected vector or scalar, got '%s'", kernel), st = GC_ERR_INPUT;
+	else if (kernel && predict)
+		snprintf(why, sizeof(why), "--kernel: --predict models the interpreter as its calibration recorded it; leave --kernel out"), st = GC_ERR_INPUT;
 	else if (dtype && parse_enum(dtype, dts, 3, &t) != GC_OK)
 		snprintf(why, sizeof(why), "--dtype: expected float, int32 or double, got '%s'", dtype), st = GC_ERR_INPUT;
 	else if (gpus && (gpus < 2 || gpus > GH_MAX_GPUS))
@@ -416,6 +429,7 @@ static int hw_interp(int argc, char **argv)
 	o.dev = dev;
 	o.gpus = gpus;
 	o.iters = iters;
+	o.kernel = kern;
 	for (int i = 0; st == GC_OK && i < nsz; i++) {
 		gs_params p = {.coll = collv[c], .algo = algov[a], .dtype = dtv[t], .nranks = ranks,
 			       .bytes = list[i], .nchannels = channels, .chunk_bytes = GH_INTERP_CHUNK,
@@ -424,7 +438,10 @@ static int hw_interp(int argc, char **argv)
 			       .moe_experts = (uint32_t)experts, .moe_seed = 1};
 		st = predict ? predict_point(&model, &p, pts, why) : gh_bench_interp(&o, &p, pts, why);
 	}
-	gc_run_info info = {.kind = predict ? "sim" : "hw", .label = predict ? "vrank-model" : "interp",
+	gc_run_info info = {.kind = predict ? "sim" : "hw",
+			    .label = predict			   ? "vrank-model"
+				     : kern == GH_KERNEL_SCALAR ? "interp-scalar"
+								: "interp",
 			    .device = desc, .command = cmd};
 	if (st != GC_OK) {
 		rc = fail("interp", st, why);
@@ -451,6 +468,7 @@ out:
 	g_free(out);
 	g_free(csv);
 	g_free(predict);
+	g_free(kernel);
 	g_free(cmd);
 	return rc;
 }

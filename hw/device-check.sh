@@ -89,6 +89,10 @@ step bench 200 "$G" hw bench $BQ --csv "$DEST/bench.csv"
 # Fitting set: ring allreduce at 4 ranks. Held aside: tree, allgather,
 # reduce-scatter, other rank counts.
 step interp-ring4 45 "$G" hw interp $Q --ranks 4 --algo ring --op allreduce --sizes $S --csv "$DEST/interp-ring4.csv"
+# The same runs with the first interpreter's kernel (one element per thread
+# per pass): the vector kernel's speed-up is the ratio of the two, from one
+# recording (validate/device-report.sh prints it)
+step interp-ring4-scalar 45 "$G" hw interp $Q --kernel scalar --ranks 4 --algo ring --op allreduce --sizes $S --csv "$DEST/interp-ring4-scalar.csv"
 if [ -f "$DEST/bench.csv" ] && [ -f "$DEST/interp-ring4.csv" ]; then
 	{ cat "$DEST/bench.csv"; grep -v '^#' "$DEST/interp-ring4.csv" | tail -n +2; } >"$DEST/calib-input.csv"
 	step calibrate 15 "$G" hw calibrate --name device --from "$DEST/calib-input.csv" --dir "$DEST"

@@ -103,7 +103,17 @@ typedef struct gh_interp_plan {
 	 * chunk before it receives anything, so a mailbox of a few slots would
 	 * leave every sender waiting on a receiver that is itself sending. */
 	uint64_t *conn_slots;
+	/* how a block moves and reduces a piece: 0 (GH_KERNEL_VECTOR) 16-byte
+	 * loads and stores, GH_UNROLL in flight per thread (NCCL's primitives'
+	 * way), where every operand is 16-byte aligned; GH_KERNEL_SCALAR one
+	 * element per thread per pass (the first interpreter's, kept to
+	 * measure the difference) */
+	int kernel;
 } gh_interp_plan;
+
+#define GH_KERNEL_VECTOR 0
+#define GH_KERNEL_SCALAR 1
+#define GH_UNROLL 4
 
 /* GC_ERR_UNSUPPORTED for a dtype the kernel cannot reduce (float, int32 and
  * double are supported); GC_ERR_INPUT for a bad channel grouping, an

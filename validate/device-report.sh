@@ -201,6 +201,18 @@ else
 		verdict held-aside missing "no prediction could be made (see $OUTD/predict-*.txt)"
 	fi
 fi
+# the interpreter's two kernels on the same schedule (ring allreduce, 4
+# virtual ranks): the 16-byte vector kernel's speed-up over the scalar
+# one, per size (figures, no verdict)
+if [ -f "$DIR/interp-ring4.csv" ] && [ -f "$DIR/interp-ring4-scalar.csv" ]; then
+	say "# interpreter kernels, ring allreduce on 4 virtual ranks: size, vector us, scalar us, speed-up"
+	grep -v '^#' "$DIR/interp-ring4-scalar.csv" | tail -n +2 | awk -F, '{ print $5, $7 }' >"$OUTD/scalar.txt"
+	grep -v '^#' "$DIR/interp-ring4.csv" | tail -n +2 | awk -F, '{ print $5, $7 }' |
+		while read -r size us; do
+			s=$(awk -v z="$size" '$1 == z { print $2 }' "$OUTD/scalar.txt")
+			[ -n "$s" ] && say "$(awk -v z="$size" -v v="$us" -v s="$s" 'BEGIN { printf "#   %12s %12.3f %12.3f %7.2fx", z, v, s, s / v }')"
+		done
+fi
 say "# files in $OUTD"
 [ "$failed" -eq 0 ] || exit 1
 [ "$missing" -eq 0 ] || exit 3

@@ -110,6 +110,7 @@ struct gh_dev_plan {
 	int nstrands;
 	int dtype;
 	int sys; /* ranks on several GPUs: system-scope fences and atomics */
+	int vec; /* GH_KERNEL_VECTOR: 16-byte loads and stores, unrolled */
 	int *err;
 };
 
@@ -177,21 +178,110 @@ __device__ static void compute(uint32_t props, const T *R, const T *L, T *D, T *
 	}
 }
 
+/* One 16-byte vector of T's. */
+template <typename T> struct gh_vec {
+	T v[16 / sizeof(T)];
+};
+
+template <typename T> __device__ static inline gh_vec<T> vld(const uint4 *p, bool l2)
+{
+	union {
+		uint4 u;
+		gh_vec<T> t;
+	} x;
+	x.u = l2 ? __ldcg(p) : *p;
+	return x.t;
+}
+
+template <typename T> __device__ static inline void vst(uint4 *p, const gh_vec<T> &t, bool l2)
+{
+	union {
+		uint4 u;
+		gh_vec<T> t;
+	} x;
+	x.t = t;
+	if (l2)
+		__stcg(p, x.u);
+	else
+		*p = x.u;
+}
+
+/* compute's 16-byte way: each thread keeps GH_UNROLL vectors in flight
+ * (loads of a pass issued before any store), the block's threads covering
+ * consecutive vectors so a warp's loads coalesce, as NCCL's primitives do
+ * (prims_simple.h, reduceCopy with 16-byte packs); the elements past the
+ * last whole vector go the scalar way. Every operand 16-byte aligned. */
+template <typename T>
+__device__ static void compute_vec(uint32_t props, const T *R, const T *L, T *D, T *S, uint64_t n,
+				   bool r_l2, bool l_l2)
+{
+	const uint64_t V = 16 / sizeof(T), nv = n / V, step = (uint64_t)blockDim.x * GH_UNROLL;
+	const uint4 *R4 = (const uint4 *)R, *L4 = (const uint4 *)L;
+	uint4 *D4 = (uint4 *)D, *S4 = (uint4 *)S;
+	for (uint64_t base = threadIdx.x; base < nv; base += step) {
+		gh_vec<T> a[GH_UNROLL], b[GH_UNROLL];
+		for (int u = 0; u < GH_UNROLL; u++) {
+			uint64_t i = base + (uint64_t)u * blockDim.x;
+			if (i >= nv)
+				break;
+			if (props & GH_P_RECV) {
+				a[u] = vld<T>(R4 + i, r_l2);
+				if (props & GH_P_REDUCE)
+					b[u] = vld<T>(L4 + i, l_l2);
+			} else {
+				a[u] = vld<T>(L4 + i, l_l2);
+			}
+		}
+		for (int u = 0; u < GH_UNROLL; u++) {
+			uint64_t i = base + (uint64_t)u * blockDim.x;
+			if (i >= nv)
+				break;
+			if ((props & GH_P_RECV) && (props & GH_P_REDUCE))
+				for (uint64_t e = 0; e < V; e++)
+					a[u].v[e] = a[u].v[e] + b[u].v[e];
+			if (props & GH_P_WRITES)
+				vst<T>(D4 + i, a[u], false);
+			if (S)
+				vst<T>(S4 + i, a[u], r_l2);
+		}
+	}
+	const uint64_t done = nv * V;
+	if (done < n)
+		compute<T>(props, R ? R + done : R, L ? L + done : L, D ? D + done : D, S ? S + done : S,
+			   n - done, r_l2, l_l2);
+}
+
+/* Whether every operand the step touches is 16-byte aligned. */
+__device__ static inline bool aligned16(const void *R, const void *L, const void *D, const void *S)
+{
+	return (((uintptr_t)R | (uintptr_t)L | (uintptr_t)D | (uintptr_t)S) & 15) == 0;
+}
+
+template <typename T>
+__device__ static void compute_pick(bool vec, uint32_t props, const T *R, const T *L, T *D, T *S,
+				    uint64_t n, bool r_l2, bool l_l2)
+{
+	if (vec && aligned16(R, L, D, S))
+		compute_vec<T>(props, R, L, D, S, n, r_l2, l_l2);
+	else
+		compute<T>(props, R, L, D, S, n, r_l2, l_l2);
+}
+
 __device__ static void compute_any(int dtype, uint32_t props, const void *R, const void *L, void *D,
-				   void *S, uint64_t bytes, bool simple, bool l_l2)
+				   void *S, uint64_t bytes, bool simple, bool l_l2, bool vec)
 {
 	switch (dtype) {
 	case GS_DT_F32:
-		compute<float>(props, (const float *)R, (const float *)L, (float *)D, (float *)S, bytes / 4,
-			       simple, l_l2);
+		compute_pick<float>(vec, props, (const float *)R, (const float *)L, (float *)D,
+				    (float *)S, bytes / 4, simple, l_l2);
 		break;
 	case GS_DT_I32:
-		compute<int>(props, (const int *)R, (const int *)L, (int *)D, (int *)S, bytes / 4, simple,
-			     l_l2);
+		compute_pick<int>(vec, props, (const int *)R, (const int *)L, (int *)D, (int *)S,
+				  bytes / 4, simple, l_l2);
 		break;
 	default:
-		compute<double>(props, (const double *)R, (const double *)L, (double *)D, (double *)S,
-				bytes / 8, simple, l_l2);
+		compute_pick<double>(vec, props, (const double *)R, (const double *)L, (double *)D,
+				     (double *)S, bytes / 8, simple, l_l2);
 		break;
 	}
 }
@@ -221,7 +311,7 @@ __global__ void __launch_bounds__(GH_THREADS) gh_interp_kernel(gh_dev_plan P)
 				const char *src = base + P.buf_off[st.src_buf] + st.src_off;
 				char *dst = P.arena[st.send_peer] + P.buf_off[st.dst_buf] + st.dst_off;
 				compute_any(P.dtype, GH_P_READS | GH_P_WRITES, nullptr, src, dst, nullptr, st.bytes,
-					    false, after_wait);
+					    false, after_wait, P.vec);
 				fence(P); /* this thread's stores, before the block moves on */
 				__syncthreads();
 			} else if (ax.props & GH_P_SIGNAL) {
@@ -297,7 +387,7 @@ __global__ void __launch_bounds__(GH_THREADS) gh_interp_kernel(gh_dev_plan P)
 			if (*(volatile int *)P.err)
 				return;
 			void *S = out ? (ll ? (void *)out_stage : (void *)out_slot) : nullptr;
-			compute_any(P.dtype, ax.props, R, L + off, D + off, S, n, !ll, after_wait);
+			compute_any(P.dtype, ax.props, R, L + off, D + off, S, n, !ll, after_wait, P.vec);
 			if (out && ll) {
 				__syncthreads();
 				const uint32_t flag = (uint32_t)out_seq + 1u;
@@ -511,6 +601,7 @@ extern "C" gc_status gh_cuda_interp_run(const int *devs, int ndevs, const gh_int
 		P->first_strand = multi ? g * plan->nstrands : 0;
 		P->nstrands = plan->nstrands;
 		P->dtype = plan->p.dtype;
+		P->vec = plan->kernel == GH_KERNEL_VECTOR;
 		P->sys = multi;
 		P->err = M.err;
 	}

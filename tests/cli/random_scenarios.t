@@ -7,7 +7,7 @@
 cd "$(dirname "$0")/../.." || exit 1
 . tests/python.sh
 exec python3 - "$G" <<'PY'
-import random, subprocess, sys, tempfile, os
+import random, re, subprocess, sys, tempfile, os
 G = sys.argv[1]
 rng = random.Random(int(os.environ.get("GCSIM_RANDOM_SEED", "20261129")))
 N = int(os.environ.get("GCSIM_RANDOM_N", "40"))
@@ -66,6 +66,19 @@ with tempfile.TemporaryDirectory() as d:
         if rng.random() < 0.2:  # one host thread driving several GPUs: some divide a node, some not (refused)
             y = y.replace(", iters:", ", gpus_per_thread: %d, enqueue: %dns, iters:" % (
                 rng.choice([1, 2, 3, 4, 8]), rng.choice([0, 4000, 50000])), 1)
+        if rng.random() < 0.15:  # a host backend (gloo, mpi), without NCCL's keys; refused for
+            # MoE, flat topologies and fidelities other than flow
+            y = re.sub(r"channels: \d+, chunk: \d+B, slice: \d+B, buffer: \d+B, protocol: \w+, ", "", y)
+            y = y.replace(", iters:", ", backend: %s, iters:" % rng.choice(["gloo", "mpi"]), 1)
+            if rng.random() < 0.8:
+                y = re.sub(r"fidelity: \w+(, packet: \d+B, hop_buffer: \d+)?", "fidelity: flow", y)
+            if rng.random() < 0.5:
+                y = y.replace("algo: ring,", "algo: halving-doubling,", 1)
+            if rng.random() < 0.3:
+                y += "mpi: {cuda_aware: true}\n" if "backend: mpi" in y else "gloo: {segment: %dB}\n" % rng.choice([64, 4096])
+        if rng.random() < 0.1:  # lossy and failing links; some names match no link (refused)
+            y += "faults: {%s: \"%s\"}\n" % rng.choice([("loss", "n0=0.01"), ("loss", "n0.nic0=0.2"), ("loss", "gpu0=0.3"),
+                                                    ("down", "n0@1us"), ("down", "n1.gpu0@0us"), ("down", "gpu1@2us")])
         if rng.random() < 0.3:  # communicators: some layouts tile the GPUs, some do not (refused)
             blk = "" if rng.random() < 0.6 else ", block: %d, block_stride: %d" % (
                 rng.choice([1, 2, 3]), rng.choice([2, 4, 6, 8, 16]))

@@ -25,4 +25,25 @@ check "hw interp --gpus 2 (one rank per emulated GPU): outputs checked" \
 check "hw interp --gpus 3 on two GPUs: status 3, one line" \
 	'[ $rc -eq 3 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q "this machine has 2 GPU" "$T/err"'
 
+# the two ways a block moves a piece (--kernel): 16-byte vectors, 4 in
+# flight per thread (the default), and one element per thread; sizes whose
+# operands are not all 16-byte aligned take the scalar way in the vector
+# kernel; every output checked
+for k in vector scalar; do
+	for d in float double int32; do
+		"$E" hw interp --kernel $k --ranks 4 --dtype $d --sizes 1MiB,1000004B,4KiB,12B --iters 1 >"$T/out" 2>"$T/err"; rc=$?
+		check "hw interp --kernel $k, $d, aligned and unaligned sizes: outputs checked" \
+			'[ $rc -eq 0 ] && grep -q "all outputs equal the expected allreduce result" "$T/out"'
+	done
+done
+"$E" hw interp --kernel vector --ranks 8 --algo tree --nodes 2 --sizes 256KiB --iters 1 >"$T/out" 2>"$T/err"; rc=$?
+check "hw interp --kernel vector, tree over 2 nodes: outputs checked" \
+	'[ $rc -eq 0 ] && grep -q "all outputs equal the expected allreduce result" "$T/out"'
+"$E" hw interp --kernel vector --ranks 4 --op reducescatter --sizes 1MiB --iters 1 --csv "$T/v.csv" >"$T/out" 2>"$T/err"; rc=$?
+check "hw interp --kernel vector records as interp, --kernel scalar as interp-scalar" \
+	'[ $rc -eq 0 ] && grep -q "interp" "$T/v.csv" && "$E" hw interp --kernel scalar --ranks 4 --sizes 4KiB --iters 1 --csv "$T/s.csv" >/dev/null 2>&1 && grep -q "interp-scalar" "$T/s.csv" && ! grep -q "interp-scalar" "$T/v.csv"'
+"$E" hw interp --kernel fast >"$T/out" 2>"$T/err"; rc=$?
+check "hw interp --kernel fast: status 2, one line" \
+	'[ $rc -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q "expected vector or scalar" "$T/err"'
+
 tap_end

@@ -190,10 +190,10 @@ gc_status gm_host_from_config(const gc_config *cfg, const gt_topo *t, const gs_p
 	if (h->kind == GM_BACKEND_GLOO && p->coll != GS_COLL_ALLREDUCE &&
 	    p->coll != GS_COLL_ALLGATHER && p->coll != GS_COLL_ALLTOALL)
 		return gc_config_error(cfg, "collective.backend", errmsg,
-				       "gloo's %s is not modelled (its broadcast is a binomial tree, its "
-				       "reduce and reduce-scatter other shapes than a ring); gloo runs "
-				       "allreduce, allgather (rings) and alltoall (pairwise), mpi runs "
-				       "%s",
+				       "gloo's %s is not modelled (gloo's broadcast is a binomial tree, "
+				       "its reduce and reduce-scatter other shapes than a ring); gloo "
+				       "runs allreduce, allgather (rings) and alltoall (pairwise), mpi "
+				       "runs %s",
 				       gs_coll_name(p->coll), gs_coll_name(p->coll));
 	const char *algo = gc_config_str(cfg, "collective.algo");
 	gs_algo want = gm_host_algo(p->coll);

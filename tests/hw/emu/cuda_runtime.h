@@ -253,6 +253,20 @@ template <typename T> static inline void __stcg(T *p, T v)
 {
 	*(volatile T *)p = v;
 }
+/* 16-byte vectors: four 4-byte accesses (the device's is one) */
+static inline uint4 __ldcg(const uint4 *p)
+{
+	const volatile unsigned *q = (const volatile unsigned *)p;
+	return uint4{q[0], q[1], q[2], q[3]};
+}
+static inline void __stcg(uint4 *p, uint4 v)
+{
+	volatile unsigned *q = (volatile unsigned *)p;
+	q[0] = v.x;
+	q[1] = v.y;
+	q[2] = v.z;
+	q[3] = v.w;
+}
 static inline unsigned long long atomicAdd(unsigned long long *p, unsigned long long v)
 {
 	return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
