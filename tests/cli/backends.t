@@ -58,6 +58,9 @@ check "gloo halving-doubling: the same 62914.56 us of streams as the ring, and e
 check "the header names the backend and what it does" \
   "grep -q '^# collective: allreduce, algo ring, 16 ranks, backend gloo\$' '$T/h.txt' && grep -q '^# backend   : gloo: ring in host processes over TCP' '$T/h.txt'"
 
+"$G" explain --collective "$S" --set sweep.key= --set sweep.values= --set collective.backend=gloo --set collective.sizes=[1MiB] >"$T/w.txt" 2>&1
+check "explain --collective walks gloo's ring and names the staging copies (6.5 us + 1 MiB over PCIe each)" \
+  "grep -q '^# explain: allreduce of 1MiB with ring, backend gloo, on 16 ranks' '$T/w.txt' && grep -q '^# host backend: the steps below run between the staging copies (26.665 us in, 26.665 us out' '$T/w.txt' && grep -q 'RECV_REDUCE_SEND' '$T/w.txt'"
 bad() { # NAME PATTERN ARGS...: exit 2, one line on stderr holding PATTERN, nothing on stdout
   name=$1 pat=$2
   shift 2

@@ -394,11 +394,24 @@ gc_status gm_walk_format(const gm_walk *w, const gm_run *r, void *gstring_out, c
 	char b[32];
 	gm_run_format_setup(r, g);
 	g_string_append_printf(g,
-			       "# explain: %s of %s with %s, protocol %s, on %d ranks: one operation "
+			       "# explain: %s of %s with %s, %s%s, on %d ranks: one operation "
 			       "takes %.3f us (algbw %.2f GB/s, busbw %.2f GB/s)\n",
 			       gs_coll_name(r->base.coll), gc_fmt_bytes(pt->bytes, b, sizeof(b)),
-			       gs_algo_name((gs_algo)pt->algo), gm_proto_get((gm_proto)pt->proto)->name,
+			       gs_algo_name((gs_algo)pt->algo),
+			       r->host.kind != GM_BACKEND_NCCL ? "backend " : "protocol ",
+			       r->host.kind != GM_BACKEND_NCCL ? r->host.name
+							       : gm_proto_get((gm_proto)pt->proto)->name,
 			       nranks, pt->time_us, pt->algbw_GBps, pt->busbw_GBps);
+	if (r->host.staged) {
+		gs_params q = r->base;
+		q.bytes = pt->bytes;
+		g_string_append_printf(g,
+				       "# host backend: the steps below run between the staging copies "
+				       "(%.3f us in, %.3f us out, in the time above); a step's room_us "
+				       "also holds the CPU summing what arrived before it sends\n",
+				       (double)gm_host_copy_in_ps(&r->host, &q) * 1e-6,
+				       (double)gm_host_copy_out_ps(&r->host, &q) * 1e-6);
+	}
 	int64_t iters = gc_config_int(r->cfg, "collective.iters");
 	if (iters > 1)
 		g_string_append_printf(g, "# the first of %" PRId64 " back-to-back operations is walked; "
