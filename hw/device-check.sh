@@ -75,9 +75,9 @@ step info 20 sh -c "$G hw info >'$DEST/info.txt'"
 # the whole script's course in a minute or two under the CPU emulation
 # (tests/hw/device_check_emu.t); what it measures then calibrates nothing.
 if [ -n "${DEVICE_CHECK_QUICK:-}" ]; then
-	S=4KiB,64KiB S3=64KiB,1MiB S2=64KiB,1MiB Q="--iters 2" BQ=--quick TOK=32 FTOK=32
+	S=4KiB,64KiB S3=64KiB,1MiB S2=64KiB,1MiB Q="--iters 2" BQ=--quick TOK=32 FTOK=32 WS=64KiB WC=2
 else
-	S=4KiB,64KiB,1MiB,8MiB,64MiB S3=64KiB,1MiB,8MiB S2=64KiB,8MiB Q="" BQ="" TOK=128 FTOK=256
+	S=4KiB,64KiB,1MiB,8MiB,64MiB S3=64KiB,1MiB,8MiB S2=64KiB,8MiB Q="" BQ="" TOK=128 FTOK=256 WS=1GiB WC=16
 fi
 # hw bench, whole: launches, copies, flags, the posting paths and the
 # inter-CTA barrier (cta_barrier c32 and sms: 2 x 55 samples of 3000
@@ -93,6 +93,11 @@ step interp-ring4 45 "$G" hw interp $Q --ranks 4 --algo ring --op allreduce --si
 # per pass): the vector kernel's speed-up is the ratio of the two, from one
 # recording (validate/device-report.sh prints it)
 step interp-ring4-scalar 45 "$G" hw interp $Q --kernel scalar --ranks 4 --algo ring --op allreduce --sizes $S --csv "$DEST/interp-ring4-scalar.csv"
+# Ring allreduce on 8 virtual ranks at 1 GiB with 16 channels (16 blocks per
+# rank, 128 in all: the GPU's SMs busy, as NCCL's channels keep them): the
+# bytes the ranks send each other per second against the SM copy kernel's
+# (validate/device-report.sh)
+step interp-ring8-wide 90 "$G" hw interp $Q --ranks 8 --channels $WC --algo ring --op allreduce --sizes $WS --csv "$DEST/interp-ring8-wide.csv"
 if [ -f "$DEST/bench.csv" ] && [ -f "$DEST/interp-ring4.csv" ]; then
 	{ cat "$DEST/bench.csv"; grep -v '^#' "$DEST/interp-ring4.csv" | tail -n +2; } >"$DEST/calib-input.csv"
 	step calibrate 15 "$G" hw calibrate --name device --from "$DEST/calib-input.csv" --dir "$DEST"

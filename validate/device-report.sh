@@ -201,6 +201,17 @@ else
 		verdict held-aside missing "no prediction could be made (see $OUTD/predict-*.txt)"
 	fi
 fi
+# ring allreduce on 8 virtual ranks with many channels: the bytes the ranks
+# send each other, 2 (n - 1) x size, per second, against the SM copy
+# kernel's bandwidth (figures, no verdict)
+if [ -f "$DIR/interp-ring8-wide.csv" ]; then
+	grep -v '^#' "$DIR/interp-ring8-wide.csv" | tail -n +2 | while IFS=, read -r _ _ _ n size _ us _; do
+		bw=$(awk -v n="$n" -v s="$size" -v t="$us" 'BEGIN { printf "%.1f", 2 * (n - 1) * s / (t * 1e3) }')
+		line="# ring allreduce, $n virtual ranks, $size B, many channels: $us us, the ranks send $bw GB/s"
+		[ -n "$sm" ] && line="$line, $(awk -v a="$bw" -v b="$sm" 'BEGIN { printf "%.1f", 100 * a / b }') % of the SM copy kernel's $sm GB/s"
+		say "$line"
+	done
+fi
 # the interpreter's two kernels on the same schedule (ring allreduce, 4
 # virtual ranks): the 16-byte vector kernel's speed-up over the scalar
 # one, per size (figures, no verdict)

@@ -58,6 +58,18 @@ check "gloo halving-doubling: the same 62914.56 us of streams as the ring, and e
 check "the header names the backend and what it does" \
   "grep -q '^# collective: allreduce, algo ring, 16 ranks, backend gloo\$' '$T/h.txt' && grep -q '^# backend   : gloo: ring in host processes over TCP' '$T/h.txt'"
 
+# the engine's invariants (credits, the critical path's sums) checked after
+# every event (sim.check) on every backend and collective: the same output
+ok_all=1
+for b in gloo mpi; do
+	for op in allreduce allgather alltoall; do
+		"$G" run "$S" --set sweep.key= --set sweep.values= --set collective.backend=$b --set collective.op=$op --set sim.check=true --breakdown --format csv >"$T/c1.csv" 2>&1 || ok_all=0
+		"$G" run "$S" --set sweep.key= --set sweep.values= --set collective.backend=$b --set collective.op=$op --breakdown --format csv >"$T/c2.csv" 2>&1 || ok_all=0
+		cmp -s "$T/c1.csv" "$T/c2.csv" || ok_all=0
+	done
+done
+"$G" run "$S" --set collective.algo=halving-doubling --set sweep.values=gloo,mpi --set sim.check=true >/dev/null 2>&1 || ok_all=0
+check "sim.check holds on gloo and mpi (allreduce, allgather, alltoall, halving-doubling), outputs unchanged" '[ $ok_all -eq 1 ]'
 "$G" explain --collective "$S" --set sweep.key= --set sweep.values= --set collective.backend=gloo --set collective.sizes=[1MiB] >"$T/w.txt" 2>&1
 check "explain --collective walks gloo's ring and names the staging copies (6.5 us + 1 MiB over PCIe each)" \
   "grep -q '^# explain: allreduce of 1MiB with ring, backend gloo, on 16 ranks' '$T/w.txt' && grep -q '^# host backend: the steps below run between the staging copies (26.665 us in, 26.665 us out' '$T/w.txt' && grep -q 'RECV_REDUCE_SEND' '$T/w.txt'"
