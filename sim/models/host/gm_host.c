@@ -235,8 +235,7 @@ gc_status gm_host_from_config(const gc_config *cfg, const gt_topo *t, const gs_p
 	 * proxy on its way: the NIC link's physical latency (the topology's
 	 * default is NCCL's tuning figure, its proxy included) */
 	h->nic_lat_given = gc_config_is_set(cfg, "topology.nic.latency");
-	h->nic_lat_ps = h->nic_lat_given ? t->nic.lat_ps
-								      : gm_xport_nic_latency_ps(cfg);
+	h->nic_lat_ps = h->nic_lat_given ? t->nic.lat_ps : gm_xport_nic_latency_ps(cfg);
 	h->cudamemcpy_ps = gc_config_time(cfg, "host.cudamemcpy_call");
 	/* a sum reads two operands and writes one, three bytes of memory
 	 * traffic per byte where a copy moves two: at the same memory-bound

@@ -9,6 +9,28 @@
 
 #include "../../core/gc_units.h"
 
+/* A time from 0 to max (gc_units' spelling, a unit required); *w the
+ * parser's reason when it has one. */
+static bool parse_time(const char *val, int64_t max, int64_t *ps, const char **w)
+{
+	return gc_parse_time_ps(val, ps, w) == GC_OK && *ps >= 0 && *ps <= max;
+}
+
+/* A fraction (0.5) or a percentage (50%), finite. */
+static bool parse_fraction(const char *val, double *v)
+{
+	char *end = NULL;
+	*v = g_ascii_strtod(val, &end);
+	bool pct = end && *end == '%';
+	if (pct)
+		end++;
+	if (!*val || end == val || *end || !isfinite(*v))
+		return false;
+	if (pct)
+		*v /= 100.0;
+	return true;
+}
+
 bool gm_fault_parse(const char *spec, gm_fault_kind kind, gm_fault **out, size_t *n, char **why)
 {
 	const bool latency = kind == GM_FAULT_LATENCY;
@@ -51,11 +73,11 @@ bool gm_fault_parse(const char *spec, gm_fault_kind kind, gm_fault **out, size_t
 		memset(&f, 0, sizeof(f));
 		f.frac = 1.0;
 		f.down_ps = -1;
+		const char *w = NULL;
+		int64_t ps = 0;
+		double v = 0;
 		if (kind == GM_FAULT_DOWN) {
-			const char *w = NULL;
-			int64_t ps = 0;
-			if (gc_parse_time_ps(val, &ps, &w) != GC_OK || ps < 0 ||
-			    ps > INT64_C(3600000000000000)) {
+			if (!parse_time(val, INT64_C(3600000000000000), &ps, &w)) {
 				*why = g_strdup_printf("'%s@%s': the time it stops is a time from the run's "
 						       "start, 0 to 1h (200us)%s%s",
 						       name, val, w ? ": " : "", w ? w : "");
@@ -64,10 +86,7 @@ bool gm_fault_parse(const char *spec, gm_fault_kind kind, gm_fault **out, size_t
 			}
 			f.down_ps = ps;
 		} else if (latency) {
-			const char *w = NULL;
-			int64_t ps = 0;
-			if (gc_parse_time_ps(val, &ps, &w) != GC_OK || ps < 0 ||
-			    ps > INT64_C(1000000000000)) {
+			if (!parse_time(val, INT64_C(1000000000000), &ps, &w)) {
 				*why = g_strdup_printf("'%s=%s': the latency added is a time from 0 to 1s "
 						       "(5us)%s%s",
 						       name, val, w ? ": " : "", w ? w : "");
@@ -76,14 +95,7 @@ bool gm_fault_parse(const char *spec, gm_fault_kind kind, gm_fault **out, size_t
 			}
 			f.add_ps = ps;
 		} else if (kind == GM_FAULT_LOSS) {
-			char *end = NULL;
-			double v = g_ascii_strtod(val, &end);
-			bool pct = end && *end == '%';
-			if (pct)
-				end++;
-			if (pct)
-				v /= 100.0;
-			if (!*val || end == val || *end || !isfinite(v) || v < 0 || v > 0.5) {
+			if (!parse_fraction(val, &v) || v < 0 || v > 0.5) {
 				*why = g_strdup_printf("'%s=%s': the loss rate is a packet's probability "
 						       "from 0 to 0.5 (1e-6) or a percentage (0.01%%)",
 						       name, val);
@@ -92,20 +104,13 @@ bool gm_fault_parse(const char *spec, gm_fault_kind kind, gm_fault **out, size_t
 			}
 			f.loss = v;
 		} else {
-			char *end = NULL;
-			double v = g_ascii_strtod(val, &end);
-			bool pct = end && *end == '%';
-			if (pct)
-				end++;
-			if (!*val || end == val || *end || !isfinite(v)) {
+			if (!parse_fraction(val, &v)) {
 				*why = g_strdup_printf("'%s=%s': the share is a percentage (50%%) or a "
 						       "fraction (0.5)",
 						       name, val);
 				ok = false;
 				break;
 			}
-			if (pct)
-				v /= 100.0;
 			if (!(v > 0) || v > 1) {
 				*why = g_strdup_printf("'%s=%s': the share kept is above 0 and at most "
 						       "100%%",
