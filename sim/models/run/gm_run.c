@@ -895,6 +895,15 @@ static gc_status algo_choose(const gm_run *r, uint64_t bytes, const gm_coll_opts
 	return GC_OK;
 }
 
+/* Prefix *errmsg with the scenario and the size it failed at. */
+static void size_error(const gm_run *r, uint64_t bytes, char **errmsg)
+{
+	char *m = *errmsg;
+	*errmsg = g_strdup_printf("%s: size %llu B: %s", gc_config_source_name(r->path),
+				  (unsigned long long)bytes, m);
+	g_free(m);
+}
+
 /* A point whose operation stalled (a link of faults.down stopped under
  * it): the process group's watchdog aborts it resilience.timeout after it
  * started, which is its time; r.total_ps keeps when the last thing moved. */
@@ -952,10 +961,7 @@ static gc_status host_point(const gm_run *r, const gs_params *base, uint64_t byt
 		if (co.trace)
 			co.trace->offset_ps += pt->r.total_ps;
 	} else {
-		char *m = *errmsg;
-		*errmsg = g_strdup_printf("%s: size %llu B: %s", gc_config_source_name(r->path),
-					  (unsigned long long)bytes, m);
-		g_free(m);
+		size_error(r, bytes, errmsg);
 	}
 	gs_gen_free(gen);
 	return st;
@@ -1024,9 +1030,7 @@ static gc_status run_sizes(const gm_run *r, const gs_params *base, const uint64_
 			if (co->trace)
 				co->trace->offset_ps += pt->r.total_ps;
 		} else {
-			char *m = *errmsg;
-			*errmsg = g_strdup_printf("%s: size %llu B: %s", gc_config_source_name(r->path), (unsigned long long)sizes[i], m);
-			g_free(m);
+			size_error(r, sizes[i], errmsg);
 		}
 		gs_gen_free(gen);
 	}
