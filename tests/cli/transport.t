@@ -40,6 +40,9 @@ for nodes in 64 512; do
 done
 check "closed form: 512 nodes take longer than 64 ($(cat "$T/cf64") -> $(cat "$T/cf512") us)" \
   "awk -v a=\$(cat '$T/cf64') -v b=\$(cat '$T/cf512') 'BEGIN { exit !(b > 4 * a) }'"
+"$G" run scenarios/alltoall-peers.yaml --sweep topology.nodes=8,512 --fidelity analytical >"$T/cf.txt" 2>&1
+check "closed form: the binding resource named at 8 and 512 nodes (the first GPU's proxy thread)" \
+  "[ \$(grep -c '^#   1048576 B: [0-9]* network messages sent by the first GPU; proxy of rank 0 [0-9.]* %; NIC stage [0-9.]* %: the proxy thread binds' '$T/cf.txt') -eq 2 ]"
 awk '$1 == 64 { print $4 }' "$T/alltoall-peers.txt" >"$T/flow64"
 check "closed form within 10 % of the flow run on 64 nodes ($(cat "$T/flow64") us)" \
   "awk -v a=\$(cat '$T/cf64') -v f=\$(cat '$T/flow64') 'BEGIN { e = (a - f) / f; if (e < 0) e = -e; exit !(f > 0 && e < 0.1) }'"

@@ -1109,13 +1109,24 @@ static double proxy_ps(const gm_xport *x, gm_xport_msg k, bool sender)
 	return ps;
 }
 
+/* The sender NIC's message stage for one message of kind k. */
+static double nic_ps(const gm_xport *x, gm_xport_msg k)
+{
+	const gm_xport_path *h = &x->path[k];
+	double ps = 0;
+	for (int i = 0; i < h->data; i++)
+		if (h->st[i].kind == GM_XS_NIC)
+			ps += (double)h->st[i].ps;
+	return ps;
+}
+
 /* A transport's proxy threads are single servers, which the closed forms
  * have no queue for: the group's first GPU's proxy works at least one turn
  * per network message its schedule sends and, two-sided, per one it
  * receives, so the operation takes no less than the launch and that (an
  * all-to-all over many peers is bound by it). */
 static double xport_proxy_bound(const gt_topo *topo, const gs_gen *gen, const gm_net *net,
-				const gm_coll_opts *o)
+				const gm_coll_opts *o, gm_coll_result *res)
 {
 	const gm_xport *x = o->xport;
 	if (!x || x->kind == GM_XPORT_NONE || topo->kind != GT_DGX)
@@ -1129,8 +1140,10 @@ static double xport_proxy_bound(const gt_topo *topo, const gs_gen *gen, const gm
 	 * schedules that send them, counts and flags to every peer, are
 	 * symmetric: the first GPU takes as many as it sends) */
 	const double amo = proxy_ps(x, GM_XM_AMO, true) + proxy_ps(x, GM_XM_AMO, false);
-	if (send2 + recv2 + put + sig + amo <= 0)
-		return 0;
+	const double nsend2 = nic_ps(x, two), nput = nic_ps(x, GM_XM_PUT), nsig = nic_ps(x, GM_XM_SIGNAL),
+		     namo = nic_ps(x, GM_XM_AMO);
+	double nic = 0;
+	uint64_t msgs = 0;
 	gs_step win[256];
 	uint32_t route[GM_MAX_HOPS];
 	double busy = 0;
@@ -1144,20 +1157,25 @@ static double xport_proxy_bound(const gt_topo *topo, const gs_gen *gen, const gm
 				const gs_step *st = &win[i];
 				const gs_op op = (gs_op)st->op;
 				int peer = -1;
-				double c = 0;
+				double c = 0, cn = 0;
 				if (gs_op_one_sided(op) && op != GS_OP_WAIT && st->bytes > 0) {
 					peer = st->send_peer;
-					c = op != GS_OP_SIGNAL ? put : put_peer == peer ? sig : amo;
+					const bool own = put_peer == peer;
+					c = op != GS_OP_SIGNAL ? put : own ? sig : amo;
+					cn = op != GS_OP_SIGNAL ? nput : own ? nsig : namo;
 					put_peer = op == GS_OP_SIGNAL ? -1 : peer;
 				} else if (gs_op_sends(op)) {
 					peer = st->send_peer;
 					c = send2;
+					cn = nsend2;
 				}
 				if (peer >= 0 && peer != r0) {
 					int nh = gt_topo_route_ch(topo, r0, peer, ch / spc, route);
 					for (int h = 0; h < nh; h++)
 						if (net->info[route[h]].kind == GM_LINK_NIC) {
 							busy += c;
+							nic += cn;
+							msgs++;
 							break;
 						}
 				}
@@ -1173,6 +1191,14 @@ static double xport_proxy_bound(const gt_topo *topo, const gs_gen *gen, const gm
 			}
 		}
 	}
+	/* the busiest servers as the flow model reports them, here the first
+	 * GPU's proxy thread and its sender-side NIC message stage, over all
+	 * iterations (every iteration alike) */
+	const int it = o->iters > 0 ? o->iters : 1;
+	res->xp_msgs = msgs * (uint64_t)it;
+	res->xp_proxy_rank = busy > 0 ? r0 : -1;
+	res->xp_proxy_busy_ps = (int64_t)(busy * it);
+	res->xp_nic_busy_ps = (int64_t)(nic * it);
 	return busy > 0 ? (double)topo->launch_ps + busy : 0;
 }
 
@@ -1180,6 +1206,7 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 			   gm_coll_result *res, char **errmsg)
 {
 	memset(res, 0, sizeof(*res));
+	res->xp_proxy_rank = res->xp_nic_link = -1;
 	const gs_params *p = &gen->p;
 	if (p->nranks != topo->ngpus) {
 		*errmsg = g_strdup_printf("schedule for %d ranks on a topology of %d GPUs", p->nranks,
@@ -1384,7 +1411,7 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		t += alpha + (double)M * ((double)Dc / (double)M / beta * 1e12);
 	}
 	/* a transport's proxy thread: no faster than its turns */
-	t = fmax(t, xport_proxy_bound(topo, gen, &net, o));
+	t = fmax(t, xport_proxy_bound(topo, gen, &net, o, res));
 	/* a host thread driving G GPUs enqueues an operation on each in turn:
 	 * the first operation waits for the last GPU's enqueue, (G - 1) x
 	 * enqueue after the first's, and back-to-back operations run no faster

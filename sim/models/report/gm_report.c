@@ -292,15 +292,15 @@ static void format_xport(const gm_run *r, GString *g, const char *label)
 			   : r->xport.p.nic_kind == GM_TX_NIC_EFA
 				   ? " (auto: one-sided, and EFA has no GPUDirect Async, so NVSHMEM falls back to its CPU proxy)"
 				   : " (auto: one-sided, and the NIC has no GPUDirect Async: the CPU proxy)";
-	if (r->analytical) {
+	if (r->analytical)
 		g_string_append_printf(g, "# %s%stransport %s%s: each network message adds its stages once "
-					  "(closed form: no queueing at proxies or NICs)\n",
+					  "(closed form: no queueing at proxies or NICs); the first GPU's proxy "
+					  "thread and NIC message stage, busy share of the time:\n",
 				       label ? label : "", label ? ": " : "", r->xport.name, auto_why);
-		return;
-	}
-	g_string_append_printf(g, "# %s%stransport %s%s: the busiest proxy thread and NIC message stage, "
-				  "busy share of the time:\n",
-			       label ? label : "", label ? ": " : "", r->xport.name, auto_why);
+	else
+		g_string_append_printf(g, "# %s%stransport %s%s: the busiest proxy thread and NIC message "
+					  "stage, busy share of the time:\n",
+				       label ? label : "", label ? ": " : "", r->xport.name, auto_why);
 	for (size_t i = 0; i < r->npts; i++) {
 		const gm_coll_result *c = &r->pts[i].r;
 		double t = c->total_ps > 0 ? (double)c->total_ps : 1;
@@ -308,8 +308,9 @@ static void format_xport(const gm_run *r, GString *g, const char *label)
 		const char *bind = px >= 0.5 && px >= nic ? "the proxy thread binds"
 				   : nic >= 0.5		  ? "the NIC's message rate binds"
 							  : "the data path and latencies bind";
-		g_string_append_printf(g, "#   %llu B: %llu messages;", (unsigned long long)r->pts[i].bytes,
-				       (unsigned long long)c->xp_msgs);
+		g_string_append_printf(g, "#   %llu B: %llu %s;", (unsigned long long)r->pts[i].bytes,
+				       (unsigned long long)c->xp_msgs,
+				       r->analytical ? "network messages sent by the first GPU" : "messages");
 		if (c->xp_proxy_rank >= 0)
 			g_string_append_printf(g, " proxy of rank %d %.1f %%;", c->xp_proxy_rank, 100 * px);
 		g_string_append_printf(g, " NIC stage %.1f %%: %s\n", 100 * nic, bind);
