@@ -6,8 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-/* past this estimate a size is announced before it runs */
+/* past these estimates (wall time, memory) a size is announced before it
+ * runs */
 #define WARN_S 60.0
+#define WARN_BYTES 1e9
 
 void cli_progress_fmt_secs(char *buf, size_t n, double s)
 {
@@ -32,22 +34,25 @@ static void on_size(void *ctx, size_t i, size_t n, uint64_t bytes)
 	}
 }
 
-static void on_steps(void *ctx, uint64_t done, uint64_t total, double est_s)
+static void on_steps(void *ctx, uint64_t done, uint64_t total, double est_s, double est_bytes)
 {
 	cli_progress *p = ctx;
 	gint64 now = g_get_monotonic_time();
 	if (done == 0) {
 		p->t0 = now;
 		p->shown = 0;
-		if (est_s > WARN_S) {
-			char t[32];
+		if (est_s > WARN_S || est_bytes > WARN_BYTES) {
+			char t[32], mem[64] = "";
 			cli_progress_fmt_secs(t, sizeof(t), est_s);
+			if (est_bytes > WARN_BYTES)
+				snprintf(mem, sizeof(mem), ", about %.1f GB of memory for its connections",
+					 est_bytes * 1e-9);
 			fprintf(stderr,
-				"%s%s: size %llu B: %.3g steps to simulate, about %s of one core; "
+				"%s%s: size %llu B: %.3g steps to simulate, about %s of one core%s; "
 				"--fidelity analytical answers in under a second (without "
 				"congestion), and fewer sizes or GPUs cut it\n",
 				p->tty ? "\r\033[K" : "", p->prefix, (unsigned long long)p->bytes,
-				(double)total, t);
+				(double)total, t, mem);
 			fflush(stderr);
 		}
 		return;

@@ -9,10 +9,10 @@
 #
 # DIR defaults to docs (the committed report, `make validate`), GCSIM to
 # build/gcsim. The sets: p5 (validate/p5-efa-sweep.sh), h100
-# (validate/h100-nccl-tests.sh: the InfiniBand and the one-node sets) and
-# deepep (validate/deepep-normal.sh). VALIDATE_ONLY="h100 deepep" (spaces or
-# commas) runs only those. The scripts' own knobs (P5_SWEEP_NODES,
-# H100_NODES, H100_MIN_BYTES, H100_MAX_BYTES, DEEPEP_EP, H100_DEFAULT_ALGOS,
+# (validate/h100-nccl-tests.sh: the InfiniBand and the one-node sets), b200
+# (validate/b200-sendrecv.sh) and deepep (validate/deepep-normal.sh).
+# VALIDATE_ONLY="h100 deepep" (spaces or commas) runs only those. The
+# scripts' own knobs (P5_SWEEP_NODES, B200_NODES, H100_NODES, H100_MIN_BYTES, H100_MAX_BYTES, DEEPEP_EP, H100_DEFAULT_ALGOS,
 # H100_NCCL_ESTIMATE) pass through to them; the report then names the ones
 # set, since its figures are no longer those of the whole sets.
 #
@@ -57,12 +57,12 @@ case $version in
 esac
 
 # the sets asked for, in the report's order
-only=$(echo "${VALIDATE_ONLY:-p5 h100 deepep}" | tr ',' ' ')
+only=$(echo "${VALIDATE_ONLY:-p5 h100 b200 deepep}" | tr ',' ' ')
 for s in $only; do
 	case $s in
-	p5 | h100 | deepep) ;;
+	p5 | h100 | b200 | deepep) ;;
 	*)
-		echo "$me: VALIDATE_ONLY: unknown set '$s' (expected p5, h100, deepep)" >&2
+		echo "$me: VALIDATE_ONLY: unknown set '$s' (expected p5, h100, b200, deepep)" >&2
 		exit 2
 		;;
 	esac
@@ -182,6 +182,19 @@ if want h100; then
 	# a set with no row this run (H100_NODES) is reported as empty
 	: >> "$tmp/pts/h100-ib.tsv"
 	: >> "$tmp/pts/h100-node.tsv"
+fi
+
+# b200: the report's rows, one series per node count
+if want b200; then
+	run_script b200 "$here/b200-sendrecv.sh" "$tmp/b200"
+	[ -s "$tmp/b200/report.csv" ] || { echo "$me: validate/b200-sendrecv.sh wrote no report.csv" >&2; exit 1; }
+	awk -v OFS='\t' "$busbw_awk"'
+		FNR == 1 { next }
+		{ split($0, r, ",");
+			n = r[3]; series = (n / 8) " nodes";
+			print series, series, r[4], r[4], n, r[5], r[6], busbw(r[1], n, r[4], r[5]),
+				busbw(r[1], n, r[4], r[6]), r[7], r[2], r[8] }' \
+		"$tmp/b200/report.csv" > "$tmp/pts/b200-sendrecv.tsv"
 fi
 
 # deepep: the script's printed rows ("ep phase metric pub pred time error"),
@@ -377,6 +390,23 @@ script: `validate/h100-nccl-tests.sh`. Error: predicted time / published
 time - 1.
 EOF
 fi
+if want b200; then
+	section b200-sendrecv "B200 nodes with 400 Gb/s InfiniBand: sendrecv on 2 to 16 nodes" bytes "busbw (GB/s)" <<'EOF'
+nccl-tests `sendrecv_perf` on DGX B200 nodes (8 ConnectX-7 InfiniBand 400
+Gb/s per node), one process per GPU, NCCL 2.29.7, NVLS and SHARP off, 1 KiB
+to 256 MiB, from togethercomputer/together-nccl-tests
+(benchmarks/B200/sendrecv-p2p-scaling, run 3): every rank sends to the next
+and receives from the previous, so each node boundary is one InfiniBand hop
+and the rest NVLink. Predicted on the `dgx-b200` preset on its default,
+non-blocking fabric: the cluster's fabric is not described, and the falls
+its report shows at 8 and 16 nodes (26 and 14.6 GB/s at 64 MiB against
+43-44 on 2 and 4 nodes, the same on other node sets) come from it, so
+those rows measure what the fabric took, not the model's nodes. Published:
+`validate/published/b200_ib_sendrecv.csv`; script:
+`validate/b200-sendrecv.sh` (`make validate-b200`). Error: predicted time /
+published time - 1.
+EOF
+fi
 if want deepep; then
 	section deepep-normal "DeepEP normal kernels (dispatch and combine)" gpus "bandwidth as DeepEP counts it (GB/s)" <<'EOF'
 DeepEP's normal (NVLink-forwarding) kernels on H800 nodes (~160 GB/s NVLink,
@@ -394,7 +424,7 @@ fi
 
 # the knobs set for this run, which restrict or change the sets
 knobs=
-for v in VALIDATE_ONLY P5_SWEEP_NODES H100_NODES H100_MIN_BYTES H100_MAX_BYTES DEEPEP_EP H100_DEFAULT_ALGOS H100_NCCL_ESTIMATE; do
+for v in VALIDATE_ONLY P5_SWEEP_NODES B200_NODES H100_NODES H100_MIN_BYTES H100_MAX_BYTES DEEPEP_EP H100_DEFAULT_ALGOS H100_NCCL_ESTIMATE; do
 	eval "val=\${$v:-}"
 	# shellcheck disable=SC2154
 	[ -z "$val" ] || knobs="$knobs \`$v=$val\`"
@@ -451,7 +481,7 @@ nccl-tests' factor: 2(n-1)/n for allreduce, (n-1)/n for allgather and
 reduce-scatter); "gcsim algorithm/protocol" is what the prediction ran.
 
 EOF
-	for id in p5-efa h100-ib h100-node deepep-normal; do
+	for id in p5-efa h100-ib h100-node b200-sendrecv deepep-normal; do
 		[ ! -f "$tmp/md/$id.md" ] || cat "$tmp/md/$id.md"
 	done
 	echo "## Published sets not yet run by make validate"
@@ -459,7 +489,7 @@ EOF
 	for f in "$pub"/*.csv; do
 		b=${f##*/}
 		case $b in
-		p5_efa_allreduce_sweep.csv | h100_ib_nccl_tests.csv | h100_node_nccl_tests.csv | deepep_normal.csv) continue ;;
+		p5_efa_allreduce_sweep.csv | h100_ib_nccl_tests.csv | h100_node_nccl_tests.csv | b200_ib_sendrecv.csv | deepep_normal.csv) continue ;;
 		esac
 		# shellcheck disable=SC2016
 		printf -- '- `validate/published/%s`: %s.\n' "$b" "$(notrun "$b")"

@@ -639,7 +639,7 @@ static void step_complete(sim *m, strand *s, const gs_step *st)
 	s->step_start = m->eng.now;
 	m->steps_done++;
 	if (G_UNLIKELY(m->o->on_progress) && !(m->steps_done & 0xffff))
-		m->o->on_progress(m->o->progress_ctx, m->steps_done, m->steps_total, m->est_s);
+		m->o->on_progress(m->o->progress_ctx, m->steps_done, m->steps_total, m->est_s, 0);
 }
 
 /* Run a strand until it blocks or finishes, with the critical path (cp)
@@ -1755,6 +1755,52 @@ double gm_coll_packets_estimate(const gs_params *p, uint32_t pkt_bytes, int iter
 	return (double)p->nranks * per_rank / pkt_bytes * (double)iters;
 }
 
+/* The memory a run's connections will take, estimated before it starts:
+ * rank 0's distinct (peer, channel) sends times the ranks (the schedules
+ * are alike on every rank, or nearly), each connection its record, its
+ * totals, its share of the lookup table (kept at most half full, so two
+ * to four slots) and the transport's and critical path's per-connection
+ * state; a third more for what grows with them (the arrays' spare
+ * capacity, the messages in flight). Scans at most 2^20 of rank 0's steps;
+ * 0 where it would take more (unknown). An all-to-all of 4096 GPUs opens
+ * 16.7 M connections: about 6 GB. */
+static double conn_bytes_estimate(const sim *m)
+{
+	const gs_gen *gen = m->gen;
+	const uint32_t spc = m->spc > 0 ? (uint32_t)m->spc : 1;
+	uint64_t len = 0;
+	for (int c = 0; c < gen->nstrands; c++)
+		len += gen->ops->strand_len(gen, 0, c);
+	if (len > (UINT64_C(1) << 20))
+		return 0;
+	GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+	gs_step win[256];
+	for (int c = 0; c < gen->nstrands; c++) {
+		uint64_t n = gen->ops->strand_len(gen, 0, c);
+		for (uint64_t at = 0; at < n; at += G_N_ELEMENTS(win)) {
+			uint32_t nw = (uint32_t)MIN((uint64_t)G_N_ELEMENTS(win), n - at);
+			gen->ops->fill(gen, 0, c, at, nw, win);
+			for (uint32_t i = 0; i < nw; i++) {
+				const gs_step *st = &win[i];
+				const gs_op op = (gs_op)st->op;
+				if (!(gs_op_sends(op) || (gs_op_one_sided(op) && op != GS_OP_WAIT)) ||
+				    st->send_peer < 0 || st->send_peer == 0)
+					continue;
+				g_hash_table_add(seen, GSIZE_TO_POINTER((gsize)(uint32_t)st->send_peer << 20 |
+									 (gsize)((uint32_t)c / spc)));
+			}
+		}
+	}
+	double conns = (double)g_hash_table_size(seen) * (double)m->nranks;
+	g_hash_table_destroy(seen);
+	double per = (double)(sizeof(conn) + sizeof(conn_tot) + 3 * (sizeof(uint64_t) + sizeof(uint32_t)));
+	if (m->xp)
+		per += (double)sizeof(xpq);
+	if (m->cp)
+		per += (double)(sizeof(cpconn) + 4 * sizeof(cpmsg));
+	return conns * per * 4.0 / 3.0;
+}
+
 double gm_coll_estimate_s(uint64_t steps, int nranks, double packet_events)
 {
 	double per_step = 0.5e-6 * (nranks > 512 ? sqrt((double)nranks / 512.0) : 1.0);
@@ -1942,7 +1988,7 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	m->steps_total = steps;
 	m->est_s = gm_coll_estimate_s(steps, gen->p.nranks, events - 2.0 * (double)steps);
 	if (o->on_progress)
-		o->on_progress(o->progress_ctx, 0, steps, m->est_s);
+		o->on_progress(o->progress_ctx, 0, steps, m->est_s, conn_bytes_estimate(m));
 	gc_status st = ge_run(&m->eng, GE_TIME_MAX);
 	if (st != GC_OK) {
 		*errmsg = g_strdup(m->eng.errmsg);

@@ -94,8 +94,9 @@ typedef struct gm_coll_opts {
 	void *step_ctx;
 	/* optional: the steps done of the run's total, before the first and
 	 * then every 2^16 steps (a progress line), with the wall time the
-	 * whole run is estimated to take on one core (gm_coll_estimate_s) */
-	void (*on_progress)(void *ctx, uint64_t done, uint64_t total, double est_s);
+	 * whole run is estimated to take on one core (gm_coll_estimate_s) and
+	 * the memory its connections are estimated to take (bytes) */
+	void (*on_progress)(void *ctx, uint64_t done, uint64_t total, double est_s, double est_bytes);
 	void *progress_ctx;
 	/* host backends (gm_host): async_sends: every connection's sends
 	 * leave the strand at once, handed to the connection, which sends

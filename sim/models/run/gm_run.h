@@ -36,8 +36,9 @@ typedef struct gm_run_opts {
 	void *progress_ctx;
 	/* flow and packet fidelity (may be NULL): the steps of the size being
 	 * timed, done of total, before its first and every 2^16 steps, and the
-	 * wall time it is estimated to take (gm_coll_estimate_s); same ctx */
-	void (*step_progress)(void *ctx, uint64_t done, uint64_t total, double est_s);
+	 * wall time it is estimated to take (gm_coll_estimate_s) and the
+	 * memory of its connections (bytes); same ctx */
+	void (*step_progress)(void *ctx, uint64_t done, uint64_t total, double est_s, double est_bytes);
 	/* a training step (gm_train_run, may be NULL): before phase i of n,
 	 * its name; same ctx */
 	void (*phase_progress)(void *ctx, size_t i, size_t n, const char *name);
