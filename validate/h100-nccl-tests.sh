@@ -3,8 +3,9 @@
 # the dgx-h100 preset, then compare with gcsim validate:
 #  - validate/published/h100_ib_nccl_tests.csv: allreduce on 2-8 nodes with
 #    400 Gb/s InfiniBand, two clusters (NVIDIA/nccl-tests#309);
-#  - validate/published/h100_node_nccl_tests.csv: allgather and
-#    reduce-scatter on one node (togethercomputer/together-nccl-tests).
+#  - validate/published/h100_node_nccl_tests.csv: allgather,
+#    reduce-scatter and allreduce on one node
+#    (togethercomputer/together-nccl-tests).
 #
 #   sh validate/h100-nccl-tests.sh [GCSIM] [OUTDIR] [-- extra gcsim run options]
 #   sh validate/h100-nccl-tests.sh --list

@@ -377,11 +377,12 @@ the VMs' topology file are not modelled). Predicted on the
 `validate/h100-nccl-tests.sh` (`make validate-h100`, which runs this set and
 the next). Error: predicted time / published time - 1.
 EOF
-	section h100-node "One H100 node: allgather and reduce-scatter" bytes "busbw (GB/s)" <<'EOF'
-nccl-tests `all_gather_perf` and `reduce_scatter_perf` on one node of 8 H100
-SXM, NCCL 2.26.2, one process driving the 8 GPUs (`-g 8`, predicted so: 20
-back-to-back operations, one thread enqueueing for 8 GPUs), 128 B to 8 GiB,
-from togethercomputer/together-nccl-tests (commit 6698e53): with
+	section h100-node "One H100 node: allgather, reduce-scatter and allreduce" bytes "busbw (GB/s)" <<'EOF'
+nccl-tests `all_gather_perf`, `reduce_scatter_perf` and `all_reduce_perf` on
+one node of 8 H100 SXM, NCCL 2.26.2, one process driving the 8 GPUs (`-g 8`,
+predicted so: 20 back-to-back operations, one thread enqueueing for 8
+GPUs), 128 B (allreduce 8 B) to 8 GiB, from
+togethercomputer/together-nccl-tests (commit 6698e53, one run folder): with
 `NCCL_ALGO=RING NCCL_NVLS_ENABLE=0` ("ring" below) and with NCCL's default,
 NVLS enabled ("default").
 Predicted on the `dgx-h100` preset with the algorithm and protocol NCCL's

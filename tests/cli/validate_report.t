@@ -23,16 +23,17 @@ check "names the command and the gcsim version ($ver)" \
 check "names the restriction" \
   "grep -q '^\*\*Restricted run:\*\* \`VALIDATE_ONLY=h100,deepep\` \`H100_NODES=1\` \`H100_MIN_BYTES=1073741824\` \`DEEPEP_EP=8\`' '$md'"
 check "summary: one row per set with points (the IB set has none here)" \
-  "grep -Eq '^\| \[h100-node\]\(#one-h100-node-allgather-and-reduce-scatter\) \| 16 \| [0-9.]+ % \| [0-9.]+ % \| (PASS|FAIL) \|\$' '$md' &&
+  "grep -Eq '^\| \[h100-node\]\(#one-h100-node-allgather-reduce-scatter-and-allreduce\) \| 24 \| [0-9.]+ % \| [0-9.]+ % \| (PASS|FAIL) \|\$' '$md' &&
    grep -Eq '^\| \[deepep-normal\]\(#[a-z-]+\) \| 2 \| [0-9.]+ % \| [0-9.]+ % \| (PASS|FAIL) \|\$' '$md' &&
    ! grep -q '^| \[h100-ib\]' '$md' && grep -q '^No point in this run' '$md'"
 check "per set: median and largest |error|" \
   "[ \$(grep -Ec '^\*\*[0-9]+ points: median \|error\| [0-9.]+ %, largest [0-9.]+ % \((PASS|FAIL)\)\.\*\*\$' '$md') -eq 2 ]"
-check "tables: 16 + 2 rows with size, ranks, times, busbw, error, algorithm and band" \
+check "tables: 24 + 2 rows with size, ranks, times, busbw, error, algorithm and band" \
   "[ \$(grep -c '^| case | size | ranks | published us | published GB/s | predicted us | predicted GB/s | error | gcsim algorithm/protocol | band |\$' '$md') -eq 2 ] &&
    grep -Eq '^\| allgather, ring \| 1 GiB \| 8 \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [-+][0-9.]+% \| ring/[a-z0-9]+ \| (pass|warn|fail) \|\$' '$md' &&
    grep -Eq '^\| dispatch \(nvl\) \| 7392 B \| 8 \| - \| 153.00 \| [0-9.]+ \| [0-9.]+ \| [-+][0-9.]+% \| forward \| (pass|warn|fail) \|\$' '$md' &&
-   [ \$(grep -Ec '^\| (allgather|reducescatter), (ring|default) \| ' '$md') -eq 16 ]"
+   [ \$(grep -Ec '^\| (allgather|reducescatter), (ring|default) \| ' '$md') -eq 16 ] &&
+   [ \$(grep -Ec '^\| allreduce, (ring|default) \| ' '$md') -eq 8 ]"
 check "the sets without a script are listed, with a reason" \
   "grep -q '^- \`validate/published/moe_published.csv\`: .*no script' '$md' && grep -q '^- \`validate/published/nccl_tests_published.csv\`: .*no script' '$md'"
 check "plots linked, written and nothing else left in the folder" \
