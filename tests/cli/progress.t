@@ -30,30 +30,28 @@ else
   n=$((n + 1)); echo "ok $n # skip script(1) is not installed"
 fi
 
-# 512 DGX H100 nodes at 1 GiB: minutes of flow model; stopped once it warned
-"$G" run "$S" --set topology.nodes=512 --set collective.sizes=[1GiB] --set sim.fidelity=flow \
-  >"$T/big.txt" 2>"$T/big.err" &
-P=$!
-w=0
-while ! grep -q 'steps to simulate' "$T/big.err" 2>/dev/null && [ $w -lt 600 ]; do
-  sleep 0.05
-  w=$((w + 1))
-done
-kill "$P" 2>/dev/null
-wait "$P" 2>/dev/null
+# until_warned ERR ARGS...: gcsim ARGS in the background, stderr in ERR,
+# stopped once it printed its warning (or after 30 s)
+until_warned() {
+  err=$1
+  shift
+  "$G" "$@" >/dev/null 2>"$err" &
+  P=$!
+  w=0
+  while ! grep -q 'steps to simulate' "$err" 2>/dev/null && [ $w -lt 600 ]; do
+    sleep 0.05
+    w=$((w + 1))
+  done
+  kill "$P" 2>/dev/null
+  wait "$P" 2>/dev/null
+}
+# 512 DGX H100 nodes at 1 GiB: minutes of flow model
+until_warned "$T/big.err" run "$S" --set topology.nodes=512 --set collective.sizes=[1GiB] --set sim.fidelity=flow
 check "a long size is announced before it runs: steps, the estimate, the alternatives" \
   "grep -Eq '^gcsim: size 1073741824 B: [0-9.]+e\\+08 steps to simulate, about [0-9]+ min of one core; --fidelity analytical answers in under a second' '$T/big.err'"
 # an all-to-all of 2048 GPUs opens 4.2 M connections (about 1.5 GB): the
-# memory is announced with the time; stopped once it warned
-"$G" run scenarios/alltoall-peers.yaml --sweep topology.nodes=256 >"$T/mem.txt" 2>"$T/mem.err" &
-P=$!
-w=0
-while ! grep -q 'steps to simulate' "$T/mem.err" 2>/dev/null && [ $w -lt 600 ]; do
-  sleep 0.05
-  w=$((w + 1))
-done
-kill "$P" 2>/dev/null
-wait "$P" 2>/dev/null
+# memory is announced with the time
+until_warned "$T/mem.err" run scenarios/alltoall-peers.yaml --sweep topology.nodes=256
 check "a run of many connections is announced with the memory they take" \
   "grep -Eq '^gcsim: size 1048576 B: [0-9.]+e\\+06 steps to simulate, about [0-9]+ s of one core, about 1\\.[0-9] GB of memory for its connections; --fidelity analytical' '$T/mem.err'"
 # shellcheck disable=SC2086
