@@ -659,6 +659,18 @@ static bool chan_links_on(const gt_topo *t)
 	return t->chan_cap_Bps > 0 && t->chan_links > 0;
 }
 
+/* A pair of one-way links PREFIX.OUT (with the latency) and PREFIX.IN:
+ * a port's two directions, out first (routes count on the order). */
+static void link_pair(gm_net *net, const char *prefix, const char *out, const char *in,
+		      gm_link_kind kind, double bw_Bps, int64_t lat_ps)
+{
+	char name[GM_LINK_NAME + 16];
+	snprintf(name, sizeof(name), "%s.%s", prefix, out);
+	gm_net_add_link(net, name, kind, bw_Bps, lat_ps);
+	snprintf(name, sizeof(name), "%s.%s", prefix, in);
+	gm_net_add_link(net, name, kind, bw_Bps, 0);
+}
+
 void gt_topo_instantiate(const gt_topo *t, gm_net *net)
 {
 	g_assert(net->nlinks == 0);
@@ -669,44 +681,34 @@ void gt_topo_instantiate(const gt_topo *t, gm_net *net)
 #define BWS(kind) (bws0 * (t->bw_class_scale[kind] > 0 ? t->bw_class_scale[kind] : 1.0))
 	for (int g = 0; g < t->ngpus; g++) {
 		if (t->kind == GT_FLAT) {
-			snprintf(name, sizeof(name), "gpu%d.up", g);
-			gm_net_add_link(net, name, GM_LINK_GENERIC, t->link.bw_Bps * BWS(GM_LINK_GENERIC),
-				       LAT(GM_LINK_GENERIC, t->link.lat_ps));
-			snprintf(name, sizeof(name), "gpu%d.down", g);
-			gm_net_add_link(net, name, GM_LINK_GENERIC, t->link.bw_Bps * BWS(GM_LINK_GENERIC), 0);
+			snprintf(name, sizeof(name), "gpu%d", g);
+			link_pair(net, name, "up", "down", GM_LINK_GENERIC,
+				  t->link.bw_Bps * BWS(GM_LINK_GENERIC), LAT(GM_LINK_GENERIC, t->link.lat_ps));
 			continue;
 		}
 		int node = g / t->gpus_per_node, loc = g % t->gpus_per_node;
+		/* the GPU's (or host backend's process's) port inside the node:
+		 * intra pcie, its peer traffic on its PCIe link (see gt_intra) */
 		if (pcie_node(t)) {
-			/* the GPU's peer traffic on its PCIe link (see gt_intra) */
-			snprintf(name, sizeof(name), "n%d.gpu%d.p2p.tx", node, loc);
-			gm_net_add_link(net, name, GM_LINK_PCIE, t->pcie.bw_Bps * BWS(GM_LINK_PCIE),
-					LAT(GM_LINK_PCIE, t->p2p_lat_ps));
-			snprintf(name, sizeof(name), "n%d.gpu%d.p2p.rx", node, loc);
-			gm_net_add_link(net, name, GM_LINK_PCIE, t->pcie.bw_Bps * BWS(GM_LINK_PCIE), 0);
+			snprintf(name, sizeof(name), "n%d.gpu%d.p2p", node, loc);
+			link_pair(net, name, "tx", "rx", GM_LINK_PCIE, t->pcie.bw_Bps * BWS(GM_LINK_PCIE),
+				  LAT(GM_LINK_PCIE, t->p2p_lat_ps));
 		} else if (t->host) {
-			snprintf(name, sizeof(name), "n%d.proc%d.intra.tx", node, loc);
-			gm_net_add_link(net, name, GM_LINK_HOST, t->nvlink.bw_Bps, t->nvlink.lat_ps);
-			snprintf(name, sizeof(name), "n%d.proc%d.intra.rx", node, loc);
-			gm_net_add_link(net, name, GM_LINK_HOST, t->nvlink.bw_Bps, 0);
+			snprintf(name, sizeof(name), "n%d.proc%d.intra", node, loc);
+			link_pair(net, name, "tx", "rx", GM_LINK_HOST, t->nvlink.bw_Bps, t->nvlink.lat_ps);
 		} else {
-			snprintf(name, sizeof(name), "n%d.gpu%d.nvlink.tx", node, loc);
-			gm_net_add_link(net, name, GM_LINK_NVLINK, t->nvlink.bw_Bps * BWS(GM_LINK_NVLINK),
-					LAT(GM_LINK_NVLINK, t->nvlink.lat_ps));
-			snprintf(name, sizeof(name), "n%d.gpu%d.nvlink.rx", node, loc);
-			gm_net_add_link(net, name, GM_LINK_NVLINK, t->nvlink.bw_Bps * BWS(GM_LINK_NVLINK), 0);
+			snprintf(name, sizeof(name), "n%d.gpu%d.nvlink", node, loc);
+			link_pair(net, name, "tx", "rx", GM_LINK_NVLINK, t->nvlink.bw_Bps * BWS(GM_LINK_NVLINK),
+				  LAT(GM_LINK_NVLINK, t->nvlink.lat_ps));
 		}
+		/* and its way to the NIC */
 		if (t->host) {
-			snprintf(name, sizeof(name), "n%d.proc%d.inter.tx", node, loc);
-			gm_net_add_link(net, name, GM_LINK_HOST, t->pcie.bw_Bps, t->pcie.lat_ps);
-			snprintf(name, sizeof(name), "n%d.proc%d.inter.rx", node, loc);
-			gm_net_add_link(net, name, GM_LINK_HOST, t->pcie.bw_Bps, 0);
+			snprintf(name, sizeof(name), "n%d.proc%d.inter", node, loc);
+			link_pair(net, name, "tx", "rx", GM_LINK_HOST, t->pcie.bw_Bps, t->pcie.lat_ps);
 		} else {
-			snprintf(name, sizeof(name), "n%d.gpu%d.pcie.up", node, loc);
-			gm_net_add_link(net, name, GM_LINK_PCIE, t->pcie.bw_Bps * BWS(GM_LINK_PCIE),
-					LAT(GM_LINK_PCIE, t->pcie.lat_ps));
-			snprintf(name, sizeof(name), "n%d.gpu%d.pcie.down", node, loc);
-			gm_net_add_link(net, name, GM_LINK_PCIE, t->pcie.bw_Bps * BWS(GM_LINK_PCIE), 0);
+			snprintf(name, sizeof(name), "n%d.gpu%d.pcie", node, loc);
+			link_pair(net, name, "up", "down", GM_LINK_PCIE, t->pcie.bw_Bps * BWS(GM_LINK_PCIE),
+				  LAT(GM_LINK_PCIE, t->pcie.lat_ps));
 		}
 		/* a NIC shared by several GPUs is its first GPU's: the others'
 		 * NIC slots carry nothing */
