@@ -272,8 +272,8 @@ static gc_status predict_point(const gh_vrank_model *m, const gs_params *p, GArr
 static int hw_interp(int argc, char **argv)
 {
 	char *op = NULL, *algo = NULL, *sizes = NULL, *dtype = NULL, *out = NULL, *csv = NULL;
-	char *predict = NULL, *kernel = NULL;
-	gint ranks = 0, channels = 0, dev = 0, iters = 20, gpus = 0, nodes = 1;
+	char *predict = NULL, *kernel = NULL, *proto = NULL;
+	gint ranks = 0, channels = 0, dev = 0, iters = 20, gpus = 0, nodes = 1, blocks = 0;
 	gint tokens = 128, topk = 8, experts = 256;
 	GOptionEntry entries[] = {
 		{"ranks", 'n', 0, G_OPTION_ARG_INT, &ranks, "virtual ranks on one GPU (default 4)", "N"},
@@ -307,8 +307,18 @@ static int hw_interp(int argc, char **argv)
 		{"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "also write CSV", "FILE"},
 		{"kernel", 0, 0, G_OPTION_ARG_STRING, &kernel,
 		 "vector (default): a block moves and reduces 16-byte vectors, 4 in flight per thread, "
-		 "as NCCL's primitives do; scalar: one element per thread per pass (the first "
-		 "interpreter's, to measure the difference)", "K"},
+		 "as NCCL's primitives do; pipe: the same vectors, half the block's warps loading a "
+		 "round into shared memory while the other half reduce and store the previous one; "
+		 "scalar: one element per thread per pass (the first interpreter's, to measure the "
+		 "difference)", "K"},
+		{"protocol", 0, 0, G_OPTION_ARG_STRING, &proto,
+		 "how messages above 8 KiB travel (those up to it are LL lines either way): simple "
+		 "(default: slots read after the sender's counter says they are full) or ll128 "
+		 "(NCCL's LL128 lines: 120 data bytes and a flag per 128, no fence, no counter wait)",
+		 "P"},
+		{"blocks", 0, 0, G_OPTION_ARG_INT, &blocks,
+		 "thread blocks per strand, 1..16 (default 1): each moves its share of every piece "
+		 "through counters of its own", "N"},
 		{"predict", 0, 0, G_OPTION_ARG_FILENAME, &predict,
 		 "no GPU: predict the times with the virtual-rank model of a calibration (gcsim hw "
 		 "calibrate's NAME.yaml, calibration.virtual_rank)", "CAL"},
@@ -350,14 +360,21 @@ static int hw_interp(int argc, char **argv)
 		a = 2; /* alltoall has no ring: NCCL's pairwise exchange by default */
 	if (st == GC_OK && !algo && gs_coll_is_moe(collv[c]))
 		a = 3; /* put: one-sided, GPU-initiated */
-	static const char *const kernels[] = {"vector", "scalar"};
+	static const char *const kernels[] = {"vector", "scalar", "pipe"};
 	int kern = GH_KERNEL_VECTOR;
+	static const char *const protos[] = {"simple", "ll128"};
+	int prt = GH_PROTO_SIMPLE;
 	if (st != GC_OK)
 		;
-	else if (kernel && parse_enum(kernel, kernels, 2, &kern) != GC_OK)
-		snprintf(why, sizeof(why), "--kernel: expected vector or scalar, got '%s'", kernel), st = GC_ERR_INPUT;
-	else if (kernel && predict)
-		snprintf(why, sizeof(why), "--kernel: --predict models the interpreter as its calibration recorded it; leave --kernel out"), st = GC_ERR_INPUT;
+	else if (kernel && parse_enum(kernel, kernels, 3, &kern) != GC_OK)
+		snprintf(why, sizeof(why), "--kernel: expected vector, scalar or pipe, got '%s'", kernel), st = GC_ERR_INPUT;
+	else if ((kernel || proto || blocks) && predict)
+		snprintf(why, sizeof(why), "--%s: --predict models the interpreter as its calibration recorded it; leave it out",
+			 kernel ? "kernel" : proto ? "protocol" : "blocks"), st = GC_ERR_INPUT;
+	else if (proto && parse_enum(proto, protos, 2, &prt) != GC_OK)
+		snprintf(why, sizeof(why), "--protocol: expected simple or ll128, got '%s'", proto), st = GC_ERR_INPUT;
+	else if (blocks && (blocks < 1 || blocks > GH_MAX_BLOCKS))
+		snprintf(why, sizeof(why), "--blocks: expected 1..%d, got %d", GH_MAX_BLOCKS, blocks), st = GC_ERR_INPUT;
 	else if (dtype && parse_enum(dtype, dts, 3, &t) != GC_OK)
 		snprintf(why, sizeof(why), "--dtype: expected float, int32 or double, got '%s'", dtype), st = GC_ERR_INPUT;
 	else if (gpus && (gpus < 2 || gpus > GH_MAX_GPUS))
@@ -430,6 +447,8 @@ static int hw_interp(int argc, char **argv)
 	o.gpus = gpus;
 	o.iters = iters;
 	o.kernel = kern;
+	o.proto = prt;
+	o.blocks = blocks ? blocks : 1;
 	for (int i = 0; st == GC_OK && i < nsz; i++) {
 		gs_params p = {.coll = collv[c], .algo = algov[a], .dtype = dtv[t], .nranks = ranks,
 			       .bytes = list[i], .nchannels = channels, .chunk_bytes = GH_INTERP_CHUNK,
@@ -438,10 +457,17 @@ static int hw_interp(int argc, char **argv)
 			       .moe_experts = (uint32_t)experts, .moe_seed = 1};
 		st = predict ? predict_point(&model, &p, pts, why) : gh_bench_interp(&o, &p, pts, why);
 	}
-	gc_run_info info = {.kind = predict ? "sim" : "hw",
-			    .label = predict			   ? "vrank-model"
-				     : kern == GH_KERNEL_SCALAR ? "interp-scalar"
-								: "interp",
+	/* the label names how the kernel ran, so calibrations do not mix runs
+	 * of different kernels: interp[-scalar][-ll128][-bN] */
+	char label[64];
+	snprintf(label, sizeof(label), "interp%s%s",
+		 kern == GH_KERNEL_SCALAR ? "-scalar" : kern == GH_KERNEL_PIPE ? "-pipe" : "",
+		 prt == GH_PROTO_LL128 ? "-ll128" : "");
+	if (o.blocks > 1) {
+		size_t l = strlen(label);
+		snprintf(label + l, sizeof(label) - l, "-b%d", o.blocks);
+	}
+	gc_run_info info = {.kind = predict ? "sim" : "hw", .label = predict ? "vrank-model" : label,
 			    .device = desc, .command = cmd};
 	if (st != GC_OK) {
 		rc = fail("interp", st, why);
@@ -469,6 +495,7 @@ out:
 	g_free(csv);
 	g_free(predict);
 	g_free(kernel);
+	g_free(proto);
 	g_free(cmd);
 	return rc;
 }

@@ -93,6 +93,13 @@ step interp-ring4 45 "$G" hw interp $Q --ranks 4 --algo ring --op allreduce --si
 # per pass): the vector kernel's speed-up is the ratio of the two, from one
 # recording (validate/device-report.sh prints it)
 step interp-ring4-scalar 45 "$G" hw interp $Q --kernel scalar --ranks 4 --algo ring --op allreduce --sizes $S --csv "$DEST/interp-ring4-scalar.csv"
+# ... and with the newer ways of moving a piece, each against the same
+# scalar baseline: warps split into loaders and storers (--kernel pipe),
+# LL128 lines above 8 KiB (--protocol ll128), 8 blocks per strand
+# (--blocks 8: 32 blocks where the default has 4)
+step interp-ring4-pipe 45 "$G" hw interp $Q --kernel pipe --ranks 4 --algo ring --op allreduce --sizes $S --csv "$DEST/interp-ring4-pipe.csv"
+step interp-ring4-ll128 45 "$G" hw interp $Q --protocol ll128 --ranks 4 --algo ring --op allreduce --sizes $S --csv "$DEST/interp-ring4-ll128.csv"
+step interp-ring4-b8 45 "$G" hw interp $Q --blocks 8 --ranks 4 --algo ring --op allreduce --sizes $S --csv "$DEST/interp-ring4-b8.csv"
 # Ring allreduce on 8 virtual ranks at 1 GiB with 16 channels (16 blocks per
 # rank, 128 in all: the GPU's SMs busy, as NCCL's channels keep them): the
 # bytes the ranks send each other per second against the SM copy kernel's

@@ -225,7 +225,8 @@ gc_status gh_bench_interp(const gh_bench_opts *o, const gs_params *p, void *pts_
 	}
 	if (st == GC_OK)
 		st = gh_interp_plan_build(s, &plan, &err);
-	plan.kernel = o->kernel;
+	if (st == GC_OK)
+		st = gh_interp_plan_set(&plan, o->kernel, o->proto, o->blocks > 0 ? o->blocks : 1, &err);
 	if (st == GC_OK) {
 		in = g_malloc(plan.buf_bytes[GS_BUF_INPUT] * (uint64_t)plan.nranks + 1);
 		out = g_malloc0(plan.buf_bytes[GS_BUF_OUTPUT] * (uint64_t)plan.nranks + 1);

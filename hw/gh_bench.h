@@ -29,7 +29,9 @@ typedef struct gh_bench_opts {
 	int gpus; /* interpreter: 0 = every rank virtual on dev; N = rank r on GPU r */
 	bool quick; /* fewer sizes and iterations: the whole suite in well under a minute */
 	int warmup, iters;
-	int kernel; /* interpreter: GH_KERNEL_VECTOR (0) or GH_KERNEL_SCALAR */
+	int kernel; /* interpreter: GH_KERNEL_VECTOR (0), GH_KERNEL_SCALAR or GH_KERNEL_PIPE */
+	int proto;  /* interpreter: GH_PROTO_SIMPLE (0) or GH_PROTO_LL128 */
+	int blocks; /* interpreter: blocks per strand (0: 1) */
 } gh_bench_opts;
 
 void gh_bench_opts_default(gh_bench_opts *o, bool quick);

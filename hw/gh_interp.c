@@ -68,6 +68,72 @@ static int64_t conn_key(const gs_sched *s, int src, int dst, int strand)
 	return ((int64_t)src * s->nranks + dst) * (s->nstrands / spc) + strand / spc;
 }
 
+/* Each connection's mailbox: a slot for every piece it carries in a launch
+ * under the plan's protocol, at least GH_NSLOTS. */
+static void size_slots(gh_interp_plan *plan)
+{
+	memset(plan->conn_slots, 0, sizeof(uint64_t) * (size_t)(plan->nconns > 0 ? plan->nconns : 1));
+	for (uint64_t i = 0; i < plan->nsteps; i++)
+		if (plan->aux[i].send_conn >= 0)
+			plan->conn_slots[plan->aux[i].send_conn] +=
+				gh_interp_pieces(plan->steps[i].bytes, plan->proto);
+	for (int c = 0; c < plan->nconns; c++)
+		if (plan->conn_slots[c] < GH_NSLOTS)
+			plan->conn_slots[c] = GH_NSLOTS;
+}
+
+/* A local range a step reads or writes. */
+typedef struct lrange {
+	uint32_t buf;
+	uint64_t off, bytes;
+	bool write;
+} lrange;
+
+/* Whether access a must wait for b, moved by other blocks: same buffer,
+ * overlapping bytes, one of them a write, and not the very same range
+ * (which every block cuts the same way, so each block touches only the
+ * bytes it moved itself). */
+static bool lrange_conflict(const lrange *a, const lrange *b)
+{
+	if (a->buf != b->buf || !(a->write || b->write) || !a->bytes || !b->bytes)
+		return false;
+	if (a->off == b->off && a->bytes == b->bytes)
+		return false;
+	return a->off < b->off + b->bytes && b->off < a->off + a->bytes;
+}
+
+/* GH_P_SYNC on every step that conflicts with a local access of its strand
+ * since the strand's blocks last met (kept for any block count: the kernel
+ * meets only when it runs more than one block per strand). */
+static void mark_syncs(gh_interp_plan *plan)
+{
+	GArray *seen = g_array_new(FALSE, FALSE, sizeof(lrange));
+	const uint64_t nstr = (uint64_t)plan->nranks * (uint64_t)plan->nstrands;
+	for (uint64_t k = 0; k < nstr; k++) {
+		g_array_set_size(seen, 0);
+		for (uint64_t i = plan->strand_off[k]; i < plan->strand_off[k + 1]; i++) {
+			const gs_step *st = &plan->steps[i];
+			gh_step_aux *ax = &plan->aux[i];
+			lrange acc[2];
+			int na = 0;
+			if (ax->props & GH_P_READS)
+				acc[na++] = (lrange){st->src_buf, st->src_off, st->bytes, false};
+			if ((ax->props & GH_P_WRITES) && !(ax->props & GH_P_PUT))
+				acc[na++] = (lrange){st->dst_buf, st->dst_off, st->bytes, true};
+			bool sync = false;
+			for (int a = 0; a < na && !sync; a++)
+				for (guint j = 0; j < seen->len && !sync; j++)
+					sync = lrange_conflict(&acc[a], &g_array_index(seen, lrange, j));
+			if (sync) {
+				ax->props |= GH_P_SYNC;
+				g_array_set_size(seen, 0);
+			}
+			g_array_append_vals(seen, acc, (guint)na);
+		}
+	}
+	g_array_free(seen, TRUE);
+}
+
 gc_status gh_interp_plan_build(const gs_sched *s, gh_interp_plan *plan, char **errmsg)
 {
 	memset(plan, 0, sizeof(*plan));
@@ -216,17 +282,34 @@ gc_status gh_interp_plan_build(const gs_sched *s, gh_interp_plan *plan, char **e
 	plan->conn_ch = (int32_t *)(void *)g_array_free(chs, FALSE);
 	if (st == GC_OK) {
 		plan->conn_slots = g_new0(uint64_t, plan->nconns > 0 ? plan->nconns : 1);
-		for (uint64_t i = 0; i < plan->nsteps; i++)
-			if (plan->aux[i].send_conn >= 0)
-				plan->conn_slots[plan->aux[i].send_conn] +=
-					gh_interp_pieces(plan->steps[i].bytes);
-		for (int c = 0; c < plan->nconns; c++)
-			if (plan->conn_slots[c] < GH_NSLOTS)
-				plan->conn_slots[c] = GH_NSLOTS;
+		plan->blocks = 1;
+		size_slots(plan);
+		mark_syncs(plan);
 	}
 	if (st != GC_OK)
 		gh_interp_plan_clear(plan);
 	return st;
+}
+
+gc_status gh_interp_plan_set(gh_interp_plan *plan, int kernel, int proto, int blocks, char **errmsg)
+{
+	if (kernel != GH_KERNEL_VECTOR && kernel != GH_KERNEL_SCALAR && kernel != GH_KERNEL_PIPE) {
+		*errmsg = g_strdup_printf("interpreter kernel %d: expected vector, scalar or pipe", kernel);
+		return GC_ERR_INPUT;
+	}
+	if (proto != GH_PROTO_SIMPLE && proto != GH_PROTO_LL128) {
+		*errmsg = g_strdup_printf("interpreter protocol %d: expected simple or ll128", proto);
+		return GC_ERR_INPUT;
+	}
+	if (blocks < 1 || blocks > GH_MAX_BLOCKS) {
+		*errmsg = g_strdup_printf("%d blocks per strand: expected 1..%d", blocks, GH_MAX_BLOCKS);
+		return GC_ERR_INPUT;
+	}
+	plan->kernel = kernel;
+	plan->proto = proto;
+	plan->blocks = blocks;
+	size_slots(plan);
+	return GC_OK;
 }
 
 void gh_interp_plan_clear(gh_interp_plan *plan)

@@ -54,6 +54,10 @@ extern "C" {
 #define GH_P_PUT 32u	/* store L into the peer's (dst_buf, dst_off) */
 #define GH_P_SIGNAL 64u /* add 1 to the peer's slot dst_off */
 #define GH_P_WAIT 128u	/* wait for own slot src_off >= bytes */
+/* The strand's blocks meet before this step (gh_interp_plan.blocks > 1):
+ * it reads or writes local bytes that an earlier step of the strand wrote
+ * or read over another range, which another block may have moved. */
+#define GH_P_SYNC 256u
 
 /* Mailboxes (hw/kernels/gh_interp.cu): a message of at most GH_LL_MAX
  * bytes travels as one LL piece, a longer one in pieces of GH_SLOT_BYTES,
@@ -66,10 +70,55 @@ extern "C" {
 #define GH_SLOT_BYTES (128u * 1024u)
 #define GH_LL_MAX (8u * 1024u)
 
-/* The pieces the kernel cuts a message of `bytes` into (an empty one: 1). */
-static inline uint64_t gh_interp_pieces(uint64_t bytes)
+/* LL128 (NCCL's prims_ll128.h layout): a slot is lines of 128 bytes, 16
+ * 8-byte words, of which the first 15 carry data and the last the piece's
+ * flag; each thread of a warp stores one 16-byte half-pair of words, the
+ * eighth thread of each line its last data word and the flag together. */
+#define GH_LL128_LINE 128u
+#define GH_LL128_DATA 120u
+#define GH_LL128_PIECE (GH_SLOT_BYTES / GH_LL128_LINE * GH_LL128_DATA)
+
+/* How messages above GH_LL_MAX travel (messages up to it are LL pieces
+ * either way): GH_PROTO_SIMPLE in slots the receiver reads after the
+ * sender's head counter says they are full (data, fence, flag); GH_PROTO_LL128
+ * in LL128 lines whose flags the receiver polls (no fence, no head wait). */
+#define GH_PROTO_SIMPLE 0
+#define GH_PROTO_LL128 1
+
+#ifdef __CUDACC__
+#define GH_HD __host__ __device__
+#else
+#define GH_HD
+#endif
+
+/* The data bytes one piece of a message of `bytes` carries under proto. */
+static inline GH_HD uint64_t gh_interp_piece_cap(uint64_t bytes, int proto)
 {
-	return bytes <= GH_LL_MAX ? 1 : (bytes + GH_SLOT_BYTES - 1) / GH_SLOT_BYTES;
+	return bytes <= GH_LL_MAX ? GH_LL_MAX : proto == GH_PROTO_LL128 ? GH_LL128_PIECE : GH_SLOT_BYTES;
+}
+
+/* The pieces the kernel cuts a message of `bytes` into (an empty one: 1). */
+static inline GH_HD uint64_t gh_interp_pieces(uint64_t bytes, int proto)
+{
+	const uint64_t cap = gh_interp_piece_cap(bytes, proto);
+	return bytes <= GH_LL_MAX ? 1 : (bytes + cap - 1) / cap;
+}
+
+/* The bytes [*lo, *hi) of an n-byte piece of a message of `bytes` that block
+ * sub of a strand's `blocks` moves: whole LL128 lines (GH_LL128_DATA bytes)
+ * under LL128, whole 16-byte vectors otherwise, so no element and no line
+ * is split between blocks and a vector block's operands stay 16-byte
+ * aligned. Every block of every strand cuts a piece the same way, so block
+ * sub of a receiver reads exactly what block sub of its sender wrote. */
+static inline GH_HD void gh_interp_part(uint64_t n, uint64_t bytes, int proto, int blocks, int sub,
+					 uint64_t *lo, uint64_t *hi)
+{
+	const uint64_t unit = bytes > GH_LL_MAX && proto == GH_PROTO_LL128 ? GH_LL128_DATA : 16;
+	const uint64_t units = (n + unit - 1) / unit;
+	const uint64_t a = units * (uint64_t)sub / (uint64_t)blocks * unit;
+	const uint64_t b = units * (uint64_t)(sub + 1) / (uint64_t)blocks * unit;
+	*lo = a < n ? a : n;
+	*hi = b < n ? b : n;
 }
 
 typedef struct gh_step_aux {
@@ -107,13 +156,31 @@ typedef struct gh_interp_plan {
 	 * loads and stores, GH_UNROLL in flight per thread (NCCL's primitives'
 	 * way), where every operand is 16-byte aligned; GH_KERNEL_SCALAR one
 	 * element per thread per pass (the first interpreter's, kept to
-	 * measure the difference) */
+	 * measure the difference); GH_KERNEL_PIPE loading and storing warps */
 	int kernel;
+	/* GH_PROTO_SIMPLE or GH_PROTO_LL128: how messages above GH_LL_MAX
+	 * travel (conn_slots counts their pieces) */
+	int proto;
+	/* thread blocks per strand, 1..GH_MAX_BLOCKS: each moves its share of
+	 * every piece (gh_interp_part) through mailbox counters of its own,
+	 * signals for its share of a PUT, and the strand's blocks meet before a
+	 * GH_P_SYNC step */
+	int blocks;
 } gh_interp_plan;
 
 #define GH_KERNEL_VECTOR 0
 #define GH_KERNEL_SCALAR 1
+/* the vector kernel's way with its warps specialised: half the block's
+ * warps load 16-byte vectors into shared memory, the other half reduce and
+ * store the previous round (a Simple piece, a PUT, a local copy) */
+#define GH_KERNEL_PIPE 2
 #define GH_UNROLL 4
+#define GH_MAX_BLOCKS 16
+
+/* Sets how the kernel runs the plan (kernel, protocol, blocks per strand)
+ * and sizes the mailboxes for the protocol's pieces; GC_ERR_INPUT for a
+ * value out of range. gh_interp_plan_build sets vector, Simple, 1 block. */
+gc_status gh_interp_plan_set(gh_interp_plan *plan, int kernel, int proto, int blocks, char **errmsg);
 
 /* GC_ERR_UNSUPPORTED for a dtype the kernel cannot reduce (float, int32 and
  * double are supported); GC_ERR_INPUT for a bad channel grouping, an

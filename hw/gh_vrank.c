@@ -28,6 +28,18 @@ double gh_vrank_working_set(const gh_interp_plan *plan)
 	return ws;
 }
 
+/* The largest share of an n-byte piece that one of a strand's K blocks moves. */
+static uint64_t share_bytes(uint64_t n, uint64_t bytes, int proto, int K)
+{
+	uint64_t most = 0;
+	for (int b = 0; b < K; b++) {
+		uint64_t lo, hi;
+		gh_interp_part(n, bytes, proto, K, b, &lo, &hi);
+		most = hi - lo > most ? hi - lo : most;
+	}
+	return most;
+}
+
 static int cmp_t(const void *a, const void *b)
 {
 	const double x = ((const vt *)a)->t, y = ((const vt *)b)->t;
@@ -42,12 +54,16 @@ gc_status gh_vrank_time(const gh_interp_plan *plan, const gh_vrank_model *m, gh_
 	const double h = ws > 0 && m->l2_bytes < ws ? m->l2_bytes / ws : 1.0;
 	/* microseconds per byte of a pass: 1 GB/s is 1e3 bytes per microsecond */
 	const double us_per_byte = h / (m->l2_GBps * 1e3) + (1 - h) / (m->hbm_GBps * 1e3);
+	/* a strand's blocks pass their shares of a piece side by side: the
+	 * pass takes the largest share's time */
+	const int K = plan->blocks > 1 ? plan->blocks : 1;
 	GArray **posted = g_new0(GArray *, plan->nconns > 0 ? plan->nconns : 1);
 	guint *taken = g_new0(guint, plan->nconns > 0 ? plan->nconns : 1);
 	const size_t nsig = (size_t)plan->nranks * plan->nsignals;
 	GArray **sig = g_new0(GArray *, nsig > 0 ? nsig : 1);
 	uint64_t *si = g_new(uint64_t, ns > 0 ? ns : 1), *off = g_new0(uint64_t, ns > 0 ? ns : 1);
 	vt *cur = g_new0(vt, ns > 0 ? ns : 1);
+	bool *met = g_new0(bool, ns > 0 ? ns : 1); /* the current step's meeting counted */
 	for (int c = 0; c < plan->nconns; c++)
 		posted[c] = g_array_new(FALSE, FALSE, sizeof(vt));
 	for (size_t k = 0; k < nsig; k++)
@@ -71,10 +87,17 @@ gc_status gh_vrank_time(const gh_interp_plan *plan, const gh_vrank_model *m, gh_
 			while (si[i] < end) {
 				const gs_step *st = &plan->steps[si[i]];
 				const gh_step_aux *ax = &plan->aux[si[i]];
-				if (ax->props & GH_P_PUT) {
-					cur[i].t += m->piece_us + (double)st->bytes * us_per_byte;
+				if (K > 1 && (ax->props & GH_P_SYNC) && off[i] == 0 && !met[i]) {
+					/* the blocks meet: a wait and a fence, as a piece's */
+					cur[i].t += m->piece_us;
 					cur[i].pieces += 1;
-					cur[i].bytes += (double)st->bytes;
+					met[i] = true;
+				}
+				if (ax->props & GH_P_PUT) {
+					const double share = (double)share_bytes(st->bytes, st->bytes, GH_PROTO_SIMPLE, K);
+					cur[i].t += m->piece_us + share * us_per_byte;
+					cur[i].pieces += 1;
+					cur[i].bytes += share;
 				} else if (ax->props & GH_P_SIGNAL) {
 					size_t k = (size_t)st->send_peer * plan->nsignals + st->dst_off;
 					g_array_append_val(sig[k], cur[i]);
@@ -88,9 +111,11 @@ gc_status gh_vrank_time(const gh_interp_plan *plan, const gh_vrank_model *m, gh_
 						cur[i] = vt_max(cur[i], g_array_index(a, vt, st->bytes - 1));
 					}
 				} else {
-					const bool ll = st->bytes <= GH_LL_MAX;
-					const uint64_t cap = ll ? GH_LL_MAX : GH_SLOT_BYTES;
+					/* LL and LL128 receivers poll flags; Simple waits for the head */
+					const bool ll = st->bytes <= GH_LL_MAX || plan->proto == GH_PROTO_LL128;
+					const uint64_t cap = gh_interp_piece_cap(st->bytes, plan->proto);
 					const uint64_t n = st->bytes - off[i] < cap ? st->bytes - off[i] : cap;
+					const double share = (double)share_bytes(n, st->bytes, plan->proto, K);
 					const bool mailbox = ax->recv_conn >= 0 || ax->send_conn >= 0;
 					vt in = {-1, 0, 0, 0};
 					if (ax->recv_conn >= 0) {
@@ -103,9 +128,9 @@ gc_status gh_vrank_time(const gh_interp_plan *plan, const gh_vrank_model *m, gh_
 					if (!ll && in.t >= 0)
 						cur[i] = vt_max(cur[i], in); /* Simple: the head, then the pass */
 					/* a local pass has no mailbox to wait on, fence or count */
-					cur[i].t += (mailbox ? m->piece_us : 0) + (double)n * us_per_byte;
+					cur[i].t += (mailbox ? m->piece_us : 0) + share * us_per_byte;
 					cur[i].pieces += mailbox;
-					cur[i].bytes += (double)n;
+					cur[i].bytes += share;
 					if (ll && in.t >= 0) {
 						/* LL: the block polls the lines as they land, so its pass
 						 * ends no sooner than a line's latency after the sender's */
@@ -122,6 +147,7 @@ gc_status gh_vrank_time(const gh_interp_plan *plan, const gh_vrank_model *m, gh_
 					off[i] = 0;
 				}
 				ran = true;
+				met[i] = false;
 				si[i]++;
 			}
 			if (ran) {
@@ -160,6 +186,7 @@ gc_status gh_vrank_time(const gh_interp_plan *plan, const gh_vrank_model *m, gh_
 	g_free(si);
 	g_free(off);
 	g_free(cur);
+	g_free(met);
 	return st;
 }
 

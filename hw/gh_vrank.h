@@ -29,6 +29,12 @@
  * bytes; a SIGNAL arrives when its strand reaches it; a WAIT ends at the
  * arrival that meets its threshold.
  *
+ * Under LL128 a receiver polls its lines as under LL (an LL hop, no head
+ * wait) and a piece carries GH_LL128_PIECE data bytes; with K blocks per
+ * strand a pass moves the largest block's share of the piece, and a step
+ * where the blocks meet (GH_P_SYNC) costs one piece_us more. Those two
+ * follow the kernel's structure; no recording has fitted them yet.
+ *
  * The model is max-plus in its parameters, so along the critical path the
  * time is launch + pieces * piece_us + bytes / rate: gh_vrank_time returns
  * those counts too, and gh_vrank_fit fits the parameters to measured

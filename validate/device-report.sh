@@ -212,17 +212,20 @@ if [ -f "$DIR/interp-ring8-wide.csv" ]; then
 		say "$line"
 	done
 fi
-# the interpreter's two kernels on the same schedule (ring allreduce, 4
-# virtual ranks): the 16-byte vector kernel's speed-up over the scalar
-# one, per size (figures, no verdict)
-if [ -f "$DIR/interp-ring4.csv" ] && [ -f "$DIR/interp-ring4-scalar.csv" ]; then
-	say "# interpreter kernels, ring allreduce on 4 virtual ranks: size, vector us, scalar us, speed-up"
+# the interpreter's kernels on the same schedule (ring allreduce, 4
+# virtual ranks): each one's time per size and its speed-up over the
+# scalar kernel, the first interpreter's (figures, no verdict)
+if [ -f "$DIR/interp-ring4-scalar.csv" ]; then
 	grep -v '^#' "$DIR/interp-ring4-scalar.csv" | tail -n +2 | awk -F, '{ print $5, $7 }' >"$OUTD/scalar.txt"
-	grep -v '^#' "$DIR/interp-ring4.csv" | tail -n +2 | awk -F, '{ print $5, $7 }' |
-		while read -r size us; do
-			s=$(awk -v z="$size" '$1 == z { print $2 }' "$OUTD/scalar.txt")
-			[ -n "$s" ] && say "$(awk -v z="$size" -v v="$us" -v s="$s" 'BEGIN { printf "#   %12s %12.3f %12.3f %7.2fx", z, v, s, s / v }')"
-		done
+	for k in ring4 ring4-pipe ring4-ll128 ring4-b8; do
+		[ -f "$DIR/interp-$k.csv" ] || continue
+		say "# interpreter kernel interp-$k, ring allreduce on 4 virtual ranks: size, us, scalar us, speed-up"
+		grep -v '^#' "$DIR/interp-$k.csv" | tail -n +2 | awk -F, '{ print $5, $7 }' |
+			while read -r size us; do
+				s=$(awk -v z="$size" '$1 == z { print $2 }' "$OUTD/scalar.txt")
+				[ -n "$s" ] && say "$(awk -v z="$size" -v v="$us" -v s="$s" 'BEGIN { printf "#   %12s %12.3f %12.3f %7.2fx", z, v, s, s / v }')"
+			done
+	done
 fi
 say "# files in $OUTD"
 [ "$failed" -eq 0 ] || exit 1

@@ -15,7 +15,7 @@ cd "$(dirname "$0")/../.."
 D=$T/dev
 GCSIM=$E DEVICE_CHECK_QUICK=1 BUDGET=400 sh hw/device-check.sh "$D" >"$T/out" 2>&1; rc=$?
 check "device-check.sh under the emulation: status 0" '[ $rc -eq 0 ] && grep -q "^done in" "$T/out"'
-for s in info bench interp-ring4 interp-ring4-scalar interp-ring8-wide calibrate interp-ring8 interp-tree4 interp-ag4 interp-rs4 \
+for s in info bench interp-ring4 interp-ring4-scalar interp-ring4-pipe interp-ring4-ll128 interp-ring4-b8 interp-ring8-wide calibrate interp-ring8 interp-tree4 interp-ag4 interp-rs4 \
 	interp-nvlstree8 interp-moe8 interp-fwd8 interp-collnet8 interp-collnetchain8 \
 	interp-bruck8 interp-nvls-agrs8 interp-nvls-sharp8 interp-pat6 interp-chain8 interp-gpus2; do
 	check "step $s: rc=0" "grep -q '^$s rc=0 ' '$D/status.txt'"
@@ -59,11 +59,11 @@ chmod -R a-w "$D"
 GCSIM=$G sh validate/device-report.sh "$D" "$T/rep" >"$T/rep.out" 2>&1; rc=$?
 chmod -R u+w "$D"
 check "device-report.sh: status 1 (the CPU's times fail the timing checks)" '[ $rc -eq 1 ]'
-check "interpreter verdict: PASS, 18 steps" "grep -q '^interpreter: PASS: 18 steps' '$T/rep.out'"
+check "interpreter verdict: PASS, 21 steps" "grep -q '^interpreter: PASS: 21 steps' '$T/rep.out'"
 check "the report gives the wide ring's send rate against the SM copy kernel's" \
 	"grep -q '^# ring allreduce, 8 virtual ranks, 65536 B, many channels: [0-9.]* us, the ranks send [0-9.]* GB/s, [0-9.]* % of the SM copy kernel' '$T/rep.out'"
-check "the report gives the vector kernel's speed-up over the scalar one per size" \
-	"grep -q '^# interpreter kernels, ring allreduce on 4 virtual ranks: size, vector us, scalar us, speed-up' '$T/rep.out' && [ \$(grep -c '^#  *[0-9][0-9]*  *[0-9.]*  *[0-9.]*  *[0-9.]*x\$' '$T/rep.out') -eq 2 ]"
+check "the report gives each kernel's speed-up over the scalar one per size (vector, pipe, ll128, 8 blocks)" \
+	"for k in ring4 ring4-pipe ring4-ll128 ring4-b8; do grep -q \"^# interpreter kernel interp-\$k, ring allreduce on 4 virtual ranks: size, us, scalar us, speed-up\" '$T/rep.out' || exit 1; done && [ \$(grep -c '^#  *[0-9][0-9]*  *[0-9.]*  *[0-9.]*  *[0-9.]*x\$' '$T/rep.out') -eq 8 ]"
 check "the taxonomy's rates with the measured posting costs reported" \
 	"grep -q '^# taxonomy with the measured posting costs (device-taxonomy.yaml): 512 B puts, IBGDA [0-9.]* Mops, CPU proxy [0-9.]* Mops' '$T/rep.out'"
 check "the report gives the measured barrier and the gpu.cta_barrier set from it" \

@@ -501,7 +501,7 @@ static bool mailboxes_drain(const gh_interp_plan *plan, const uint64_t *slots)
 				if (r >= 0)
 					tail[r]++;
 				moved = true;
-				if (++piece[b] == gh_interp_pieces(plan->steps[at[b]].bytes)) {
+				if (++piece[b] == gh_interp_pieces(plan->steps[at[b]].bytes, plan->proto)) {
 					piece[b] = 0;
 					at[b]++;
 				}
@@ -547,15 +547,35 @@ static void test_interp_mailboxes(void)
 		gs_sched *s;
 		gh_interp_plan plan;
 		pack(&p, &g, &s, &plan);
-		/* a slot per piece sent on each connection */
+		/* LL128 pieces carry 120 of every 128 bytes: more slots, the
+		 * same drain */
+		char *err = NULL;
+		uint64_t simple_total = 0;
+		for (int c = 0; c < plan.nconns; c++)
+			simple_total += plan.conn_slots[c];
+		g_assert_cmpint(gh_interp_plan_set(&plan, GH_KERNEL_VECTOR, GH_PROTO_LL128, 1, &err), ==, GC_OK);
 		uint64_t *want = g_new0(uint64_t, plan.nconns), total = 0;
 		for (uint64_t k = 0; k < plan.nsteps; k++)
 			if (plan.aux[k].send_conn >= 0)
-				want[plan.aux[k].send_conn] += gh_interp_pieces(plan.steps[k].bytes);
+				want[plan.aux[k].send_conn] += (plan.steps[k].bytes + GH_LL128_PIECE - 1) / GH_LL128_PIECE;
 		for (int c = 0; c < plan.nconns; c++) {
 			g_assert_cmpuint(plan.conn_slots[c], ==, MAX(want[c], (uint64_t)GH_NSLOTS));
 			total += plan.conn_slots[c];
 		}
+		g_assert_true(p.bytes <= 64u << 10 ? total == simple_total : total > simple_total);
+		g_assert_true(mailboxes_drain(&plan, plan.conn_slots));
+		/* back to Simple: a slot per piece sent on each connection */
+		g_assert_cmpint(gh_interp_plan_set(&plan, GH_KERNEL_VECTOR, GH_PROTO_SIMPLE, 1, &err), ==, GC_OK);
+		total = 0;
+		memset(want, 0, sizeof(uint64_t) * (size_t)plan.nconns);
+		for (uint64_t k = 0; k < plan.nsteps; k++)
+			if (plan.aux[k].send_conn >= 0)
+				want[plan.aux[k].send_conn] += (plan.steps[k].bytes + GH_SLOT_BYTES - 1) / GH_SLOT_BYTES;
+		for (int c = 0; c < plan.nconns; c++) {
+			g_assert_cmpuint(plan.conn_slots[c], ==, MAX(want[c], (uint64_t)GH_NSLOTS));
+			total += plan.conn_slots[c];
+		}
+		g_assert_cmpuint(total, ==, simple_total);
 		g_test_message("%s/%s %d ranks %llu B: %d mailboxes, %llu slots (%.0f MiB)",
 			       gs_coll_name(p.coll), gs_algo_name(p.algo), p.nranks,
 			       (unsigned long long)p.bytes, plan.nconns, (unsigned long long)total,

@@ -30,6 +30,7 @@
 /* the emulation's controls (tests/hw/emu/gh_emu.cc) */
 void gh_emu_set_devices(int n);
 void gh_emu_set_sms(int n);
+void gh_emu_set_lag(unsigned block, unsigned sweeps);
 size_t gh_emu_live_allocs(void);
 uint64_t gh_emu_launches(void);
 
@@ -114,15 +115,23 @@ static void test_device_runs(void)
 
 /* The GPU tests' cases on one emulated GPU (ndevs 1) or one rank per
  * emulated GPU (ndevs = ranks, system-scope fences and atomics, every
- * mailbox on its receiver's GPU). */
-static void run_cases(bool per_rank)
+ * mailbox on its receiver's GPU), with messages above GH_LL_MAX in Simple
+ * slots or LL128 lines, and `blocks` thread blocks per strand. */
+static void run_cases(bool per_rank, int proto, int blocks)
 {
 	for (size_t i = 0; i < G_N_ELEMENTS(interp_cases); i++) {
 		gs_params p = interp_case_params(&interp_cases[i]);
 		if (per_rank && p.nranks < 2)
 			continue;
+		/* the variants at a quarter of the 3 MiB cases (still several
+		 * slices a channel): every LL128 or extra block's thread polls on
+		 * its own, which the emulation pays for poll by poll */
+		if ((proto != GH_PROTO_SIMPLE || blocks > 1) && p.bytes >= (2u << 20))
+			p.bytes /= 4;
 		interp_case c;
 		interp_case_open(&p, &c);
+		char why[GH_WHY] = "", *err = NULL;
+		g_assert_cmpint(gh_interp_plan_set(&c.plan, GH_KERNEL_VECTOR, proto, blocks, &err), ==, GC_OK);
 		int devs[GH_MAX_GPUS];
 		int ndevs = per_rank ? c.plan.nranks : 1;
 		if (ndevs > GH_MAX_GPUS) { /* with its helper ranks (switches) */
@@ -132,14 +141,13 @@ static void run_cases(bool per_rank)
 		for (int d = 0; d < ndevs; d++)
 			devs[d] = d;
 		gh_emu_set_devices(ndevs);
-		char why[GH_WHY] = "", *err = NULL;
 		double us[2];
 		gc_status st = gh_cuda_interp_run(devs, ndevs, &c.plan, c.in, c.out, 1, 2, us, why);
 		if (st != GC_OK)
-			g_error("case %zu on %d GPU(s): %s", i, ndevs, why);
+			g_error("case %zu on %d GPU(s), protocol %d, %d blocks: %s", i, ndevs, proto, blocks, why);
 		st = gh_interp_check(&c.plan, c.out, &err);
 		if (st != GC_OK)
-			g_error("case %zu on %d GPU(s): %s", i, ndevs, err);
+			g_error("case %zu on %d GPU(s), protocol %d, %d blocks: %s", i, ndevs, proto, blocks, err);
 		g_assert_cmpuint(gh_emu_live_allocs(), ==, 0);
 		interp_case_close(&c);
 	}
@@ -147,12 +155,103 @@ static void run_cases(bool per_rank)
 
 static void test_cases_one_gpu(void)
 {
-	run_cases(false);
+	run_cases(false, GH_PROTO_SIMPLE, 1);
 }
 
 static void test_cases_gpu_per_rank(void)
 {
-	run_cases(true);
+	run_cases(true, GH_PROTO_SIMPLE, 1);
+}
+
+static void test_cases_ll128(void)
+{
+	run_cases(false, GH_PROTO_LL128, 1);
+}
+
+/* Several blocks per strand: shares of every piece and PUT, per-block
+ * mailbox counters, K signals per WAIT, the strand's meetings. Block
+ * counts that do not divide a piece's vectors or lines evenly. */
+static void test_cases_blocks(void)
+{
+	run_cases(false, GH_PROTO_SIMPLE, 3);
+	run_cases(true, GH_PROTO_LL128, 2);
+}
+
+/* Two ranks exchange INPUT (sendrecv's result) through SCRATCH: each
+ * sends its INPUT, receives the peer's into SCRATCH, then copies SCRATCH to
+ * OUTPUT in two steps whose ranges differ from the receive's, so with two
+ * blocks a strand a copy reads bytes the other block received. */
+static gs_sched *exchange_through_scratch(uint64_t n, uint64_t h)
+{
+	gs_sched *s = interp_sched_new((gs_params){.coll = GS_COLL_SENDRECV, .algo = GS_ALGO_RING,
+						   .dtype = GS_DT_F32, .nranks = 2, .bytes = n,
+						   .nchannels = 1, .chunk_bytes = n, .slice_bytes = n,
+						   .ranks_per_node = 2},
+				       1, 0, 8);
+	s->buf_bytes[GS_BUF_SCRATCH] = n;
+	for (int r = 0; r < 2; r++) {
+		gs_step *st = s->steps + 4 * r;
+		st[0] = (gs_step){.op = GS_OP_SEND, .send_peer = 1 - r, .recv_peer = -1,
+				  .src_buf = GS_BUF_INPUT, .dst_buf = GS_BUF_SCRATCH, .bytes = n};
+		st[1] = (gs_step){.op = GS_OP_RECV, .send_peer = -1, .recv_peer = 1 - r,
+				  .dst_buf = GS_BUF_SCRATCH, .bytes = n};
+		st[2] = (gs_step){.op = GS_OP_COPY, .send_peer = -1, .recv_peer = -1,
+				  .src_buf = GS_BUF_SCRATCH, .dst_buf = GS_BUF_OUTPUT, .bytes = h};
+		st[3] = (gs_step){.op = GS_OP_COPY, .send_peer = -1, .recv_peer = -1,
+				  .src_buf = GS_BUF_SCRATCH, .src_off = h, .dst_buf = GS_BUF_OUTPUT,
+				  .dst_off = h, .bytes = n - h};
+		s->strand_off[r + 1] = 4 * (uint64_t)(r + 1);
+	}
+	return s;
+}
+
+/* The strand's blocks meet where a step reads what another block may
+ * have written (GH_P_SYNC, set by packing): with the meeting the exchange
+ * is right under both protocols; without it (the mark cleared) rank 1's
+ * block 0 copies bytes its block 1, started late, has not received yet,
+ * which the check catches. */
+static void test_blocks_meet(void)
+{
+	gh_emu_set_devices(1);
+	const int dev0 = 0;
+	const uint64_t n = 64 * 1024, h = n / 2 + 48;
+	gc_status st_run;
+	for (int proto = GH_PROTO_SIMPLE; proto <= GH_PROTO_LL128; proto++) {
+		for (int marked = 0; marked < 2; marked++) {
+			gs_sched *s = exchange_through_scratch(n, h);
+			gh_interp_plan plan;
+			char why[GH_WHY] = "", *err = NULL;
+			double us[1];
+			g_assert_cmpint(gh_interp_plan_build(s, &plan, &err), ==, GC_OK);
+			g_assert_cmpint(gh_interp_plan_set(&plan, GH_KERNEL_VECTOR, proto, 2, &err), ==, GC_OK);
+			for (int r = 0; r < 2; r++) {
+				/* the first copy after the receive meets; the second
+				 * copy's range meets nothing new */
+				g_assert_cmpuint(plan.aux[4 * r + 1].props & GH_P_SYNC, ==, 0);
+				g_assert_cmpuint(plan.aux[4 * r + 2].props & GH_P_SYNC, ==, GH_P_SYNC);
+				g_assert_cmpuint(plan.aux[4 * r + 3].props & GH_P_SYNC, ==, 0);
+				if (!marked)
+					plan.aux[4 * r + 2].props &= ~GH_P_SYNC;
+			}
+			void *in = g_malloc(2 * n), *out = g_malloc0(2 * n);
+			gh_interp_fill_inputs(&plan, in);
+			gh_emu_set_lag(3, 200); /* rank 1's block 1 */
+			st_run = gh_cuda_interp_run(&dev0, 1, &plan, in, out, 0, 1, us, why);
+			gh_emu_set_lag(0, 0);
+			g_assert_cmpint(st_run, ==, GC_OK);
+			gc_status st = gh_interp_check(&plan, out, &err);
+			if (marked && st != GC_OK)
+				g_error("protocol %d, blocks meeting: %s", proto, err);
+			if (!marked && st == GC_OK)
+				g_error("protocol %d: blocks that do not meet gave the right result", proto);
+			g_free(err);
+			g_free(in);
+			g_free(out);
+			gh_interp_plan_clear(&plan);
+			gs_sched_free(s);
+			g_assert_cmpuint(gh_emu_live_allocs(), ==, 0);
+		}
+	}
 }
 
 /* One rank, one strand, waiting for a signal no one sends. */
@@ -313,6 +412,9 @@ int main(int argc, char **argv)
 	g_test_add_func("/interp-emu/device-runs", test_device_runs);
 	g_test_add_func("/interp-emu/cases-one-gpu", test_cases_one_gpu);
 	g_test_add_func("/interp-emu/cases-gpu-per-rank", test_cases_gpu_per_rank);
+	g_test_add_func("/interp-emu/cases-ll128", test_cases_ll128);
+	g_test_add_func("/interp-emu/cases-blocks", test_cases_blocks);
+	g_test_add_func("/interp-emu/blocks-meet", test_blocks_meet);
 	g_test_add_func("/interp-emu/errors", test_errors);
 	g_test_add_func("/interp-emu/cta-barrier", test_cta_barrier);
 	g_test_add_func("/interp-emu/put-loop", test_put_loop);

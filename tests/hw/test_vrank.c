@@ -36,6 +36,21 @@ static gh_vrank_path timed(gs_params p, const gh_vrank_model *m)
 	return r;
 }
 
+/* As timed, with the kernel run by proto and blocks per strand. */
+static gh_vrank_path timed_as(gs_params p, const gh_vrank_model *m, int proto, int blocks)
+{
+	gs_sched *s = NULL;
+	gh_interp_plan plan;
+	gh_vrank_path r;
+	char *err = NULL;
+	g_assert_cmpint(gh_vrank_plan(&p, &s, &plan, &err), ==, GC_OK);
+	g_assert_cmpint(gh_interp_plan_set(&plan, GH_KERNEL_VECTOR, proto, blocks, &err), ==, GC_OK);
+	g_assert_cmpint(gh_vrank_time(&plan, m, &r, &err), ==, GC_OK);
+	gh_interp_plan_clear(&plan);
+	gs_sched_free(s);
+	return r;
+}
+
 /* Pieces cost 1 us and bytes next to nothing: the time counts pieces. */
 static const gh_vrank_model counting = {.launch_us = 10, .piece_us = 1, .l2_GBps = 1e9,
 					.hbm_GBps = 1e9, .l2_bytes = 1e12, .ll_hop_us = 0.25};
@@ -114,6 +129,32 @@ static void test_simple_paths(void)
 	gh_vrank_model slower = m;
 	slower.hbm_GBps = 2;
 	g_assert_cmpfloat(timed(shapes[0], &slower).time_us, >, timed(shapes[0], &m).time_us);
+}
+
+/* LL128 and blocks per strand, as the kernel runs them. */
+static void test_kernels(void)
+{
+	/* tree of 4 (a chain), 1 MiB under LL128: 9 pieces of 120 KiB (8
+	 * under Simple); the leaf's 9 passes, then each of the six blocks after
+	 * it polls its lines, ending a line's latency after its sender */
+	gh_vrank_path r = timed_as(shape(GS_COLL_ALLREDUCE, GS_ALGO_TREE, 4, 1 << 20), &counting,
+				   GH_PROTO_LL128, 1);
+	g_assert_cmpfloat_with_epsilon(r.time_us, 10 + 9 + 6 * 0.25, 1e-4);
+	g_assert_cmpfloat(r.hops, ==, 6);
+	/* bytes only: 4 blocks a strand pass a quarter of every 128 KiB piece
+	 * (no step of a ring meets), so the ring takes a quarter of the time */
+	const gh_vrank_model bw = {.launch_us = 0, .piece_us = 0, .l2_GBps = 1, .hbm_GBps = 1,
+				   .l2_bytes = 1e15, .ll_hop_us = 0};
+	const gs_params ring = shape(GS_COLL_ALLREDUCE, GS_ALGO_RING, 4, 64 << 20);
+	gh_vrank_path one = timed_as(ring, &bw, GH_PROTO_SIMPLE, 1);
+	gh_vrank_path four = timed_as(ring, &bw, GH_PROTO_SIMPLE, 4);
+	g_assert_cmpfloat_with_epsilon(four.bytes, one.bytes / 4, 1e-9 * one.bytes);
+	g_assert_cmpfloat_with_epsilon(four.time_us, one.time_us / 4, 1e-9 * one.time_us);
+	g_assert_cmpfloat(four.pieces, ==, one.pieces);
+	/* 3 blocks do not divide a piece's 8192 vectors: the largest share,
+	 * 2731 vectors, sets the pass */
+	gh_vrank_path three = timed_as(ring, &bw, GH_PROTO_SIMPLE, 3);
+	g_assert_cmpfloat_with_epsilon(three.bytes / one.bytes, 2731.0 / 8192, 1e-9);
 }
 
 static void test_fit(void)
@@ -229,6 +270,7 @@ int main(int argc, char **argv)
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/vrank/ll-paths", test_ll_paths);
 	g_test_add_func("/vrank/simple-paths", test_simple_paths);
+	g_test_add_func("/vrank/kernels", test_kernels);
 	g_test_add_func("/vrank/fit", test_fit);
 	g_test_add_func("/vrank/read", test_read);
 	return g_test_run();

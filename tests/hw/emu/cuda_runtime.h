@@ -9,7 +9,8 @@
  * Execution model: every CUDA thread of every block of a launch is a
  * coroutine on one host thread, run round-robin in a fixed order (the same
  * run on every machine). A thread gives way at __syncthreads (it waits
- * until every live thread of its block has arrived) and whenever it reads
+ * until every live thread of its block has arrived), at __syncwarp (the
+ * same for its warp of 32: threadIdx.x / 32) and whenever it reads
  * the device clock (gh_gtime), which each spin loop of the kernel does
  * every 1024 polls; so a block that waits for a peer lets the peer run.
  * Launches are deferred: a launch records its grid and what its arguments
@@ -125,6 +126,10 @@ extern "C" {
 /* Emulated GPUs (at most 16, all peers of each other) and their SMs. */
 void gh_emu_set_devices(int n);
 void gh_emu_set_sms(int n);
+/* Block `block` of every cooperative launch starts `sweeps` rounds of the
+ * scheduler late (0: none), as a block the GPU schedules late: what a
+ * kernel assumes about its blocks' relative progress shows. */
+void gh_emu_set_lag(unsigned block, unsigned sweeps);
 /* Allocations (device and host-pinned) not yet freed, and launches run so
  * far. */
 size_t gh_emu_live_allocs(void);
@@ -143,6 +148,7 @@ struct thread_ctx {
 
 thread_ctx *self();
 void syncthreads();
+void syncwarp(); /* the calling thread's warp of 32 (threadIdx.x / 32) meets */
 uint64_t gtime_ns(); /* the clock; the calling thread gives way */
 void *block_shared(size_t bytes, size_t align);
 template <typename T> T *block_shared()
@@ -232,6 +238,12 @@ using namespace gh_emu;
 static inline void __syncthreads()
 {
 	gh_emu::syncthreads();
+}
+/* Only the whole warp's mask: every live thread of the warp meets. */
+static inline void __syncwarp(unsigned mask = 0xffffffffu)
+{
+	(void)mask;
+	gh_emu::syncwarp();
 }
 static inline void __threadfence()
 {

@@ -121,6 +121,9 @@ struct grid_run {
 	bool coop; /* every block resident at once */
 };
 std::vector<grid_run> pending; /* launched, not yet run */
+/* gh_emu_set_lag: block lag_block of every cooperative launch starts only
+ * after lag_sweeps sweeps of the scheduler (none when lag_sweeps is 0) */
+unsigned lag_block, lag_sweeps;
 
 } // namespace
 
@@ -145,7 +148,7 @@ uint64_t now_ns()
 
 /* ---- the scheduler ------------------------------------------------------- */
 
-enum state { RUNNABLE, AT_BARRIER, DONE };
+enum state { RUNNABLE, AT_BARRIER, AT_WARP, DONE };
 
 struct coro;
 } // namespace
@@ -154,6 +157,10 @@ struct gh_emu::block {
 	int live;	   /* threads not yet returned */
 	int arrived;	   /* threads waiting at the barrier */
 	unsigned gen;	   /* barriers opened so far */
+	/* per warp of 32 threads: live threads, those waiting at __syncwarp,
+	 * and its barriers opened so far */
+	std::vector<int> wlive, warrived;
+	std::vector<unsigned> wgen;
 	std::vector<coro *> threads;
 	alignas(16) unsigned char shared[shared_bytes];
 };
@@ -220,6 +227,25 @@ void open_barrier(gh_emu::block *b)
 			o->st = RUNNABLE;
 }
 
+/* Threads of a warp whose __syncwarp just opened: the scheduler runs them
+ * before any other thread, so what a warp does between two of its
+ * barriers (a line of 128 bytes stored by eight threads at once, on a GPU
+ * one instruction) is seen by other blocks whole, never half done. */
+std::vector<coro *> urgent;
+
+/* Every live thread of warp w of b has arrived at __syncwarp: they go on,
+ * first. */
+void open_warp(gh_emu::block *b, unsigned w)
+{
+	b->warrived[w] = 0;
+	b->wgen[w]++;
+	for (size_t i = (size_t)w * 32; i < b->threads.size() && i < (size_t)w * 32 + 32; i++)
+		if (b->threads[i]->st == AT_WARP) {
+			b->threads[i]->st = RUNNABLE;
+			urgent.push_back(b->threads[i]);
+		}
+}
+
 /* A coroutine's first frame; it never returns (its stack has nothing to
  * return to), it switches away for good. */
 void coro_main()
@@ -235,6 +261,9 @@ void coro_main()
 	/* the threads still waiting at a barrier may now be all that is live */
 	if (b->live > 0 && b->arrived == b->live)
 		open_barrier(b);
+	const unsigned w = c->t.tid.x / 32;
+	if (--b->wlive[w] > 0 && b->warrived[w] == b->wlive[w])
+		open_warp(b, w);
 	to_scheduler(true);
 	die("a finished thread was resumed");
 }
@@ -315,6 +344,11 @@ void run_blocks(const std::vector<std::pair<const grid_run *, unsigned>> &which)
 		const grid_run &l = *w.first;
 		gh_emu::block *b = new gh_emu::block();
 		b->live = (int)l.block.x;
+		const unsigned nw = (l.block.x + 31) / 32;
+		b->wlive.assign(nw, 32);
+		b->wlive[nw - 1] = (int)(l.block.x - (nw - 1) * 32);
+		b->warrived.assign(nw, 0);
+		b->wgen.assign(nw, 0);
 		memset(b->shared, 0xa5, sizeof(b->shared));
 		blocks.push_back(b);
 		for (unsigned ti = 0; ti < l.block.x; ti++) {
@@ -324,22 +358,36 @@ void run_blocks(const std::vector<std::pair<const grid_run *, unsigned>> &which)
 		}
 	}
 	size_t left = all.size();
+	auto step = [&](coro *c) {
+		resume(c);
+		if (c->st == DONE) {
+			left--;
+			stack_pool.push_back(c->stack);
+			c->stack = nullptr;
+		}
+	};
+	unsigned sweep = 0;
 	while (left) {
 		bool ran = false;
+		const bool lagging = sweep++ < lag_sweeps;
 		for (coro *c : all) {
 			if (c->st != RUNNABLE)
 				continue;
-			ran = true;
-			resume(c);
-			if (c->st == DONE) {
-				left--;
-				stack_pool.push_back(c->stack);
-				c->stack = nullptr;
+			if (lagging && c->l->coop && c->t.bid.x == lag_block) {
+				ran = true; /* it will run: not a deadlock */
+				continue;
 			}
+			ran = true;
+			step(c);
+			/* a warp that met runs on before anyone else */
+			for (size_t u = 0; u < urgent.size(); u++)
+				if (urgent[u]->st == RUNNABLE)
+					step(urgent[u]);
+			urgent.clear();
 		}
 		if (!ran)
-			die("every thread left waits at a __syncthreads that some threads of its "
-			    "block never reach");
+			die("every thread left waits at a __syncthreads or __syncwarp that some "
+			    "threads of its block or warp never reach");
 	}
 	for (coro *c : all)
 		delete c;
@@ -462,6 +510,12 @@ extern "C" void gh_emu_set_sms(int n)
 	nsms = n < 1 ? 1 : n;
 }
 
+extern "C" void gh_emu_set_lag(unsigned block, unsigned sweeps)
+{
+	lag_block = block;
+	lag_sweeps = sweeps;
+}
+
 extern "C" size_t gh_emu_live_allocs(void)
 {
 	return allocs.size() + host_allocs.size();
@@ -496,6 +550,24 @@ void syncthreads()
 	to_scheduler(false);
 	if (b->gen == c->gen)
 		die("a thread passed a barrier that had not opened");
+}
+
+void syncwarp()
+{
+	coro *c = running;
+	if (!c)
+		die("__syncwarp outside a kernel");
+	block *b = c->t.blk;
+	const unsigned w = c->t.tid.x / 32;
+	if (++b->warrived[w] == b->wlive[w]) {
+		open_warp(b, w);
+		return;
+	}
+	c->st = AT_WARP;
+	c->gen = b->wgen[w];
+	to_scheduler(false);
+	if (b->wgen[w] == c->gen)
+		die("a thread passed a warp barrier that had not opened");
 }
 
 uint64_t gtime_ns()

@@ -6,10 +6,12 @@
  * kernel as emulated threads. 64 threads per block instead of 512 keep the
  * coroutines few (every loop of the kernel strides by blockDim.x, so the
  * work each thread does changes, not what is computed); a spin gives up
- * after 2 s instead of 10.
+ * after 2 s instead of 10, and gives way every 16 polls instead of 1024
+ * (a poll here never sees a store until the storing thread runs).
  */
 #define GH_THREADS 64
 #define GH_SPIN_TIMEOUT_NS 2000000000ull
+#define GH_SPIN_POLLS 15u
 
 #include "hw/kernels/gh_interp.cu"
 
