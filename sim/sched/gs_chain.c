@@ -33,6 +33,7 @@
 
 typedef struct gs_chain {
 	int64_t n, rpn, nch;
+	bool pairs; /* gs_ring_pairs */
 	uint64_t elem, count, se; /* element size, elements, slice elements */
 	bool reduce;
 } gs_chain;
@@ -47,7 +48,8 @@ static uint64_t gs_chain_slices(const gs_chain *c, int ch, uint64_t *cs, uint64_
 /* Rank's distance along channel ch's ring from the chain's first rank. */
 static int64_t gs_chain_dist(const gs_chain *c, int rank, int ch)
 {
-	int64_t p = gs_ring_order_pos(c->rpn, ch, rank), p0 = gs_ring_order_pos(c->rpn, ch, 0);
+	int64_t p = gs_ring_order_pos(c->rpn, ch, rank, c->pairs);
+	int64_t p0 = gs_ring_order_pos(c->rpn, ch, 0, c->pairs);
 	return gs_mod(p - p0 - (c->reduce ? 1 : 0), c->n);
 }
 
@@ -72,9 +74,9 @@ static void gs_chain_fill(const gs_gen *g, int rank, int ch, uint64_t first, uin
 	uint64_t cs, m;
 	gs_chain_slices(c, ch, &cs, &m);
 	const int64_t n = c->n, d = gs_chain_dist(c, rank, ch);
-	const int64_t p = gs_ring_order_pos(c->rpn, ch, rank);
-	const int32_t next = gs_ring_order_rank(n, c->rpn, ch, p + 1);
-	const int32_t prev = gs_ring_order_rank(n, c->rpn, ch, p - 1);
+	const int64_t p = gs_ring_order_pos(c->rpn, ch, rank, c->pairs);
+	const int32_t next = gs_ring_order_rank(n, c->rpn, ch, p + 1, c->pairs);
+	const int32_t prev = gs_ring_order_rank(n, c->rpn, ch, p - 1, c->pairs);
 	const bool two = gs_chain_copies_too(c, rank, ch);
 	for (uint32_t q = 0; q < nsteps; q++) {
 		uint64_t i = first + q, s = two ? i / 2 : i;
@@ -113,6 +115,7 @@ gc_status gs_chain_init(gs_gen *g, char **errmsg)
 	gs_chain *c = g_new0(gs_chain, 1);
 	c->n = g->p.nranks;
 	c->rpn = g->p.ranks_per_node > 0 ? g->p.ranks_per_node : g->p.nranks;
+	c->pairs = gs_ring_pairs(&g->p, c->rpn);
 	c->nch = g->p.nchannels;
 	c->elem = gs_dtype_size(g->p.dtype);
 	c->count = g->p.bytes / c->elem;

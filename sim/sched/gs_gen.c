@@ -385,6 +385,8 @@ static gc_status gs_grouped_create(const gs_params *norm, gs_gen **out, char **e
 	ip.group_block = 0;
 	ip.group_block_stride = 0;
 	ip.ranks_per_node = gs_group_rpn(norm);
+	/* local pairs are physical pairs only in consecutive members */
+	ip.ring_pairs = norm->ring_pairs && gs_group_stride(norm) == 1 && gs_group_is_flat(norm);
 	st = gs_gen_create(&ip, &in, errmsg);
 	if (st != GC_OK)
 		return st;

@@ -120,16 +120,33 @@ static inline void gs_step_set(gs_step *st, gs_op op, int32_t send, int32_t recv
  * and, inside a node, its local ranks (c + j) % rpn, j = 0 .. rpn-1:
  * consecutive channels enter and leave each node at different GPUs. The
  * rank at position pos (any integer, taken mod n): */
-static inline int32_t gs_ring_order_rank(int64_t n, int64_t rpn, int64_t c, int64_t pos)
+static inline int32_t gs_ring_order_rank(int64_t n, int64_t rpn, int64_t c, int64_t pos, bool pairs)
 {
 	pos = gs_mod(pos, n);
-	return (int32_t)((pos / rpn) * rpn + (c % rpn + pos % rpn) % rpn);
+	const int64_t a = c % rpn, j = pos % rpn;
+	int64_t d = j; /* the local rank's distance from a, a rotation's */
+	if (pairs && a % 2 == 0) /* a, a + 2, ..., a - 1, then a's pair a + 1 */
+		d = j == 0 ? 0 : j == rpn - 1 ? 1 : j + 1;
+	return (int32_t)((pos / rpn) * rpn + (a + d) % rpn);
 }
 
 /* The position of rank in channel c's ring (the inverse). */
-static inline int64_t gs_ring_order_pos(int64_t rpn, int64_t c, int64_t rank)
+static inline int64_t gs_ring_order_pos(int64_t rpn, int64_t c, int64_t rank, bool pairs)
 {
-	return (rank / rpn) * rpn + gs_mod(rank % rpn - c % rpn, rpn);
+	const int64_t a = c % rpn, d = gs_mod(rank % rpn - a, rpn);
+	int64_t j = d;
+	if (pairs && a % 2 == 0)
+		j = d == 0 ? 0 : d == 1 ? rpn - 1 : d - 1;
+	return (rank / rpn) * rpn + j;
+}
+
+/* Whether p's rings leave a node at the pair of their entry GPU: asked for
+ * (ring_pairs), the rings cross nodes (on one node every channel keeps
+ * the rotations' one cycle), and the nodes' ranks come in pairs, more than
+ * one (with one pair a rotation already ends at the entry's pair). */
+static inline bool gs_ring_pairs(const gs_params *p, int64_t rpn)
+{
+	return p->ring_pairs && p->nranks > rpn && rpn >= 4 && rpn % 2 == 0;
 }
 
 /* ---- the ends of a logarithmic-round strand (gs_bruck.c, gs_pat.c) ---- */

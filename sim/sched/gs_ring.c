@@ -16,8 +16,13 @@
  * (c + j) % rpn for j = 0 .. rpn-1, i.e. position pos holds rank
  * (pos / rpn) * rpn + (c + pos % rpn) % rpn. Consecutive channels thus
  * enter and leave each node at different GPUs, which spreads inter-node
- * traffic over the NICs. Everything below depends on a rank's ring
- * position p, not on its id.
+ * traffic over the NICs. With paired ranks (gs_params.ring_pairs, an even
+ * rpn >= 4) a ring entering at an even local rank a leaves from its pair
+ * a + 1 instead: a, a + 2, a + 3, ..., a - 1, a + 1 (from an odd a the
+ * rotation already ends at a - 1, its pair), so every ring enters and
+ * leaves a node under one PCIe switch, through one NIC, as NCCL's rings
+ * on DGX/HGX nodes do. Everything below depends on a rank's ring position
+ * p, not on its id.
  *
  * Loops: allreduce processes a channel part of M elements in loops of
  * nranks chunks; a loop with R elements left uses chunks of
@@ -69,6 +74,7 @@ typedef struct gs_ring {
 	gs_coll coll;
 	int64_t n;	/* ranks */
 	int64_t rpn;	/* ranks per node */
+	bool pairs;	/* gs_ring_pairs: rings leave a node at their entry's pair */
 	int64_t nch;	/* channels = strands */
 	uint64_t elem;	/* element size */
 	uint64_t count; /* allreduce: elements; allgather/reducescatter: per-rank block */
@@ -100,12 +106,12 @@ typedef struct gs_ring_plan {
 /* Rank at ring position pos of channel c, and its inverse. */
 static int32_t gs_ring_rank(const gs_ring *rg, int64_t c, int64_t pos)
 {
-	return gs_ring_order_rank(rg->n, rg->rpn, c, pos);
+	return gs_ring_order_rank(rg->n, rg->rpn, c, pos, rg->pairs);
 }
 
 static int64_t gs_ring_pos(const gs_ring *rg, int64_t c, int64_t rank)
 {
-	return gs_ring_order_pos(rg->rpn, c, rank);
+	return gs_ring_order_pos(rg->rpn, c, rank, rg->pairs);
 }
 
 /* Allreduce: the chunk index slot t moves, (p - 1 - t) mod n. */
@@ -371,6 +377,7 @@ gc_status gs_ring_init(gs_gen *g, char **errmsg)
 	rg->coll = g->p.coll;
 	rg->n = g->p.nranks;
 	rg->rpn = g->p.ranks_per_node;
+	rg->pairs = gs_ring_pairs(&g->p, rg->rpn);
 	rg->nch = g->p.nchannels;
 	rg->elem = gs_dtype_size(g->p.dtype);
 	rg->ce = g->p.chunk_bytes / rg->elem;

@@ -264,6 +264,14 @@ typedef struct gs_params {
 	 * between its two parts. 0, or B = group_size: one level. */
 	int group_size, group_stride;
 	int group_block, group_block_stride;
+	/* rings (ring and chain generators): with ring_pairs set and an even
+	 * ranks_per_node of at least 4, the ring of channel c leaves each node
+	 * from the local rank paired with the one it enters at (local ranks 2k
+	 * and 2k + 1: GPUs sharing a PCIe switch and its NICs), as NCCL's
+	 * rings on DGX/HGX nodes enter and leave a node through one NIC; 0:
+	 * rotations (see gs_ring.c). Communicators keep it only with stride 1
+	 * (flat), where local pairs are physical pairs. */
+	int ring_pairs;
 } gs_params;
 
 /* Communicator layout (see gs_params): with G = group size, S = stride,

@@ -249,18 +249,24 @@ typedef struct topo_preset {
 	const char *gpus_per_node, *nvls_eff, *arch;
 	const char *cpu; /* the host CPU's vendor (NCCL reads it: topology.cpu) */
 	const char *nics; /* NICs per node ("0": one per GPU) */
+	/* GPUs 2k and 2k + 1 share a PCIe switch with their two NICs (DGX
+	 * H100 and DGX A100: four switches of two GPUs and two NICs each), so
+	 * a GPU reaches its pair's NIC over PCIe (NCCL's PXB) */
+	bool pairs;
 } topo_preset;
 
 static const topo_preset presets[] = {
-	{"dgx-h100", "374GB/s", "400Gbps", "14us", "52GB/s", true, "8", "0.85", "hopper", "intel", "0"},
-	{"p5", "374GB/s", "400Gbps", "75us", "52GB/s", true, "8", "0.85", "hopper", "amd", "0"},
-	{"p5en", "374GB/s", "400Gbps", "35us", "52GB/s", true, "8", "0.85", "hopper", "intel", "0"},
-	{"dgx-a100", "240GB/s", "200Gbps", "14us", "25GB/s", false, "8", "0.85", "ampere", "amd", "0"},
-	{"p4d", "240GB/s", "100Gbps", "75us", "25GB/s", false, "8", "0.85", "ampere", "intel", "4"},
+	{"dgx-h100", "374GB/s", "400Gbps", "14us", "52GB/s", true, "8", "0.85", "hopper", "intel", "0",
+	 true},
+	{"p5", "374GB/s", "400Gbps", "75us", "52GB/s", true, "8", "0.85", "hopper", "amd", "0", false},
+	{"p5en", "374GB/s", "400Gbps", "35us", "52GB/s", true, "8", "0.85", "hopper", "intel", "0", false},
+	{"dgx-a100", "240GB/s", "200Gbps", "14us", "25GB/s", false, "8", "0.85", "ampere", "amd", "0",
+	 true},
+	{"p4d", "240GB/s", "100Gbps", "75us", "25GB/s", false, "8", "0.85", "ampere", "intel", "4", false},
 	{"dgx-b200", "722GB/s", "400Gbps", "14us", "52GB/s", true, "8", "0.74", "blackwell", "intel",
-	 "0"},
+	 "0", false},
 	{"gb200-nvl72", "722GB/s", "400Gbps", "14us", "52GB/s", true, "72", "0.74", "blackwell",
-	 "arm", "0"},
+	 "arm", "0", false},
 };
 
 /* NCCL's figures per GPU generation (GB/s; one node, two, more), from
@@ -537,6 +543,7 @@ gc_status gt_topo_from_config(const gc_config *cfg, gt_topo *t, char **errmsg)
 		t->pcie = spec(cfg, "topology.pcie");
 		int nics = (int)gc_config_int(cfg, "topology.nics_per_node");
 		t->nic_share = nics > 0 ? t->gpus_per_node / nics : 1;
+		t->pcie_pairs = ps && ps->pairs && t->nic_share == 1 && t->gpus_per_node % 2 == 0;
 		static const char *const paths[] = {"pix", "pxb", "pxn", "phb", "sys"};
 		const char *np = gc_config_str(cfg, "topology.nic_path");
 		for (size_t i = 0; i < G_N_ELEMENTS(paths); i++)
@@ -977,19 +984,22 @@ static int route_links(const gt_topo *t, int src, int dst, int ch, uint32_t *rou
 		return 2;
 	}
 	int h = 0;
+	route[h++] = s + DGX_PCIE_UP;
 	if (t->pxn) {
-		/* PXN: over NVLink to this node's GPU on the receiver's rail,
-		 * whose NIC sends (unless the sender shares that NIC) */
+		/* PXN: to this node's GPU on the receiver's rail, whose NIC sends
+		 * (unless the sender shares that NIC): over PCIe where the two
+		 * GPUs are a pair under one switch, else over NVLink first */
 		int via = gt_topo_node_of(t, src) * t->gpus_per_node +
 			  nic_owner(t, dst) % t->gpus_per_node;
 		if (nic_owner(t, via) != nic_owner(t, src)) {
-			route[h++] = s + DGX_NVL_UP;
-			route[h++] = (uint32_t)via * DGX_NLINKS + DGX_NVL_DOWN;
+			if (!(t->pcie_pairs && (via ^ 1) == src)) {
+				route[h - 1] = s + DGX_NVL_UP;
+				route[h++] = (uint32_t)via * DGX_NLINKS + DGX_NVL_DOWN;
+				route[h++] = (uint32_t)via * DGX_NLINKS + DGX_PCIE_UP;
+			}
 			src = via;
-			s = (uint32_t)via * DGX_NLINKS;
 		}
 	}
-	route[h++] = s + DGX_PCIE_UP;
 	route[h++] = (uint32_t)nic_owner(t, src) * DGX_NLINKS + DGX_NIC_TX;
 	int ls = gt_topo_leaf_of(t, src), ld = gt_topo_leaf_of(t, dst);
 	if (ls != ld) {

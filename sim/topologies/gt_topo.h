@@ -147,6 +147,10 @@ typedef struct gt_topo {
 	gt_routing routing;
 	bool ecmp; /* one link per spine (ecmp or dmodk) rather than one per leaf */
 	bool pxn;
+	/* GPUs 2k and 2k + 1 of a node share a PCIe switch with their NICs
+	 * (the preset's): PXN between a pair goes over PCIe, and rings leave a
+	 * node at their entry's pair (gs_params.ring_pairs) */
+	bool pcie_pairs;
 	int64_t switch_lat_ps; /* one more switch on the way (leaf -> spine -> leaf: two) */
 	double oversub;
 	/* a core layer above pods of leaves (npods 0: none, two levels) */

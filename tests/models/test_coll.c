@@ -102,9 +102,11 @@ static void test_ring_channels(void)
 	/* Hopper's per-channel rate (41.4 GB/s on two nodes) makes a slice
 	 * that crosses its NVLink port alone slow, one among many at its
 	 * share; the flow's channels bunch more than the closed form's
-	 * independent presence assumes (8 % at 64 MiB on two nodes, 5 % at
-	 * 256 MiB on eight, allreduce and allgather) */
-	expect_closed_form_near(yaml, NULL, 0.085);
+	 * independent presence assumes (9.6 % at 64 MiB on two nodes, 5.9 %
+	 * at 256 MiB on eight, allreduce and allgather: the rings' orders,
+	 * each leaving a node at its entry's pair, differ more than
+	 * rotations do, and the flow's rings drift apart further) */
+	expect_closed_form_near(yaml, NULL, 0.10);
 	const char *const eight[] = {"topology.nodes=8", NULL};
 	expect_closed_form_near(yaml, eight, 0.05);
 	/* 24 channels: 1 GiB is one full loop of 2 MiB chunks per channel and
@@ -112,7 +114,7 @@ static void test_ring_channels(void)
 	const char *const partial[] = {"collective.channels=24", "collective.sizes=1GiB,3GiB", NULL};
 	expect_closed_form_near(yaml, partial, 0.01);
 	const char *const gather[] = {"topology.nodes=8", "collective.op=allgather", NULL};
-	expect_closed_form_near(yaml, gather, 0.05);
+	expect_closed_form_near(yaml, gather, 0.06);
 	const char *const p5[] = {"topology.preset=p5", "topology.nodes=4",
 				  "collective.sizes=64MiB,1GiB", NULL};
 	expect_closed_form_near(yaml, p5, 0.06);
@@ -402,7 +404,9 @@ static void test_nccl_channels(void)
  *    shared over the iterations;
  *  - with a process per GPU the count of operations changes nothing: each
  *    pays the launch again (NCCL's base latency is per operation), here
- *    across two nodes as well;
+ *    across two nodes as well (within 0.01 %: there the rings leave each
+ *    node at their entry's pair, so their orders differ, their ranks end
+ *    an operation nanoseconds apart and the next starts as staggered);
  *  - the closed form follows the run;
  *  - a thread cannot drive GPUs of two nodes. */
 static void test_gpus_per_thread(void)
@@ -445,7 +449,7 @@ static void test_gpus_per_thread(void)
 	const char *it5[] = {"collective.iters=5", NULL};
 	gm_run *e = run_yaml(two, NULL), *f = run_yaml(two, it5);
 	for (size_t i = 0; i < e->npts; i++)
-		g_assert_cmpfloat(f->pts[i].time_us, ==, e->pts[i].time_us);
+		g_assert_cmpfloat(fabs(f->pts[i].time_us - e->pts[i].time_us), <, 1e-4 * e->pts[i].time_us);
 	gm_run_free(e);
 	gm_run_free(f);
 	const char *g3[] = {"collective.gpus_per_thread=3", NULL};
@@ -1406,6 +1410,12 @@ static void test_fabric_routes(void)
 	g_assert_cmpint(gt_topo_route(&a->topo, 1, 8 + 1, route), ==, 4);	/* same rail, unit */
 	g_assert_cmpint(gt_topo_route(&a->topo, 1, 8 + 5, route), ==, 6);	/* PXN via GPU 5 */
 	g_assert_cmpuint(route[1], ==, 5 * 6 + 1);				/* GPU 5's NVLink in */
+	/* PXN to the pair's rail: GPUs 0 and 1 share a PCIe switch with their
+	 * NICs, so GPU 1 reaches NIC 0 over PCIe, no NVLink */
+	g_assert_cmpint(gt_topo_route(&a->topo, 1, 8 + 0, route), ==, 4);
+	g_assert_cmpuint(route[0], ==, 1 * 6 + 2); /* GPU 1's PCIe up */
+	g_assert_cmpuint(route[1], ==, 0 * 6 + 4); /* NIC 0 out */
+	g_assert_true(a->topo.pcie_pairs);
 	g_assert_cmpint(gt_topo_route(&b->topo, 1, 8 + 5, route), ==, 6);	/* no PXN: spine */
 	g_assert_cmpint(gt_topo_route(&a->topo, 1, 16 + 5, route), ==, 8);	/* PXN + spine */
 	/* ecmp: one spine per pair, the same every time, on both leaves */
@@ -1417,6 +1427,44 @@ static void test_fabric_routes(void)
 	g_assert_cmpmem(route, 6 * sizeof(uint32_t), r2, 6 * sizeof(uint32_t));
 	gm_run_free(a);
 	gm_run_free(b);
+}
+
+/* Ring allreduce on a rail-optimised fabric is never slower than on a fat
+ * tree of the same nodes and oversubscription: the rings leave each node
+ * at their entry's pair through the entry's NIC (PCIe, no NVLink hop) and
+ * stay on their rail. The closed form at 1:1, 2:1 and 4:1 from 1 MiB to
+ * 1 GiB on 32 DGX H100 nodes; the flow model at 64 MiB on 16. */
+static void test_fabric_rail_ring(void)
+{
+	const char *yaml = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100, nodes: 32, fabric: {kind: fat-tree, leaf_nics: 32}}\n"
+			   "collective: {op: allreduce, algo: ring, sizes: [1MiB, 64MiB, 1GiB]}\n"
+			   "sim: {fidelity: analytical}\n";
+	static const char *const os[] = {"topology.fabric.oversubscription=1",
+					 "topology.fabric.oversubscription=2",
+					 "topology.fabric.oversubscription=4"};
+	for (size_t i = 0; i < G_N_ELEMENTS(os); i++) {
+		const char *const fat[] = {os[i], NULL};
+		const char *const rail[] = {os[i], "topology.fabric.kind=rail", NULL};
+		gm_run *f = run_yaml(yaml, fat), *r = run_yaml(yaml, rail);
+		for (size_t k = 0; k < f->npts; k++) {
+			g_test_message("%s %llu B: fat tree %.1f us, rail %.1f us", os[i],
+				       (unsigned long long)f->pts[k].bytes, f->pts[k].time_us, r->pts[k].time_us);
+			g_assert_cmpfloat(r->pts[k].time_us, <=, f->pts[k].time_us);
+		}
+		gm_run_free(f);
+		gm_run_free(r);
+	}
+	const char *const ffat[] = {"sim.fidelity=flow", "topology.nodes=16", "collective.sizes=[64MiB]",
+				    "topology.fabric.oversubscription=2", NULL};
+	const char *const frail[] = {"sim.fidelity=flow", "topology.nodes=16", "collective.sizes=[64MiB]",
+				     "topology.fabric.oversubscription=2", "topology.fabric.kind=rail", NULL};
+	gm_run *f = run_yaml(yaml, ffat), *r = run_yaml(yaml, frail);
+	g_test_message("flow, 16 nodes, 2:1, 64 MiB: fat tree %.1f us, rail %.1f us", f->pts[0].time_us,
+		       r->pts[0].time_us);
+	g_assert_cmpfloat(r->pts[0].time_us, <=, f->pts[0].time_us);
+	gm_run_free(f);
+	gm_run_free(r);
 }
 
 /* Pods under a core layer (a three-level Clos): routes inside a leaf, a
@@ -1877,6 +1925,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/coll/packet-fidelity", test_packet_fidelity);
 	g_test_add_func("/coll/packet-refusals", test_packet_refusals);
 	g_test_add_func("/coll/fabric-routes", test_fabric_routes);
+	g_test_add_func("/coll/fabric-rail-ring", test_fabric_rail_ring);
 	g_test_add_func("/coll/fabric-oversubscription", test_fabric_oversubscription);
 	g_test_add_func("/coll/fabric-pods", test_fabric_pods);
 	g_test_add_func("/coll/presets", test_presets);

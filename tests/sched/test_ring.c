@@ -265,6 +265,63 @@ static void test_ring_order(void)
 	gs_gen_free(g);
 }
 
+/* Paired rings (gs_params.ring_pairs): on 3 nodes of 8, channel c's ring
+ * enters each node at local rank c % 8 and leaves it from that rank's pair
+ * (c % 8) ^ 1, visits every rank once, and the schedule's peers follow that
+ * order; one node, 2 ranks a node, or 6 with pairs not asked for keep the
+ * rotations. Checked on the allreduce and the broadcast chain, which share
+ * the order. */
+static void test_ring_pairs(void)
+{
+	for (int coll = 0; coll < 2; coll++)
+		for (int c = 0; c < 16; c++) {
+			gs_params p = tu_params(coll ? GS_COLL_BROADCAST : GS_COLL_ALLREDUCE, GS_ALGO_RING,
+						GS_DT_F32, 24, 24 * 4096, 16, 0, 0, 8);
+			p.ring_pairs = 1;
+			gs_gen *g;
+			char *err = NULL;
+			g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
+			/* walk the ring from rank 0 by each rank's first send */
+			int seen[24] = {0}, r = 0, a = c % 8;
+			for (int k = 0; k < 24; k++) {
+				g_assert_cmpint(seen[r], ==, 0);
+				seen[r] = 1;
+				gs_step st[2];
+				uint64_t len = g->ops->strand_len(g, r, c);
+				g->ops->fill(g, r, c, 0, len < 2 ? (uint32_t)len : 2, st);
+				int next = st[0].send_peer >= 0 ? st[0].send_peer : st[1].send_peer;
+				if (next / 8 != r / 8) { /* leaving the node: from a's pair to a */
+					g_assert_cmpint(r % 8, ==, a ^ 1);
+					g_assert_cmpint(next % 8, ==, a);
+				}
+				r = next;
+				if (coll && k == 22)
+					break; /* the chain ends before it closes */
+			}
+			if (!coll)
+				g_assert_cmpint(r, ==, 0);
+			gs_gen_free(g);
+		}
+	/* the rotation where pairs do not apply: channel 2 leaves from local
+	 * rank 1, its predecessor */
+	static const struct {
+		int n, rpn, pairs;
+	} rot[] = {{8, 8, 1}, {6, 2, 1}, {24, 8, 0}};
+	for (size_t i = 0; i < G_N_ELEMENTS(rot); i++) {
+		gs_params p = tu_params(GS_COLL_ALLREDUCE, GS_ALGO_RING, GS_DT_F32, rot[i].n,
+					(uint64_t)rot[i].n * 4096, 3, 0, 0, rot[i].rpn);
+		p.ring_pairs = rot[i].pairs;
+		gs_gen *g;
+		char *err = NULL;
+		g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
+		gs_step st;
+		int last = (2 + rot[i].rpn - 1) % rot[i].rpn; /* local rank before 2 */
+		g->ops->fill(g, last, 2, 0, 1, &st);
+		g_assert_cmpint(st.send_peer, ==, rot[i].n == rot[i].rpn ? 2 % rot[i].rpn : rot[i].rpn + 2 % rot[i].rpn);
+		gs_gen_free(g);
+	}
+}
+
 static uint64_t divup(uint64_t a, uint64_t b)
 {
 	return (a + b - 1) / b;
@@ -373,6 +430,7 @@ int main(int argc, char **argv)
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/sched/ring/golden", test_golden);
 	g_test_add_func("/sched/ring/order", test_ring_order);
+	g_test_add_func("/sched/ring/pairs", test_ring_pairs);
 	g_test_add_func("/sched/ring/strand_len", test_strand_len);
 	g_test_add_func("/sched/ring/one_rank", test_one_rank);
 	g_test_add_func("/sched/ring/allreduce", test_allreduce_sweep);

@@ -272,6 +272,7 @@ void gm_host_setup(const gm_host *h, const gt_topo *gpu, const gs_params *base, 
 	*p = *base;
 	p->bytes = bytes;
 	p->nchannels = 1;
+	p->ring_pairs = 0; /* the libraries' rings run in rank order */
 	if (p->coll != GS_COLL_SENDRECV)
 		p->algo = h->algo;
 	const uint64_t elem = gs_dtype_size(p->dtype);

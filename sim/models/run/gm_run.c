@@ -238,6 +238,7 @@ static void algo_layout(const gc_config *cfg, const gt_topo *t, gs_params *p)
 	p->chunk_bytes = gc_config_bytes(cfg, "collective.chunk");
 	p->slice_bytes = gc_config_bytes(cfg, "collective.slice");
 	p->ranks_per_node = t->gpus_per_node;
+	p->ring_pairs = t->pcie_pairs;
 	/* dispatch/combine: concurrent senders per GPU (DeepEP issues every
 	 * token-expert message from its own warp; docs/MODELS.md gives the
 	 * sensitivity); pplx: its grid's blocks, each with its own warps */
