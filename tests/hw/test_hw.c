@@ -516,6 +516,22 @@ static bool mailboxes_drain(const gh_interp_plan *plan, const uint64_t *slots)
 	return done;
 }
 
+/* Each connection's mailbox holds a slot for every piece of `piece` data
+ * bytes it carries (at least GH_NSLOTS); the slots of all of them. */
+static uint64_t expect_slots(const gh_interp_plan *plan, uint64_t piece)
+{
+	uint64_t *want = g_new0(uint64_t, plan->nconns), total = 0;
+	for (uint64_t k = 0; k < plan->nsteps; k++)
+		if (plan->aux[k].send_conn >= 0)
+			want[plan->aux[k].send_conn] += (plan->steps[k].bytes + piece - 1) / piece;
+	for (int c = 0; c < plan->nconns; c++) {
+		g_assert_cmpuint(plan->conn_slots[c], ==, MAX(want[c], (uint64_t)GH_NSLOTS));
+		total += plan->conn_slots[c];
+	}
+	g_free(want);
+	return total;
+}
+
 /* Every mailbox is as big as the plan says, and with those sizes the
  * blocks always finish; with GH_NSLOTS slots each the larger schedules
  * the GPU check runs would not (every ring rank sends a whole chunk
@@ -554,27 +570,12 @@ static void test_interp_mailboxes(void)
 		for (int c = 0; c < plan.nconns; c++)
 			simple_total += plan.conn_slots[c];
 		g_assert_cmpint(gh_interp_plan_set(&plan, GH_KERNEL_VECTOR, GH_PROTO_LL128, 1, &err), ==, GC_OK);
-		uint64_t *want = g_new0(uint64_t, plan.nconns), total = 0;
-		for (uint64_t k = 0; k < plan.nsteps; k++)
-			if (plan.aux[k].send_conn >= 0)
-				want[plan.aux[k].send_conn] += (plan.steps[k].bytes + GH_LL128_PIECE - 1) / GH_LL128_PIECE;
-		for (int c = 0; c < plan.nconns; c++) {
-			g_assert_cmpuint(plan.conn_slots[c], ==, MAX(want[c], (uint64_t)GH_NSLOTS));
-			total += plan.conn_slots[c];
-		}
+		uint64_t total = expect_slots(&plan, GH_LL128_PIECE);
 		g_assert_true(p.bytes <= 64u << 10 ? total == simple_total : total > simple_total);
 		g_assert_true(mailboxes_drain(&plan, plan.conn_slots));
 		/* back to Simple: a slot per piece sent on each connection */
 		g_assert_cmpint(gh_interp_plan_set(&plan, GH_KERNEL_VECTOR, GH_PROTO_SIMPLE, 1, &err), ==, GC_OK);
-		total = 0;
-		memset(want, 0, sizeof(uint64_t) * (size_t)plan.nconns);
-		for (uint64_t k = 0; k < plan.nsteps; k++)
-			if (plan.aux[k].send_conn >= 0)
-				want[plan.aux[k].send_conn] += (plan.steps[k].bytes + GH_SLOT_BYTES - 1) / GH_SLOT_BYTES;
-		for (int c = 0; c < plan.nconns; c++) {
-			g_assert_cmpuint(plan.conn_slots[c], ==, MAX(want[c], (uint64_t)GH_NSLOTS));
-			total += plan.conn_slots[c];
-		}
+		total = expect_slots(&plan, GH_SLOT_BYTES);
 		g_assert_cmpuint(total, ==, simple_total);
 		g_test_message("%s/%s %d ranks %llu B: %d mailboxes, %llu slots (%.0f MiB)",
 			       gs_coll_name(p.coll), gs_algo_name(p.algo), p.nranks,
@@ -586,7 +587,6 @@ static void test_interp_mailboxes(void)
 			few[c] = GH_NSLOTS;
 		g_assert_cmpint(mailboxes_drain(&plan, few), ==, cases[i].fits_few);
 		g_free(few);
-		g_free(want);
 		gh_interp_plan_clear(&plan);
 		gs_sched_free(s);
 		gs_gen_free(g);
