@@ -58,6 +58,9 @@ done
 "$E" hw interp --protocol ll128 --gpus 2 --algo tree --sizes 256KiB --iters 1 --csv "$T/l.csv" >"$T/out" 2>"$T/err"; rc=$?
 check "hw interp --protocol ll128 --gpus 2, tree: outputs checked, recorded as interp-ll128" \
 	'[ $rc -eq 0 ] && grep -q "all outputs equal the expected allreduce result" "$T/out" && grep -q "^# label: interp-ll128$" "$T/l.csv"'
+"$E" hw interp --kernel pipe --gpus 2 --sizes 1MiB --iters 1 >"$T/out" 2>"$T/err"; rc=$?
+check "hw interp --kernel pipe --gpus 2: outputs checked" \
+	'[ $rc -eq 0 ] && grep -q "all outputs equal the expected allreduce result" "$T/out"'
 "$E" hw interp --blocks 2 --ranks 8 --op alltoall --algo put --sizes 64KiB --iters 1 --csv "$T/b.csv" >"$T/out" 2>"$T/err"; rc=$?
 check "hw interp --blocks 2, one-sided alltoall: outputs checked, recorded as interp-b2" \
 	'[ $rc -eq 0 ] && grep -q "all outputs equal the expected alltoall result" "$T/out" && grep -q "^# label: interp-b2$" "$T/b.csv"'

@@ -6,8 +6,11 @@
  * interp` sets it up (gh_bench_interp, two timed iterations after a
  * warm-up, so the mailboxes are reset between launches), and the GPU
  * tests' cases (interp_cases.h), with all ranks on one emulated GPU and
- * with one rank per emulated GPU; every output element is compared with
- * the CPU reference's. The error paths: a WAIT no SIGNAL satisfies ends
+ * with one rank per emulated GPU, each with every way the kernel moves a
+ * piece (16-byte vectors, loading and storing warps, LL128 lines, several
+ * blocks a strand); every output element is compared with the CPU
+ * reference's. A strand whose blocks must meet, with one block started
+ * late, is right with the meeting and wrong without it. The error paths: a WAIT no SIGNAL satisfies ends
  * in GC_ERR_DEADLOCK within the spin timeout, a grid larger than the GPU
  * holds at once is refused before any launch, and no path leaves device
  * memory allocated. The inter-CTA barrier benchmark and shmem_put_bw's
@@ -70,12 +73,28 @@ static const struct {
 	{"reduce8", GS_COLL_REDUCE, GS_ALGO_RING, 8, 1, 1, 0, {65536, (2u << 20) + 4096}},
 };
 
-static void test_device_runs(void)
+/* The ways the kernel can run a plan, each over every device run: the
+ * default (vector, Simple, a block a strand), loading and storing warps,
+ * LL128 lines, two blocks a strand. */
+static const struct {
+	const char *name;
+	int kernel, proto, blocks;
+} kernel_ways[] = {
+	{"vector", GH_KERNEL_VECTOR, GH_PROTO_SIMPLE, 1},
+	{"pipe", GH_KERNEL_PIPE, GH_PROTO_SIMPLE, 1},
+	{"ll128", GH_KERNEL_VECTOR, GH_PROTO_LL128, 1},
+	{"blocks 2", GH_KERNEL_VECTOR, GH_PROTO_SIMPLE, 2},
+};
+
+/* Every device run with the kernel run the way w says; the other ways
+ * than the default to 1 MiB (their pieces' tails are the GPU tests'
+ * cases' to cover, at sizes that are not a multiple of a slot). */
+static void device_runs_as(size_t w, GArray *pts)
 {
-	gh_emu_set_devices(1);
-	GArray *pts = g_array_new(FALSE, FALSE, sizeof(gc_result_point));
 	for (size_t i = 0; i < G_N_ELEMENTS(device_runs); i++) {
-		for (int k = 0; k < 3 && device_runs[i].sizes[k]; k++) {
+		for (int k = 0; k < 3 && device_runs[i].sizes[k] &&
+				(w == 0 || device_runs[i].sizes[k] <= (1u << 20));
+		     k++) {
 			int tokens = device_runs[i].tokens ? device_runs[i].tokens : 32;
 			/* `gcsim hw interp`'s set-up (cli/cmd_hw.c) */
 			gs_params p = {.coll = device_runs[i].coll, .algo = device_runs[i].algo,
@@ -90,34 +109,46 @@ static void test_device_runs(void)
 			gh_bench_opts_default(&o, true);
 			o.warmup = 1;
 			o.iters = 2;
+			o.kernel = kernel_ways[w].kernel;
+			o.proto = kernel_ways[w].proto;
+			o.blocks = kernel_ways[w].blocks;
 			char why[GH_WHY] = "";
 			guint before = pts->len;
 			uint64_t launches = gh_emu_launches();
 			gint64 t0 = g_get_monotonic_time();
 			gc_status st = gh_bench_interp(&o, &p, pts, why);
 			if (st != GC_OK)
-				g_error("%s at %" G_GUINT64_FORMAT " B: %s", device_runs[i].name,
-					device_runs[i].sizes[k], why);
+				g_error("%s (%s) at %" G_GUINT64_FORMAT " B: %s", device_runs[i].name,
+					kernel_ways[w].name, device_runs[i].sizes[k], why);
 			g_assert_cmpuint(pts->len, ==, before + 1);
 			g_assert_cmpuint(gh_emu_launches() - launches, ==, 3);
 			const gc_result_point *pt = &g_array_index(pts, gc_result_point, pts->len - 1);
 			g_assert_cmpint(pt->nranks, ==, device_runs[i].ranks);
 			g_assert_cmpfloat(pt->time_us, >, 0);
 			g_assert_cmpuint(gh_emu_live_allocs(), ==, 0);
-			g_test_message("%s %" G_GUINT64_FORMAT " B: outputs equal the reference's "
+			g_test_message("%s (%s) %" G_GUINT64_FORMAT " B: outputs equal the reference's "
 				       "(%.2f s emulated)",
-				       device_runs[i].name, pt->size_bytes,
+				       device_runs[i].name, kernel_ways[w].name, pt->size_bytes,
 				       (double)(g_get_monotonic_time() - t0) / 1e6);
 		}
 	}
+}
+
+static void test_device_runs(void)
+{
+	gh_emu_set_devices(1);
+	GArray *pts = g_array_new(FALSE, FALSE, sizeof(gc_result_point));
+	for (size_t w = 0; w < G_N_ELEMENTS(kernel_ways); w++)
+		device_runs_as(w, pts);
 	g_array_free(pts, TRUE);
 }
 
 /* The GPU tests' cases on one emulated GPU (ndevs 1) or one rank per
  * emulated GPU (ndevs = ranks, system-scope fences and atomics, every
- * mailbox on its receiver's GPU), with messages above GH_LL_MAX in Simple
- * slots or LL128 lines, and `blocks` thread blocks per strand. */
-static void run_cases(bool per_rank, int proto, int blocks)
+ * mailbox on its receiver's GPU), with the given kernel, messages above
+ * GH_LL_MAX in Simple slots or LL128 lines, and `blocks` thread blocks per
+ * strand. */
+static void run_cases(bool per_rank, int kernel, int proto, int blocks)
 {
 	for (size_t i = 0; i < G_N_ELEMENTS(interp_cases); i++) {
 		gs_params p = interp_case_params(&interp_cases[i]);
@@ -126,12 +157,13 @@ static void run_cases(bool per_rank, int proto, int blocks)
 		/* the variants at a quarter of the 3 MiB cases (still several
 		 * slices a channel): every LL128 or extra block's thread polls on
 		 * its own, which the emulation pays for poll by poll */
-		if ((proto != GH_PROTO_SIMPLE || blocks > 1) && p.bytes >= (2u << 20))
+		if ((kernel != GH_KERNEL_VECTOR || proto != GH_PROTO_SIMPLE || blocks > 1) &&
+		    p.bytes >= (2u << 20))
 			p.bytes /= 4;
 		interp_case c;
 		interp_case_open(&p, &c);
 		char why[GH_WHY] = "", *err = NULL;
-		g_assert_cmpint(gh_interp_plan_set(&c.plan, GH_KERNEL_VECTOR, proto, blocks, &err), ==, GC_OK);
+		g_assert_cmpint(gh_interp_plan_set(&c.plan, kernel, proto, blocks, &err), ==, GC_OK);
 		int devs[GH_MAX_GPUS];
 		int ndevs = per_rank ? c.plan.nranks : 1;
 		if (ndevs > GH_MAX_GPUS) { /* with its helper ranks (switches) */
@@ -155,17 +187,24 @@ static void run_cases(bool per_rank, int proto, int blocks)
 
 static void test_cases_one_gpu(void)
 {
-	run_cases(false, GH_PROTO_SIMPLE, 1);
+	run_cases(false, GH_KERNEL_VECTOR, GH_PROTO_SIMPLE, 1);
 }
 
 static void test_cases_gpu_per_rank(void)
 {
-	run_cases(true, GH_PROTO_SIMPLE, 1);
+	run_cases(true, GH_KERNEL_VECTOR, GH_PROTO_SIMPLE, 1);
 }
 
 static void test_cases_ll128(void)
 {
-	run_cases(false, GH_PROTO_LL128, 1);
+	run_cases(false, GH_KERNEL_VECTOR, GH_PROTO_LL128, 1);
+}
+
+/* Loading and storing warps on one GPU (with a rank per GPU, where only
+ * the fences' scope differs: tests/hw/hw_emu.t's --kernel pipe --gpus 2). */
+static void test_cases_pipe(void)
+{
+	run_cases(false, GH_KERNEL_PIPE, GH_PROTO_SIMPLE, 1);
 }
 
 /* Several blocks per strand: shares of every piece and PUT, per-block
@@ -173,8 +212,8 @@ static void test_cases_ll128(void)
  * counts that do not divide a piece's vectors or lines evenly. */
 static void test_cases_blocks(void)
 {
-	run_cases(false, GH_PROTO_SIMPLE, 3);
-	run_cases(true, GH_PROTO_LL128, 2);
+	run_cases(false, GH_KERNEL_VECTOR, GH_PROTO_SIMPLE, 3);
+	run_cases(true, GH_KERNEL_VECTOR, GH_PROTO_LL128, 2);
 }
 
 /* Two ranks exchange INPUT (sendrecv's result) through SCRATCH: each
@@ -413,6 +452,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/interp-emu/cases-one-gpu", test_cases_one_gpu);
 	g_test_add_func("/interp-emu/cases-gpu-per-rank", test_cases_gpu_per_rank);
 	g_test_add_func("/interp-emu/cases-ll128", test_cases_ll128);
+	g_test_add_func("/interp-emu/cases-pipe", test_cases_pipe);
 	g_test_add_func("/interp-emu/cases-blocks", test_cases_blocks);
 	g_test_add_func("/interp-emu/blocks-meet", test_blocks_meet);
 	g_test_add_func("/interp-emu/errors", test_errors);
