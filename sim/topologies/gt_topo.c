@@ -984,22 +984,23 @@ static int route_links(const gt_topo *t, int src, int dst, int ch, uint32_t *rou
 		return 2;
 	}
 	int h = 0;
-	route[h++] = s + DGX_PCIE_UP;
+	/* PXN: this node's GPU on the receiver's rail sends through its NIC
+	 * (unless the sender shares that NIC); the sender reaches it over
+	 * their PCIe switch where the two are a pair, else over NVLink */
+	int out = src;
 	if (t->pxn) {
-		/* PXN: to this node's GPU on the receiver's rail, whose NIC sends
-		 * (unless the sender shares that NIC): over PCIe where the two
-		 * GPUs are a pair under one switch, else over NVLink first */
 		int via = gt_topo_node_of(t, src) * t->gpus_per_node +
 			  nic_owner(t, dst) % t->gpus_per_node;
-		if (nic_owner(t, via) != nic_owner(t, src)) {
-			if (!(t->pcie_pairs && (via ^ 1) == src)) {
-				route[h - 1] = s + DGX_NVL_UP;
-				route[h++] = (uint32_t)via * DGX_NLINKS + DGX_NVL_DOWN;
-				route[h++] = (uint32_t)via * DGX_NLINKS + DGX_PCIE_UP;
-			}
-			src = via;
-		}
+		if (nic_owner(t, via) != nic_owner(t, src))
+			out = via;
 	}
+	if (out != src && !(t->pcie_pairs && (out ^ 1) == src)) {
+		route[h++] = s + DGX_NVL_UP;
+		route[h++] = (uint32_t)out * DGX_NLINKS + DGX_NVL_DOWN;
+		s = (uint32_t)out * DGX_NLINKS;
+	}
+	route[h++] = s + DGX_PCIE_UP;
+	src = out;
 	route[h++] = (uint32_t)nic_owner(t, src) * DGX_NLINKS + DGX_NIC_TX;
 	int ls = gt_topo_leaf_of(t, src), ld = gt_topo_leaf_of(t, dst);
 	if (ls != ld) {

@@ -22,21 +22,8 @@ static gs_params shape(gs_coll c, gs_algo a, int n, uint64_t bytes)
 			   .slice_bytes = GH_INTERP_SLICE, .ranks_per_node = n};
 }
 
-static gh_vrank_path timed(gs_params p, const gh_vrank_model *m)
-{
-	gs_sched *s = NULL;
-	gh_interp_plan plan;
-	gh_vrank_path r;
-	char *err = NULL;
-	g_assert_cmpint(gh_vrank_plan(&p, &s, &plan, &err), ==, GC_OK);
-	g_assert_cmpint(gh_vrank_time(&plan, m, &r, &err), ==, GC_OK);
-	g_assert_null(err);
-	gh_interp_plan_clear(&plan);
-	gs_sched_free(s);
-	return r;
-}
-
-/* As timed, with the kernel run by proto and blocks per strand. */
+/* p's schedule timed by m, the kernel run by proto with `blocks` blocks
+ * per strand. */
 static gh_vrank_path timed_as(gs_params p, const gh_vrank_model *m, int proto, int blocks)
 {
 	gs_sched *s = NULL;
@@ -46,9 +33,16 @@ static gh_vrank_path timed_as(gs_params p, const gh_vrank_model *m, int proto, i
 	g_assert_cmpint(gh_vrank_plan(&p, &s, &plan, &err), ==, GC_OK);
 	g_assert_cmpint(gh_interp_plan_set(&plan, GH_KERNEL_VECTOR, proto, blocks, &err), ==, GC_OK);
 	g_assert_cmpint(gh_vrank_time(&plan, m, &r, &err), ==, GC_OK);
+	g_assert_null(err);
 	gh_interp_plan_clear(&plan);
 	gs_sched_free(s);
 	return r;
+}
+
+/* As the interpreter runs a plan by default: Simple, a block a strand. */
+static gh_vrank_path timed(gs_params p, const gh_vrank_model *m)
+{
+	return timed_as(p, m, GH_PROTO_SIMPLE, 1);
 }
 
 /* Pieces cost 1 us and bytes next to nothing: the time counts pieces. */
