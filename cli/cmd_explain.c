@@ -175,8 +175,8 @@ static int explain_transport(const char *file, const char *bytes, const char *va
 	gm_tx_estimate(&x->p, &rcp, &res);
 	out = g_string_new(NULL);
 	gm_run_format_head(file, run->cfg, &run->topo, out);
-	g_string_append_printf(out, "# transport : %s (%s message), components of platform %s\n", x->name,
-			       gm_xport_msg_name(k), x->p.platform);
+	g_string_append_printf(out, "# transport : %s%s (%s message), components of platform %s\n", x->name,
+			       x->gin_proxy ? ", CPU-proxy back end" : "", gm_xport_msg_name(k), x->p.platform);
 	gm_tx_format_walk(&x->p, &rcp, &res, b, timeline, out);
 	g_string_append_printf(out,
 			       "# gcsim run sends every network message of this scenario through these "

@@ -1,8 +1,8 @@
 #!/usr/bin/perl
 # Every key `gcsim run` accepts changes what it simulates or is refused
 # with the reason. On a small multi-node scenario of each network transport
-# (transport.inter none, nccl, ibrc, ibgda and gin on InfiniBand; nccl and
-# ibrc on EFA; an allreduce for the two-sided transports, a MoE dispatch of
+# (transport.inter none, nccl, ibrc, ibgda and gin on InfiniBand; nccl, ibrc
+# and gin on EFA; an allreduce for the two-sided transports, a MoE dispatch of
 # one-sided puts for the others, and both for none), every key `gcsim
 # models --keys` lists is set to another valid value, one run per value:
 # the run must exit 2 with a message that names the key, or its results
@@ -87,6 +87,7 @@ my @scenarios = (
 	['ib-gin-dispatch', @ib, @dispatch, 'transport.inter' => 'gin'],
 	['p5-nccl-allreduce', @p5, @allreduce, 'transport.inter' => 'nccl'],
 	['p5-ibrc-dispatch', @p5, @dispatch, 'transport.inter' => 'ibrc'],
+	['p5-gin-dispatch', @p5, @dispatch, 'transport.inter' => 'gin'],
 );
 if ($ENV{GCSIM_KEYS_ONLY}) {
 	my %only = map { $_ => 1 } split /,/, $ENV{GCSIM_KEYS_ONLY};

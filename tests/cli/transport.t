@@ -14,6 +14,7 @@ golden() { # NAME, then the command's arguments
 }
 golden sendrecv run scenarios/transport-sendrecv.yaml
 golden moe-dispatch run scenarios/moe-dispatch-transport.yaml
+golden moe-dispatch-gin run scenarios/moe-dispatch-gin.yaml
 golden alltoall-peers run scenarios/alltoall-peers.yaml
 golden alltoall-peers-closed run scenarios/alltoall-peers-closed.yaml
 golden explain-nccl explain --transport scenarios/transport-sendrecv.yaml --timeline
@@ -50,6 +51,14 @@ check "closed form within 10 % of the flow run on 64 nodes ($(cat "$T/flow64") u
   "awk -v a=\$(cat '$T/cf64') -v f=\$(cat '$T/flow64') 'BEGIN { e = (a - f) / f; if (e < 0) e = -e; exit !(f > 0 && e < 0.1) }'"
 check "EFA falls back to the proxy, with the reason" \
   "grep -q 'p5: transport ibrc (auto: one-sided, and EFA has no GPUDirect Async' '$T/moe-dispatch.txt'"
+check "NCCL GIN on EFA through its CPU proxy, with the reason; GDAKI on InfiniBand" \
+  "grep -q '=p5,gin: transport gin (its CPU-proxy back end: the NIC has no GPUDirect Async)' '$T/moe-dispatch-gin.txt' && grep -A1 '=dgx-h100,gin: transport gin:' '$T/moe-dispatch-gin.txt' | grep -q 'the data path and latencies bind'"
+"$G" run scenarios/moe-dispatch-gin.yaml --set transport.gin=gdaki >"$T/o" 2>"$T/e"
+check "transport.gin gdaki on p5: exit 2, nothing printed, the key and EFA named" \
+  "[ \$? -eq 2 ] && [ ! -s '$T/o' ] && grep -q 'transport.gin' '$T/e' && grep -q 'EFA does not provide' '$T/e'"
+"$G" run scenarios/moe-dispatch-transport.yaml --set transport.gin=proxy >"$T/o" 2>"$T/e"
+check "transport.gin without transport.inter gin: refused with the reason" \
+  "[ \$? -eq 2 ] && grep -q 'transport.gin' '$T/e' && grep -q 'not gin' '$T/e'"
 
 # --- every fidelity and the breakdown take the transport ---------------------
 "$G" run "$T/one.yaml" --set transport.inter=nccl --fidelity packet >"$T/pk" 2>"$T/e"

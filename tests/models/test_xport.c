@@ -14,7 +14,9 @@
  *    (GDRCopy), a put's signal behind the put; every request polls the
  *    receive queue first, and a proxy keeps at most its window of atomics
  *    unacknowledged;
- *  - ibgda and gin are refused on EFA (no GPUDirect Async) with the reason;
+ *  - ibgda and gin's GDAKI back end are refused on EFA (no GPUDirect
+ *    Async) with the reason; gin there runs through its CPU proxy, which
+ *    reads each descriptor on its own;
  *  - the packet fidelity takes the same control path: one message as the
  *    flow model's but for its packet's store-and-forward, an MoE dispatch
  *    through the proxy within a few percent of the flow run;
@@ -73,6 +75,12 @@ static void test_explain_equals_run(void)
 	one_message("nccl", "topology.preset=p5", &run, &walk);
 	g_assert_cmpint(run, ==, walk);
 	one_message("ibrc", "topology.preset=p5", &run, &walk);
+	g_assert_cmpint(run, ==, walk);
+	/* NCCL GIN through its CPU proxy: on EFA (auto's back end there) and
+	 * on InfiniBand when asked for */
+	one_message("gin", "topology.preset=p5", &run, &walk);
+	g_assert_cmpint(run, ==, walk);
+	one_message("gin", "transport.gin=proxy", &run, &walk);
 	g_assert_cmpint(run, ==, walk);
 }
 
@@ -234,14 +242,66 @@ static void test_refusals(void)
 {
 	const char *const efa[] = {"transport.inter=ibgda", "topology.preset=p5", NULL};
 	expect_refused(pair, efa, "EFA does not provide");
-	const char *const gin[] = {"transport.inter=gin", "caps.gpudirect_async=false", NULL};
+	const char *const gin[] = {"transport.inter=gin", "transport.gin=gdaki", "caps.gpudirect_async=false",
+				   NULL};
 	expect_refused(pair, gin, "caps.gpudirect_async=false");
+	const char *const gin_efa[] = {"transport.inter=gin", "transport.gin=gdaki", "topology.preset=p5", NULL};
+	expect_refused(pair, gin_efa, "transport.gin");
 	const char *const flat[] = {"transport.inter=nccl", NULL};
 	expect_refused("schema_version: 1\ntopology: {kind: flat, gpus: 2}\n"
 		       "collective: {op: sendrecv, sizes: [8B]}\n",
 		       flat, "NICs");
 	const char *const gdr[] = {"transport.inter=nccl", "caps.gdr=false", NULL};
 	expect_refused(pair, gdr, "GPUDirect RDMA");
+}
+
+/* NCCL GIN's back ends: auto takes GDAKI where the NIC has GPUDirect
+ * Async and the CPU proxy elsewhere (EFA); the proxy's pass reads every
+ * descriptor from its own line in host memory, while NVSHMEM's proxy reads
+ * a batch of requests at once, so a DeepEP dispatch whose proxies bind
+ * slows by about a read per message with GIN and by a batch's share of one
+ * with IBRC when host memory is slower to read. */
+static void test_gin_proxy(void)
+{
+	const char *const ib[] = {"transport.inter=gin", NULL};
+	const char *const ibp[] = {"transport.inter=gin", "transport.gin=proxy", NULL};
+	const char *const efa[] = {"transport.inter=gin", "topology.preset=p5", NULL};
+	gm_run *a = run_yaml(pair, ib), *b = run_yaml(pair, ibp), *c = run_yaml(pair, efa);
+	g_assert_false(a->xport.gin_proxy);
+	g_assert_true(b->xport.gin_proxy);
+	g_assert_true(c->xport.gin_proxy);
+	g_assert_cmpint(b->xport.queues, ==, 0);
+	g_assert_cmpint(b->xport.proxy_batch, ==, 1);
+	/* one 8-byte message: the proxy's turn costs more than the GPU's post */
+	g_assert_cmpint(b->pts[0].r.time_ps, >, a->pts[0].r.time_ps);
+	gm_run_free(a);
+	gm_run_free(b);
+	gm_run_free(c);
+	static const char moe[] = "schema_version: 1\n"
+				  "topology: {preset: p5, nodes: 2, gpus_per_node: 2}\n"
+				  "collective: {op: dispatch, algo: put, sizes: [7408B]}\n"
+				  "moe: {tokens: 64, topk: 8, experts: 32}\n";
+	double dt[2];
+	uint64_t msgs = 0;
+	static const char *const xs[] = {"transport.inter=gin", "transport.inter=ibrc"};
+	for (int i = 0; i < 2; i++) {
+		const char *const s0[] = {xs[i], NULL};
+		const char *const s1[] = {xs[i], "host.mem_latency=1100ns", NULL};
+		gm_run *x = run_yaml(moe, s0), *y = run_yaml(moe, s1);
+		dt[i] = y->pts[0].time_us - x->pts[0].time_us;
+		msgs = x->pts[0].r.xp_msgs;
+		g_test_message("dispatch on 2 p5 nodes, %s: %.2f us, host reads 1 us slower: %.2f us "
+			       "(%llu messages)",
+			       xs[i], x->pts[0].time_us, y->pts[0].time_us, (unsigned long long)msgs);
+		gm_run_free(x);
+		gm_run_free(y);
+	}
+	/* 4 GPUs: a GPU posts about a quarter of the network messages
+	 * (the busiest a few more), each a read more */
+	const double per_gpu = (double)msgs / 4;
+	g_assert_cmpfloat(dt[0], >, 0.95 * per_gpu);
+	g_assert_cmpfloat(dt[0], <, 1.25 * per_gpu);
+	g_assert_cmpfloat(dt[1], <, dt[0] / 8);
 }
 
 /* NVSHMEM IBRC's window of unacknowledged emulated atomics: srq_depth /
@@ -453,6 +513,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/xport/ibrc-signal-on-its-own", test_ibrc_signal_on_its_own);
 	g_test_add_func("/xport/refusals", test_refusals);
 	g_test_add_func("/xport/ibrc-atomic-window", test_ibrc_atomic_window);
+	g_test_add_func("/xport/gin-proxy", test_gin_proxy);
 	g_test_add_func("/xport/packet-fidelity", test_packet_fidelity);
 	g_test_add_func("/xport/breakdown-follows-the-path", test_breakdown_follows_the_path);
 	g_test_add_func("/xport/breakdown-of-a-proxy-queue", test_breakdown_of_a_proxy_queue);

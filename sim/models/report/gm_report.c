@@ -292,6 +292,10 @@ static void format_xport(const gm_run *r, GString *g, const char *label)
 			   : r->xport.p.nic_kind == GM_TX_NIC_EFA
 				   ? " (auto: one-sided, and EFA has no GPUDirect Async, so NVSHMEM falls back to its CPU proxy)"
 				   : " (auto: one-sided, and the NIC has no GPUDirect Async: the CPU proxy)";
+	if (r->xport.gin_proxy)
+		auto_why = r->xport.p.has_gpudirect_async
+				   ? " (its CPU-proxy back end, transport.gin proxy)"
+				   : " (its CPU-proxy back end: the NIC has no GPUDirect Async)";
 	if (r->analytical)
 		g_string_append_printf(g, "# %s%stransport %s%s: each network message adds its stages once "
 					  "(closed form: no queueing at proxies or NICs); the first GPU's proxy "

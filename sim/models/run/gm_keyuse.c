@@ -7,6 +7,7 @@
  *  - the component keys (gpu., nvlink., pcie., host., proxy., gdrcopy.,
  *    nic., wire., switch., caps.): the transport's stages, where a message
  *    crosses the network (gm_xport_uses_key);
+ *  - transport.gin: transport.inter gin's back end;
  *  - transport.inter, sim.net_send, topology.nic.*, topology.nics_per_node,
  *    topology.fabric.* and, in NVSwitch nodes, topology.pcie.bandwidth and
  *    latency: a message between nodes (its route, gt_topo; its sending,
@@ -407,6 +408,12 @@ static const char *why_unused(use *u, const char *key)
 	     (!strcmp(key, "topology.pcie.bandwidth") || !strcmp(key, "topology.pcie.latency"))))
 		if (u->no_net)
 			return u->no_net;
+	if (!strcmp(key, "transport.gin")) {
+		if (u->no_net)
+			return u->no_net;
+		const char *why = NULL;
+		return gm_xport_uses_key(&r->xport, key, &why) ? NULL : why;
+	}
 	if (!strcmp(key, "topology.nic_path")) {
 		const char *why = NULL;
 		return nic_path_consulted(u, &why) ? NULL : why;

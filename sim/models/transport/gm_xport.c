@@ -25,7 +25,22 @@
  *    memory, fences, and rings the NIC's doorbell with an MMIO store; the
  *    NIC fetches the WQE from GPU memory.
  *  - gin: NCCL 2.28 GIN with the GDAKI back end (DOCA GPUNetIO), the same
- *    device-initiated post as IBGDA (arXiv 2511.15076).
+ *    device-initiated post as IBGDA (arXiv 2511.15076). Its CPU-proxy back
+ *    end (NVIDIA/nccl src/gin/gin_host_proxy.cc, device side
+ *    src/include/nccl_device/gin/proxy/gin_proxy.h): a GPU thread claims a
+ *    slot of the target's descriptor queue in host memory and writes the
+ *    64-byte descriptor with write-through stores (postGfd); the proxy's
+ *    progress pass (ncclGinProxyProgress) reads each target's queue, takes
+ *    at most one descriptor from each, posts it through the RMA plugin and
+ *    later tests its completion, which frees the slot for the GPU. On
+ *    InfiniBand the post is an RDMA write chained with the signal's atomic
+ *    fetch-and-add, one doorbell (src/transport/net_ib/gin.cc
+ *    ncclRmaIbProxyIPutSignal), so the receiving GPU polls the signal; on
+ *    EFA (aws-ofi-nccl src/rdma/gin/nccl_ofi_gin.cpp) writes with immediate
+ *    data and a metadata send carry the signal, the receiving plugin's
+ *    progress polls them and a GDRCopy worker thread writes the signal into
+ *    GPU memory. aws-ofi-nccl's doc/gin-getting-started.md: NCCL 2.31
+ *    defaults to the proxy on EFA.
  * The NIC's part (doorbell, work-request fetch, message stage, DMA read)
  * and every cost are the explain model's components (gm_tx_path.c,
  * gm_tx_params.c).
@@ -46,6 +61,12 @@ static const gc_param xport_params[] = {
 	 "doorbell); gin (NCCL GIN, device-initiated); auto (the preset's: nccl for collectives, for "
 	 "one-sided schedules ibgda where the NIC has GPUDirect Async, else ibrc)",
 	 "NVIDIA/nccl src/transport/net.cc; NVSHMEM proxy and IBGDA; aws-ofi-nccl (docs/MODELS.md)"},
+	{"transport.gin", GC_P_ENUM, "auto", "auto|gdaki|proxy", 1, 0,
+	 "NCCL GIN's back end (transport.inter gin): gdaki (the GPU posts work requests and rings "
+	 "the doorbell, GPUDirect Async); proxy (the GPU writes a descriptor into a queue in host "
+	 "memory, NCCL's CPU proxy thread posts it); auto (gdaki where the NIC has GPUDirect "
+	 "Async, else proxy: NCCL 2.31's default on EFA)",
+	 "NVIDIA/nccl src/gin/gin_host_proxy.cc; aws-ofi-nccl doc/gin-getting-started.md"},
 };
 
 void gm_xport_register_params(gc_config *cfg)
@@ -181,6 +202,40 @@ static void proxy_send(gm_xport_path *h, const gm_tx_params *p, bool nccl, bool 
 	nic_part(h, p, false);
 }
 
+/* The sender's part of NCCL GIN's CPU-proxy back end (gin_proxy.h
+ * postGfd, gin_host_proxy.cc ncclGinProxyProgress): the descriptor queues
+ * are in host memory, one per target, and a pass of the proxy reads each
+ * and takes at most one descriptor from it, so every descriptor is a read
+ * of a line the GPU wrote (the empty queues' lines stay in the CPU's cache
+ * and are not charged). */
+static void gin_proxy_send(gm_xport_path *h, const gm_tx_params *p, gm_xport_msg k)
+{
+	const bool efa = p->nic_kind == GM_TX_NIC_EFA, sig = k != GM_XM_PUT;
+	push(h, GM_XS_DELAY, p->store_issue_ps, "SM (GPU A)", "gpu.store_issue",
+	     "claims a slot of the target's descriptor queue and writes the 64-byte descriptor into "
+	     "host memory with write-through stores (postGfd)");
+	h->ngpu = h->nstages;
+	push(h, GM_XS_DELAY, p->pcie_lat_ps, "PCIe", "pcie.latency",
+	     "the descriptor crosses PCIe into host memory (posted writes)");
+	poll(h, GM_XS_PROXY_POLL, p->mem_lat_ps, p->mem_lat_ps + p->proxy_poll_ps, "CPU proxy (GPU A)",
+	     "host.mem_latency",
+	     "the proxy's progress pass reads the target's queue and finds the descriptor (one per "
+	     "target a pass)");
+	push(h, GM_XS_PROXY_WORK, p->proxy_req_ps + p->post_send_ps + p->mmio_write_ps, "CPU proxy (GPU A)",
+	     "proxy.request_cost + host.post_send + pcie.mmio_write",
+	     efa ? (sig ? "posts the metadata send that carries the signal through libfabric (aws-ofi-nccl "
+			  "iputSignal) and rings the doorbell"
+			: "posts the put as writes with immediate data (the op's sequence number) through "
+			  "libfabric and rings the doorbell")
+	     : sig ? "posts the signal's atomic fetch-and-add, chained behind the put on the same queue "
+		     "pair (ncclRmaIbProxyIPutSignal), and rings the doorbell"
+		   : "posts the put as an RDMA write (one ibv_post_send) and rings the doorbell");
+	push(h, GM_XS_PROXY_BG, p->cq_poll_ps, "CPU proxy (GPU A)", "host.cq_poll",
+	     "later tests the request's completion and moves the queue's consumer index on, freeing the "
+	     "slot for the GPU, off the message's path");
+	nic_part(h, p, false);
+}
+
 /* The sender's part of a device-initiated transport. */
 static void device_send(gm_xport_path *h, const gm_tx_params *p)
 {
@@ -247,6 +302,24 @@ static void proxy_recv(gm_xport_path *h, const gm_tx_params *p, recv_kind how)
 	gpu_sees(h, p, "a thread of GPU B spinning on the flag sees it");
 }
 
+/* The receiver's part of GIN's proxy back end on EFA: the plugin's
+ * progress on the receiving GPU's proxy thread finds the signal's metadata
+ * once the op's writes have landed, and hands the signal to a GDRCopy
+ * worker thread of its own, which writes it into GPU memory. */
+static void gin_proxy_recv_efa(gm_xport_path *h, const gm_tx_params *p)
+{
+	push(h, GM_XS_DELAY, p->pcie_lat_ps, "remote NIC", "pcie.latency",
+	     "writes the completion of the signal's metadata send into host memory");
+	poll(h, GM_XS_PROXY_POLL, p->cq_poll_ps, p->cq_poll_ps + p->proxy_poll_ps, "CPU proxy (GPU B)",
+	     "next poll + host.cq_poll",
+	     "the receiving GPU's proxy thread polls the plugin's completion queue and finds the "
+	     "signal, every write of its op landed");
+	push(h, GM_XS_DELAY, p->gdr_write_ps, "GDRCopy worker (GPU B)", "gdrcopy.write_8B",
+	     "the plugin's GDRCopy worker thread writes the signal into GPU B's memory");
+	push(h, GM_XS_DELAY, p->pcie_lat_ps, "PCIe", "pcie.latency", "the signal crosses PCIe into GPU B");
+	gpu_sees(h, p, "a thread of GPU B spinning on the signal sees it");
+}
+
 static void build_paths(gm_xport *x)
 {
 	const gm_tx_params *p = &x->p;
@@ -259,6 +332,17 @@ static void build_paths(gm_xport *x)
 	for (int k = 0; k < GM_XM__COUNT; k++) {
 		gm_xport_path *h = &x->path[k];
 		memset(h, 0, sizeof(*h));
+		if (x->gin_proxy) {
+			gin_proxy_send(h, p, (gm_xport_msg)k);
+			if (k == GM_XM_PUT)
+				continue;
+			if (efa)
+				gin_proxy_recv_efa(h, p);
+			else
+				gpu_sees(h, p, "a thread of GPU B spinning on the signal (the NIC's atomic, behind "
+					       "the write on the same queue pair) sees it");
+			continue;
+		}
 		if (x->kind == GM_XPORT_NCCL || x->kind == GM_XPORT_IBRC)
 			proxy_send(h, p, x->kind == GM_XPORT_NCCL, false, recv_poll);
 		else
@@ -292,7 +376,7 @@ static void build_paths(gm_xport *x)
 	 * proxy, a receive posted and its clear-to-send written into the
 	 * sender's FIFO over the network (NCCL), or as a GPU-posted write of
 	 * the head (device-initiated); the route's latency is the executor's */
-	if (x->kind == GM_XPORT_NCCL || x->kind == GM_XPORT_IBRC) {
+	if (x->kind == GM_XPORT_NCCL || x->kind == GM_XPORT_IBRC || x->gin_proxy) {
 		x->credit_ps = p->store_issue_ps + p->pcie_lat_ps + p->mem_lat_ps + p->proxy_req_ps +
 			       p->post_send_ps + p->mmio_write_ps + 3 * p->pcie_lat_ps + ps_of(64, p->pcie_Bps) +
 			       ps_of(1.0, p->nic_msg_rate) + p->pcie_lat_ps + p->mem_lat_ps;
@@ -349,19 +433,33 @@ gc_status gm_xport_build(const gc_config *cfg, const gt_topo *topo, bool one_sid
 		x->kind = GM_XPORT_IBRC;
 	} else if (!strcmp(name, "ibgda") || !strcmp(name, "gin")) {
 		x->kind = name[0] == 'i' ? GM_XPORT_IBGDA : GM_XPORT_GIN;
-		if (!x->p.has_gpudirect_async)
-			return gc_config_error(
-				cfg, "transport.inter", errmsg,
-				"%s needs the GPU to post work requests and ring the NIC's doorbell "
-				"(GPUDirect Async), which %s; use nccl or ibrc (a CPU proxy)",
-				name,
-				x->p.nic_kind == GM_TX_NIC_EFA ? "EFA does not provide"
-							       : "this NIC does not provide (caps.gpudirect_async=false)");
+		const char *be = x->kind == GM_XPORT_GIN ? gc_config_str(cfg, "transport.gin") : "gdaki";
+		x->gin_proxy = !strcmp(be, "proxy") || (!strcmp(be, "auto") && !x->p.has_gpudirect_async);
+		if (x->kind == GM_XPORT_GIN)
+			x->chosen = !strcmp(be, "auto"); /* the back end by the NIC's GPUDirect Async */
+		const char *nic = x->p.nic_kind == GM_TX_NIC_EFA
+					  ? "EFA does not provide"
+					  : "this NIC does not provide (caps.gpudirect_async=false)";
+		if (!x->gin_proxy && !x->p.has_gpudirect_async) {
+			if (x->kind == GM_XPORT_GIN)
+				return gc_config_error(
+					cfg, "transport.gin", errmsg,
+					"gdaki needs the GPU to post work requests and ring the NIC's doorbell "
+					"(GPUDirect Async), which %s; use proxy (NCCL's CPU proxy posts them) "
+					"or auto",
+					nic);
+			return gc_config_error(cfg, "transport.inter", errmsg,
+					       "ibgda needs the GPU to post work requests and ring the NIC's "
+					       "doorbell (GPUDirect Async), which %s; use ibrc (NVSHMEM's CPU "
+					       "proxy), gin (NCCL GIN, through its CPU proxy there) or nccl",
+					       nic);
+		}
 	} else {
 		return gc_config_error(cfg, "transport.inter", errmsg, "unknown transport '%s'", name);
 	}
-	x->proxy_batch = x->p.proxy_batch;
-	x->queues = x->kind == GM_XPORT_IBGDA || x->kind == GM_XPORT_GIN ? x->p.queues : 0;
+	/* GIN's proxy reads each descriptor's own line */
+	x->proxy_batch = x->gin_proxy ? 1 : x->p.proxy_batch;
+	x->queues = (x->kind == GM_XPORT_IBGDA || x->kind == GM_XPORT_GIN) && !x->gin_proxy ? x->p.queues : 0;
 	x->p.queues = x->queues;
 	build_paths(x);
 	return GC_OK;
@@ -423,15 +521,28 @@ bool gm_xport_uses_key(const gm_xport *x, const char *key, const char **why)
 		       "transport (nccl, ibrc, ibgda, gin) to use the component keys";
 		return false;
 	}
-	if (!strcmp(key, "gpu.queues") && (x->kind == GM_XPORT_IBGDA || x->kind == GM_XPORT_GIN))
-		return true; /* adds the shared queue's publish, or takes it away */
+	if (!strcmp(key, "gpu.queues") && (x->kind == GM_XPORT_IBGDA || x->kind == GM_XPORT_GIN)) {
+		if (!x->gin_proxy)
+			return true; /* adds the shared queue's publish, or takes it away */
+		*why = "GIN's CPU-proxy back end posts every descriptor from the proxy thread; gpu.queues "
+		       "are the device-initiated back end's (transport.gin gdaki)";
+		return false;
+	}
+	if (!strcmp(key, "transport.gin")) {
+		if (x->kind == GM_XPORT_GIN)
+			return true;
+		*why = "it picks NCCL GIN's back end, and this run's transport.inter is not gin";
+		return false;
+	}
 	if (!strcmp(key, "caps.gdr"))
 		return true; /* every transport here moves data by GPUDirect RDMA, or is refused */
 	if (!strcmp(key, "caps.gpudirect_async")) {
-		if (x->kind == GM_XPORT_IBGDA || x->kind == GM_XPORT_GIN || x->chosen)
+		if (x->kind == GM_XPORT_IBGDA || (x->kind == GM_XPORT_GIN && !x->gin_proxy) || x->chosen)
 			return true; /* refused without it; auto's pick */
-		*why = "only the device-initiated transports (ibgda, gin) and auto's pick for a "
-		       "one-sided schedule need GPUDirect Async";
+		*why = x->kind == GM_XPORT_GIN
+			       ? "transport.gin proxy posts through the CPU proxy whatever the NIC offers"
+			       : "only the device-initiated transports (ibgda, gin) and auto's pick for a "
+				 "one-sided schedule need GPUDirect Async";
 		return false;
 	}
 	if (!strcmp(key, "nic.kind")) {
@@ -447,6 +558,14 @@ bool gm_xport_uses_key(const gm_xport *x, const char *key, const char **why)
 	if (proxy && (!strcmp(key, "proxy.batch") || !strcmp(key, "proxy.flag_read") ||
 		      !strcmp(key, "proxy.poll_interval")))
 		return true;
+	if (x->gin_proxy && !strcmp(key, "proxy.poll_interval"))
+		return true;
+	if (x->gin_proxy && (!strcmp(key, "proxy.batch") || !strcmp(key, "proxy.flag_read"))) {
+		*why = "GIN's proxy reads every descriptor from its queue in host memory (one line each, "
+		       "host.mem_latency); proxy.batch and proxy.flag_read are NCCL's NET and NVSHMEM's "
+		       "proxies'";
+		return false;
+	}
 	if (!strcmp(key, "proxy.srq_depth") || !strcmp(key, "proxy.rc_per_pe")) {
 		if (x->amo_acked)
 			return true; /* the window of unacknowledged atomics */
@@ -472,7 +591,7 @@ bool gm_xport_uses_key(const gm_xport *x, const char *key, const char **why)
 		*why = "paid by the proxy only with proxy.flag_read cudamemcpy";
 		return false;
 	}
-	*why = proxy ? "no stage of this transport pays it (gcsim explain --transport lists them)"
+	*why = proxy || x->gin_proxy ? "no stage of this transport pays it (gcsim explain --transport lists them)"
 		     : "no stage of a device-initiated transport pays it (gcsim explain --transport lists "
 		       "them)";
 	return false;
@@ -487,9 +606,10 @@ void gm_xport_recipe(const gm_xport *x, gm_xport_msg kind, uint64_t bytes, gm_tx
 						 "signal on its own"};
 	memset(r, 0, sizeof(*r));
 	g_snprintf(r->id, sizeof(r->id), "%s/%s", x->name, gm_xport_msg_name(kind));
-	g_snprintf(r->name, sizeof(r->name), "%s, %s", x->name, kind_names[kind]);
+	g_snprintf(r->name, sizeof(r->name), "%s%s, %s", x->name, x->gin_proxy ? " (CPU-proxy back end)" : "",
+		   kind_names[kind]);
 	r->issuers = 1;
-	r->issuer_kind = x->kind == GM_XPORT_NCCL || x->kind == GM_XPORT_IBRC ? "CPU thread" : "CTA";
+	r->issuer_kind = x->kind == GM_XPORT_NCCL || x->kind == GM_XPORT_IBRC || x->gin_proxy ? "CPU thread" : "CTA";
 	r->release = h->ngpu > 0 ? h->ngpu - 1 : 0;
 	for (int i = 0; i < h->nstages; i++) {
 		const gm_xport_stage *s = &h->st[i];

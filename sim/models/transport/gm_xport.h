@@ -36,7 +36,11 @@
  *          every put and signal is a request the proxy takes from its FIFO
  *   ibgda  NVSHMEM IBGDA: the GPU builds the work request and rings the
  *          doorbell (no CPU); refused where the NIC has no GPUDirect Async
- *   gin    NCCL GIN (2.28+, GDAKI back end): device-initiated as ibgda
+ *   gin    NCCL GIN (2.28+): with its GDAKI back end device-initiated as
+ *          ibgda; with its CPU-proxy back end (transport.gin proxy, the
+ *          choice of auto where the NIC has no GPUDirect Async: EFA) the GPU
+ *          writes a descriptor into a queue in host memory that the proxy
+ *          thread posts from, one descriptor a read
  *   none   no control path: a message is a flow plus the NIC link's latency
  *          (topology.nic.latency, NCCL's tuning figure by default)
  *
@@ -115,6 +119,7 @@ typedef struct gm_xport {
 	int proxy_batch; /* requests the proxy takes in one turn */
 	int queues;	 /* device-initiated: send queues a GPU's CTAs share (0: one each) */
 	bool chosen;	 /* transport.inter auto picked it by the NIC's GPUDirect Async */
+	bool gin_proxy;	 /* gin through NCCL's CPU-proxy back end (transport.gin) */
 	/* NVSHMEM IBRC with GDRCopy atomics (a GM_XM_AMO is a SEND the target's
 	 * proxy acknowledges): before each request it posts, a rank's proxy
 	 * waits until no more than amo_window(npes) of its atomics are
@@ -136,8 +141,10 @@ const char *gm_xport_choices(void);
  * one-sided schedule ibgda where the NIC has GPUDirect Async, else ibrc)
  * over the component keys (the platform's defaults applied by the caller), with the topology's PCIe and NIC
  * bandwidths in place of the component ones. A transport the platform
- * cannot run (ibgda or gin without GPUDirect Async: EFA) is GC_ERR_INPUT
- * with the reason and what to use instead. kind NONE builds nothing else. */
+ * cannot run (ibgda, or gin with transport.gin gdaki, without GPUDirect
+ * Async: EFA) is GC_ERR_INPUT with the reason and what to use instead; gin
+ * there takes its CPU-proxy back end under transport.gin auto. kind NONE
+ * builds nothing else. */
 gc_status gm_xport_build(const gc_config *cfg, const gt_topo *topo, bool one_sided, gm_xport *x,
 			 char **errmsg);
 /* The taxonomy platform (gm_tx_platform_apply) whose component defaults a
