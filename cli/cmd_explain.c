@@ -168,7 +168,7 @@ static int explain_transport(const char *file, const char *bytes, const char *va
 		goto out;
 	}
 	if (k == GM_XM__COUNT)
-		k = x->kind == GM_XPORT_NCCL ? GM_XM_SEND : GM_XM_SIGNAL;
+		k = x->kind == GM_XPORT_NCCL ? GM_XM_SEND : x->kind == GM_XPORT_FABRIC ? GM_XM_AMO : GM_XM_SIGNAL;
 	gm_tx_recipe rcp;
 	gm_tx_result res;
 	gm_xport_recipe(x, k, b, &rcp);

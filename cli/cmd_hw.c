@@ -294,7 +294,8 @@ static int hw_interp(int argc, char **argv)
 		 "switch of collnet and collnetchain is virtual ranks too), nvls (allreduce, allgather, reducescatter), bruck and pat "
 		 "(allgather, reducescatter), pairwise (alltoall default) "
 		 "or put (alltoall; dispatch and combine default), forward (dispatch and combine: "
-		 "DeepEP's normal kernels, forwarding between the --nodes)",
+		 "DeepEP's normal kernels, forwarding between the --nodes), garden (dispatch and "
+		 "combine: pplx-garden's one range per rank, packed and unpacked in a scratch buffer)",
 		 "ALGO"},
 		{"sizes", 0, 0, G_OPTION_ARG_STRING, &sizes,
 		 "comma-separated sizes (default 1KiB,64KiB,1MiB,16MiB; dispatch 7408B, combine 14352B: "
@@ -343,19 +344,19 @@ static int hw_interp(int argc, char **argv)
 					GS_COLL_BROADCAST, GS_COLL_REDUCE};
 	static const char *const algos[] = {"ring", "tree",	"pairwise", "put",
 					    "nvls", "nvlstree", "bruck",    "collnet", "forward", "pat",
-					    "collnetchain"};
+					    "collnetchain", "garden"};
 	static const gs_algo algov[] = {GS_ALGO_RING, GS_ALGO_TREE,	 GS_ALGO_PAIRWISE,
 					GS_ALGO_PUT,  GS_ALGO_NVLS,	 GS_ALGO_NVLS_TREE,
 					GS_ALGO_BRUCK, GS_ALGO_COLLNET, GS_ALGO_FORWARD, GS_ALGO_PAT,
-					GS_ALGO_COLLNET_CHAIN};
+					GS_ALGO_COLLNET_CHAIN, GS_ALGO_GARDEN};
 	static const char *const dts[] = {"float", "int32", "double"};
 	static const gs_dtype dtv[] = {GS_DT_F32, GS_DT_I32, GS_DT_F64};
 	int c = 0, a = 0, t = 0;
 	gc_status st = GC_OK;
 	if (op && parse_enum(op, colls, 8, &c) != GC_OK)
 		snprintf(why, sizeof(why), "--op: expected allreduce, allgather, reducescatter, alltoall, dispatch, combine, broadcast or reduce, got '%s'", op), st = GC_ERR_INPUT;
-	else if (algo && parse_enum(algo, algos, 11, &a) != GC_OK)
-		snprintf(why, sizeof(why), "--algo: expected ring, tree, pairwise, put, nvls, nvlstree, bruck, collnet, collnetchain, forward or pat, got '%s'", algo), st = GC_ERR_INPUT;
+	else if (algo && parse_enum(algo, algos, 12, &a) != GC_OK)
+		snprintf(why, sizeof(why), "--algo: expected ring, tree, pairwise, put, nvls, nvlstree, bruck, collnet, collnetchain, forward, garden or pat, got '%s'", algo), st = GC_ERR_INPUT;
 	if (st == GC_OK && !algo && collv[c] == GS_COLL_ALLTOALL)
 		a = 2; /* alltoall has no ring: NCCL's pairwise exchange by default */
 	if (st == GC_OK && !algo && gs_coll_is_moe(collv[c]))

@@ -215,14 +215,16 @@ static gc_status gs_params_normalize(const gs_params *in, gs_params *p, char **e
 		return GC_ERR_INPUT;
 	}
 	if (gs_coll_is_moe(p->coll) && p->algo != GS_ALGO_PUT && p->algo != GS_ALGO_FORWARD &&
-	    p->algo != GS_ALGO_PPLX) {
+	    p->algo != GS_ALGO_PPLX && p->algo != GS_ALGO_GARDEN) {
 		*errmsg = g_strdup_printf("%s runs as put (one-sided, GPU-initiated), forward "
-					  "(through the same-rail GPU of each node) or pplx "
-					  "(pplx-kernels' put-with-signal per message), not %s",
+					  "(through the same-rail GPU of each node), pplx "
+					  "(pplx-kernels' put-with-signal per message) or garden "
+					  "(pplx-garden's bulk write per rank), not %s",
 					  gs_coll_name(p->coll), gs_algo_name(p->algo));
 		return GC_ERR_INPUT;
 	}
-	if ((p->algo == GS_ALGO_FORWARD || p->algo == GS_ALGO_PPLX) && !gs_coll_is_moe(p->coll)) {
+	if ((p->algo == GS_ALGO_FORWARD || p->algo == GS_ALGO_PPLX || p->algo == GS_ALGO_GARDEN) &&
+	    !gs_coll_is_moe(p->coll)) {
 		*errmsg = g_strdup_printf("the %s algorithm is only defined for dispatch and "
 					  "combine, not %s",
 					  gs_algo_name(p->algo), gs_coll_name(p->coll));
@@ -451,7 +453,8 @@ gc_status gs_gen_create(const gs_params *p, gs_gen **out, char **errmsg)
 	case GS_COLL_COMBINE:
 		st = g->p.algo == GS_ALGO_FORWARD ? gs_moefwd_init(g, errmsg)
 		     : g->p.algo == GS_ALGO_PPLX  ? gs_pplx_init(g, errmsg)
-						  : gs_moe_init(g, errmsg);
+		     : g->p.algo == GS_ALGO_GARDEN ? gs_garden_init(g, errmsg)
+						   : gs_moe_init(g, errmsg);
 		break;
 	default:
 		*errmsg = g_strdup_printf("no generator for %s", gs_coll_name(g->p.coll));

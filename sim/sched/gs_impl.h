@@ -40,6 +40,7 @@ gc_status gs_collnet_chain_init(gs_gen *g, char **errmsg);
 gc_status gs_moe_init(gs_gen *g, char **errmsg);
 gc_status gs_moefwd_init(gs_gen *g, char **errmsg);
 gc_status gs_pplx_init(gs_gen *g, char **errmsg);
+gc_status gs_garden_init(gs_gen *g, char **errmsg);
 gc_status gs_bruck_init(gs_gen *g, char **errmsg);
 gc_status gs_pat_init(gs_gen *g, char **errmsg);
 gc_status gs_chain_init(gs_gen *g, char **errmsg);

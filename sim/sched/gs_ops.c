@@ -92,6 +92,7 @@ const char *gs_algo_name(gs_algo a)
 	case GS_ALGO_COLLNET_CHAIN: return "collnetchain";
 	case GS_ALGO_PPLX: return "pplx";
 	case GS_ALGO_HD: return "halving-doubling";
+	case GS_ALGO_GARDEN: return "garden";
 	case GS_ALGO__COUNT: break;
 	}
 	return "?";

@@ -198,6 +198,7 @@ typedef enum gs_algo {
 	GS_ALGO_COLLNET_CHAIN,
 	GS_ALGO_PPLX,
 	GS_ALGO_HD,
+	GS_ALGO_GARDEN,
 	GS_ALGO__COUNT
 } gs_algo;
 

@@ -3,7 +3,8 @@
 # with the reason. On a small multi-node scenario of each network transport
 # (transport.inter none, nccl, ibrc, ibgda and gin on InfiniBand; nccl, ibrc
 # and gin on EFA; an allreduce for the two-sided transports, a MoE dispatch of
-# one-sided puts for the others, and both for none), every key `gcsim
+# one-sided puts for the others, and both for none; pplx-garden's dispatch
+# through fabric on EFA), every key `gcsim
 # models --keys` lists is set to another valid value, one run per value:
 # the run must exit 2 with a message that names the key, or its results
 # (gcsim run --results FILE.csv: every point of the algorithm and of
@@ -88,6 +89,8 @@ my @scenarios = (
 	['p5-nccl-allreduce', @p5, @allreduce, 'transport.inter' => 'nccl'],
 	['p5-ibrc-dispatch', @p5, @dispatch, 'transport.inter' => 'ibrc'],
 	['p5-gin-dispatch', @p5, @dispatch, 'transport.inter' => 'gin'],
+	# pplx-garden's ranges through its own engine
+	['p5-fabric-garden', @p5, @dispatch, 'collective.algo' => 'garden', 'transport.inter' => 'fabric'],
 );
 if ($ENV{GCSIM_KEYS_ONLY}) {
 	my %only = map { $_ => 1 } split /,/, $ENV{GCSIM_KEYS_ONLY};

@@ -15,6 +15,7 @@ golden() { # NAME, then the command's arguments
 golden sendrecv run scenarios/transport-sendrecv.yaml
 golden moe-dispatch run scenarios/moe-dispatch-transport.yaml
 golden moe-dispatch-gin run scenarios/moe-dispatch-gin.yaml
+golden moe-garden run scenarios/moe-garden.yaml
 golden alltoall-peers run scenarios/alltoall-peers.yaml
 golden alltoall-peers-closed run scenarios/alltoall-peers-closed.yaml
 golden explain-nccl explain --transport scenarios/transport-sendrecv.yaml --timeline
@@ -56,6 +57,19 @@ check "NCCL GIN on EFA through its CPU proxy, with the reason; GDAKI on InfiniBa
 "$G" run scenarios/moe-dispatch-gin.yaml --set transport.gin=gdaki >"$T/o" 2>"$T/e"
 check "transport.gin gdaki on p5: exit 2, nothing printed, the key and EFA named" \
   "[ \$? -eq 2 ] && [ ! -s '$T/o' ] && grep -q 'transport.gin' '$T/e' && grep -q 'EFA does not provide' '$T/e'"
+check "pplx-garden through its own engine: a few hundred messages, the data path binds" \
+  "[ \$(grep -c 'transport fabric (auto: pplx-garden.s own engine, a CPU worker per GPU)' '$T/moe-garden.txt') -eq 4 ] && [ \$(grep -c 'the data path and latencies bind' '$T/moe-garden.txt') -eq 4 ]"
+"$G" run scenarios/moe-garden.yaml --format csv >"$T/garden.csv" 2>"$T/e"
+"$G" run scenarios/moe-garden.yaml --set collective.algo=pplx --set transport.inter=ibrc --format csv >"$T/pplx-ibrc.csv" 2>"$T/e"
+check "on 2 p5 nodes pplx-kernels' puts through NVSHMEM's proxy take over twice garden's ranges" \
+  "awk -F, 'NR == FNR && \$1 == \"p5\" && \$2 == 2 { g = \$5 } NR != FNR && \$1 == \"p5\" && \$2 == 2 { p = \$5 } END { exit !(g > 0 && p > 2 * g) }' '$T/garden.csv' '$T/pplx-ibrc.csv'"
+"$G" run scenarios/moe-garden.yaml --set transport.inter=ibrc >"$T/o" 2>"$T/e"
+check "garden through another transport: exit 2, fabric named" "[ \$? -eq 2 ] && [ ! -s '$T/o' ] && grep -q 'use fabric' '$T/e'"
+"$G" run scenarios/moe-dispatch-transport.yaml --set transport.inter=fabric >"$T/o" 2>"$T/e"
+check "fabric for another schedule: exit 2, garden named" "[ \$? -eq 2 ] && grep -q 'runs collective.algo garden' '$T/e'"
+"$G" explain --transport scenarios/moe-garden.yaml >"$T/o" 2>"$T/e"
+check "explain --transport walks garden's write through the worker" \
+  "[ \$? -eq 0 ] && grep -q 'CPU worker (GPU A)' '$T/o' && grep -q 'one RDMA write with immediate data' '$T/o'"
 "$G" run scenarios/moe-dispatch-transport.yaml --set transport.gin=proxy >"$T/o" 2>"$T/e"
 check "transport.gin without transport.inter gin: refused with the reason" \
   "[ \$? -eq 2 ] && grep -q 'transport.gin' '$T/e' && grep -q 'not gin' '$T/e'"

@@ -21,6 +21,12 @@ check "hw interp, 4 virtual ranks: outputs checked" \
 "$E" hw interp --gpus 2 --op allgather --sizes 64KiB --iters 2 >"$T/out" 2>"$T/err"; rc=$?
 check "hw interp --gpus 2 (one rank per emulated GPU): outputs checked" \
 	'[ $rc -eq 0 ] && grep -q "all outputs equal the expected allgather result" "$T/out"'
+"$E" hw interp --ranks 4 --op dispatch --algo garden --tokens 16 --topk 4 --experts 16 --iters 2 >"$T/out" 2>"$T/err"; rc=$?
+check "hw interp garden dispatch (pplx-garden's ranges through a scratch buffer): outputs checked" \
+	'[ $rc -eq 0 ] && grep -q "all outputs equal the expected dispatch result" "$T/out"'
+"$E" hw interp --gpus 2 --op combine --algo garden --tokens 8 --topk 2 --experts 4 --channels 3 --iters 2 >"$T/out" 2>"$T/err"; rc=$?
+check "hw interp garden combine, one rank per emulated GPU: outputs checked" \
+	'[ $rc -eq 0 ] && grep -q "all outputs equal the expected combine result" "$T/out"'
 "$E" hw interp --gpus 3 >"$T/out" 2>"$T/err"; rc=$?
 check "hw interp --gpus 3 on two GPUs: status 3, one line" \
 	'[ $rc -eq 3 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q "this machine has 2 GPU" "$T/err"'

@@ -287,6 +287,8 @@ static void format_xport(const gm_run *r, GString *g, const char *label)
 	const char *auto_why = "";
 	if (!strcmp(gc_config_str(r->cfg, "transport.inter"), "auto"))
 		auto_why = r->xport.kind == GM_XPORT_NCCL ? " (auto: NCCL's proxy for a collective)"
+			   : r->xport.kind == GM_XPORT_FABRIC
+				   ? " (auto: pplx-garden's own engine, a CPU worker per GPU)"
 			   : r->xport.kind == GM_XPORT_IBGDA
 				   ? " (auto: one-sided, and the NIC takes GPU-posted work requests)"
 			   : r->xport.p.nic_kind == GM_TX_NIC_EFA

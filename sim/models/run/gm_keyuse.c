@@ -27,8 +27,8 @@
  *    LL ceiling across nodes, the tuner, Intel's peer-to-peer cost in PCIe
  *    nodes (gt_topo_from_config);
  *  - collective.buffer: two-sided messages' credits (one-sided puts and
- *    signals, put's and pplx's, take none); collective.slice: every
- *    schedule but forward's and pplx's (whole tokens);
+ *    signals, put's, pplx's and garden's, take none); collective.slice:
+ *    every schedule but forward's, pplx's and garden's (whole tokens);
  *    collective.chunk: the schedules that cut chunks (ring, tree, alltoall,
  *    sendrecv) and, where collective.slice is not given, the slice it
  *    bounds (protocol auto; nvls, nvlstree, collnet, collnetchain);
@@ -247,7 +247,7 @@ static const char *collective_unused(use *u, const char *key)
 		return u->buf;
 	}
 	if (!strcmp(key, "collective.buffer") &&
-	    !(u->algos & ~(ALGO_BIT(GS_ALGO_PUT) | ALGO_BIT(GS_ALGO_PPLX)))) {
+	    !(u->algos & ~(ALGO_BIT(GS_ALGO_PUT) | ALGO_BIT(GS_ALGO_PPLX) | ALGO_BIT(GS_ALGO_GARDEN)))) {
 		snprintf(u->buf, sizeof(u->buf),
 			 "one-sided puts and signals (%s) take no receive credits: the receive buffer "
 			 "applies to two-sided algorithms (collective.algo or collective.compare); "
@@ -256,7 +256,7 @@ static const char *collective_unused(use *u, const char *key)
 		return u->buf;
 	}
 	if (!strcmp(key, "collective.slice") &&
-	    !(u->algos & ~(ALGO_BIT(GS_ALGO_FORWARD) | ALGO_BIT(GS_ALGO_PPLX)))) {
+	    !(u->algos & ~(ALGO_BIT(GS_ALGO_FORWARD) | ALGO_BIT(GS_ALGO_PPLX) | ALGO_BIT(GS_ALGO_GARDEN)))) {
 		snprintf(u->buf, sizeof(u->buf),
 			 "this run's schedules (%s) move whole tokens, not slices; leave it out",
 			 u->what);
@@ -356,7 +356,7 @@ static const char *why_unused(use *u, const char *key)
 		return u->buf;
 	}
 	if ((!strcmp(key, "faults.loss") || !strcmp(key, "faults.down")) && !u->step &&
-	    !(u->algos & ~(ALGO_BIT(GS_ALGO_PUT) | ALGO_BIT(GS_ALGO_PPLX)))) {
+	    !(u->algos & ~(ALGO_BIT(GS_ALGO_PUT) | ALGO_BIT(GS_ALGO_PPLX) | ALGO_BIT(GS_ALGO_GARDEN)))) {
 		snprintf(u->buf, sizeof(u->buf),
 			 "it follows two-sided messages (sends and receives), and this run's are "
 			 "one-sided puts and signals (%s)",
@@ -392,7 +392,7 @@ static const char *why_unused(use *u, const char *key)
 				 r->xport.name);
 			return u->buf;
 		}
-		if (!u->step && !(u->algos & ~(ALGO_BIT(GS_ALGO_PUT) | ALGO_BIT(GS_ALGO_PPLX)))) {
+		if (!u->step && !(u->algos & ~(ALGO_BIT(GS_ALGO_PUT) | ALGO_BIT(GS_ALGO_PPLX) | ALGO_BIT(GS_ALGO_GARDEN)))) {
 			snprintf(u->buf, sizeof(u->buf),
 				 "one-sided puts and signals (%s) hold their strand until they land "
 				 "whatever it says: it applies to two-sided sends; leave it out",

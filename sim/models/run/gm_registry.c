@@ -199,6 +199,17 @@ static const gm_model_info models[] = {
 	 "(NVSHMEM putmem_signal_nbi_warp, signal_op)",
 	 "collective.op, moe.tokens, moe.topk, moe.experts, seed, collective.channels, "
 	 "transport.inter"},
+	{"garden", "algorithm",
+	 "MoE dispatch and combine (pplx-garden's p2p all-to-all): the kernel packs each other rank's "
+	 "tokens into one range of a send buffer, a CPU worker per GPU writes every range in one RDMA "
+	 "write with immediate data (transport.inter fabric), the receiving worker counts them and "
+	 "raises a GDRCopy flag, and the receive kernel copies the tokens into the experts' layout; "
+	 "dispatch first sends every rank's routing to every other rank; closed form: put's, the "
+	 "busiest link under the draw",
+	 "perplexityai/pplx-garden p2p-all-to-all (a2a_worker.rs, a2a_dispatch_send.cu, "
+	 "a2a_dispatch_recv.cu), fabric-lib",
+	 "collective.op, moe.tokens, moe.topk, moe.experts, seed, collective.channels, "
+	 "transport.inter"},
 	{"sendrecv", "algorithm", "each rank sends to rank+1 and receives from rank-1 (nccl-tests sendrecv_perf)",
 	 "NVIDIA/nccl-tests src/sendrecv.cu", "collective.slice"},
 	{"groups", "algorithm",
@@ -271,6 +282,39 @@ static const gm_model_info models[] = {
 	 "NIC: doorbell, work-request fetch by DMA, message-rate stage, line rate; IB/RoCE RC ordered, EFA SRD "
 	 "unordered with completion counting, no GPUDirect Async",
 	 "ConnectX-7 product brief; AWS EFA documentation", "nic.*, wire.*, switch.*, caps.*"},
+	{"nccl-net", "transport",
+	 "transport.inter nccl: NCCL's NET transport, a CPU proxy thread per GPU posts each slice "
+	 "(ibv_post_send, or libfabric on EFA), the receiving proxy polls the completion and writes "
+	 "the tail the GPU polls (Simple) or the GPU polls the flags in the data (LL, LL128)",
+	 "NVIDIA/nccl src/transport/net.cc, src/proxy.cc, src/transport/net_ib; aws-ofi-nccl",
+	 "transport.inter, proxy.*, host.*, nic.*, pcie.*"},
+	{"ibrc", "transport",
+	 "transport.inter ibrc: NVSHMEM's CPU proxy, each put and signal a request in a host FIFO; "
+	 "on InfiniBand a signal of its own through the target's proxy (GDRCopy), on EFA every "
+	 "signal counted by the receiving proxy; transport.inter auto's choice for one-sided "
+	 "schedules where the NIC has no GPUDirect Async (p5, p5en, p4d: EFA)",
+	 "NVSHMEM src/host/proxy/proxy.cpp, src/modules/transport/ibrc/ibrc.cpp",
+	 "transport.inter, proxy.*, gdrcopy.*, host.*, nic.*"},
+	{"ibgda", "transport",
+	 "transport.inter ibgda: NVSHMEM IBGDA, the CTA builds the work request in GPU memory and "
+	 "rings the doorbell; transport.inter auto's choice for one-sided schedules on ConnectX "
+	 "(dgx-h100, dgx-a100, dgx-b200)",
+	 "NVSHMEM src/include/non_abi/device/pt-to-pt/ibgda_device.cuh",
+	 "transport.inter, gpu.*, nic.*, caps.gpudirect_async"},
+	{"gin", "transport",
+	 "transport.inter gin: NCCL GIN (2.28+), GDAKI (device-initiated, as ibgda) where the NIC "
+	 "has GPUDirect Async, else its CPU-proxy back end (transport.gin): descriptors in per-target "
+	 "queues in host memory, one read each, posted by the proxy; on EFA the signal written by a "
+	 "GDRCopy worker",
+	 "NVIDIA/nccl src/gin/gin_host_proxy.cc, src/transport/net_ib/gin.cc; aws-ofi-nccl "
+	 "src/rdma/gin, doc/gin-getting-started.md; arXiv 2511.15076",
+	 "transport.inter, transport.gin, proxy.*, gdrcopy.*, nic.*"},
+	{"garden-fabric", "transport",
+	 "transport.inter fabric: pplx-garden's engine (collective.algo garden only): a CPU worker per "
+	 "GPU reads the kernel's flag through GDRCopy and writes every rank's range with immediate "
+	 "data; the receiving worker counts the immediates and sets a GDRCopy flag",
+	 "perplexityai/pplx-garden p2p-all-to-all/src/a2a_worker.rs, fabric-lib",
+	 "transport.inter, proxy.*, gdrcopy.*, host.*"},
 	{"gm_tx.paths", "path",
 	 "intra types 1-4 and inter types 1-5 as recipes of steps over the components, one generic executor "
 	 "(gcsim explain)",

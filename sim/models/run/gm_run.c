@@ -60,6 +60,8 @@ static gs_algo algo_of(const char *s)
 		return GS_ALGO_PPLX;
 	if (!strcmp(s, "halving-doubling"))
 		return GS_ALGO_HD;
+	if (!strcmp(s, "garden"))
+		return GS_ALGO_GARDEN;
 	return GS_ALGO_RING;
 }
 
@@ -97,20 +99,22 @@ static const char *algo_refusal(gs_coll c, gs_algo a, unsigned protos, const gt_
 {
 	const bool no_simple = !(protos & GM_PROTO_BIT(GM_PROTO_SIMPLE));
 	bool a2a = c == GS_COLL_ALLTOALL;
-	if (gs_coll_is_moe(c) && a != GS_ALGO_PUT && a != GS_ALGO_FORWARD && a != GS_ALGO_PPLX)
+	if (gs_coll_is_moe(c) && a != GS_ALGO_PUT && a != GS_ALGO_FORWARD && a != GS_ALGO_PPLX &&
+	    a != GS_ALGO_GARDEN)
 		return "dispatch and combine run as put (every token-expert message from its GPU: "
 		       "DeepEP's low-latency kernels), forward (once per node over the network, on "
-		       "over NVLink: DeepEP's normal kernels) or pplx (pplx-kernels: a put with its "
-		       "own signal per token-expert message, counts and sync flags as signals)";
+		       "over NVLink: DeepEP's normal kernels), pplx (pplx-kernels: a put with its "
+		       "own signal per token-expert message, counts and sync flags as signals) or "
+		       "garden (pplx-garden: a CPU worker writes each rank's tokens in one range)";
 	if (gs_coll_is_moe(c))
 		return NULL;
 	if (a == GS_ALGO_HD)
 		return "halving-doubling is the allreduce of the host backends (collective.backend "
 		       "gloo or mpi); NCCL runs ring, tree, nvls, nvlstree, collnet or collnetchain";
-	if (a == GS_ALGO_FORWARD || a == GS_ALGO_PPLX)
-		return a == GS_ALGO_FORWARD
-			       ? "forward is the dispatch and combine of MoE expert parallelism"
-			       : "pplx is the dispatch and combine of MoE expert parallelism";
+	if (a == GS_ALGO_FORWARD || a == GS_ALGO_PPLX || a == GS_ALGO_GARDEN)
+		return a == GS_ALGO_FORWARD ? "forward is the dispatch and combine of MoE expert parallelism"
+		       : a == GS_ALGO_PPLX  ? "pplx is the dispatch and combine of MoE expert parallelism"
+					    : "garden is the dispatch and combine of MoE expert parallelism";
 	if ((c == GS_COLL_BROADCAST || c == GS_COLL_REDUCE) && a != GS_ALGO_RING)
 		return c == GS_COLL_BROADCAST
 			       ? "broadcast runs as NCCL's ring (a chain from the root), not another "
@@ -844,7 +848,7 @@ static void algo_candidates(gm_run *r)
 	static const gs_algo order[] = {
 		GS_ALGO_RING, GS_ALGO_TREE, GS_ALGO_PAIRWISE, GS_ALGO_PUT,     GS_ALGO_NVLS,
 		GS_ALGO_NVLS_TREE, GS_ALGO_PAT, GS_ALGO_BRUCK, GS_ALGO_COLLNET, GS_ALGO_COLLNET_CHAIN,
-		GS_ALGO_FORWARD, GS_ALGO_PPLX, GS_ALGO_HD};
+		GS_ALGO_FORWARD, GS_ALGO_PPLX, GS_ALGO_HD, GS_ALGO_GARDEN};
 	G_STATIC_ASSERT(G_N_ELEMENTS(order) == GS_ALGO__COUNT);
 	r->ncand = 0;
 	for (size_t k = 0; k < G_N_ELEMENTS(order); k++) {
@@ -857,8 +861,9 @@ static void algo_candidates(gm_run *r)
 		if (q.algo == GS_ALGO_FORWARD)
 			continue;
 		/* pplx moves put's messages (its counts and flags are 8 B
-		 * each): the closed form cannot tell the two apart */
-		if (q.algo == GS_ALGO_PPLX)
+		 * each), garden the same bytes in one range per rank: the
+		 * closed form cannot tell them apart */
+		if (q.algo == GS_ALGO_PPLX || q.algo == GS_ALGO_GARDEN)
 			continue;
 		/* NCCL's tuner chooses among NCCL's algorithms only */
 		if (r->tuner_nccl && !gm_tuner_runs(&r->tuner, q.coll, q.algo))
@@ -1069,7 +1074,7 @@ static gc_status xport_setup(gc_config *cfg, const gm_run_opts *o, char **errmsg
 static bool one_sided(const gs_params *p)
 {
 	return (p->algo == GS_ALGO_PUT && (p->coll == GS_COLL_ALLTOALL || gs_coll_is_moe(p->coll))) ||
-	       (p->algo == GS_ALGO_PPLX && gs_coll_is_moe(p->coll));
+	       ((p->algo == GS_ALGO_PPLX || p->algo == GS_ALGO_GARDEN) && gs_coll_is_moe(p->coll));
 }
 
 /* faults.degrade and faults.latency: parsed, and every name checked
@@ -1174,7 +1179,8 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 	if (st == GC_OK)
 		st = collective_from_config(r->cfg, &r->topo, &r->base, errmsg);
 	if (st == GC_OK)
-		st = gm_xport_build(r->cfg, &r->topo, one_sided(&r->base), &r->xport, errmsg);
+		st = gm_xport_build(r->cfg, &r->topo, one_sided(&r->base),
+				    r->base.algo == GS_ALGO_GARDEN && gs_coll_is_moe(r->base.coll), &r->xport, errmsg);
 	if (st == GC_OK && o->step_phase &&
 	    strcmp(gc_config_str(r->cfg, "collective.backend"), "nccl") != 0)
 		st = gc_config_error(r->cfg, "collective.backend", errmsg,

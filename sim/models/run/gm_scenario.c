@@ -30,14 +30,15 @@ static const gc_param coll_params[] = {
 	 "allreduce|allgather|reducescatter|sendrecv|alltoall|dispatch|combine|broadcast|reduce", 1, 0,
 	 "the collective to time; dispatch and combine are MoE expert parallelism (moe.*), their "
 	 "sizes one token-expert message; broadcast and reduce have root 0 (of each group)", NULL},
-	{"collective.algo", GC_P_ENUM, "ring", "ring|tree|pairwise|put|nvls|nvlstree|bruck|collnet|forward|pat|collnetchain|pplx|halving-doubling|auto", 1, 0,
+	{"collective.algo", GC_P_ENUM, "ring", "ring|tree|pairwise|put|nvls|nvlstree|bruck|collnet|forward|pat|collnetchain|pplx|garden|halving-doubling|auto", 1, 0,
 	 "ring; tree (NCCL double binary tree, allreduce); pairwise (two-sided) or put "
 	 "(one-sided, NVSHMEM style) for alltoall, whose default is pairwise; put (DeepEP's "
 	 "low-latency kernels, the default), forward (DeepEP's normal kernels: once per node over "
 	 "the network, on over NVLink) or pplx (pplx-kernels' internode kernels: every "
 	 "token-expert message a put with its own signal from its own warp, per-expert token "
 	 "counts and combine's sync flags as signals; collective.channels is the GPU's SMs, "
-	 "132) for dispatch and combine; nvls (allreduce "
+	 "132) or garden (pplx-garden: the tokens for each other rank packed into one range, "
+	 "written by a CPU worker, transport.inter fabric) for dispatch and combine; nvls (allreduce "
 	 "reduced and multicast in the switch, NVLink SHARP, one node or SHARP across nodes; "
 	 "allgather multicast and reducescatter reduced in the switch, across nodes with SHARP); nvlstree (nvls in every "
 	 "node, a double binary tree between nodes; NCCL's NVLS_TREE); bruck (allgather and "

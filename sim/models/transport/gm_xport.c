@@ -24,6 +24,13 @@
  *    and ibgda device code: the GPU writes the WQE into its queue in GPU
  *    memory, fences, and rings the NIC's doorbell with an MMIO store; the
  *    NIC fetches the WQE from GPU memory.
+ *  - fabric: pplx-garden (perplexityai/pplx-garden p2p-all-to-all
+ *    src/a2a_worker.rs, fabric-lib): a worker thread per GPU waits for the
+ *    kernel's flag (a GdrFlag, read through GDRCopy), then submits every
+ *    rank's range as one RDMA write with immediate data, sharded over the
+ *    GPU's NICs; the receiving worker's ImmCounter counts the immediates
+ *    from its completion queue and, once all have come, sets the kernel's
+ *    flag through GDRCopy. The routing exchange is such a write of its own.
  *  - gin: NCCL 2.28 GIN with the GDAKI back end (DOCA GPUNetIO), the same
  *    device-initiated post as IBGDA (arXiv 2511.15076). Its CPU-proxy back
  *    end (NVIDIA/nccl src/gin/gin_host_proxy.cc, device side
@@ -53,13 +60,16 @@
 #include "../../ge_engine.h"
 
 static const gc_param xport_params[] = {
-	{"transport.inter", GC_P_ENUM, "none", "none|auto|nccl|ibrc|ibgda|gin", 1, 0,
+	{"transport.inter", GC_P_ENUM, "none", "none|auto|nccl|ibrc|ibgda|gin|fabric", 1, 0,
 	 "how a message crosses the network: none (a flow plus topology.nic.latency, NCCL's tuning "
 	 "figure); nccl (NCCL's NET transport: a CPU proxy thread per GPU posts each slice, the "
 	 "receiving proxy polls the completion; libfabric on EFA); ibrc (NVSHMEM's CPU proxy: each "
 	 "put and signal a request in its FIFO); ibgda (NVSHMEM IBGDA: the GPU posts and rings the "
-	 "doorbell); gin (NCCL GIN, device-initiated); auto (the preset's: nccl for collectives, for "
-	 "one-sided schedules ibgda where the NIC has GPUDirect Async, else ibrc)",
+	 "doorbell); gin (NCCL GIN, device-initiated); fabric (pplx-garden's engine, for "
+	 "collective.algo garden: a CPU worker per GPU writes each rank's range, the receiving "
+	 "worker counts the writes and sets a GDRCopy flag); auto (the preset's: nccl for "
+	 "collectives, for one-sided schedules ibgda where the NIC has GPUDirect Async, else ibrc; "
+	 "fabric for garden)",
 	 "NVIDIA/nccl src/transport/net.cc; NVSHMEM proxy and IBGDA; aws-ofi-nccl (docs/MODELS.md)"},
 	{"transport.gin", GC_P_ENUM, "auto", "auto|gdaki|proxy", 1, 0,
 	 "NCCL GIN's back end (transport.inter gin): gdaki (the GPU posts work requests and rings "
@@ -76,7 +86,7 @@ void gm_xport_register_params(gc_config *cfg)
 
 const char *gm_xport_choices(void)
 {
-	return "none|nccl|ibrc|ibgda|gin";
+	return "none|nccl|ibrc|ibgda|gin|fabric";
 }
 
 static int64_t ps_of(double bytes, double Bps)
@@ -320,6 +330,26 @@ static void gin_proxy_recv_efa(gm_xport_path *h, const gm_tx_params *p)
 	gpu_sees(h, p, "a thread of GPU B spinning on the signal sees it");
 }
 
+/* The sender's part of pplx-garden's engine: the worker reads the
+ * kernel's flag once for all the ranges it then posts. */
+static void fabric_send(gm_xport_path *h, const gm_tx_params *p)
+{
+	push(h, GM_XS_DELAY, p->store_issue_ps, "SM (GPU A)", "gpu.store_issue",
+	     "the kernel, its tokens packed, raises its flag for the worker (GDRCopy-mapped)");
+	h->ngpu = h->nstages;
+	poll(h, GM_XS_PROXY_POLL, p->gdr_read_ps, p->gdr_read_ps + p->proxy_poll_ps, "CPU worker (GPU A)",
+	     "gdrcopy.read_8B",
+	     "the GPU's worker thread reads the flag through GDRCopy and finds every range ready (one "
+	     "read for all of them)");
+	push(h, GM_XS_PROXY_WORK, p->proxy_req_ps + p->post_send_ps + p->mmio_write_ps, "CPU worker (GPU A)",
+	     "proxy.request_cost + host.post_send + pcie.mmio_write",
+	     "posts the range as one RDMA write with immediate data (fabric-lib, sharded over the GPU's "
+	     "NICs) and rings the doorbell");
+	push(h, GM_XS_PROXY_BG, p->cq_poll_ps, "CPU worker (GPU A)", "host.cq_poll",
+	     "later reaps the write's completion, off the message's path");
+	nic_part(h, p, false);
+}
+
 static void build_paths(gm_xport *x)
 {
 	const gm_tx_params *p = &x->p;
@@ -332,6 +362,18 @@ static void build_paths(gm_xport *x)
 	for (int k = 0; k < GM_XM__COUNT; k++) {
 		gm_xport_path *h = &x->path[k];
 		memset(h, 0, sizeof(*h));
+		if (x->kind == GM_XPORT_FABRIC) {
+			if (k == GM_XM_SIGNAL) { /* the immediate of the range before it */
+				h->data = h->nstages;
+				push(h, GM_XS_DATA, 0, "NIC -> wire -> remote NIC", "route latency",
+				     "the write's immediate data arrives with its last bytes");
+			} else {
+				fabric_send(h, p);
+			}
+			if (k != GM_XM_PUT)
+				proxy_recv(h, p, RECV_GDR_FLAG);
+			continue;
+		}
 		if (x->gin_proxy) {
 			gin_proxy_send(h, p, (gm_xport_msg)k);
 			if (k == GM_XM_PUT)
@@ -376,7 +418,8 @@ static void build_paths(gm_xport *x)
 	 * proxy, a receive posted and its clear-to-send written into the
 	 * sender's FIFO over the network (NCCL), or as a GPU-posted write of
 	 * the head (device-initiated); the route's latency is the executor's */
-	if (x->kind == GM_XPORT_NCCL || x->kind == GM_XPORT_IBRC || x->gin_proxy) {
+	if (x->kind == GM_XPORT_NCCL || x->kind == GM_XPORT_IBRC || x->gin_proxy ||
+	    x->kind == GM_XPORT_FABRIC) {
 		x->credit_ps = p->store_issue_ps + p->pcie_lat_ps + p->mem_lat_ps + p->proxy_req_ps +
 			       p->post_send_ps + p->mmio_write_ps + 3 * p->pcie_lat_ps + ps_of(64, p->pcie_Bps) +
 			       ps_of(1.0, p->nic_msg_rate) + p->pcie_lat_ps + p->mem_lat_ps;
@@ -398,8 +441,8 @@ const char *gm_xport_platform(const char *preset)
 	return "dgx-h100";
 }
 
-gc_status gm_xport_build(const gc_config *cfg, const gt_topo *topo, bool one_sided, gm_xport *x,
-			 char **errmsg)
+gc_status gm_xport_build(const gc_config *cfg, const gt_topo *topo, bool one_sided, bool garden,
+			 gm_xport *x, char **errmsg)
 {
 	memset(x, 0, sizeof(*x));
 	const char *name = gc_config_str(cfg, "transport.inter");
@@ -423,11 +466,21 @@ gc_status gm_xport_build(const gc_config *cfg, const gt_topo *topo, bool one_sid
 				       "not modelled by run (gcsim explain --path inter:1 or inter:2)",
 				       name);
 	if (!strcmp(name, "auto")) { /* the preset's */
-		x->chosen = one_sided;
-		name = !one_sided ? "nccl" : x->p.has_gpudirect_async ? "ibgda" : "ibrc";
+		x->chosen = one_sided && !garden;
+		name = garden ? "fabric" : !one_sided ? "nccl" : x->p.has_gpudirect_async ? "ibgda" : "ibrc";
 	}
 	x->name = name;
-	if (!strcmp(name, "nccl")) {
+	if (garden != !strcmp(name, "fabric"))
+		return gc_config_error(
+			cfg, "transport.inter", errmsg,
+			garden ? "%s: collective.algo garden posts its writes from pplx-garden's own engine; "
+				 "use fabric (or auto)"
+			       : "%s is pplx-garden's engine, which runs collective.algo garden (dispatch and "
+				 "combine) only",
+			name);
+	if (!strcmp(name, "fabric")) {
+		x->kind = GM_XPORT_FABRIC;
+	} else if (!strcmp(name, "nccl")) {
 		x->kind = GM_XPORT_NCCL;
 	} else if (!strcmp(name, "ibrc")) {
 		x->kind = GM_XPORT_IBRC;
@@ -458,7 +511,7 @@ gc_status gm_xport_build(const gc_config *cfg, const gt_topo *topo, bool one_sid
 		return gc_config_error(cfg, "transport.inter", errmsg, "unknown transport '%s'", name);
 	}
 	/* GIN's proxy reads each descriptor's own line */
-	x->proxy_batch = x->gin_proxy ? 1 : x->p.proxy_batch;
+	x->proxy_batch = x->gin_proxy ? 1 : x->kind == GM_XPORT_FABRIC ? INT32_MAX : x->p.proxy_batch;
 	x->queues = (x->kind == GM_XPORT_IBGDA || x->kind == GM_XPORT_GIN) && !x->gin_proxy ? x->p.queues : 0;
 	x->p.queues = x->queues;
 	build_paths(x);
@@ -536,6 +589,25 @@ bool gm_xport_uses_key(const gm_xport *x, const char *key, const char **why)
 	}
 	if (!strcmp(key, "caps.gdr"))
 		return true; /* every transport here moves data by GPUDirect RDMA, or is refused */
+	if (x->kind == GM_XPORT_FABRIC) {
+		static const struct {
+			const char *key, *why;
+		} fab[] = {
+			{"caps.gpudirect_async", "pplx-garden's worker posts every write from the CPU"},
+			{"nic.kind", "pplx-garden's engine takes the same steps on EFA and ConnectX (its "
+				     "receiving worker counts the writes' immediates either way)"},
+			{"proxy.batch", "pplx-garden's worker posts every range after one read of the "
+					"kernel's flag"},
+			{"proxy.flag_read", "pplx-garden's worker reads the kernel's flag through GDRCopy"},
+			{"gpu.queues", "pplx-garden's worker posts every write; gpu.queues are the "
+				       "device-initiated transports'"},
+		};
+		for (size_t i = 0; i < G_N_ELEMENTS(fab); i++)
+			if (!strcmp(key, fab[i].key)) {
+				*why = fab[i].why;
+				return false;
+			}
+	}
 	if (!strcmp(key, "caps.gpudirect_async")) {
 		if (x->kind == GM_XPORT_IBGDA || (x->kind == GM_XPORT_GIN && !x->gin_proxy) || x->chosen)
 			return true; /* refused without it; auto's pick */
@@ -558,7 +630,7 @@ bool gm_xport_uses_key(const gm_xport *x, const char *key, const char **why)
 	if (proxy && (!strcmp(key, "proxy.batch") || !strcmp(key, "proxy.flag_read") ||
 		      !strcmp(key, "proxy.poll_interval")))
 		return true;
-	if (x->gin_proxy && !strcmp(key, "proxy.poll_interval"))
+	if ((x->gin_proxy || x->kind == GM_XPORT_FABRIC) && !strcmp(key, "proxy.poll_interval"))
 		return true;
 	if (x->gin_proxy && (!strcmp(key, "proxy.batch") || !strcmp(key, "proxy.flag_read"))) {
 		*why = "GIN's proxy reads every descriptor from its queue in host memory (one line each, "
@@ -591,7 +663,7 @@ bool gm_xport_uses_key(const gm_xport *x, const char *key, const char **why)
 		*why = "paid by the proxy only with proxy.flag_read cudamemcpy";
 		return false;
 	}
-	*why = proxy || x->gin_proxy ? "no stage of this transport pays it (gcsim explain --transport lists them)"
+	*why = proxy || x->gin_proxy || x->kind == GM_XPORT_FABRIC ? "no stage of this transport pays it (gcsim explain --transport lists them)"
 		     : "no stage of a device-initiated transport pays it (gcsim explain --transport lists "
 		       "them)";
 	return false;
@@ -609,7 +681,10 @@ void gm_xport_recipe(const gm_xport *x, gm_xport_msg kind, uint64_t bytes, gm_tx
 	g_snprintf(r->name, sizeof(r->name), "%s%s, %s", x->name, x->gin_proxy ? " (CPU-proxy back end)" : "",
 		   kind_names[kind]);
 	r->issuers = 1;
-	r->issuer_kind = x->kind == GM_XPORT_NCCL || x->kind == GM_XPORT_IBRC || x->gin_proxy ? "CPU thread" : "CTA";
+	r->issuer_kind = x->kind == GM_XPORT_NCCL || x->kind == GM_XPORT_IBRC || x->gin_proxy ||
+				 x->kind == GM_XPORT_FABRIC
+			 ? "CPU thread"
+			 : "CTA";
 	r->release = h->ngpu > 0 ? h->ngpu - 1 : 0;
 	for (int i = 0; i < h->nstages; i++) {
 		const gm_xport_stage *s = &h->st[i];

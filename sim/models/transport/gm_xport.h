@@ -41,6 +41,11 @@
  *          choice of auto where the NIC has no GPUDirect Async: EFA) the GPU
  *          writes a descriptor into a queue in host memory that the proxy
  *          thread posts from, one descriptor a read
+ *   fabric pplx-garden's engine (fabric-lib; collective.algo garden only): a
+ *          CPU worker per GPU reads the kernel's flag through GDRCopy and
+ *          posts each rank's range as one RDMA write with immediate data;
+ *          the receiving worker counts the immediates and sets a flag in
+ *          GPU memory through GDRCopy
  *   none   no control path: a message is a flow plus the NIC link's latency
  *          (topology.nic.latency, NCCL's tuning figure by default)
  *
@@ -63,7 +68,14 @@
 #include "../../topologies/gt_topo.h"
 #include "gm_tx.h"
 
-typedef enum { GM_XPORT_NONE, GM_XPORT_NCCL, GM_XPORT_IBRC, GM_XPORT_IBGDA, GM_XPORT_GIN } gm_xport_kind;
+typedef enum {
+	GM_XPORT_NONE,
+	GM_XPORT_NCCL,
+	GM_XPORT_IBRC,
+	GM_XPORT_IBGDA,
+	GM_XPORT_GIN,
+	GM_XPORT_FABRIC
+} gm_xport_kind;
 
 typedef enum {
 	GM_XS_DELAY,	   /* a fixed delay, no contention */
@@ -134,19 +146,21 @@ uint64_t gm_xport_amo_window(const gm_xport *x, int npes);
 
 /* Register transport.* (called by gm_scenario_config_new). */
 void gm_xport_register_params(gc_config *cfg);
-/* The transports' names, "none|nccl|ibrc|ibgda|gin". */
+/* The transports' names, "none|nccl|ibrc|ibgda|gin|fabric". */
 const char *gm_xport_choices(void);
 
 /* Build the scenario's transport: transport.inter (auto: nccl, or for a
- * one-sided schedule ibgda where the NIC has GPUDirect Async, else ibrc)
+ * one-sided schedule ibgda where the NIC has GPUDirect Async, else ibrc;
+ * for pplx-garden's schedule, `garden`, its own engine, fabric, the only
+ * transport it and only it takes)
  * over the component keys (the platform's defaults applied by the caller), with the topology's PCIe and NIC
  * bandwidths in place of the component ones. A transport the platform
  * cannot run (ibgda, or gin with transport.gin gdaki, without GPUDirect
  * Async: EFA) is GC_ERR_INPUT with the reason and what to use instead; gin
  * there takes its CPU-proxy back end under transport.gin auto. kind NONE
  * builds nothing else. */
-gc_status gm_xport_build(const gc_config *cfg, const gt_topo *topo, bool one_sided, gm_xport *x,
-			 char **errmsg);
+gc_status gm_xport_build(const gc_config *cfg, const gt_topo *topo, bool one_sided, bool garden,
+			 gm_xport *x, char **errmsg);
 /* The taxonomy platform (gm_tx_platform_apply) whose component defaults a
  * topology preset takes ("dgx-h100" for none and the Blackwell presets). */
 const char *gm_xport_platform(const char *preset);
