@@ -49,8 +49,9 @@
 
 #include "gs_impl.h"
 
-/* ranks beyond which the n x n counts grow too large to keep */
-#define GS_GARDEN_MAX_RANKS 2048
+/* ranks beyond which the n x n counts and the steps (about 5 T K a rank)
+ * grow too large to keep */
+#define GS_GARDEN_MAX_RANKS 1024
 
 typedef struct gs_garden {
 	gs_moe_map map;
@@ -195,6 +196,7 @@ gc_status gs_garden_init(gs_gen *g, char **errmsg)
 	}
 	uint32_t *roff = g_new0(uint32_t, n * n); /* roff[d n + s]: s's range at d */
 	uint32_t *senders = g_new0(uint32_t, n);
+	uint64_t *in_off = g_new0(uint64_t, n + 1); /* each rank's arrivals (CSR) */
 	for (uint64_t d = 0; d < n; d++) {
 		uint64_t at = 0;
 		for (uint64_t s = 0; s < n; s++) {
@@ -203,7 +205,23 @@ gc_status gs_garden_init(gs_gen *g, char **errmsg)
 			senders[d] += s != d && cnt[s * n + d] > 0;
 		}
 		maxin = MAX(maxin, at);
+		in_off[d + 1] = in_off[d] + at;
 	}
+	/* the arrivals' OUTPUT slots, by source and in each source's order, so
+	 * that arrival j of rank d sits at receive slot j - in_off[d] */
+	uint64_t *in_dq = g_new(uint64_t, in_off[n] + 1), *in_at = g_new(uint64_t, n);
+	memcpy(in_at, in_off, n * sizeof(uint64_t));
+	for (uint64_t src = 0; src < n; src++) {
+		const uint64_t snm = garden_nmsg(m, coll, src);
+		for (uint64_t i = 0; i < snm; i++) {
+			uint32_t d;
+			uint64_t dq, sq;
+			garden_msg(m, coll, src, i, &d, &dq, &sq);
+			if (d != src)
+				in_dq[in_at[d]++] = dq;
+		}
+	}
+	g_free(in_at);
 	/* each rank's send buffer: the ranges by distance k = 1 .. n - 1 */
 	uint64_t *sbase = g_new(uint64_t, n); /* per destination, for the current rank */
 	uint64_t *fill_at = g_new(uint64_t, n);
@@ -227,22 +245,9 @@ gc_status gs_garden_init(gs_gen *g, char **errmsg)
 				if (senders[r] > 0)
 					wait_step(steps, 0, senders[r]);
 				/* the receive kernel: every source's range, in order */
-				for (uint64_t src = 0; src < n; src++) {
-					if (src == r || cnt[src * n + r] == 0)
-						continue;
-					uint64_t j = 0, snm = garden_nmsg(m, coll, src);
-					for (uint64_t i = 0; i < snm; i++) {
-						uint32_t d;
-						uint64_t dq, sq;
-						garden_msg(m, coll, src, i, &d, &dq, &sq);
-						if (d != r)
-							continue;
-						put_step(steps, GS_OP_COPY, -1, GS_BUF_SCRATCH,
-							 rbase + (roff[r * n + src] + j) * sb, GS_BUF_OUTPUT,
-							 dq * sb, sb);
-						j++;
-					}
-				}
+				for (uint64_t j = in_off[r]; j < in_off[r + 1]; j++)
+					put_step(steps, GS_OP_COPY, -1, GS_BUF_SCRATCH, rbase + (j - in_off[r]) * sb,
+						 GS_BUF_OUTPUT, in_dq[j] * sb, sb);
 			} else if (s % 2 == 0) {
 				if (c == 0 && disp)
 					for (uint64_t k = 1; k < n; k++)
@@ -280,6 +285,8 @@ gc_status gs_garden_init(gs_gen *g, char **errmsg)
 	g_free(cnt);
 	g_free(roff);
 	g_free(senders);
+	g_free(in_off);
+	g_free(in_dq);
 	g->nstrands = ns;
 	g->strands_per_channel = 2;
 	const uint64_t slots = (uint64_t)m->maxrecv * sb, tok = disp ? (uint64_t)m->T : (uint64_t)m->T * m->K;

@@ -160,8 +160,8 @@ static void test_layout(void)
 
 static void test_refusals(void)
 {
-	gs_params p = garden_params(GS_COLL_DISPATCH, GS_DT_F32, 4096, 16, 2, 4, 2, 4096, 1);
-	tu_expect_refused(&p, "at most 2048 ranks");
+	gs_params p = garden_params(GS_COLL_DISPATCH, GS_DT_F32, 2048, 16, 2, 4, 2, 2048, 1);
+	tu_expect_refused(&p, "at most 1024 ranks");
 	p = garden_params(GS_COLL_DISPATCH, GS_DT_F32, 4, 16, 2, 4, 2, 8, 1);
 	p.coll = GS_COLL_ALLREDUCE;
 	tu_expect_refused(&p, "only defined for dispatch and combine");
