@@ -462,4 +462,46 @@ static inline int tu_rpn(int n, int k)
 	return opts[k % m];
 }
 
+/* The end-to-end sweep of a whole-token MoE schedule (pplx, garden):
+ * dispatch and combine over 1..8 ranks, 1..16 tokens, top-1..12 of 1..4
+ * experts per rank, messages of one element to several slices (slices of
+ * `slice` bytes, chunks of `chunk`), 1..12 channels, every data type, and
+ * two communicators of 4 (contiguous and strided), each its own
+ * expert-parallel group; tu_check_case on each, from random stream seed. */
+static inline void tu_moe_sweep(gs_algo algo, uint64_t chunk, uint64_t slice, guint32 seed)
+{
+	static const gs_dtype dts[] = {GS_DT_F32, GS_DT_I32, GS_DT_U8, GS_DT_F64};
+	static const int ns[] = {1, 2, 3, 4, 8};
+	GRand *rnd = g_rand_new_with_seed(seed);
+	int k = 0;
+
+	for (size_t a = 0; a < G_N_ELEMENTS(ns); a++)
+		for (int c = 0; c < 2; c++)
+			for (int i = 0; i < 5; i++, k++) {
+				int n = ns[a];
+				gs_dtype dt = dts[k % 4];
+				uint64_t el = gs_dtype_size(dt);
+				uint64_t msgs[5] = {el, 15 * el, slice, 3 * slice + el, 7 * el};
+				uint32_t per = 1 + (uint32_t)(k % 4), E = per * (uint32_t)n;
+				uint32_t K = 1 + (uint32_t)(k % (int)MIN(E, 12u));
+				uint32_t T = (uint32_t[]){1, 3, 16, 7, 12}[i];
+				int nch = (int[]){1, 2, 3, 5, 12}[(k + i) % 5];
+				gs_params p = tu_moe_params(c ? GS_COLL_COMBINE : GS_COLL_DISPATCH, algo, dt, n,
+							    msgs[i], nch, chunk, slice, T, K, E, (uint64_t)k);
+				if (!tu_check_case(&p, rnd))
+					goto out;
+			}
+	for (int c = 0; c < 2; c++)
+		for (int stride = 1; stride <= 2; stride++) {
+			gs_params p = tu_moe_params(c ? GS_COLL_COMBINE : GS_COLL_DISPATCH, algo, GS_DT_F32, 8,
+						    32, 3, chunk, slice, 9, 5, 16, 4);
+			p.group_size = 4;
+			p.group_stride = stride;
+			if (!tu_check_case(&p, rnd))
+				goto out;
+		}
+out:
+	g_rand_free(rnd);
+}
+
 #endif

@@ -26,42 +26,7 @@ static gs_params pplx_params(gs_coll coll, gs_dtype dt, int n, uint64_t msg, int
 
 static void test_sweep(void)
 {
-	static const gs_dtype dts[] = {GS_DT_F32, GS_DT_I32, GS_DT_U8, GS_DT_F64};
-	static const int ns[] = {1, 2, 3, 4, 8};
-	GRand *rnd = g_rand_new_with_seed(53);
-	int k = 0;
-
-	for (size_t a = 0; a < G_N_ELEMENTS(ns); a++) {
-		for (int c = 0; c < 2; c++) {
-			for (int i = 0; i < 5; i++, k++) {
-				int n = ns[a];
-				gs_dtype dt = dts[k % 4];
-				uint64_t el = gs_dtype_size(dt);
-				uint64_t msgs[5] = {el, 15 * el, SLICE, 3 * SLICE + el, 7 * el};
-				uint32_t per = 1 + (uint32_t)(k % 4), E = per * (uint32_t)n;
-				uint32_t K = 1 + (uint32_t)(k % (int)MIN(E, 12u));
-				uint32_t T = (uint32_t[]){1, 3, 16, 7, 12}[i];
-				int nch = (int[]){1, 2, 3, 5, 12}[(k + i) % 5];
-				gs_params p = pplx_params(c ? GS_COLL_COMBINE : GS_COLL_DISPATCH, dt, n,
-							  msgs[i], nch, T, K, E, (uint64_t)k);
-				if (!tu_check_case(&p, rnd))
-					goto out;
-			}
-		}
-	}
-	/* communicators: two groups of 4 (contiguous and strided), each its
-	 * own expert-parallel group */
-	for (int c = 0; c < 2; c++)
-		for (int stride = 1; stride <= 2; stride++) {
-			gs_params p = pplx_params(c ? GS_COLL_COMBINE : GS_COLL_DISPATCH, GS_DT_F32, 8,
-						  32, 3, 9, 5, 16, 4);
-			p.group_size = 4;
-			p.group_stride = stride;
-			if (!tu_check_case(&p, rnd))
-				goto out;
-		}
-out:
-	g_rand_free(rnd);
+	tu_moe_sweep(GS_ALGO_PPLX, CHUNK, SLICE, 53);
 }
 
 /* The same tokens go to the same experts as with put; lexp is each

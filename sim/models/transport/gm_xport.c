@@ -272,23 +272,27 @@ static void gpu_sees(gm_xport_path *h, const gm_tx_params *p, const char *what)
 
 /* How the receiving proxy hands a message to its GPU: NCCL's tail in host
  * memory; a flag it sets through GDRCopy (a signal on EFA, where SRD cannot
- * order it behind the data); or, for a signal of its own on NVSHMEM IBRC
- * with GDRCopy (ibrc.cpp), the same flag written for an atomic SEND that
- * the target's proxy takes from its receive queue and acknowledges with a
- * SEND of its own. */
-typedef enum { RECV_NCCL_TAIL, RECV_GDR_FLAG, RECV_AMO } recv_kind;
+ * order it behind the data); the same flag written by a GDRCopy worker
+ * thread of aws-ofi-nccl's GIN plugin, off the proxy thread; or, for a
+ * signal of its own on NVSHMEM IBRC with GDRCopy (ibrc.cpp), the flag
+ * written for an atomic SEND that the target's proxy takes from its
+ * receive queue and acknowledges with a SEND of its own. */
+typedef enum { RECV_NCCL_TAIL, RECV_GDR_FLAG, RECV_GIN_WORKER, RECV_AMO } recv_kind;
 
 /* The receiving proxy polls the completion and tells the GPU. */
 static void proxy_recv(gm_xport_path *h, const gm_tx_params *p, recv_kind how)
 {
-	const bool nccl = how == RECV_NCCL_TAIL, amo = how == RECV_AMO;
+	const bool nccl = how == RECV_NCCL_TAIL, amo = how == RECV_AMO, gin = how == RECV_GIN_WORKER;
 	push(h, GM_XS_DELAY, p->pcie_lat_ps, "remote NIC", "pcie.latency",
-	     amo ? "writes the receive completion of the atomic's SEND into host memory"
-		 : "writes the completion (the write's immediate) into host memory");
+	     amo   ? "writes the receive completion of the atomic's SEND into host memory"
+	     : gin ? "writes the completion of the signal's metadata send into host memory"
+		   : "writes the completion (the write's immediate) into host memory");
 	poll(h, GM_XS_PROXY_POLL, p->cq_poll_ps, p->cq_poll_ps + p->proxy_poll_ps, "CPU proxy (GPU B)",
 	     "next poll + host.cq_poll",
-	     nccl ? "the receiving GPU's proxy polls its completion queue (ncclNetTest) and sees the slice"
+	     nccl  ? "the receiving GPU's proxy polls its completion queue (ncclNetTest) and sees the slice"
 	     : amo ? "the target's proxy polls its receive queue (poll_recv) and finds the atomic"
+	     : gin ? "the receiving GPU's proxy thread polls the plugin's completion queue and finds the "
+		     "signal, every write of its op landed"
 		   : "the receiving proxy polls its completion queue and counts the completion");
 	if (nccl) {
 		push(h, GM_XS_PROXY_WORK, p->mem_lat_ps, "CPU proxy (GPU B)", "host.mem_latency",
@@ -305,29 +309,14 @@ static void proxy_recv(gm_xport_path *h, const gm_tx_params *p, recv_kind how)
 		     "re-posts the receive buffer, writes the word into GPU B's memory through GDRCopy "
 		     "(perform_gdrcopy_amo), posts the acknowledgement SEND with its doorbell and later reaps "
 		     "its completion");
+	else if (gin)
+		push(h, GM_XS_DELAY, p->gdr_write_ps, "GDRCopy worker (GPU B)", "gdrcopy.write_8B",
+		     "the plugin's GDRCopy worker thread writes the signal into GPU B's memory");
 	else
 		push(h, GM_XS_PROXY_WORK, p->gdr_write_ps, "CPU proxy (GPU B)", "gdrcopy.write_8B",
 		     "sets GPU B's flag through a GDRCopy mapping");
 	push(h, GM_XS_DELAY, p->pcie_lat_ps, "PCIe", "pcie.latency", "the flag crosses PCIe into GPU B");
 	gpu_sees(h, p, "a thread of GPU B spinning on the flag sees it");
-}
-
-/* The receiver's part of GIN's proxy back end on EFA: the plugin's
- * progress on the receiving GPU's proxy thread finds the signal's metadata
- * once the op's writes have landed, and hands the signal to a GDRCopy
- * worker thread of its own, which writes it into GPU memory. */
-static void gin_proxy_recv_efa(gm_xport_path *h, const gm_tx_params *p)
-{
-	push(h, GM_XS_DELAY, p->pcie_lat_ps, "remote NIC", "pcie.latency",
-	     "writes the completion of the signal's metadata send into host memory");
-	poll(h, GM_XS_PROXY_POLL, p->cq_poll_ps, p->cq_poll_ps + p->proxy_poll_ps, "CPU proxy (GPU B)",
-	     "next poll + host.cq_poll",
-	     "the receiving GPU's proxy thread polls the plugin's completion queue and finds the "
-	     "signal, every write of its op landed");
-	push(h, GM_XS_DELAY, p->gdr_write_ps, "GDRCopy worker (GPU B)", "gdrcopy.write_8B",
-	     "the plugin's GDRCopy worker thread writes the signal into GPU B's memory");
-	push(h, GM_XS_DELAY, p->pcie_lat_ps, "PCIe", "pcie.latency", "the signal crosses PCIe into GPU B");
-	gpu_sees(h, p, "a thread of GPU B spinning on the signal sees it");
 }
 
 /* The sender's part of pplx-garden's engine: the worker reads the
@@ -378,8 +367,8 @@ static void build_paths(gm_xport *x)
 			gin_proxy_send(h, p, (gm_xport_msg)k);
 			if (k == GM_XM_PUT)
 				continue;
-			if (efa)
-				gin_proxy_recv_efa(h, p);
+			if (efa) /* the plugin's progress finds the signal, a worker writes it */
+				proxy_recv(h, p, RECV_GIN_WORKER);
 			else
 				gpu_sees(h, p, "a thread of GPU B spinning on the signal (the NIC's atomic, behind "
 					       "the write on the same queue pair) sees it");
