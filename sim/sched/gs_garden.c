@@ -131,25 +131,16 @@ static void put_step(GArray *a, gs_op op, int32_t send, uint8_t sbuf, uint64_t s
 	g_array_append_val(a, st);
 }
 
+/* SIGNAL keeps its slot in dst_off, WAIT its slot in src_off and its
+ * threshold in bytes; their buffers are the canonical unused ones */
 static void signal_step(GArray *a, int32_t to, uint64_t slot)
 {
-	gs_step st;
-	gs_step_clear(&st);
-	st.op = GS_OP_SIGNAL;
-	st.send_peer = to;
-	st.dst_off = slot;
-	st.bytes = 8;
-	g_array_append_val(a, st);
+	put_step(a, GS_OP_SIGNAL, to, GS_BUF_INPUT, 0, GS_BUF_OUTPUT, slot, 8);
 }
 
 static void wait_step(GArray *a, uint64_t slot, uint64_t count)
 {
-	gs_step st;
-	gs_step_clear(&st);
-	st.op = GS_OP_WAIT;
-	st.src_off = slot;
-	st.bytes = count;
-	g_array_append_val(a, st);
+	put_step(a, GS_OP_WAIT, -1, GS_BUF_INPUT, slot, GS_BUF_OUTPUT, 0, count);
 }
 
 gc_status gs_garden_init(gs_gen *g, char **errmsg)

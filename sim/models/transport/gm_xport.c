@@ -212,6 +212,18 @@ static void proxy_send(gm_xport_path *h, const gm_tx_params *p, bool nccl, bool 
 	nic_part(h, p, false);
 }
 
+/* A CPU thread (actor) posts one work request and rings the doorbell
+ * (action), later reaps its completion off the message's path (reap), and
+ * the NIC takes the request from host memory. */
+static void post_one(gm_xport_path *h, const gm_tx_params *p, const char *actor, const char *action,
+		     const char *reap)
+{
+	push(h, GM_XS_PROXY_WORK, p->proxy_req_ps + p->post_send_ps + p->mmio_write_ps, actor,
+	     "proxy.request_cost + host.post_send + pcie.mmio_write", action);
+	push(h, GM_XS_PROXY_BG, p->cq_poll_ps, actor, "host.cq_poll", reap);
+	nic_part(h, p, false);
+}
+
 /* The sender's part of NCCL GIN's CPU-proxy back end (gin_proxy.h
  * postGfd, gin_host_proxy.cc ncclGinProxyProgress): the descriptor queues
  * are in host memory, one per target, and a pass of the proxy reads each
@@ -231,19 +243,17 @@ static void gin_proxy_send(gm_xport_path *h, const gm_tx_params *p, gm_xport_msg
 	     "host.mem_latency",
 	     "the proxy's progress pass reads the target's queue and finds the descriptor (one per "
 	     "target a pass)");
-	push(h, GM_XS_PROXY_WORK, p->proxy_req_ps + p->post_send_ps + p->mmio_write_ps, "CPU proxy (GPU A)",
-	     "proxy.request_cost + host.post_send + pcie.mmio_write",
-	     efa ? (sig ? "posts the metadata send that carries the signal through libfabric (aws-ofi-nccl "
-			  "iputSignal) and rings the doorbell"
-			: "posts the put as writes with immediate data (the op's sequence number) through "
-			  "libfabric and rings the doorbell")
-	     : sig ? "posts the signal's atomic fetch-and-add, chained behind the put on the same queue "
-		     "pair (ncclRmaIbProxyIPutSignal), and rings the doorbell"
-		   : "posts the put as an RDMA write (one ibv_post_send) and rings the doorbell");
-	push(h, GM_XS_PROXY_BG, p->cq_poll_ps, "CPU proxy (GPU A)", "host.cq_poll",
-	     "later tests the request's completion and moves the queue's consumer index on, freeing the "
-	     "slot for the GPU, off the message's path");
-	nic_part(h, p, false);
+	const char *what =
+		efa ? (sig ? "posts the metadata send that carries the signal through libfabric "
+			     "(aws-ofi-nccl iputSignal) and rings the doorbell"
+			   : "posts the put as writes with immediate data (the op's sequence number) "
+			     "through libfabric and rings the doorbell")
+		: sig ? "posts the signal's atomic fetch-and-add, chained behind the put on the same "
+			"queue pair (ncclRmaIbProxyIPutSignal), and rings the doorbell"
+		      : "posts the put as an RDMA write (one ibv_post_send) and rings the doorbell";
+	post_one(h, p, "CPU proxy (GPU A)", what,
+		 "later tests the request's completion and moves the queue's consumer index on, "
+		 "freeing the slot for the GPU, off the message's path");
 }
 
 /* The sender's part of a device-initiated transport. */
@@ -330,13 +340,10 @@ static void fabric_send(gm_xport_path *h, const gm_tx_params *p)
 	     "gdrcopy.read_8B",
 	     "the GPU's worker thread reads the flag through GDRCopy and finds every range ready (one "
 	     "read for all of them)");
-	push(h, GM_XS_PROXY_WORK, p->proxy_req_ps + p->post_send_ps + p->mmio_write_ps, "CPU worker (GPU A)",
-	     "proxy.request_cost + host.post_send + pcie.mmio_write",
-	     "posts the range as one RDMA write with immediate data (fabric-lib, sharded over the GPU's "
-	     "NICs) and rings the doorbell");
-	push(h, GM_XS_PROXY_BG, p->cq_poll_ps, "CPU worker (GPU A)", "host.cq_poll",
-	     "later reaps the write's completion, off the message's path");
-	nic_part(h, p, false);
+	post_one(h, p, "CPU worker (GPU A)",
+		 "posts the range as one RDMA write with immediate data (fabric-lib, sharded over the GPU's "
+		 "NICs) and rings the doorbell",
+		 "later reaps the write's completion, off the message's path");
 }
 
 static void build_paths(gm_xport *x)
