@@ -4,6 +4,11 @@
  * 1 MiB, flow-level fidelity (the default), as one fresh process per N so the
  * peak resident memory is this run's. Prints wall time, peak RSS, events and
  * the predicted time against the alpha-beta formula 2(n-1)(alpha + S/(nB)).
+ * Every rank is simulated (sim.fold false: the executor's own speed) unless
+ * the second argument is "folded" (one GPU stands for all, as gcsim run
+ * does by default).
+ *
+ *   bench_flat [N] [folded]
  */
 #include <glib.h>
 #include <stdio.h>
@@ -17,10 +22,12 @@
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 1024;
+	bool folded = argc > 2 && !strcmp(argv[2], "folded");
 	char *yaml = g_strdup_printf(
 		"schema_version: 1\n"
 		"topology: {kind: flat, gpus: %d, link: {bandwidth: 50GB/s, latency: 1us}, launch_latency: 0us}\n"
-		"collective: {op: allreduce, algo: ring, sizes: [1MiB]}\n", n);
+		"collective: {op: allreduce, algo: ring, sizes: [1MiB]}\n"
+		"sim: {fold: %s}\n", n, folded ? "true" : "false");
 	char *path = NULL;
 	int fd = g_file_open_tmp("gcsim-bench-XXXXXX.yaml", &path, NULL);
 	if (fd < 0 || !g_file_set_contents(path, yaml, -1, NULL)) {
@@ -45,9 +52,9 @@ int main(int argc, char **argv)
 	double S = 1 << 20, B = 50e9, a = 1e-6;
 	double formula = 2.0 * (n - 1) * (a + S / n / B) * 1e6;
 	const gm_point *pt = &run->pts[0];
-	printf("flat %d-GPU ring allreduce 1MiB: %.3f s wall, %.1f MB peak RSS, %llu events "
+	printf("flat %d-GPU ring allreduce 1MiB%s: %.3f s wall, %.1f MB peak RSS, %llu events "
 	       "(%.1f M events/s), predicted %.2f us, alpha-beta %.2f us (%+.3f%%)\n",
-	       n, secs, ru.ru_maxrss / 1024.0, (unsigned long long)pt->r.events,
+	       n, folded ? " (folded)" : "", secs, ru.ru_maxrss / 1024.0, (unsigned long long)pt->r.events,
 	       (double)pt->r.events / secs * 1e-6, pt->time_us, formula,
 	       100.0 * (pt->time_us - formula) / formula);
 	gm_run_free(run);

@@ -8,6 +8,7 @@ dir=$2
 "$dir/bench_engine"
 "$dir/bench_flat" 1024
 "$dir/bench_flat" 4096
+"$dir/bench_flat" 4096 folded
 # scenario TITLE TOPOLOGY ALGO [COLLECTIVE-AND-MORE]: a 1 GiB allreduce (or
 # the collective and keys given) timed by bench_scenario
 scenario() {
@@ -18,6 +19,15 @@ scenario() {
 	"$dir/bench_scenario" "$tmp" || { rm -f "$tmp"; exit 1; }
 	rm -f "$tmp"
 }
+# a ring over 512 DGX H100 nodes (4096 GPUs), folded: one node's 8 ranks
+# stand for all (sim.fold); about 13 minutes with every rank simulated
+scenario "ring allreduce, 512 DGX H100 nodes, 1 GiB (folded)" "{preset: dgx-h100, nodes: 512}" ring
+# data-parallel allreduce in every DP group of a 1024-node job at once
+# (8 rings of 1024 GPUs, GPU k of every node), on rails at 2:1: one rail
+# unit's 32 nodes stand for all (sim.fold)
+scenario "DP ring allreduce, 8 groups of 1024 GPUs, rail 2:1, 25 MiB and 256 MiB (folded)" \
+	"{preset: dgx-h100, nodes: 1024, fabric: {kind: rail, leaf_nics: 32, oversubscription: 2}}" ring \
+	"collective: {op: allreduce, algo: ring, sizes: [25MiB, 256MiB], group: {stride: 8}}"
 # NVLS tree on 8 DGX H100 nodes: many flows share the switch ports and NICs
 scenario "nvlstree allreduce, 8 DGX H100 nodes, 1 GiB" "{preset: dgx-h100, nodes: 8}" nvlstree
 # NCCL's tree on 64 DGX H100 nodes (512 ranks): each channel's CTA rate

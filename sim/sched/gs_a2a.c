@@ -243,5 +243,7 @@ gc_status gs_a2a_init(gs_gen *g, char **errmsg)
 	g->buf_bytes[GS_BUF_OUTPUT] = g->p.bytes;
 	g->buf_bytes[GS_BUF_SCRATCH] = 0;
 	g->nsignals = a->algo == GS_ALGO_PUT ? 1 : 0;
+	/* every rank sends to r + k and receives from r - k, blocks all alike */
+	g->rank_period = a->n > 1 ? 1 : 0;
 	return GC_OK;
 }

@@ -405,6 +405,18 @@ static gc_status gs_grouped_create(const gs_params *norm, gs_gen **out, char **e
 		g->buf_bytes[b] = in->buf_bytes[b];
 	g->nsignals = in->nsignals;
 	g->nhelpers = in->nhelpers * gs_group_count(norm);
+	/* One level, members at stride S: r = h G S + j S + l is member j of
+	 * group h S + l. Moving every rank by G S moves each group onto the
+	 * next block's, member for member; with one block (G S = n), moving
+	 * by P S moves each group onto itself, its members by P (mod G),
+	 * where its own schedule repeats every P members. */
+	if (in->nhelpers == 0 && gs_group_is_flat(norm)) {
+		const int64_t G = gs_group_n(norm), S = gs_group_stride(norm);
+		if (G * S < norm->nranks)
+			g->rank_period = (int)(G * S);
+		else if (in->rank_period > 0)
+			g->rank_period = (int)(in->rank_period * S);
+	}
 	g->priv = in;
 	g->ops = &gs_grouped_ops;
 	*out = g;
@@ -507,6 +519,66 @@ uint64_t gs_gen_total_steps(const gs_gen *g)
 		for (int c = 0; c < g->nstrands; c++)
 			total += g->ops->strand_len(g, r, c);
 	return total;
+}
+
+/* a peer moved by P ranks (mod n); -1 stays -1 */
+static int32_t period_peer(int32_t peer, int P, int n)
+{
+	return peer < 0 ? peer : (int32_t)(((int64_t)peer + P) % n);
+}
+
+bool gs_gen_period_holds(const gs_gen *g, int P, char **why)
+{
+	const int n = g->p.nranks;
+	if (P <= 0 || n % P != 0 || g->nhelpers > 0) {
+		if (why)
+			*why = g_strdup_printf("%d ranks (and %d helpers) do not repeat every %d", n,
+					       g->nhelpers, P);
+		return false;
+	}
+	enum { W = 256 };
+	gs_step *a = g_new(gs_step, W), *b = g_new(gs_step, W);
+	bool ok = true;
+	for (int r = 0; r < n && ok; r++) {
+		int img = (r + P) % n;
+		for (int c = 0; c < g->nstrands && ok; c++) {
+			uint64_t len = g->ops->strand_len(g, r, c);
+			if (g->ops->strand_len(g, img, c) != len) {
+				if (why)
+					*why = g_strdup_printf("rank %d strand %d: %llu steps, rank %d %llu", r,
+							       c, (unsigned long long)len, img,
+							       (unsigned long long)g->ops->strand_len(g, img, c));
+				ok = false;
+				break;
+			}
+			for (uint64_t at = 0; at < len && ok; at += W) {
+				uint32_t k = (uint32_t)MIN((uint64_t)W, len - at);
+				g->ops->fill(g, r, c, at, k, a);
+				g->ops->fill(g, img, c, at, k, b);
+				for (uint32_t i = 0; i < k && ok; i++) {
+					const gs_step *x = &a[i], *y = &b[i];
+					const bool sig = x->op == GS_OP_SIGNAL || x->op == GS_OP_WAIT;
+					ok = x->op == y->op && x->flags == y->flags && x->bytes == y->bytes &&
+					     period_peer(x->send_peer, P, n) == y->send_peer &&
+					     period_peer(x->recv_peer, P, n) == y->recv_peer &&
+					     (!sig || (x->src_off == y->src_off && x->dst_off == y->dst_off));
+					if (!ok && why)
+						*why = g_strdup_printf("rank %d strand %d step %llu: %s of %llu B "
+								       "(peers %d, %d); rank %d: %s of %llu B "
+								       "(peers %d, %d)",
+								       r, c, (unsigned long long)(at + i),
+								       gs_op_name((gs_op)x->op),
+								       (unsigned long long)x->bytes, x->send_peer,
+								       x->recv_peer, img, gs_op_name((gs_op)y->op),
+								       (unsigned long long)y->bytes, y->send_peer,
+								       y->recv_peer);
+				}
+			}
+		}
+	}
+	g_free(a);
+	g_free(b);
+	return ok;
 }
 
 /* fill takes a uint32 count; materialize in windows of this many steps. */

@@ -152,5 +152,6 @@ gc_status gs_p2p_init(gs_gen *g, char **errmsg)
 	g->buf_bytes[GS_BUF_INPUT] = g->p.bytes;
 	g->buf_bytes[GS_BUF_OUTPUT] = g->p.bytes;
 	g->buf_bytes[GS_BUF_SCRATCH] = 0;
+	g->rank_period = pp->n > 1 ? 1 : 0; /* every rank sends to r + 1, alike */
 	return GC_OK;
 }

@@ -411,6 +411,21 @@ gc_status gs_ring_init(gs_gen *g, char **errmsg)
 	g->buf_bytes[GS_BUF_SCRATCH] = 0;
 	g->nstrands = g->p.nchannels;
 	g->strands_per_channel = 1; /* one strand per channel: the ring runs in order */
+	/* The ring order repeats node by node (gs_ring_order_rank), and what a
+	 * position does depends on it only through the sizes of the chunks
+	 * it moves: the allgather's and reduce-scatter's blocks are all
+	 * alike, and the allreduce's chunks are where every channel's part
+	 * (count / C elements, or one more) leaves its last loop a multiple
+	 * of n (ce = R / n exactly, no partial chunk) */
+	bool alike = true;
+	if (rg->coll == GS_COLL_ALLREDUCE)
+		for (uint64_t extra = 0; extra < 2 && alike; extra++) {
+			uint64_t m = rg->count / (uint64_t)rg->nch + extra;
+			if (extra && rg->count % (uint64_t)rg->nch == 0)
+				break;
+			alike = m % n == 0;
+		}
+	g->rank_period = alike && rg->n > rg->rpn && rg->n % rg->rpn == 0 ? (int)rg->rpn : 0;
 	g->priv = rg;
 	g->ops = &gs_ring_ops;
 	return GC_OK;

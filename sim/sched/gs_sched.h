@@ -370,6 +370,14 @@ struct gs_gen {
 	uint64_t buf_bytes[GS_BUF__COUNT]; /* per-rank buffer sizes */
 	uint32_t nsignals;		/* signal slots per rank (one-sided ops) */
 	int nhelpers;			/* helper ranks after the p.nranks data ranks */
+	/* ranks the schedule repeats after (0: not declared): for every
+	 * rank r and strand c, strand c of rank (r + rank_period) mod n takes
+	 * the steps strand c of rank r takes, each peer moved by rank_period,
+	 * alike in all an executor times (operation, flags, bytes, signal
+	 * slot). An executor may then simulate one period's ranks for all of
+	 * them where the topology repeats too (gm_coll's fold);
+	 * gs_gen_period_holds checks it step by step. */
+	int rank_period;
 	void *priv;			/* generator state */
 };
 
@@ -380,6 +388,11 @@ static inline int gs_gen_nranks(const gs_gen *g) { return g->p.nranks + g->nhelp
 gc_status gs_gen_create(const gs_params *p, gs_gen **out, char **errmsg);
 void gs_gen_free(gs_gen *g);
 uint64_t gs_gen_total_steps(const gs_gen *g);
+/* Whether moving every rank by P (mod p.nranks) maps g's schedule onto
+ * itself as gs_gen.rank_period says (every strand of every rank against
+ * its image, step by step: the schedule's size in time). If not, *why
+ * (g_free; may be NULL) names the first step that differs. */
+bool gs_gen_period_holds(const gs_gen *g, int P, char **why);
 
 /* NCCL's two complementary binary trees over nn node indices (ncclGetBtree /
  * ncclGetDtree, see gs_tree.c): per tree t, parent[t][x] (-1 at the root)

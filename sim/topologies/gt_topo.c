@@ -902,6 +902,52 @@ int gt_topo_route_fanout(const gt_topo *t, uint32_t *route, int h)
 	return h - 1;
 }
 
+int gt_topo_period(const gt_topo *t)
+{
+	if (t->kind == GT_FLAT)
+		return 1;
+	if (t->fabric == GT_FAB_NONBLOCKING)
+		return t->gpus_per_node;
+	if (t->routing != GT_ROUTE_ADAPTIVE)
+		return 0;
+	/* nodes under one leaf (fat-tree) or in one unit (rail), then a pod */
+	int group = t->fabric == GT_FAB_FAT_TREE ? t->leaf_nics / gt_topo_nics(t) : t->leaf_nics;
+	int nodes = t->npods > 0 ? t->pod_nodes : group;
+	if (group <= 0 || nodes % group != 0 || t->nodes % nodes != 0)
+		return 0;
+	return nodes * t->gpus_per_node;
+}
+
+uint32_t gt_topo_fold_link(const gt_topo *t, uint32_t link, int nq)
+{
+	const uint32_t q = (uint32_t)nq, blocks = (uint32_t)(t->ngpus / nq);
+	g_assert(nq > 0 && t->ngpus % nq == 0);
+	const uint32_t per_gpu = t->kind == GT_FLAT ? 2 : DGX_NLINKS;
+	if (link < (uint32_t)t->ngpus * per_gpu) /* a GPU's */
+		return (link / per_gpu % q) * per_gpu + link % per_gpu;
+	const uint32_t fl = fabric_links(t);
+	if (link >= fl) { /* a channel's, of its GPU */
+		const uint32_t k = (uint32_t)t->chan_links, g = (link - fl) / k;
+		return fl + (g % q) * k + (link - fl) % k;
+	}
+	g_assert(t->kind == GT_DGX);
+	const uint32_t lb = leaf_base(t);
+	if (link < lb) { /* a node's own */
+		const uint32_t nn = node_nlinks(t), b = (uint32_t)t->ngpus * DGX_NLINKS;
+		const uint32_t node = (link - b) / nn;
+		return b + (node % ((uint32_t)t->nodes / blocks)) * nn + (link - b) % nn;
+	}
+	const uint32_t per_leaf = t->ecmp ? (uint32_t)t->uplinks : 1;
+	const uint32_t pb = lb + 2 * (uint32_t)t->nleaves * per_leaf;
+	if (link < pb) { /* a leaf's, in its leaf */
+		const uint32_t w = 2 * per_leaf, leaf = (link - lb) / w;
+		return lb + (leaf % ((uint32_t)t->nleaves / blocks)) * w + (link - lb) % w;
+	}
+	const uint32_t per_pod = t->ecmp ? (uint32_t)t->pod_uplinks : 1, w = 2 * per_pod;
+	const uint32_t pod = (link - pb) / w;
+	return pb + (pod % ((uint32_t)t->npods / blocks)) * w + (link - pb) % w;
+}
+
 /* Between two GPUs of one PCIe node (see gt_intra). */
 static int pcie_route(const gt_topo *t, int src, int dst, uint32_t *route)
 {

@@ -203,6 +203,18 @@ int gt_topo_route_ch(const gt_topo *t, int src, int dst, int ch, uint32_t *route
  * sender's channel link, in place; returns the hops left. */
 int gt_topo_route_fanout(const gt_topo *t, uint32_t *route, int h);
 int gt_topo_node_of(const gt_topo *t, int gpu);
+/* Translation symmetry: the fewest GPUs P (dividing ngpus) such that
+ * moving every GPU by P, mod ngpus, maps every link onto one alike and
+ * every route between GPUs onto the moved GPUs' route: a flat topology's
+ * one GPU, a node behind a nonblocking fabric, a leaf's (rail: a unit's)
+ * or a pod's nodes behind a fabric with adaptive routing; 0 where there is
+ * none (ecmp and dmodk pick spines by the GPUs' ids; a leaf or pod left
+ * partly empty). Links made unalike later (faults) are the caller's. */
+int gt_topo_period(const gt_topo *t);
+/* The link of the first nq GPUs (nq a multiple of gt_topo_period dividing
+ * ngpus) that `link` is an image of, when every GPU moves by multiples
+ * of nq. */
+uint32_t gt_topo_fold_link(const gt_topo *t, uint32_t link, int nq);
 /* NICs per node (dgx; flat: 1). A NIC shared by nic_share GPUs is that
  * group's first GPU's: its NIC link slots carry the group's traffic. */
 int gt_topo_nics(const gt_topo *t);

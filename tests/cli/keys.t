@@ -33,6 +33,8 @@ my %skip = (
 	'description' => 'free text; it models nothing',
 	'sim.check' => 'asserts the engine invariants; the results stay the same by design '
 	    . '(tests/cli/random_scenarios.t runs with it)',
+	'sim.fold' => 'simulates one repeating block of ranks for all; the results stay the same '
+	    . 'by design (tests/models/test_fold.c compares both)',
 	'workload' => 'step turns the run into a training step, reported by phase (tests/cli/run.t)',
 );
 

@@ -9,8 +9,9 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/tap.sh
 
 S=scenarios/dgx-h100-8node-ring.yaml
-# about 2e6 steps: long enough for the line to be drawn (twice a second)
-ARGS="--set topology.nodes=48 --set collective.sizes=[1MiB] --set sim.fidelity=flow"
+# about 2e6 steps, every rank simulated: long enough for the line to be
+# drawn (twice a second)
+ARGS="--set topology.nodes=48 --set collective.sizes=[1MiB] --set sim.fidelity=flow --set sim.fold=false"
 # shellcheck disable=SC2086
 "$G" run "$S" $ARGS >"$T/plain.txt" 2>"$T/plain.err"
 check "redirected: exit 0, nothing on stderr" "[ \$? -eq 0 ] && [ ! -s '$T/plain.err' ]"
@@ -45,16 +46,19 @@ until_warned() {
   kill "$P" 2>/dev/null
   wait "$P" 2>/dev/null
 }
-# 512 DGX H100 nodes at 1 GiB: minutes of flow model
-until_warned "$T/big.err" run "$S" --set topology.nodes=512 --set collective.sizes=[1GiB] --set sim.fidelity=flow
+# 512 DGX H100 nodes at 1 GiB, every rank simulated: minutes of flow model
+until_warned "$T/big.err" run "$S" --set topology.nodes=512 --set collective.sizes=[1GiB] --set sim.fidelity=flow --set sim.fold=false
 check "a long size is announced before it runs: steps, the estimate, the alternatives" \
   "grep -Eq '^gcsim: size 1073741824 B: [0-9.]+e\\+08 steps to simulate, about [0-9]+ min of one core; --fidelity analytical answers in under a second' '$T/big.err'"
-# an all-to-all of 2048 GPUs opens 4.2 M connections (about 1.5 GB): the
-# memory is announced with the time
-until_warned "$T/mem.err" run scenarios/alltoall-peers.yaml --sweep topology.nodes=256
+# an all-to-all of 2048 GPUs, every rank simulated, opens 4.2 M
+# connections (about 1.5 GB): the memory is announced with the time
+until_warned "$T/mem.err" run scenarios/alltoall-peers.yaml --sweep topology.nodes=256 --set sim.fold=false
 check "a run of many connections is announced with the memory they take" \
   "grep -Eq '^gcsim: size 1048576 B: [0-9.]+e\\+06 steps to simulate, about [0-9]+ s of one core, about 1\\.[0-9] GB of memory for its connections; --fidelity analytical' '$T/mem.err'"
-# shellcheck disable=SC2086
-"$G" run "$S" $ARGS --set sim.fidelity=analytical --set topology.nodes=512 >/dev/null 2>"$T/an.err"
+"$G" run "$S" --set collective.sizes=[1MiB] --set sim.fidelity=analytical --set topology.nodes=512 >/dev/null 2>"$T/an.err"
 check "the closed form is not announced" "[ ! -s '$T/an.err' ]"
+# folded (the default), one node's ranks stand for all 512 nodes' (a
+# second or so): nothing to announce
+"$G" run "$S" --set topology.nodes=512 --set collective.sizes=[1GiB] --set sim.fidelity=flow >/dev/null 2>"$T/fold.err"
+check "a folded run of 512 nodes is not announced" "[ ! -s '$T/fold.err' ]"
 tap_end

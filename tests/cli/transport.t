@@ -34,7 +34,7 @@ done
 check "proxy named as the binding resource on 64 nodes" \
   "grep -q '^#   1048576 B: .*proxy of rank [0-9]* [0-9.]* %; NIC stage .*: the proxy thread binds' '$T/alltoall-peers.txt'"
 check "all-to-all grows with the peers" \
-  "awk '\$1 ~ /^[0-9]+\$/ { t[n++] = \$4 } END { exit !(n == 3 && t[0] < t[1] && t[1] < t[2]) }' '$T/alltoall-peers.txt'"
+  "awk '\$1 ~ /^[0-9]+\$/ { t[n++] = \$4 } END { exit !(n == 4 && t[0] < t[1] && t[1] < t[2] && t[2] < t[3]) }' '$T/alltoall-peers.txt'"
 # the closed form's proxy bound: 512 nodes (16.7 M connections, beyond the
 # flow model here) in a moment, growing with the peers as the flow runs do
 for nodes in 64 512; do

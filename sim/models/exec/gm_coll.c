@@ -189,6 +189,10 @@ typedef struct sim {
 	const gm_coll_opts *o;
 	bool noop; /* a collective of no bytes: NCCL returns without a kernel */
 	int nranks, nstr;
+	/* folded (gm_coll_fold_ranks): nranks of the schedule's nreal ranks
+	 * are simulated and stand for every block of nranks */
+	bool folded;
+	int nreal;
 	int spc; /* strands per channel: a connection's channel = strand / spc */
 	uint32_t nstrands;
 	strand *strands;
@@ -295,8 +299,37 @@ static void hash_grow(sim *m)
 	g_free(ov);
 }
 
+/* Folded: the connection (src, dst) as seen from the first block, moved
+ * by whole blocks so that its sender is simulated (its receiver, dst mod
+ * nranks, is too). */
+static inline void fold_pair(const sim *m, uint32_t *src, uint32_t *dst)
+{
+	const uint32_t q = (uint32_t)m->nranks, n = (uint32_t)m->nreal, sh = *src - *src % q;
+	*src -= sh;
+	*dst = (*dst + n - sh) % n;
+}
+
+/* Folded: connection c's route over the first block's images of its links
+ * (gt_topo_fold_link); no link twice, or a flow would count on it twice
+ * in one place and once in another. */
+static void fold_route(sim *m, conn *c)
+{
+	for (int h = 0; h < c->nhops; h++) {
+		c->route[h] = gt_topo_fold_link(m->topo, c->route[h], m->nranks);
+		for (int k = 0; k < h; k++)
+			if (c->route[k] == c->route[h])
+				m->err = ge_fail(&m->eng, GC_ERR_INTERNAL,
+						 "folded run: the route from rank %u to rank %u crosses "
+						 "the images of one link twice (%s); run it with "
+						 "sim.fold false",
+						 c->src, c->dst, m->net.info[c->route[h]].name);
+	}
+}
+
 static uint32_t conn_get(sim *m, uint32_t src, uint32_t dst, uint32_t ch)
 {
+	if (m->folded)
+		fold_pair(m, &src, &dst);
 	uint64_t key = conn_key(src, dst, ch) + 1;
 	if (m->hcap) {
 		uint64_t h = hash64(key) & (m->hcap - 1);
@@ -336,6 +369,8 @@ static uint32_t conn_get(sim *m, uint32_t src, uint32_t dst, uint32_t ch)
 	c->waiting_send = c->waiting_recv = NONE;
 	c->qmask = 3;
 	c->nhops = (int16_t)gt_topo_route_ch(m->topo, (int)src, (int)dst, (int)ch, c->route);
+	if (m->folded)
+		fold_route(m, c);
 	c->lat_ps = gm_net_route_latency(&m->net, c->route, c->nhops);
 	if (m->o->async_sends && !m->net.pkt_bytes && c->nhops > 0)
 		c->proxied = 1;
@@ -505,7 +540,7 @@ static inline __attribute__((always_inline)) void reclaim(sim *m, conn *c, gm_cp
  * peer's slot, in the iteration s's rank is in. */
 static inline uint64_t signal_key(const sim *m, const strand *s, const conn *c, const gs_step *st)
 {
-	uint64_t slot = (uint64_t)c->dst * m->nsig + st->dst_off;
+	uint64_t slot = (uint64_t)(c->dst % (uint32_t)m->nranks) * m->nsig + st->dst_off;
 	return slot * m->iters + (uint64_t)m->ranks[s->rank].iter;
 }
 
@@ -654,9 +689,11 @@ static inline __attribute__((always_inline)) void strand_run(sim *m, uint32_t si
 		gs_op op = (gs_op)st->op;
 		if (gs_op_recvs(op) && !s->recvd) {
 			conn *c = &m->conns[s->recv_conn];
-			if (c->src != (uint32_t)st->recv_peer) {
-				s->recv_conn = conn_get(m, (uint32_t)st->recv_peer, s->rank,
-							s->ch / (uint32_t)m->spc);
+			uint32_t from = (uint32_t)st->recv_peer, to = s->rank;
+			if (G_UNLIKELY(m->folded))
+				fold_pair(m, &from, &to);
+			if (c->src != from || c->dst != to) {
+				s->recv_conn = conn_get(m, from, to, s->ch / (uint32_t)m->spc);
 				c = &m->conns[s->recv_conn];
 			}
 			if (c->ndelivered == c->nconsumed) {
@@ -1011,7 +1048,8 @@ static int64_t xp_stages(sim *m, const conn *c, gm_xport_msg k, int from, int to
 	const gm_xport_path *h = &m->xp->path[k];
 	for (int i = from; i < to; i++) {
 		const gm_xport_stage *st = &h->st[i];
-		const uint32_t r = i < h->data ? c->src : c->dst;
+		/* folded, the receiver is dst's image */
+		const uint32_t r = i < h->data ? c->src : c->dst % (uint32_t)m->nranks;
 		switch (st->kind) {
 		case GM_XS_POLL:
 			t += st->period_ps / 2 + st->ps;
@@ -1351,11 +1389,12 @@ static void xs_landed(sim *m, const conn *c, uint64_t key, int64_t t, const gm_c
 		gm_cpv_to(&cv, t, GM_CP_CONTROL);
 	}
 	const xpmsg x = {.key = key, .ready = t, .conn = (uint32_t)(c - m->conns), .cpi = v ? cp_carry(m, 0, &cv) : 0};
-	xr_push(&m->xw[c->dst].in, &x);
+	const uint32_t r = c->dst % (uint32_t)m->nranks; /* folded: dst's image */
+	xr_push(&m->xw[r].in, &x);
 	if (t > m->eng.now)
-		xs_wake_at(m, c->dst, t);
+		xs_wake_at(m, r, t);
 	else
-		xs_run(m, c->dst);
+		xs_run(m, r);
 }
 
 /* The head one-sided message of connection id is off the wire: a signal
@@ -1807,6 +1846,32 @@ double gm_coll_estimate_s(uint64_t steps, int nranks, double packet_events)
 	return (double)steps * per_step + packet_events * 50e-9;
 }
 
+static int64_t gcd64(int64_t a, int64_t b)
+{
+	while (b) {
+		int64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+int gm_coll_fold_ranks(const gt_topo *topo, const gs_gen *gen, const gm_coll_opts *o)
+{
+	const int n = gs_gen_nranks(gen);
+	if (o->no_fold || o->pkt_bytes || o->trace || o->on_step || o->nfaults > 0 ||
+	    gen->nhelpers > 0 || gen->rank_period <= 0 || n != topo->ngpus)
+		return n;
+	const int64_t tp = gt_topo_period(topo);
+	const int64_t g = o->gpus_per_thread > 1 ? o->gpus_per_thread : 1;
+	if (tp <= 0)
+		return n;
+	int64_t q = gen->rank_period;
+	q = q / gcd64(q, tp) * tp;
+	q = q / gcd64(q, g) * g;
+	return q < n && n % q == 0 ? (int)q : n;
+}
+
 gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll_opts *o,
 			   bool want_links, gm_coll_result *res, char **errmsg)
 {
@@ -1816,16 +1881,34 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 					  gen->p.nranks, topo->ngpus);
 		return GC_ERR_INPUT;
 	}
+	/* the ranks simulated: a block that stands for all, or all */
+	const int nsim = gm_coll_fold_ranks(topo, gen, o);
+	const bool folded = nsim < gs_gen_nranks(gen);
+	if (folded && o->check) {
+		/* check mode: the schedule repeats as it says, step by step */
+		char *why = NULL;
+		if (!gs_gen_period_holds(gen, nsim, &why)) {
+			*errmsg = g_strdup_printf("folded run: the schedule does not repeat every %d "
+						  "ranks: %s",
+						  nsim, why);
+			g_free(why);
+			return GC_ERR_INTERNAL;
+		}
+	}
 	/* state is O(ranks x strands); refuse sizes that cannot fit in memory */
-	uint64_t total = (uint64_t)gs_gen_nranks(gen) * (uint64_t)gen->nstrands;
+	uint64_t total = (uint64_t)nsim * (uint64_t)gen->nstrands;
 	if (total > (UINT64_C(1) << 24)) {
 		*errmsg = g_strdup_printf("%d ranks x %d strands = %llu strands: more than the 16777216 "
 					  "this simulator keeps in memory; use fewer channels or GPUs",
-					  gs_gen_nranks(gen), gen->nstrands, (unsigned long long)total);
+					  nsim, gen->nstrands, (unsigned long long)total);
 		return GC_ERR_INPUT;
 	}
 	/* about 50 ns per step on one core: refuse runs that would take hours */
-	uint64_t steps = gs_gen_total_steps(gen) * (uint64_t)o->iters;
+	uint64_t steps = 0;
+	for (int r = 0; r < nsim; r++)
+		for (int c = 0; c < gen->nstrands; c++)
+			steps += gen->ops->strand_len(gen, r, c);
+	steps *= (uint64_t)o->iters;
 	if (steps > UINT64_C(10000000000)) {
 		*errmsg = g_strdup_printf("%llu steps to simulate (%d ranks): more than the 10^10 this "
 					  "simulator takes on (hours of work); use --fidelity analytical, "
@@ -1873,7 +1956,9 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	m->gen = gen;
 	m->o = o;
 	m->noop = gm_coll_noop(&gen->p);
-	m->nranks = gs_gen_nranks(gen); /* helpers (the switch's engines) run strands too */
+	m->nranks = nsim; /* helpers (the switch's engines) run strands too */
+	m->nreal = gs_gen_nranks(gen);
+	m->folded = folded;
 	m->nstr = gen->nstrands;
 	m->spc = gen->strands_per_channel > 0 ? gen->strands_per_channel : 1;
 	m->nstrands = (uint32_t)m->nranks * (uint32_t)m->nstr;
@@ -1986,7 +2071,7 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		m->xq = g_new0(xpq, 1);
 
 	m->steps_total = steps;
-	m->est_s = gm_coll_estimate_s(steps, gen->p.nranks, events - 2.0 * (double)steps);
+	m->est_s = gm_coll_estimate_s(steps, m->nranks, events - 2.0 * (double)steps);
 	if (o->on_progress)
 		o->on_progress(o->progress_ctx, 0, steps, m->est_s, conn_bytes_estimate(m));
 	gc_status st = ge_run(&m->eng, GE_TIME_MAX);
@@ -2003,6 +2088,7 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		res->lost = m->lost;
 		res->events = m->eng.events_handled;
 		res->messages = m->messages;
+		res->sim_ranks = m->nranks;
 		res->xp_proxy_rank = res->xp_nic_link = -1;
 	} else if (m->ranks_done < (uint32_t)m->nranks) {
 		st = deadlock_report(m, errmsg);
@@ -2016,8 +2102,10 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		res->total_ps = m->end_time;
 		res->time_ps = m->end_time / o->iters;
 		res->events = m->eng.events_handled;
-		res->steps = m->steps_done;
-		res->messages = m->messages;
+		/* folded: each simulated rank stood for nreal / nranks */
+		res->steps = m->steps_done * (uint64_t)(m->nreal / m->nranks);
+		res->messages = m->messages * (uint64_t)(m->nreal / m->nranks);
+		res->sim_ranks = m->nranks;
 		res->retransmits = m->retransmits;
 		res->heap_peak = m->eng.heap_peak;
 		res->flow_recomputes = m->net.recomputes;
@@ -2032,7 +2120,7 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 				res->xp_nic_busy_ps = m->xp_nic_busy[l];
 				res->xp_nic_link = (int)l;
 			}
-		res->xp_msgs = m->xp_msgs;
+		res->xp_msgs = m->xp_msgs * (uint64_t)(m->nreal / m->nranks);
 		if (m->cp) {
 			gm_cpv e = m->cpend;
 			gm_cpv_to(&e, m->end_time, GM_CP_OTHER);
@@ -2043,7 +2131,9 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 			res->nlinks = m->net.nlinks;
 			res->links = g_new(gm_link_stat, m->net.nlinks);
 			for (uint32_t i = 0; i < m->net.nlinks; i++) {
-				gm_link *l = &m->net.links[i];
+				/* folded: every link's figures are its image's */
+				uint32_t k = m->folded ? gt_topo_fold_link(topo, i, m->nranks) : i;
+				gm_link *l = &m->net.links[k];
 				gm_link_stat *ls = &res->links[i];
 				memcpy(ls->name, m->net.info[i].name, sizeof(ls->name));
 				ls->bw_Bps = l->bw_Bps;

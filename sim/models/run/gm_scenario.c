@@ -156,6 +156,11 @@ static const gc_param sim_params[] = {
 	 "NVIDIA/nccl src/transport/net.cc (sendProxyProgress posts the send buffer's steps)"},
 	{"sim.check", GC_P_BOOL, "false", NULL, 1, 0,
 	 "assert engine invariants after every event", NULL},
+	{"sim.fold", GC_P_BOOL, "true", NULL, 1, 0,
+	 "flow fidelity: where the schedule and the topology repeat every few ranks (a ring or "
+	 "an all-to-all over identical nodes), simulate one block of them for all: the same "
+	 "times, the events fewer by the blocks; false simulates every rank",
+	 NULL},
 };
 
 static const gc_param sweep_params[] = {
