@@ -23,8 +23,9 @@
  *    fewer ranks and handles fewer events;
  *  - the same with a transport's stages (NCCL's proxy, NVSHMEM IBGDA and
  *    IBRC, on InfiniBand and EFA): per-rank proxy threads and queue pairs;
- *  - runs that must see every rank are not folded: faults, packet
- *    fidelity, trees, uneven chunks, ecmp, sim.fold false.
+ *  - the same in the packet fidelity (its hops' queues);
+ *  - runs that must see every rank are not folded: faults, trees, uneven
+ *    chunks, ecmp, sim.fold false.
  */
 #include <math.h>
 
@@ -48,8 +49,10 @@ static void compare(const char *yaml, const char *set, bool folds)
 {
 	const char *fold_sets[] = {set, NULL};
 	const char *flat_sets[] = {"sim.fold=false", set, NULL};
-	gm_run_opts fo = {.sets = set ? fold_sets : NULL, .links = true, .breakdown = true};
-	gm_run_opts uo = {.sets = flat_sets, .links = true, .breakdown = true};
+	/* the critical path is the flow fidelity's */
+	const bool pkt = set && strstr(set, "packet");
+	gm_run_opts fo = {.sets = set ? fold_sets : NULL, .links = true, .breakdown = !pkt};
+	gm_run_opts uo = {.sets = flat_sets, .links = true, .breakdown = !pkt};
 	gm_run *f = run_yaml_with(yaml, &fo), *u = run_yaml_with(yaml, &uo);
 	g_assert_cmpuint(f->npts, ==, u->npts);
 	for (size_t i = 0; i < f->npts; i++) {
@@ -89,7 +92,7 @@ static void compare(const char *yaml, const char *set, bool folds)
 			g_assert_cmpfloat(dt, <=, 1e-3 * (double)b->total_ps);
 		}
 		/* the critical path's split: the same sum, its parts alike */
-		g_assert_true(a->has_cp && b->has_cp);
+		g_assert_true(a->has_cp == !pkt && b->has_cp == !pkt);
 		for (int k = 0; k < GM_CP__COUNT; k++)
 			g_assert_cmpfloat(fabs((double)(a->cp_ps[k] - b->cp_ps[k])), <=,
 					  1e-3 * (double)b->total_ps);
@@ -347,6 +350,14 @@ static void test_folded_runs_agree(void)
 		 "transport.inter=ibrc"},
 		{"{preset: p5, nodes: 4}", "{op: alltoall, algo: put, sizes: [256KiB]}",
 		 "transport.inter=ibrc"},
+		/* the packet fidelity: every hop's queues on the first block's
+		 * images of the links */
+		{"{preset: dgx-h100, nodes: 4}", "{op: allreduce, algo: ring, sizes: [1MiB, 16MiB]}",
+		 "sim.fidelity=packet"},
+		{"{preset: dgx-h100, nodes: 8, fabric: {kind: fat-tree, leaf_nics: 16, oversubscription: 2}}",
+		 "{op: alltoall, sizes: [4MiB]}", "sim.fidelity=packet"},
+		{"{preset: dgx-h100, nodes: 4}", "{op: alltoall, algo: put, sizes: [1MiB]}",
+		 "sim.fidelity=packet"},
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
 		char *y = yaml_of(cases[i].topo, cases[i].coll);
@@ -374,14 +385,10 @@ static void test_not_folded(void)
 		compare(y, cases[i].set, false);
 		g_free(y);
 	}
-	/* packet fidelity and sim.fold false: every rank */
+	/* sim.fold false: every rank */
 	char *y = yaml_of(dgx, "{op: allreduce, algo: ring, sizes: [1MiB]}");
-	const char *pk[] = {"sim.fidelity=packet", NULL};
-	gm_run *r = run_yaml(y, pk);
-	g_assert_cmpint(r->pts[0].r.sim_ranks, ==, 32);
-	gm_run_free(r);
 	const char *off[] = {"sim.fold=false", NULL};
-	r = run_yaml(y, off);
+	gm_run *r = run_yaml(y, off);
 	g_assert_cmpint(r->pts[0].r.sim_ranks, ==, 32);
 	gm_run_free(r);
 	r = run_yaml(y, NULL);

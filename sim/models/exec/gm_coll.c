@@ -1859,7 +1859,7 @@ static int64_t gcd64(int64_t a, int64_t b)
 int gm_coll_fold_ranks(const gt_topo *topo, const gs_gen *gen, const gm_coll_opts *o)
 {
 	const int n = gs_gen_nranks(gen);
-	if (o->no_fold || o->pkt_bytes || o->trace || o->on_step || o->nfaults > 0 ||
+	if (o->no_fold || o->trace || o->on_step || o->nfaults > 0 ||
 	    gen->nhelpers > 0 || gen->rank_period <= 0 || n != topo->ngpus)
 		return n;
 	const int64_t tp = gt_topo_period(topo);
@@ -1920,8 +1920,10 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	 * estimate the packets from the bytes every rank moves */
 	double events = 2.0 * (double)steps;
 	if (o->pkt_bytes) {
-		/* every message is at least one packet */
-		double pkts = gm_coll_packets_estimate(&gen->p, o->pkt_bytes, o->iters) +
+		/* every message is at least one packet; folded, the simulated
+		 * ranks' share */
+		double pkts = gm_coll_packets_estimate(&gen->p, o->pkt_bytes, o->iters) * nsim /
+				      gen->p.nranks +
 			      (double)steps * (double)o->iters;
 		if (pkts > GM_COLL_MAX_PACKETS) {
 			*errmsg = g_strdup_printf("about %.3g packets to simulate (%d ranks, %llu-byte "

@@ -182,9 +182,10 @@ double gm_coll_estimate_s(uint64_t steps, int nranks, double packet_events);
  * the first block's images of p's links (gt_topo_fold_link) and is
  * received by rank p mod q as from the sender's image. The result is the
  * unfolded run's (the same sums in another order: within rounding, tested
- * to 0.1 %), the events fewer by n / q. Not folded: opts.no_fold, packet
- * fidelity, a trace or per-step records (every rank's), faults (they tell
- * links apart), helpers; then and where nothing repeats: the schedule's
+ * to 0.1 %), the events fewer by n / q; in the packet fidelity too (its
+ * queues are the links' and the connections'). Not folded: opts.no_fold,
+ * a trace or per-step records (every rank's), faults (they tell links
+ * apart), helpers; then and where nothing repeats: the schedule's
  * ranks. A transport's per-rank state (proxy threads, queue pairs) is the
  * simulated ranks': a message's receiving side runs on its receiver's
  * image. */

@@ -376,12 +376,9 @@ static const char *why_unused(use *u, const char *key)
 			 fid);
 		return u->buf;
 	}
-	if (!strcmp(key, "sim.fold") && strcmp(fid, "flow") != 0) {
-		snprintf(u->buf, sizeof(u->buf),
-			 "it applies to sim.fidelity flow, and this run's is %s (which %s); leave it out",
-			 fid, !strcmp(fid, "packet") ? "simulates every rank" : "simulates no rank");
-		return u->buf;
-	}
+	if (!strcmp(key, "sim.fold") && !strcmp(fid, "analytical"))
+		return "it applies to sim.fidelity flow and packet, and the closed form simulates no "
+		       "rank; leave it out";
 	if (!strcmp(key, "sim.net_send")) {
 		if (strcmp(fid, "flow") != 0) {
 			snprintf(u->buf, sizeof(u->buf),

@@ -157,7 +157,7 @@ static const gc_param sim_params[] = {
 	{"sim.check", GC_P_BOOL, "false", NULL, 1, 0,
 	 "assert engine invariants after every event", NULL},
 	{"sim.fold", GC_P_BOOL, "true", NULL, 1, 0,
-	 "flow fidelity: where the schedule and the topology repeat every few ranks (a ring or "
+	 "flow and packet fidelity: where the schedule and the topology repeat every few ranks (a ring or "
 	 "an all-to-all over identical nodes), simulate one block of them for all: the same "
 	 "times, the events fewer by the blocks; false simulates every rank",
 	 NULL},
