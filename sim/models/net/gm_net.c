@@ -66,6 +66,10 @@ void gm_net_fini(gm_net *n)
 	g_free(n->free_ids);
 	g_free(n->comp_links);
 	g_free(n->comp_flows);
+	g_free(n->sc_cap);
+	g_free(n->sc_unfixed);
+	g_free(n->sc_lid);
+	g_free(n->sc_at);
 	g_free(n->dheap);
 	g_free(n->dpos);
 	g_free(n->dkey);
@@ -377,9 +381,9 @@ static uint32_t fix_flows(gm_net *n, const gm_link *l, double share, int64_t now
 			schedule_done(n, (uint32_t)(f - n->flows));
 		}
 		for (int h = 0; h < f->nhops; h++) {
-			gm_link_info *hi = &n->info[f->hop[h].link];
-			hi->cap_left -= share;
-			hi->unfixed--;
+			const uint32_t at = n->sc_at[f->hop[h].link];
+			n->sc_cap[at] -= share;
+			n->sc_unfixed[at]--;
 		}
 	}
 	return fixed;
@@ -391,10 +395,24 @@ static void solve(gm_net *n)
 {
 	int64_t now = n->eng->now;
 	n->recomputes++;
+	if (n->capsc < n->ncomp_links) {
+		n->capsc = n->ncomp_links * 2;
+		n->sc_cap = g_renew(double, n->sc_cap, n->capsc);
+		n->sc_unfixed = g_renew(uint32_t, n->sc_unfixed, n->capsc);
+		n->sc_lid = g_renew(uint32_t, n->sc_lid, n->capsc);
+	}
+	if (n->capsc_at < n->nlinks) {
+		n->capsc_at = n->nlinks;
+		n->sc_at = g_renew(uint32_t, n->sc_at, n->capsc_at);
+	}
+	double *cap = n->sc_cap;
+	uint32_t *unf = n->sc_unfixed, *lids = n->sc_lid;
 	for (uint32_t i = 0; i < n->ncomp_links; i++) {
 		uint32_t lid = n->comp_links[i];
-		n->info[lid].cap_left = n->links[lid].bw_Bps;
-		n->info[lid].unfixed = n->links[lid].nflows;
+		lids[i] = lid;
+		cap[i] = n->links[lid].bw_Bps;
+		unf[i] = n->links[lid].nflows;
+		n->sc_at[lid] = i;
 	}
 	for (uint32_t i = 0; i < n->ncomp_flows; i++)
 		n->flows[n->comp_flows[i]].fixed = 0;
@@ -408,17 +426,16 @@ static void solve(gm_net *n)
 		uint32_t best = UINT32_MAX;
 		double best_share = INFINITY;
 		for (uint32_t i = 0; i < nl; i++) {
-			const gm_link_info *li = &n->info[n->comp_links[i]];
-			if (li->unfixed == 0)
+			if (unf[i] == 0)
 				continue;
-			double share = li->cap_left / li->unfixed;
+			double share = cap[i] / unf[i];
 			if (share < best_share) {
 				best_share = share;
-				best = n->comp_links[i];
+				best = i;
 			}
 		}
 		g_assert(best != UINT32_MAX);
-		gm_link *bl = &n->links[best];
+		gm_link *bl = &n->links[lids[best]];
 		/* rounding may leave a saturated link a hair below zero */
 		if (best_share < bl->bw_Bps * 1e-12)
 			best_share = bl->bw_Bps * 1e-12;
@@ -427,15 +444,20 @@ static void solve(gm_net *n)
 		 * level (fixing flows at the share leaves a link's share where
 		 * it was or above), so it is settled in the same pass: many
 		 * private links of one rate (a ring channel's own) take one pass
-		 * instead of one each */
+		 * instead of one each. The links left move down in place (a
+		 * fix reaches an unsettled one where sc_at says: its own slot,
+		 * or the one it has already moved to) */
 		uint32_t kept = 0;
 		for (uint32_t i = 0; i < nl; i++) {
-			uint32_t lid = n->comp_links[i];
-			const gm_link_info *li = &n->info[lid];
-			if (lid != best && li->unfixed > 0 && left > 0 && li->cap_left / li->unfixed == best_share)
+			const uint32_t lid = lids[i];
+			if (i != best && unf[i] > 0 && left > 0 && cap[i] / unf[i] == best_share)
 				left -= fix_flows(n, &n->links[lid], best_share, now);
-			if (li->unfixed > 0 || keep_all)
-				n->comp_links[kept++] = lid;
+			if (unf[i] > 0 || keep_all) {
+				cap[kept] = cap[i];
+				unf[kept] = unf[i];
+				lids[kept] = lid;
+				n->sc_at[lid] = kept++;
+			}
 		}
 		nl = kept;
 	}

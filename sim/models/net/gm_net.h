@@ -79,11 +79,9 @@ typedef struct gm_link {
 } gm_link;
 _Static_assert(sizeof(gm_link) == 64, "gm_link: one cache line");
 
-/* The rest of a link: its description and the solver's scratch. */
+/* The rest of a link: its description. */
 typedef struct gm_link_info {
 	int64_t lat_ps;
-	double cap_left; /* solver scratch */
-	uint32_t unfixed; /* solver scratch */
 	uint8_t kind;
 	char name[GM_LINK_NAME];
 } gm_link_info;
@@ -183,6 +181,13 @@ typedef struct gm_net {
 	uint32_t epoch;
 	uint32_t *comp_links, *comp_flows;
 	uint32_t ncomp_links, ncomp_flows, capcomp_links, capcomp_flows;
+	/* the solve's links, dense, in the component's order: the capacity
+	 * each has left and its flows not yet fixed, and per link of the net
+	 * its place there (a scan of the levels reads 12 bytes a link, not
+	 * a link's cache line) */
+	double *sc_cap;
+	uint32_t *sc_unfixed, *sc_lid, *sc_at;
+	uint32_t capsc, capsc_at;
 	/* statistics */
 	uint64_t flows_started, recomputes, comp_flow_visits;
 	double bytes_started, bytes_done;
