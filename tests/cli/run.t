@@ -265,7 +265,9 @@ printf 'schema_version: 1\ntopology: {preset: dgx-h100}\ncollective: {op: allred
 "$G" run "$T/bp.yaml" >"$T/out" 2>"$T/e"; rc=$?
 check "packet below 64 B: status 2 at its key" "[ $rc -eq 2 ] && [ ! -s '$T/out' ] && grep -q 'bp.yaml:4:33: sim.packet: must be at least 64B' '$T/e'"
 "$G" run scenarios/dgx-h100-8node-ring.yaml --fidelity packet --set sim.packet=64B >"$T/out" 2>"$T/e"; rc=$?
-check "packet fidelity refuses a run of billions of packets before running any size" "[ $rc -eq 2 ] && [ ! -s '$T/out' ] && grep -q 'sim.packet: size 2147483648 B is about 4.29e+09 packets' '$T/e'"
+check "packet fidelity refuses a run of billions of packets before running any size (the packets of the ranks it simulates: one node's for all)" "[ $rc -eq 2 ] && [ ! -s '$T/out' ] && grep -q 'sim.packet: size 8589934592 B is about 2.15e+09 packets of 64 B over 8 ranks (the 8 simulated for all 64)' '$T/e'"
+"$G" run scenarios/dgx-h100-8node-ring.yaml --fidelity packet --set sim.packet=64B --set sim.fold=false >"$T/out" 2>"$T/e"; rc=$?
+check "every rank simulated: refused at the first size past the limit" "[ $rc -eq 2 ] && [ ! -s '$T/out' ] && grep -q 'sim.packet: size 2147483648 B is about 4.29e+09 packets of 64 B over 64 ranks,' '$T/e'"
 
 # Simulated time is int64 picoseconds (about 106 days, half of it usable):
 # a run that would pass that is refused in every fidelity, and in explain,

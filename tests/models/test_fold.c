@@ -399,6 +399,19 @@ static void test_not_folded(void)
 	r = run_yaml(y, chk);
 	g_assert_cmpint(r->pts[0].r.sim_ranks, ==, 8);
 	gm_run_free(r);
+	/* the packet fidelity's limit counts the simulated ranks: 4096 flat
+	 * GPUs at 1 GiB are about 2.1e9 packets, one GPU's 5.2e5 */
+	char *big = g_strdup_printf("schema_version: 1\n"
+				    "topology: {kind: flat, gpus: 4096, link: {bandwidth: 50GB/s, "
+				    "latency: 1us}}\n"
+				    "collective: {op: allreduce, algo: ring, sizes: [1GiB]}\n"
+				    "sim: {fidelity: packet}\n");
+	r = run_yaml(big, NULL);
+	g_assert_cmpint(r->pts[0].r.sim_ranks, ==, 1);
+	gm_run_free(r);
+	gm_run_opts bo = {.sets = off};
+	expect_refused_with(big, &bo, "packets");
+	g_free(big);
 	/* the key only where it applies */
 	const char *an[] = {"sim.fidelity=analytical", "sim.fold=false", NULL};
 	gm_run_opts o = {.sets = an};

@@ -1284,16 +1284,31 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 		gs_params p = r->base;
 		p.bytes = sizes[i];
 		double pkts = gm_coll_packets_estimate(&p, co.pkt_bytes, co.iters);
+		int nsim = p.nranks;
+		if (pkts > GM_COLL_MAX_PACKETS) {
+			/* a folded run simulates one block of ranks (the executor
+			 * checks its own estimate again, with the size's protocol) */
+			gs_gen *g = NULL;
+			char *e = NULL;
+			if (gs_gen_create(&p, &g, &e) == GC_OK)
+				nsim = gm_coll_fold_ranks(&r->topo, g, &co);
+			pkts = pkts * nsim / p.nranks;
+			gs_gen_free(g);
+			g_free(e);
+		}
+		char of[64] = "";
+		if (nsim < p.nranks)
+			snprintf(of, sizeof(of), " (the %d simulated for all %d)", nsim, p.nranks);
 		if (pkts > GM_COLL_MAX_PACKETS)
 			st = gc_config_error(r->cfg,
 					     gc_config_is_set(r->cfg, "sim.packet") ? "sim.packet"
 										    : "sim.fidelity",
 					     errmsg,
-					     "size %llu B is about %.3g packets of %u B over %d ranks, more "
-					     "than the %.0e the packet fidelity takes on; use a larger "
+					     "size %llu B is about %.3g packets of %u B over %d ranks%s, "
+					     "more than the %.0e the packet fidelity takes on; use a larger "
 					     "packet, smaller sizes or the flow fidelity",
-					     (unsigned long long)sizes[i], pkts, co.pkt_bytes, p.nranks,
-					     GM_COLL_MAX_PACKETS);
+					     (unsigned long long)sizes[i], pkts, co.pkt_bytes,
+					     nsim < p.nranks ? nsim : p.nranks, of, GM_COLL_MAX_PACKETS);
 	}
 	co.on_step = o->on_step;
 	co.step_ctx = o->step_ctx;
