@@ -326,6 +326,13 @@ static void fold_route(sim *m, conn *c)
 	}
 }
 
+/* The simulated rank that receives on connection c: its receiver, or
+ * folded, the receiver's image in the first block. */
+static inline uint32_t conn_receiver(const sim *m, const conn *c)
+{
+	return c->dst % (uint32_t)m->nranks;
+}
+
 static uint32_t conn_get(sim *m, uint32_t src, uint32_t dst, uint32_t ch)
 {
 	if (m->folded)
@@ -540,7 +547,7 @@ static inline __attribute__((always_inline)) void reclaim(sim *m, conn *c, gm_cp
  * peer's slot, in the iteration s's rank is in. */
 static inline uint64_t signal_key(const sim *m, const strand *s, const conn *c, const gs_step *st)
 {
-	uint64_t slot = (uint64_t)(c->dst % (uint32_t)m->nranks) * m->nsig + st->dst_off;
+	uint64_t slot = (uint64_t)conn_receiver(m, c) * m->nsig + st->dst_off;
 	return slot * m->iters + (uint64_t)m->ranks[s->rank].iter;
 }
 
@@ -1048,8 +1055,7 @@ static int64_t xp_stages(sim *m, const conn *c, gm_xport_msg k, int from, int to
 	const gm_xport_path *h = &m->xp->path[k];
 	for (int i = from; i < to; i++) {
 		const gm_xport_stage *st = &h->st[i];
-		/* folded, the receiver is dst's image */
-		const uint32_t r = i < h->data ? c->src : c->dst % (uint32_t)m->nranks;
+		const uint32_t r = i < h->data ? c->src : conn_receiver(m, c);
 		switch (st->kind) {
 		case GM_XS_POLL:
 			t += st->period_ps / 2 + st->ps;
@@ -1389,7 +1395,7 @@ static void xs_landed(sim *m, const conn *c, uint64_t key, int64_t t, const gm_c
 		gm_cpv_to(&cv, t, GM_CP_CONTROL);
 	}
 	const xpmsg x = {.key = key, .ready = t, .conn = (uint32_t)(c - m->conns), .cpi = v ? cp_carry(m, 0, &cv) : 0};
-	const uint32_t r = c->dst % (uint32_t)m->nranks; /* folded: dst's image */
+	const uint32_t r = conn_receiver(m, c);
 	xr_push(&m->xw[r].in, &x);
 	if (t > m->eng.now)
 		xs_wake_at(m, r, t);
@@ -2105,8 +2111,9 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		res->time_ps = m->end_time / o->iters;
 		res->events = m->eng.events_handled;
 		/* folded: each simulated rank stood for nreal / nranks */
-		res->steps = m->steps_done * (uint64_t)(m->nreal / m->nranks);
-		res->messages = m->messages * (uint64_t)(m->nreal / m->nranks);
+		const uint64_t per = (uint64_t)(m->nreal / m->nranks);
+		res->steps = m->steps_done * per;
+		res->messages = m->messages * per;
 		res->sim_ranks = m->nranks;
 		res->retransmits = m->retransmits;
 		res->heap_peak = m->eng.heap_peak;
@@ -2122,7 +2129,7 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 				res->xp_nic_busy_ps = m->xp_nic_busy[l];
 				res->xp_nic_link = (int)l;
 			}
-		res->xp_msgs = m->xp_msgs * (uint64_t)(m->nreal / m->nranks);
+		res->xp_msgs = m->xp_msgs * per;
 		if (m->cp) {
 			gm_cpv e = m->cpend;
 			gm_cpv_to(&e, m->end_time, GM_CP_OTHER);
