@@ -31,7 +31,7 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # A build on a machine without the packages stops here with what to do,
 # not with a compiler's "glib.h: No such file". The goals that install them
 # first (run, test, bench, validate, validate-*) and clean are let through.
-NODEPS_GOALS := deps clean uninstall run test asan bench bench-peers validate validate-p5 validate-b200 validate-deepep validate-h100
+NODEPS_GOALS := deps clean uninstall run test asan bench bench-peers validate validate-p5 validate-b200 validate-deepep validate-h100 validate-ref validate-moe
 ifeq ($(filter $(NODEPS_GOALS),$(MAKECMDGOALS)),)
   ifneq ($(shell pkg-config --exists $(PKGS) 2>/dev/null && echo ok),ok)
     $(error gcsim needs pkg-config and the development packages of $(PKGS); 'make deps' installs them (as root) or prints the apt-get command)
@@ -98,7 +98,7 @@ COMPLETION := $(BUILD)/gcsim.bash
 EMU_OBJS := $(patsubst tests/hw/emu/%.cc,$(BUILD)/obj/tests/hw/emu/%.o,$(wildcard tests/hw/emu/*.cc))
 EMU_BIN  := $(BUILD)/tests/hw/gcsim-emu
 
-.PHONY: all run test asan bench bench-peers fuzz deps clean install uninstall validate validate-p5 validate-b200 validate-deepep validate-h100
+.PHONY: all run test asan bench bench-peers fuzz deps clean install uninstall validate validate-p5 validate-b200 validate-deepep validate-h100 validate-ref validate-moe
 all: $(BIN) $(MAN) $(COMPLETION) $(TEST_BINS) $(BENCH_BINS) $(EMU_BIN)
 
 $(BUILD)/obj/%.o: %.c
@@ -210,6 +210,16 @@ validate-deepep: deps
 validate-h100: deps
 	@$(MAKE) --no-print-directory $(BIN)
 	@sh validate/h100-nccl-tests.sh $(abspath $(BIN)) || test $$? -eq 1
+
+# Predictions against the mixed reference set (one H100 or H200 node,
+# seconds) and the MoE set (DeepEP low-latency, pplx-kernels, torch's
+# all-to-all; 15 s); a FAIL verdict (status 1) is a result.
+validate-ref: deps
+	@$(MAKE) --no-print-directory $(BIN)
+	@sh validate/nccl-reference.sh $(abspath $(BIN)) || test $$? -eq 1
+validate-moe: deps
+	@$(MAKE) --no-print-directory $(BIN)
+	@sh validate/moe-published.sh $(abspath $(BIN)) || test $$? -eq 1
 
 # Every published set above, into docs/VALIDATION.md and docs/validation/*.svg
 # (per set: the points, the median and largest |error|, a plot; about 5

@@ -10,9 +10,12 @@
 # DIR defaults to docs (the committed report, `make validate`), GCSIM to
 # build/gcsim. The sets: p5 (validate/p5-efa-sweep.sh), h100
 # (validate/h100-nccl-tests.sh: the InfiniBand and the one-node sets), b200
-# (validate/b200-sendrecv.sh) and deepep (validate/deepep-normal.sh).
-# VALIDATE_ONLY="h100 deepep" (spaces or commas) runs only those. The
-# scripts' own knobs (P5_SWEEP_NODES, B200_NODES, H100_NODES, H100_MIN_BYTES, H100_MAX_BYTES, DEEPEP_EP, H100_DEFAULT_ALGOS,
+# (validate/b200-sendrecv.sh), deepep (validate/deepep-normal.sh), ref
+# (validate/nccl-reference.sh: the mixed reference set) and moe
+# (validate/moe-published.sh: DeepEP low-latency, pplx-kernels, torch's
+# all-to-all). VALIDATE_ONLY="h100 deepep" (spaces or commas) runs only
+# those. The scripts' own knobs (P5_SWEEP_NODES, B200_NODES, H100_NODES,
+# H100_MIN_BYTES, H100_MAX_BYTES, DEEPEP_EP, MOE_GROUPS, H100_DEFAULT_ALGOS,
 # H100_NCCL_ESTIMATE) pass through to them; the report then names the ones
 # set, since its figures are no longer those of the whole sets.
 #
@@ -57,12 +60,12 @@ case $version in
 esac
 
 # the sets asked for, in the report's order
-only=$(echo "${VALIDATE_ONLY:-p5 h100 b200 deepep}" | tr ',' ' ')
+only=$(echo "${VALIDATE_ONLY:-p5 h100 b200 deepep ref moe}" | tr ',' ' ')
 for s in $only; do
 	case $s in
-	p5 | h100 | b200 | deepep) ;;
+	p5 | h100 | b200 | deepep | ref | moe) ;;
 	*)
-		echo "$me: VALIDATE_ONLY: unknown set '$s' (expected p5, h100, b200, deepep)" >&2
+		echo "$me: VALIDATE_ONLY: unknown set '$s' (expected p5, h100, b200, deepep, ref, moe)" >&2
 		exit 2
 		;;
 	esac
@@ -211,6 +214,39 @@ if want deepep; then
 			print $2, $2 " (" $3 ")", $1, size[$1 "/" $2], $1, "", $6, $4, $5, e, "forward", band }' \
 		phase=1 "$pub/deepep_normal.csv" phase=2 "$tmp/deepep.log" > "$tmp/pts/deepep-normal.tsv"
 	[ -s "$tmp/pts/deepep-normal.tsv" ] || { echo "$me: validate/deepep-normal.sh printed no rows" >&2; exit 1; }
+fi
+
+# ref: one series per system; the algorithm and protocol from chosen.txt
+# ("system<TAB>size<TAB>algo/protocol"), the one of the row's algorithm
+if want ref; then
+	run_script ref "$here/nccl-reference.sh" "$tmp/ref"
+	[ -s "$tmp/ref/report.csv" ] || { echo "$me: validate/nccl-reference.sh wrote no report.csv" >&2; exit 1; }
+	awk -v OFS='\t' "$busbw_awk"'
+		phase == 1 { split($0, c, "\t"); split(c[3], ap, "/"); pick[c[1] "/" c[2] "/" ap[1]] = c[3]; next }
+		FNR == 1 { next }
+		{ csv($0, r); sys = r[1]; a = r[3]; sub(/^default\(/, "", a); sub(/\)$/, "", a);
+			p = pick[sys "/" r[5] "/" a]; if (p == "") p = r[3];
+			print sys, sys ", " r[3], r[5], r[5], r[4], r[6], r[7], busbw(r[2], r[4], r[5], r[6]),
+				busbw(r[2], r[4], r[5], r[7]), r[8], p, r[9] }' \
+		phase=1 "$tmp/ref/chosen.txt" phase=2 "$tmp/ref/report.csv" > "$tmp/pts/nccl-reference.tsv"
+fi
+
+# moe: one series per group and phase; x is the GPUs, the bandwidth the
+# bytes the script names per point (tokens x top-k x message, or the
+# all-to-all's bytes per GPU) over the time
+if want moe; then
+	run_script moe "$here/moe-published.sh" "$tmp/moe"
+	[ -s "$tmp/moe/report.csv" ] || { echo "$me: validate/moe-published.sh wrote no report.csv" >&2; exit 1; }
+	awk -F, -v OFS='\t' '
+		BEGIN { name["deepep-ll"] = "DeepEP LL"; name["pplx-ibgda"] = "pplx IBGDA";
+			name["pplx-ibrc"] = "pplx IBRC"; name["pplx-nvlink"] = "pplx NVLink";
+			name["torch-ata"] = "torch all-to-all";
+			algo["deepep-ll"] = "put (closed form)"; algo["pplx-ibgda"] = "pplx/ibgda";
+			algo["pplx-ibrc"] = "pplx/ibrc"; algo["pplx-nvlink"] = "pplx"; algo["torch-ata"] = "pairwise" }
+		FNR == 1 { next }
+		{ series = name[$1] ($2 == "alltoall" ? "" : " " $2);
+			print series, series, $3, $4, $3, $5, $6, $9 / ($5 * 1e3), $9 / ($6 * 1e3), $7, algo[$1], $8 }' \
+		"$tmp/moe/report.csv" > "$tmp/pts/moe-published.tsv"
 fi
 
 # stats SET: "points median max verdict" of |error|; the verdict is gcsim
@@ -422,26 +458,51 @@ so the plot's x axis is the GPUs. Bandwidth as DeepEP's tests count it (NVLink
 1 (positive: predicted faster).
 EOF
 fi
+if want ref; then
+	section nccl-reference "Reference set: allreduce on one H100 or H200 node" bytes "busbw (GB/s)" <<'EOF'
+The project's mixed reference set: nccl-tests `all_reduce_perf` on one node
+of 8 H100 SXM (ring at 2 and 4 GiB, NVIDIA/nccl#1455 and
+NVIDIA/nccl-tests#212; NVLS at 4 GiB) and of 4 H100 SXM (NVLS at 4 GiB),
+predicted on the `dgx-h100` preset (4 GPUs: `topology.gpus_per_node 4`),
+and on one Azure ND H200 v5 node (8 H200, NCCL 2.20.5), predicted on the
+`p5en` preset's node (8 H200 on NVLink4; one node, so its network is not
+used). The Azure benchmark's code (Azure/AI-benchmarking-guide
+NCCLBandwidth.py) runs `NCCL_ALGO=NVLS all_reduce_perf -g 8 -n 40`: NVLS at
+every size, one thread driving the 8 GPUs, 40 iterations, and so does the
+prediction. The published rows give busbw only (the Azure table to two
+digits: its 1 KiB point is known to about 8 %); the time is the size over
+it. Published: `validate/published/nccl_tests_published.csv`; script:
+`validate/nccl-reference.sh`. Error: predicted time / published time - 1.
+EOF
+fi
+if want moe; then
+	section moe-published "MoE dispatch and combine, and the all-to-all they replace" gpus "tokens x top-k x message / time (GB/s)" <<'EOF'
+Published expert-parallel latencies at 128 tokens per GPU, hidden 7168,
+top-8 of 256 experts: DeepEP V1's low-latency kernels in their "pure RDMA"
+setting on H800 with CX7 400 Gb/s (DeepEP's README, 8-256 GPUs; predicted
+on a flat 400 Gb/s cluster, closed form, `scenarios/moe-dispatch.yaml`),
+pplx-kernels' internode dispatch and combine over NVSHMEM IBGDA and IBRC
+(EP16-128) and on one node (EP8), and the same benchmark's
+`torch.distributed.all_to_all_single` of 242221056 B per GPU (pplx-kernels
+tests/bench_all_to_all.py; NCCL's grouped send/recv, `algo pairwise`), all
+on DGX H100 nodes (pplx-kernels' README; H100 and CX7 inferred). IBRC,
+NVLink and the all-to-all run in the flow model, IBGDA in the closed form
+(within 0.2 % of the flow model's docs/MODELS.md table, whose runs take
+from a second to minutes a point). The bandwidth is tokens x top-k x
+message over the time (the all-to-all: its bytes per GPU), so the plot's
+x axis is the GPUs.
+Published: `validate/published/moe_published.csv`; script:
+`validate/moe-published.sh`. Error: predicted time / published time - 1.
+EOF
+fi
 
 # the knobs set for this run, which restrict or change the sets
 knobs=
-for v in VALIDATE_ONLY P5_SWEEP_NODES B200_NODES H100_NODES H100_MIN_BYTES H100_MAX_BYTES DEEPEP_EP H100_DEFAULT_ALGOS H100_NCCL_ESTIMATE; do
+for v in VALIDATE_ONLY P5_SWEEP_NODES B200_NODES H100_NODES H100_MIN_BYTES H100_MAX_BYTES DEEPEP_EP MOE_GROUPS H100_DEFAULT_ALGOS H100_NCCL_ESTIMATE; do
 	eval "val=\${$v:-}"
 	# shellcheck disable=SC2154
 	[ -z "$val" ] || knobs="$knobs \`$v=$val\`"
 done
-
-# the published files no script here predicts, with the reason
-notrun() {
-	case $1 in
-	nccl_tests_published.csv)
-		echo "a mixed reference set (8x and 4x H100 NVLink, 8x H200 on Azure) with no script in validate/ that predicts its rows; tests/cli/run.t and docs/HW.md compare parts of it by hand" ;;
-	moe_published.csv)
-		echo "MoE latencies (DeepEP low-latency, pplx-kernels, torch all-to-all) with no script in validate/ that predicts its rows; tests/cli/run.t and docs/MODELS.md compare the DeepEP low-latency rows by hand, docs/MODELS.md the pplx-kernels rows" ;;
-	*)
-		echo "no script in validate/ predicts its rows yet" ;;
-	esac
-}
 
 # the document
 doc=$tmp/VALIDATION.md
@@ -482,19 +543,26 @@ nccl-tests' factor: 2(n-1)/n for allreduce, (n-1)/n for allgather and
 reduce-scatter); "gcsim algorithm/protocol" is what the prediction ran.
 
 EOF
-	for id in p5-efa h100-ib h100-node b200-sendrecv deepep-normal; do
+	for id in p5-efa h100-ib h100-node b200-sendrecv deepep-normal nccl-reference moe-published; do
 		[ ! -f "$tmp/md/$id.md" ] || cat "$tmp/md/$id.md"
 	done
-	echo "## Published sets not yet run by make validate"
-	echo
+	# a published file that no script here predicts is named, so that
+	# the report never reads as complete when it is not
+	left=
 	for f in "$pub"/*.csv; do
 		b=${f##*/}
 		case $b in
-		p5_efa_allreduce_sweep.csv | h100_ib_nccl_tests.csv | h100_node_nccl_tests.csv | b200_ib_sendrecv.csv | deepep_normal.csv) continue ;;
+		p5_efa_allreduce_sweep.csv | h100_ib_nccl_tests.csv | h100_node_nccl_tests.csv | b200_ib_sendrecv.csv | deepep_normal.csv | nccl_tests_published.csv | moe_published.csv) ;;
+		*) left="$left $b" ;;
 		esac
-		# shellcheck disable=SC2016
-		printf -- '- `validate/published/%s`: %s.\n' "$b" "$(notrun "$b")"
 	done
+	if [ -n "$left" ]; then
+		printf '## Published sets not yet run by make validate\n\n'
+		for b in $left; do
+			# shellcheck disable=SC2016
+			printf -- '- `validate/published/%s`: no script in validate/ predicts its rows yet.\n' "$b"
+		done
+	fi
 } > "$doc"
 
 # into DIR: every file copied into a staging folder there (the same file

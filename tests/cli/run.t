@@ -197,6 +197,23 @@ H100_NODES=1 H100_MAX_BYTES=65536 sh validate/h100-nccl-tests.sh "$G" "$T/h100sm
 check "H100 nccl-tests, one node up to 64 KiB, one thread driving 8 GPUs: the host's floor within 10 % (allreduce 20 %)" \
   "[ $rc -le 1 ] && grep -q '^# compared 68 points' '$T/h100small.txt' && awk -F, 'NR > 1 { e = \$7; if (e < 0) e = -e; if (\$1 == \"allreduce\") { m++; if (e >= 20) bad = 1 } else { n++; if (e >= 10) bad = 1 } } END { exit !(n == 40 && m == 28 && !bad) }' '$T/h100small/report.csv'"
 
+# The mixed reference set (validate/published/nccl_tests_published.csv): 4
+# runs cover its 11 rows, the Azure H200 rows as their benchmark's code runs
+# them (NVLS forced, one thread driving 8 GPUs, 40 iterations); a missing
+# binary is status 3 and leaves nothing. The MoE set: 5 groups cover its 35
+# rows; a group that does not exist and a missing binary are refused. (Both
+# sets' points are pinned by validation_pinned.t.)
+check "reference set: 4 runs cover the 11 rows, the Azure rows with NVLS forced on 8 GPUs per thread" \
+  "[ \$(sh validate/nccl-reference.sh --list | wc -l) -eq 4 ] && [ \$(sh validate/nccl-reference.sh --list | awk -F', ' '{ n += split(\$NF, a, \",\") } END { print n }') -eq 11 ] && sh validate/nccl-reference.sh --list | grep -q '^8xH200 .*: p5en 0 nvls 8 40, '"
+sh validate/nccl-reference.sh "$T/no-gcsim" "$T/refnone" >/dev/null 2>"$T/e"; rc=$?
+check "reference set without a binary: status 3, one line, no folder" "[ $rc -eq 3 ] && [ \$(wc -l <'$T/e') -eq 1 ] && [ ! -e '$T/refnone' ]"
+check "MoE set: 5 groups cover the 35 rows" \
+  "[ \$(sh validate/moe-published.sh --list | wc -l) -eq 5 ] && [ \$(sh validate/moe-published.sh --list | awk -F': ' '{ n += split(\$2, a, \",\") } END { print n }') -eq 35 ]"
+MOE_GROUPS=pplx-ibgda,nope sh validate/moe-published.sh "$G" "$T/moenope" >/dev/null 2>"$T/e"; rc=$?
+check "MoE set, an unknown group: status 2, named, nothing written" "[ $rc -eq 2 ] && grep -q \"unknown group 'nope'\" '$T/e' && [ ! -e '$T/moenope' ]"
+sh validate/moe-published.sh "$T/no-gcsim" "$T/moenone" >/dev/null 2>"$T/e"; rc=$?
+check "MoE set without a binary: status 3, one line, no folder" "[ $rc -eq 3 ] && [ \$(wc -l <'$T/e') -eq 1 ] && [ ! -e '$T/moenone' ]"
+
 # DeepEP's normal kernels (algo forward): the intranode rows of the
 # published table run end to end and, NVLink-bound at the 160 GB/s the
 # DeepEP README gives for H800, come within 10 %; a missing binary is
