@@ -90,7 +90,7 @@ predict() {
 			--set transport.inter="${g#pplx-}"
 		[ "$g" = pplx-ibrc ] || set -- "$@" --set sim.fidelity=analytical ;;
 	pplx-nvlink)
-		set -- "$out/pplx1.yaml" ;;
+		set -- "$out/pplx.yaml" ;;
 	torch-ata)
 		set -- "$out/ata.yaml" --set topology.nodes="$nodes" ;;
 	esac
@@ -106,18 +106,10 @@ predict() {
 	fi
 	rm -f "$out/part.csv"
 }
+# one node here; the internode groups give the nodes and the transport
 cat > "$out/pplx.yaml" <<'YAML'
 schema_version: 1
-name: pplx-kernels internode (validate/published/moe_published.csv)
-topology: {preset: dgx-h100, nodes: 2}
-transport: {inter: ibgda}
-collective: {op: dispatch, algo: pplx, sizes: [7408B]}
-moe: {tokens: 128, topk: 8, experts: 256}
-sim: {fidelity: flow}
-YAML
-cat > "$out/pplx1.yaml" <<'YAML'
-schema_version: 1
-name: pplx-kernels on one node (validate/published/moe_published.csv)
+name: pplx-kernels (validate/published/moe_published.csv)
 topology: {preset: dgx-h100, nodes: 1}
 collective: {op: dispatch, algo: pplx, sizes: [7408B]}
 moe: {tokens: 128, topk: 8, experts: 256}
