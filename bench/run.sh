@@ -34,6 +34,14 @@ scenario "nvlstree allreduce, 8 DGX H100 nodes, 1 GiB" "{preset: dgx-h100, nodes
 # keeps the flows alive longer, so the components the solves settle are
 # large (hundreds of links)
 scenario "tree allreduce, 64 DGX H100 nodes, 1 GiB" "{preset: dgx-h100, nodes: 64}" tree
+# NCCL's tree and nvlstree across 2048 DGX H100 nodes (16,384 GPUs): no
+# symmetry to fold (the double binary tree gives nodes different places),
+# so every rank is simulated; at data-parallel bucket sizes they take
+# seconds, at 1 GiB far longer (docs/PERFORMANCE.md)
+scenario "tree allreduce, 2048 DGX H100 nodes, 16 MiB and 64 MiB" "{preset: dgx-h100, nodes: 2048}" tree \
+	"collective: {op: allreduce, algo: tree, sizes: [16MiB, 64MiB]}"
+scenario "nvlstree allreduce, 2048 DGX H100 nodes, 4 MiB" "{preset: dgx-h100, nodes: 2048}" nvlstree \
+	"collective: {op: allreduce, algo: nvlstree, sizes: [4MiB]}"
 # a large NVLink domain: a ring over 2 GB200 NVL72 racks (144 GPUs, 32
 # channels); every rack port carries all 32 channels' flows, and each end
 # moves the others' rates
