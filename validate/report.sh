@@ -275,10 +275,11 @@ table() {
 }
 
 # svg SET TITLE XUNIT YLABEL: the plot, log2 x axis (XUNIT bytes or gpus),
-# linear y from 0; per series its published points as dots and its
+# linear y from 0 (with ylog=1: log10 y over the decades the points span,
+# for sets whose series differ by orders of magnitude); per series its published points as dots and its
 # predictions as a line, in the series' colour; a legend on the right.
 svg() {
-	awk -F '\t' -v title="$2" -v xunit="$3" -v ylabel="$4" '
+	awk -F '\t' -v title="$2" -v xunit="$3" -v ylabel="$4" -v ylog="${ylog:-0}" '
 		function xml(s) { gsub(/&/, "\\&amp;", s); gsub(/</, "\\&lt;", s); gsub(/>/, "\\&gt;", s); return s }
 		function lg(v) { return log(v) / log(2) }
 		function floor_(v) { return v == int(v) ? v : (v < 0 ? int(v) - 1 : int(v)) }
@@ -289,9 +290,9 @@ svg() {
 			return sprintf("%d %s", b, u[k]);
 		}
 		function px(x) { return L + (lg(x) - lx0) / (lx1 - lx0) * (R - L) }
-		function py(y) { return B - y / ytop * (B - T) }
+		function py(y) { return ylog ? B - (log(y) / log(10) - ly0) / (ly1 - ly0) * (B - T) : B - y / ytop * (B - T) }
 		BEGIN { W = 680; H = 360; L = 56; R = 480; T = 30; B = 310;
-			split("#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd #8c564b #e377c2 #17becf", col, " ") }
+			split("#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd #8c564b #e377c2 #17becf #7f7f7f #bcbd22", col, " ") }
 		{ s = $1;
 			if (!(s in sid)) { sid[s] = ++ns; sname[ns] = s }
 			k = sid[s];
@@ -299,6 +300,8 @@ svg() {
 			if (!((k, $3) in seen)) { seen[k, $3] = 1; nl[k]++; lx[k, nl[k]] = $3; ly[k, nl[k]] = $9 }
 			if (NR == 1 || $3 < xmin) xmin = $3;
 			if (NR == 1 || $3 > xmax) xmax = $3;
+			if ($8 > 0 && (ymin == "" || $8 < ymin)) ymin = $8;
+			if ($9 > 0 && (ymin == "" || $9 < ymin)) ymin = $9;
 			if ($8 > ymax) ymax = $8;
 			if ($9 > ymax) ymax = $9 }
 		END {
@@ -315,23 +318,38 @@ svg() {
 			split("1 2 2.5 5 10", m, " ");
 			for (i = 1; i <= 5 && m[i] * mag < raw; i++) ;
 			ys = m[i] * mag; ytop = ys * (-floor_(-ymax / ys));
+			# log y: whole decades around the points, a tick at 1, 2 and 5
+			# of each
+			if (ylog) {
+				ly0 = floor_(log(ymin) / log(10) + 1e-9); ly1 = -floor_(-log(ymax) / log(10) + 1e-9);
+				if (ly1 <= ly0) ly1 = ly0 + 1;
+				nyt = 0;
+				for (e = ly0; e <= ly1; e++)
+					for (i = 1; i <= 3; i++) {
+						v = (i == 1 ? 1 : i == 2 ? 2 : 5) * 10 ^ e;
+						if (v <= 10 ^ ly1 * 1.0000001) yt[++nyt] = v;
+					}
+			} else {
+				nyt = 0;
+				for (y = 0; y <= ytop + ys / 2; y += ys) yt[++nyt] = y;
+			}
 			printf "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"11\">\n", W, H, W, H;
 			printf "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n", W, H;
 			printf "<text x=\"%d\" y=\"18\" font-size=\"13\">%s</text>\n", L, xml(title);
 			# grid and ticks
 			printf "<g stroke=\"#ddd\">";
 			for (e = lx0; e <= lx1; e++) if (e % xs == 0) printf "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>", px(2 ^ e), T, px(2 ^ e), B;
-			for (y = 0; y <= ytop + ys / 2; y += ys) printf "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>", L, py(y), R, py(y);
+			for (i = 1; i <= nyt; i++) printf "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>", L, py(yt[i]), R, py(yt[i]);
 			printf "</g>\n<g text-anchor=\"middle\">";
 			for (e = lx0; e <= lx1; e++) if (e % xs == 0) printf "<text x=\"%.1f\" y=\"%d\">%s</text>", px(2 ^ e), B + 15, label(e);
 			printf "<text x=\"%d\" y=\"%d\">%s</text>", (L + R) / 2, B + 32, xunit == "bytes" ? "size" : "GPUs";
 			printf "<text transform=\"translate(14 %d) rotate(-90)\">%s</text>", (T + B) / 2, xml(ylabel);
 			printf "</g>\n<g text-anchor=\"end\">";
-			for (y = 0; y <= ytop + ys / 2; y += ys) printf "<text x=\"%d\" y=\"%.1f\">%g</text>", L - 4, py(y) + 4, y;
+			for (i = 1; i <= nyt; i++) printf "<text x=\"%d\" y=\"%.1f\">%g</text>", L - 4, py(yt[i]) + 4, yt[i];
 			printf "</g>\n<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#333\"/>\n", L, T, R - L, B - T;
 			# per series: the predictions as a line (sorted by x), the published points as dots
 			for (k = 1; k <= ns; k++) {
-				c = col[(k - 1) % 8 + 1];
+				c = col[(k - 1) % 10 + 1];
 				for (i = 2; i <= nl[k]; i++)
 					for (j = i; j > 1 && lx[k, j] < lx[k, j - 1]; j--) {
 						t = lx[k, j]; lx[k, j] = lx[k, j - 1]; lx[k, j - 1] = t;
@@ -348,7 +366,7 @@ svg() {
 			}
 			# legend
 			for (k = 1; k <= ns; k++) {
-				y = T + 8 + (k - 1) * 18; c = col[(k - 1) % 8 + 1];
+				y = T + 8 + (k - 1) * 18; c = col[(k - 1) % 10 + 1];
 				printf "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"1.5\"/>", R + 12, y, R + 36, y, c;
 				printf "<path stroke=\"%s\" stroke-opacity=\"0.6\" stroke-width=\"6\" stroke-linecap=\"round\" d=\"M%d %dh0\"/>", c, R + 24, y;
 				printf "<text x=\"%d\" y=\"%d\">%s</text>\n", R + 42, y + 4, xml(sname[k]);
@@ -476,6 +494,7 @@ it. Published: `validate/published/nccl_tests_published.csv`; script:
 EOF
 fi
 if want moe; then
+	ylog=1
 	section moe-published "MoE dispatch and combine, and the all-to-all they replace" gpus "tokens x top-k x message / time (GB/s)" <<'EOF'
 Published expert-parallel latencies at 128 tokens per GPU, hidden 7168,
 top-8 of 256 experts: DeepEP V1's low-latency kernels in their "pure RDMA"
@@ -493,7 +512,9 @@ message over the time (the all-to-all: its bytes per GPU), so the plot's
 x axis is the GPUs.
 Published: `validate/published/moe_published.csv`; script:
 `validate/moe-published.sh`. Error: predicted time / published time - 1.
+The plot's y axis is logarithmic.
 EOF
+	ylog=0
 fi
 
 # the knobs set for this run, which restrict or change the sets
