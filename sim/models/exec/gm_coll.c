@@ -1801,43 +1801,54 @@ double gm_coll_packets_estimate(const gs_params *p, uint32_t pkt_bytes, int iter
 }
 
 /* The memory a run's connections will take, estimated before it starts:
- * rank 0's distinct (peer, channel) sends times the ranks (the schedules
- * are alike on every rank, or nearly), each connection its record, its
- * totals, its share of the lookup table (kept at most half full, so two
- * to four slots) and the transport's and critical path's per-connection
- * state; a third more for what grows with them (the arrays' spare
- * capacity, the messages in flight). Scans at most 2^20 of rank 0's steps;
- * 0 where it would take more (unknown). An all-to-all of 4096 GPUs opens
- * 16.7 M connections: about 6 GB. */
+ * the distinct (peer, channel) sends of up to eight ranks spread over the
+ * run (the first, the last and six between: rank 0 alone misses ranks of
+ * another kind, such as NVLS's helpers), averaged, times the ranks; each
+ * connection its record, its totals, its share of the lookup table (kept
+ * at most half full, so two to four slots) and the transport's and
+ * critical path's per-connection state; a third more for what grows with
+ * them (the arrays' spare capacity, the messages in flight). Scans at most
+ * 2^20 steps of a sampled rank; 0 where it would take more (unknown). An
+ * all-to-all of 4096 GPUs opens 16.7 M connections: about 6 GB. */
 static double conn_bytes_estimate(const sim *m)
 {
 	const gs_gen *gen = m->gen;
 	const uint32_t spc = m->spc > 0 ? (uint32_t)m->spc : 1;
-	uint64_t len = 0;
-	for (int c = 0; c < gen->nstrands; c++)
-		len += gen->ops->strand_len(gen, 0, c);
-	if (len > (UINT64_C(1) << 20))
-		return 0;
+	const int nsample = m->nranks < 8 ? m->nranks : 8;
 	GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);
 	gs_step win[256];
-	for (int c = 0; c < gen->nstrands; c++) {
-		uint64_t n = gen->ops->strand_len(gen, 0, c);
-		for (uint64_t at = 0; at < n; at += G_N_ELEMENTS(win)) {
-			uint32_t nw = (uint32_t)MIN((uint64_t)G_N_ELEMENTS(win), n - at);
-			gen->ops->fill(gen, 0, c, at, nw, win);
-			for (uint32_t i = 0; i < nw; i++) {
-				const gs_step *st = &win[i];
-				const gs_op op = (gs_op)st->op;
-				if (!(gs_op_sends(op) || (gs_op_one_sided(op) && op != GS_OP_WAIT)) ||
-				    st->send_peer < 0 || st->send_peer == 0)
-					continue;
-				g_hash_table_add(seen, GSIZE_TO_POINTER((gsize)(uint32_t)st->send_peer << 20 |
-									 (gsize)((uint32_t)c / spc)));
+	double total = 0;
+	for (int k = 0; k < nsample; k++) {
+		const int r = nsample > 1 ? (int)((int64_t)k * (m->nranks - 1) / (nsample - 1)) : 0;
+		uint64_t len = 0;
+		for (int c = 0; c < gen->nstrands; c++)
+			len += gen->ops->strand_len(gen, r, c);
+		if (len > (UINT64_C(1) << 20)) {
+			g_hash_table_destroy(seen);
+			return 0;
+		}
+		g_hash_table_remove_all(seen);
+		for (int c = 0; c < gen->nstrands; c++) {
+			uint64_t n = gen->ops->strand_len(gen, r, c);
+			for (uint64_t at = 0; at < n; at += G_N_ELEMENTS(win)) {
+				uint32_t nw = (uint32_t)MIN((uint64_t)G_N_ELEMENTS(win), n - at);
+				gen->ops->fill(gen, r, c, at, nw, win);
+				for (uint32_t i = 0; i < nw; i++) {
+					const gs_step *st = &win[i];
+					const gs_op op = (gs_op)st->op;
+					if (!(gs_op_sends(op) || (gs_op_one_sided(op) && op != GS_OP_WAIT)) ||
+					    st->send_peer < 0 || st->send_peer == r)
+						continue;
+					g_hash_table_add(seen,
+							 GSIZE_TO_POINTER((gsize)(uint32_t)st->send_peer << 20 |
+									  (gsize)((uint32_t)c / spc)));
+				}
 			}
 		}
+		total += (double)g_hash_table_size(seen);
 	}
-	double conns = (double)g_hash_table_size(seen) * (double)m->nranks;
 	g_hash_table_destroy(seen);
+	double conns = nsample > 0 ? total / nsample * (double)m->nranks : 0;
 	double per = (double)(sizeof(conn) + sizeof(conn_tot) + 3 * (sizeof(uint64_t) + sizeof(uint32_t)));
 	if (m->xp)
 		per += (double)sizeof(xpq);
