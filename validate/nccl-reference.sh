@@ -59,7 +59,7 @@ if [ "${1:-}" = "--list" ]; then
 	groups | while IFS="$(printf '\t')" read -r sys algo sizes; do
 		p=$(preset_of "$sys") || { echo "nccl-reference: no preset for system '$sys'" >&2; exit 2; }
 		printf '%s: %s, %s, %s\n' "$sys" "$p" "$algo" "$sizes"
-	done
+	done || exit 2
 	exit 0
 fi
 gcsim=${1:-$here/../build/gcsim}
