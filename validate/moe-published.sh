@@ -36,8 +36,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 meas=$here/published/moe_published.csv
 all="deepep-ll pplx-ibgda pplx-ibrc pplx-nvlink torch-ata"
-groups=$(echo "${MOE_GROUPS:-$all}" | tr ',' ' ')
-for g in $groups; do
+sel=$(echo "${MOE_GROUPS:-$all}" | tr ',' ' ')
+for g in $sel; do
 	case " $all " in *" $g "*) ;; *)
 		echo "moe-published: MOE_GROUPS: unknown group '$g' (expected $all)" >&2
 		exit 2
@@ -60,24 +60,20 @@ group_rows() {
 		BEGIN { split(sel, s, ";"); impl = s[1]; tr = "," s[2] "," }
 		$1 == impl && index(tr, "," $2 ",") > 0'
 }
-if [ "${1:-}" = "--list" ]; then
-	for g in $groups; do
+# --list: per group its phases and GPUs
+groups() {
+	for g in $sel; do
 		printf '%s: %s\n' "$g" "$(group_rows "$g" | awk -F, '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $6 ~ /^alltoall/ ? "alltoall" : $6, $4 }')"
 	done
-	exit 0
-fi
-gcsim=${1:-$here/../build/gcsim}
-if [ ! -x "$gcsim" ]; then
-	echo "moe-published: $gcsim is not built (run make)" >&2
-	exit 3
-fi
-out=${2:-$(mktemp -d /tmp/gcsim-moe-published-XXXXXX)}
-mkdir -p "$out"
+}
+name=moe-published
+# shellcheck source=validate/sweep-common.sh
+. "$here/sweep-common.sh"
 echo "group,collective,nranks,size_bytes,measured_us,predicted_us,error_pct,band,bytes" > "$out/report.csv"
 header=$(grep '^impl,' "$meas")
 status=0
 
-# predict GROUP OP EP SIZE: one point into $out/pred.csv (appended)
+# predict GROUP OP EP SIZE: one point into $out/predicted.csv (appended)
 predict() {
 	g=$1 op=$2 ep=$3 size=$4
 	nodes=$((ep / 8))
@@ -99,12 +95,7 @@ predict() {
 		echo "moe-published: gcsim failed on $g $op at $ep GPUs" >&2
 		exit 2
 	fi
-	if [ -s "$out/pred.csv" ]; then
-		grep -v '^#' "$out/part.csv" | tail -n +2 >> "$out/pred.csv"
-	else
-		cat "$out/part.csv" > "$out/pred.csv"
-	fi
-	rm -f "$out/part.csv"
+	append_part
 }
 # one node here; the internode groups give the nodes and the transport
 cat > "$out/pplx.yaml" <<'YAML'
@@ -122,8 +113,8 @@ topology: {preset: dgx-h100, nodes: 1}
 collective: {op: alltoall, algo: pairwise, sizes: [242221056B]}
 YAML
 ata_bytes=242221056
-for g in $groups; do
-	: > "$out/pred.csv"
+for g in $sel; do
+	: > "$out/predicted.csv"
 	group_rows "$g" > "$out/rows.csv"
 	if [ "$g" = torch-ata ]; then
 		# the all-to-all rows as nccl-tests rows: collective alltoall,
@@ -148,17 +139,17 @@ for g in $groups; do
 		echo "moe-published: $g $phase at $ep GPUs" >&2
 	done < "$out/rows.csv"
 	rc=0
-	"$gcsim" validate -m "$out/meas.csv" -p "$out/pred.csv" --csv "$out/part-report.csv" || rc=$?
+	"$gcsim" validate -m "$out/meas.csv" -p "$out/predicted.csv" --csv "$out/part-report.csv" || rc=$?
 	[ "$rc" -le 1 ] || { echo "moe-published: gcsim validate failed on $g" >&2; exit 2; }
 	[ "$rc" -eq 0 ] || status=1
 	# the bytes a point's bandwidth counts: tokens x top-k x its message,
 	# or the all-to-all's bytes per GPU
-	tail -n +2 "$out/part-report.csv" | awk -F, -v g="$g" -v OFS=, -v pred="$out/pred.csv" '
+	tail -n +2 "$out/part-report.csv" | awk -F, -v g="$g" -v OFS=, -v pred="$out/predicted.csv" '
 		BEGIN { while ((getline l < pred) > 0) if (l !~ /^#/ && l !~ /^collective,/) {
 				split(l, p, ","); sz[p[1] "/" p[4]] = p[5] } }
 		{ s = sz[$1 "/" $3]; b = g == "torch-ata" ? s : 128 * 8 * s;
 			print g, $1, $3, s, $5, $6, $7, $8, b }' >> "$out/report.csv"
 done
-rm -f "$out/pred.csv" "$out/meas.csv" "$out/rows.csv" "$out/part-report.csv"
+rm -f "$out/predicted.csv" "$out/meas.csv" "$out/rows.csv" "$out/part-report.csv"
 echo "moe-published: report in $out/report.csv" >&2
 exit $status

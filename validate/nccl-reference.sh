@@ -48,40 +48,33 @@ preset_of() {
 }
 rows() { grep -v '^#' "$meas" | grep -v '^system,'; }
 # one run per (system, algorithm): "system<TAB>algo<TAB>size,size,..."
-groups() {
+sys_groups() {
 	rows | awk -F, -v OFS='\t' '{
 		key = $1 "\t" $5;
 		if (!(key in sizes)) { order[n++] = key; sizes[key] = $6 "B" }
 		else if (index("," sizes[key] ",", "," $6 "B,") == 0) sizes[key] = sizes[key] "," $6 "B";
 	} END { for (i = 0; i < n; i++) print order[i], sizes[order[i]] }'
 }
-if [ "${1:-}" = "--list" ]; then
-	groups | while IFS="$(printf '\t')" read -r sys algo sizes; do
+# --list: per run its system, preset settings, algorithm and sizes
+groups() {
+	sys_groups | while IFS="$(printf '\t')" read -r sys algo sizes; do
 		p=$(preset_of "$sys") || { echo "nccl-reference: no preset for system '$sys'" >&2; exit 2; }
 		printf '%s: %s, %s, %s\n' "$sys" "$p" "$algo" "$sizes"
-	done || exit 2
-	exit 0
-fi
-gcsim=${1:-$here/../build/gcsim}
-if [ ! -x "$gcsim" ]; then
-	echo "nccl-reference: $gcsim is not built (run make)" >&2
-	exit 3
-fi
-out=${2:-$(mktemp -d /tmp/gcsim-nccl-reference-XXXXXX)}
-if [ $# -ge 2 ]; then shift 2; else shift $#; fi
-[ "${1:-}" = "--" ] && shift
-mkdir -p "$out"
+	done
+}
+name=nccl-reference
+# shellcheck source=validate/sweep-common.sh
+. "$here/sweep-common.sh"
 header=$(grep -v '^#' "$meas" | grep '^system,')
 {
 	echo "$header"
 	rows
 } > "$out/measured.csv"
-: > "$out/predicted.csv"
 : > "$out/chosen.txt"
 echo "system,collective,algo,nranks,size_bytes,measured_us,predicted_us,error_pct,band" > "$out/report.csv"
 scen=$out/node.yaml
 status=0
-groups > "$out/groups.txt"
+sys_groups > "$out/groups.txt"
 systems=$(cut -f 1 "$out/groups.txt" | awk '!seen[$0]++')
 echo "$systems" > "$out/systems.txt"
 while read -r sys; do
@@ -100,7 +93,7 @@ while read -r sys; do
 		rows | awk -F, -v s="$sys" -v f="$force" -v OFS=, '$1 == s {
 			if (f != "-") $5 = f; else if ($5 ~ /^default/) $5 = "default"; print }'
 	} > "$out/sys-measured.csv"
-	: > "$out/sys-predicted.csv"
+	first=$(($(wc -l < "$out/predicted.csv") + 1))
 	awk -F '\t' -v s="$sys" '$1 == s' "$out/groups.txt" > "$out/sys-groups.txt"
 	while IFS="$(printf '\t')" read -r _ algo sizes; do
 		a=$algo
@@ -117,16 +110,14 @@ while read -r sys; do
 			for (i = 1; i <= k; i++) { split(it[i], f, " ");
 				print s "\t" f[1] "\t" (f[3] ~ /\// ? f[3] : a "/" f[3]) } }' \
 			"$out/run.txt" >> "$out/chosen.txt"
-		for f in "$out/sys-predicted.csv" "$out/predicted.csv"; do
-			if [ -s "$f" ]; then
-				grep -v '^#' "$out/part.csv" | tail -n +2 >> "$f"
-			else
-				cat "$out/part.csv" > "$f"
-			fi
-		done
-		rm -f "$out/part.csv"
+		append_part
 		echo "nccl-reference: $sys, $algo: $sizes" >&2
 	done < "$out/sys-groups.txt"
+	# this system's predictions: the header and the rows it appended
+	{
+		grep -v '^#' "$out/predicted.csv" | head -n 1
+		tail -n +"$first" "$out/predicted.csv" | grep -v -e '^#' -e '^collective,'
+	} > "$out/sys-predicted.csv"
 	rc=0
 	"$gcsim" validate -m "$out/sys-measured.csv" -p "$out/sys-predicted.csv" \
 		--csv "$out/sys-report.csv" || rc=$?
