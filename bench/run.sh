@@ -32,14 +32,22 @@ scenario "DP ring allreduce, 8 groups of 1024 GPUs, rail 2:1, 25 MiB and 256 MiB
 scenario "nvlstree allreduce, 8 DGX H100 nodes, 1 GiB" "{preset: dgx-h100, nodes: 8}" nvlstree
 # NCCL's tree on 64 DGX H100 nodes (512 ranks): each channel's CTA rate
 # keeps the flows alive longer, so the components the solves settle are
-# large (hundreds of links)
-scenario "tree allreduce, 64 DGX H100 nodes, 1 GiB" "{preset: dgx-h100, nodes: 64}" tree
-# NCCL's tree and nvlstree across 2048 DGX H100 nodes (16,384 GPUs): no
-# symmetry to fold (the double binary tree gives nodes different places),
-# so every rank is simulated; at data-parallel bucket sizes they take
-# seconds, at 1 GiB far longer (docs/PERFORMANCE.md)
-scenario "tree allreduce, 2048 DGX H100 nodes, 16 MiB and 64 MiB" "{preset: dgx-h100, nodes: 2048}" tree \
-	"collective: {op: allreduce, algo: tree, sizes: [16MiB, 64MiB]}"
+# large (hundreds of links); channel-folded (sim.fold), and with every
+# channel simulated, the path the folding does not take
+scenario "tree allreduce, 64 DGX H100 nodes, 1 GiB (channels folded)" "{preset: dgx-h100, nodes: 64}" tree
+scenario "tree allreduce, 64 DGX H100 nodes, 1 GiB (every channel)" "{preset: dgx-h100, nodes: 64}" tree \
+	"collective: {op: allreduce, algo: tree, sizes: [1GiB]}
+sim: {fold: false}"
+# NCCL's tree and nvlstree across 2048 DGX H100 nodes (16,384 GPUs): the
+# double binary tree gives nodes different places, so no block of ranks
+# stands for the others, but the tree's channels rotate with a node's
+# GPUs: 2 of its 16 channels stand for all on every rank (sim.fold);
+# nvlstree's switch units are shared by a node's GPUs, so it runs every
+# rank and channel. At data-parallel bucket sizes they take seconds, at
+# 1 GiB far longer (docs/PERFORMANCE.md)
+scenario "tree allreduce, 2048 DGX H100 nodes, 16, 64 and 256 MiB (channels folded)" \
+	"{preset: dgx-h100, nodes: 2048}" tree \
+	"collective: {op: allreduce, algo: tree, sizes: [16MiB, 64MiB, 256MiB]}"
 scenario "nvlstree allreduce, 2048 DGX H100 nodes, 4 MiB" "{preset: dgx-h100, nodes: 2048}" nvlstree \
 	"collective: {op: allreduce, algo: nvlstree, sizes: [4MiB]}"
 # a large NVLink domain: a ring over 2 GB200 NVL72 racks (144 GPUs, 32

@@ -521,10 +521,82 @@ uint64_t gs_gen_total_steps(const gs_gen *g)
 	return total;
 }
 
-/* a peer moved by P ranks (mod n); -1 stays -1 */
-static int32_t period_peer(int32_t peer, int P, int n)
+/* A map of ranks and strands onto themselves that the schedule should
+ * respect: every rank moved by P (mod n), or (rotation) every rank one
+ * place along its node of R ranks and every channel by S. */
+typedef struct gs_img {
+	bool rot;
+	int P, S, n, R, spc, nch;
+} gs_img;
+
+/* a peer's image; -1 stays -1 */
+static int32_t img_peer(const gs_img *f, int32_t peer)
 {
-	return peer < 0 ? peer : (int32_t)(((int64_t)peer + P) % n);
+	if (peer < 0)
+		return peer;
+	if (!f->rot)
+		return (int32_t)(((int64_t)peer + f->P) % f->n);
+	return (int32_t)(peer - peer % f->R + (peer % f->R + 1) % f->R);
+}
+
+/* strand c's image: itself, or (rotation) the same strand of the channel
+ * S further on */
+static int img_strand(const gs_img *f, int c)
+{
+	if (!f->rot)
+		return c;
+	return (c / f->spc + f->S) % f->nch * f->spc + c % f->spc;
+}
+
+/* Every strand of every rank against its image under f, step by step. */
+static bool images_hold(const gs_gen *g, const gs_img *f, char **why)
+{
+	const int n = g->p.nranks;
+	enum { W = 256 };
+	gs_step *a = g_new(gs_step, W), *b = g_new(gs_step, W);
+	bool ok = true;
+	for (int r = 0; r < n && ok; r++) {
+		const int img = img_peer(f, r);
+		for (int c = 0; c < g->nstrands && ok; c++) {
+			const int ic = img_strand(f, c);
+			uint64_t len = g->ops->strand_len(g, r, c);
+			if (g->ops->strand_len(g, img, ic) != len) {
+				if (why)
+					*why = g_strdup_printf("rank %d strand %d: %llu steps, rank %d strand "
+							       "%d %llu",
+							       r, c, (unsigned long long)len, img, ic,
+							       (unsigned long long)g->ops->strand_len(g, img, ic));
+				ok = false;
+				break;
+			}
+			for (uint64_t at = 0; at < len && ok; at += W) {
+				uint32_t k = (uint32_t)MIN((uint64_t)W, len - at);
+				g->ops->fill(g, r, c, at, k, a);
+				g->ops->fill(g, img, ic, at, k, b);
+				for (uint32_t i = 0; i < k && ok; i++) {
+					const gs_step *x = &a[i], *y = &b[i];
+					const bool sig = x->op == GS_OP_SIGNAL || x->op == GS_OP_WAIT;
+					ok = x->op == y->op && x->flags == y->flags && x->bytes == y->bytes &&
+					     img_peer(f, x->send_peer) == y->send_peer &&
+					     img_peer(f, x->recv_peer) == y->recv_peer &&
+					     (!sig || (x->src_off == y->src_off && x->dst_off == y->dst_off));
+					if (!ok && why)
+						*why = g_strdup_printf("rank %d strand %d step %llu: %s of %llu B "
+								       "(peers %d, %d); rank %d strand %d: %s "
+								       "of %llu B (peers %d, %d)",
+								       r, c, (unsigned long long)(at + i),
+								       gs_op_name((gs_op)x->op),
+								       (unsigned long long)x->bytes, x->send_peer,
+								       x->recv_peer, img, ic, gs_op_name((gs_op)y->op),
+								       (unsigned long long)y->bytes, y->send_peer,
+								       y->recv_peer);
+				}
+			}
+		}
+	}
+	g_free(a);
+	g_free(b);
+	return ok;
 }
 
 bool gs_gen_period_holds(const gs_gen *g, int P, char **why)
@@ -536,49 +608,24 @@ bool gs_gen_period_holds(const gs_gen *g, int P, char **why)
 					       g->nhelpers, P);
 		return false;
 	}
-	enum { W = 256 };
-	gs_step *a = g_new(gs_step, W), *b = g_new(gs_step, W);
-	bool ok = true;
-	for (int r = 0; r < n && ok; r++) {
-		int img = (r + P) % n;
-		for (int c = 0; c < g->nstrands && ok; c++) {
-			uint64_t len = g->ops->strand_len(g, r, c);
-			if (g->ops->strand_len(g, img, c) != len) {
-				if (why)
-					*why = g_strdup_printf("rank %d strand %d: %llu steps, rank %d %llu", r,
-							       c, (unsigned long long)len, img,
-							       (unsigned long long)g->ops->strand_len(g, img, c));
-				ok = false;
-				break;
-			}
-			for (uint64_t at = 0; at < len && ok; at += W) {
-				uint32_t k = (uint32_t)MIN((uint64_t)W, len - at);
-				g->ops->fill(g, r, c, at, k, a);
-				g->ops->fill(g, img, c, at, k, b);
-				for (uint32_t i = 0; i < k && ok; i++) {
-					const gs_step *x = &a[i], *y = &b[i];
-					const bool sig = x->op == GS_OP_SIGNAL || x->op == GS_OP_WAIT;
-					ok = x->op == y->op && x->flags == y->flags && x->bytes == y->bytes &&
-					     period_peer(x->send_peer, P, n) == y->send_peer &&
-					     period_peer(x->recv_peer, P, n) == y->recv_peer &&
-					     (!sig || (x->src_off == y->src_off && x->dst_off == y->dst_off));
-					if (!ok && why)
-						*why = g_strdup_printf("rank %d strand %d step %llu: %s of %llu B "
-								       "(peers %d, %d); rank %d: %s of %llu B "
-								       "(peers %d, %d)",
-								       r, c, (unsigned long long)(at + i),
-								       gs_op_name((gs_op)x->op),
-								       (unsigned long long)x->bytes, x->send_peer,
-								       x->recv_peer, img, gs_op_name((gs_op)y->op),
-								       (unsigned long long)y->bytes, y->send_peer,
-								       y->recv_peer);
-				}
-			}
-		}
+	const gs_img f = {.P = P, .n = n};
+	return images_hold(g, &f, why);
+}
+
+bool gs_gen_rotation_holds(const gs_gen *g, int S, char **why)
+{
+	const int n = g->p.nranks, R = g->p.ranks_per_node;
+	const int spc = g->strands_per_channel > 0 ? g->strands_per_channel : 1;
+	const int nch = g->nstrands / spc;
+	if (S <= 0 || R <= 0 || n % R != 0 || (int64_t)S * R != nch || g->nhelpers > 0) {
+		if (why)
+			*why = g_strdup_printf("%d channels over %d ranks a node (and %d helpers) do not "
+					       "rotate by %d channels a rank",
+					       nch, R, g->nhelpers, S);
+		return false;
 	}
-	g_free(a);
-	g_free(b);
-	return ok;
+	const gs_img f = {.rot = true, .S = S, .n = n, .R = R, .spc = spc, .nch = nch};
+	return images_hold(g, &f, why);
 }
 
 /* fill takes a uint32 count; materialize in windows of this many steps. */

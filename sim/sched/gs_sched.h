@@ -378,6 +378,16 @@ struct gs_gen {
 	 * them where the topology repeats too (gm_coll's fold);
 	 * gs_gen_period_holds checks it step by step. */
 	int rank_period;
+	/* channels the schedule rotates with a node's ranks (0: not
+	 * declared): with R = p.ranks_per_node and nch channels, chan_shift
+	 * x R == nch and, for every rank (x, l) (node x, local rank l) and
+	 * strand k of channel c, strand k of channel (c + chan_shift) mod nch
+	 * of rank (x, (l + 1) mod R) takes the steps it takes, each peer
+	 * (y, m) moved to (y, (m + 1) mod R), alike in all an executor times.
+	 * Where the nodes' GPUs rotate alike too, channels 0 .. chan_shift - 1
+	 * of every rank then stand for all (gm_coll's channel fold);
+	 * gs_gen_rotation_holds checks it step by step. */
+	int chan_shift;
 	void *priv;			/* generator state */
 };
 
@@ -393,6 +403,11 @@ uint64_t gs_gen_total_steps(const gs_gen *g);
  * its image, step by step: the schedule's size in time). If not, *why
  * (g_free; may be NULL) names the first step that differs. */
 bool gs_gen_period_holds(const gs_gen *g, int P, char **why);
+/* Whether moving every rank one place along its node and every channel by
+ * S maps g's schedule onto itself as gs_gen.chan_shift says (every strand
+ * of every rank against its image, step by step). If not, *why (g_free;
+ * may be NULL) names the first step that differs. */
+bool gs_gen_rotation_holds(const gs_gen *g, int S, char **why);
 
 /* NCCL's two complementary binary trees over nn node indices (ncclGetBtree /
  * ncclGetDtree, see gs_tree.c): per tree t, parent[t][x] (-1 at the root)

@@ -434,5 +434,11 @@ gc_status gs_tree_init(gs_gen *g, char **errmsg)
 	g->buf_bytes[GS_BUF_OUTPUT] = g->p.bytes;
 	/* one region per up strand, i.e. per channel */
 	g->buf_bytes[GS_BUF_SCRATCH] = (uint64_t)g->p.nchannels * tr->scratch_slot * tr->elem;
+	/* channel c + 2 is channel c on the same tree with its chain's head
+	 * one local rank further on, so moving every rank one place along its
+	 * node maps it onto channel c's, peers and all, where the heads take
+	 * every local rank once per tree and the channels' parts are equal */
+	if (tr->rpn > 1 && tr->nch == 2 * tr->rpn && tr->count % (uint64_t)tr->nch == 0)
+		g->chan_shift = 2;
 	return GC_OK;
 }

@@ -948,6 +948,35 @@ uint32_t gt_topo_fold_link(const gt_topo *t, uint32_t link, int nq)
 	return pb + (pod % ((uint32_t)t->npods / blocks)) * w + (link - pb) % w;
 }
 
+bool gt_topo_rotates(const gt_topo *t)
+{
+	return t->kind == GT_DGX && !pcie_node(t) && t->fabric == GT_FAB_NONBLOCKING &&
+	       share_of(t) == 1 && !t->pxn && !t->sharp && fabric_links(t) == leaf_base(t) &&
+	       node_nlinks(t) == 0;
+}
+
+static int64_t mod_u(int64_t a, uint32_t n)
+{
+	int64_t r = a % (int64_t)n;
+	return r < 0 ? r + n : r;
+}
+
+uint32_t gt_topo_rotate_link(const gt_topo *t, uint32_t link, int S)
+{
+	g_assert(gt_topo_rotates(t));
+	const uint32_t gpn = (uint32_t)t->gpus_per_node;
+	if (link < (uint32_t)t->ngpus * DGX_NLINKS) { /* a GPU's */
+		const uint32_t g = link / DGX_NLINKS;
+		return (g - g % gpn) * DGX_NLINKS + link % DGX_NLINKS;
+	}
+	const uint32_t fl = fabric_links(t), k = (uint32_t)t->chan_links;
+	g_assert(link >= fl && chan_links_on(t) && k == (uint32_t)S * gpn);
+	/* channel c of local GPU l is the image of channel c - S l of local 0 */
+	const uint32_t g = (link - fl) / k, c = (link - fl) % k;
+	const int64_t c0 = mod_u((int64_t)c - (int64_t)S * (g % gpn), k);
+	return fl + (g - g % gpn) * k + (uint32_t)c0;
+}
+
 /* Between two GPUs of one PCIe node (see gt_intra). */
 static int pcie_route(const gt_topo *t, int src, int dst, uint32_t *route)
 {

@@ -215,6 +215,17 @@ int gt_topo_period(const gt_topo *t);
  * ngpus) that `link` is an image of, when every GPU moves by multiples
  * of nq. */
 uint32_t gt_topo_fold_link(const gt_topo *t, uint32_t link, int nq);
+/* Rotation symmetry: whether moving every GPU one place along its node
+ * (local GPU l to (l + 1) mod gpus_per_node), with channel links moving
+ * with their GPU to the channel S further on, maps every link onto one
+ * alike and every route between GPUs on channel c onto the moved GPUs'
+ * route on channel c + S: NVSwitch nodes with a NIC each GPU behind a
+ * nonblocking fabric (every link then belongs to one GPU). */
+bool gt_topo_rotates(const gt_topo *t);
+/* The link of its node's first GPU (local 0) that `link` is an image of,
+ * under the rotation above with channel links moved by S channels a GPU
+ * (chan_links channels; S x gpus_per_node of them). */
+uint32_t gt_topo_rotate_link(const gt_topo *t, uint32_t link, int S);
 /* NICs per node (dgx; flat: 1). A NIC shared by nic_share GPUs is that
  * group's first GPU's: its NIC link slots carry the group's traffic. */
 int gt_topo_nics(const gt_topo *t);

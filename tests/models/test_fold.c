@@ -24,7 +24,12 @@
  *  - the same with a transport's stages (NCCL's proxy, NVSHMEM IBGDA and
  *    IBRC, on InfiniBand and EFA): per-rank proxy threads and queue pairs;
  *  - the same in the packet fidelity (its hops' queues);
- *  - runs that must see every rank are not folded: faults, trees, uneven
+ *  - trees fold channels instead (gm_coll_fold_channels): the schedule's
+ *    rotation holds step by step where the tree declares it (and fails
+ *    where it does not), links and routes rotate on nodes whose links each
+ *    belong to one GPU (and the fabrics and PCIe nodes that do not say
+ *    so), and channel-folded runs agree with unfolded ones as above;
+ *  - runs that must see every rank are not folded: faults, uneven
  *    chunks, ecmp, sim.fold false.
  */
 #include <math.h>
@@ -58,19 +63,23 @@ static void compare(const char *yaml, const char *set, bool folds)
 	for (size_t i = 0; i < f->npts; i++) {
 		const gm_coll_result *a = &f->pts[i].r, *b = &u->pts[i].r;
 		const int n = f->topo.ngpus;
-		g_test_message("%s%s%s: %llu B: folded %.6f us on %d of %d ranks (%llu events), "
-			       "unfolded %.6f us (%llu events)",
+		g_test_message("%s%s%s: %llu B: folded %.6f us on %d of %d ranks, a channel for %d "
+			       "(%llu events), unfolded %.6f us (%llu events)",
 			       yaml, set ? " --set " : "", set ? set : "",
 			       (unsigned long long)f->pts[i].bytes, f->pts[i].time_us, a->sim_ranks, n,
-			       (unsigned long long)a->events, u->pts[i].time_us,
+			       a->chan_fold, (unsigned long long)a->events, u->pts[i].time_us,
 			       (unsigned long long)b->events);
 		g_assert_cmpint(b->sim_ranks, ==, n);
+		g_assert_cmpint(b->chan_fold, ==, 1);
 		if (folds) {
-			g_assert_cmpint(a->sim_ranks, <, n);
+			/* fewer ranks, or (channel-folded) fewer channels of each */
+			g_assert_true(a->sim_ranks < n || a->chan_fold > 1);
+			g_assert_true(a->sim_ranks == n || a->chan_fold == 1);
 			g_assert_cmpint(n % a->sim_ranks, ==, 0);
 			g_assert_cmpuint(a->events, <, b->events);
 		} else {
 			g_assert_cmpint(a->sim_ranks, ==, n);
+			g_assert_cmpint(a->chan_fold, ==, 1);
 		}
 		double rel = fabs((double)a->time_ps - (double)b->time_ps) / (double)b->time_ps;
 		g_assert_cmpfloat(rel, <=, 1e-3);
@@ -191,6 +200,56 @@ static void test_schedule_periods(void)
 	check_period(&p, false);
 }
 
+/* The double binary tree rotates its channels with a node's ranks (channel
+ * c + 2's chain starts one local rank further on) where its heads take
+ * every local rank once per tree and its channels' parts are equal. */
+static void check_rotation_decl(int64_t bytes, int nch, bool declared)
+{
+	gs_params p = {0};
+	p.coll = GS_COLL_ALLREDUCE;
+	p.algo = GS_ALGO_TREE;
+	p.nranks = 32;
+	p.ranks_per_node = 8;
+	p.nchannels = nch;
+	p.dtype = GS_DT_F32;
+	p.chunk_bytes = 4096;
+	p.slice_bytes = 1024;
+	p.bytes = (uint64_t)bytes;
+	gs_gen *g = NULL;
+	char *err = NULL;
+	g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
+	g_test_message("tree, 32 ranks (8 a node), %d channels, %lld B: channel shift %d", nch,
+		       (long long)bytes, g->chan_shift);
+	char *why = NULL;
+	if (declared) {
+		g_assert_cmpint(g->chan_shift, ==, 2);
+		bool ok = gs_gen_rotation_holds(g, 2, &why);
+		if (!ok)
+			g_test_message("%s", why);
+		g_assert_true(ok);
+		/* a shift the channels do not rotate by */
+		g_assert_false(gs_gen_rotation_holds(g, 1, &why));
+		g_test_message("shift 1: %s", why);
+		g_free(why);
+	} else {
+		g_assert_cmpint(g->chan_shift, ==, 0);
+		/* where it is not declared it indeed does not hold */
+		if (nch == 2 * p.ranks_per_node) {
+			g_assert_false(gs_gen_rotation_holds(g, 2, &why));
+			g_test_message("%s", why);
+			g_free(why);
+		}
+	}
+	gs_gen_free(g);
+}
+
+static void test_schedule_rotation(void)
+{
+	check_rotation_decl(4 * 16 * 1000, 16, true);
+	check_rotation_decl(4 * 16 * 1000 + 4, 16, false); /* uneven parts */
+	check_rotation_decl(4 * 16 * 1000, 8, false);	  /* heads on half the GPUs */
+}
+
 /* Instantiate a scenario's topology and check its period link by link and
  * route by route. */
 static void check_topology(const char *yaml, bool has_period)
@@ -256,6 +315,98 @@ static void check_topology(const char *yaml, bool has_period)
 }
 
 static const char ring_coll[] = "{op: allreduce, algo: ring, sizes: [4MiB]}";
+
+/* local GPU l of its node moved to l + 1 */
+static int rot_gpu(const gt_topo *t, int g)
+{
+	const int gpn = t->gpus_per_node;
+	return g - g % gpn + (g % gpn + 1) % gpn;
+}
+
+/* Instantiate a scenario's topology and check its rotation link by link
+ * and route by route: every link's image (on its node's first GPU) is
+ * alike and its own, and a route moved one GPU along the nodes and S
+ * channels on takes the images of the unmoved route's links, none twice. */
+static void check_rotation(const char *yaml, bool rotates)
+{
+	gm_run_opts o = {.check_only = true};
+	gm_run *r = run_yaml_with(yaml, &o);
+	const gt_topo *t = &r->topo;
+	g_test_message("%s: rotates %d", yaml, gt_topo_rotates(t));
+	g_assert_true(gt_topo_rotates(t) == rotates);
+	if (!rotates) {
+		gm_run_free(r);
+		return;
+	}
+	const int gpn = t->gpus_per_node;
+	const int S = t->chan_links > 0 ? t->chan_links / gpn : 2, nch = S * gpn;
+	if (t->chan_links > 0)
+		g_assert_cmpint(t->chan_links, ==, nch);
+	ge_engine eng;
+	ge_engine_init(&eng, 1);
+	gm_net net;
+	gm_net_init(&net, &eng, NULL, NULL);
+	gt_topo_instantiate(t, &net);
+	for (uint32_t l = 0; l < net.nlinks; l++) {
+		uint32_t k = gt_topo_rotate_link(t, l, S);
+		g_assert_cmpuint(k, <, net.nlinks);
+		g_assert_cmpuint(gt_topo_rotate_link(t, k, S), ==, k);
+		g_assert_cmpfloat(net.links[k].bw_Bps, ==, net.links[l].bw_Bps);
+		g_assert_cmpint(net.info[k].lat_ps, ==, net.info[l].lat_ps);
+		g_assert_cmpint(net.info[k].kind, ==, net.info[l].kind);
+	}
+	for (int a = 0; a < t->ngpus; a++)
+		for (int b = 0; b < t->ngpus; b++) {
+			if (a == b)
+				continue;
+			for (int c = 0; c < nch; c += S - 1 > 0 ? S - 1 : 1) {
+				uint32_t r0[GM_MAX_HOPS], r1[GM_MAX_HOPS];
+				int h0 = gt_topo_route_ch(t, a, b, c, r0);
+				int h1 = gt_topo_route_ch(t, rot_gpu(t, a), rot_gpu(t, b), (c + S) % nch, r1);
+				g_assert_cmpint(h1, ==, h0);
+				for (int h = 0; h < h0; h++) {
+					r0[h] = gt_topo_rotate_link(t, r0[h], S);
+					g_assert_cmpuint(gt_topo_rotate_link(t, r1[h], S), ==, r0[h]);
+					for (int k = 0; k < h; k++)
+						g_assert_cmpuint(r0[k], !=, r0[h]);
+				}
+			}
+		}
+	gm_net_fini(&net);
+	ge_engine_fini(&eng);
+	gm_run_free(r);
+}
+
+static void test_topology_rotation(void)
+{
+	static const char tree_coll[] = "{op: allreduce, algo: tree, sizes: [4MiB]}";
+	const char *with[] = {
+		"{preset: dgx-h100, nodes: 4}",
+		"{preset: dgx-h100, nodes: 1}",
+		"{preset: dgx-h100, nodes: 3, channel_bandwidth: 20GB/s}",
+		"{preset: p5, nodes: 2}",
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(with); i++) {
+		char *y = yaml_of(with[i], tree_coll);
+		check_rotation(y, true);
+		g_free(y);
+	}
+	const char *without[] = {
+		/* a leaf's uplinks and a rail's switch belong to no one GPU */
+		"{preset: dgx-h100, nodes: 8, fabric: {kind: fat-tree, leaf_nics: 16, "
+		"oversubscription: 2}}",
+		"{preset: dgx-h100, nodes: 8, fabric: {kind: rail, leaf_nics: 2, oversubscription: 2}}",
+		/* PCIe switches shared by GPUs */
+		"{kind: dgx, nodes: 4, intra: pcie, gpu_arch: ampere, pcie: {bandwidth: 25GB/s, "
+		"switch_gpus: 4, sockets: 2}}",
+		"{kind: flat, gpus: 16, link: {bandwidth: 50GB/s, latency: 1us}}",
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(without); i++) {
+		char *y = yaml_of(without[i], tree_coll);
+		check_rotation(y, false);
+		g_free(y);
+	}
+}
 
 static void test_topology_periods(void)
 {
@@ -366,6 +517,47 @@ static void test_folded_runs_agree(void)
 	}
 }
 
+/* Trees: their channels fold (gm_coll_fold_channels), not their ranks. */
+static void test_channel_folds(void)
+{
+	const char *dgx = "{preset: dgx-h100, nodes: 4}";
+	struct {
+		const char *topo, *coll, *set;
+		bool folds;
+	} cases[] = {
+		{dgx, "{op: allreduce, algo: tree, sizes: [1MiB, 64MiB, 1GiB]}", NULL, true},
+		{dgx, "{op: allreduce, algo: tree, protocol: ll128, sizes: [16MiB]}", NULL, true},
+		{dgx, "{op: allreduce, algo: tree, protocol: ll, sizes: [256KiB]}", NULL, true},
+		{dgx, "{op: allreduce, algo: tree, sizes: [4MiB], iters: 3}", NULL, true},
+		{"{preset: dgx-h100, nodes: 3, channel_bandwidth: 20GB/s}",
+		 "{op: allreduce, algo: tree, sizes: [64MiB]}", NULL, true},
+		{"{preset: dgx-h100, nodes: 1}", "{op: allreduce, algo: tree, sizes: [64MiB]}", NULL, true},
+		{"{preset: p5, nodes: 2}", "{op: allreduce, algo: tree, sizes: [64MiB]}", NULL, true},
+		/* not: uneven parts, a shared fabric, a transport's per-rank
+		 * threads, ranks whose host thread enqueues them one by one */
+		{dgx, "{op: allreduce, algo: tree, sizes: [1000004B]}", NULL, false},
+		{"{preset: dgx-h100, nodes: 8, fabric: {kind: fat-tree, leaf_nics: 16, "
+		 "oversubscription: 2}}",
+		 "{op: allreduce, algo: tree, sizes: [16MiB]}", NULL, false},
+		{dgx, "{op: allreduce, algo: tree, sizes: [4MiB]}", "transport.inter=nccl", false},
+		{dgx, "{op: allreduce, algo: tree, sizes: [4MiB], iters: 2, gpus_per_thread: 8}", NULL,
+		 false},
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		char *y = yaml_of(cases[i].topo, cases[i].coll);
+		compare(y, cases[i].set, cases[i].folds);
+		g_free(y);
+	}
+	/* check mode verifies the rotation before it folds */
+	char *y = yaml_of(dgx, "{op: allreduce, algo: tree, sizes: [4MiB]}");
+	const char *chk[] = {"sim.check=true", NULL};
+	gm_run *r = run_yaml(y, chk);
+	g_assert_cmpint(r->pts[0].r.chan_fold, ==, 8);
+	g_assert_cmpint(r->pts[0].r.sim_ranks, ==, 32);
+	gm_run_free(r);
+	g_free(y);
+}
+
 static void test_not_folded(void)
 {
 	const char *dgx = "{preset: dgx-h100, nodes: 4}";
@@ -374,7 +566,6 @@ static void test_not_folded(void)
 	} cases[] = {
 		/* uneven last chunks (rank_period 0) */
 		{dgx, "{op: allreduce, algo: ring, sizes: [1000000B]}", NULL},
-		{dgx, "{op: allreduce, algo: tree, sizes: [64MiB]}", NULL},
 		{dgx, "{op: allreduce, algo: ring, sizes: [64MiB]}", "faults.degrade=n1.gpu3.nvlink=50%"},
 		{"{preset: dgx-h100, nodes: 4, fabric: {kind: fat-tree, leaf_nics: 16, oversubscription: 2, "
 		 "routing: ecmp}}",
@@ -426,5 +617,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/fold/topology-periods", test_topology_periods);
 	g_test_add_func("/fold/runs-agree", test_folded_runs_agree);
 	g_test_add_func("/fold/not-folded", test_not_folded);
+	g_test_add_func("/fold/schedule-rotation", test_schedule_rotation);
+	g_test_add_func("/fold/topology-rotation", test_topology_rotation);
+	g_test_add_func("/fold/channel-folds", test_channel_folds);
 	return g_test_run();
 }

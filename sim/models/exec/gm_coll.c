@@ -193,6 +193,9 @@ typedef struct sim {
 	 * are simulated and stand for every block of nranks */
 	bool folded;
 	int nreal;
+	/* channel-folded (gm_coll_fold_channels): channels 0 .. cshift - 1
+	 * of every rank are simulated and stand for all, cfold channels each */
+	int cfold, cshift;
 	int spc; /* strands per channel: a connection's channel = strand / spc */
 	uint32_t nstrands;
 	strand *strands;
@@ -310,12 +313,14 @@ static inline void fold_pair(const sim *m, uint32_t *src, uint32_t *dst)
 }
 
 /* Folded: connection c's route over the first block's images of its links
- * (gt_topo_fold_link); no link twice, or a flow would count on it twice
- * in one place and once in another. */
+ * (gt_topo_fold_link), or channel-folded over the images on its nodes'
+ * first GPUs (gt_topo_rotate_link); no link twice, or a flow would count
+ * on it twice in one place and once in another. */
 static void fold_route(sim *m, conn *c)
 {
 	for (int h = 0; h < c->nhops; h++) {
-		c->route[h] = gt_topo_fold_link(m->topo, c->route[h], m->nranks);
+		c->route[h] = m->folded ? gt_topo_fold_link(m->topo, c->route[h], m->nranks)
+					: gt_topo_rotate_link(m->topo, c->route[h], m->cshift);
 		for (int k = 0; k < h; k++)
 			if (c->route[k] == c->route[h])
 				m->err = ge_fail(&m->eng, GC_ERR_INTERNAL,
@@ -376,7 +381,7 @@ static uint32_t conn_get(sim *m, uint32_t src, uint32_t dst, uint32_t ch)
 	c->waiting_send = c->waiting_recv = NONE;
 	c->qmask = 3;
 	c->nhops = (int16_t)gt_topo_route_ch(m->topo, (int)src, (int)dst, (int)ch, c->route);
-	if (m->folded)
+	if (m->folded || m->cfold > 1)
 		fold_route(m, c);
 	c->lat_ps = gm_net_route_latency(&m->net, c->route, c->nhops);
 	if (m->o->async_sends && !m->net.pkt_bytes && c->nhops > 0)
@@ -1810,6 +1815,16 @@ double gm_coll_packets_estimate(const gs_params *p, uint32_t pkt_bytes, int iter
  * them (the arrays' spare capacity, the messages in flight). Scans at most
  * 2^20 steps of a sampled rank; 0 where it would take more (unknown). An
  * all-to-all of 4096 GPUs opens 16.7 M connections: about 6 GB. */
+/* Steps of strand c of rank r that a run simulates: none on a channel
+ * that another stands for (channel-folded with shift cshift > 0). */
+static uint64_t sim_strand_len(const gs_gen *gen, int cshift, int r, int c)
+{
+	const int spc = gen->strands_per_channel > 0 ? gen->strands_per_channel : 1;
+	if (cshift > 0 && c / spc >= cshift)
+		return 0;
+	return gen->ops->strand_len(gen, r, c);
+}
+
 static double conn_bytes_estimate(const sim *m)
 {
 	const gs_gen *gen = m->gen;
@@ -1822,14 +1837,14 @@ static double conn_bytes_estimate(const sim *m)
 		const int r = nsample > 1 ? (int)((int64_t)k * (m->nranks - 1) / (nsample - 1)) : 0;
 		uint64_t len = 0;
 		for (int c = 0; c < gen->nstrands; c++)
-			len += gen->ops->strand_len(gen, r, c);
+			len += sim_strand_len(gen, m->cshift, r, c);
 		if (len > (UINT64_C(1) << 20)) {
 			g_hash_table_destroy(seen);
 			return 0;
 		}
 		g_hash_table_remove_all(seen);
 		for (int c = 0; c < gen->nstrands; c++) {
-			uint64_t n = gen->ops->strand_len(gen, r, c);
+			uint64_t n = sim_strand_len(gen, m->cshift, r, c);
 			for (uint64_t at = 0; at < n; at += G_N_ELEMENTS(win)) {
 				uint32_t nw = (uint32_t)MIN((uint64_t)G_N_ELEMENTS(win), n - at);
 				gen->ops->fill(gen, r, c, at, nw, win);
@@ -1889,6 +1904,25 @@ int gm_coll_fold_ranks(const gt_topo *topo, const gs_gen *gen, const gm_coll_opt
 	return q < n && n % q == 0 ? (int)q : n;
 }
 
+int gm_coll_fold_channels(const gt_topo *topo, const gs_gen *gen, const gm_coll_opts *o)
+{
+	const int spc = gen->strands_per_channel > 0 ? gen->strands_per_channel : 1;
+	const int nch = gen->nstrands / spc, R = gen->p.ranks_per_node;
+	if (o->no_fold || o->trace || o->on_step || o->nfaults > 0 || gen->nhelpers > 0 ||
+	    gen->chan_shift <= 0 || gen->p.nranks != topo->ngpus || R != topo->gpus_per_node ||
+	    R < 2 || (int64_t)gen->chan_shift * R != nch || !gt_topo_rotates(topo))
+		return 1;
+	/* the ranks must run alike: no transport's per-rank threads, no host
+	 * thread enqueuing one GPU after another, no proxy sends */
+	if (o->pkt_bytes || (o->xport && o->xport->kind != GM_XPORT_NONE) || o->net_send_proxy ||
+	    o->async_sends || (o->gpus_per_thread > 1 && o->enqueue_ps > 0))
+		return 1;
+	/* each channel's CTA link moves with its channel */
+	if (topo->chan_cap_Bps > 0 && topo->chan_links > 0 && topo->chan_links != nch)
+		return 1;
+	return R;
+}
+
 gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll_opts *o,
 			   bool want_links, gm_coll_result *res, char **errmsg)
 {
@@ -1901,6 +1935,19 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	/* the ranks simulated: a block that stands for all, or all */
 	const int nsim = gm_coll_fold_ranks(topo, gen, o);
 	const bool folded = nsim < gs_gen_nranks(gen);
+	/* else the channels that stand for the others, or all */
+	const int cfold = folded ? 1 : gm_coll_fold_channels(topo, gen, o);
+	const int cshift = cfold > 1 ? gen->chan_shift : 0;
+	if (cfold > 1 && o->check) {
+		char *why = NULL;
+		if (!gs_gen_rotation_holds(gen, cshift, &why)) {
+			*errmsg = g_strdup_printf("channel-folded run: the schedule does not rotate by %d "
+						  "channels a rank: %s",
+						  cshift, why);
+			g_free(why);
+			return GC_ERR_INTERNAL;
+		}
+	}
 	if (folded && o->check) {
 		/* check mode: the schedule repeats as it says, step by step */
 		char *why = NULL;
@@ -1924,7 +1971,7 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	uint64_t steps = 0;
 	for (int r = 0; r < nsim; r++)
 		for (int c = 0; c < gen->nstrands; c++)
-			steps += gen->ops->strand_len(gen, r, c);
+			steps += sim_strand_len(gen, cshift, r, c);
 	steps *= (uint64_t)o->iters;
 	if (steps > UINT64_C(10000000000)) {
 		*errmsg = g_strdup_printf("%llu steps to simulate (%d ranks): more than the 10^10 this "
@@ -1978,6 +2025,8 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	m->nranks = nsim; /* helpers (the switch's engines) run strands too */
 	m->nreal = gs_gen_nranks(gen);
 	m->folded = folded;
+	m->cfold = cfold;
+	m->cshift = cshift;
 	m->nstr = gen->nstrands;
 	m->spc = gen->strands_per_channel > 0 ? gen->strands_per_channel : 1;
 	m->nstrands = (uint32_t)m->nranks * (uint32_t)m->nstr;
@@ -2067,7 +2116,7 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 			strand *s = &m->strands[(uint32_t)r * (uint32_t)m->nstr + (uint32_t)c];
 			s->rank = (uint32_t)r;
 			s->ch = (uint32_t)c;
-			s->len = gen->ops->strand_len(gen, r, c);
+			s->len = sim_strand_len(gen, cshift, r, c);
 			s->send_conn = s->recv_conn = 0;
 		}
 		ge_schedule_in(&m->eng, host_ready(m, (uint32_t)r, 0), m->ent, EV_LAUNCH, (uint64_t)r,
@@ -2121,11 +2170,13 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		res->total_ps = m->end_time;
 		res->time_ps = m->end_time / o->iters;
 		res->events = m->eng.events_handled;
-		/* folded: each simulated rank stood for nreal / nranks */
-		const uint64_t per = (uint64_t)(m->nreal / m->nranks);
+		/* folded: each simulated rank stood for nreal / nranks;
+		 * channel-folded, each simulated channel for cfold */
+		const uint64_t per = (uint64_t)(m->nreal / m->nranks) * (uint64_t)m->cfold;
 		res->steps = m->steps_done * per;
 		res->messages = m->messages * per;
 		res->sim_ranks = m->nranks;
+		res->chan_fold = m->cfold;
 		res->retransmits = m->retransmits;
 		res->heap_peak = m->eng.heap_peak;
 		res->flow_recomputes = m->net.recomputes;
@@ -2152,7 +2203,9 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 			res->links = g_new(gm_link_stat, m->net.nlinks);
 			for (uint32_t i = 0; i < m->net.nlinks; i++) {
 				/* folded: every link's figures are its image's */
-				uint32_t k = m->folded ? gt_topo_fold_link(topo, i, m->nranks) : i;
+				uint32_t k = m->folded	     ? gt_topo_fold_link(topo, i, m->nranks)
+					     : m->cfold > 1 ? gt_topo_rotate_link(topo, i, m->cshift)
+							    : i;
 				gm_link *l = &m->net.links[k];
 				gm_link_stat *ls = &res->links[i];
 				memcpy(ls->name, m->net.info[i].name, sizeof(ls->name));

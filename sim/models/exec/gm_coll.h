@@ -161,6 +161,9 @@ typedef struct gm_coll_result {
 	 * where one block of them stood for all; steps, messages and links
 	 * are still the whole run's */
 	int sim_ranks;
+	/* channels each simulated channel stood for (gm_coll_fold_channels):
+	 * 1, or more where a few channels of every rank stood for all */
+	int chan_fold;
 } gm_coll_result;
 
 /* Seconds of one core that simulating `steps` steps of `nranks` ranks
@@ -190,6 +193,20 @@ double gm_coll_estimate_s(uint64_t steps, int nranks, double packet_events);
  * simulated ranks': a message's receiving side runs on its receiver's
  * image. */
 int gm_coll_fold_ranks(const gt_topo *topo, const gs_gen *gen, const gm_coll_opts *o);
+/* Where the ranks do not fold: the channels each simulated channel stands
+ * for, R = ranks per node, or 1. A schedule whose channels rotate with a
+ * node's ranks (gs_gen.chan_shift S: channel c + S of local rank l + 1
+ * does what channel c of local rank l does) on nodes whose GPUs rotate
+ * alike (gt_topo_rotates: each link belongs to one GPU) runs, on every
+ * rank, channels 0 .. S - 1 alone: channel c of local rank l stands for
+ * channel c + S k of local rank l + k, so a link of GPU l carries the
+ * images of the flows its node's first GPU's link carries, and every
+ * route is taken over those (gt_topo_rotate_link). Max-min sharing has
+ * one answer, so the rates and times are the unfolded run's, with R
+ * times fewer flows and events. Not folded, beside what stops the rank
+ * fold: a transport's stages, proxy sends, packets, a host thread that
+ * enqueues one GPU after another (ranks that start apart). */
+int gm_coll_fold_channels(const gt_topo *topo, const gs_gen *gen, const gm_coll_opts *o);
 
 gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll_opts *o,
 			   bool want_links, gm_coll_result *res, char **errmsg);

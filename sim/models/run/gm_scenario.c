@@ -158,8 +158,10 @@ static const gc_param sim_params[] = {
 	 "assert engine invariants after every event", NULL},
 	{"sim.fold", GC_P_BOOL, "true", NULL, 1, 0,
 	 "flow and packet fidelity: where the schedule and the topology repeat every few ranks (a ring or "
-	 "an all-to-all over identical nodes), simulate one block of them for all: the same "
-	 "times, the events fewer by the blocks; false simulates every rank",
+	 "an all-to-all over identical nodes), simulate one block of them for all; flow fidelity: "
+	 "where a tree's channels rotate with a node's GPUs (nodes behind a nonblocking fabric), "
+	 "simulate on every rank the channels that stand for the others: the same times, fewer "
+	 "events; false simulates every rank and channel",
 	 NULL},
 };
 
