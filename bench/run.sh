@@ -40,16 +40,16 @@ scenario "tree allreduce, 64 DGX H100 nodes, 1 GiB (every channel)" "{preset: dg
 sim: {fold: false}"
 # NCCL's tree and nvlstree across 2048 DGX H100 nodes (16,384 GPUs): the
 # double binary tree gives nodes different places, so no block of ranks
-# stands for the others, but the tree's channels rotate with a node's
-# GPUs: 2 of its 16 channels stand for all on every rank (sim.fold);
-# nvlstree's switch units are shared by a node's GPUs, so it runs every
-# rank and channel. At data-parallel bucket sizes they take seconds, at
-# 1 GiB far longer (docs/PERFORMANCE.md)
+# stands for the others, but the channels rotate with a node's GPUs: 2
+# of the tree's 16 channels, 1 of each 8 of nvlstree's blocks, stand for
+# all on every rank (sim.fold). Up to data-parallel bucket sizes they take
+# seconds, at 1 GiB far longer (docs/PERFORMANCE.md)
 scenario "tree allreduce, 2048 DGX H100 nodes, 16, 64 and 256 MiB (channels folded)" \
 	"{preset: dgx-h100, nodes: 2048}" tree \
 	"collective: {op: allreduce, algo: tree, sizes: [16MiB, 64MiB, 256MiB]}"
-scenario "nvlstree allreduce, 2048 DGX H100 nodes, 4 MiB" "{preset: dgx-h100, nodes: 2048}" nvlstree \
-	"collective: {op: allreduce, algo: nvlstree, sizes: [4MiB]}"
+scenario "nvlstree allreduce, 2048 DGX H100 nodes, 4 MiB and 64 MiB (channels folded)" \
+	"{preset: dgx-h100, nodes: 2048}" nvlstree \
+	"collective: {op: allreduce, algo: nvlstree, sizes: [4MiB, 64MiB]}"
 # a large NVLink domain: a ring over 2 GB200 NVL72 racks (144 GPUs, 32
 # channels); every rack port carries all 32 channels' flows, and each end
 # moves the others' rates

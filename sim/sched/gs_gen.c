@@ -526,13 +526,13 @@ uint64_t gs_gen_total_steps(const gs_gen *g)
  * place along its node of R ranks and every channel by S. */
 typedef struct gs_img {
 	bool rot;
-	int P, S, n, R, spc, nch;
+	int P, S, G, n, R, spc;
 } gs_img;
 
 /* a peer's image; -1 stays -1 */
 static int32_t img_peer(const gs_img *f, int32_t peer)
 {
-	if (peer < 0)
+	if (peer < 0 || (f->rot && peer >= f->n)) /* a helper stays itself */
 		return peer;
 	if (!f->rot)
 		return (int32_t)(((int64_t)peer + f->P) % f->n);
@@ -545,13 +545,13 @@ static int img_strand(const gs_img *f, int c)
 {
 	if (!f->rot)
 		return c;
-	return (c / f->spc + f->S) % f->nch * f->spc + c % f->spc;
+	return gs_rot_channel(c / f->spc, f->S, f->G) * f->spc + c % f->spc;
 }
 
 /* Every strand of every rank against its image under f, step by step. */
 static bool images_hold(const gs_gen *g, const gs_img *f, char **why)
 {
-	const int n = g->p.nranks;
+	const int n = f->rot ? gs_gen_nranks(g) : g->p.nranks;
 	enum { W = 256 };
 	gs_step *a = g_new(gs_step, W), *b = g_new(gs_step, W);
 	bool ok = true;
@@ -612,19 +612,21 @@ bool gs_gen_period_holds(const gs_gen *g, int P, char **why)
 	return images_hold(g, &f, why);
 }
 
-bool gs_gen_rotation_holds(const gs_gen *g, int S, char **why)
+bool gs_gen_rotation_holds(const gs_gen *g, int S, int G, char **why)
 {
 	const int n = g->p.nranks, R = g->p.ranks_per_node;
 	const int spc = g->strands_per_channel > 0 ? g->strands_per_channel : 1;
 	const int nch = g->nstrands / spc;
-	if (S <= 0 || R <= 0 || n % R != 0 || (int64_t)S * R != nch || g->nhelpers > 0) {
+	if (G <= 0)
+		G = nch;
+	if (S <= 0 || R <= 0 || n % R != 0 || (int64_t)S * R != G || nch % G != 0) {
 		if (why)
-			*why = g_strdup_printf("%d channels over %d ranks a node (and %d helpers) do not "
+			*why = g_strdup_printf("%d channels in groups of %d over %d ranks a node do not "
 					       "rotate by %d channels a rank",
-					       nch, R, g->nhelpers, S);
+					       nch, G, R, S);
 		return false;
 	}
-	const gs_img f = {.rot = true, .S = S, .n = n, .R = R, .spc = spc, .nch = nch};
+	const gs_img f = {.rot = true, .S = S, .G = G, .n = n, .R = R, .spc = spc};
 	return images_hold(g, &f, why);
 }
 

@@ -14,9 +14,10 @@
  * slices of at most SE elements. Per block there are two strands (channel
  * b, strands_per_channel = 2, nstrands = 2 * C * n):
  *   strand 2b      GPU g: SEND each INPUT slice of the block to R
- *                  R: per slice RECV from GPU 0 into SCRATCH,
- *                  RECV_REDUCE_COPY from GPUs 1..n-2, RECV_REDUCE_SEND from
- *                  GPU n-1 to the owner k (the multimem load-reduce)
+ *                  R: per slice RECV from GPU k + 1 into SCRATCH,
+ *                  RECV_REDUCE_COPY from the next n - 2 (mod n),
+ *                  RECV_REDUCE_SEND from k back to k (the multimem
+ *                  load-reduce)
  *   strand 2b + 1  owner k: RECV_COPY_SEND the reduced slice from R into its
  *                  OUTPUT and on to M (the multimem store)
  *                  M: RECV the slice from k into SCRATCH, then SEND it to
@@ -144,20 +145,25 @@ static uint64_t gs_nvls_strand_len(const gs_gen *g, int rank, int ch)
 /* Step q of a slice on a switch helper of the n GPUs base .. base + n - 1
  * (`reduce`: the reduction engine R, else the multicast engine M), for
  * the block whose owner is GPU `owner`, at element offset off:
- *   R  RECV from GPU base into SCRATCH, RECV_REDUCE_COPY from base + q for
- *      q = 1 .. n - 2, RECV_REDUCE_SEND from base + n - 1 to the owner
+ *   R  RECV from the GPU after the owner into SCRATCH, RECV_REDUCE_COPY
+ *      from the next n - 2, RECV_REDUCE_SEND from the owner itself, back
+ *      to it
  *   M  RECV from the owner into SCRATCH, then SEND to the other n - 1 GPUs,
- *      starting after the owner */
+ *      starting after the owner
+ * Both walk the GPUs from the owner, so the block owned by the next GPU
+ * takes the same steps with every GPU moved one place (the rotation
+ * gs_gen.chan_shift declares). */
 static void gs_switch_step(gs_step *st, bool reduce, int32_t q, int32_t n, int32_t base,
 			   int32_t owner, uint64_t off, uint64_t bytes)
 {
+	const int32_t from = base + (owner - base + 1 + q) % n;
 	if (reduce && q == 0)
-		gs_step_set(st, GS_OP_RECV, -1, base, 0, 0, GS_BUF_SCRATCH, off, bytes);
+		gs_step_set(st, GS_OP_RECV, -1, from, 0, 0, GS_BUF_SCRATCH, off, bytes);
 	else if (reduce && q < n - 1)
-		gs_step_set(st, GS_OP_RECV_REDUCE_COPY, -1, base + q, GS_BUF_SCRATCH, off, GS_BUF_SCRATCH,
+		gs_step_set(st, GS_OP_RECV_REDUCE_COPY, -1, from, GS_BUF_SCRATCH, off, GS_BUF_SCRATCH,
 			    off, bytes);
 	else if (reduce)
-		gs_step_set(st, GS_OP_RECV_REDUCE_SEND, owner, base + q, GS_BUF_SCRATCH, off, 0, 0, bytes);
+		gs_step_set(st, GS_OP_RECV_REDUCE_SEND, owner, from, GS_BUF_SCRATCH, off, 0, 0, bytes);
 	else if (q == 0)
 		gs_step_set(st, GS_OP_RECV, -1, owner, 0, 0, GS_BUF_SCRATCH, off, bytes);
 	else
@@ -277,9 +283,9 @@ gc_status gs_nvls_init(gs_gen *g, char **errmsg)
  *
  * Per block three strands (channel b, strands_per_channel = 3):
  *   strand 3b      GPU g of node x: SEND each INPUT slice to R_x
- *                  R_x: RECV from local GPU 0 into SCRATCH,
- *                  RECV_REDUCE_COPY from local GPUs 1..n-2,
- *                  RECV_REDUCE_SEND from local GPU n-1 to the owner
+ *                  R_x: RECV from the local GPU after the owner into
+ *                  SCRATCH, RECV_REDUCE_COPY from the next n - 2,
+ *                  RECV_REDUCE_SEND from the owner back to it
  *   strand 3b + 1  owner (tree up): RECV the node's sum from R_x into
  *                  SCRATCH, reduce each tree child's partial sum into it
  *                  and send the result to the tree parent; a leaf forwards
@@ -937,6 +943,14 @@ static gc_status gs_nvt_init(gs_gen *g, gs_nvt_mode mode, char **errmsg)
 	g->nhelpers = (int)(sharp ? 3 * m + 1 : 2 * m);
 	g->nstrands = nv->chain ? 2 * p->nchannels : 3 * p->nchannels * (int)n;
 	g->strands_per_channel = nv->chain ? 2 : 3;
+	/* nvlstree: block c n + k + 1 is block c n + k owned by the next local
+	 * GPU of every node, on the same tree, its switch steps walking the
+	 * GPUs from the owner: the blocks rotate in groups of n with the
+	 * GPUs, where they are equal */
+	if (mode == GS_NVT_TREE && nv->count % ((uint64_t)nv->nch * (uint64_t)n) == 0) {
+		g->chan_shift = 1;
+		g->chan_group = (int)n;
+	}
 	for (int b = 0; b < GS_BUF__COUNT; b++)
 		g->buf_bytes[b] = nv->count * nv->elem;
 	if (nv->agrs != GS_COLL_ALLREDUCE) {

@@ -379,15 +379,18 @@ struct gs_gen {
 	 * gs_gen_period_holds checks it step by step. */
 	int rank_period;
 	/* channels the schedule rotates with a node's ranks (0: not
-	 * declared): with R = p.ranks_per_node and nch channels, chan_shift
-	 * x R == nch and, for every rank (x, l) (node x, local rank l) and
-	 * strand k of channel c, strand k of channel (c + chan_shift) mod nch
-	 * of rank (x, (l + 1) mod R) takes the steps it takes, each peer
-	 * (y, m) moved to (y, (m + 1) mod R), alike in all an executor times.
-	 * Where the nodes' GPUs rotate alike too, channels 0 .. chan_shift - 1
-	 * of every rank then stand for all (gm_coll's channel fold);
-	 * gs_gen_rotation_holds checks it step by step. */
-	int chan_shift;
+	 * declared): the channels come in groups of G = chan_group (0: one
+	 * group of all nch), S = chan_shift, S x R == G with R =
+	 * p.ranks_per_node, and rot(c) = c - c mod G + (c mod G + S) mod G.
+	 * For every rank (x, l) (node x, local rank l) and strand k of
+	 * channel c, strand k of channel rot(c) of rank (x, (l + 1) mod R)
+	 * takes the steps it takes, each data peer (y, m) moved to
+	 * (y, (m + 1) mod R), alike in all an executor times; a helper rank
+	 * stays itself, its channel c's strands moving to rot(c). Where the
+	 * nodes' GPUs rotate alike too, the channels c with c mod G < S then
+	 * stand for all (gm_coll's channel fold); gs_gen_rotation_holds
+	 * checks it step by step. */
+	int chan_shift, chan_group;
 	void *priv;			/* generator state */
 };
 
@@ -403,11 +406,23 @@ uint64_t gs_gen_total_steps(const gs_gen *g);
  * its image, step by step: the schedule's size in time). If not, *why
  * (g_free; may be NULL) names the first step that differs. */
 bool gs_gen_period_holds(const gs_gen *g, int P, char **why);
-/* Whether moving every rank one place along its node and every channel by
- * S maps g's schedule onto itself as gs_gen.chan_shift says (every strand
- * of every rank against its image, step by step). If not, *why (g_free;
- * may be NULL) names the first step that differs. */
-bool gs_gen_rotation_holds(const gs_gen *g, int S, char **why);
+/* Whether moving every data rank one place along its node and every
+ * channel c to rot(c) (shift S in groups of G channels, 0: all) maps g's
+ * schedule onto itself as gs_gen.chan_shift says (every strand of every
+ * rank, helpers included, against its image, step by step). If not, *why
+ * (g_free; may be NULL) names the first step that differs. */
+bool gs_gen_rotation_holds(const gs_gen *g, int S, int G, char **why);
+/* The channel groups gs_gen.chan_group declares (all channels: one). */
+static inline int gs_gen_chan_group(const gs_gen *g)
+{
+	const int spc = g->strands_per_channel > 0 ? g->strands_per_channel : 1;
+	return g->chan_group > 0 ? g->chan_group : g->nstrands / spc;
+}
+/* Channel c moved by one rotation step (shift S in groups of G). */
+static inline int gs_rot_channel(int c, int S, int G)
+{
+	return c - c % G + (c % G + S) % G;
+}
 
 /* NCCL's two complementary binary trees over nn node indices (ncclGetBtree /
  * ncclGetDtree, see gs_tree.c): per tree t, parent[t][x] (-1 at the root)

@@ -961,7 +961,7 @@ static int64_t mod_u(int64_t a, uint32_t n)
 	return r < 0 ? r + n : r;
 }
 
-uint32_t gt_topo_rotate_link(const gt_topo *t, uint32_t link, int S)
+uint32_t gt_topo_rotate_link(const gt_topo *t, uint32_t link, int S, int G)
 {
 	g_assert(gt_topo_rotates(t));
 	const uint32_t gpn = (uint32_t)t->gpus_per_node;
@@ -970,10 +970,12 @@ uint32_t gt_topo_rotate_link(const gt_topo *t, uint32_t link, int S)
 		return (g - g % gpn) * DGX_NLINKS + link % DGX_NLINKS;
 	}
 	const uint32_t fl = fabric_links(t), k = (uint32_t)t->chan_links;
-	g_assert(link >= fl && chan_links_on(t) && k == (uint32_t)S * gpn);
-	/* channel c of local GPU l is the image of channel c - S l of local 0 */
+	g_assert(link >= fl && chan_links_on(t) && (uint32_t)G == (uint32_t)S * gpn &&
+		 k % (uint32_t)G == 0);
+	/* channel c of local GPU l is the image of channel c - S l (within
+	 * its group) of local 0 */
 	const uint32_t g = (link - fl) / k, c = (link - fl) % k;
-	const int64_t c0 = mod_u((int64_t)c - (int64_t)S * (g % gpn), k);
+	const int64_t c0 = c - c % (uint32_t)G + mod_u((int64_t)(c % (uint32_t)G) - (int64_t)S * (g % gpn), (uint32_t)G);
 	return fl + (g - g % gpn) * k + (uint32_t)c0;
 }
 

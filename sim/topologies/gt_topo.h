@@ -223,9 +223,9 @@ uint32_t gt_topo_fold_link(const gt_topo *t, uint32_t link, int nq);
  * nonblocking fabric (every link then belongs to one GPU). */
 bool gt_topo_rotates(const gt_topo *t);
 /* The link of its node's first GPU (local 0) that `link` is an image of,
- * under the rotation above with channel links moved by S channels a GPU
- * (chan_links channels; S x gpus_per_node of them). */
-uint32_t gt_topo_rotate_link(const gt_topo *t, uint32_t link, int S);
+ * under the rotation above with channel links moved S channels a GPU
+ * within groups of G = S x gpus_per_node (chan_links a multiple of G). */
+uint32_t gt_topo_rotate_link(const gt_topo *t, uint32_t link, int S, int G);
 /* NICs per node (dgx; flat: 1). A NIC shared by nic_share GPUs is that
  * group's first GPU's: its NIC link slots carry the group's traffic. */
 int gt_topo_nics(const gt_topo *t);

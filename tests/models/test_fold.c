@@ -24,11 +24,12 @@
  *  - the same with a transport's stages (NCCL's proxy, NVSHMEM IBGDA and
  *    IBRC, on InfiniBand and EFA): per-rank proxy threads and queue pairs;
  *  - the same in the packet fidelity (its hops' queues);
- *  - trees fold channels instead (gm_coll_fold_channels): the schedule's
- *    rotation holds step by step where the tree declares it (and fails
- *    where it does not), links and routes rotate on nodes whose links each
- *    belong to one GPU (and the fabrics and PCIe nodes that do not say
- *    so), and channel-folded runs agree with unfolded ones as above;
+ *  - the tree and nvlstree fold channels instead (gm_coll_fold_channels):
+ *    the schedules' rotations hold step by step where they declare them
+ *    (and fail where they do not), links and routes rotate on nodes whose
+ *    links each belong to one GPU (and the fabrics and PCIe nodes that do
+ *    not say so), and channel-folded runs agree with unfolded ones as
+ *    above; back-to-back operations are not channel-folded;
  *  - runs that must see every rank are not folded: faults, uneven
  *    chunks, ecmp, sim.fold false.
  */
@@ -69,16 +70,17 @@ static void compare(const char *yaml, const char *set, bool folds)
 			       (unsigned long long)f->pts[i].bytes, f->pts[i].time_us, a->sim_ranks, n,
 			       a->chan_fold, (unsigned long long)a->events, u->pts[i].time_us,
 			       (unsigned long long)b->events);
-		g_assert_cmpint(b->sim_ranks, ==, n);
+		/* every GPU's rank, and the helpers (NVLS switch units) */
+		g_assert_cmpint(b->sim_ranks, >=, n);
 		g_assert_cmpint(b->chan_fold, ==, 1);
 		if (folds) {
 			/* fewer ranks, or (channel-folded) fewer channels of each */
 			g_assert_true(a->sim_ranks < n || a->chan_fold > 1);
-			g_assert_true(a->sim_ranks == n || a->chan_fold == 1);
-			g_assert_cmpint(n % a->sim_ranks, ==, 0);
+			g_assert_true(a->sim_ranks == b->sim_ranks || a->chan_fold == 1);
+			g_assert_true(a->chan_fold > 1 || n % a->sim_ranks == 0);
 			g_assert_cmpuint(a->events, <, b->events);
 		} else {
-			g_assert_cmpint(a->sim_ranks, ==, n);
+			g_assert_cmpint(a->sim_ranks, ==, b->sim_ranks);
 			g_assert_cmpint(a->chan_fold, ==, 1);
 		}
 		double rel = fabs((double)a->time_ps - (double)b->time_ps) / (double)b->time_ps;
@@ -223,22 +225,62 @@ static void check_rotation_decl(int64_t bytes, int nch, bool declared)
 	char *why = NULL;
 	if (declared) {
 		g_assert_cmpint(g->chan_shift, ==, 2);
-		bool ok = gs_gen_rotation_holds(g, 2, &why);
+		bool ok = gs_gen_rotation_holds(g, 2, 0, &why);
 		if (!ok)
 			g_test_message("%s", why);
 		g_assert_true(ok);
 		/* a shift the channels do not rotate by */
-		g_assert_false(gs_gen_rotation_holds(g, 1, &why));
+		g_assert_false(gs_gen_rotation_holds(g, 1, 0, &why));
 		g_test_message("shift 1: %s", why);
 		g_free(why);
 	} else {
 		g_assert_cmpint(g->chan_shift, ==, 0);
 		/* where it is not declared it indeed does not hold */
 		if (nch == 2 * p.ranks_per_node) {
-			g_assert_false(gs_gen_rotation_holds(g, 2, &why));
+			g_assert_false(gs_gen_rotation_holds(g, 2, 0, &why));
 			g_test_message("%s", why);
 			g_free(why);
 		}
+	}
+	gs_gen_free(g);
+}
+
+/* nvlstree: block c n + k + 1 is block c n + k owned by the next GPU of
+ * every node, the node's switch units (helpers) staying in place. */
+static void check_nvlstree_rotation(int64_t bytes, bool declared)
+{
+	gs_params p = {0};
+	p.coll = GS_COLL_ALLREDUCE;
+	p.algo = GS_ALGO_NVLS_TREE;
+	p.nranks = 32;
+	p.ranks_per_node = 8;
+	p.nchannels = 4;
+	p.dtype = GS_DT_F32;
+	p.chunk_bytes = 4096;
+	p.slice_bytes = 1024;
+	p.bytes = (uint64_t)bytes;
+	gs_gen *g = NULL;
+	char *err = NULL;
+	g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
+	g_test_message("nvlstree, 32 ranks (8 a node), 4 channels, %lld B: shift %d in groups of %d",
+		       (long long)bytes, g->chan_shift, g->chan_group);
+	char *why = NULL;
+	if (declared) {
+		g_assert_cmpint(g->chan_shift, ==, 1);
+		g_assert_cmpint(g->chan_group, ==, 8);
+		g_assert_cmpint(g->nhelpers, >, 0);
+		bool ok = gs_gen_rotation_holds(g, 1, 8, &why);
+		if (!ok)
+			g_test_message("%s", why);
+		g_assert_true(ok);
+		/* the blocks of one channel do not rotate into the next */
+		g_assert_false(gs_gen_rotation_holds(g, 1, 0, &why));
+		g_free(why);
+	} else {
+		g_assert_cmpint(g->chan_shift, ==, 0);
+		g_assert_false(gs_gen_rotation_holds(g, 1, 8, &why));
+		g_test_message("%s", why);
+		g_free(why);
 	}
 	gs_gen_free(g);
 }
@@ -248,6 +290,8 @@ static void test_schedule_rotation(void)
 	check_rotation_decl(4 * 16 * 1000, 16, true);
 	check_rotation_decl(4 * 16 * 1000 + 4, 16, false); /* uneven parts */
 	check_rotation_decl(4 * 16 * 1000, 8, false);	  /* heads on half the GPUs */
+	check_nvlstree_rotation(4 * 32 * 1000, true);
+	check_nvlstree_rotation(4 * 32 * 1000 + 4, false);
 }
 
 /* Instantiate a scenario's topology and check its period link by link and
@@ -348,9 +392,9 @@ static void check_rotation(const char *yaml, bool rotates)
 	gm_net_init(&net, &eng, NULL, NULL);
 	gt_topo_instantiate(t, &net);
 	for (uint32_t l = 0; l < net.nlinks; l++) {
-		uint32_t k = gt_topo_rotate_link(t, l, S);
+		uint32_t k = gt_topo_rotate_link(t, l, S, nch);
 		g_assert_cmpuint(k, <, net.nlinks);
-		g_assert_cmpuint(gt_topo_rotate_link(t, k, S), ==, k);
+		g_assert_cmpuint(gt_topo_rotate_link(t, k, S, nch), ==, k);
 		g_assert_cmpfloat(net.links[k].bw_Bps, ==, net.links[l].bw_Bps);
 		g_assert_cmpint(net.info[k].lat_ps, ==, net.info[l].lat_ps);
 		g_assert_cmpint(net.info[k].kind, ==, net.info[l].kind);
@@ -365,8 +409,8 @@ static void check_rotation(const char *yaml, bool rotates)
 				int h1 = gt_topo_route_ch(t, rot_gpu(t, a), rot_gpu(t, b), (c + S) % nch, r1);
 				g_assert_cmpint(h1, ==, h0);
 				for (int h = 0; h < h0; h++) {
-					r0[h] = gt_topo_rotate_link(t, r0[h], S);
-					g_assert_cmpuint(gt_topo_rotate_link(t, r1[h], S), ==, r0[h]);
+					r0[h] = gt_topo_rotate_link(t, r0[h], S, nch);
+					g_assert_cmpuint(gt_topo_rotate_link(t, r1[h], S, nch), ==, r0[h]);
 					for (int k = 0; k < h; k++)
 						g_assert_cmpuint(r0[k], !=, r0[h]);
 				}
@@ -528,11 +572,16 @@ static void test_channel_folds(void)
 		{dgx, "{op: allreduce, algo: tree, sizes: [1MiB, 64MiB, 1GiB]}", NULL, true},
 		{dgx, "{op: allreduce, algo: tree, protocol: ll128, sizes: [16MiB]}", NULL, true},
 		{dgx, "{op: allreduce, algo: tree, protocol: ll, sizes: [256KiB]}", NULL, true},
-		{dgx, "{op: allreduce, algo: tree, sizes: [4MiB], iters: 3}", NULL, true},
 		{"{preset: dgx-h100, nodes: 3, channel_bandwidth: 20GB/s}",
 		 "{op: allreduce, algo: tree, sizes: [64MiB]}", NULL, true},
 		{"{preset: dgx-h100, nodes: 1}", "{op: allreduce, algo: tree, sizes: [64MiB]}", NULL, true},
 		{"{preset: p5, nodes: 2}", "{op: allreduce, algo: tree, sizes: [64MiB]}", NULL, true},
+		/* nvlstree: its blocks rotate in groups of 8, the switch units
+		 * in place */
+		{dgx, "{op: allreduce, algo: nvlstree, sizes: [1MiB, 64MiB, 512MiB]}", NULL, true},
+		{"{preset: p5, nodes: 3}", "{op: allreduce, algo: nvlstree, sizes: [32MiB]}",
+		 "collective.buffer=8MiB", true},
+
 		/* not: uneven parts, a shared fabric, a transport's per-rank
 		 * threads, ranks whose host thread enqueues them one by one */
 		{dgx, "{op: allreduce, algo: tree, sizes: [1000004B]}", NULL, false},
@@ -542,6 +591,10 @@ static void test_channel_folds(void)
 		{dgx, "{op: allreduce, algo: tree, sizes: [4MiB]}", "transport.inter=nccl", false},
 		{dgx, "{op: allreduce, algo: tree, sizes: [4MiB], iters: 2, gpus_per_thread: 8}", NULL,
 		 false},
+		/* back to back: a rank's next operation waits for all its
+		 * channels, some of which end with other ranks' */
+		{dgx, "{op: allreduce, algo: tree, sizes: [4MiB], iters: 3}", NULL, false},
+		{dgx, "{op: allreduce, algo: nvlstree, sizes: [4MiB], iters: 2}", NULL, false},
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
 		char *y = yaml_of(cases[i].topo, cases[i].coll);
@@ -554,6 +607,11 @@ static void test_channel_folds(void)
 	gm_run *r = run_yaml(y, chk);
 	g_assert_cmpint(r->pts[0].r.chan_fold, ==, 8);
 	g_assert_cmpint(r->pts[0].r.sim_ranks, ==, 32);
+	gm_run_free(r);
+	g_free(y);
+	y = yaml_of(dgx, "{op: allreduce, algo: nvlstree, sizes: [4MiB]}");
+	r = run_yaml(y, chk);
+	g_assert_cmpint(r->pts[0].r.chan_fold, ==, 8);
 	gm_run_free(r);
 	g_free(y);
 }

@@ -89,8 +89,9 @@ static void test_port_traffic(void)
 }
 
 /* 3 GPUs, 1 channel, 12 floats in slices of 4 floats: block k = floats
- * 4k..4k+3, one slice. R's strand 0 (block 0): RECV from 0, RECV_REDUCE_COPY
- * from 1, RECV_REDUCE_SEND from 2 to the owner 0; M's strand 1: RECV from 0,
+ * 4k..4k+3, one slice. R's strand 0 (block 0): RECV from 1, RECV_REDUCE_COPY
+ * from 2, RECV_REDUCE_SEND from the owner 0 back to it (the GPUs from the
+ * owner on, as M sends); M's strand 1: RECV from 0,
  * SEND to 1, SEND to 2; GPU 0's strand 1 RECV_COPY_SENDs from R to M, GPU
  * 1's strand 1 RECVs from M; R's strand 1 and M's strand 0 are empty. */
 static void test_layout(void)
@@ -105,12 +106,12 @@ static void test_layout(void)
 	const gs_step *r0 = gs_sched_strand(s, 3, 0, &len);
 	g_assert_cmpuint(len, ==, 3);
 	g_assert_cmpint(r0[0].op, ==, GS_OP_RECV);
-	g_assert_cmpint(r0[0].recv_peer, ==, 0);
+	g_assert_cmpint(r0[0].recv_peer, ==, 1);
 	g_assert_cmpint(r0[0].dst_buf, ==, GS_BUF_SCRATCH);
 	g_assert_cmpint(r0[1].op, ==, GS_OP_RECV_REDUCE_COPY);
-	g_assert_cmpint(r0[1].recv_peer, ==, 1);
+	g_assert_cmpint(r0[1].recv_peer, ==, 2);
 	g_assert_cmpint(r0[2].op, ==, GS_OP_RECV_REDUCE_SEND);
-	g_assert_cmpint(r0[2].recv_peer, ==, 2);
+	g_assert_cmpint(r0[2].recv_peer, ==, 0);
 	g_assert_cmpint(r0[2].send_peer, ==, 0);
 	gs_sched_strand(s, 3, 1, &len);
 	g_assert_cmpuint(len, ==, 0);

@@ -193,9 +193,10 @@ typedef struct sim {
 	 * are simulated and stand for every block of nranks */
 	bool folded;
 	int nreal;
-	/* channel-folded (gm_coll_fold_channels): channels 0 .. cshift - 1
-	 * of every rank are simulated and stand for all, cfold channels each */
-	int cfold, cshift;
+	/* channel-folded (gm_coll_fold_channels): the channels c with
+	 * c mod cgroup < cshift of every rank are simulated and stand for
+	 * all, cfold channels each */
+	int cfold, cshift, cgroup;
 	int spc; /* strands per channel: a connection's channel = strand / spc */
 	uint32_t nstrands;
 	strand *strands;
@@ -320,7 +321,7 @@ static void fold_route(sim *m, conn *c)
 {
 	for (int h = 0; h < c->nhops; h++) {
 		c->route[h] = m->folded ? gt_topo_fold_link(m->topo, c->route[h], m->nranks)
-					: gt_topo_rotate_link(m->topo, c->route[h], m->cshift);
+					: gt_topo_rotate_link(m->topo, c->route[h], m->cshift, m->cgroup);
 		for (int k = 0; k < h; k++)
 			if (c->route[k] == c->route[h])
 				m->err = ge_fail(&m->eng, GC_ERR_INTERNAL,
@@ -1816,11 +1817,12 @@ double gm_coll_packets_estimate(const gs_params *p, uint32_t pkt_bytes, int iter
  * 2^20 steps of a sampled rank; 0 where it would take more (unknown). An
  * all-to-all of 4096 GPUs opens 16.7 M connections: about 6 GB. */
 /* Steps of strand c of rank r that a run simulates: none on a channel
- * that another stands for (channel-folded with shift cshift > 0). */
-static uint64_t sim_strand_len(const gs_gen *gen, int cshift, int r, int c)
+ * that another stands for (channel-folded with shift S > 0 in groups of
+ * G). */
+static uint64_t sim_strand_len(const gs_gen *gen, int S, int G, int r, int c)
 {
 	const int spc = gen->strands_per_channel > 0 ? gen->strands_per_channel : 1;
-	if (cshift > 0 && c / spc >= cshift)
+	if (S > 0 && c / spc % G >= S)
 		return 0;
 	return gen->ops->strand_len(gen, r, c);
 }
@@ -1837,14 +1839,14 @@ static double conn_bytes_estimate(const sim *m)
 		const int r = nsample > 1 ? (int)((int64_t)k * (m->nranks - 1) / (nsample - 1)) : 0;
 		uint64_t len = 0;
 		for (int c = 0; c < gen->nstrands; c++)
-			len += sim_strand_len(gen, m->cshift, r, c);
+			len += sim_strand_len(gen, m->cshift, m->cgroup, r, c);
 		if (len > (UINT64_C(1) << 20)) {
 			g_hash_table_destroy(seen);
 			return 0;
 		}
 		g_hash_table_remove_all(seen);
 		for (int c = 0; c < gen->nstrands; c++) {
-			uint64_t n = sim_strand_len(gen, m->cshift, r, c);
+			uint64_t n = sim_strand_len(gen, m->cshift, m->cgroup, r, c);
 			for (uint64_t at = 0; at < n; at += G_N_ELEMENTS(win)) {
 				uint32_t nw = (uint32_t)MIN((uint64_t)G_N_ELEMENTS(win), n - at);
 				gen->ops->fill(gen, r, c, at, nw, win);
@@ -1907,19 +1909,25 @@ int gm_coll_fold_ranks(const gt_topo *topo, const gs_gen *gen, const gm_coll_opt
 int gm_coll_fold_channels(const gt_topo *topo, const gs_gen *gen, const gm_coll_opts *o)
 {
 	const int spc = gen->strands_per_channel > 0 ? gen->strands_per_channel : 1;
-	const int nch = gen->nstrands / spc, R = gen->p.ranks_per_node;
-	if (o->no_fold || o->trace || o->on_step || o->nfaults > 0 || gen->nhelpers > 0 ||
-	    gen->chan_shift <= 0 || gen->p.nranks != topo->ngpus || R != topo->gpus_per_node ||
-	    R < 2 || (int64_t)gen->chan_shift * R != nch || !gt_topo_rotates(topo))
+	const int nch = gen->nstrands / spc, R = gen->p.ranks_per_node, G = gs_gen_chan_group(gen);
+	if (o->no_fold || o->trace || o->on_step || o->nfaults > 0 || gen->chan_shift <= 0 ||
+	    gen->p.nranks != topo->ngpus || R != topo->gpus_per_node || R < 2 ||
+	    (int64_t)gen->chan_shift * R != G || nch % G != 0 || !gt_topo_rotates(topo))
 		return 1;
 	/* the ranks must run alike: no transport's per-rank threads, no host
-	 * thread enqueuing one GPU after another, no proxy sends */
+	 * thread enqueuing one GPU after another, no proxy sends; and one
+	 * operation: a rank's next one starts when all its channels are done,
+	 * and its channels other than the simulated ones end when the other
+	 * ranks' simulated ones do */
 	if (o->pkt_bytes || (o->xport && o->xport->kind != GM_XPORT_NONE) || o->net_send_proxy ||
-	    o->async_sends || (o->gpus_per_thread > 1 && o->enqueue_ps > 0))
+	    o->async_sends || (o->gpus_per_thread > 1 && o->enqueue_ps > 0) || o->iters > 1)
 		return 1;
 	/* each channel's CTA link moves with its channel */
 	if (topo->chan_cap_Bps > 0 && topo->chan_links > 0 && topo->chan_links != nch)
 		return 1;
+	/* helpers (a node's NVLS switch units) stay in place, reached over
+	 * their node's GPU ports; the network's (SHARP) are refused with the
+	 * topology */
 	return R;
 }
 
@@ -1937,10 +1945,10 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	const bool folded = nsim < gs_gen_nranks(gen);
 	/* else the channels that stand for the others, or all */
 	const int cfold = folded ? 1 : gm_coll_fold_channels(topo, gen, o);
-	const int cshift = cfold > 1 ? gen->chan_shift : 0;
+	const int cshift = cfold > 1 ? gen->chan_shift : 0, cgroup = gs_gen_chan_group(gen);
 	if (cfold > 1 && o->check) {
 		char *why = NULL;
-		if (!gs_gen_rotation_holds(gen, cshift, &why)) {
+		if (!gs_gen_rotation_holds(gen, cshift, cgroup, &why)) {
 			*errmsg = g_strdup_printf("channel-folded run: the schedule does not rotate by %d "
 						  "channels a rank: %s",
 						  cshift, why);
@@ -1971,7 +1979,7 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	uint64_t steps = 0;
 	for (int r = 0; r < nsim; r++)
 		for (int c = 0; c < gen->nstrands; c++)
-			steps += sim_strand_len(gen, cshift, r, c);
+			steps += sim_strand_len(gen, cshift, cgroup, r, c);
 	steps *= (uint64_t)o->iters;
 	if (steps > UINT64_C(10000000000)) {
 		*errmsg = g_strdup_printf("%llu steps to simulate (%d ranks): more than the 10^10 this "
@@ -2027,6 +2035,7 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	m->folded = folded;
 	m->cfold = cfold;
 	m->cshift = cshift;
+	m->cgroup = cgroup;
 	m->nstr = gen->nstrands;
 	m->spc = gen->strands_per_channel > 0 ? gen->strands_per_channel : 1;
 	m->nstrands = (uint32_t)m->nranks * (uint32_t)m->nstr;
@@ -2116,7 +2125,7 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 			strand *s = &m->strands[(uint32_t)r * (uint32_t)m->nstr + (uint32_t)c];
 			s->rank = (uint32_t)r;
 			s->ch = (uint32_t)c;
-			s->len = sim_strand_len(gen, cshift, r, c);
+			s->len = sim_strand_len(gen, cshift, cgroup, r, c);
 			s->send_conn = s->recv_conn = 0;
 		}
 		ge_schedule_in(&m->eng, host_ready(m, (uint32_t)r, 0), m->ent, EV_LAUNCH, (uint64_t)r,
@@ -2204,7 +2213,7 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 			for (uint32_t i = 0; i < m->net.nlinks; i++) {
 				/* folded: every link's figures are its image's */
 				uint32_t k = m->folded	     ? gt_topo_fold_link(topo, i, m->nranks)
-					     : m->cfold > 1 ? gt_topo_rotate_link(topo, i, m->cshift)
+					     : m->cfold > 1 ? gt_topo_rotate_link(topo, i, m->cshift, m->cgroup)
 							    : i;
 				gm_link *l = &m->net.links[k];
 				gm_link_stat *ls = &res->links[i];

@@ -198,14 +198,18 @@ int gm_coll_fold_ranks(const gt_topo *topo, const gs_gen *gen, const gm_coll_opt
  * node's ranks (gs_gen.chan_shift S: channel c + S of local rank l + 1
  * does what channel c of local rank l does) on nodes whose GPUs rotate
  * alike (gt_topo_rotates: each link belongs to one GPU) runs, on every
- * rank, channels 0 .. S - 1 alone: channel c of local rank l stands for
- * channel c + S k of local rank l + k, so a link of GPU l carries the
+ * rank, the channels c with c mod G < S alone (G: gs_gen.chan_group):
+ * channel c of local rank l stands for channel rot^k(c) of local rank
+ * l + k (a helper, the node's NVLS switch units, stays itself and its
+ * channels rotate), so a link of GPU l carries the
  * images of the flows its node's first GPU's link carries, and every
  * route is taken over those (gt_topo_rotate_link). Max-min sharing has
  * one answer, so the rates and times are the unfolded run's, with R
  * times fewer flows and events. Not folded, beside what stops the rank
  * fold: a transport's stages, proxy sends, packets, a host thread that
- * enqueues one GPU after another (ranks that start apart). */
+ * enqueues one GPU after another (ranks that start apart), back-to-back
+ * operations (a rank's next one waits for all its channels, which end
+ * when other ranks' simulated ones do). */
 int gm_coll_fold_channels(const gt_topo *topo, const gs_gen *gen, const gm_coll_opts *o);
 
 gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll_opts *o,
