@@ -358,6 +358,14 @@ static void check_topology(const char *yaml, bool has_period)
 	gm_run_free(r);
 }
 
+/* Topologies several checks take. */
+static const char fat_tree8[] = "{preset: dgx-h100, nodes: 8, fabric: {kind: fat-tree, leaf_nics: 16, "
+				"oversubscription: 2}}";
+static const char rail8[] = "{preset: dgx-h100, nodes: 8, fabric: {kind: rail, leaf_nics: 2, "
+			    "oversubscription: 2}}";
+static const char pcie4[] = "{kind: dgx, nodes: 4, intra: pcie, gpu_arch: ampere, pcie: {bandwidth: "
+			    "25GB/s, switch_gpus: 4, sockets: 2}}";
+
 static const char ring_coll[] = "{op: allreduce, algo: ring, sizes: [4MiB]}";
 
 /* local GPU l of its node moved to l + 1 */
@@ -437,12 +445,10 @@ static void test_topology_rotation(void)
 	}
 	const char *without[] = {
 		/* a leaf's uplinks and a rail's switch belong to no one GPU */
-		"{preset: dgx-h100, nodes: 8, fabric: {kind: fat-tree, leaf_nics: 16, "
-		"oversubscription: 2}}",
-		"{preset: dgx-h100, nodes: 8, fabric: {kind: rail, leaf_nics: 2, oversubscription: 2}}",
+		fat_tree8,
+		rail8,
 		/* PCIe switches shared by GPUs */
-		"{kind: dgx, nodes: 4, intra: pcie, gpu_arch: ampere, pcie: {bandwidth: 25GB/s, "
-		"switch_gpus: 4, sockets: 2}}",
+		pcie4,
 		"{kind: flat, gpus: 16, link: {bandwidth: 50GB/s, latency: 1us}}",
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(without); i++) {
@@ -457,13 +463,11 @@ static void test_topology_periods(void)
 	const char *with[] = {
 		"{kind: flat, gpus: 12, link: {bandwidth: 50GB/s, latency: 1us}}",
 		"{preset: dgx-h100, nodes: 4}",
-		"{preset: dgx-h100, nodes: 8, fabric: {kind: fat-tree, leaf_nics: 16, "
-		"oversubscription: 2}}",
-		"{preset: dgx-h100, nodes: 8, fabric: {kind: rail, leaf_nics: 2, oversubscription: 2}}",
+		fat_tree8,
+		rail8,
 		"{preset: dgx-h100, nodes: 8, fabric: {kind: fat-tree, leaf_nics: 16, "
 		"oversubscription: 2, pod_nodes: 4, pod_oversubscription: 2}}",
-		"{kind: dgx, nodes: 4, intra: pcie, gpu_arch: ampere, pcie: {bandwidth: 25GB/s, "
-		"switch_gpus: 4, sockets: 2}}",
+		pcie4,
 		"{preset: p5, nodes: 3}",
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(with); i++) {
