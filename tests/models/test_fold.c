@@ -202,14 +202,19 @@ static void test_schedule_periods(void)
 	check_period(&p, false);
 }
 
-/* The double binary tree rotates its channels with a node's ranks (channel
- * c + 2's chain starts one local rank further on) where its heads take
- * every local rank once per tree and its channels' parts are equal. */
-static void check_rotation_decl(int64_t bytes, int nch, bool declared)
+/* Channels that rotate with a node's ranks (gs_gen.chan_shift S in groups
+ * of G, 0: all): the double binary tree's (channel c + 2's chain starts
+ * one local rank further on; S 2) where its heads take every local rank
+ * once per tree and its channels' parts are equal; nvlstree's blocks
+ * (block c n + k + 1 is block c n + k owned by the next GPU of every node,
+ * the node's switch units staying in place; S 1, G 8) where they are
+ * equal. Where declared, the rotation holds step by step and one it does
+ * not declare fails; where not, it indeed does not hold. */
+static void check_rotation_decl(gs_algo algo, int nch, int64_t bytes, int S, int G, bool declared)
 {
 	gs_params p = {0};
 	p.coll = GS_COLL_ALLREDUCE;
-	p.algo = GS_ALGO_TREE;
+	p.algo = algo;
 	p.nranks = 32;
 	p.ranks_per_node = 8;
 	p.nchannels = nch;
@@ -220,78 +225,35 @@ static void check_rotation_decl(int64_t bytes, int nch, bool declared)
 	gs_gen *g = NULL;
 	char *err = NULL;
 	g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
-	g_test_message("tree, 32 ranks (8 a node), %d channels, %lld B: channel shift %d", nch,
-		       (long long)bytes, g->chan_shift);
+	g_test_message("%s, 32 ranks (8 a node), %d channels, %lld B: shift %d in groups of %d",
+		       gs_algo_name(algo), nch, (long long)bytes, g->chan_shift, g->chan_group);
 	char *why = NULL;
 	if (declared) {
-		g_assert_cmpint(g->chan_shift, ==, 2);
-		bool ok = gs_gen_rotation_holds(g, 2, 0, &why);
+		g_assert_cmpint(g->chan_shift, ==, S);
+		g_assert_cmpint(g->chan_group, ==, G);
+		bool ok = gs_gen_rotation_holds(g, S, G, &why);
 		if (!ok)
 			g_test_message("%s", why);
 		g_assert_true(ok);
-		/* a shift the channels do not rotate by */
+		/* a rotation it does not declare */
 		g_assert_false(gs_gen_rotation_holds(g, 1, 0, &why));
-		g_test_message("shift 1: %s", why);
-		g_free(why);
+		g_test_message("shift 1 over all channels: %s", why);
 	} else {
 		g_assert_cmpint(g->chan_shift, ==, 0);
-		/* where it is not declared it indeed does not hold */
-		if (nch == 2 * p.ranks_per_node) {
-			g_assert_false(gs_gen_rotation_holds(g, 2, 0, &why));
-			g_test_message("%s", why);
-			g_free(why);
-		}
-	}
-	gs_gen_free(g);
-}
-
-/* nvlstree: block c n + k + 1 is block c n + k owned by the next GPU of
- * every node, the node's switch units (helpers) staying in place. */
-static void check_nvlstree_rotation(int64_t bytes, bool declared)
-{
-	gs_params p = {0};
-	p.coll = GS_COLL_ALLREDUCE;
-	p.algo = GS_ALGO_NVLS_TREE;
-	p.nranks = 32;
-	p.ranks_per_node = 8;
-	p.nchannels = 4;
-	p.dtype = GS_DT_F32;
-	p.chunk_bytes = 4096;
-	p.slice_bytes = 1024;
-	p.bytes = (uint64_t)bytes;
-	gs_gen *g = NULL;
-	char *err = NULL;
-	g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
-	g_test_message("nvlstree, 32 ranks (8 a node), 4 channels, %lld B: shift %d in groups of %d",
-		       (long long)bytes, g->chan_shift, g->chan_group);
-	char *why = NULL;
-	if (declared) {
-		g_assert_cmpint(g->chan_shift, ==, 1);
-		g_assert_cmpint(g->chan_group, ==, 8);
-		g_assert_cmpint(g->nhelpers, >, 0);
-		bool ok = gs_gen_rotation_holds(g, 1, 8, &why);
-		if (!ok)
-			g_test_message("%s", why);
-		g_assert_true(ok);
-		/* the blocks of one channel do not rotate into the next */
-		g_assert_false(gs_gen_rotation_holds(g, 1, 0, &why));
-		g_free(why);
-	} else {
-		g_assert_cmpint(g->chan_shift, ==, 0);
-		g_assert_false(gs_gen_rotation_holds(g, 1, 8, &why));
+		g_assert_false(gs_gen_rotation_holds(g, S, G, &why));
 		g_test_message("%s", why);
-		g_free(why);
 	}
+	g_free(why);
 	gs_gen_free(g);
 }
 
 static void test_schedule_rotation(void)
 {
-	check_rotation_decl(4 * 16 * 1000, 16, true);
-	check_rotation_decl(4 * 16 * 1000 + 4, 16, false); /* uneven parts */
-	check_rotation_decl(4 * 16 * 1000, 8, false);	  /* heads on half the GPUs */
-	check_nvlstree_rotation(4 * 32 * 1000, true);
-	check_nvlstree_rotation(4 * 32 * 1000 + 4, false);
+	check_rotation_decl(GS_ALGO_TREE, 16, 4 * 16 * 1000, 2, 0, true);
+	check_rotation_decl(GS_ALGO_TREE, 16, 4 * 16 * 1000 + 4, 2, 0, false); /* uneven parts */
+	check_rotation_decl(GS_ALGO_TREE, 8, 4 * 16 * 1000, 2, 0, false); /* heads on half the GPUs */
+	check_rotation_decl(GS_ALGO_NVLS_TREE, 4, 4 * 32 * 1000, 1, 8, true);
+	check_rotation_decl(GS_ALGO_NVLS_TREE, 4, 4 * 32 * 1000 + 4, 1, 8, false);
 }
 
 /* Instantiate a scenario's topology and check its period link by link and
