@@ -974,8 +974,8 @@ uint32_t gt_topo_rotate_link(const gt_topo *t, uint32_t link, int S, int G)
 		 k % (uint32_t)G == 0);
 	/* channel c of local GPU l is the image of channel c - S l (within
 	 * its group) of local 0 */
-	const uint32_t g = (link - fl) / k, c = (link - fl) % k;
-	const int64_t c0 = c - c % (uint32_t)G + mod_u((int64_t)(c % (uint32_t)G) - (int64_t)S * (g % gpn), (uint32_t)G);
+	const uint32_t g = (link - fl) / k, c = (link - fl) % k, grp = (uint32_t)G;
+	const int64_t c0 = c - c % grp + mod_u((int64_t)(c % grp) - (int64_t)S * (g % gpn), grp);
 	return fl + (g - g % gpn) * k + (uint32_t)c0;
 }
 

@@ -1632,6 +1632,17 @@ static void on_land(void *ctx, uint64_t tag, ge_time now)
 	drain(m);
 }
 
+/* Steps of strand c of rank r that a run simulates: none on a channel
+ * that another stands for (channel-folded with shift S > 0 in groups of
+ * G). */
+static uint64_t sim_strand_len(const gs_gen *gen, int S, int G, int r, int c)
+{
+	const int spc = gen->strands_per_channel > 0 ? gen->strands_per_channel : 1;
+	if (S > 0 && c / spc % G >= S)
+		return 0;
+	return gen->ops->strand_len(gen, r, c);
+}
+
 /* Critical path: a delivery or a signal that carries its vector lands. */
 static G_GNUC_NO_INLINE void cp_event(sim *m, uint32_t kind, uint64_t slot)
 {
@@ -1816,17 +1827,6 @@ double gm_coll_packets_estimate(const gs_params *p, uint32_t pkt_bytes, int iter
  * them (the arrays' spare capacity, the messages in flight). Scans at most
  * 2^20 steps of a sampled rank; 0 where it would take more (unknown). An
  * all-to-all of 4096 GPUs opens 16.7 M connections: about 6 GB. */
-/* Steps of strand c of rank r that a run simulates: none on a channel
- * that another stands for (channel-folded with shift S > 0 in groups of
- * G). */
-static uint64_t sim_strand_len(const gs_gen *gen, int S, int G, int r, int c)
-{
-	const int spc = gen->strands_per_channel > 0 ? gen->strands_per_channel : 1;
-	if (S > 0 && c / spc % G >= S)
-		return 0;
-	return gen->ops->strand_len(gen, r, c);
-}
-
 static double conn_bytes_estimate(const sim *m)
 {
 	const gs_gen *gen = m->gen;
