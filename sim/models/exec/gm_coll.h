@@ -195,13 +195,13 @@ double gm_coll_estimate_s(uint64_t steps, int nranks, double packet_events);
 int gm_coll_fold_ranks(const gt_topo *topo, const gs_gen *gen, const gm_coll_opts *o);
 /* Where the ranks do not fold: the channels each simulated channel stands
  * for, R = ranks per node, or 1. A schedule whose channels rotate with a
- * node's ranks (gs_gen.chan_shift S: channel c + S of local rank l + 1
- * does what channel c of local rank l does) on nodes whose GPUs rotate
- * alike (gt_topo_rotates: each link belongs to one GPU) runs, on every
- * rank, the channels c with c mod G < S alone (G: gs_gen.chan_group):
- * channel c of local rank l stands for channel rot^k(c) of local rank
- * l + k (a helper, the node's NVLS switch units, stays itself and its
- * channels rotate), so a link of GPU l carries the
+ * node's ranks (gs_gen.chan_shift S in groups of gs_gen.chan_group G:
+ * channel rot(c) of local rank l + 1 does what channel c of local rank l
+ * does) on nodes whose GPUs rotate alike (gt_topo_rotates: each link
+ * belongs to one GPU) runs, on every rank, the channels c with
+ * c mod G < S alone: channel c of local rank l stands for channel
+ * rot^k(c) of local rank l + k (a helper, the node's NVLS switch units,
+ * stays itself and its channels rotate), so a link of GPU l carries the
  * images of the flows its node's first GPU's link carries, and every
  * route is taken over those (gt_topo_rotate_link). Max-min sharing has
  * one answer, so the rates and times are the unfolded run's, with R
