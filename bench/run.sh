@@ -42,14 +42,15 @@ sim: {fold: false}"
 # double binary tree gives nodes different places, so no block of ranks
 # stands for the others, but the channels rotate with a node's GPUs: 2
 # of the tree's 16 channels, 1 of each 8 of nvlstree's blocks, stand for
-# all on every rank (sim.fold). Up to data-parallel bucket sizes they take
-# seconds, at 1 GiB far longer (docs/PERFORMANCE.md)
-scenario "tree allreduce, 2048 DGX H100 nodes, 16, 64 and 256 MiB (channels folded)" \
+# all on every rank (sim.fold). Once the pipeline fills (past 256 MiB)
+# every flow is in one component, which the local solves (sim.solve auto)
+# leave uncollected (docs/PERFORMANCE.md)
+scenario "tree allreduce, 2048 DGX H100 nodes, 16 MiB, 256 MiB and 1 GiB (channels folded, local solves)" \
 	"{preset: dgx-h100, nodes: 2048}" tree \
-	"collective: {op: allreduce, algo: tree, sizes: [16MiB, 64MiB, 256MiB]}"
-scenario "nvlstree allreduce, 2048 DGX H100 nodes, 4 MiB and 64 MiB (channels folded)" \
+	"collective: {op: allreduce, algo: tree, sizes: [16MiB, 256MiB, 1GiB]}"
+scenario "nvlstree allreduce, 2048 DGX H100 nodes, 4 MiB, 64 MiB and 1 GiB (channels folded, local solves)" \
 	"{preset: dgx-h100, nodes: 2048}" nvlstree \
-	"collective: {op: allreduce, algo: nvlstree, sizes: [4MiB, 64MiB]}"
+	"collective: {op: allreduce, algo: nvlstree, sizes: [4MiB, 64MiB, 1GiB]}"
 # a large NVLink domain: a ring over 2 GB200 NVL72 racks (144 GPUs, 32
 # channels); every rack port carries all 32 channels' flows, and each end
 # moves the others' rates

@@ -28,6 +28,8 @@ static void on_done(void *ctx, uint64_t tag, ge_time now)
 
 /* engine events handled by the last run() */
 static uint64_t last_events;
+/* how the next run() solves (gm_net_set_solve) */
+static gm_net_solve run_solve = GM_NET_SOLVE_AUTO;
 
 /* Links: bandwidths in B/s. Runs with check mode on. */
 static void run(const double *bw, int nlinks, const start_ev *evs, int n, done_log *d, gm_net *keep)
@@ -37,6 +39,7 @@ static void run(const double *bw, int nlinks, const start_ev *evs, int n, done_l
 	e.check = true;
 	gm_net net;
 	gm_net_init(&net, &e, on_done, d);
+	gm_net_set_solve(&net, run_solve);
 	for (int i = 0; i < nlinks; i++)
 		gm_net_add_link(&net, "l", GM_LINK_GENERIC, bw[i], 1000 * (i + 1));
 	starter_run(&e, &net, evs, n);
@@ -44,6 +47,8 @@ static void run(const double *bw, int nlinks, const start_ev *evs, int n, done_l
 	if (keep) {
 		keep->recomputes = net.recomputes;
 		keep->comp_flow_visits = net.comp_flow_visits;
+		keep->local_solves = net.local_solves;
+		keep->local_fallbacks = net.local_fallbacks;
 	}
 	gm_net_fini(&net);
 	ge_engine_fini(&e);
@@ -196,6 +201,143 @@ static void test_one_solve_per_instant(void)
 	g_assert_cmpuint(last_events, ==, 64);
 }
 
+/* A change that moves a flow two links away: f1 crosses L0 (1 B/ns, with
+ * f0) and L1 (2 B/ns, with f2). Max-min: f0 = f1 = 0.5 (L0), f2 = 1.5 (the
+ * rest of L1). When f0 ends at 1000 ns (f1 has 1000 B left, f2 1500 B),
+ * the local solve starts from L0's flows (f1) with f2 held at 1.5, which
+ * leaves f1 0.5 on L1; f2 is faster there than f1, whose bottleneck L1
+ * is, so f2 joins and the two share L1 at 1 B/ns: f1 ends at 2000 ns,
+ * f2 has 500 B left at 2 B/ns and ends at 2250 ns. Four flows of 4000 B
+ * share L2 meanwhile (ending at 16000 ns), so the set of two stays below
+ * half the active flows, where the local solve would give way to the
+ * component's. Check mode checks the max-min conditions after every
+ * solve. */
+static void test_local_solve_joins(void)
+{
+	double bw[3] = {1e9, 2e9, 1e9};
+	start_ev ev[7] = {{.t = 0, .route = {0}, .nhops = 1, .bytes = 500},
+			  {.t = 0, .route = {0, 1}, .nhops = 2, .bytes = 1500},
+			  {.t = 0, .route = {1}, .nhops = 1, .bytes = 3000}};
+	for (int i = 3; i < 7; i++)
+		ev[i] = (start_ev){.t = 0, .route = {2}, .nhops = 1, .bytes = 4000};
+	done_log d = {0};
+	gm_net keep = {0};
+	run_solve = GM_NET_SOLVE_LOCAL;
+	run(bw, 3, ev, 7, &d, &keep);
+	run_solve = GM_NET_SOLVE_AUTO;
+	g_assert_cmpint(d.n, ==, 7);
+	for (int i = 3; i < 7; i++)
+		g_assert_cmpint(d.t[i], ==, 16000000);
+	g_assert_cmpuint(d.tag[0], ==, 0);
+	g_assert_cmpint(d.t[0], ==, 1000000);
+	g_assert_cmpuint(d.tag[1], ==, 1);
+	g_assert_cmpint(d.t[1], ==, 2000000);
+	g_assert_cmpuint(d.tag[2], ==, 2);
+	g_assert_cmpint(d.t[2], ==, 2250000);
+	g_assert_cmpuint(keep.local_solves, >=, 2);
+	g_assert_cmpuint(keep.local_fallbacks, ==, 0);
+}
+
+typedef struct end_log {
+	ge_time *t;
+} end_log;
+
+static void on_end(void *ctx, uint64_t tag, ge_time now)
+{
+	((end_log *)ctx)->t[tag] = now;
+}
+
+/* Random flows over random routes, solved by component and locally, each
+ * run in check mode (every solve's rates max-min fair): every flow ends at
+ * the same time within a nanosecond, and the local run solves locally
+ * (and, on the sparse routes, mostly without giving way). */
+static void run_random(const start_ev *evs, int n, const double *bw, int nlinks, gm_net_solve how,
+		       ge_time *ends, gm_net *keep)
+{
+	ge_engine e;
+	ge_engine_init(&e, 1);
+	e.check = true;
+	end_log log = {.t = ends};
+	gm_net net;
+	gm_net_init(&net, &e, on_end, &log);
+	gm_net_set_solve(&net, how);
+	for (int i = 0; i < nlinks; i++)
+		gm_net_add_link(&net, "l", GM_LINK_GENERIC, bw[i], 0);
+	starter_run(&e, &net, evs, n);
+	keep->local_solves = net.local_solves;
+	keep->local_fallbacks = net.local_fallbacks;
+	keep->recomputes = net.recomputes;
+	gm_net_fini(&net);
+	ge_engine_fini(&e);
+}
+
+static void test_local_solve_random(void)
+{
+	enum { MAXL = 240, NF = 400 };
+	for (uint32_t seed = 1; seed <= 6; seed++) {
+		/* dense (24 links: the sets often grow past half the flows and
+		 * give way) and sparse (240 links: they settle) */
+		const int NL = seed <= 3 ? 24 : MAXL;
+		GRand *rng = g_rand_new_with_seed(seed);
+		double bw[MAXL];
+		for (int i = 0; i < NL; i++)
+			bw[i] = 1e9 * (1 + g_rand_int_range(rng, 0, 8));
+		start_ev *ev = g_new0(start_ev, NF);
+		for (int f = 0; f < NF; f++) {
+			ev[f].t = g_rand_int_range(rng, 0, 200) * 10000;
+			ev[f].nhops = g_rand_int_range(rng, 1, 5);
+			for (int h = 0; h < ev[f].nhops; h++) /* distinct links */
+				for (bool again = true; again;) {
+					ev[f].route[h] = (uint32_t)g_rand_int_range(rng, 0, NL);
+					again = false;
+					for (int k = 0; k < h; k++)
+						again |= ev[f].route[k] == ev[f].route[h];
+				}
+			ev[f].bytes = 1000.0 * g_rand_int_range(rng, 1, 1000);
+		}
+		ge_time comp[NF], loc[NF];
+		gm_net kc = {0}, kl = {0};
+		run_random(ev, NF, bw, NL, GM_NET_SOLVE_COMPONENT, comp, &kc);
+		run_random(ev, NF, bw, NL, GM_NET_SOLVE_LOCAL, loc, &kl);
+		g_assert_cmpuint(kc.local_solves, ==, 0);
+		g_assert_cmpuint(kl.local_solves, >, 0);
+		g_test_message("seed %u: %" G_GUINT64_FORMAT " local solves, %" G_GUINT64_FORMAT
+			       " of them given up for the component", seed, kl.local_solves,
+			       kl.local_fallbacks);
+		if (NL == MAXL)
+			g_assert_cmpuint(10 * kl.local_fallbacks, <, kl.local_solves);
+		for (int f = 0; f < NF; f++)
+			g_assert_cmpint(llabs(comp[f] - loc[f]), <=, 1000);
+		g_free(ev);
+		g_rand_free(rng);
+	}
+}
+
+/* auto: whole components while they stay small; once one holds more
+ * than GM_NET_LOCAL_FROM flows, local solves while that many are
+ * active. 4200 flows of different sizes on one link: the first solve
+ * meets the component of 4200, the ends after it are solved locally
+ * while more than 4096 flows are left, then by component again. */
+static void test_auto_goes_local(void)
+{
+	enum { NF = GM_NET_LOCAL_FROM + 104 };
+	double bw[1] = {1e9};
+	start_ev *ev = g_new0(start_ev, NF);
+	for (int f = 0; f < NF; f++)
+		ev[f] = (start_ev){.t = 0, .route = {0}, .nhops = 1, .bytes = 10.0 * (f + 1)};
+	ge_time *ends = g_new(ge_time, NF);
+	gm_net keep = {0};
+	run_random(ev, NF, bw, 1, GM_NET_SOLVE_AUTO, ends, &keep);
+	/* one solve for the starts and one per end but the last (alone on
+	 * the link): local for the ends that leave more than 4096 */
+	g_assert_cmpuint(keep.local_solves, ==, NF - GM_NET_LOCAL_FROM - 1);
+	g_assert_cmpuint(keep.recomputes, ==, NF);
+	for (int f = 1; f < NF; f++)
+		g_assert_cmpint(ends[f], >, ends[f - 1]);
+	g_free(ev);
+	g_free(ends);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -206,5 +348,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/net/max-min", test_max_min_textbook);
 	g_test_add_func("/net/local-components", test_disjoint_components_are_local);
 	g_test_add_func("/net/one-solve-per-instant", test_one_solve_per_instant);
+	g_test_add_func("/net/local-solve-joins", test_local_solve_joins);
+	g_test_add_func("/net/local-solve-random", test_local_solve_random);
+	g_test_add_func("/net/auto-goes-local", test_auto_goes_local);
 	return g_test_run();
 }

@@ -180,6 +180,12 @@ typedef struct lossc {
 	int64_t until;
 } lossc;
 
+/* A slot of the connection table: key + 1 (0: empty) and the connection. */
+typedef struct hslot {
+	uint64_t key;
+	uint32_t val;
+} hslot;
+
 typedef struct sim {
 	ge_engine eng;
 	gm_net net;
@@ -213,8 +219,7 @@ typedef struct sim {
 	 * (inflight is their difference) */
 	conn_tot *ctot;
 	uint32_t nconns, capconns;
-	uint64_t *hkeys; /* open addressing, key+1 (0 = empty) */
-	uint32_t *hvals;
+	hslot *hs; /* open addressing; a lookup that hits reads one slot */
 	uint64_t hcap;
 	uint32_t *ready; /* FIFO ring of runnable strands, power-of-two size */
 	uint32_t rhead, rcount, rmask;
@@ -285,22 +290,18 @@ static inline uint64_t hash64(uint64_t k)
 static void hash_grow(sim *m)
 {
 	uint64_t oldcap = m->hcap;
-	uint64_t *ok = m->hkeys;
-	uint32_t *ov = m->hvals;
+	hslot *old = m->hs;
 	m->hcap = oldcap ? oldcap * 2 : 1024;
-	m->hkeys = g_new0(uint64_t, m->hcap);
-	m->hvals = g_new(uint32_t, m->hcap);
+	m->hs = g_new0(hslot, m->hcap);
 	for (uint64_t i = 0; i < oldcap; i++) {
-		if (!ok[i])
+		if (!old[i].key)
 			continue;
-		uint64_t h = hash64(ok[i]) & (m->hcap - 1);
-		while (m->hkeys[h])
+		uint64_t h = hash64(old[i].key) & (m->hcap - 1);
+		while (m->hs[h].key)
 			h = (h + 1) & (m->hcap - 1);
-		m->hkeys[h] = ok[i];
-		m->hvals[h] = ov[i];
+		m->hs[h] = old[i];
 	}
-	g_free(ok);
-	g_free(ov);
+	g_free(old);
 }
 
 /* Folded: the connection (src, dst) as seen from the first block, moved
@@ -346,9 +347,9 @@ static uint32_t conn_get(sim *m, uint32_t src, uint32_t dst, uint32_t ch)
 	uint64_t key = conn_key(src, dst, ch) + 1;
 	if (m->hcap) {
 		uint64_t h = hash64(key) & (m->hcap - 1);
-		while (m->hkeys[h]) {
-			if (m->hkeys[h] == key)
-				return m->hvals[h];
+		while (m->hs[h].key) {
+			if (m->hs[h].key == key)
+				return m->hs[h].val;
 			h = (h + 1) & (m->hcap - 1);
 		}
 	}
@@ -404,10 +405,9 @@ static uint32_t conn_get(sim *m, uint32_t src, uint32_t dst, uint32_t ch)
 		m->lc[id] = (lossc){1.0 - keep, 0, 0};
 	}
 	uint64_t h = hash64(key) & (m->hcap - 1);
-	while (m->hkeys[h])
+	while (m->hs[h].key)
 		h = (h + 1) & (m->hcap - 1);
-	m->hkeys[h] = key;
-	m->hvals[h] = id;
+	m->hs[h] = (hslot){.key = key, .val = id};
 	return id;
 }
 
@@ -2040,6 +2040,7 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	m->spc = gen->strands_per_channel > 0 ? gen->strands_per_channel : 1;
 	m->nstrands = (uint32_t)m->nranks * (uint32_t)m->nstr;
 	gm_net_init(&m->net, &m->eng, on_flow_done, m);
+	gm_net_set_solve(&m->net, o->solve);
 	if (o->pkt_bytes)
 		gm_net_set_packet(&m->net, o->pkt_bytes, o->pkt_buf, on_land);
 	if (o->trace && o->trace_links) {
@@ -2260,8 +2261,7 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	g_free(m->pfree);
 	gc_aligned_free(m->conns);
 	g_free(m->ctot);
-	g_free(m->hkeys);
-	g_free(m->hvals);
+	g_free(m->hs);
 	g_free(m->ready);
 	g_free(m->ranks);
 	g_free(m->signals);

@@ -118,6 +118,8 @@ typedef struct gm_coll_opts {
 	 * every few ranks (by default one such block of ranks is simulated and
 	 * stands for all: see gm_coll_fold_ranks) */
 	bool no_fold;
+	/* how the flow model solves a change of flows (gm_net_set_solve) */
+	gm_net_solve solve;
 } gm_coll_opts;
 
 typedef struct gm_link_stat {

@@ -62,6 +62,7 @@ void gm_net_fini(gm_net *n)
 	g_free(n->info);
 	gc_aligned_free(n->flows);
 	g_free(n->flow_mark);
+	g_free(n->bneck);
 	g_free(n->pend);
 	g_free(n->free_ids);
 	g_free(n->comp_links);
@@ -200,8 +201,8 @@ static void comp_push_flow(gm_net *n, uint32_t fid)
 	n->flow_mark[fid] = n->epoch;
 }
 
-/* Collect the component reachable from the given seed links. */
-static void collect(gm_net *n, const uint32_t *seeds, int nseeds)
+/* Start a collection at the given seed links: a new epoch, the seeds. */
+static void collect_seeds(gm_net *n, const uint32_t *seeds, int nseeds)
 {
 	n->epoch++;
 	if (n->epoch == 0) { /* wrapped: clear marks */
@@ -215,6 +216,12 @@ static void collect(gm_net *n, const uint32_t *seeds, int nseeds)
 	for (int i = 0; i < nseeds; i++)
 		if (n->links[seeds[i]].mark != n->epoch)
 			comp_push_link(n, seeds[i]);
+}
+
+/* Collect the component reachable from the given seed links. */
+static void collect(gm_net *n, const uint32_t *seeds, int nseeds)
+{
+	collect_seeds(n, seeds, nseeds);
 	for (uint32_t li = 0; li < n->ncomp_links; li++) {
 		gm_link *l = &n->links[n->comp_links[li]];
 		for (uint32_t k = 0; k < l->nflows; k++) {
@@ -357,11 +364,14 @@ static G_GNUC_NO_INLINE void bk_finish(gm_net *n, uint32_t fid, int64_t now)
 	memcpy(n->done_bk, &n->bk_acc[(size_t)fid * GM_LINK__COUNT], sizeof(n->done_bk));
 }
 
-/* Fix the unfixed flows of link l at `share` (progressive filling): settle
+/* Fix the unfixed flows of link l at `level` (progressive filling): settle
  * each one's bytes at its old rate, reschedule its end if the rate
- * changes, and take the share off every link of its route. Returns how
- * many it fixed. */
-static uint32_t fix_flows(gm_net *n, const gm_link *l, double share, int64_t now)
+ * changes, and take the rate off every link of its route. A rate within
+ * `keep` (relative) of the level stays as it was: a local solve computes
+ * the capacity a link has left by another sum than the component's, and
+ * its last bits would otherwise move the end of most flows it visits.
+ * Returns how many it fixed. */
+static uint32_t fix_flows(gm_net *n, const gm_link *l, double level, double keep, int64_t now)
 {
 	uint32_t fixed = 0;
 	for (uint32_t k = 0; k < l->nflows; k++) {
@@ -370,8 +380,10 @@ static uint32_t fix_flows(gm_net *n, const gm_link *l, double share, int64_t now
 			continue;
 		f->fixed = 1;
 		fixed++;
+		n->bneck[f - n->flows] = (uint32_t)(l - n->links);
 		if (G_UNLIKELY(n->track))
 			bk_set(n, (uint32_t)(f - n->flows), n->info[l - n->links].kind, now);
+		const double share = fabs(level - f->rate) <= keep * level ? f->rate : level;
 		if (share != f->rate) {
 			f->remaining -= f->rate * (double)(now - f->last_t) * 1e-12;
 			if (f->remaining < 0)
@@ -389,9 +401,12 @@ static uint32_t fix_flows(gm_net *n, const gm_link *l, double share, int64_t now
 	return fixed;
 }
 
-/* Progressive filling over the collected component; reschedules the
- * completion of every flow whose rate changed. */
-static void solve(gm_net *n)
+/* Progressive filling over the collected links and flows; reschedules the
+ * completion of every flow whose rate changed. With `part` the collected
+ * flows are part of their component (settle()): the flows of the collected
+ * links that are not collected keep their rates, which come off the
+ * links' capacities, and count as fixed. */
+static void solve(gm_net *n, bool part)
 {
 	int64_t now = n->eng->now;
 	n->recomputes++;
@@ -409,14 +424,26 @@ static void solve(gm_net *n)
 	uint32_t *unf = n->sc_unfixed, *lids = n->sc_lid;
 	for (uint32_t i = 0; i < n->ncomp_links; i++) {
 		uint32_t lid = n->comp_links[i];
+		const gm_link *l = &n->links[lid];
 		lids[i] = lid;
-		cap[i] = n->links[lid].bw_Bps;
-		unf[i] = n->links[lid].nflows;
+		cap[i] = l->bw_Bps;
+		unf[i] = l->nflows;
 		n->sc_at[lid] = i;
+		if (part)
+			for (uint32_t k = 0; k < l->nflows; k++) {
+				const uint32_t fid = gm_link_flows_c(l)[k];
+				gm_flow *f = &n->flows[fid];
+				if (n->flow_mark[fid] != n->epoch) {
+					f->fixed = 1;
+					cap[i] -= f->rate;
+					unf[i]--;
+				}
+			}
 	}
 	for (uint32_t i = 0; i < n->ncomp_flows; i++)
 		n->flows[n->comp_flows[i]].fixed = 0;
 	uint32_t left = n->ncomp_flows;
+	const double keep = part ? 1e-12 : 0;
 	/* the links still to settle, in the component's order: each pass
 	 * drops those whose flows are all fixed (the trace below needs them
 	 * all, so with a trace none is dropped) */
@@ -439,7 +466,7 @@ static void solve(gm_net *n)
 		/* rounding may leave a saturated link a hair below zero */
 		if (best_share < bl->bw_Bps * 1e-12)
 			best_share = bl->bw_Bps * 1e-12;
-		left -= fix_flows(n, bl, best_share, now);
+		left -= fix_flows(n, bl, best_share, keep, now);
 		/* every other link at exactly this share saturates at the same
 		 * level (fixing flows at the share leaves a link's share where
 		 * it was or above), so it is settled in the same pass: many
@@ -451,7 +478,7 @@ static void solve(gm_net *n)
 		for (uint32_t i = 0; i < nl; i++) {
 			const uint32_t lid = lids[i];
 			if (i != best && unf[i] > 0 && left > 0 && cap[i] / unf[i] == best_share)
-				left -= fix_flows(n, &n->links[lid], best_share, now);
+				left -= fix_flows(n, &n->links[lid], best_share, keep, now);
 			if (unf[i] > 0 || keep_all) {
 				cap[kept] = cap[i];
 				unf[kept] = unf[i];
@@ -495,17 +522,129 @@ static void defer_solve(gm_net *n, const uint32_t *route, int nhops)
 	}
 }
 
+/* settle(): put flow fid in the collected set, and its links. */
+static void settle_add(gm_net *n, uint32_t fid)
+{
+	comp_push_flow(n, fid);
+	const gm_flow *f = &n->flows[fid];
+	for (int h = 0; h < f->nhops; h++)
+		if (n->links[f->hop[h].link].mark != n->epoch)
+			comp_push_link(n, f->hop[h].link);
+}
+
+/* settle(): after a solve of the collected flows, the flows of the
+ * collected links that the max-min conditions now put in question (added
+ * to the set; returns how many). A rate is max-min fair when its flow has
+ * a bottleneck: a saturated link on which no flow is faster. The collected
+ * flows have theirs from the solve, and no uncollected flow may be faster
+ * there (else it joins); an uncollected flow whose bottleneck is one of
+ * the collected links keeps it only if that link is still saturated and
+ * the flow still among its fastest (else it joins). Links that no
+ * collected flow crosses carry only unchanged rates, so their flows keep
+ * their bottlenecks. rel: the relative tolerance of the comparisons. */
+static uint32_t settle_check(gm_net *n, double rel)
+{
+	uint32_t added = 0, nl = n->ncomp_links;
+	for (uint32_t i = 0; i < nl; i++) {
+		const uint32_t lid = n->comp_links[i];
+		const gm_link *l = &n->links[lid];
+		const uint32_t *lf = gm_link_flows_c(l);
+		double load = 0, fastest = 0, level = INFINITY;
+		bool outside = false;
+		for (uint32_t k = 0; k < l->nflows; k++) {
+			const uint32_t fid = lf[k];
+			const double r = n->flows[fid].rate;
+			load += r;
+			fastest = r > fastest ? r : fastest;
+			if (n->flow_mark[fid] != n->epoch)
+				outside = true;
+			else if (n->bneck[fid] == lid && r < level)
+				level = r;
+		}
+		if (!outside)
+			continue;
+		const bool saturated = load >= l->bw_Bps * (1 - rel);
+		for (uint32_t k = 0; k < l->nflows; k++) {
+			const uint32_t fid = lf[k];
+			if (n->flow_mark[fid] == n->epoch)
+				continue;
+			const double r = n->flows[fid].rate;
+			if (r > level * (1 + rel) ||
+			    (n->bneck[fid] == lid && (!saturated || r < fastest * (1 - rel)))) {
+				settle_add(n, fid);
+				added++;
+			}
+		}
+	}
+	return added;
+}
+
+/* Rates after a change, solving only the flows it can move. The flows of
+ * the links that changed are solved with every other flow's rate held;
+ * where that breaks the max-min conditions of a flow held (settle_check),
+ * it joins and the set is solved again. The result is the max-min
+ * allocation of the whole component (a flow held keeps a bottleneck, so
+ * its rate is already max-min fair: the allocation is unique), found
+ * without collecting the component, which in a pipelined collective on
+ * thousands of GPUs couples every flow through shared links while a
+ * change moves a handful of rates. A set that keeps growing gives way to
+ * the solve of the whole component. */
+static void settle(gm_net *n, const uint32_t *seeds, int nseeds)
+{
+	enum { MAX_ROUNDS = 8 };
+	collect_seeds(n, seeds, nseeds);
+	for (uint32_t li = 0, nl = n->ncomp_links; li < nl; li++) {
+		const gm_link *l = &n->links[n->comp_links[li]];
+		for (uint32_t k = 0; k < l->nflows; k++)
+			if (n->flow_mark[gm_link_flows_c(l)[k]] != n->epoch)
+				settle_add(n, gm_link_flows_c(l)[k]);
+	}
+	if (n->ncomp_flows == 0)
+		return;
+	n->local_solves++;
+	for (int round = 0; round < MAX_ROUNDS; round++) {
+		solve(n, true);
+		if (settle_check(n, 1e-9) == 0) {
+			n->comp_flow_visits += n->ncomp_flows;
+			return;
+		}
+		if (2 * n->ncomp_flows > n->nactive)
+			break;
+	}
+	n->local_fallbacks++;
+	collect(n, seeds, nseeds);
+	solve(n, false);
+}
+
 static void solve_pending(gm_net *n)
 {
 	n->solve_queued = false;
+	/* auto: whole components until one of more than GM_NET_LOCAL_FROM
+	 * flows is met, then local solves while that many flows are active */
+	if (n->nactive <= GM_NET_LOCAL_FROM)
+		n->big = false;
+	const bool trace = n->trace && n->trace->f;
+	if (!trace && (n->solve_mode == GM_NET_SOLVE_LOCAL ||
+		       (n->solve_mode == GM_NET_SOLVE_AUTO && n->big))) {
+		settle(n, n->pend, (int)n->npend);
+		n->npend = 0;
+		return;
+	}
 	collect(n, n->pend, (int)n->npend);
+	if (n->ncomp_flows > GM_NET_LOCAL_FROM)
+		n->big = true;
 	if (n->ncomp_flows > 0)
-		solve(n);
+		solve(n, false);
 	else if (n->trace && n->trace->f)
 		for (uint32_t i = 0; i < n->ncomp_links; i++)
 			ge_trace_counter(n->trace, n->trace_pid, n->info[n->comp_links[i]].name,
 					 n->eng->now, 0);
 	n->npend = 0;
+}
+
+void gm_net_set_solve(gm_net *n, gm_net_solve mode)
+{
+	n->solve_mode = (uint8_t)mode;
 }
 
 void gm_net_track_bottlenecks(gm_net *n)
@@ -574,6 +713,7 @@ uint32_t gm_net_start_queued(gm_net *n, uint32_t queue, const uint32_t *route, i
 		n->free_ids = g_renew(uint32_t, n->free_ids, n->capflows);
 		n->flow_mark = g_renew(uint32_t, n->flow_mark, n->capflows);
 		memset(n->flow_mark + old, 0, (n->capflows - old) * sizeof(uint32_t));
+		n->bneck = g_renew(uint32_t, n->bneck, n->capflows);
 		n->dheap = g_renew(uint32_t, n->dheap, n->capflows);
 		n->dpos = g_renew(uint32_t, n->dpos, n->capflows);
 		memset(n->dpos + old, 0xff, (n->capflows - old) * sizeof(uint32_t));
@@ -625,6 +765,7 @@ uint32_t gm_net_start_queued(gm_net *n, uint32_t queue, const uint32_t *route, i
 		slow = l->bw_Bps < slow->bw_Bps ? l : slow;
 	}
 	if (alone && !(n->trace && n->trace->f)) {
+		n->bneck[fid] = (uint32_t)(slow - n->links);
 		f->rate = slow->bw_Bps;
 		schedule_done_direct(n, fid, bytes * slow->ps_per_byte);
 		return fid;
@@ -688,6 +829,44 @@ void gm_net_finish_stats(gm_net *n, int64_t t)
 			n->links[i].busy_ps += t - n->links[i].busy_since;
 			n->links[i].busy_since = t;
 		}
+}
+
+/* The rates are max-min fair (within rel): every active flow has a
+ * bottleneck, a link that its flows fill and on which none is faster. Both
+ * solves (the component's and settle()'s) must give such rates, whatever
+ * they collected. */
+static gc_status check_max_min(const gm_net *n, double rel, char **errmsg)
+{
+	double *load = g_new0(double, n->nlinks), *fastest = g_new0(double, n->nlinks);
+	for (uint32_t i = 0; i < n->nlinks; i++) {
+		const gm_link *l = &n->links[i];
+		for (uint32_t k = 0; k < l->nflows; k++) {
+			const double r = n->flows[gm_link_flows_c(l)[k]].rate;
+			load[i] += r;
+			fastest[i] = r > fastest[i] ? r : fastest[i];
+		}
+	}
+	gc_status st = GC_OK;
+	for (uint32_t fid = 0; fid < n->capflows && st == GC_OK; fid++) {
+		const gm_flow *f = &n->flows[fid];
+		if (!f->active)
+			continue;
+		bool held = false;
+		for (int h = 0; h < f->nhops && !held; h++) {
+			const uint32_t lid = f->hop[h].link;
+			held = load[lid] >= n->links[lid].bw_Bps * (1 - rel) &&
+			       f->rate >= fastest[lid] * (1 - rel);
+		}
+		if (!held) {
+			*errmsg = g_strdup_printf("flow %u (rate %g B/s): no link of its route holds "
+						  "it (max-min sharing would give it more)",
+						  fid, f->rate);
+			st = GC_ERR_INTERNAL;
+		}
+	}
+	g_free(load);
+	g_free(fastest);
+	return st;
 }
 
 gc_status gm_net_check(const gm_net *n, char **errmsg)
@@ -760,6 +939,11 @@ gc_status gm_net_check(const gm_net *n, char **errmsg)
 						  l->bw_Bps);
 			return GC_ERR_INTERNAL;
 		}
+	}
+	if (!n->solve_queued) {
+		gc_status st = check_max_min(n, 1e-9, errmsg);
+		if (st != GC_OK)
+			return st;
 	}
 	double err = fabs(n->bytes_started - n->bytes_done - outstanding);
 	if (err > 1e-6 * n->bytes_started + 1) {

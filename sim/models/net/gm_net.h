@@ -10,7 +10,11 @@
  * faster without slowing a flow that is no faster. Rates are recomputed when
  * a flow starts or ends, but only for the connected component of flows that
  * share links (transitively) with it: flows elsewhere keep their rates, so a
- * ring of N disjoint transfers costs O(1) per event, not O(N).
+ * ring of N disjoint transfers costs O(1) per event, not O(N). Where that
+ * component is large (a full pipeline on thousands of GPUs), the local
+ * solve (GM_NET_SOLVE_LOCAL) solves only the flows the change can move:
+ * those of the changed links, grown by every flow whose max-min
+ * bottleneck the new rates put in question (gm_net.c, settle).
  *
  * The transfer of a flow ends when its last byte has passed the bottleneck
  * (fluid model); the message is delivered one route latency later (the sum of
@@ -29,6 +33,9 @@
  * Invariants (checked by gm_net_check):
  *  - every active flow is listed on exactly its route's links;
  *  - on every link the sum of flow rates <= bandwidth (1e-9 relative);
+ *  - once an instant's changes are solved, every active flow has a
+ *    bottleneck: a link of its route that its flows fill and on which no
+ *    flow is faster (1e-9 relative), so the rates are max-min fair;
  *  - every active flow has a positive rate and non-negative remaining bytes
  *    (or, started at this instant, none yet while its solve is queued);
  *  - every flow with a rate has its end in the end-time heap (in heap
@@ -116,6 +123,18 @@ _Static_assert(sizeof(gm_flow) == 128, "gm_flow: two cache lines");
 
 typedef void (*gm_net_done_fn)(void *ctx, uint64_t tag, ge_time now);
 
+/* How a change of flows is solved (gm_net_set_solve): auto (the component,
+ * until a component of more than GM_NET_LOCAL_FROM flows is met: from then
+ * on local, while more than that many flows are active), component
+ * (progressive filling of every flow connected to the change), local (the
+ * flows the change can move, grown until the max-min conditions hold). */
+typedef enum gm_net_solve {
+	GM_NET_SOLVE_AUTO = 0,
+	GM_NET_SOLVE_COMPONENT,
+	GM_NET_SOLVE_LOCAL,
+} gm_net_solve;
+#define GM_NET_LOCAL_FROM 4096
+
 /* Packet mode, per flow: its packets, how many left each hop, its place in
  * its queue and what to report when its last byte lands. */
 typedef struct gm_pflow {
@@ -161,6 +180,7 @@ typedef struct gm_net {
 	uint32_t nlinks, caplinks;
 	gm_flow *flows;
 	uint32_t *flow_mark; /* parallel to flows: solver component epoch */
+	uint32_t *bneck;     /* parallel to flows: the link that fixed its rate */
 	uint32_t capflows;
 	uint32_t *free_ids;
 	uint32_t nfree;
@@ -177,6 +197,8 @@ typedef struct gm_net {
 	uint32_t *pend;
 	uint32_t npend, cappend;
 	bool solve_queued;
+	uint8_t solve_mode; /* gm_net_solve */
+	bool big;	    /* auto: a component of more than GM_NET_LOCAL_FROM flows met */
 	/* solver scratch */
 	uint32_t epoch;
 	uint32_t *comp_links, *comp_flows;
@@ -190,6 +212,7 @@ typedef struct gm_net {
 	uint32_t capsc, capsc_at;
 	/* statistics */
 	uint64_t flows_started, recomputes, comp_flow_visits;
+	uint64_t local_solves, local_fallbacks; /* settle(): local, and given up */
 	double bytes_started, bytes_done;
 	ge_trace *trace; /* optional: per-link utilization counters */
 	int trace_pid;
@@ -248,6 +271,8 @@ void gm_net_set_packet(gm_net *n, uint32_t pkt_bytes, uint32_t hop_buffer, gm_ne
  * gm_net_done_bottlenecks gives the finished flow's time by that kind
  * (GM_LINK__COUNT entries summing to its duration). */
 void gm_net_track_bottlenecks(gm_net *n);
+/* Flow mode: how changes are solved (the default: GM_NET_SOLVE_AUTO). */
+void gm_net_set_solve(gm_net *n, gm_net_solve mode);
 const int64_t *gm_net_done_bottlenecks(const gm_net *n);
 /* Start a flow in queue `queue` (any id; a queue's flows share one route);
  * in flow mode the same as gm_net_start, with land_tag unused. */

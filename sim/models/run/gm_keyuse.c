@@ -376,6 +376,13 @@ static const char *why_unused(use *u, const char *key)
 			 fid);
 		return u->buf;
 	}
+	if (!strcmp(key, "sim.solve") && strcmp(fid, "flow") != 0) {
+		snprintf(u->buf, sizeof(u->buf),
+			 "it applies to sim.fidelity flow (max-min sharing), and this run's is %s; "
+			 "leave it out",
+			 fid);
+		return u->buf;
+	}
 	if (!strcmp(key, "sim.fold") && !strcmp(fid, "analytical"))
 		return "it applies to sim.fidelity flow and packet, and the closed form simulates no "
 		       "rank; leave it out";

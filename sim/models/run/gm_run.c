@@ -1239,6 +1239,9 @@ gc_status gm_run_scenario(const char *path, const gm_run_opts *o, gm_run **out, 
 		.nfaults = r->nfaults,
 		.retransmit_ps = gc_config_time(r->cfg, "faults.retransmit"),
 		.no_fold = !gc_config_bool(r->cfg, "sim.fold"),
+		.solve = !strcmp(gc_config_str(r->cfg, "sim.solve"), "component") ? GM_NET_SOLVE_COMPONENT
+			 : !strcmp(gc_config_str(r->cfg, "sim.solve"), "local")   ? GM_NET_SOLVE_LOCAL
+										 : GM_NET_SOLVE_AUTO,
 	};
 	if (strcmp(gc_config_str(r->cfg, "sim.fidelity"), "packet") == 0) {
 		co.pkt_bytes = (uint32_t)gc_config_bytes(r->cfg, "sim.packet");

@@ -156,6 +156,15 @@ static const gc_param sim_params[] = {
 	 "NVIDIA/nccl src/transport/net.cc (sendProxyProgress posts the send buffer's steps)"},
 	{"sim.check", GC_P_BOOL, "false", NULL, 1, 0,
 	 "assert engine invariants after every event", NULL},
+	{"sim.solve", GC_P_ENUM, "auto", "auto|component|local", 1, 0,
+	 "flow fidelity: how max-min sharing is recomputed when flows start or end: component "
+	 "(progressive filling of every flow that shares a link with the change, transitively); "
+	 "local (the flows of the changed links, grown by every flow whose bottleneck the new "
+	 "rates put in question until each flow has one: the same rates within 1e-9, without "
+	 "visiting the component); auto (component, until one of more than 4096 flows is met: "
+	 "then local while more than 4096 flows are active)",
+	 "Bertsekas and Gallager, Data Networks, 6.5.2 (max-min fairness and its bottleneck "
+	 "condition)"},
 	{"sim.fold", GC_P_BOOL, "true", NULL, 1, 0,
 	 "flow and packet fidelity: where the schedule and the topology repeat every few ranks (a ring or "
 	 "an all-to-all over identical nodes), simulate one block of them for all; flow fidelity: "
