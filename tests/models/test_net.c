@@ -31,15 +31,18 @@ static uint64_t last_events;
 /* how the next run() solves (gm_net_set_solve) */
 static gm_net_solve run_solve = GM_NET_SOLVE_AUTO;
 
-/* Links: bandwidths in B/s. Runs with check mode on. */
-static void run(const double *bw, int nlinks, const start_ev *evs, int n, done_log *d, gm_net *keep)
+/* Links: bandwidths in B/s (link i with a latency of i + 1 ns). Runs
+ * with check mode on, solving by `how`; done(ctx, tag, t) at each end;
+ * the net's counters into keep (NULL: none). */
+static void net_run(const double *bw, int nlinks, const start_ev *evs, int n, gm_net_done_fn done,
+		    void *ctx, gm_net_solve how, gm_net *keep)
 {
 	ge_engine e;
 	ge_engine_init(&e, 1);
 	e.check = true;
 	gm_net net;
-	gm_net_init(&net, &e, on_done, d);
-	gm_net_set_solve(&net, run_solve);
+	gm_net_init(&net, &e, done, ctx);
+	gm_net_set_solve(&net, how);
 	for (int i = 0; i < nlinks; i++)
 		gm_net_add_link(&net, "l", GM_LINK_GENERIC, bw[i], 1000 * (i + 1));
 	starter_run(&e, &net, evs, n);
@@ -52,6 +55,11 @@ static void run(const double *bw, int nlinks, const start_ev *evs, int n, done_l
 	}
 	gm_net_fini(&net);
 	ge_engine_fini(&e);
+}
+
+static void run(const double *bw, int nlinks, const start_ev *evs, int n, done_log *d, gm_net *keep)
+{
+	net_run(bw, nlinks, evs, n, on_done, d, run_solve, keep);
 }
 
 static void test_uncontended_matches_closed_form(void)
@@ -254,21 +262,8 @@ static void on_end(void *ctx, uint64_t tag, ge_time now)
 static void run_random(const start_ev *evs, int n, const double *bw, int nlinks, gm_net_solve how,
 		       ge_time *ends, gm_net *keep)
 {
-	ge_engine e;
-	ge_engine_init(&e, 1);
-	e.check = true;
 	end_log log = {.t = ends};
-	gm_net net;
-	gm_net_init(&net, &e, on_end, &log);
-	gm_net_set_solve(&net, how);
-	for (int i = 0; i < nlinks; i++)
-		gm_net_add_link(&net, "l", GM_LINK_GENERIC, bw[i], 0);
-	starter_run(&e, &net, evs, n);
-	keep->local_solves = net.local_solves;
-	keep->local_fallbacks = net.local_fallbacks;
-	keep->recomputes = net.recomputes;
-	gm_net_fini(&net);
-	ge_engine_fini(&e);
+	net_run(bw, nlinks, evs, n, on_end, &log, how, keep);
 }
 
 static void test_local_solve_random(void)
