@@ -831,23 +831,29 @@ void gm_net_finish_stats(gm_net *n, int64_t t)
 		}
 }
 
-/* The rates are max-min fair (within rel): every active flow has a
- * bottleneck, a link that its flows fill and on which none is faster. Both
- * solves (the component's and settle()'s) must give such rates, whatever
- * they collected. */
-static gc_status check_max_min(const gm_net *n, double rel, char **errmsg)
+/* The rates fit (within rel): no link carries more than its bandwidth.
+ * Once the instant's changes are solved they are also max-min fair: every
+ * active flow has a bottleneck, a link that its flows fill and on which
+ * none is faster. Both solves (the component's and settle()'s) must give
+ * such rates, whatever they collected. */
+static gc_status check_rates(const gm_net *n, double rel, char **errmsg)
 {
 	double *load = g_new0(double, n->nlinks), *fastest = g_new0(double, n->nlinks);
-	for (uint32_t i = 0; i < n->nlinks; i++) {
+	gc_status st = GC_OK;
+	for (uint32_t i = 0; i < n->nlinks && st == GC_OK; i++) {
 		const gm_link *l = &n->links[i];
 		for (uint32_t k = 0; k < l->nflows; k++) {
 			const double r = n->flows[gm_link_flows_c(l)[k]].rate;
 			load[i] += r;
 			fastest[i] = r > fastest[i] ? r : fastest[i];
 		}
+		if (load[i] > l->bw_Bps * (1 + rel)) {
+			*errmsg = g_strdup_printf("link %s oversubscribed: %g of %g B/s", n->info[i].name,
+						  load[i], l->bw_Bps);
+			st = GC_ERR_INTERNAL;
+		}
 	}
-	gc_status st = GC_OK;
-	for (uint32_t fid = 0; fid < n->capflows && st == GC_OK; fid++) {
+	for (uint32_t fid = 0; fid < n->capflows && st == GC_OK && !n->solve_queued; fid++) {
 		const gm_flow *f = &n->flows[fid];
 		if (!f->active)
 			continue;
@@ -929,22 +935,9 @@ gc_status gm_net_check(const gm_net *n, char **errmsg)
 					  n->ndheap > 0 && n->flows[n->dheap[0]].armed ? "armed" : "unarmed");
 		return GC_ERR_INTERNAL;
 	}
-	for (uint32_t i = 0; i < n->nlinks; i++) {
-		const gm_link *l = &n->links[i];
-		double sum = 0;
-		for (uint32_t k = 0; k < l->nflows; k++)
-			sum += n->flows[gm_link_flows_c(l)[k]].rate;
-		if (sum > l->bw_Bps * (1 + 1e-9)) {
-			*errmsg = g_strdup_printf("link %s oversubscribed: %g of %g B/s", n->info[i].name, sum,
-						  l->bw_Bps);
-			return GC_ERR_INTERNAL;
-		}
-	}
-	if (!n->solve_queued) {
-		gc_status st = check_max_min(n, 1e-9, errmsg);
-		if (st != GC_OK)
-			return st;
-	}
+	gc_status st = check_rates(n, 1e-9, errmsg);
+	if (st != GC_OK)
+		return st;
 	double err = fabs(n->bytes_started - n->bytes_done - outstanding);
 	if (err > 1e-6 * n->bytes_started + 1) {
 		*errmsg = g_strdup_printf("bytes not conserved: started %.0f, done %.0f, in flight %.0f",
