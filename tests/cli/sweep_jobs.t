@@ -54,7 +54,9 @@ check "--merge into a file that holds every cell copies none" \
   "grep -q ' 0 simulated, 6 reused from .*(0 of them copied from --merge)' '$T/m3.err'"
 
 # --- a worker killed mid-sweep --------------------------------------------------
-K="--sweep topology.nodes=8,9,10,11 --set collective.sizes=1GiB --fidelity flow"
+# cells of about 1 s each here (ring and tree at 4 GiB on 8-11 nodes): long
+# enough that the kill below lands while the first worker is still on a cell
+K="--sweep topology.nodes=8,9,10,11 --set collective.sizes=4GiB --fidelity flow"
 # shellcheck disable=SC2086
 "$G" sweep "$S" $K --results "$T/k.db" --jobs 2 >"$T/k.txt" 2>"$T/k.err" &
 P=$!
