@@ -54,13 +54,14 @@ enum { S_IDLE, S_WAIT_RECV, S_WAIT_CREDIT, S_WAIT_SIGNAL, S_SENDING, S_DONE };
 
 typedef struct strand {
 	uint64_t pos, len;
-	uint64_t win_first;
-	uint32_t win_n;
+	uint32_t wi, win_n; /* the current step's place in its window; the window's steps */
 	uint32_t rank, ch;
 	uint8_t state, recvd, queued; /* recvd: 1 received, 2 and reduced (reduce_Bps) */
 	uint8_t after_put; /* a transport's PUT was its last message (a SIGNAL next is its signal) */
 	uint32_t next_wait; /* next strand parked on the same signal slot */
-	uint32_t send_conn, recv_conn; /* cached last connections */
+	/* the last two connections it sent on and received on: a tree's
+	 * strand alternates between its children */
+	uint32_t send_conn, recv_conn, send_alt, recv_alt;
 	int64_t step_start;
 } strand;
 
@@ -94,6 +95,7 @@ typedef struct conn {
 	} q;
 } conn;
 _Static_assert(sizeof(conn) == 192, "conn: three cache lines");
+_Static_assert(sizeof(strand) == 64, "strand: one cache line");
 
 /* A connection's totals, for the check. */
 typedef struct conn_tot {
@@ -204,8 +206,12 @@ typedef struct sim {
 	 * all, cfold channels each */
 	int cfold, cshift, cgroup;
 	int spc; /* strands per channel: a connection's channel = strand / spc */
+	/* the strands simulated: those with steps (a channel-folded run has
+	 * none on the channels others stand for), or a rank's first when it
+	 * has none; rank r's are rfirst[r] .. rfirst[r + 1] - 1 */
 	uint32_t nstrands;
 	strand *strands;
+	uint32_t *rfirst;
 	gs_step *winbuf; /* win = 1 << wshift steps per strand */
 	uint32_t win, wshift;
 	rankst *ranks;
@@ -559,16 +565,14 @@ static inline uint64_t signal_key(const sim *m, const strand *s, const conn *c, 
 
 static const gs_step *cur_step(sim *m, strand *s, uint32_t sid)
 {
-	uint64_t off = s->pos - s->win_first;
-	if (s->pos < s->win_first || off >= s->win_n) {
+	if (s->wi >= s->win_n) {
 		uint64_t left = s->len - s->pos;
-		s->win_first = s->pos;
+		s->wi = 0;
 		s->win_n = left < m->win ? (uint32_t)left : m->win;
 		m->gen->ops->fill(m->gen, (int)s->rank, (int)s->ch, s->pos, s->win_n,
 				  &m->winbuf[(uint64_t)sid << m->wshift]);
-		off = 0;
 	}
-	return &m->winbuf[((uint64_t)sid << m->wshift) + off];
+	return &m->winbuf[((uint64_t)sid << m->wshift) + s->wi];
 }
 
 static void trace_step(sim *m, strand *s, const gs_step *st)
@@ -622,11 +626,10 @@ static void rank_iteration_done(sim *m, uint32_t rank, uint32_t sid)
 		 * host thread enqueues the next one later still, it is the host's
 		 * enqueues from the start */
 		gm_cpv last = m->cp && !host_bound ? m->scp[sid] : (gm_cpv){0};
-		for (int c = 0; c < m->nstr; c++) {
-			uint32_t k = rank * (uint32_t)m->nstr + (uint32_t)c;
+		for (uint32_t k = m->rfirst[rank]; k < m->rfirst[rank + 1]; k++) {
 			strand *s = &m->strands[k];
 			s->pos = 0;
-			s->win_n = 0;
+			s->wi = s->win_n = 0;
 			s->state = S_IDLE;
 			s->step_start = m->eng.now;
 			if (m->cp) /* the next operation follows this one's end */
@@ -637,8 +640,8 @@ static void rank_iteration_done(sim *m, uint32_t rank, uint32_t sid)
 				       "the next operation's launch");
 			return;
 		}
-		for (int c = 0; c < m->nstr; c++)
-			wake(m, rank * (uint32_t)m->nstr + (uint32_t)c);
+		for (uint32_t k = m->rfirst[rank]; k < m->rfirst[rank + 1]; k++)
+			wake(m, k);
 		return;
 	}
 	r->finish = m->eng.now;
@@ -682,12 +685,27 @@ static void step_complete(sim *m, strand *s, const gs_step *st)
 	if (G_UNLIKELY(m->stamps))
 		step_record(m, s, st);
 	s->pos++;
+	s->wi++;
 	s->recvd = 0;
 	s->state = S_IDLE;
 	s->step_start = m->eng.now;
 	m->steps_done++;
 	if (G_UNLIKELY(m->o->on_progress) && !(m->steps_done & 0xffff))
 		m->o->on_progress(m->o->progress_ctx, m->steps_done, m->steps_total, m->est_s, 0);
+}
+
+/* The connection strand s sends to peer on: its last or the one before
+ * (then the two swap places), or the table's. */
+static inline conn *send_conn_to(sim *m, strand *s, uint32_t peer)
+{
+	if (m->conns[s->send_conn].dst == peer)
+		return &m->conns[s->send_conn];
+	const uint32_t id = m->conns[s->send_alt].dst == peer
+				    ? s->send_alt
+				    : conn_get(m, s->rank, peer, s->ch / (uint32_t)m->spc);
+	s->send_alt = s->send_conn;
+	s->send_conn = id;
+	return &m->conns[id];
 }
 
 /* Run a strand until it blocks or finishes, with the critical path (cp)
@@ -706,8 +724,13 @@ static inline __attribute__((always_inline)) void strand_run(sim *m, uint32_t si
 			if (G_UNLIKELY(m->folded))
 				fold_pair(m, &from, &to);
 			if (c->src != from || c->dst != to) {
-				s->recv_conn = conn_get(m, from, to, s->ch / (uint32_t)m->spc);
-				c = &m->conns[s->recv_conn];
+				const conn *a = &m->conns[s->recv_alt];
+				const uint32_t id = a->src == from && a->dst == to
+							    ? s->recv_alt
+							    : conn_get(m, from, to, s->ch / (uint32_t)m->spc);
+				s->recv_alt = s->recv_conn;
+				s->recv_conn = id;
+				c = &m->conns[id];
 			}
 			if (c->ndelivered == c->nconsumed) {
 				c->waiting_recv = sid;
@@ -777,13 +800,8 @@ static inline __attribute__((always_inline)) void strand_run(sim *m, uint32_t si
 			}
 			/* PUT or SIGNAL: a flow into the peer's memory; no receive
 			 * step, no buffer credit */
-			conn *c = &m->conns[s->send_conn];
-			const bool same_peer = c->dst == (uint32_t)st->send_peer;
-			if (!same_peer) {
-				s->send_conn = conn_get(m, s->rank, (uint32_t)st->send_peer,
-							s->ch / (uint32_t)m->spc);
-				c = &m->conns[s->send_conn];
-			}
+			const bool same_peer = m->conns[s->send_conn].dst == (uint32_t)st->send_peer;
+			conn *c = send_conn_to(m, s, (uint32_t)st->send_peer);
 			m->messages++;
 			if (c->proxied == 2 && st->bytes > 0) {
 				/* a transport's put or signal: the CTA's part, then the
@@ -824,12 +842,7 @@ static inline __attribute__((always_inline)) void strand_run(sim *m, uint32_t si
 			continue;
 		}
 		if (gs_op_sends(op)) {
-			conn *c = &m->conns[s->send_conn];
-			if (c->dst != (uint32_t)st->send_peer) {
-				s->send_conn = conn_get(m, s->rank, (uint32_t)st->send_peer,
-							s->ch / (uint32_t)m->spc);
-				c = &m->conns[s->send_conn];
-			}
+			conn *c = send_conn_to(m, s, (uint32_t)st->send_peer);
 			if (G_UNLIKELY(st->flags & GS_STEP_FANOUT) && c->nsent == 0)
 				conn_fanout(m, c);
 			reclaim(m, c, cp ? &m->scp[sid] : NULL); /* keeps the FIFO short */
@@ -895,7 +908,7 @@ static inline __attribute__((always_inline)) void strand_run(sim *m, uint32_t si
 	}
 	s->state = S_DONE;
 	rankst *r = &m->ranks[s->rank];
-	if (++r->strands_done == (uint32_t)m->nstr)
+	if (++r->strands_done == m->rfirst[s->rank + 1] - m->rfirst[s->rank])
 		rank_iteration_done(m, s->rank, sid);
 }
 
@@ -1664,8 +1677,7 @@ static gc_status coll_handle(ge_engine *e, void *self, const ge_event *ev)
 		deliver(m, &m->conns[ev->arg]);
 	} else if (ev->kind == EV_LAUNCH) {
 		uint32_t rank = (uint32_t)ev->arg;
-		for (int c = 0; c < m->nstr; c++) {
-			uint32_t sid = rank * (uint32_t)m->nstr + (uint32_t)c;
+		for (uint32_t sid = m->rfirst[rank]; sid < m->rfirst[rank + 1]; sid++) {
 			m->strands[sid].step_start = e->now;
 			if (m->cp)
 				gm_cpv_to(&m->scp[sid], e->now, GM_CP_LAUNCH);
@@ -1967,20 +1979,27 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 			return GC_ERR_INTERNAL;
 		}
 	}
-	/* state is O(ranks x strands); refuse sizes that cannot fit in memory */
-	uint64_t total = (uint64_t)nsim * (uint64_t)gen->nstrands;
+	/* the steps, and the strands that have some (at least one a rank) */
+	uint64_t steps = 0, total = 0;
+	for (int r = 0; r < nsim; r++) {
+		uint64_t busy = 0;
+		for (int c = 0; c < gen->nstrands; c++) {
+			const uint64_t len = sim_strand_len(gen, cshift, cgroup, r, c);
+			steps += len;
+			busy += len > 0;
+		}
+		total += busy ? busy : 1;
+	}
+	steps *= (uint64_t)o->iters;
+	/* state is O(strands); refuse sizes that cannot fit in memory */
 	if (total > (UINT64_C(1) << 24)) {
-		*errmsg = g_strdup_printf("%d ranks x %d strands = %llu strands: more than the 16777216 "
-					  "this simulator keeps in memory; use fewer channels or GPUs",
+		*errmsg = g_strdup_printf("%d ranks x %d strands: %llu strands with steps, more than the "
+					  "16777216 this simulator keeps in memory; use fewer channels "
+					  "or GPUs",
 					  nsim, gen->nstrands, (unsigned long long)total);
 		return GC_ERR_INPUT;
 	}
 	/* about 50 ns per step on one core: refuse runs that would take hours */
-	uint64_t steps = 0;
-	for (int r = 0; r < nsim; r++)
-		for (int c = 0; c < gen->nstrands; c++)
-			steps += sim_strand_len(gen, cshift, cgroup, r, c);
-	steps *= (uint64_t)o->iters;
 	if (steps > UINT64_C(10000000000)) {
 		*errmsg = g_strdup_printf("%llu steps to simulate (%d ranks): more than the 10^10 this "
 					  "simulator takes on (hours of work); use --fidelity analytical, "
@@ -2038,7 +2057,8 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	m->cgroup = cgroup;
 	m->nstr = gen->nstrands;
 	m->spc = gen->strands_per_channel > 0 ? gen->strands_per_channel : 1;
-	m->nstrands = (uint32_t)m->nranks * (uint32_t)m->nstr;
+	m->nstrands = (uint32_t)total;
+	m->rfirst = g_new(uint32_t, (uint64_t)m->nranks + 1);
 	gm_net_init(&m->net, &m->eng, on_flow_done, m);
 	gm_net_set_solve(&m->net, o->solve);
 	if (o->pkt_bytes)
@@ -2109,6 +2129,7 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		m->rmask <<= 1;
 	m->ready = g_new(uint32_t, m->rmask);
 	m->rmask--;
+	uint32_t nst = 0;
 	for (int r = 0; r < m->nranks; r++) {
 		if (o->trace) {
 			char name[32];
@@ -2122,16 +2143,21 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 				ge_trace_name_thread(o->trace, r + 1, c, name);
 			}
 		}
+		m->rfirst[r] = nst;
 		for (int c = 0; c < m->nstr; c++) {
-			strand *s = &m->strands[(uint32_t)r * (uint32_t)m->nstr + (uint32_t)c];
+			const uint64_t len = sim_strand_len(gen, cshift, cgroup, r, c);
+			if (len == 0 && (c < m->nstr - 1 || nst > m->rfirst[r]))
+				continue;
+			strand *s = &m->strands[nst++];
 			s->rank = (uint32_t)r;
 			s->ch = (uint32_t)c;
-			s->len = sim_strand_len(gen, cshift, cgroup, r, c);
-			s->send_conn = s->recv_conn = 0;
+			s->len = len;
+			s->send_conn = s->recv_conn = s->send_alt = s->recv_alt = 0;
 		}
 		ge_schedule_in(&m->eng, host_ready(m, (uint32_t)r, 0), m->ent, EV_LAUNCH, (uint64_t)r,
 			       "the operation's launch");
 	}
+	m->rfirst[m->nranks] = nst;
 	/* connection 0 is a sentinel no step ever matches, so the cached
 	 * connection ids of every strand are valid from the start */
 	m->conns = gc_aligned_renew(NULL, 0, 1, sizeof(conn));
@@ -2268,6 +2294,7 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	g_free(m->sig_wait);
 	g_free(m->winbuf);
 	gc_aligned_free(m->strands);
+	g_free(m->rfirst);
 	gm_net_fini(&m->net);
 	ge_engine_fini(&m->eng);
 	g_free(m);
