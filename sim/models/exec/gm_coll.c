@@ -207,8 +207,9 @@ typedef struct sim {
 	int cfold, cshift, cgroup;
 	int spc; /* strands per channel: a connection's channel = strand / spc */
 	/* the strands simulated: those with steps (a channel-folded run has
-	 * none on the channels others stand for), or a rank's first when it
-	 * has none; rank r's are rfirst[r] .. rfirst[r + 1] - 1 */
+	 * none on the channels others stand for), or, for a rank with none,
+	 * its last (which ends at once); rank r's are rfirst[r] ..
+	 * rfirst[r + 1] - 1 */
 	uint32_t nstrands;
 	strand *strands;
 	uint32_t *rfirst;
