@@ -5,6 +5,18 @@
 cd "$(dirname "$0")/../.." || exit 1
 . tests/tap.sh
 
+# shipped NAME OUT: scenarios/NAME.yaml run as shipped, once (its output,
+# stderr and status kept for the check that every shipped scenario runs),
+# its output copied to OUT
+mkdir -p "$T/ship"
+shipped() {
+  if [ ! -e "$T/ship/$1.rc" ]; then
+    "$G" run "scenarios/$1.yaml" >"$T/ship/$1.txt" 2>"$T/ship/$1.err"
+    echo $? >"$T/ship/$1.rc"
+  fi
+  cp "$T/ship/$1.txt" "$2"
+}
+
 # --- formats ---------------------------------------------------------------
 "$G" run scenarios/flat-1024-ring.yaml --format csv >"$T/flat.csv" 2>"$T/err"
 check "csv run exits 0 with empty stderr" "[ \$? -eq 0 ] && [ ! -s '$T/err' ]"
@@ -14,7 +26,7 @@ check "csv has one row per size" "[ \$(wc -l <'$T/flat.csv') -eq 2 ]"
 check "flat 1024 ring within 2% of the alpha-beta formula" \
   "awk -F, 'NR==2 { f = 2*1023*(1 + 1048576/1024/50e9*1e6); e = (\$6-f)/f; if (e<0) e=-e; exit !(e < 0.02) }' '$T/flat.csv'"
 
-"$G" run scenarios/dgx-h100-allreduce.yaml >"$T/table.txt"
+shipped dgx-h100-allreduce "$T/table.txt"
 check "table has the nccl-tests columns" "grep -q '^#       size         count      type   redop    root       time    algbw    busbw' '$T/table.txt'"
 check "table ends with the average bus bandwidth" "tail -1 '$T/table.txt' | grep -q '^# Avg bus bandwidth    : '"
 check "table matches its golden output" "diff -u tests/golden/dgx-h100-allreduce.txt '$T/table.txt' >'$T/diff' || { sed 's/^/# /' '$T/diff'; false; }"
@@ -52,7 +64,7 @@ check "failed run leaves no trace file" "[ ! -e '$T/bad.json' ] && [ ! -e '$T/ba
 check "--links lists the busiest links" "grep -q '^# links at size 67108864 B, busiest first' '$T/links.txt' && grep -q 'n0.gpu0.nvlink.tx' '$T/links.txt'"
 
 # --- breakdown: the critical path by category ----------------------------------
-"$G" run scenarios/dgx-h100-allreduce.yaml >"$T/plain.txt"
+shipped dgx-h100-allreduce "$T/plain.txt"
 "$G" run scenarios/dgx-h100-allreduce.yaml --breakdown >"$T/bd.txt" 2>"$T/bderr"
 check "--breakdown exits 0 with empty stderr" "[ \$? -eq 0 ] && [ ! -s '$T/bderr' ]"
 check "--breakdown keeps the table as it is and adds its own" \
@@ -100,11 +112,11 @@ if [ -f "$pub" ]; then
 else
   ok "nvls validation against validate/published # SKIP $pub not found"
 fi
-"$G" run scenarios/ib-vs-efa.yaml >"$T/ibefa.txt"
+shipped ib-vs-efa "$T/ibefa.txt"
 check "ib vs efa: 8 B 25.21 us on dgx-h100, 68.78 us on p5" "grep -Eq '^ +dgx-h100 +16 +8 +25.21 ' '$T/ibefa.txt' && grep -Eq '^ +p5 +16 +8 +68.78 ' '$T/ibefa.txt'"
 "$G" run scenarios/dgx-h100-2node-nvlstree.yaml --set collective.sizes=8B,64KiB --set collective.compare=none >"$T/nvt8.txt"
 check "nvlstree 8 B on 2 nodes: NCCL's 25 us NVLS + 2 x 14 us network" "grep -Eq '^ +8 +2 +float +sum +-1 +53.00 ' '$T/nvt8.txt'"
-"$G" run scenarios/dgx-h100-nvlstree-scaling.yaml >"$T/nvts.txt"
+shipped dgx-h100-nvlstree-scaling "$T/nvts.txt"
 check "nvlstree scaling sweep: 5 node counts x 3 sizes, nvlstree faster at 1 GiB, tree (LL) at 8 B" "[ \$(grep -c '^ ' '$T/nvts.txt') -eq 15 ] && [ \$(grep -Ec ' 1073741824 .* nvlstree\$' '$T/nvts.txt') -eq 5 ] && [ \$(grep -Ec '^ +[0-9]+ +[0-9]+ +8 .* tree\$' '$T/nvts.txt') -eq 5 ]"
 # MoE: DeepEP's low-latency dispatch and combine, 8 to 256 GPUs, closed
 # form, against the published DeepEP rows (moe_published.csv, --impl).
@@ -264,7 +276,7 @@ check "one-level groups are named in the table header" "grep -q '^# collective: 
 # At 64 MiB the packets run ahead of the fluid model's lockstep: by more
 # than 5 % where a channel may take a whole free port (no GPU generation),
 # by less where it moves at most its CTA's rate (Hopper's 38.7 GB/s).
-"$G" run scenarios/fidelity-flow-vs-packet.yaml >"$T/fid.txt"
+shipped fidelity-flow-vs-packet "$T/fid.txt"
 "$G" run scenarios/fidelity-flow-vs-packet.yaml >"$T/fid2.txt"
 "$G" run scenarios/fidelity-flow-vs-packet.yaml --set topology.gpu_arch=none >"$T/fidn.txt"
 check "packet fidelity: same scenario, byte-identical output" "cmp -s '$T/fid.txt' '$T/fid2.txt'"
@@ -303,30 +315,30 @@ check "explain: a transfer past the horizon is refused" "[ $rc -eq 2 ] && grep -
 # Fabrics and generations (what-if scenarios): oversubscription slows the
 # all-to-all across the spines, the rail fabric with PXN does not cross
 # them, and the AWS generations order as their latency and bandwidth say.
-"$G" run scenarios/fabric-oversubscription.yaml >"$T/ov.txt"
+shipped fabric-oversubscription "$T/ov.txt"
 check "fat tree: 1 GiB all-to-all 1.5x slower at 2:1 than 1:1, 3x at 4:1" \
   "awk '\$3 == 1073741824 { t[\$1] = \$4 } END { exit !(t[2] > 1.5 * t[1] && t[4] > 3 * t[1]) }' '$T/ov.txt'"
-"$G" run scenarios/fabric-rail-vs-fat-tree.yaml >"$T/rail.txt"
+shipped fabric-rail-vs-fat-tree "$T/rail.txt"
 check "2:1: the rail fabric carries the 1 GiB all-to-all 1.7x faster than the fat tree" \
   "awk '\$3 == 1073741824 { t[\$1] = \$4 } END { exit !(t[\"fat-tree\"] > 1.7 * t[\"rail\"]) }' '$T/rail.txt'"
-"$G" run scenarios/aws-generations.yaml >"$T/aws.txt"
+shipped aws-generations "$T/aws.txt"
 check "AWS: p5en beats p5 at 8 B (35 vs 75 us), p5 beats p4d 7x at 1 GiB" \
   "awk '\$3 == 8 { s[\$1] = \$4 } \$3 == 1073741824 { b[\$1] = \$4 } END { exit !(s[\"p5en\"] < 0.7 * s[\"p5\"] && b[\"p4d\"] > 7 * b[\"p5\"]) }' '$T/aws.txt'"
 
-"$G" run scenarios/sharp-scaling.yaml >"$T/sharp.txt"
+shipped sharp-scaling "$T/sharp.txt"
 check "SHARP: nvls 8 B at 43 us and 1 GiB the same on 2, 8 and 64 nodes; nvlstree 1.4x slower at 1 GiB from 8 nodes" \
   "awk '\$3 == 8 && \$4 != \"43.00\" { bad = 1 } \$3 == 1073741824 { t[\$1] = \$4; tr[\$1] = \$7 } END { exit !(!bad && t[2] == t[8] && t[8] == t[64] && tr[8] > 1.4 * t[8] && tr[64] > 1.4 * t[64]) }' '$T/sharp.txt'"
 
 # Concurrent DP communicators on a fat tree: the rings keep one edge per
 # two-node leaf in each direction, so 2:1 leaves them as fast as 1:1 and
 # 4:1 halves them; the trees cross the uplinks more and slow down already at 2:1.
-"$G" run scenarios/dp-groups-fabric.yaml >"$T/dp.txt"
+shipped dp-groups-fabric "$T/dp.txt"
 check "DP groups: ring 256 MiB equal at 1:1 and 2:1, 2x at 4:1; tree slower at 2:1" \
   "awk '\$3 == 268435456 { t[\$1] = \$4; tr[\$1] = \$7 } END { exit !(t[1] == t[2] && t[4] > 1.9 * t[1] && tr[2] > 1.2 * tr[1]) }' '$T/dp.txt'"
 
 # A training step scaled from 8 to 16384 GPUs: the TP phase stays inside a
 # node (the same at every size), the DP phase grows with the nodes.
-"$G" run scenarios/training-step-scaling.yaml >"$T/step.txt"
+shipped training-step-scaling "$T/step.txt"
 check "training step: TP 947 ms at every size; DP grows from 8 to 2048 nodes; the step is their sum" \
   "awk '\$1 ~ /^[0-9]+\$/ { tp[\$1] = \$7; dp[\$1] = \$10; if (\$11 - \$7 - \$10 > 0.02 || \$7 - \$11 + \$10 > 0.02) bad = 1 } END { exit !(!bad && tp[1] == \"947.23\" && tp[2048] == tp[1] && dp[1] == 0 && dp[8] > 0 && dp[2048] > 10 * dp[8]) }' '$T/step.txt'"
 # NCCL's model chooses the step's allreduce, allgather and reduce-scatter;
@@ -374,7 +386,7 @@ check "MoE step, forward: ep below put's at every width; best at EP 16, below pu
 # Pods under a 1:7 core: Megatron's layout sends whole pipeline stages
 # across the core (PP over 2x slower), Llama 3's keeps them in a pod; the
 # DP ring does not notice the core in either layout.
-"$G" run scenarios/llama3-405b-pods.yaml >"$T/pods.txt"
+shipped llama3-405b-pods "$T/pods.txt"
 check "16k GPUs in pods at 1:7: PP 2.3x slower with tp-dp-pp than tp-pp-dp, TP equal, DP within 1 %" \
   "awk '\$1 ~ /^tp-/ { tp[\$1] = \$7; pp[\$1] = \$8; dp[\$1] = \$10 } END { a = \"tp-dp-pp,7\"; b = \"tp-pp-dp,7\"; exit !(tp[a] == tp[b] && pp[a] > 2.2 * pp[b] && pp[a] < 2.5 * pp[b] && dp[a] < 1.01 * dp[b] && dp[b] < 1.01 * dp[a]) }' '$T/pods.txt'"
 check "16k GPUs in pods at 1:1: the PP phase the same in both layouts, and as tp-pp-dp's at 1:7" \
@@ -386,51 +398,46 @@ check "a two-key sweep in CSV: one column per key" \
 # DDP against FSDP: on 8 nodes the bucketed allreduce is the cheapest; on
 # 512 the 4096-rank rings of 25 MiB buckets are latency-bound and both FSDP
 # variants, moving more bytes in larger collectives, take less time.
-"$G" run scenarios/training-step-sharding.yaml >"$T/shard.txt"
+shipped training-step-sharding "$T/shard.txt"
 check "DDP vs FSDP: none < zero2 < zero3 on 8 nodes; zero2 and zero3 below none on 512" \
   "awk '\$1 ~ /^(none|zero)/ { dp[\$1] = \$10 } END { exit !(dp[\"none,8\"] < dp[\"zero2,8\"] && dp[\"zero2,8\"] < dp[\"zero3,8\"] && dp[\"zero2,512\"] < dp[\"none,512\"] && dp[\"zero3,512\"] < dp[\"none,512\"]) }' '$T/shard.txt'"
 
 # CollNet Direct with SHARP on DGX A100: the same time at 1 GiB from 2 to
 # 64 nodes, and faster than the ring at every size and node count.
-"$G" run scenarios/sharp-a100-collnet.yaml >"$T/collnet.txt"
+shipped sharp-a100-collnet "$T/collnet.txt"
 check "collnet on A100 with SHARP: 1 GiB flat from 2 to 64 nodes, faster than the ring everywhere" \
   "awk '\$1 ~ /^[0-9]+\$/ { n++; if (\$8 != \"collnet\") bad = 1; if (\$3 == 1073741824) t[\$1] = \$4 } END { exit !(n == 12 && !bad && t[2] == t[64]) }' '$T/collnet.txt'"
 
-# Every shipped scenario runs as shipped: exit 0, a table, nothing on stderr.
-for f in scenarios/*.yaml; do
-  "$G" run "$f" >"$T/ship.txt" 2>"$T/ship.err"
-  check "shipped scenario $f runs" "[ \$? -eq 0 ] && [ ! -s '$T/ship.err' ] && grep -q '^# gcsim ' '$T/ship.txt'"
-done
-"$G" run scenarios/one-process-vs-per-gpu.yaml >"$T/g8.txt"
+shipped one-process-vs-per-gpu "$T/g8.txt"
 check "one process driving 8 GPUs: 1 KiB at the host's 32.34 us against 10.81, 64 MiB within 1 %" \
   "grep -Eq '^ +1 +8 +1024 +10.81 ' '$T/g8.txt' && grep -Eq '^ +8 +8 +1024 +32.34 ' '$T/g8.txt' && awk '\$3 == 67108864 { t[\$1] = \$4 } END { exit !(t[8] / t[1] < 1.01) }' '$T/g8.txt'"
-"$G" run scenarios/nccl-pick-vs-fastest.yaml >"$T/pick.txt"
+shipped nccl-pick-vs-fastest "$T/pick.txt"
 check "NCCL's pick vs the fastest: nvlstree at 16 MiB on 2 nodes, slower than gcsim's pick; the same pick at 64 KiB" \
   "awk '\$3 == 16777216 && \$1 == \"gcsim,2\" { g = \$4 } \$3 == 16777216 && \$1 == \"nccl,2\" { n = \$4; a = \$7 } \$3 == 65536 && \$1 ~ /,2\$/ { c[\$7]++ } END { exit !(a == \"nvlstree/simple\" && n > g && c[\"tree/ll\"] == 2) }' '$T/pick.txt'"
-"$G" run scenarios/fsdp-allgather-pat.yaml >"$T/pat.txt"
+shipped fsdp-allgather-pat "$T/pat.txt"
 check "FSDP allgather: PAT beats the ring at 64 KiB; at 4:1 it beats bruck at 16 MiB and the ring beats both at 256 MiB" \
   "awk '{ t[\$1 \" \" \$3] = \$4 } END { exit !(t[\"pat,1 65536\"] * 3 < t[\"ring,1 65536\"] && t[\"pat,4 16777216\"] < 0.85 * t[\"bruck,4 16777216\"] && t[\"ring,4 268435456\"] < t[\"pat,4 268435456\"]) }' '$T/pat.txt'"
-"$G" run scenarios/tp-allgather-nvls.yaml >"$T/tpnv.txt"
+shipped tp-allgather-nvls "$T/tpnv.txt"
 check "TP allgather: NVLS beats the ring at 4 MiB on H100 and B200, the ring wins at 64 KiB (LL) and 4 GiB" \
   "awk '{ t[\$1 \" \" \$3] = \$4 } END { exit !(t[\"nvls,dgx-h100 4194304\"] < 0.8 * t[\"ring,dgx-h100 4194304\"] && t[\"nvls,dgx-b200 4194304\"] < 0.9 * t[\"ring,dgx-b200 4194304\"] && t[\"ring,dgx-h100 65536\"] < t[\"nvls,dgx-h100 65536\"] && t[\"ring,dgx-h100 4294967296\"] < 0.8 * t[\"nvls,dgx-h100 4294967296\"] && t[\"ring,dgx-b200 4294967296\"] < 0.8 * t[\"nvls,dgx-b200 4294967296\"]) }' '$T/tpnv.txt'"
-"$G" run scenarios/sharp-collnet-chain.yaml >"$T/cnc.txt"
+shipped sharp-collnet-chain "$T/cnc.txt"
 check "CollNet Chain vs Direct: the chain's 14 hops at 8 B, ahead at 16 MiB, tied at 1 GiB on 2 and 16 nodes, both well ahead of the ring" \
   "awk '{ t[\$1 \" \" \$3] = \$4 } END { c = t[\"collnetchain,16 1073741824\"]; d = t[\"collnet,16 1073741824\"]; exit !(t[\"collnetchain,2 8\"] > 2 * t[\"collnet,2 8\"] && t[\"collnetchain,2 16777216\"] < t[\"collnet,2 16777216\"] && c < 1.01 * d && d < 1.01 * c && c == t[\"collnetchain,2 1073741824\"] && c < 0.8 * t[\"ring,16 1073741824\"]) }' '$T/cnc.txt'"
-"$G" run scenarios/broadcast-weights.yaml >"$T/bcast.txt"
+shipped broadcast-weights "$T/bcast.txt"
 sed '/^sweep:/,$d' scenarios/broadcast-weights.yaml >"$T/bcast1.yaml"
 "$G" run "$T/bcast1.yaml" --set topology.nodes=2 >"$T/bcast1.txt"
 check "weight broadcast: 16 GiB within 15 % from 2 to 32 nodes; 1 MiB over 10x slower on 32 than on 2; root column 0" \
   "awk '\$1 ~ /^[0-9]+\$/ { t[\$1 \" \" \$3] = \$4 } END { exit !(t[\"32 17179869184\"] < 1.15 * t[\"2 17179869184\"] && t[\"32 1048576\"] > 10 * t[\"2 1048576\"]) }' '$T/bcast.txt' && grep -Eq '^ +1048576 +262144 +float +sum +0 ' '$T/bcast1.txt'"
-"$G" run scenarios/net-latency-sensitivity.yaml >"$T/lat.txt"
+shipped net-latency-sensitivity "$T/lat.txt"
 check "network latency sweep: 8 B (tree, LL) grows by two network hops of LL's 5/14 of the added latency" "grep -Eq '^ +14us +16 +8 +25.21 ' '$T/lat.txt' && grep -Eq '^ +56us +16 +8 +55.21 ' '$T/lat.txt'"
 
-"$G" run scenarios/pcie-node.yaml >"$T/pcie.txt"
+shipped pcie-node "$T/pcie.txt"
 check "PCIe node: peer access binds at the socket link's 5/6 on Intel (20.8 GB/s), without it four GPUs share a switch uplink (6.25); 8 B is 14 PCIe latencies" \
   "awk '\$3 == 1073741824 { b[\$1] = \$6 } \$3 == 8 { t[\$1] = \$4 } END { exit !(b[\"true\"] > 20.7 && b[\"true\"] <= 20.84 && b[\"false\"] > 6.2 && b[\"false\"] <= 6.25 && t[\"true\"] == 88.20) }' '$T/pcie.txt'"
 "$G" run scenarios/pcie-node.yaml --set collective.algo=nvls >"$T/out" 2>"$T/err"
 check "PCIe node: nvls refused, no NVSwitch" "[ \$? -eq 2 ] && [ ! -s '$T/out' ] && grep -q 'has no NVSwitch' '$T/err'"
 
-"$G" run scenarios/shared-nics.yaml >"$T/nics.txt"
+shipped shared-nics "$T/nics.txt"
 check "shared NICs: busbw at 1 GiB is 50 GB/s per NIC of a node (1 to 8), 1 MiB the same within 2 %" \
   "awk '\$3 == 1073741824 { b = \$6 / (50 * \$1); if (b < 0.99 || b > 1.0) bad = 1; n++ } \$3 == 1048576 { t[\$1] = \$4 } END { exit !(n == 4 && !bad && t[1] < 1.02 * t[8]) }' '$T/nics.txt'"
 
@@ -505,7 +512,7 @@ check "models --keys lists every key with its source" "grep -q '^topology.nvlink
 "$G" run scenarios/dgx-h100-scaling.yaml --sweep topology.nodes=1,8,2048 >"$T/sw.txt" 2>"$T/swerr"
 check "--sweep prints one row per value and size" "[ \$(grep -c '^  ' '$T/sw.txt') -eq 6 ] && grep -Eq '^ +2048 +16384 +1073741824 ' '$T/sw.txt' && [ ! -s '$T/swerr' ]"
 check "--sweep names the faster algorithm per row" "grep -Eq '^ +2048 +16384 +1073741824 .* tree\$' '$T/sw.txt' && grep -Eq '^ +1 +8 +1048576 .* ring\$' '$T/sw.txt'"
-"$G" run scenarios/dgx-h100-scaling.yaml >"$T/sw4.txt"
+shipped dgx-h100-scaling "$T/sw4.txt"
 check "a scenario's own sweep (sweep.key, sweep.values) runs without --sweep" "[ \$(grep -c '^  ' '$T/sw4.txt') -eq 10 ] && grep -q 'sweep of topology.nodes' '$T/sw4.txt'"
 "$G" run scenarios/dgx-h100-scaling.yaml --sweep topology.nodes=1,2 --format csv >"$T/sw.csv"
 check "--sweep --format csv has the key and the compared time" "[ \"\$(head -1 '$T/sw.csv')\" = 'topology.nodes,ranks,size_bytes,time_us,algbw_GBps,busbw_GBps,tree_time_us' ] && [ \$(wc -l <'$T/sw.csv') -eq 5 ]"
@@ -538,5 +545,13 @@ else
     --set collective.channels=256 --set collective.sizes=8B >"$T/many.txt" 2>&1)
   check "16.7 M strands run in 4 GB of address space" "grep -q '^           8 ' '$T/many.txt'"
 fi
+
+# Every shipped scenario runs as shipped: exit 0, a table, nothing on stderr
+# (the runs of the checks above count: each runs once)
+for f in scenarios/*.yaml; do
+  b=$(basename "$f" .yaml)
+  shipped "$b" "$T/ship.txt"
+  check "shipped scenario $f runs" "[ \$(cat '$T/ship/$b.rc') -eq 0 ] && [ ! -s '$T/ship/$b.err' ] && grep -q '^# gcsim ' '$T/ship.txt'"
+done
 
 tap_end
