@@ -26,7 +26,7 @@ void ge_engine_fini(ge_engine *e)
 {
 	g_free(e->chunks);
 	g_free(e->heap);
-	gc_aligned_free(e->hkey ? e->hkey - 3 : NULL);
+	gc_heap_keys_free(e->hkey, sizeof(ge_key));
 	g_free(e->ents);
 	g_free(e->errmsg);
 	memset(e, 0, sizeof(*e));
@@ -45,17 +45,13 @@ uint32_t ge_entity_add(ge_engine *e, const ge_entity_ops *ops, void *self)
 	return id;
 }
 
-/* Double the heap. Key i sits at line offset i + 3 of a line-aligned
- * block, so the four children of i (4i + 1 .. 4i + 4) fill one cache
- * line: a sift reads one line per level, not two. */
+/* Double the heap (its keys: gc_heap_keys_renew). */
 static G_GNUC_NO_INLINE void heap_grow(ge_engine *e)
 {
 	const uint64_t old = e->capheap;
 	e->capheap = old ? old * 2 : 256;
 	e->heap = g_renew(ge_hent, e->heap, e->capheap);
-	e->hkey = (ge_key *)gc_aligned_renew(e->hkey ? e->hkey - 3 : NULL, old ? old + 3 : 0,
-					     e->capheap + 3, sizeof(ge_key)) +
-		  3;
+	e->hkey = gc_heap_keys_renew(e->hkey, old, e->capheap, sizeof(ge_key));
 }
 
 static void sift_up(ge_engine *e, uint64_t i)

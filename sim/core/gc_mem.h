@@ -32,4 +32,21 @@ static inline void gc_aligned_free(void *p)
 		g_aligned_free(p);
 }
 
+/* The keys of a 4-ary heap (16-byte keys): key i at line offset i + 3 of
+ * an aligned block, so the four children of i (4i + 1 .. 4i + 4) fill one
+ * cache line and a sift reads one line a level, not two. Grow (or
+ * allocate, keys NULL) from old_n to new_n keys, keeping the first old_n;
+ * free with gc_heap_keys_free. */
+static inline void *gc_heap_keys_renew(void *keys, size_t old_n, size_t new_n, size_t elem)
+{
+	char *base = keys ? (char *)keys - 3 * elem : NULL;
+	return (char *)gc_aligned_renew(base, keys ? old_n + 3 : 0, new_n + 3, elem) + 3 * elem;
+}
+
+static inline void gc_heap_keys_free(void *keys, size_t elem)
+{
+	if (keys)
+		g_aligned_free((char *)keys - 3 * elem);
+}
+
 #endif

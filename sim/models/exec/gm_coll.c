@@ -709,6 +709,20 @@ static inline conn *send_conn_to(sim *m, strand *s, uint32_t peer)
 	return &m->conns[id];
 }
 
+/* The connection strand s receives on from `from` when it is not its
+ * last (folded: from and to as the table keys them): the one before (then
+ * the two swap places), or the table's. */
+static inline conn *recv_conn_from(sim *m, strand *s, uint32_t from, uint32_t to)
+{
+	const conn *a = &m->conns[s->recv_alt];
+	const uint32_t id = a->src == from && a->dst == to
+				    ? s->recv_alt
+				    : conn_get(m, from, to, s->ch / (uint32_t)m->spc);
+	s->recv_alt = s->recv_conn;
+	s->recv_conn = id;
+	return &m->conns[id];
+}
+
 /* Run a strand until it blocks or finishes, with the critical path (cp)
  * or without (inlined with cp constant, as flow_done). */
 static inline __attribute__((always_inline)) void strand_run(sim *m, uint32_t sid, const bool cp)
@@ -724,15 +738,8 @@ static inline __attribute__((always_inline)) void strand_run(sim *m, uint32_t si
 			uint32_t from = (uint32_t)st->recv_peer, to = s->rank;
 			if (G_UNLIKELY(m->folded))
 				fold_pair(m, &from, &to);
-			if (c->src != from || c->dst != to) {
-				const conn *a = &m->conns[s->recv_alt];
-				const uint32_t id = a->src == from && a->dst == to
-							    ? s->recv_alt
-							    : conn_get(m, from, to, s->ch / (uint32_t)m->spc);
-				s->recv_alt = s->recv_conn;
-				s->recv_conn = id;
-				c = &m->conns[id];
-			}
+			if (c->src != from || c->dst != to)
+				c = recv_conn_from(m, s, from, to);
 			if (c->ndelivered == c->nconsumed) {
 				c->waiting_recv = sid;
 				s->state = S_WAIT_RECV;

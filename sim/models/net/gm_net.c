@@ -73,7 +73,7 @@ void gm_net_fini(gm_net *n)
 	g_free(n->sc_at);
 	g_free(n->dheap);
 	g_free(n->dpos);
-	gc_aligned_free(n->dkey ? n->dkey - 3 : NULL);
+	gc_heap_keys_free(n->dkey, sizeof(ge_key));
 	g_free(n->bk_kind);
 	g_free(n->bk_since);
 	g_free(n->bk_acc);
@@ -717,11 +717,7 @@ uint32_t gm_net_start_queued(gm_net *n, uint32_t queue, const uint32_t *route, i
 		n->dheap = g_renew(uint32_t, n->dheap, n->capflows);
 		n->dpos = g_renew(uint32_t, n->dpos, n->capflows);
 		memset(n->dpos + old, 0xff, (n->capflows - old) * sizeof(uint32_t));
-		/* heap index i at line offset i + 3: the four children of i,
-		 * 4i + 1 .. 4i + 4, fill one cache line */
-		ge_key *dk = gc_aligned_renew(n->dkey ? n->dkey - 3 : NULL, old ? old + 3 : 0,
-					      n->capflows + 3, sizeof(ge_key));
-		n->dkey = dk + 3;
+		n->dkey = gc_heap_keys_renew(n->dkey, old, n->capflows, sizeof(ge_key));
 		if (n->pkt_bytes)
 			n->pf = g_renew(gm_pflow, n->pf, n->capflows);
 		if (n->track) {
