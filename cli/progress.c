@@ -10,6 +10,8 @@
  * runs */
 #define WARN_S 60.0
 #define WARN_BYTES 1e9
+/* the pace is judged once a size has run this long (s) */
+#define PACE_S 2.0
 
 void cli_progress_fmt_secs(char *buf, size_t n, double s)
 {
@@ -41,6 +43,7 @@ static void on_steps(void *ctx, uint64_t done, uint64_t total, double est_s, dou
 	if (done == 0) {
 		p->t0 = now;
 		p->shown = 0;
+		p->paced = est_s > WARN_S;
 		if (est_s > WARN_S || est_bytes > WARN_BYTES) {
 			char t[32], mem[64] = "";
 			cli_progress_fmt_secs(t, sizeof(t), est_s);
@@ -57,12 +60,30 @@ static void on_steps(void *ctx, uint64_t done, uint64_t total, double est_s, dou
 		}
 		return;
 	}
+	double el = (double)(now - p->t0) * 1e-6, frac = total ? (double)done / (double)total : 1;
+	char t[32];
+	/* the estimate before the run sees the steps, not what each costs
+	 * (from a flat ring's 0.2 us to a few us where many flows share
+	 * links): a size it let through that is slower, at the pace of its
+	 * first seconds, is announced then, once */
+	if (!p->paced && el >= PACE_S) {
+		p->paced = true;
+		double left = el / frac * (1 - frac);
+		if (el + left > WARN_S) {
+			cli_progress_fmt_secs(t, sizeof(t), el + left);
+			fprintf(stderr,
+				"%s%s: size %llu B: %.0f %% of %.3g steps in %.0f s, about %s of one "
+				"core at this pace; --fidelity analytical answers in under a second "
+				"(without congestion), and fewer sizes or GPUs cut it\n",
+				p->tty ? "\r\033[K" : "", p->prefix, (unsigned long long)p->bytes,
+				100 * frac, (double)total, el, t);
+			fflush(stderr);
+		}
+	}
 	/* at most twice a second */
 	if (!p->tty || now - p->shown < 500000 || total == 0)
 		return;
 	p->shown = now;
-	double el = (double)(now - p->t0) * 1e-6, frac = (double)done / (double)total;
-	char t[32];
 	cli_progress_fmt_secs(t, sizeof(t), el / frac * (1 - frac));
 	fprintf(stderr, "\r\033[K%s: size %zu of %zu (%llu B): %.0f %% of %.3g steps, about %s left",
 		p->prefix, p->i + 1, p->n, (unsigned long long)p->bytes, 100 * frac, (double)total, t);

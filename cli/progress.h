@@ -9,7 +9,9 @@
  * whose simulation is estimated to take more than a minute of one core
  * (gm_coll_estimate_s: from its steps and ranks, so the same run always
  * warns the same), one line on stderr, terminal or not, gives the estimate
- * and the faster alternatives.
+ * and the faster alternatives. The estimate counts steps, not what each
+ * costs; a size it let through that, at the pace of its first seconds,
+ * will take more than a minute is announced then, once, the same way.
  */
 #ifndef CLI_PROGRESS_H
 #define CLI_PROGRESS_H
@@ -29,6 +31,7 @@ typedef struct cli_progress {
 	uint64_t bytes;
 	gint64 t0;	    /* when its steps began */
 	gint64 shown;	    /* when the line was last drawn */
+	bool paced;	    /* announced before, or its pace judged */
 } cli_progress;
 
 /* Hook p into o (progress, step_progress, phase_progress, progress_ctx);
