@@ -84,9 +84,16 @@ while read -r coll nodes algo gpt sizes; do
 	# depend on the count, and one is timed
 	iters=1
 	[ "$gpt" -gt 1 ] && iters=20
+	# NCCL's model as 2.26.2 has it: the release runs 1 and 2 and the one-node
+	# set state; runs 3-7 state none, and the thread they were posted to opened
+	# on 2025-05-20, when 2.26 was NCCL's newest series (2.26.2 to 2.27.7 share
+	# one model, gm_ncclver)
+	ver=""
+	[ "$tuner" = nccl ] && ver="--set collective.nccl_version=2.26.2"
 	for a in $algos; do
+		# shellcheck disable=SC2086
 		"$gcsim" run "$scen" --set topology.nodes="$nodes" --set collective.op="$coll" \
-			--set collective.algo="$a" --set collective.tuner="$tuner" \
+			--set collective.algo="$a" --set collective.tuner="$tuner" $ver \
 			--set collective.sizes="[$sizes]" \
 			--set collective.gpus_per_thread="$gpt" --set collective.iters="$iters" "$@" \
 			--results "$out/part.csv" > "$out/run.txt"

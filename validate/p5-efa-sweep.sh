@@ -7,7 +7,9 @@
 #   sh validate/p5-efa-sweep.sh --list
 #
 # GCSIM defaults to build/gcsim, OUTDIR to a fresh temporary folder; the
-# predictions are OUTDIR/predicted.csv and the report OUTDIR/report.csv. The
+# predictions are OUTDIR/predicted.csv, the report OUTDIR/report.csv and
+# NCCL's picks where the plugin leaves the choice to it (two nodes)
+# OUTDIR/nccl-picks.txt ("nodes size algo/proto"). The
 # runs take about two minutes on one core (32 nodes with nvlstree at 8 GiB is
 # most of it). P5_SWEEP_NODES=N keeps the rows of N nodes only. --list prints
 # the runs (nodes, algorithm, protocol, sizes) without running them. Exits
@@ -16,11 +18,13 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 meas=$here/published/p5_efa_allreduce_sweep.csv
-# one run per (nodes, algorithm, protocol): "nodes algo proto size,size,..."
+# one run per (nodes, algorithm, protocol): "nodes algo proto size,size,...";
+# "nodes nccl - sizes" where NCCL's own tuner chose
 groups() {
 	grep -v '^#' "$meas" | tail -n +2 | awk -F, -v only="${P5_SWEEP_NODES:-}" '{
 		if (only != "" && $3 != only) next;
-		split($NF, s, "tuner: "); split(s[2], ap, " "); sub(/"$/, "", ap[2]);
+		split($NF, s, "tuner: "); sub(/"$/, "", s[2]); split(s[2], ap, " ");
+		if (ap[2] == "") ap[2] = "-";
 		key = $3 " " ap[1] " " ap[2];
 		if (!(key in sizes)) { order[n++] = key; sizes[key] = $6 "B" }
 		else sizes[key] = sizes[key] "," $6 "B";
@@ -37,15 +41,38 @@ topology: {preset: p5, nodes: 2}
 collective: {op: allreduce, algo: ring, sizes: [1MiB]}
 EOF
 groups > "$out/groups.txt"
-while read -r nodes algo proto sizes; do
+# one run: nodes, algorithm, protocol, sizes, then "$@"
+run_one() {
+	n=$1 a=$2 q=$3 sz=$4
+	shift 4
 	# the run's NCCL_BUFFSIZE=8388608 sets Simple's buffer (LL128 keeps its own)
 	buf=""
-	[ "$proto" = simple ] && buf="--set collective.buffer=8MiB"
+	[ "$q" = simple ] && buf="--set collective.buffer=8MiB"
 	# shellcheck disable=SC2086
-	"$gcsim" run "$scen" --set topology.nodes="$nodes" --set collective.algo="$algo" \
-		--set collective.protocol="$proto" --set collective.sizes="[$sizes]" $buf "$@" \
+	"$gcsim" run "$scen" --set topology.nodes="$n" --set collective.algo="$a" \
+		--set collective.protocol="$q" --set collective.sizes="[$sz]" $buf "$@" \
 		--results "$out/part.csv" > /dev/null
 	append_part
-	echo "p5-efa-sweep: $nodes nodes, $algo/$proto: $sizes" >&2
+	echo "p5-efa-sweep: $n nodes, $a/$q: $sz" >&2
+}
+: > "$out/nccl-picks.txt"
+while read -r nodes algo proto sizes; do
+	if [ "$algo" != nccl ]; then
+		run_one "$nodes" "$algo" "$proto" "$sizes" "$@"
+		continue
+	fi
+	# "tuner: nccl": the plugin left the choice to NCCL 2.27.7's own model;
+	# each size then runs what it chose, with the run's buffer
+	"$gcsim" run "$scen" --set topology.nodes="$nodes" --set collective.algo=auto \
+		--set collective.protocol=auto --set collective.tuner=nccl \
+		--set collective.nccl_version=2.27.7 --set collective.sizes="[$sizes]" \
+		--fidelity analytical "$@" > "$out/pick.txt"
+	sed -n "s/^# algorithm chosen per size[^:]*: //p" "$out/pick.txt" | tr ',' '\n' |
+		sed -n 's/^ *\([0-9][0-9]*\) B \([a-z]*\)\/\([a-z0-9]*\).*/\1 \2 \3/p' > "$out/picks.txt"
+	[ -s "$out/picks.txt" ] || { echo "p5-efa-sweep: no choice from NCCL's model on $nodes nodes" >&2; exit 2; }
+	awk -v n="$nodes" '{ print n, $1, $2 "/" $3 }' "$out/picks.txt" >> "$out/nccl-picks.txt"
+	while read -r size a q; do
+		run_one "$nodes" "$a" "$q" "${size}B" "$@"
+	done < "$out/picks.txt"
 done < "$out/groups.txt"
 compare

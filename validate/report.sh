@@ -125,14 +125,17 @@ function csv(line, f,    n, i, c, q, cur) {
 }'
 
 # p5: the report's rows, with the algorithm and protocol of each point from
-# its published row (the aws-ofi-nccl tuner's pick, which the script runs)
+# its published row (the aws-ofi-nccl tuner's pick, which the script runs),
+# or where the plugin leaves it to NCCL, NCCL's model's pick
 if want p5; then
 	run_script p5 "$here/p5-efa-sweep.sh" "$tmp/p5"
 	[ -s "$tmp/p5/report.csv" ] || { echo "$me: validate/p5-efa-sweep.sh wrote no report.csv" >&2; exit 1; }
 	awk -v OFS='\t' "$busbw_awk"'
+		phase == 0 { nccl[$1 "/" $2] = $3 " (NCCL)"; next }
 		phase == 1 { if ($0 ~ /^#/ || $0 ~ /^system,/) next; csv($0, f);
 			split(f[10], s, "tuner: "); split(s[2], ap, " ");
-			pick[f[2] "/" f[6]] = ap[1] "/" ap[2]; nodes[f[2]] = f[3]; next }
+			pick[f[2] "/" f[6]] = ap[1] == "nccl" ? nccl[f[3] "/" f[6]] : ap[1] "/" ap[2];
+			nodes[f[2]] = f[3]; next }
 		FNR == 1 { next }
 		{ split($0, r, ",");
 			n = r[3]; key = n "/" r[4];
@@ -140,7 +143,8 @@ if want p5; then
 			series = nodes[n] " nodes";
 			print series, series, r[4], r[4], n, r[5], r[6], busbw(r[1], n, r[4], r[5]),
 				busbw(r[1], n, r[4], r[6]), r[7], algo, r[8] }' \
-		phase=1 "$pub/p5_efa_allreduce_sweep.csv" phase=2 "$tmp/p5/report.csv" > "$tmp/pts/p5-efa.tsv"
+		phase=0 "$tmp/p5/nccl-picks.txt" phase=1 "$pub/p5_efa_allreduce_sweep.csv" \
+		phase=2 "$tmp/p5/report.csv" > "$tmp/pts/p5-efa.tsv"
 fi
 
 # h100: one script for two sets, told apart by the published file each
@@ -408,10 +412,12 @@ if want p5; then
 nccl-tests `all_reduce_perf` on 2 to 32 AWS p5.48xlarge nodes (8 H100, 32 x
 100 Gb/s EFA each), 32 MiB to 8 GiB, from
 crazyguitar/aws-gpu-communication-benchmark (SageMaker HyperPod,
-`NCCL_BUFFSIZE=8388608`, the aws-ofi-nccl tuner plugin); the NCCL and plugin
-versions are not stated. Each point is predicted with the algorithm and
-protocol the plugin's tuner picks for it (read off its regions for p5), on
-the `p5` preset. Published: `validate/published/p5_efa_allreduce_sweep.csv`;
+`NCCL_BUFFSIZE=8388608`, the aws-ofi-nccl tuner plugin; NCCL 2.27.7 and
+aws-ofi-nccl 1.16.3, the repository's Dockerfile when the data were added).
+Each point is predicted with the algorithm and protocol the plugin's tuner
+picks for it (read off its regions for p5), on the `p5` preset; on two
+nodes the plugin leaves the choice to NCCL, and NCCL 2.27.7's model picks
+("(NCCL)"). Published: `validate/published/p5_efa_allreduce_sweep.csv`;
 script: `validate/p5-efa-sweep.sh` (`make validate-p5` runs it alone). Error:
 predicted time / published time - 1.
 EOF

@@ -44,6 +44,8 @@ my %skip = (
 # Free-text keys: values to try, in order.
 my %text = (
 	'collective.nccl_proto' => ['^LL', 'LL128,Simple', 'LL'],
+	# releases whose cost models differ: the tree's Simple hop, ring LL
+	'collective.nccl_version' => ['2.20', '2.26', '2.18.3'],
 	'sweep.key' => ['collective.iters'],
 	'sweep.values' => ['1,2'],
 	'sweep.key2' => ['collective.iters'],

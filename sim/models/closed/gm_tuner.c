@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gm_tuner: NCCL's cost model (see gm_tuner.h). Constants are NCCL's
- * (src/graph/tuning.cc, 2.23 to 2.28; shared/reference/README.md quotes the
- * latencies), in its order of protocols: LL, LL128, Simple.
+ * gm_tuner: NCCL's cost model (see gm_tuner.h). Constants are those of the
+ * release the scenario names (gm_ncclver: src/graph/tuning.cc of each
+ * release), in NCCL's order of protocols: LL, LL128, Simple.
  */
 #include "gm_tuner.h"
 
@@ -13,22 +13,21 @@ enum { T_LL = 0, T_LL128, T_SIMPLE };
 enum { A_TREE = 0, A_RING, A_COLLNET, A_NVLS, A_NVLSTREE, A_PAT, A_CHAIN, A__N };
 enum { HW_NVLINK = 0, HW_PCI, HW_NET };
 
-/* PAT's latency is a formula of its own (gm_tuner_time_us): its rows are 0 */
-static const double base_lat[A__N][3] = {
-	{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
-/* rows: tree, ring, CollNet Direct, NVLS, NVLS tree, PAT, CollNet Chain */
-static const double hw_lat[3][A__N][3] = {
-	{{.6, 1.25, 4.0}, {.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 25}, {0, 0, 25}, {0}, {0, 0, 2.8}},
-	{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 0}, {0, 0, 0}, {0}, {0, 0, 2.8}},
-	{{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 18}, {0, 0, 14}, {0}, {0, 0, 30}},
-}; /* NVLink, PCIe, network */
-/* GB/s by generation (volta, ampere, hopper, blackwell) and nodes (one, two,
- * more). LL's ceiling and the per-channel figures of the tree (Simple,
- * LL128) and the ring (LL128) are the topology's (gt_topo: the same tables
- * the simulation holds LL and a channel to); NVLS tree's is the model's
- * own. */
-static const double per_ch_nvls_tree[4][3] = {
-	{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 43.1}};
+/* NCCL's rows (gm_ncclver) for gcsim's algorithms; PAT's latency is a
+ * formula of its own (gm_tuner_time_us) */
+static const int nccl_row[A__N] = {GM_NA_TREE, GM_NA_RING, GM_NA_COLLNET, GM_NA_NVLS,
+				   GM_NA_NVLSTREE, -1, GM_NA_CHAIN};
+
+static double base_lat(const gm_tuner *tu, int a, int p)
+{
+	return nccl_row[a] < 0 ? 0 : tu->m.base_lat[nccl_row[a]][p];
+}
+
+static double hw_lat(const gm_tuner *tu, int hw, int a, int p)
+{
+	return nccl_row[a] < 0 ? 0 : tu->m.hw_lat[hw][nccl_row[a]][p];
+}
+
 /* "Trees are not perfectly sticking to the model for medium sizes": NCCL's
  * correction of the tree's bandwidth by log2(bytes / 64), 64 B to 256 MiB */
 static const double tree_correction[3][23] = {
@@ -53,9 +52,11 @@ bool gm_tuner_chooses(gs_coll c)
 	       c == GS_COLL_BROADCAST || c == GS_COLL_REDUCE;
 }
 
-bool gm_tuner_init(gm_tuner *tu, const gt_topo *t, int nranks, int rpn, int nch, const char **why)
+bool gm_tuner_init(gm_tuner *tu, const gt_topo *t, int nranks, int rpn, int nch,
+		    const gm_nccl_model *model, const char **why)
 {
 	*tu = (gm_tuner){0};
+	tu->m = *model;
 	if (t->arch < 1) {
 		*why = "NCCL's cost model has constants per GPU generation: give topology.gpu_arch";
 		return false;
@@ -70,20 +71,22 @@ bool gm_tuner_init(gm_tuner *tu, const gt_topo *t, int nranks, int rpn, int nch,
 	tu->has_nvls = t->kind == GT_DGX && !t->no_nvls && t->arch >= 3;
 	tu->has_collnet = t->kind == GT_DGX && t->sharp;
 	tu->nvls_eff = t->nvls_eff > 0 ? t->nvls_eff : 1.0;
+	/* LL's ceiling: on one node the generation's, across nodes the row
+	 * of the hosts' CPU vendor (NCCL reads its first two rows there) */
+	const int gen = t->arch - 1;
 	for (int k = 0; k < 3; k++) {
-		tu->ll_max[k] = t->ll_max_Bps[k] * 1e-9;
-		tu->tree_simple[k] = t->chan_simple_Bps[k] * 1e-9;
-		tu->ring_ll128[k] = t->chan_ll128_Bps[k] * 1e-9;
-		tu->tree_ll128[k] = t->chan_tree_ll128_Bps[k] * 1e-9;
+		tu->ll_max[k] = model->ll_max[k == 0 ? gen : t->cpu == GT_CPU_AMD ? 1 : 0][k];
+		tu->tree_simple[k] = model->tree_simple[gen][k];
+		tu->ring_ll128[k] = model->ring_ll128[gen][k];
+		tu->tree_ll128[k] = model->tree_ll128[gen][k];
 	}
 	/* gcsim's network latency is the whole per-message latency of a Simple
 	 * step; NCCL's model adds the plugin's own latency to its 14 us hop, so
 	 * the part beyond 14 us is the plugin's (InfiniBand: 0; AWS's EFA
 	 * plugin declares 75 us on p5, which gcsim takes as the whole) */
 	double net_us = (double)(t->kind == GT_FLAT ? t->link.lat_ps : t->nic.lat_ps) * 1e-6;
-	tu->lat_inter_us = net_us > hw_lat[HW_NET][A_RING][T_SIMPLE]
-				   ? net_us - hw_lat[HW_NET][A_RING][T_SIMPLE]
-				   : 0;
+	const double ring_net = hw_lat(tu, HW_NET, A_RING, T_SIMPLE);
+	tu->lat_inter_us = net_us > ring_net ? net_us - ring_net : 0;
 	if (nch < 1)
 		nch = 1;
 	/* ring: every channel crosses each GPU's NVLink port (on a PCIe node,
@@ -169,8 +172,8 @@ double gm_tuner_time_us(const gm_tuner *tu, gs_coll c, gs_algo algo, gm_proto pr
 		return -1;
 	int gen = tu->arch - 1, band = nn <= 2 ? nn - 1 : 2;
 	double ppn = (double)n / nn;
-	/* ncclPatEnable: PAT runs Simple, with one GPU per node */
-	if (a == A_PAT && (p != T_SIMPLE || ppn != 1))
+	/* ncclPatEnable: PAT runs Simple, with one GPU per node (2.23 on) */
+	if (a == A_PAT && (p != T_SIMPLE || ppn != 1 || tu->m.pat_factor <= 0))
 		return -1;
 	double llmax = tu->ll_max[band];
 	int nsteps = ar ? 2 * (n - 1) : chain ? n : n - 1;
@@ -187,15 +190,18 @@ double gm_tuner_time_us(const gm_tuner *tu, gs_coll c, gs_algo algo, gm_proto pr
 			inter *= 0.9;
 		bw = min2(intra, inter);
 		if (a == A_NVLSTREE)
-			bw = min2(bw, per_ch_nvls_tree[gen][band]);
+			bw = min2(bw, tu->m.nvls_tree[gen][band]);
 	}
 	double bus = g->nch * bw;
 	if (a == A_PAT)
-		bus *= .75;
+		bus *= tu->m.pat_factor;
+	/* before 2.21 ring LL was a quarter of the bus (a third on one node
+	 * for allgather and reduce-scatter), then half */
 	if (a == A_RING && p == T_LL)
-		bus = min2(llmax, bus * .5);
+		bus = min2(llmax, bus * (!tu->m.ring_ll_quarter ? .5 : nn > 1 || ar || chain ? .25 : 1.0 / 3.0));
+	/* before 2.23 ring LL128 at 0.7 with one GPU per node */
 	if (a == A_RING && p == T_LL128)
-		bus = min2(bus * .92, g->nch * tu->ring_ll128[band]);
+		bus = min2(bus * (tu->m.ring_ll128_ppn && ppn < 2 ? 0.7 : .92), g->nch * tu->ring_ll128[band]);
 	if (a == A_TREE)
 		bus = min2(bus * .92, g->nch * tu->tree_simple[band]);
 	if (a == A_TREE && p == T_LL)
@@ -216,10 +222,10 @@ double gm_tuner_time_us(const gm_tuner *tu, gs_coll c, gs_algo algo, gm_proto pr
 	if (a != A_PAT && !(a == A_NVLS && !ar))
 		bus *= a == A_TREE || a == A_COLLNET || a == A_CHAIN ? .5 : (double)n / nsteps;
 
-	double lat = base_lat[a][p];
-	double intra_lat = hw_lat[tu->nvlink ? HW_NVLINK : HW_PCI][a][p];
+	double lat = base_lat(tu, a, p);
+	double intra_lat = hw_lat(tu, tu->nvlink ? HW_NVLINK : HW_PCI, a, p);
 	/* one GPU per node: the latencies are all the network's, the tree's */
-	double inter_lat = ppn == 1 ? hw_lat[HW_NET][A_TREE][p] : hw_lat[HW_NET][a][p];
+	double inter_lat = hw_lat(tu, HW_NET, ppn == 1 ? A_TREE : a, p);
 	inter_lat += tu->lat_inter_us;
 	if (p == T_SIMPLE) /* and the flush after a Simple receive */
 		inter_lat += tu->lat_inter_us;
@@ -229,9 +235,9 @@ double gm_tuner_time_us(const gm_tuner *tu, gs_coll c, gs_algo algo, gm_proto pr
 			/* one step's latency when every channel is the same ring
 			 * (sameChannels: gcsim's rings on one node), else a
 			 * step's latency per rank, Simple's the tree's */
-			double step = hw_lat[nn == 1 ? (tu->nvlink ? HW_NVLINK : HW_PCI) : HW_NET]
-					    [p == T_SIMPLE ? A_TREE : A_RING][p];
-			lat += nn == 1 ? hw_lat[tu->nvlink ? HW_NVLINK : HW_PCI][A_RING][p]
+			double step = hw_lat(tu, nn == 1 ? (tu->nvlink ? HW_NVLINK : HW_PCI) : HW_NET,
+					     p == T_SIMPLE ? A_TREE : A_RING, p);
+			lat += nn == 1 ? hw_lat(tu, tu->nvlink ? HW_NVLINK : HW_PCI, A_RING, p)
 				       : nsteps * step;
 			break;
 		}

@@ -2,7 +2,8 @@
 /*
  * gm_tuner: NCCL's own cost model, the one its tuner uses to choose an
  * algorithm and a protocol per operation (NVIDIA/nccl src/graph/tuning.cc,
- * ncclTopoTuneModel and ncclTopoGetAlgoTime, NCCL 2.23 to 2.28).
+ * ncclTopoTuneModel and ncclTopoGetAlgoTime), as the release the scenario
+ * names has it (collective.nccl_version, gm_ncclver: 2.18.3 to 2.30.7).
  *
  * NCCL estimates each (algorithm, protocol) as latency + bytes / bandwidth
  * with constants it fitted to its own measurements, and runs the cheapest.
@@ -14,7 +15,7 @@
  * NCCL's model reads figures of its topology search (channels and the
  * bandwidth per channel of its ring and NVLS graphs); gcsim derives them from
  * its topology (gm_tuner_init), as NCCL's search would land near them. The
- * constants themselves are NCCL's.
+ * constants themselves are NCCL's, the release's.
  */
 #ifndef GM_TUNER_H
 #define GM_TUNER_H
@@ -24,6 +25,7 @@
 
 #include "../../sched/gs_sched.h"
 #include "../../topologies/gt_topo.h"
+#include "gm_ncclver.h"
 #include "gm_proto.h"
 
 /* One of NCCL's graphs: channels and the bandwidth per channel (GB/s)
@@ -43,18 +45,20 @@ typedef struct gm_tuner {
 	double lat_inter_us; /* the network plugin's own latency (graph latencyInter) */
 	/* GB/s by the nodes spanned (one, two, more): LL's ceiling (one node the
 	 * generation's, across nodes the CPU vendor's) and the rates per
-	 * channel of the tree (Simple, LL128) and the ring (LL128), as the
-	 * topology holds them */
+	 * channel of the tree (Simple, LL128) and the ring (LL128), the
+	 * release's for the generation */
 	double ll_max[3], tree_simple[3], ring_ll128[3], tree_ll128[3];
 	gm_tuner_graph ring; /* ring, tree, CollNet and PAT (NCCL searches them alike) */
 	gm_tuner_graph nvls; /* NVLS and NVLS tree: one head per NIC */
+	gm_nccl_model m;     /* the release's constants and rules */
 } gm_tuner;
 
 /* The model's inputs for a communicator of nranks GPUs, rpn per node, on t,
  * with nch channels for ring and tree (the communicator's, before NCCL's
- * reduction by size). Returns false, with *why, when t has no GPU
- * generation (NCCL's constants are per generation). */
-bool gm_tuner_init(gm_tuner *tu, const gt_topo *t, int nranks, int rpn, int nch, const char **why);
+ * reduction by size), under release `model`. Returns false, with *why, when
+ * t has no GPU generation (NCCL's constants are per generation). */
+bool gm_tuner_init(gm_tuner *tu, const gt_topo *t, int nranks, int rpn, int nch,
+		   const gm_nccl_model *model, const char **why);
 
 /* NCCL's estimate (us) of collective c with algorithm a and protocol p at
  * `bytes` (nccl-tests' size: the whole buffer); < 0 when NCCL would not run

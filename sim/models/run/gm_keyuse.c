@@ -17,6 +17,7 @@
  *  - collective.enqueue: a host thread with more than one operation to
  *    enqueue (collective.iters or collective.gpus_per_thread above 1);
  *  - collective.nccl_proto: collective.protocol auto's choice;
+ *  - collective.nccl_version: NCCL's tuner (collective.tuner nccl);
  *  - topology.nic_path: NCCL's default for LL128 across nodes, consulted
  *    by collective.protocol auto (gm_run's ll128_default_refusal);
  *  - topology.fabric.sharp: nvls, collnet and collnetchain (and auto's
@@ -315,6 +316,14 @@ static const char *collective_unused(use *u, const char *key)
 				 u->what);
 			return u->buf;
 		}
+	}
+	if (!strcmp(key, "collective.nccl_version") && !r->tuner_nccl) {
+		snprintf(u->buf, sizeof(u->buf),
+			 "it names the release of NCCL's cost model, which collective.tuner nccl "
+			 "chooses with, and this run's choices are gcsim's (%s, collective.tuner "
+			 "gcsim); leave it out, or give collective.tuner nccl",
+			 u->what);
+		return u->buf;
 	}
 	if (!strcmp(key, "topology.cpu") && !r->tuner_nccl && !(ll_runs(u) && !u->no_net) &&
 	    !(r->topo.intra == GT_INTRA_PCIE && r->topo.p2p)) {

@@ -233,11 +233,13 @@ static const gm_model_info models[] = {
 	 "collective.protocol, topology.gpu_arch, topology.cpu"},
 	{"nccl-tuner", "algorithm",
 	 "NCCL's own cost model choosing the algorithm and protocol (collective.tuner nccl): "
-	 "latency x steps + bytes / bandwidth with NCCL's constants, its graph figures derived from "
-	 "the topology; gcsim simulates the pick and prints NCCL's estimate of it",
-	 "NVIDIA/nccl src/graph/tuning.cc (ncclTopoTuneModel, ncclTopoGetAlgoTime; 2.23-2.28); "
-	 "NVIDIA/nccl#1752 (picks logged on 64 H200 nodes)",
-	 "collective.tuner, collective.algo, collective.protocol, topology.cpu"},
+	 "latency x steps + bytes / bandwidth with the constants and rules of the release "
+	 "collective.nccl_version names (2.18.3-2.30.7), its graph figures derived from the "
+	 "topology; gcsim simulates the pick and prints NCCL's estimate of it",
+	 "NVIDIA/nccl src/graph/tuning.cc of each release (ncclTopoTuneModel, "
+	 "ncclTopoGetAlgoTime); NVIDIA/nccl#1752 (picks logged on 64 H200 nodes)",
+	 "collective.tuner, collective.nccl_version, collective.algo, collective.protocol, "
+	 "topology.cpu"},
 	{"channel", "device",
 	 "one ring or tree channel is one CTA: what it moves from its GPU is held to NCCL's "
 	 "per-channel figure for the GPU generation (Simple, LL128), a link of its own that every "

@@ -814,6 +814,13 @@ static gc_status proto_set_setup(gm_run *r, char **errmsg)
  * cannot choose for this scenario. */
 static gc_status tuner_setup(gm_run *r, bool step_phase, char **errmsg)
 {
+	gm_nccl_model model;
+	char *bad = NULL;
+	if (!gm_nccl_model_get(gc_config_str(r->cfg, "collective.nccl_version"), &model, &bad)) {
+		gc_status st = gc_config_error(r->cfg, "collective.nccl_version", errmsg, "%s", bad);
+		g_free(bad);
+		return st;
+	}
 	r->tuner_nccl = !strcmp(gc_config_str(r->cfg, "collective.tuner"), "nccl");
 	if (!r->tuner_nccl)
 		return GC_OK;
@@ -834,7 +841,7 @@ static gc_status tuner_setup(gm_run *r, bool step_phase, char **errmsg)
 	int rpn = r->topo.kind == GT_FLAT ? 1 : comm_rpn(&r->base);
 	const char *why = NULL;
 	if (!gm_tuner_init(&r->tuner, &r->topo, gs_group_n(&r->base), rpn,
-			   ch > 0 ? (int)ch : r->topo.default_channels, &why))
+			   ch > 0 ? (int)ch : r->topo.default_channels, &model, &why))
 		return gc_config_error(r->cfg, "collective.tuner", errmsg, "%s", why);
 	return GC_OK;
 }

@@ -11,6 +11,7 @@
 
 #include "../../sched/gs_sched.h"
 #include "../../topologies/gt_topo.h"
+#include "../closed/gm_ncclver.h"
 #include "../train/gm_train.h"
 #include "../transport/gm_tx.h"
 #include "../transport/gm_xport.h"
@@ -87,6 +88,14 @@ static const gc_param coll_params[] = {
 	 "or nccl (the one NCCL's own cost model estimates fastest, as NCCL itself chooses, "
 	 "fastest or not); either way gcsim then simulates the choice",
 	 "NVIDIA/nccl src/graph/tuning.cc (ncclTopoTuneModel, ncclTopoGetAlgoTime)"},
+	{"collective.nccl_version", GC_P_STRING, GM_NCCL_DEFAULT_VERSION, NULL, 1, 0,
+	 "the NCCL release whose cost model collective.tuner nccl chooses with: 2.M.P as NCCL "
+	 "prints it, or 2.M (that series' newest); a patch gcsim does not list takes the model "
+	 "of the release before it. The model's constants (latencies per hop, per-channel and LL "
+	 "ceilings) and some of its rules (NVLS's bandwidth, ring LL's share, PAT) changed "
+	 "between releases; the simulation's own figures do not follow it",
+	 "NVIDIA/nccl src/graph/tuning.cc of v2.18.3-1 .. v2.30.7-1 (docs/MODELS.md, \"NCCL's "
+	 "releases\")"},
 	{"collective.group.size", GC_P_INT, "0", NULL, 0, 1048576,
 	 "ranks per communicator; the collective runs at once in every group (0 = the GPUs / "
 	 "group.stride); sizes, busbw and the table's ranks are per communicator",
