@@ -102,16 +102,67 @@ static void heap_pop(ge_engine *e)
 	sift_up(e, i);
 }
 
+/* Put (k, x) in the root's place, left empty (e->hole), and move it down
+ * past every smaller child: one descent where removing the root and then
+ * inserting would take two walks. */
+static void fill_hole(ge_engine *e, ge_key k, const ge_hent *x)
+{
+	ge_key *hk = e->hkey;
+	const uint64_t n = e->nheap;
+	uint64_t i = 0;
+	for (;;) {
+		uint64_t c = 4 * i + 1;
+		if (c >= n)
+			break;
+		uint64_t best = c;
+		ge_key bk = hk[c];
+		uint64_t end = c + 4 < n ? c + 4 : n;
+		for (uint64_t j = c + 1; j < end; j++) {
+			bool lt = hk[j] < bk;
+			best = lt ? j : best;
+			bk = lt ? hk[j] : bk;
+		}
+		if (k <= bk)
+			break;
+		hk[i] = bk;
+		e->heap[i] = e->heap[best];
+		i = best;
+	}
+	hk[i] = k;
+	e->heap[i] = *x;
+	e->hole = false;
+}
+
+/* Add bucket (k, x): into the root's empty place if there is one, else at
+ * the end. */
+static void heap_insert(ge_engine *e, ge_key k, const ge_hent *x)
+{
+	if (e->hole) {
+		fill_hole(e, k, x);
+		return;
+	}
+	if (e->nheap == e->capheap)
+		heap_grow(e);
+	e->hkey[e->nheap] = k;
+	e->heap[e->nheap] = *x;
+	sift_up(e, e->nheap++);
+}
+
+/* Remove the empty root for good (nothing came to fill it). */
+static inline void settle(ge_engine *e)
+{
+	if (e->hole) {
+		e->hole = false;
+		heap_pop(e);
+	}
+}
+
 /* Move the open bucket into the heap (it is closed: no event joins it). */
 static void close_open(ge_engine *e)
 {
 	if (!e->open_valid)
 		return;
-	if (e->nheap == e->capheap)
-		heap_grow(e);
-	e->hkey[e->nheap] = e->open_key;
-	e->heap[e->nheap] = e->open;
-	sift_up(e, e->nheap++);
+	heap_insert(e, e->open_key, &e->open);
 	e->open_valid = false;
 }
 
@@ -186,13 +237,8 @@ void ge_schedule_reserved(ge_engine *e, ge_time t, uint64_t seq, uint32_t entity
 			  uint64_t arg)
 {
 	g_assert(t >= e->now && t <= GE_HORIZON && seq < e->seq);
-	if (e->nheap == e->capheap)
-		heap_grow(e);
-	e->hkey[e->nheap] = ge_key_make(t, seq);
-	e->heap[e->nheap] = (ge_hent){.ev = {.entity = entity, .kind = kind, .arg = arg},
-				      .first = NIL,
-				      .last = NIL};
-	sift_up(e, e->nheap++);
+	const ge_hent b = {.ev = {.entity = entity, .kind = kind, .arg = arg}, .first = NIL, .last = NIL};
+	heap_insert(e, ge_key_make(t, seq), &b);
 	if (++e->npending > e->heap_peak)
 		e->heap_peak = e->npending;
 }
@@ -223,20 +269,43 @@ bool ge_schedule_in(ge_engine *e, double dt_ps, uint32_t entity, uint32_t kind, 
 	return true;
 }
 
+/* The heap's smallest key, its root's or with the root empty its
+ * children's; false when it holds none. */
+static bool heap_min(const ge_engine *e, ge_key *k)
+{
+	if (!e->hole) {
+		if (e->nheap == 0)
+			return false;
+		*k = e->hkey[0];
+		return true;
+	}
+	if (e->nheap < 2)
+		return false;
+	uint64_t end = e->nheap < 5 ? e->nheap : 5;
+	*k = e->hkey[1];
+	for (uint64_t j = 2; j < end; j++)
+		if (e->hkey[j] < *k)
+			*k = e->hkey[j];
+	return true;
+}
+
 bool ge_peek_time(const ge_engine *e, ge_time *t)
 {
-	if (e->nheap == 0 && !e->open_valid)
+	ge_key k;
+	bool any = heap_min(e, &k);
+	if (!any && !e->open_valid)
 		return false;
-	if (e->nheap == 0 || (e->open_valid && e->open_key < e->hkey[0]))
+	if (!any || (e->open_valid && e->open_key < k))
 		*t = e->open_t;
 	else
-		*t = ge_key_time(e->hkey[0]);
+		*t = ge_key_time(k);
 	return true;
 }
 
 /* Pop the earliest event if its time is <= until. */
 static inline bool pop_until(ge_engine *e, ge_time until, ge_event *out)
 {
+	settle(e);
 	bool from_open;
 	if (e->nheap == 0) {
 		if (!e->open_valid)
@@ -273,11 +342,15 @@ static inline bool pop_until(ge_engine *e, ge_time until, ge_event *out)
 		e->hkey[0] = key + 1;
 	e->npending--;
 	if (empty) {
-		/* the bucket is empty (an open one may reopen at its time) */
+		/* the bucket is empty (an open one may reopen at its time);
+		 * the heap's root stays empty until a bucket comes to take its
+		 * place (fill_hole) or the next pop (settle) */
 		if (from_open)
 			e->open_valid = false;
+		else if (e->nheap == 1)
+			e->nheap = 0;
 		else
-			heap_pop(e);
+			e->hole = true;
 	}
 	return true;
 }

@@ -144,6 +144,7 @@ struct ge_engine {
 	ge_key *hkey;		 /* 4-ary min-heap of buckets: keys */
 	ge_hent *heap;		 /* and their chunks, same index */
 	uint64_t nheap, capheap;
+	bool hole;		 /* the root's bucket is spent and its place empty */
 	ge_hent open;		 /* the open bucket (not in the heap), its */
 	ge_key open_key;	 /* key and time; valid while open_valid */
 	ge_time open_t;
