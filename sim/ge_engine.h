@@ -97,7 +97,12 @@ struct ge_entity {
  * A bucket's first event is held in the bucket itself, and chunks are taken
  * only for the events that join it: most buckets hold one event when times
  * are spread out (a bucket then costs no chunk, and popping it reads the
- * heap's root, already in cache, rather than a chunk written long before). */
+ * heap's root, already in cache, rather than a chunk written long before).
+ *
+ * A root bucket that runs out of events leaves its place empty (hole): the
+ * next bucket into the heap takes it and moves down (a handler usually
+ * schedules right after its event is popped), and a pop with the place
+ * still empty removes the root first. */
 typedef struct ge_payload {
 	uint32_t entity;
 	uint32_t kind;
