@@ -70,6 +70,22 @@ static void sift_up(ge_engine *e, uint64_t i)
 	e->heap[i] = x;
 }
 
+/* The smallest of the children c .. c + 3 (those below n) of a node: its
+ * index, and its key in *bk. */
+static inline uint64_t min_child(const ge_key *hk, uint64_t c, uint64_t n, ge_key *bk)
+{
+	uint64_t best = c;
+	ge_key k = hk[c];
+	uint64_t end = c + 4 < n ? c + 4 : n;
+	for (uint64_t j = c + 1; j < end; j++) {
+		bool lt = hk[j] < k;
+		best = lt ? j : best;
+		k = lt ? hk[j] : k;
+	}
+	*bk = k;
+	return best;
+}
+
 /* Remove the root: move the hole down along the smallest children to a
  * leaf, then sift the last entry up from there (Floyd's bottom-up variant:
  * the last entry usually belongs near the bottom, so this saves most of the
@@ -85,14 +101,8 @@ static void heap_pop(ge_engine *e)
 		uint64_t c = 4 * i + 1;
 		if (c >= n)
 			break;
-		uint64_t best = c;
-		ge_key bk = hk[c];
-		uint64_t end = c + 4 < n ? c + 4 : n;
-		for (uint64_t k = c + 1; k < end; k++) {
-			bool lt = hk[k] < bk;
-			best = lt ? k : best;
-			bk = lt ? hk[k] : bk;
-		}
+		ge_key bk;
+		uint64_t best = min_child(hk, c, n, &bk);
 		hk[i] = bk;
 		e->heap[i] = e->heap[best];
 		i = best;
@@ -114,14 +124,8 @@ static void fill_hole(ge_engine *e, ge_key k, const ge_hent *x)
 		uint64_t c = 4 * i + 1;
 		if (c >= n)
 			break;
-		uint64_t best = c;
-		ge_key bk = hk[c];
-		uint64_t end = c + 4 < n ? c + 4 : n;
-		for (uint64_t j = c + 1; j < end; j++) {
-			bool lt = hk[j] < bk;
-			best = lt ? j : best;
-			bk = lt ? hk[j] : bk;
-		}
+		ge_key bk;
+		uint64_t best = min_child(hk, c, n, &bk);
 		if (k <= bk)
 			break;
 		hk[i] = bk;
