@@ -45,7 +45,7 @@ my %skip = (
 my %text = (
 	'collective.nccl_proto' => ['^LL', 'LL128,Simple', 'LL'],
 	# releases whose cost models differ: the tree's Simple hop, ring LL
-	'collective.nccl_version' => ['2.20', '2.26', '2.18.3'],
+	'collective.nccl_version' => ['2.20', '2.26', '2.19.1'],
 	'sweep.key' => ['collective.iters'],
 	'sweep.values' => ['1,2'],
 	'sweep.key2' => ['collective.iters'],

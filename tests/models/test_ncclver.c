@@ -4,7 +4,7 @@
  * (gm_ncclver), and what it changes in NCCL's choice (gm_tuner).
  *  - Versions are read as NCCL prints them: 2.M.P, or 2.M for the newest
  *    2.M release; a patch not listed takes the release before it; text
- *    that is not a version, and releases outside 2.18.3 .. 2.30.7, are
+ *    that is not a version, and releases outside 2.19.1 .. 2.30.7, are
  *    refused with the range.
  *  - The constants are those of each release's src/graph/tuning.cc: spot
  *    checks where they changed (the tree's Simple hop, the NVLS tree's
@@ -51,19 +51,21 @@ static void test_versions(void)
 	expect_release("2.26", "2.26.6");
 	expect_release("2.26.4", "2.26.3");
 	expect_release("2.30", "2.30.7");
-	expect_release("2.18.3", "2.18.3");
-	expect_release("2.18.4", "2.18.3");
+	expect_release("2.19.1", "2.19.1");
+	expect_release("2.19.2", "2.19.1");
+	expect_release("2.19", "2.19.4");
 	expect_release("2.24.0", "2.23.4");
 	expect_release(GM_NCCL_DEFAULT_VERSION, "2.30.7");
 	expect_bad_version("2.31", "newer");
 	expect_bad_version("2.30.8", "newer");
 	expect_bad_version("2.17", "older");
-	expect_bad_version("2.18.1", "older");
+	expect_bad_version("2.18.6", "older");
+	expect_bad_version("2.18", "older");
 	const char *const bad[] = {"", "v2.26", "2.26.2.1", "2", "2.", "2.26.", "3.1", "2.26x",
 				   "2.26.2+cuda12.8", " 2.26", "2.-1", "2.1000"};
 	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++)
 		expect_bad_version(bad[i], "not an NCCL release");
-	g_assert_nonnull(strstr(gm_nccl_releases(), "2.18.3, 2.18.5"));
+	g_assert_nonnull(strstr(gm_nccl_releases(), "2.19.1, 2.19.3"));
 	g_assert_nonnull(strstr(gm_nccl_releases(), "2.30.7"));
 }
 
@@ -82,8 +84,9 @@ enum { HOPPER = 2, BLACKWELL = 3 };
 static void test_constants(void)
 {
 	/* the tree's Simple hop and base */
-	gm_nccl_model a = model("2.18.6"), b = model("2.22.3"), c = model("2.23.4");
-	g_assert_cmpfloat(a.hw_lat[PCI][GM_NA_TREE][SIMPLE], ==, 6);
+	gm_nccl_model a = model("2.19.1"), b = model("2.22.3"), c = model("2.23.4");
+	g_assert_cmpfloat(a.hw_lat[PCI][GM_NA_TREE][SIMPLE], ==, 28);
+	g_assert_cmpfloat(a.base_lat[GM_NA_NVLS][SIMPLE], ==, 0);
 	g_assert_cmpfloat(b.hw_lat[NVL][GM_NA_TREE][SIMPLE], ==, 28);
 	g_assert_cmpfloat(b.hw_lat[NET][GM_NA_TREE][SIMPLE], ==, 28);
 	g_assert_cmpfloat(b.base_lat[GM_NA_TREE][SIMPLE], ==, 0);
@@ -91,8 +94,8 @@ static void test_constants(void)
 	g_assert_cmpfloat(c.hw_lat[NET][GM_NA_TREE][SIMPLE], ==, 14);
 	g_assert_cmpfloat(c.base_lat[GM_NA_TREE][SIMPLE], ==, 8.4);
 	/* NVLS: 23 us on NVLink in 2.19-2.20, 25 after; the NVLS tree's
-	 * network hop 19, 14, then 20.9 from 2.28.9 */
-	g_assert_cmpfloat(a.hw_lat[NET][GM_NA_NVLSTREE][SIMPLE], ==, 19);
+	 * network hop 14, then 20.9 from 2.28.9 */
+	g_assert_cmpfloat(a.hw_lat[NET][GM_NA_NVLSTREE][SIMPLE], ==, 14);
 	g_assert_cmpfloat(model("2.20.5").hw_lat[NVL][GM_NA_NVLS][SIMPLE], ==, 23);
 	g_assert_cmpfloat(model("2.21.5").hw_lat[NVL][GM_NA_NVLS][SIMPLE], ==, 25);
 	g_assert_cmpfloat(model("2.28.7").hw_lat[NET][GM_NA_NVLSTREE][SIMPLE], ==, 14);
@@ -165,7 +168,7 @@ static void test_refused(void)
 	const char *const bad[] = {"collective.nccl_version=2.26.2.1", NULL};
 	expect_refused(a100, bad, "not an NCCL release");
 	const char *const newer[] = {"collective.nccl_version=2.31.2", NULL};
-	expect_refused(a100, newer, "2.18.3 to 2.30.7");
+	expect_refused(a100, newer, "2.19.1 to 2.30.7");
 }
 
 int main(int argc, char **argv)

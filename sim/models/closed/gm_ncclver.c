@@ -2,10 +2,10 @@
 /*
  * gm_ncclver: NCCL's cost model by release (see gm_ncclver.h).
  *
- * The model of a release is 2.18.3's with every later change up to it
+ * The model of a release is 2.19.1's with every later change up to it
  * applied, each change below under the first release that has it, as
  * src/graph/tuning.cc of the tagged releases has it (NVIDIA/nccl tags
- * v2.18.3-1 .. v2.30.7-1).
+ * v2.19.1-1 .. v2.30.7-1).
  */
 #include "gm_ncclver.h"
 
@@ -13,10 +13,10 @@
 #include <stdio.h>
 #include <string.h>
 
-/* every release from 2.18.3 on, as major * 10000 + minor * 100 + patch */
-static const int releases[] = {21803, 21805, 21806, 21901, 21903, 21904, 22003, 22005, 22105, 22203,
-			       22304, 22403, 22501, 22602, 22603, 22605, 22606, 22703, 22705, 22706,
-			       22707, 22803, 22807, 22809, 22902, 22903, 22907, 23003, 23004, 23007};
+/* every release from 2.19.1 on, as major * 10000 + minor * 100 + patch */
+static const int releases[] = {21901, 21903, 21904, 22003, 22005, 22105, 22203, 22304, 22403, 22501,
+			       22602, 22603, 22605, 22606, 22703, 22705, 22706, 22707, 22803, 22807,
+			       22809, 22902, 22903, 22907, 23003, 23004, 23007};
 
 enum { LL = 0, LL128, SIMPLE };
 enum { NVL = 0, PCI, NET };
@@ -29,16 +29,18 @@ static void set3(double *row, double a, double b, double c)
 	row[2] = c;
 }
 
-/* 2.18.3's model; Blackwell has Hopper's figures (NCCL indexes every
- * generation from 9.0 on as Hopper until 2.25) */
-static void model_2_18_3(gm_nccl_model *m)
+/* 2.19.1's model. The tree's Simple hop is 28 us everywhere; CollNet's and
+ * NVLS's latencies are per hop, with no base. Blackwell has Hopper's
+ * figures (NCCL indexes every generation from 9.0 on as Hopper until
+ * 2.25). */
+static void model_2_19_1(gm_nccl_model *m)
 {
-	static const double base[GM_NA__N][3] = {{6.8, 14.0, 0}, {6.6, 14.0, 8.4}, {6.8, 14.0, 0},
-						 {6.8, 14.0, 0}, {0, 0, 23.0},	   {0, 0, 23.0}};
+	static const double base[GM_NA__N][3] = {{6.8, 14.0, 0}, {6.6, 14.0, 8.4}, {0, 0, 0},
+						 {0, 0, 0},	 {0, 0, 0},	  {0, 0, 0}};
 	static const double hw[3][GM_NA__N][3] = {
-		{{.6, 1.25, 4}, {.6, 1.9, 3.4}, {0, 0, 8.0}, {0, 0, 4.75}, {0, 0, 0}, {0, 0, 0}},
-		{{1.0, 1.9, 6}, {1.0, 2.5, 5.7}, {0, 0, 8.0}, {0, 0, 8.0}, {0, 0, 0}, {0, 0, 0}},
-		{{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 10.7}, {0, 0, 14}, {0, 0, 18}, {0, 0, 19}}};
+		{{.6, 1.25, 28}, {.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 23}, {0, 0, 23}},
+		{{1.0, 1.9, 28}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}},
+		{{5.0, 8.5, 28}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 14}}};
 	static const double ll[3][3] = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {87.7, 22.5, 19.0}};
 	static const double ring128[3][3] = {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}};
 	static const double tree128[3][3] = {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}};
@@ -66,21 +68,7 @@ static void model_2_18_3(gm_nccl_model *m)
 /* the changes of each release over the one before */
 static void model_apply(gm_nccl_model *m, int v)
 {
-	model_2_18_3(m);
-	if (v >= 21901) {
-		/* the tree's Simple hop 28 us everywhere; CollNet's and
-		 * NVLS's latencies moved from baseLat to hwLat */
-		for (int a = GM_NA_COLLNET; a < GM_NA__N; a++)
-			set3(m->base_lat[a], 0, 0, 0);
-		m->hw_lat[NVL][GM_NA_TREE][SIMPLE] = m->hw_lat[PCI][GM_NA_TREE][SIMPLE] =
-			m->hw_lat[NET][GM_NA_TREE][SIMPLE] = 28;
-		m->hw_lat[NVL][GM_NA_COLLNET][SIMPLE] = m->hw_lat[PCI][GM_NA_COLLNET][SIMPLE] = 3.7;
-		m->hw_lat[NVL][GM_NA_CHAIN][SIMPLE] = m->hw_lat[PCI][GM_NA_CHAIN][SIMPLE] = 2.8;
-		m->hw_lat[NVL][GM_NA_NVLS][SIMPLE] = m->hw_lat[NVL][GM_NA_NVLSTREE][SIMPLE] = 23;
-		m->hw_lat[NET][GM_NA_COLLNET][SIMPLE] = 31;
-		m->hw_lat[NET][GM_NA_CHAIN][SIMPLE] = 30;
-		m->hw_lat[NET][GM_NA_NVLSTREE][SIMPLE] = 14;
-	}
+	model_2_19_1(m);
 	if (v >= 22105) {
 		m->hw_lat[NVL][GM_NA_NVLS][SIMPLE] = m->hw_lat[NVL][GM_NA_NVLSTREE][SIMPLE] = 25;
 		set3(m->ll_max[HOPPER], 141.0, 45.0, 35.0);

@@ -3,7 +3,8 @@
  * gm_ncclver: NCCL's cost model as each release has it (collective.
  * nccl_version): the constants of src/graph/tuning.cc (baseLat, hwLat,
  * llMaxBws and the per-channel ceilings) and the few rules of its model
- * that changed between releases, from 2.18.3 to 2.30.7.
+ * that changed between releases, from 2.19.1 to 2.30.7 (2.18 computed
+ * NVLS's latency and bandwidth otherwise, and is not carried).
  *
  * NCCL chooses an algorithm and a protocol per operation from this model
  * (gm_tuner), and the model changed more than the kernels did: the tree's
@@ -52,18 +53,18 @@ typedef struct gm_nccl_model {
 	 * (2.28.3's before 2.28) */
 	double ll_max[4][3], ring_ll128[4][3], tree_ll128[4][3], tree_simple[4][3], nvls_tree[4][3];
 	double pat_factor;   /* PAT's bandwidth factor; 0: no PAT (before 2.23) */
-	bool ring_ll_quarter; /* before 2.21: ring LL at 1/4 of the bus (1/3 on one node for
-			       * allgather and reduce-scatter), then 1/2 */
+	bool ring_ll_quarter; /* before 2.21: ring LL at 1/4 of the bus (1/3 on one node but
+			       * for allreduce and reduce), then 1/2 */
 	bool ring_ll128_ppn;  /* before 2.23: ring LL128 at 0.7 with one GPU per node */
 } gm_nccl_model;
 
 /* The model of release `version` ("2.M" for the newest 2.M release gcsim
  * carries, or "2.M.P": the newest carried release at or before it, whose
  * model it shares). Returns false with *why (g_free) for text that is not a
- * version, or one outside 2.18.3 .. 2.30.7. */
+ * version, or one outside 2.19.1 .. 2.30.7. */
 bool gm_nccl_model_get(const char *version, gm_nccl_model *m, char **why);
 
-/* The releases gcsim carries, "2.18.3, 2.18.5, ..." (static). */
+/* The releases gcsim carries, "2.19.1, 2.19.3, ..." (static). */
 const char *gm_nccl_releases(void);
 
 #endif

@@ -196,9 +196,11 @@ double gm_tuner_time_us(const gm_tuner *tu, gs_coll c, gs_algo algo, gm_proto pr
 	if (a == A_PAT)
 		bus *= tu->m.pat_factor;
 	/* before 2.21 ring LL was a quarter of the bus (a third on one node
-	 * for allgather and reduce-scatter), then half */
+	 * but for allreduce and reduce), then half */
 	if (a == A_RING && p == T_LL)
-		bus = min2(llmax, bus * (!tu->m.ring_ll_quarter ? .5 : nn > 1 || ar || chain ? .25 : 1.0 / 3.0));
+		bus = min2(llmax, bus * (!tu->m.ring_ll_quarter		       ? .5
+					 : nn > 1 || ar || c == GS_COLL_REDUCE ? .25
+										: 1.0 / 3.0));
 	/* before 2.23 ring LL128 at 0.7 with one GPU per node */
 	if (a == A_RING && p == T_LL128)
 		bus = min2(bus * (tu->m.ring_ll128_ppn && ppn < 2 ? 0.7 : .92), g->nch * tu->ring_ll128[band]);

@@ -3,7 +3,7 @@
  * gm_tuner: NCCL's own cost model, the one its tuner uses to choose an
  * algorithm and a protocol per operation (NVIDIA/nccl src/graph/tuning.cc,
  * ncclTopoTuneModel and ncclTopoGetAlgoTime), as the release the scenario
- * names has it (collective.nccl_version, gm_ncclver: 2.18.3 to 2.30.7).
+ * names has it (collective.nccl_version, gm_ncclver: 2.19.1 to 2.30.7).
  *
  * NCCL estimates each (algorithm, protocol) as latency + bytes / bandwidth
  * with constants it fitted to its own measurements, and runs the cheapest.

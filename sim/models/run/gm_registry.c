@@ -234,7 +234,7 @@ static const gm_model_info models[] = {
 	{"nccl-tuner", "algorithm",
 	 "NCCL's own cost model choosing the algorithm and protocol (collective.tuner nccl): "
 	 "latency x steps + bytes / bandwidth with the constants and rules of the release "
-	 "collective.nccl_version names (2.18.3-2.30.7), its graph figures derived from the "
+	 "collective.nccl_version names (2.19.1-2.30.7), its graph figures derived from the "
 	 "topology; gcsim simulates the pick and prints NCCL's estimate of it",
 	 "NVIDIA/nccl src/graph/tuning.cc of each release (ncclTopoTuneModel, "
 	 "ncclTopoGetAlgoTime); NVIDIA/nccl#1752 (picks logged on 64 H200 nodes)",

@@ -94,7 +94,7 @@ static const gc_param coll_params[] = {
 	 "of the release before it. The model's constants (latencies per hop, per-channel and LL "
 	 "ceilings) and some of its rules (NVLS's bandwidth, ring LL's share, PAT) changed "
 	 "between releases; the simulation's own figures do not follow it",
-	 "NVIDIA/nccl src/graph/tuning.cc of v2.18.3-1 .. v2.30.7-1 (docs/MODELS.md, \"NCCL's "
+	 "NVIDIA/nccl src/graph/tuning.cc of v2.19.1-1 .. v2.30.7-1 (docs/MODELS.md, \"NCCL's "
 	 "releases\")"},
 	{"collective.group.size", GC_P_INT, "0", NULL, 0, 1048576,
 	 "ranks per communicator; the collective runs at once in every group (0 = the GPUs / "
