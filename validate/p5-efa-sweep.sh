@@ -2,6 +2,11 @@
 # Predict every point of validate/published/p5_efa_allreduce_sweep.csv (nccl-tests
 # allreduce on 2-32 AWS p5 nodes) with the algorithm and protocol the AWS tuner
 # ran there (the rows' source column), then compare with gcsim validate.
+# P5_SWEEP_OP=allgather or alltoall predicts the same cluster's allgather or
+# alltoall sweep instead (p5_efa_allgather_sweep.csv: NCCL's own picks at
+# every point; p5_efa_alltoall_sweep.csv: grouped send/receive, pairwise,
+# with the run's NCCL_P2P_NET_CHUNKSIZE of 512 KiB as its message and
+# NCCL_STEPS = 8 of them as each connection's buffer, src/init.cc).
 #
 #   sh validate/p5-efa-sweep.sh [GCSIM] [OUTDIR] [-- extra gcsim run options]
 #   sh validate/p5-efa-sweep.sh --list
@@ -17,13 +22,23 @@
 # not built.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-meas=$here/published/p5_efa_allreduce_sweep.csv
+op=${P5_SWEEP_OP:-allreduce}
+case $op in
+allreduce | allgather | alltoall) ;;
+*)
+	echo "p5-efa-sweep: P5_SWEEP_OP: unknown collective '$op' (expected allreduce, allgather or alltoall)" >&2
+	exit 2
+	;;
+esac
+meas=$here/published/p5_efa_${op}_sweep.csv
 # one run per (nodes, algorithm, protocol): "nodes algo proto size,size,...";
-# "nodes nccl - sizes" where NCCL's own tuner chose
+# "nodes nccl - sizes" where NCCL's own tuner chose; a row with no tuner
+# (alltoall) runs pairwise
 groups() {
 	grep -v '^#' "$meas" | tail -n +2 | awk -F, -v only="${P5_SWEEP_NODES:-}" '{
 		if (only != "" && $3 != only) next;
-		split($NF, s, "tuner: "); sub(/"$/, "", s[2]); split(s[2], ap, " ");
+		if ($NF !~ /tuner: /) { ap[1] = "pairwise"; ap[2] = "simple" }
+		else { split($NF, s, "tuner: "); sub(/"$/, "", s[2]); split(s[2], ap, " ") }
 		if (ap[2] == "") ap[2] = "-";
 		key = $3 " " ap[1] " " ap[2];
 		if (!(key in sizes)) { order[n++] = key; sizes[key] = $6 "B" }
@@ -31,23 +46,26 @@ groups() {
 	} END { for (i = 0; i < n; i++) print order[i], sizes[order[i]] }'
 }
 name=p5-efa-sweep
+[ "$op" = allreduce ] || name=p5-efa-$op
 # shellcheck source=validate/sweep-common.sh
 . "$here/sweep-common.sh"
 scen=$out/p5.yaml
-cat > "$scen" <<'EOF'
+cat > "$scen" <<EOF
 schema_version: 1
-name: p5 EFA allreduce sweep (validate/published/p5_efa_allreduce_sweep.csv)
+name: p5 EFA $op sweep (validate/published/p5_efa_${op}_sweep.csv)
 topology: {preset: p5, nodes: 2}
-collective: {op: allreduce, algo: ring, sizes: [1MiB]}
+collective: {op: $op, algo: ring, sizes: [1MiB]}
 EOF
 groups > "$out/groups.txt"
 # one run: nodes, algorithm, protocol, sizes, then "$@"
 run_one() {
 	n=$1 a=$2 q=$3 sz=$4
 	shift 4
-	# the run's NCCL_BUFFSIZE=8388608 sets Simple's buffer (LL128 keeps its own)
+	# the run's NCCL_BUFFSIZE=8388608 sets Simple's buffer (LL128 keeps its own);
+	# send/receive moves NCCL_P2P_NET_CHUNKSIZE (512 KiB) a step, 8 steps a buffer
 	buf=""
 	[ "$q" = simple ] && buf="--set collective.buffer=8MiB"
+	[ "$a" = pairwise ] && buf="--set collective.chunk=512KiB --set collective.slice=512KiB --set collective.buffer=4MiB"
 	# shellcheck disable=SC2086
 	"$gcsim" run "$scen" --set topology.nodes="$n" --set collective.algo="$a" \
 		--set collective.protocol="$q" --set collective.sizes="[$sz]" $buf "$@" \

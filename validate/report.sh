@@ -8,7 +8,8 @@
 #   sh validate/report.sh [-o DIR] [GCSIM]
 #
 # DIR defaults to docs (the committed report, `make validate`), GCSIM to
-# build/gcsim. The sets: p5 (validate/p5-efa-sweep.sh), h100
+# build/gcsim. The sets: p5, p5ag and p5a2a (validate/p5-efa-sweep.sh:
+# allreduce, and with P5_SWEEP_OP allgather and alltoall), h100
 # (validate/h100-nccl-tests.sh: the InfiniBand and the one-node sets), b200
 # (validate/b200-sendrecv.sh), deepep (validate/deepep-normal.sh), ref
 # (validate/nccl-reference.sh: the mixed reference set) and moe
@@ -60,12 +61,12 @@ case $version in
 esac
 
 # the sets asked for, in the report's order
-only=$(echo "${VALIDATE_ONLY:-p5 h100 b200 deepep ref moe}" | tr ',' ' ')
+only=$(echo "${VALIDATE_ONLY:-p5 p5ag p5a2a h100 b200 deepep ref moe}" | tr ',' ' ')
 for s in $only; do
 	case $s in
-	p5 | h100 | b200 | deepep | ref | moe) ;;
+	p5 | p5ag | p5a2a | h100 | b200 | deepep | ref | moe) ;;
 	*)
-		echo "$me: VALIDATE_ONLY: unknown set '$s' (expected p5, h100, b200, deepep, ref, moe)" >&2
+		echo "$me: VALIDATE_ONLY: unknown set '$s' (expected p5, p5ag, p5a2a, h100, b200, deepep, ref, moe)" >&2
 		exit 2
 		;;
 	esac
@@ -107,7 +108,7 @@ run_script() {
 busbw_awk='
 function factor(coll, n) {
 	if (coll == "allreduce") return 2 * (n - 1) / n;
-	if (coll == "allgather" || coll == "reducescatter") return (n - 1) / n;
+	if (coll == "allgather" || coll == "reducescatter" || coll == "alltoall") return (n - 1) / n;
 	return 1;
 }
 function busbw(coll, n, bytes, us) { return bytes / (us * 1e3) * factor(coll, n) }
@@ -124,17 +125,23 @@ function csv(line, f,    n, i, c, q, cur) {
 	return n;
 }'
 
-# p5: the report's rows, with the algorithm and protocol of each point from
-# its published row (the aws-ofi-nccl tuner's pick, which the script runs),
-# or where the plugin leaves it to NCCL, NCCL's model's pick
-if want p5; then
-	run_script p5 "$here/p5-efa-sweep.sh" "$tmp/p5"
-	[ -s "$tmp/p5/report.csv" ] || { echo "$me: validate/p5-efa-sweep.sh wrote no report.csv" >&2; exit 1; }
+# p5_points OP SET: the rows of a p5 sweep (validate/p5-efa-sweep.sh with
+# P5_SWEEP_OP=OP), with the algorithm and protocol of each point from its
+# published row (the aws-ofi-nccl tuner's pick, which the script runs), or
+# where the plugin leaves it to NCCL, NCCL's model's pick; alltoall rows
+# name no tuner and run pairwise
+p5_points() {
+	P5_SWEEP_OP=$1
+	export P5_SWEEP_OP
+	run_script "$2" "$here/p5-efa-sweep.sh" "$tmp/$2"
+	unset P5_SWEEP_OP
+	[ -s "$tmp/$2/report.csv" ] || { echo "$me: validate/p5-efa-sweep.sh ($1) wrote no report.csv" >&2; exit 1; }
 	awk -v OFS='\t' "$busbw_awk"'
 		phase == 0 { nccl[$1 "/" $2] = $3 " (NCCL)"; next }
 		phase == 1 { if ($0 ~ /^#/ || $0 ~ /^system,/) next; csv($0, f);
-			split(f[10], s, "tuner: "); split(s[2], ap, " ");
-			pick[f[2] "/" f[6]] = ap[1] == "nccl" ? nccl[f[3] "/" f[6]] : ap[1] "/" ap[2];
+			if (f[10] !~ /tuner: /) pick[f[2] "/" f[6]] = "pairwise/simple";
+			else { split(f[10], s, "tuner: "); split(s[2], ap, " ");
+				pick[f[2] "/" f[6]] = ap[1] == "nccl" ? nccl[f[3] "/" f[6]] : ap[1] "/" ap[2] }
 			nodes[f[2]] = f[3]; next }
 		FNR == 1 { next }
 		{ split($0, r, ",");
@@ -143,9 +150,12 @@ if want p5; then
 			series = nodes[n] " nodes";
 			print series, series, r[4], r[4], n, r[5], r[6], busbw(r[1], n, r[4], r[5]),
 				busbw(r[1], n, r[4], r[6]), r[7], algo, r[8] }' \
-		phase=0 "$tmp/p5/nccl-picks.txt" phase=1 "$pub/p5_efa_allreduce_sweep.csv" \
-		phase=2 "$tmp/p5/report.csv" > "$tmp/pts/p5-efa.tsv"
-fi
+		phase=0 "$tmp/$2/nccl-picks.txt" phase=1 "$pub/p5_efa_$1_sweep.csv" \
+		phase=2 "$tmp/$2/report.csv" > "$tmp/pts/$2.tsv"
+}
+if want p5; then p5_points allreduce p5-efa; fi
+if want p5ag; then p5_points allgather p5-efa-allgather; fi
+if want p5a2a; then p5_points alltoall p5-efa-alltoall; fi
 
 # h100: one script for two sets, told apart by the published file each
 # measured row comes from. The report's rows keep the measured rows' order
@@ -422,6 +432,30 @@ script: `validate/p5-efa-sweep.sh` (`make validate-p5` runs it alone). Error:
 predicted time / published time - 1.
 EOF
 fi
+if want p5ag; then
+	section p5-efa-allgather "AWS p5 (EFA) allgather sweep" bytes "busbw (GB/s)" <<'EOF'
+nccl-tests `all_gather_perf` on the same p5.48xlarge cluster, set-up and
+releases as the allreduce sweep above (2 to 32 nodes, 32 MiB to 2 GiB of
+output, `NCCL_BUFFSIZE=8388608`, NCCL 2.27.7, aws-ofi-nccl 1.16.3). The
+plugin's tuner has no allgather regions for 8 GPUs a node, so NCCL 2.27.7's
+own model picks every point ("(NCCL)"), and the prediction runs its pick.
+Published: `validate/published/p5_efa_allgather_sweep.csv`; script:
+`P5_SWEEP_OP=allgather validate/p5-efa-sweep.sh`. Error: predicted time /
+published time - 1.
+EOF
+fi
+if want p5a2a; then
+	section p5-efa-alltoall "AWS p5 (EFA) alltoall sweep" bytes "busbw (GB/s)" <<'EOF'
+nccl-tests `alltoall_perf` on the same p5.48xlarge cluster and set-up (2 to
+32 nodes, 32 MiB to 2 GiB per GPU, `NCCL_P2P_NET_CHUNKSIZE=524288`). NCCL
+runs it as grouped send/receive; predicted as `algo pairwise` with the
+run's 512 KiB send/receive step as the message and NCCL's 8 steps of it as
+each connection's buffer (src/init.cc). Published:
+`validate/published/p5_efa_alltoall_sweep.csv`; script:
+`P5_SWEEP_OP=alltoall validate/p5-efa-sweep.sh`. Error: predicted time /
+published time - 1.
+EOF
+fi
 if want h100; then
 	section h100-ib "H100 nodes with 400 Gb/s InfiniBand: allreduce on 2 to 8 nodes" bytes "busbw (GB/s)" <<'EOF'
 nccl-tests `all_reduce_perf` on 8x H100 SXM nodes, 8 x 400 Gb/s InfiniBand
@@ -567,10 +601,11 @@ most 5 % and the largest at most 15 %; a FAIL is a result, not a failed run.
 The band of a point: pass within 5 %, warn within 15 %, fail beyond. The
 bandwidths of the nccl-tests sets are busbw (the size over the time, times
 nccl-tests' factor: 2(n-1)/n for allreduce, (n-1)/n for allgather and
-reduce-scatter); "gcsim algorithm/protocol" is what the prediction ran.
+reduce-scatter, (n-1)/n for alltoall); "gcsim algorithm/protocol" is
+what the prediction ran.
 
 EOF
-	for id in p5-efa h100-ib h100-node b200-sendrecv deepep-normal nccl-reference moe-published; do
+	for id in p5-efa p5-efa-allgather p5-efa-alltoall h100-ib h100-node b200-sendrecv deepep-normal nccl-reference moe-published; do
 		[ ! -f "$tmp/md/$id.md" ] || cat "$tmp/md/$id.md"
 	done
 	# a published file that no script here predicts is named, so that
@@ -579,7 +614,7 @@ EOF
 	for f in "$pub"/*.csv; do
 		b=${f##*/}
 		case $b in
-		p5_efa_allreduce_sweep.csv | h100_ib_nccl_tests.csv | h100_node_nccl_tests.csv | b200_ib_sendrecv.csv | deepep_normal.csv | nccl_tests_published.csv | moe_published.csv) ;;
+		p5_efa_allreduce_sweep.csv | p5_efa_allgather_sweep.csv | p5_efa_alltoall_sweep.csv | h100_ib_nccl_tests.csv | h100_node_nccl_tests.csv | b200_ib_sendrecv.csv | deepep_normal.csv | nccl_tests_published.csv | moe_published.csv) ;;
 		*) left="$left $b" ;;
 		esac
 	done

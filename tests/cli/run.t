@@ -185,6 +185,15 @@ P5_SWEEP_NODES=2 sh validate/p5-efa-sweep.sh "$G" "$T/p5two" >"$T/p5two.txt" 2>/
 check "p5 sweep, 2-node rows: 9 compared, verdict printed, 1 GiB within 5 %" \
   "[ $rc -eq 1 ] && grep -q '^# compared 9 points' '$T/p5two.txt' && awk -F, '\$4 == 1073741824 { e = \$7; if (e < 0) e = -e; found = 1; exit !(e < 5) } END { if (!found) exit 1 }' '$T/p5two/report.csv'"
 
+# The same cluster's allgather and alltoall sweeps (P5_SWEEP_OP): 5 runs
+# each cover their 35 rows (NCCL's own pick per size; pairwise), and an
+# unknown collective is status 2 with one line.
+check "p5 allgather and alltoall sweeps: 5 runs cover 35 rows each" \
+  "[ \"\$(P5_SWEEP_OP=allgather sh validate/p5-efa-sweep.sh --list | awk '\$2 == \"nccl\" { r++; n += split(\$4, a, \",\") } END { print r + 0, n + 0 }')\" = '5 35' ] && [ \"\$(P5_SWEEP_OP=alltoall sh validate/p5-efa-sweep.sh --list | awk '\$2 == \"pairwise\" { r++; n += split(\$4, a, \",\") } END { print r + 0, n + 0 }')\" = '5 35' ]"
+P5_SWEEP_OP=broadcast sh validate/p5-efa-sweep.sh "$G" "$T/p5bad" >/dev/null 2>"$T/e"; rc=$?
+check "p5 sweep of an unknown collective: status 2, one line naming it, no folder" \
+  "[ $rc -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q \"'broadcast'\" '$T/e' && [ ! -e '$T/p5bad' ]"
+
 # The published H100 runs (validate/published/h100_*_nccl_tests.csv): 10
 # groups cover the 304 rows (134 allreduce across nodes, 108 allgather and
 # reduce-scatter and 62 allreduce on one node); a missing binary is status 3 and leaves

@@ -1,11 +1,11 @@
 #!/bin/sh
 # The committed accuracy report (docs/VALIDATION.md, `make validate`) still
-# holds: the sets named by PIN_SETS (default: h100, b200, deepep and ref,
-# about a minute and a half) are predicted again and must give the
+# holds: the sets named by PIN_SETS (default: the p5 allgather and alltoall
+# sweeps, h100, b200, deepep and ref, about a minute and a half) are predicted again and must give the
 # committed summary rows (median and largest |error|), every point of
 # their tables and their plots, byte for byte. A change that moves a
 # prediction fails here until `make validate` regenerates the report and
-# it is committed with the change. The p5 sweep (nvlstree on 32 nodes at 4
+# it is committed with the change. The p5 allreduce sweep (nvlstree on 32 nodes at 4
 # and 8 GiB) and the MoE set (pplx's IBRC rows in the flow model), two
 # minutes together, run with PIN_SETS=p5,moe in `make test-validation-slow`,
 # which CI runs after the suite, so that the suite keeps under ten
@@ -13,13 +13,15 @@
 cd "$(dirname "$0")/../.." || exit 1
 . tests/tap.sh
 
-sets=${PIN_SETS:-h100,b200,deepep,ref}
+sets=${PIN_SETS:-p5ag,p5a2a,h100,b200,deepep,ref}
 # per set: its sections' ids and the start of their headings
 ids=
 heads=
 for s in $(echo "$sets" | tr ',' ' '); do
 	case $s in
-	p5) ids="$ids p5-efa" heads="$heads|AWS p5" ;;
+	p5) ids="$ids p5-efa" heads="$heads|AWS p5 [(]EFA[)] allreduce" ;;
+	p5ag) ids="$ids p5-efa-allgather" heads="$heads|AWS p5 [(]EFA[)] allgather" ;;
+	p5a2a) ids="$ids p5-efa-alltoall" heads="$heads|AWS p5 [(]EFA[)] alltoall" ;;
 	h100) ids="$ids h100-ib h100-node" heads="$heads|H100 nodes|One H100 node" ;;
 	b200) ids="$ids b200-sendrecv" heads="$heads|B200 nodes" ;;
 	deepep) ids="$ids deepep-normal" heads="$heads|DeepEP normal" ;;

@@ -154,36 +154,61 @@ static void test_reference_csv(void)
 	g_free(path);
 }
 
-/* The published p5 sweep (validate/published/): every row loads, names the
- * algorithm the AWS tuner ran ("default" on two nodes, where it leaves the
- * choice to NCCL), and its two bandwidth columns agree with nccl-tests'
- * allreduce factor 2 (n - 1) / n, which catches a row copied wrong. */
-static void test_p5_sweep_data(void)
+/* A published p5 sweep (validate/published/p5_efa_OP_sweep.csv): every row
+ * loads as OP on 16 to 256 ranks in whole nodes, and its two bandwidth
+ * columns agree with nccl-tests' factor for OP, which catches a row copied
+ * wrong. Returns the points (n of them) for the caller's own checks. */
+static gc_result_point *load_p5_sweep(const char *op, size_t expect)
 {
 	char *dir = g_path_get_dirname(__FILE__);
-	char *path = g_build_filename(dir, "..", "..", "validate", "published",
-				      "p5_efa_allreduce_sweep.csv", NULL);
+	char *file = g_strdup_printf("p5_efa_%s_sweep.csv", op);
+	char *path = g_build_filename(dir, "..", "..", "validate", "published", file, NULL);
 	g_free(dir);
+	g_free(file);
 	gc_result_point *p = NULL;
 	size_t n = 0;
 	char *err = NULL;
 	g_assert_cmpint(gv_load_points(path, &p, &n, &err), ==, GC_OK);
-	g_assert_cmpuint(n, ==, 45);
+	g_assert_cmpuint(n, ==, expect);
 	for (size_t i = 0; i < n; i++) {
-		g_assert_cmpstr(p[i].collective, ==, "allreduce");
+		g_assert_cmpstr(p[i].collective, ==, op);
+		g_assert_true(p[i].nranks % 8 == 0 && p[i].nranks >= 16 && p[i].nranks <= 256);
+		double algbw = (double)p[i].size_bytes / (p[i].time_us * 1e-6) * 1e-9;
+		double factor = (double)(p[i].nranks - 1) / p[i].nranks;
+		if (!strcmp(op, "allreduce"))
+			factor *= 2;
+		g_assert_cmpfloat(fabs(p[i].busbw_GBps / (algbw * factor) - 1), <, 0.01);
+	}
+	g_free(path);
+	return p;
+}
+
+/* The allreduce sweep names the algorithm the AWS tuner ran ("default" on
+ * two nodes, where it leaves the choice to NCCL); the allgather sweep
+ * leaves every choice to NCCL (the tuner has no allgather regions at 8
+ * GPUs a node) and alltoall has none to make: "default" throughout. */
+static void test_p5_sweep_data(void)
+{
+	gc_result_point *p = load_p5_sweep("allreduce", 45);
+	for (size_t i = 0; i < 45; i++) {
 		if (p[i].nranks == 16)
 			g_assert_cmpstr(p[i].algo, ==, "default");
 		else
 			g_assert_true(!strcmp(p[i].algo, "default(ring)") ||
 				      !strcmp(p[i].algo, "default(tree)") ||
 				      !strcmp(p[i].algo, "default(nvlstree)"));
-		g_assert_true(p[i].nranks % 8 == 0 && p[i].nranks >= 16 && p[i].nranks <= 256);
-		double algbw = (double)p[i].size_bytes / (p[i].time_us * 1e-6) * 1e-9;
-		double factor = 2.0 * (p[i].nranks - 1) / p[i].nranks;
-		g_assert_cmpfloat(fabs(p[i].busbw_GBps / (algbw * factor) - 1), <, 0.01);
 	}
 	g_free(p);
-	g_free(path);
+	const char *ops[] = {"allgather", "alltoall"};
+	for (int k = 0; k < 2; k++) {
+		p = load_p5_sweep(ops[k], 35);
+		for (size_t i = 0; i < 35; i++) {
+			g_assert_cmpstr(p[i].algo, ==, "default");
+			g_assert_cmpuint(p[i].size_bytes, >=, 32u << 20);
+			g_assert_cmpuint(p[i].size_bytes, <=, 2048ull << 20);
+		}
+		g_free(p);
+	}
 }
 
 static void test_compare_bands(void)
