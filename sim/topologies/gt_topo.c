@@ -79,6 +79,14 @@ static const gc_param topo_params[] = {
 	{"topology.nic.latency", GC_P_TIME, "14us", NULL, 0, LAT_MAX,
 	 "dgx: per-message latency GPU to GPU across the network",
 	 "NCCL tuning.cc hwLat NET Simple (shared/reference/README.md)"},
+	{"topology.nic.declared_latency", GC_P_TIME, "0us", NULL, 0, LAT_MAX,
+	 "dgx: the latency the network plugin declares to NCCL (ncclNetProperties_t latency), "
+	 "which NCCL's cost model adds to its own network hop for every protocol (twice for "
+	 "Simple): it steers NCCL's choices (collective.tuner nccl), while the simulated messages "
+	 "keep topology.nic.latency; 0: none declared, and the part of topology.nic.latency "
+	 "beyond NCCL's 14 us hop stands for it",
+	 "NCCL tuning.cc (interLat += graph latencyInter); NCCL's InfiniBand transport declares "
+	 "0; aws-ofi-nccl src/platform-aws.cpp: 75 us on p4d and p5, 35 us on p5en and later"},
 	{"topology.pcie.bandwidth", GC_P_BW, "52GB/s", NULL, 1, BW_MAX,
 	 "dgx: each GPU's PCIe link per direction (to its NIC; with topology.intra pcie to its "
 	 "peers too)",
@@ -200,6 +208,7 @@ static const char *const flat_only[] = {"topology.link.bandwidth", "topology.lin
 static const char *const dgx_only[] = {
 	"topology.nodes",	  "topology.gpus_per_node", "topology.nvlink.bandwidth",
 	"topology.nvlink.latency", "topology.nic.bandwidth", "topology.nic.latency",
+	"topology.nic.declared_latency",
 	"topology.pcie.bandwidth", "topology.pcie.latency",  "topology.nvlink.nvls_efficiency",
 	"topology.fabric.kind", "topology.fabric.leaf_nics", "topology.fabric.oversubscription",
 	"topology.fabric.routing", "topology.fabric.switch_latency", "topology.fabric.pxn",
@@ -245,6 +254,7 @@ static const char *const pcie_only[] = {
  * (Milan), p5en Intel Xeon (Sapphire Rapids); GB200 NVIDIA Grace (Arm). */
 typedef struct topo_preset {
 	const char *name, *nvlink_bw, *nic_bw, *nic_latency, *pcie_bw;
+	const char *nic_declared; /* the latency its net plugin declares to NCCL */
 	bool nvls; /* the NVSwitch reduces and multicasts (NVLink SHARP) */
 	const char *gpus_per_node, *nvls_eff, *arch;
 	const char *cpu; /* the host CPU's vendor (NCCL reads it: topology.cpu) */
@@ -256,16 +266,16 @@ typedef struct topo_preset {
 } topo_preset;
 
 static const topo_preset presets[] = {
-	{"dgx-h100", "374GB/s", "400Gbps", "14us", "52GB/s", true, "8", "0.85", "hopper", "intel", "0",
+	{"dgx-h100", "374GB/s", "400Gbps", "14us", "52GB/s", "0us", true, "8", "0.85", "hopper", "intel", "0",
 	 true},
-	{"p5", "374GB/s", "400Gbps", "75us", "52GB/s", true, "8", "0.85", "hopper", "amd", "0", false},
-	{"p5en", "374GB/s", "400Gbps", "35us", "52GB/s", true, "8", "0.85", "hopper", "intel", "0", false},
-	{"dgx-a100", "240GB/s", "200Gbps", "14us", "25GB/s", false, "8", "0.85", "ampere", "amd", "0",
+	{"p5", "374GB/s", "400Gbps", "75us", "52GB/s", "75us", true, "8", "0.85", "hopper", "amd", "0", false},
+	{"p5en", "374GB/s", "400Gbps", "35us", "52GB/s", "35us", true, "8", "0.85", "hopper", "intel", "0", false},
+	{"dgx-a100", "240GB/s", "200Gbps", "14us", "25GB/s", "0us", false, "8", "0.85", "ampere", "amd", "0",
 	 true},
-	{"p4d", "240GB/s", "100Gbps", "75us", "25GB/s", false, "8", "0.85", "ampere", "intel", "4", false},
-	{"dgx-b200", "722GB/s", "400Gbps", "14us", "52GB/s", true, "8", "0.74", "blackwell", "intel",
+	{"p4d", "240GB/s", "100Gbps", "75us", "25GB/s", "75us", false, "8", "0.85", "ampere", "intel", "4", false},
+	{"dgx-b200", "722GB/s", "400Gbps", "14us", "52GB/s", "0us", true, "8", "0.74", "blackwell", "intel",
 	 "0", false},
-	{"gb200-nvl72", "722GB/s", "400Gbps", "14us", "52GB/s", true, "72", "0.74", "blackwell",
+	{"gb200-nvl72", "722GB/s", "400Gbps", "14us", "52GB/s", "0us", true, "72", "0.74", "blackwell",
 	 "arm", "0", false},
 };
 
@@ -385,6 +395,7 @@ gc_status gt_topo_check(gc_config *cfg, char **errmsg)
 		gc_config_set_default(cfg, "topology.nvlink.latency", "3.4us", o);
 		gc_config_set_default(cfg, "topology.nic.bandwidth", ps->nic_bw, o);
 		gc_config_set_default(cfg, "topology.nic.latency", ps->nic_latency, o);
+		gc_config_set_default(cfg, "topology.nic.declared_latency", ps->nic_declared, o);
 		gc_config_set_default(cfg, "topology.pcie.bandwidth", ps->pcie_bw, o);
 		gc_config_set_default(cfg, "topology.nics_per_node", ps->nics, o);
 	}
@@ -540,6 +551,7 @@ gc_status gt_topo_from_config(const gc_config *cfg, gt_topo *t, char **errmsg)
 		t->nvlink = spec(cfg, "topology.nvlink");
 		t->nvls_eff = gc_config_double(cfg, "topology.nvlink.nvls_efficiency");
 		t->nic = spec(cfg, "topology.nic");
+		t->nic_declared_ps = gc_config_time(cfg, "topology.nic.declared_latency");
 		t->pcie = spec(cfg, "topology.pcie");
 		int nics = (int)gc_config_int(cfg, "topology.nics_per_node");
 		t->nic_share = nics > 0 ? t->gpus_per_node / nics : 1;

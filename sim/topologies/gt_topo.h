@@ -101,6 +101,9 @@ typedef struct gt_topo {
 	gt_link_spec nvlink; /* dgx */
 	gt_link_spec pcie;   /* dgx */
 	gt_link_spec nic;    /* dgx: each NIC's */
+	/* dgx: the latency the net plugin declares to NCCL, which only NCCL's
+	 * cost model reads (0: none) */
+	int64_t nic_declared_ps;
 	int nic_share;	     /* dgx: GPUs per NIC (topology.nics_per_node; 0 or 1: one each) */
 	gt_nic_path nic_path; /* dgx: topology.nic_path */
 	/* dgx: the node's inside (see gt_intra); pcie only: */

@@ -5,7 +5,7 @@
  *  - The model's latencies are NCCL's constants: at 8 B, where the bytes
  *    cost nothing, the estimates are the sums of its base and per-hop
  *    latencies (and, across nodes, its ring's per-step network overhead,
- *    which is the CPU's).
+ *    which is the CPU's, and the latency the net plugin declares).
  *  - Its choices match what NCCL logged on 64 nodes of 8 H200 with 8 NICs
  *    each (NVIDIA/nccl#1752, NCCL_DEBUG=INFO): "AllReduce: 16777216 Bytes
  *    -> Algo TREE proto LL128", "33554432 Bytes -> Algo NVLS_TREE proto
@@ -73,6 +73,24 @@ static void test_latency_constants(void)
 	const char *const amd[] = {"topology.cpu=amd", NULL};
 	r = run_yaml(h100, amd);
 	g_assert_cmpfloat_with_epsilon(estimate(r, GS_ALGO_RING, GM_PROTO_SIMPLE, 8), 204.4, 0.01);
+	gm_run_free(r);
+	/* p5: NCCL adds the 75 us AWS's plugin declares to its own network hop
+	 * (tree LL: 6.8 + 2 x (7 x 0.6 + (5.0 + 75))), and Simple's flush
+	 * twice (ring: 8.4 + 28 x 6 (AMD) + 2 x (14 + 2 x 75)) */
+	const char *const p5[] = {"topology.preset=p5", NULL};
+	r = run_yaml(h100, p5);
+	g_assert_cmpfloat_with_epsilon(estimate(r, GS_ALGO_TREE, GM_PROTO_LL, 8), 175.2, 0.01);
+	g_assert_cmpfloat_with_epsilon(estimate(r, GS_ALGO_RING, GM_PROTO_SIMPLE, 8), 504.4, 0.01);
+	gm_run_free(r);
+	/* with none declared, the part of the network latency beyond NCCL's
+	 * 14 us hop stands for it: 75 - 14 = 61 */
+	const char *const p5none[] = {"topology.preset=p5", "topology.nic.declared_latency=0us", NULL};
+	r = run_yaml(h100, p5none);
+	g_assert_cmpfloat_with_epsilon(estimate(r, GS_ALGO_TREE, GM_PROTO_LL, 8), 147.2, 0.01);
+	gm_run_free(r);
+	const char *const ib75[] = {"topology.nic.latency=75us", NULL};
+	r = run_yaml(h100, ib75);
+	g_assert_cmpfloat_with_epsilon(estimate(r, GS_ALGO_TREE, GM_PROTO_LL, 8), 147.2, 0.01);
 	gm_run_free(r);
 }
 

@@ -80,13 +80,17 @@ bool gm_tuner_init(gm_tuner *tu, const gt_topo *t, int nranks, int rpn, int nch,
 		tu->ring_ll128[k] = model->ring_ll128[gen][k];
 		tu->tree_ll128[k] = model->tree_ll128[gen][k];
 	}
-	/* gcsim's network latency is the whole per-message latency of a Simple
-	 * step; NCCL's model adds the plugin's own latency to its 14 us hop, so
-	 * the part beyond 14 us is the plugin's (InfiniBand: 0; AWS's EFA
-	 * plugin declares 75 us on p5, which gcsim takes as the whole) */
+	/* NCCL's model adds the latency the net plugin declares (latencyInter)
+	 * to its own hop: topology.nic.declared_latency (InfiniBand: 0; AWS's
+	 * EFA plugin 75 us on p5, which gcsim's network takes as the whole
+	 * per-message latency). With none declared, the part of gcsim's
+	 * network latency beyond NCCL's 14 us hop stands for it. */
 	double net_us = (double)(t->kind == GT_FLAT ? t->link.lat_ps : t->nic.lat_ps) * 1e-6;
 	const double ring_net = hw_lat(tu, HW_NET, A_RING, T_SIMPLE);
-	tu->lat_inter_us = net_us > ring_net ? net_us - ring_net : 0;
+	tu->lat_inter_us = t->kind != GT_FLAT && t->nic_declared_ps > 0
+				   ? (double)t->nic_declared_ps * 1e-6
+			   : net_us > ring_net ? net_us - ring_net
+					       : 0;
 	if (nch < 1)
 		nch = 1;
 	/* ring: every channel crosses each GPU's NVLink port (on a PCIe node,

@@ -317,6 +317,18 @@ static const char *collective_unused(use *u, const char *key)
 			return u->buf;
 		}
 	}
+	if (!strcmp(key, "topology.nic.declared_latency")) {
+		if (u->no_net)
+			return u->no_net;
+		if (!r->tuner_nccl) {
+			snprintf(u->buf, sizeof(u->buf),
+				 "only NCCL's cost model reads it (collective.tuner nccl), and this "
+				 "run's choices are gcsim's (%s); the simulated messages keep "
+				 "topology.nic.latency; leave it out",
+				 u->what);
+			return u->buf;
+		}
+	}
 	if (!strcmp(key, "collective.nccl_version") && !r->tuner_nccl) {
 		snprintf(u->buf, sizeof(u->buf),
 			 "it names the release of NCCL's cost model, which collective.tuner nccl "
