@@ -266,17 +266,20 @@ typedef struct topo_preset {
 } topo_preset;
 
 static const topo_preset presets[] = {
-	{"dgx-h100", "374GB/s", "400Gbps", "14us", "52GB/s", "0us", true, "8", "0.85", "hopper", "intel", "0",
-	 true},
-	{"p5", "374GB/s", "400Gbps", "75us", "52GB/s", "75us", true, "8", "0.85", "hopper", "amd", "0", false},
-	{"p5en", "374GB/s", "400Gbps", "35us", "52GB/s", "35us", true, "8", "0.85", "hopper", "intel", "0", false},
-	{"dgx-a100", "240GB/s", "200Gbps", "14us", "25GB/s", "0us", false, "8", "0.85", "ampere", "amd", "0",
-	 true},
-	{"p4d", "240GB/s", "100Gbps", "75us", "25GB/s", "75us", false, "8", "0.85", "ampere", "intel", "4", false},
-	{"dgx-b200", "722GB/s", "400Gbps", "14us", "52GB/s", "0us", true, "8", "0.74", "blackwell", "intel",
+	{"dgx-h100", "374GB/s", "400Gbps", "14us", "52GB/s", "0us", true, "8", "0.85", "hopper",
+	 "intel", "0", true},
+	{"p5", "374GB/s", "400Gbps", "75us", "52GB/s", "75us", true, "8", "0.85", "hopper", "amd",
 	 "0", false},
-	{"gb200-nvl72", "722GB/s", "400Gbps", "14us", "52GB/s", "0us", true, "72", "0.74", "blackwell",
-	 "arm", "0", false},
+	{"p5en", "374GB/s", "400Gbps", "35us", "52GB/s", "35us", true, "8", "0.85", "hopper",
+	 "intel", "0", false},
+	{"dgx-a100", "240GB/s", "200Gbps", "14us", "25GB/s", "0us", false, "8", "0.85", "ampere",
+	 "amd", "0", true},
+	{"p4d", "240GB/s", "100Gbps", "75us", "25GB/s", "75us", false, "8", "0.85", "ampere",
+	 "intel", "4", false},
+	{"dgx-b200", "722GB/s", "400Gbps", "14us", "52GB/s", "0us", true, "8", "0.74", "blackwell",
+	 "intel", "0", false},
+	{"gb200-nvl72", "722GB/s", "400Gbps", "14us", "52GB/s", "0us", true, "72", "0.74",
+	 "blackwell", "arm", "0", false},
 };
 
 /* NCCL's figures per GPU generation (GB/s; one node, two, more), from
