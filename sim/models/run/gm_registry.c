@@ -59,15 +59,15 @@ static const gm_model_info models[] = {
 	 "NVIDIA DGX H100 user guide; defaults in shared/reference/", "topology.preset, topology.nodes"},
 	{"p5", "topology",
 	 "AWS p5.48xlarge nodes: 8 H100s on NVSwitch, 4 x 100 Gb/s EFA per GPU (400 Gb/s), 75 us per "
-	 "network message",
+	 "network message, which NCCL's cost model adds to its own hop as the plugin declares it",
 	 "AWS p5 instance specification; aws-ofi-nccl src/platform-aws.cpp (latency the plugin declares "
 	 "to NCCL for p5)",
-	 "topology.preset, topology.nodes"},
+	 "topology.preset, topology.nodes, topology.nic.declared_latency"},
 	{"p5en", "topology",
 	 "AWS p5en.48xlarge nodes: 8 H200s on NVSwitch, 2 x 200 Gb/s EFA per GPU (400 Gb/s), 35 us per "
-	 "network message",
+	 "network message, which NCCL's cost model adds to its own hop as the plugin declares it",
 	 "AWS p5en instance specification; aws-ofi-nccl src/platform-aws.cpp (\"p-series\" latency)",
-	 "topology.preset, topology.nodes"},
+	 "topology.preset, topology.nodes, topology.nic.declared_latency"},
 	{"dgx-a100", "topology",
 	 "DGX A100 nodes: 8 A100s on second-generation NVSwitch (no NVLink SHARP), NVLink3 240 GB/s, "
 	 "one 200 Gb/s HDR NIC per GPU",
@@ -76,9 +76,9 @@ static const gm_model_info models[] = {
 	 "topology.preset, topology.nodes"},
 	{"p4d", "topology",
 	 "AWS p4d.24xlarge nodes: 8 A100s on NVSwitch, 4 x 100 Gb/s EFA per node (each NIC shared by two GPUs), "
-	 "75 us per network message",
+	 "75 us per network message, which NCCL's cost model adds to its own hop as the plugin declares it",
 	 "AWS p4d instance specification; aws-ofi-nccl src/platform-aws.cpp (p4d.24xlarge latency)",
-	 "topology.preset, topology.nodes"},
+	 "topology.preset, topology.nodes, topology.nic.declared_latency"},
 	{"dgx-b200", "topology",
 	 "DGX B200 nodes: 8 B200s on NVSwitch, NVLink5 722 GB/s, NVLS at 0.74 of a port, one 400 "
 	 "Gb/s ConnectX-7 per GPU",
