@@ -42,7 +42,8 @@ sim: {fold: false}"
 # double binary tree gives nodes different places, so no block of ranks
 # stands for the others, but the channels rotate with a node's GPUs: 2
 # of the tree's 16 channels, 1 of each 8 of nvlstree's blocks, stand for
-# all on every rank (sim.fold). Once the pipeline fills (past 256 MiB)
+# all on every rank, and nvlstree's channels repeat every 2 (one a tree),
+# so 2 of its 128 blocks stand for all (sim.fold). Once the pipeline fills (past 256 MiB)
 # every flow is in one component, which the local solves (sim.solve auto)
 # leave uncollected (docs/PERFORMANCE.md)
 scenario "tree allreduce, 2048 DGX H100 nodes, 16 MiB, 256 MiB and 1 GiB (channels folded, local solves)" \

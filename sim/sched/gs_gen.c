@@ -527,12 +527,13 @@ uint64_t gs_gen_total_steps(const gs_gen *g)
 typedef struct gs_img {
 	bool rot;
 	int P, S, G, n, R, spc;
+	int T; /* > 0: channel c's image is c + T G, on the same ranks */
 } gs_img;
 
 /* a peer's image; -1 stays -1 */
 static int32_t img_peer(const gs_img *f, int32_t peer)
 {
-	if (peer < 0 || (f->rot && peer >= f->n)) /* a helper stays itself */
+	if (peer < 0 || f->T > 0 || (f->rot && peer >= f->n)) /* a helper stays itself */
 		return peer;
 	if (!f->rot)
 		return (int32_t)(((int64_t)peer + f->P) % f->n);
@@ -543,6 +544,8 @@ static int32_t img_peer(const gs_img *f, int32_t peer)
  * S further on */
 static int img_strand(const gs_img *f, int c)
 {
+	if (f->T > 0)
+		return c + f->T * f->G * f->spc;
 	if (!f->rot)
 		return c;
 	return gs_rot_channel(c / f->spc, f->S, f->G) * f->spc + c % f->spc;
@@ -551,14 +554,16 @@ static int img_strand(const gs_img *f, int c)
 /* Every strand of every rank against its image under f, step by step. */
 static bool images_hold(const gs_gen *g, const gs_img *f, char **why)
 {
-	const int n = f->rot ? gs_gen_nranks(g) : g->p.nranks;
+	const int n = f->rot || f->T > 0 ? gs_gen_nranks(g) : g->p.nranks;
 	enum { W = 256 };
 	gs_step *a = g_new(gs_step, W), *b = g_new(gs_step, W);
 	bool ok = true;
 	for (int r = 0; r < n && ok; r++) {
-		const int img = img_peer(f, r);
+		const int img = f->T > 0 ? r : img_peer(f, r);
 		for (int c = 0; c < g->nstrands && ok; c++) {
 			const int ic = img_strand(f, c);
+			if (ic >= g->nstrands) /* the last T groups: no image */
+				break;
 			uint64_t len = g->ops->strand_len(g, r, c);
 			if (g->ops->strand_len(g, img, ic) != len) {
 				if (why)
@@ -627,6 +632,20 @@ bool gs_gen_rotation_holds(const gs_gen *g, int S, int G, char **why)
 		return false;
 	}
 	const gs_img f = {.rot = true, .S = S, .G = G, .n = n, .R = R, .spc = spc};
+	return images_hold(g, &f, why);
+}
+
+bool gs_gen_repeat_holds(const gs_gen *g, int T, char **why)
+{
+	const int spc = g->strands_per_channel > 0 ? g->strands_per_channel : 1;
+	const int nch = g->nstrands / spc, G = gs_gen_chan_group(g);
+	if (T <= 0 || G <= 0 || nch % G != 0 || (nch / G) % T != 0 || nch / G <= T) {
+		if (why)
+			*why = g_strdup_printf("%d channels in groups of %d do not repeat every %d groups",
+					       nch, G, T);
+		return false;
+	}
+	const gs_img f = {.T = T, .G = G, .spc = spc};
 	return images_hold(g, &f, why);
 }
 

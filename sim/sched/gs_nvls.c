@@ -950,6 +950,10 @@ static gc_status gs_nvt_init(gs_gen *g, gs_nvt_mode mode, char **errmsg)
 	if (mode == GS_NVT_TREE && nv->count % ((uint64_t)nv->nch * (uint64_t)n) == 0) {
 		g->chan_shift = 1;
 		g->chan_group = (int)n;
+		/* and group c + 2 is group c on the same tree (c % 2), the
+		 * same owners, peers and parts */
+		if (nv->nch % 2 == 0 && nv->nch > 2)
+			g->chan_repeat = 2;
 	}
 	for (int b = 0; b < GS_BUF__COUNT; b++)
 		g->buf_bytes[b] = nv->count * nv->elem;

@@ -391,6 +391,16 @@ struct gs_gen {
 	 * stand for all (gm_coll's channel fold); gs_gen_rotation_holds
 	 * checks it step by step. */
 	int chan_shift, chan_group;
+	/* channel groups after which the schedule repeats on the same ranks
+	 * (0: not declared; only with chan_shift): for every rank and strand
+	 * k of channel c, strand k of channel c + chan_repeat x G (G =
+	 * gs_gen_chan_group), where there is one, takes the steps it takes,
+	 * the same peers, alike in all an executor times. Such channels cross
+	 * the same links at the same times, so the first chan_repeat groups,
+	 * their links' bandwidth shared as by all of them, stand for the rest
+	 * (gm_coll's channel fold); gs_gen_repeat_holds checks it step by
+	 * step. */
+	int chan_repeat;
 	void *priv;			/* generator state */
 };
 
@@ -412,6 +422,11 @@ bool gs_gen_period_holds(const gs_gen *g, int P, char **why);
  * rank, helpers included, against its image, step by step). If not, *why
  * (g_free; may be NULL) names the first step that differs. */
 bool gs_gen_rotation_holds(const gs_gen *g, int S, int G, char **why);
+/* Whether every strand of channel c + T x G (G = gs_gen_chan_group) of
+ * every rank, helpers included, takes the steps that the same strand of
+ * channel c takes, with the same peers, as gs_gen.chan_repeat = T says.
+ * If not, *why (g_free; may be NULL) names the first step that differs. */
+bool gs_gen_repeat_holds(const gs_gen *g, int T, char **why);
 /* The channel groups gs_gen.chan_group declares (all channels: one). */
 static inline int gs_gen_chan_group(const gs_gen *g)
 {

@@ -247,6 +247,50 @@ static void check_rotation_decl(gs_algo algo, int nch, int64_t bytes, int S, int
 	gs_gen_free(g);
 }
 
+/* Channel groups that repeat on the same ranks (gs_gen.chan_repeat T):
+ * nvlstree's group c + 2 is group c on the same tree, so it declares 2
+ * where it has more than 2 groups (channels) and they rotate; group c + 1
+ * is on the other tree, which is no repeat. */
+static void check_repeat_decl(int nch, int64_t bytes, int T)
+{
+	gs_params p = {0};
+	p.coll = GS_COLL_ALLREDUCE;
+	p.algo = GS_ALGO_NVLS_TREE;
+	p.nranks = 32;
+	p.ranks_per_node = 8;
+	p.nchannels = nch;
+	p.dtype = GS_DT_F32;
+	p.chunk_bytes = 4096;
+	p.slice_bytes = 1024;
+	p.bytes = (uint64_t)bytes;
+	gs_gen *g = NULL;
+	char *err = NULL;
+	g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
+	g_test_message("nvlstree, 32 ranks (8 a node), %d channels, %lld B: repeat %d", nch,
+		       (long long)bytes, g->chan_repeat);
+	g_assert_cmpint(g->chan_repeat, ==, T);
+	char *why = NULL;
+	if (T > 0) {
+		bool ok = gs_gen_repeat_holds(g, T, &why);
+		if (!ok)
+			g_test_message("%s", why);
+		g_assert_true(ok);
+	}
+	/* the other tree's group is not the same */
+	g_assert_false(gs_gen_repeat_holds(g, 1, &why));
+	g_test_message("repeat 1: %s", why);
+	g_free(why);
+	gs_gen_free(g);
+}
+
+static void test_schedule_repeat(void)
+{
+	check_repeat_decl(4, 4 * 32 * 1000, 2);
+	check_repeat_decl(8, 4 * 64 * 1000, 2);
+	check_repeat_decl(2, 4 * 16 * 1000, 0);	     /* one group a tree: nothing repeats */
+	check_repeat_decl(4, 4 * 32 * 1000 + 4, 0); /* uneven parts: no rotation either */
+}
+
 static void test_schedule_rotation(void)
 {
 	check_rotation_decl(GS_ALGO_TREE, 16, 4 * 16 * 1000, 2, 0, true);
@@ -575,9 +619,12 @@ static void test_channel_folds(void)
 	g_assert_cmpint(r->pts[0].r.sim_ranks, ==, 32);
 	gm_run_free(r);
 	g_free(y);
+	/* nvlstree: 1 block of each 8 (the rotation), and of its 16
+	 * channels' groups the first 2, one a tree, each for 8 alike (the
+	 * repeat); check mode verifies both */
 	y = yaml_of(dgx, "{op: allreduce, algo: nvlstree, sizes: [4MiB]}");
 	r = run_yaml(y, chk);
-	g_assert_cmpint(r->pts[0].r.chan_fold, ==, 8);
+	g_assert_cmpint(r->pts[0].r.chan_fold, ==, 64);
 	gm_run_free(r);
 	g_free(y);
 }
@@ -638,6 +685,7 @@ int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/fold/schedule-periods", test_schedule_periods);
+	g_test_add_func("/fold/schedule-repeat", test_schedule_repeat);
 	g_test_add_func("/fold/topology-periods", test_topology_periods);
 	g_test_add_func("/fold/runs-agree", test_folded_runs_agree);
 	g_test_add_func("/fold/not-folded", test_not_folded);

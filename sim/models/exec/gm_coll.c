@@ -203,8 +203,10 @@ typedef struct sim {
 	int nreal;
 	/* channel-folded (gm_coll_fold_channels): the channels c with
 	 * c mod cgroup < cshift of every rank are simulated and stand for
-	 * all, cfold channels each */
-	int cfold, cshift, cgroup;
+	 * all, cfold channels each; and where groups repeat (gs_gen
+	 * chan_repeat), only the first ckeep groups (0: all), each for crep
+	 * (1: none), on links of 1 / crep of their bandwidth */
+	int cfold, cshift, cgroup, ckeep, crep;
 	int spc; /* strands per channel: a connection's channel = strand / spc */
 	/* the strands simulated: those with steps (a channel-folded run has
 	 * none on the channels others stand for), or, for a rank with none,
@@ -300,6 +302,7 @@ static void hash_grow(sim *m)
 	hslot *old = m->hs;
 	m->hcap = oldcap ? oldcap * 2 : 1024;
 	m->hs = g_new0(hslot, m->hcap);
+	gc_hugepages(m->hs, m->hcap * sizeof(hslot));
 	for (uint64_t i = 0; i < oldcap; i++) {
 		if (!old[i].key)
 			continue;
@@ -1655,11 +1658,11 @@ static void on_land(void *ctx, uint64_t tag, ge_time now)
 
 /* Steps of strand c of rank r that a run simulates: none on a channel
  * that another stands for (channel-folded with shift S > 0 in groups of
- * G). */
-static uint64_t sim_strand_len(const gs_gen *gen, int S, int G, int r, int c)
+ * G, and of those groups the first T if T > 0). */
+static uint64_t sim_strand_len(const gs_gen *gen, int S, int G, int T, int r, int c)
 {
 	const int spc = gen->strands_per_channel > 0 ? gen->strands_per_channel : 1;
-	if (S > 0 && c / spc % G >= S)
+	if (S > 0 && (c / spc % G >= S || (T > 0 && c / spc / G >= T)))
 		return 0;
 	return gen->ops->strand_len(gen, r, c);
 }
@@ -1859,14 +1862,14 @@ static double conn_bytes_estimate(const sim *m)
 		const int r = nsample > 1 ? (int)((int64_t)k * (m->nranks - 1) / (nsample - 1)) : 0;
 		uint64_t len = 0;
 		for (int c = 0; c < gen->nstrands; c++)
-			len += sim_strand_len(gen, m->cshift, m->cgroup, r, c);
+			len += sim_strand_len(gen, m->cshift, m->cgroup, m->ckeep, r, c);
 		if (len > (UINT64_C(1) << 20)) {
 			g_hash_table_destroy(seen);
 			return 0;
 		}
 		g_hash_table_remove_all(seen);
 		for (int c = 0; c < gen->nstrands; c++) {
-			uint64_t n = sim_strand_len(gen, m->cshift, m->cgroup, r, c);
+			uint64_t n = sim_strand_len(gen, m->cshift, m->cgroup, m->ckeep, r, c);
 			for (uint64_t at = 0; at < n; at += G_N_ELEMENTS(win)) {
 				uint32_t nw = (uint32_t)MIN((uint64_t)G_N_ELEMENTS(win), n - at);
 				gen->ops->fill(gen, r, c, at, nw, win);
@@ -1951,6 +1954,18 @@ int gm_coll_fold_channels(const gt_topo *topo, const gs_gen *gen, const gm_coll_
 	return R;
 }
 
+int gm_coll_fold_repeat(const gt_topo *topo, const gs_gen *gen, int cfold)
+{
+	const int spc = gen->strands_per_channel > 0 ? gen->strands_per_channel : 1;
+	const int T = gen->chan_repeat, G = gs_gen_chan_group(gen), groups = gen->nstrands / spc / G;
+	/* a channel's own CTA link carries its channel alone: no sharing
+	 * stands for that */
+	if (cfold <= 1 || T <= 0 || groups % T != 0 || groups <= T ||
+	    (topo->chan_cap_Bps > 0 && topo->chan_links > 0))
+		return 1;
+	return groups / T;
+}
+
 gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll_opts *o,
 			   bool want_links, gm_coll_result *res, char **errmsg)
 {
@@ -1966,6 +1981,19 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	/* else the channels that stand for the others, or all */
 	const int cfold = folded ? 1 : gm_coll_fold_channels(topo, gen, o);
 	const int cshift = cfold > 1 ? gen->chan_shift : 0, cgroup = gs_gen_chan_group(gen);
+	/* and the channel groups that repeat on the same links */
+	const int crep = gm_coll_fold_repeat(topo, gen, cfold);
+	const int ckeep = crep > 1 ? gen->chan_repeat : 0;
+	if (crep > 1 && o->check) {
+		char *why = NULL;
+		if (!gs_gen_repeat_holds(gen, ckeep, &why)) {
+			*errmsg = g_strdup_printf("channel-folded run: the schedule's channel groups do not "
+						  "repeat every %d: %s",
+						  ckeep, why);
+			g_free(why);
+			return GC_ERR_INTERNAL;
+		}
+	}
 	if (cfold > 1 && o->check) {
 		char *why = NULL;
 		if (!gs_gen_rotation_holds(gen, cshift, cgroup, &why)) {
@@ -1992,7 +2020,7 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	for (int r = 0; r < nsim; r++) {
 		uint64_t busy = 0;
 		for (int c = 0; c < gen->nstrands; c++) {
-			const uint64_t len = sim_strand_len(gen, cshift, cgroup, r, c);
+			const uint64_t len = sim_strand_len(gen, cshift, cgroup, ckeep, r, c);
 			steps += len;
 			busy += len > 0;
 		}
@@ -2063,6 +2091,8 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	m->cfold = cfold;
 	m->cshift = cshift;
 	m->cgroup = cgroup;
+	m->ckeep = ckeep;
+	m->crep = crep;
 	m->nstr = gen->nstrands;
 	m->spc = gen->strands_per_channel > 0 ? gen->strands_per_channel : 1;
 	m->nstrands = (uint32_t)total;
@@ -2078,6 +2108,12 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	}
 	m->ent = ge_entity_add(&m->eng, &coll_ops, m);
 	gt_topo_instantiate(topo, &m->net);
+	/* crep channels' flows on every link where one is simulated: each
+	 * simulated flow gets the share crep alike flows would (max-min
+	 * sharing among flows that stand for crep each is sharing of 1 /
+	 * crep of every link among single flows) */
+	if (crep > 1)
+		gm_net_scale_bandwidth(&m->net, 1.0 / crep);
 	gm_fault_apply(&m->net, o->faults, o->nfaults);
 	for (size_t i = 0; i < o->nfaults && !o->pkt_bytes; i++)
 		if (o->faults[i].down_ps >= 0 && !m->link_down) {
@@ -2123,6 +2159,7 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		m->wshift++;
 	m->win = 1u << m->wshift;
 	m->winbuf = g_new(gs_step, (uint64_t)m->nstrands << m->wshift);
+	gc_hugepages(m->winbuf, ((uint64_t)m->nstrands << m->wshift) * sizeof(gs_step));
 	m->ranks = g_new0(rankst, m->nranks);
 	m->nsig = gen->nsignals;
 	m->iters = (uint32_t)(o->iters > 0 ? o->iters : 1);
@@ -2153,7 +2190,7 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		}
 		m->rfirst[r] = nst;
 		for (int c = 0; c < m->nstr; c++) {
-			const uint64_t len = sim_strand_len(gen, cshift, cgroup, r, c);
+			const uint64_t len = sim_strand_len(gen, cshift, cgroup, ckeep, r, c);
 			if (len == 0 && (c < m->nstr - 1 || nst > m->rfirst[r]))
 				continue;
 			strand *s = &m->strands[nst++];
@@ -2216,11 +2253,12 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		res->events = m->eng.events_handled;
 		/* folded: each simulated rank stood for nreal / nranks;
 		 * channel-folded, each simulated channel for cfold */
-		const uint64_t per = (uint64_t)(m->nreal / m->nranks) * (uint64_t)m->cfold;
+		const uint64_t per =
+			(uint64_t)(m->nreal / m->nranks) * (uint64_t)m->cfold * (uint64_t)m->crep;
 		res->steps = m->steps_done * per;
 		res->messages = m->messages * per;
 		res->sim_ranks = m->nranks;
-		res->chan_fold = m->cfold;
+		res->chan_fold = m->cfold * m->crep;
 		res->retransmits = m->retransmits;
 		res->heap_peak = m->eng.heap_peak;
 		res->flow_recomputes = m->net.recomputes;
@@ -2253,10 +2291,11 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 				gm_link *l = &m->net.links[k];
 				gm_link_stat *ls = &res->links[i];
 				memcpy(ls->name, m->net.info[i].name, sizeof(ls->name));
-				ls->bw_Bps = l->bw_Bps;
-				ls->bytes = l->bytes;
+				/* each flow stood for crep alike */
+				ls->bw_Bps = l->bw_Bps * m->crep;
+				ls->bytes = l->bytes * m->crep;
 				ls->busy_ps = l->busy_ps;
-				ls->max_flows = l->max_flows;
+				ls->max_flows = l->max_flows * (uint32_t)m->crep;
 			}
 		}
 	}

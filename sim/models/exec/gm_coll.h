@@ -213,6 +213,11 @@ int gm_coll_fold_ranks(const gt_topo *topo, const gs_gen *gen, const gm_coll_opt
  * operations (a rank's next one waits for all its channels, which end
  * when other ranks' simulated ones do). */
 int gm_coll_fold_channels(const gt_topo *topo, const gs_gen *gen, const gm_coll_opts *o);
+/* Of a channel-folded run (cfold = gm_coll_fold_channels > 1), the
+ * channels each simulated one stands for on its own links, where the
+ * schedule's channel groups repeat (gs_gen.chan_repeat) and no channel
+ * has a link of its own (a CTA's rate): groups / chan_repeat, else 1. */
+int gm_coll_fold_repeat(const gt_topo *topo, const gs_gen *gen, int cfold);
 
 gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll_opts *o,
 			   bool want_links, gm_coll_result *res, char **errmsg);

@@ -103,6 +103,15 @@ uint32_t gm_net_add_link(gm_net *n, const char *name, gm_link_kind kind, double 
 	return n->nlinks++;
 }
 
+void gm_net_scale_bandwidth(gm_net *n, double f)
+{
+	g_assert(f > 0);
+	for (uint32_t i = 0; i < n->nlinks; i++) {
+		n->links[i].bw_Bps *= f;
+		n->links[i].ps_per_byte = 1e12 / n->links[i].bw_Bps;
+	}
+}
+
 static bool crosses_nic(const gm_net *n, const uint32_t *route, int nhops)
 {
 	for (int h = 0; h < nhops; h++)

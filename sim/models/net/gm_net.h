@@ -239,6 +239,9 @@ void gm_net_init(gm_net *n, ge_engine *eng, gm_net_done_fn on_done, void *ctx);
 void gm_net_fini(gm_net *n);
 uint32_t gm_net_add_link(gm_net *n, const char *name, gm_link_kind kind, double bw_Bps,
 			 int64_t lat_ps);
+/* Multiply every link's bandwidth by f (> 0): where each flow stands for
+ * 1 / f alike flows on the same links (gm_coll's channel fold). */
+void gm_net_scale_bandwidth(gm_net *n, double f);
 /* Start moving `bytes` (> 0) along the route; on_done(ctx, tag, t) fires
  * when the transfer ends. Returns the flow id. */
 uint32_t gm_net_start(gm_net *n, const uint32_t *route, int nhops, double bytes, uint64_t tag);
