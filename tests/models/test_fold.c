@@ -202,15 +202,8 @@ static void test_schedule_periods(void)
 	check_period(&p, false);
 }
 
-/* Channels that rotate with a node's ranks (gs_gen.chan_shift S in groups
- * of G, 0: all): the double binary tree's (channel c + 2's chain starts
- * one local rank further on; S 2) where its heads take every local rank
- * once per tree and its channels' parts are equal; nvlstree's blocks
- * (block c n + k + 1 is block c n + k owned by the next GPU of every node,
- * the node's switch units staying in place; S 1, G 8) where they are
- * equal. Where declared, the rotation holds step by step and one it does
- * not declare fails; where not, it indeed does not hold. */
-static void check_rotation_decl(gs_algo algo, int nch, int64_t bytes, int S, int G, bool declared)
+/* An allreduce's schedule over 32 ranks, 8 a node. */
+static gs_gen *gen_32(gs_algo algo, int nch, int64_t bytes)
 {
 	gs_params p = {0};
 	p.coll = GS_COLL_ALLREDUCE;
@@ -225,6 +218,20 @@ static void check_rotation_decl(gs_algo algo, int nch, int64_t bytes, int S, int
 	gs_gen *g = NULL;
 	char *err = NULL;
 	g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
+	return g;
+}
+
+/* Channels that rotate with a node's ranks (gs_gen.chan_shift S in groups
+ * of G, 0: all): the double binary tree's (channel c + 2's chain starts
+ * one local rank further on; S 2) where its heads take every local rank
+ * once per tree and its channels' parts are equal; nvlstree's blocks
+ * (block c n + k + 1 is block c n + k owned by the next GPU of every node,
+ * the node's switch units staying in place; S 1, G 8) where they are
+ * equal. Where declared, the rotation holds step by step and one it does
+ * not declare fails; where not, it indeed does not hold. */
+static void check_rotation_decl(gs_algo algo, int nch, int64_t bytes, int S, int G, bool declared)
+{
+	gs_gen *g = gen_32(algo, nch, bytes);
 	g_test_message("%s, 32 ranks (8 a node), %d channels, %lld B: shift %d in groups of %d",
 		       gs_algo_name(algo), nch, (long long)bytes, g->chan_shift, g->chan_group);
 	char *why = NULL;
@@ -253,19 +260,7 @@ static void check_rotation_decl(gs_algo algo, int nch, int64_t bytes, int S, int
  * is on the other tree, which is no repeat. */
 static void check_repeat_decl(int nch, int64_t bytes, int T)
 {
-	gs_params p = {0};
-	p.coll = GS_COLL_ALLREDUCE;
-	p.algo = GS_ALGO_NVLS_TREE;
-	p.nranks = 32;
-	p.ranks_per_node = 8;
-	p.nchannels = nch;
-	p.dtype = GS_DT_F32;
-	p.chunk_bytes = 4096;
-	p.slice_bytes = 1024;
-	p.bytes = (uint64_t)bytes;
-	gs_gen *g = NULL;
-	char *err = NULL;
-	g_assert_cmpint(gs_gen_create(&p, &g, &err), ==, GC_OK);
+	gs_gen *g = gen_32(GS_ALGO_NVLS_TREE, nch, bytes);
 	g_test_message("nvlstree, 32 ranks (8 a node), %d channels, %lld B: repeat %d", nch,
 		       (long long)bytes, g->chan_repeat);
 	g_assert_cmpint(g->chan_repeat, ==, T);
