@@ -60,6 +60,7 @@ void gm_net_fini(gm_net *n)
 			g_free(n->links[i].fl.heap);
 	gc_aligned_free(n->links);
 	g_free(n->info);
+	g_free(n->lmark);
 	gc_aligned_free(n->flows);
 	g_free(n->flow_mark);
 	g_free(n->bneck);
@@ -90,11 +91,13 @@ uint32_t gm_net_add_link(gm_net *n, const char *name, gm_link_kind kind, double 
 		n->caplinks = old ? old * 2 : 64;
 		n->links = gc_aligned_renew(n->links, old, n->caplinks, sizeof(gm_link));
 		n->info = g_renew(gm_link_info, n->info, n->caplinks);
+		n->lmark = g_renew(uint32_t, n->lmark, n->caplinks);
 	}
 	gm_link *l = &n->links[n->nlinks];
 	memset(l, 0, sizeof(*l));
 	l->bw_Bps = bw_Bps;
 	l->ps_per_byte = 1e12 / bw_Bps;
+	n->lmark[n->nlinks] = 0;
 	gm_link_info *li = &n->info[n->nlinks];
 	memset(li, 0, sizeof(*li));
 	li->lat_ps = lat_ps;
@@ -197,7 +200,7 @@ static void comp_push_link(gm_net *n, uint32_t lid)
 		n->comp_links = g_renew(uint32_t, n->comp_links, n->capcomp_links);
 	}
 	n->comp_links[n->ncomp_links++] = lid;
-	n->links[lid].mark = n->epoch;
+	n->lmark[lid] = n->epoch;
 }
 
 static void comp_push_flow(gm_net *n, uint32_t fid)
@@ -216,14 +219,14 @@ static void collect_seeds(gm_net *n, const uint32_t *seeds, int nseeds)
 	n->epoch++;
 	if (n->epoch == 0) { /* wrapped: clear marks */
 		for (uint32_t i = 0; i < n->nlinks; i++)
-			n->links[i].mark = 0;
+			n->lmark[i] = 0;
 		if (n->capflows)
 			memset(n->flow_mark, 0, n->capflows * sizeof(uint32_t));
 		n->epoch = 1;
 	}
 	n->ncomp_links = n->ncomp_flows = 0;
 	for (int i = 0; i < nseeds; i++)
-		if (n->links[seeds[i]].mark != n->epoch)
+		if (n->lmark[seeds[i]] != n->epoch)
 			comp_push_link(n, seeds[i]);
 }
 
@@ -240,7 +243,7 @@ static void collect(gm_net *n, const uint32_t *seeds, int nseeds)
 			comp_push_flow(n, fid);
 			gm_flow *f = &n->flows[fid];
 			for (int h = 0; h < f->nhops; h++)
-				if (n->links[f->hop[h].link].mark != n->epoch)
+				if (n->lmark[f->hop[h].link] != n->epoch)
 					comp_push_link(n, f->hop[h].link);
 		}
 	}
@@ -537,7 +540,7 @@ static void settle_add(gm_net *n, uint32_t fid)
 	comp_push_flow(n, fid);
 	const gm_flow *f = &n->flows[fid];
 	for (int h = 0; h < f->nhops; h++)
-		if (n->links[f->hop[h].link].mark != n->epoch)
+		if (n->lmark[f->hop[h].link] != n->epoch)
 			comp_push_link(n, f->hop[h].link);
 }
 

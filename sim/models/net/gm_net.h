@@ -82,7 +82,6 @@ typedef struct gm_link {
 	int64_t busy_ps;
 	double bytes;
 	uint32_t max_flows;
-	uint32_t mark; /* solver: component epoch */
 } gm_link;
 _Static_assert(sizeof(gm_link) == 64, "gm_link: one cache line");
 
@@ -177,6 +176,11 @@ typedef struct gm_net {
 	uint32_t ent_id;
 	gm_link *links;
 	gm_link_info *info; /* parallel to links */
+	/* solver: the component epoch each link was last collected in,
+	 * parallel to links; apart from them, so that a collection's checks
+	 * read 4 bytes a link from an array that stays in the cache, not a
+	 * line of each link */
+	uint32_t *lmark;
 	uint32_t nlinks, caplinks;
 	gm_flow *flows;
 	uint32_t *flow_mark; /* parallel to flows: solver component epoch */
