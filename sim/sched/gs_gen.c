@@ -530,7 +530,7 @@ typedef struct gs_img {
 	int T; /* > 0: channel c's image is c + T G, on the same ranks */
 } gs_img;
 
-/* a peer's image; -1 stays -1 */
+/* a peer's image; -1 stays -1, and every peer under a repeat */
 static int32_t img_peer(const gs_img *f, int32_t peer)
 {
 	if (peer < 0 || f->T > 0 || (f->rot && peer >= f->n)) /* a helper stays itself */

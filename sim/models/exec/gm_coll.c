@@ -2252,7 +2252,7 @@ gc_status gm_coll_simulate(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		res->time_ps = m->end_time / o->iters;
 		res->events = m->eng.events_handled;
 		/* folded: each simulated rank stood for nreal / nranks;
-		 * channel-folded, each simulated channel for cfold */
+		 * channel-folded, each simulated channel for cfold x crep */
 		const uint64_t per =
 			(uint64_t)(m->nreal / m->nranks) * (uint64_t)m->cfold * (uint64_t)m->crep;
 		res->steps = m->steps_done * per;

@@ -163,8 +163,9 @@ typedef struct gm_coll_result {
 	 * where one block of them stood for all; steps, messages and links
 	 * are still the whole run's */
 	int sim_ranks;
-	/* channels each simulated channel stood for (gm_coll_fold_channels):
-	 * 1, or more where a few channels of every rank stood for all */
+	/* channels each simulated channel stood for (gm_coll_fold_channels
+	 * times gm_coll_fold_repeat): 1, or more where a few channels of
+	 * every rank stood for all */
 	int chan_fold;
 } gm_coll_result;
 
