@@ -178,8 +178,10 @@ static const gc_param sim_params[] = {
 	 "flow and packet fidelity: where the schedule and the topology repeat every few ranks (a ring or "
 	 "an all-to-all over identical nodes), simulate one block of them for all; flow fidelity: "
 	 "where a tree's channels rotate with a node's GPUs (nodes behind a nonblocking fabric), "
-	 "simulate on every rank the channels that stand for the others: the same times, fewer "
-	 "events; false simulates every rank and channel",
+	 "simulate on every rank the channels that stand for the others, and of nvlstree's, which "
+	 "also repeat on the same links, one a tree: the same times (where flows end at one "
+	 "instant, up to about 1 % in the order of those ties), fewer events; false simulates "
+	 "every rank and channel",
 	 NULL},
 };
 
