@@ -31,7 +31,7 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # A build on a machine without the packages stops here with what to do,
 # not with a compiler's "glib.h: No such file". The goals that install them
 # first (run, test, bench, validate, validate-*) and clean are let through.
-NODEPS_GOALS := deps clean uninstall run test test-validation-slow asan bench bench-peers validate validate-p5 validate-b200 validate-deepep validate-h100 validate-ref validate-moe
+NODEPS_GOALS := deps clean uninstall run test asan bench bench-peers validate validate-p5 validate-b200 validate-deepep validate-h100 validate-ref validate-moe
 ifeq ($(filter $(NODEPS_GOALS),$(MAKECMDGOALS)),)
   ifneq ($(shell pkg-config --exists $(PKGS) 2>/dev/null && echo ok),ok)
     $(error gcsim needs pkg-config and the development packages of $(PKGS); 'make deps' installs them (as root) or prints the apt-get command)
@@ -98,7 +98,7 @@ COMPLETION := $(BUILD)/gcsim.bash
 EMU_OBJS := $(patsubst tests/hw/emu/%.cc,$(BUILD)/obj/tests/hw/emu/%.o,$(wildcard tests/hw/emu/*.cc))
 EMU_BIN  := $(BUILD)/tests/hw/gcsim-emu
 
-.PHONY: all run test test-validation-slow asan bench bench-peers fuzz deps clean install uninstall validate validate-p5 validate-b200 validate-deepep validate-h100 validate-ref validate-moe
+.PHONY: all run test asan bench bench-peers fuzz deps clean install uninstall validate validate-p5 validate-b200 validate-deepep validate-h100 validate-ref validate-moe
 all: $(BIN) $(MAN) $(COMPLETION) $(TEST_BINS) $(BENCH_BINS) $(EMU_BIN)
 
 $(BUILD)/obj/%.o: %.c
@@ -172,13 +172,6 @@ test: deps
 	@$(MAKE) --no-print-directory all
 	GCSIM=$(abspath $(BIN)) BUILD=$(abspath $(BUILD)) prove -e '' $(TEST_BINS) $(sort $(wildcard tests/*/*.t)) :: --tap
 
-# The slower sets' pins (tests/cli/validation_pinned.t with PIN_SETS=p5,moe):
-# the committed report's p5 and MoE rows, predicted again (about two
-# minutes, outside the suite's ten); CI runs it after make test.
-test-validation-slow: deps
-	@$(MAKE) --no-print-directory $(BIN)
-	GCSIM=$(abspath $(BIN)) PIN_SETS=p5,moe prove -e '' tests/cli/validation_pinned.t :: --tap
-
 asan:
 	@$(MAKE) --no-print-directory test BUILD=build/asan OPT=-O1 AR=ar \
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" CUDA=0 MPI=0
@@ -194,7 +187,7 @@ bench-peers: deps
 	@$(MAKE) --no-print-directory $(BIN)
 	@sh bench/peers/run.sh $(abspath $(BIN))
 
-# Predictions against the published p5 (EFA) allreduce sweep (2 minutes).
+# Predictions against the published p5 (EFA) allreduce sweep (seconds).
 # The report's last line is the verdict; a verdict of FAIL (status 1) is a
 # result, not a failed run, so only other statuses stop make.
 validate-p5: deps

@@ -14,10 +14,10 @@
 # GCSIM defaults to build/gcsim, OUTDIR to a fresh temporary folder; the
 # predictions are OUTDIR/predicted.csv, the report OUTDIR/report.csv and
 # NCCL's picks where the plugin leaves the choice to it (two nodes; every
-# allgather point) OUTDIR/nccl-picks.txt ("nodes size algo/proto"). The
-# allreduce runs take about two minutes on one core (32 nodes with nvlstree
-# at 8 GiB is most of it), allgather and alltoall a few seconds. P5_SWEEP_NODES=N keeps the rows of N nodes only. --list prints
-# the runs (nodes, algorithm, protocol, sizes) without running them. Exits
+# allgather point) OUTDIR/nccl-picks.txt ("nodes size algo/proto"). Each
+# sweep runs in a few seconds on one core. P5_SWEEP_NODES=N keeps the rows
+# of N nodes only. --list prints the runs (nodes, algorithm, protocol,
+# sizes) without running them. Exits
 # with gcsim validate's status (1 when the tolerance fails), 3 when GCSIM is
 # not built.
 set -eu

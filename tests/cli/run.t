@@ -223,8 +223,7 @@ check "H100 nccl-tests, one node up to 64 KiB, one thread driving 8 GPUs: the ho
 # them (NVLS forced, one thread driving 8 GPUs, 40 iterations); a missing
 # binary is status 3 and leaves nothing. The MoE set: 5 groups cover its 35
 # rows; a group that does not exist and a missing binary are refused. (Both
-# sets' points are pinned by validation_pinned.t, the MoE set's in make
-# test-validation-slow.)
+# sets' points are pinned by validation_pinned.t.)
 check "reference set: 4 runs cover the 11 rows, the Azure rows with NVLS forced on 8 GPUs per thread" \
   "[ \$(sh validate/nccl-reference.sh --list | wc -l) -eq 4 ] && [ \$(sh validate/nccl-reference.sh --list | awk -F', ' '{ n += split(\$NF, a, \",\") } END { print n }') -eq 11 ] && sh validate/nccl-reference.sh --list | grep -q '^8xH200 .*: p5en 0 nvls 8 40, '"
 sh validate/nccl-reference.sh "$T/no-gcsim" "$T/refnone" >/dev/null 2>"$T/e"; rc=$?

@@ -1,19 +1,15 @@
 #!/bin/sh
 # The committed accuracy report (docs/VALIDATION.md, `make validate`) still
-# holds: the sets named by PIN_SETS (default: the p5 allgather and alltoall
-# sweeps, h100, b200, deepep and ref, about a minute and a half) are predicted again and must give the
-# committed summary rows (median and largest |error|), every point of
-# their tables and their plots, byte for byte. A change that moves a
-# prediction fails here until `make validate` regenerates the report and
-# it is committed with the change. The p5 allreduce sweep (nvlstree on 32 nodes at 4
-# and 8 GiB) and the MoE set (pplx's IBRC rows in the flow model), two
-# minutes together, run with PIN_SETS=p5,moe in `make test-validation-slow`,
-# which CI runs after the suite, so that the suite keeps under ten
-# minutes. TAP output; GCSIM is set by `make test`.
+# holds: the sets named by PIN_SETS (default: every set, about a minute
+# and a half) are predicted again and must give the committed summary rows
+# (median and largest |error|), every point of their tables and their
+# plots, byte for byte. A change that moves a prediction fails here until
+# `make validate` regenerates the report and it is committed with the
+# change. TAP output; GCSIM is set by `make test`.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/tap.sh
 
-sets=${PIN_SETS:-p5ag,p5a2a,h100,b200,deepep,ref}
+sets=${PIN_SETS:-p5,p5ag,p5a2a,h100,b200,deepep,ref,moe}
 # per set: its sections' ids and the start of their headings
 ids=
 heads=
