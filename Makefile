@@ -167,10 +167,12 @@ run: deps
 	$(BIN) run $(SCENARIO)
 
 # The suite: every tests/*/test_* binary (GLib g_test, TAP) and every
-# tests/*/*.t script, driven by prove.
+# tests/*/*.t script, driven by prove, TEST_JOBS at a time (default: the
+# cores; each program works in a temporary folder of its own).
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 test: deps
 	@$(MAKE) --no-print-directory all
-	GCSIM=$(abspath $(BIN)) BUILD=$(abspath $(BUILD)) prove -e '' $(TEST_BINS) $(sort $(wildcard tests/*/*.t)) :: --tap
+	GCSIM=$(abspath $(BIN)) BUILD=$(abspath $(BUILD)) prove -j$(TEST_JOBS) -e '' $(TEST_BINS) $(sort $(wildcard tests/*/*.t)) :: --tap
 
 asan:
 	@$(MAKE) --no-print-directory test BUILD=build/asan OPT=-O1 AR=ar \
