@@ -224,8 +224,8 @@ validate-moe: deps
 	@sh validate/moe-published.sh $(abspath $(BIN)) || test $$? -eq 1
 
 # Every published set above, into docs/VALIDATION.md and docs/validation/*.svg
-# (per set: the points, the median and largest |error|, a plot; about 5
-# minutes). A set's FAIL verdict is recorded there, not a failed make; a
+# (per set: the points, the median and largest |error|, a plot; about a
+# minute and a half). A set's FAIL verdict is recorded there, not a failed make; a
 # script that fails stops make with its message, and nothing is written. In
 # a git checkout make fails when the report differs from the committed one,
 # so a change that moves a prediction is seen and its report committed.

@@ -158,6 +158,28 @@ check "a sweep names its rows with fewer channels (a size alike in every row onc
 check "the sizes NCCL's tuning gave fewer channels are named under the table, the others not" \
   "grep -q '^# fewer channels than the topology.s (NCCL.s tuning by size; collective.channels fixes them): 8 B on 1 of 16, 1048576 B on 10 of 16\$' '$T/ch3.txt' && ! grep -q '^# fewer channels' '$T/ch3f.txt' && grep -q '^ *1048576 ' '$T/ch3f.txt'"
 
+# sendrecv through NCCL in its point-to-point geometry (gm_run.c
+# p2p_geometry, NCCL 2.29): 128 KiB steps across nodes; channels by size up
+# to a per-peer count of ceil(50 GB/s / 14) = 4, halved while it times
+# ceil(ranks / 8) exceeds the 16 channels (2 on 8 nodes, 1 on 16); each
+# channel across the network at most 14 GB/s. A scenario's channels stay.
+cat >"$T/p2p.yaml" <<'EOF'
+schema_version: 1
+topology: {preset: dgx-b200, nodes: 2}
+collective: {op: sendrecv, sizes: [1KiB, 256KiB, 1MiB, 256MiB]}
+EOF
+"$G" run "$T/p2p.yaml" >"$T/p2p2.txt" 2>&1
+"$G" run "$T/p2p.yaml" --set topology.nodes=8 >"$T/p2p8.txt" 2>&1
+"$G" run "$T/p2p.yaml" --set topology.nodes=16 >"$T/p2p16.txt" 2>&1
+"$G" run "$T/p2p.yaml" --set topology.nodes=16 --set collective.channels=16 >"$T/p2p16c.txt" 2>&1
+bw() { awk -v s="$2" '$1 == s { print $8 }' "$1"; }
+check "sendrecv: NCCL's p2p step in the header; 1 KiB on 1 channel, 256 KiB on 2, 1 MiB and 256 MiB on 4 (2 nodes)" \
+  "grep -q 'chunk NCCL.s p2p step, slice NCCL.s p2p step, buffer 8 p2p steps\$' '$T/p2p2.txt' && grep -q '^# fewer channels than the topology.s (NCCL.s tuning by size; collective.channels fixes them): 1024 B on 1 of 16, 262144 B on 2 of 16, 1048576 B on 4 of 16, 268435456 B on 4 of 16\$' '$T/p2p2.txt'"
+check "sendrecv at 256 MiB: 2 channels on 8 nodes, 1 on 16, which moves 14 GB/s; the NIC's 50 GB/s binds on 2 nodes" \
+  "grep -q '268435456 B on 2 of 16' '$T/p2p8.txt' && grep -q '268435456 B on 1 of 16' '$T/p2p16.txt' && awk -v b=\$(bw '$T/p2p16.txt' 268435456) 'BEGIN { exit !(b > 13.5 && b <= 14.0) }' && awk -v b=\$(bw '$T/p2p2.txt' 268435456) 'BEGIN { exit !(b > 49 && b <= 50) }'"
+check "sendrecv with collective.channels: the scenario's 16 channels at every size, the NIC binds on 16 nodes too" \
+  "! grep -q '^# fewer channels' '$T/p2p16c.txt' && awk -v b=\$(bw '$T/p2p16c.txt' 268435456) 'BEGIN { exit !(b > 49 && b <= 50) }'"
+
 # End to end on a published -g 8 log (8 H100, allgather): import it,
 # predict its sizes with the settings the import prints, compare. The
 # median error is under 10 %; without those settings it is over 60 %.

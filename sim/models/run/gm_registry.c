@@ -210,8 +210,15 @@ static const gm_model_info models[] = {
 	 "a2a_dispatch_recv.cu), fabric-lib",
 	 "collective.op, moe.tokens, moe.topk, moe.experts, seed, collective.channels, "
 	 "transport.inter"},
-	{"sendrecv", "algorithm", "each rank sends to rank+1 and receives from rank-1 (nccl-tests sendrecv_perf)",
-	 "NVIDIA/nccl-tests src/sendrecv.cu", "collective.slice"},
+	{"sendrecv", "algorithm",
+	 "each rank sends to rank+1 and receives from rank-1 (nccl-tests sendrecv_perf), in NCCL's "
+	 "point-to-point steps (128 KiB across nodes, 512 KiB on one NVLink node) over the channels "
+	 "NCCL gives an operation of its size, at most its per-peer count, each at most NCCL's 14 "
+	 "GB/s across the network",
+	 "NVIDIA/nccl-tests src/sendrecv.cu; NVIDIA/nccl src/init.cc (P2P_NET_CHUNKSIZE, "
+	 "P2P_NVL_CHUNKSIZE), src/graph/paths.cc (P2P_PER_CHANNEL_NET_BW, "
+	 "ncclTopoComputeP2pChannels), src/enqueue.cc (addP2pToPlan)",
+	 "collective.channels, collective.chunk, collective.slice, collective.buffer"},
 	{"groups", "algorithm",
 	 "communicators: the collective runs at once in every group of group.size ranks, member j "
 	 "group.stride GPUs after member j-1 (TP groups stride 1, DP groups stride TP); one group's "

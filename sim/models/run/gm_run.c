@@ -464,7 +464,12 @@ static gc_status collective_from_config(gc_config *cfg, const gt_topo *t, gs_par
 				       (unsigned long long)p->slice_bytes,
 				       (unsigned long long)p->chunk_bytes);
 	uint64_t buffer = gc_config_bytes(cfg, "collective.buffer");
-	if (buffer < p->chunk_bytes)
+	/* sendrecv through NCCL takes its step from the buffer (p2p_geometry)
+	 * unless the scenario gives a chunk */
+	const bool p2p_step = p->coll == GS_COLL_SENDRECV &&
+			      !strcmp(gc_config_str(cfg, "collective.backend"), "nccl") &&
+			      !gc_config_is_set(cfg, "collective.chunk");
+	if (buffer < p->chunk_bytes && !p2p_step)
 		return gc_config_error(cfg, "collective.buffer", errmsg,
 				       "%llu B cannot hold one chunk (collective.chunk = %llu B): a ring "
 				       "step sends a whole chunk before it receives, so every rank would "
@@ -556,6 +561,97 @@ static int nccl_channels(gm_proto q, gs_algo algo, int nranks, uint64_t bytes, i
 	while (nc >= 2 && (double)bytes < nc * nt * thr)
 		nc--;
 	return nc;
+}
+
+static int comm_rpn(const gs_params *p);
+
+static int pow2_up(int x)
+{
+	int y = 1;
+	while (y < x)
+		y *= 2;
+	return y;
+}
+
+/* NCCL's point-to-point geometry for sendrecv (NCCL 2.29): the step
+ * (src/init.cc computeBuffSizes: P2P_NET_CHUNKSIZE 128 KiB across nodes,
+ * twice that on Arm hosts with Blackwell; P2P_NVL_CHUNKSIZE 512 KiB on one
+ * node of NVLink; P2P_PCI_CHUNKSIZE 128 KiB otherwise; at most an 8th of
+ * the buffer), NCCL_STEPS = 8 of them a connection's buffer, and the
+ * channels an operation is split over:
+ *  - per peer (src/graph/paths.cc ncclTopoGetNchannels): across the
+ *    network max(NICs, ceil(NIC GB/s / P2P_PER_CHANNEL_NET_BW 14)), a
+ *    PCIe peer 2, an NVLink peer twice its links (never the least on an
+ *    NVSwitch node); the least over the peers, rounded up to a power of 2;
+ *  - ncclTopoComputeP2pChannels: across nodes halved while it times
+ *    ceil(ranks / 8) (NCCL_MAX_DEV_WORK_P2P_PER_BATCH) exceeds the p2p
+ *    channels (the communicator's, rounded up to a power of 2), on one
+ *    node at most those;
+ *  - src/enqueue.cc: an operation starts on nmin (that count, halved while
+ *    it times the ranks exceeds the p2p channels), at most one per half
+ *    step of its bytes across nodes (an 8th on one), and doubles while a
+ *    channel's part exceeds a step (32 steps on one node) and the count
+ *    stays within the per-peer one.
+ * A scenario's collective.channels, chunk, slice and buffer are kept. */
+static void p2p_geometry(const gm_run *r, gm_proto q, const gs_params *base, gt_topo *t,
+			 gs_params *p, gm_coll_opts *co)
+{
+	const int n = gs_group_n(base);
+	const int rpn = t->kind == GT_FLAT ? 1 : comm_rpn(base);
+	const bool across = n / rpn > 1;
+	const bool pcie = t->kind == GT_DGX && t->intra == GT_INTRA_PCIE;
+	uint64_t step = across ? 131072 * (t->cpu == GT_CPU_ARM && t->arch >= 4 ? 2u : 1u)
+			: t->kind == GT_DGX && !pcie ? 524288
+						     : 131072;
+	const uint64_t buffer = gc_config_is_set(r->cfg, "collective.buffer") ? co->buffer_bytes
+									       : gm_proto_get(GM_PROTO_SIMPLE)->buffer;
+	if (step * 8 > buffer)
+		step = buffer / 8 > 0 ? buffer / 8 : 1;
+	const int p2pn = pow2_up(p->nchannels > 0 ? p->nchannels : 1);
+	int per = INT32_MAX;
+	if (across) {
+		const double gbs = (t->kind == GT_FLAT ? t->link.bw_Bps : t->nic.bw_Bps) * 1e-9;
+		const int net = ((int)gbs + 13) / 14;
+		per = net > 1 ? net : 1;
+	}
+	if (rpn > 1 && pcie)
+		per = per < 2 ? per : 2;
+	per = per == INT32_MAX ? p2pn : pow2_up(per);
+	if (across)
+		while ((int64_t)per * ((n + 7) / 8) > p2pn && per > 1)
+			per /= 2;
+	else
+		per = per < p2pn ? per : p2pn;
+	int nmin = per;
+	while ((int64_t)nmin * n > p2pn && nmin > 1)
+		nmin /= 2;
+	const uint64_t min_part = across ? (step + 1) / 2 : (step + 7) / 8;
+	const uint64_t max_part = across ? step : step * 32;
+	uint64_t nch = (p->bytes + min_part - 1) / min_part;
+	nch = nch < (uint64_t)nmin ? nch : (uint64_t)nmin;
+	if (nch == 0)
+		nch = 1;
+	uint64_t part = (p->bytes + nch - 1) / nch;
+	part = part > min_part ? part : min_part;
+	while (part > max_part && nch <= (uint64_t)per / 2) {
+		nch *= 2;
+		part = (p->bytes + nch - 1) / nch;
+	}
+	if (gc_config_int(r->cfg, "collective.channels") == 0)
+		p->nchannels = (int)nch;
+	/* NCCL counts on P2P_PER_CHANNEL_NET_BW (14 GB/s) from a channel
+	 * across the network, so that is a channel's rate there (Simple; a
+	 * scenario's topology.channel_bandwidth is kept) */
+	if (across && q == GM_PROTO_SIMPLE && t->chan_bw_Bps <= 0)
+		t->chan_cap_Bps = 14e9;
+	if (t->chan_cap_Bps > 0)
+		t->chan_links = p->nchannels;
+	if (!gc_config_is_set(r->cfg, "collective.chunk"))
+		p->chunk_bytes = step;
+	if (!gc_config_is_set(r->cfg, "collective.slice"))
+		p->slice_bytes = p->chunk_bytes < step ? p->chunk_bytes : step;
+	if (!gc_config_is_set(r->cfg, "collective.buffer"))
+		co->buffer_bytes = 8 * step;
 }
 
 /* NCCL's tree step geometry (enqueue.cc, its chunk size by algorithm,
@@ -657,6 +753,8 @@ static void proto_setup(const gm_run *r, gm_proto q, const gs_params *base, uint
 	}
 	if (base->algo == GS_ALGO_TREE)
 		tree_geometry(r, q, gs_group_n(base) / rpn, rpn, p, co);
+	if (base->coll == GS_COLL_SENDRECV && r->host.kind == GM_BACKEND_NCCL)
+		p2p_geometry(r, q, base, t, p, co);
 	/* a transport pays its network messages' software steps itself: the
 	 * NIC link keeps its physical latency whatever the protocol */
 	if (r->xport.kind != GM_XPORT_NONE)
