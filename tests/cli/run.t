@@ -177,6 +177,11 @@ check "sendrecv: NCCL's p2p step in the header; 1 KiB on 1 channel, 256 KiB on 2
   "grep -q 'chunk NCCL.s p2p step, slice NCCL.s p2p step, buffer 8 p2p steps\$' '$T/p2p2.txt' && grep -q '^# fewer channels than the topology.s (NCCL.s tuning by size; collective.channels fixes them): 1024 B on 1 of 16, 262144 B on 2 of 16, 1048576 B on 4 of 16, 268435456 B on 4 of 16\$' '$T/p2p2.txt'"
 check "sendrecv at 256 MiB: 2 channels on 8 nodes, 1 on 16, which moves 14 GB/s; the NIC's 50 GB/s binds on 2 nodes" \
   "grep -q '268435456 B on 2 of 16' '$T/p2p8.txt' && grep -q '268435456 B on 1 of 16' '$T/p2p16.txt' && awk -v b=\$(bw '$T/p2p16.txt' 268435456) 'BEGIN { exit !(b > 13.5 && b <= 14.0) }' && awk -v b=\$(bw '$T/p2p2.txt' 268435456) 'BEGIN { exit !(b > 49 && b <= 50) }'"
+# the closed form times sendrecv by its slowest pair (the network's), as
+# the flow run does, not by the mean of its pairs' latencies
+"$G" run "$T/p2p.yaml" --set topology.nodes=8 --set sim.fidelity=analytical >"$T/p2p8a.txt" 2>&1
+check "sendrecv: the closed form gives the flow run's times across nodes (4 sizes, 8 nodes)" \
+  "[ \"\$(grep -E '^ +[0-9]' '$T/p2p8.txt' | awk '{print \$6}')\" = \"\$(grep -E '^ +[0-9]' '$T/p2p8a.txt' | awk '{print \$6}')\" ] && [ \$(grep -cE '^ +[0-9]' '$T/p2p8a.txt') -eq 4 ]"
 check "sendrecv with collective.channels: the scenario's 16 channels at every size, the NIC binds on 16 nodes too" \
   "! grep -q '^# fewer channels' '$T/p2p16c.txt' && awk -v b=\$(bw '$T/p2p16c.txt' 268435456) 'BEGIN { exit !(b > 49 && b <= 50) }'"
 

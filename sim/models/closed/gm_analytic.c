@@ -169,6 +169,7 @@ typedef struct hopkind {
 typedef struct hopinfo {
 	double beta;  /* worst per-channel bandwidth */
 	double alpha; /* mean hop latency, ps */
+	double alpha_max; /* the longest hop latency, ps */
 	hopkind *kinds; /* the distinct kinds of first hop */
 	int nkinds;
 	uint64_t nhops;
@@ -359,7 +360,7 @@ static hopinfo first_hops(const gt_topo *topo, const gs_gen *g, gm_net *net)
 				by_ring[(size_t)route[k] * (size_t)nrings + (size_t)rid[c / spc]]++;
 			}
 		}
-	hopinfo hi = {INFINITY, 0, NULL, 0, 0};
+	hopinfo hi = {INFINITY, 0, 0, NULL, 0, 0};
 	double lat_sum = 0;
 	uint64_t nhops = 0;
 	for (int r = 0; r < nr; r++)
@@ -376,7 +377,9 @@ static hopinfo first_hops(const gt_topo *topo, const gs_gen *g, gm_net *net)
 			}
 			hi.beta = fmin(hi.beta, b);
 			hop_kind_add(&hi, topo, net, users, same, route, h);
-			lat_sum += (double)gm_net_route_latency(net, route, h);
+			const double lat = (double)gm_net_route_latency(net, route, h);
+			lat_sum += lat;
+			hi.alpha_max = fmax(hi.alpha_max, lat);
 			nhops++;
 		}
 	hi.alpha = nhops ? lat_sum / (double)nhops : 0;
@@ -1236,7 +1239,7 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 	uint64_t C = (uint64_t)p->nchannels;
 	double t = (double)topo->launch_ps;
 	double alpha = 0, beta = INFINITY;
-	hopinfo hi = {INFINITY, 0, NULL, 0, 0};
+	hopinfo hi = {INFINITY, 0, 0, NULL, 0, 0};
 	g_autofree hopkind *kinds = NULL; /* hi's, freed on every return */
 	/* dispatch and combine load their own routes (moe_time) */
 	if (n > 1 && p->bytes > 0 && !gs_coll_is_moe(p->coll)) {
@@ -1406,9 +1409,11 @@ gc_status gm_coll_analytic(const gt_topo *topo, const gs_gen *gen, const gm_coll
 		}
 		t += load_time(&ld);
 	} else if (n > 1 && p->bytes > 0) { /* sendrecv */
+		/* every pair at once: the slowest pair's latency (a network
+		 * pair among NVLink ones), not the mean of them */
 		uint64_t Dc = ceil_div(per_rank, C);
 		uint64_t M = ceil_div(Dc, p->slice_bytes);
-		t += alpha + (double)M * ((double)Dc / (double)M / beta * 1e12);
+		t += hi.alpha_max + (double)M * ((double)Dc / (double)M / beta * 1e12);
 	}
 	/* a transport's proxy thread: no faster than its turns */
 	t = fmax(t, xport_proxy_bound(topo, gen, &net, o, res));
