@@ -640,9 +640,10 @@ static void p2p_geometry(const gm_run *r, gm_proto q, const gs_params *base, gt_
 	if (gc_config_int(r->cfg, "collective.channels") == 0)
 		p->nchannels = (int)nch;
 	/* NCCL counts on P2P_PER_CHANNEL_NET_BW (14 GB/s) from a channel
-	 * across the network, so that is a channel's rate there (Simple; a
+	 * across the network, so that is a channel's rate there, where the
+	 * topology rates channels at all (a GPU generation's, Simple; a
 	 * scenario's topology.channel_bandwidth is kept) */
-	if (across && q == GM_PROTO_SIMPLE && t->chan_bw_Bps <= 0)
+	if (across && q == GM_PROTO_SIMPLE && t->chan_bw_Bps <= 0 && t->chan_cap_Bps > 0)
 		t->chan_cap_Bps = 14e9;
 	if (t->chan_cap_Bps > 0)
 		t->chan_links = p->nchannels;
