@@ -430,6 +430,10 @@ nodes the plugin leaves the choice to NCCL, and NCCL 2.27.7's model picks
 ("(NCCL)"). Published: `validate/published/p5_efa_allreduce_sweep.csv`;
 script: `validate/p5-efa-sweep.sh` (`make validate-p5` runs it alone). Error:
 predicted time / published time - 1.
+Why the EFA rows are fast, what was ruled out and what would settle it:
+docs/MODELS.md, "Collective algorithms", the paragraphs on the `p5` preset
+(a cost per message on each network connection that no public source
+states).
 EOF
 fi
 if want p5ag; then
@@ -442,6 +446,10 @@ own model picks every point ("(NCCL)"), and the prediction runs its pick.
 Published: `validate/published/p5_efa_allgather_sweep.csv`; script:
 `P5_SWEEP_OP=allgather validate/p5-efa-sweep.sh`. Error: predicted time /
 published time - 1.
+Why the EFA rows are fast, what was ruled out and what would settle it:
+docs/MODELS.md, "Collective algorithms", the paragraphs on the `p5` preset
+(a cost per message on each network connection that no public source
+states).
 EOF
 fi
 if want p5a2a; then
@@ -454,6 +462,10 @@ each connection's buffer (src/init.cc). Published:
 `validate/published/p5_efa_alltoall_sweep.csv`; script:
 `P5_SWEEP_OP=alltoall validate/p5-efa-sweep.sh`. Error: predicted time /
 published time - 1.
+Why the EFA rows are fast, what was ruled out and what would settle it:
+docs/MODELS.md, "Collective algorithms", the paragraphs on the `p5` preset
+(a cost per message on each network connection that no public source
+states).
 EOF
 fi
 if want h100; then
@@ -470,6 +482,8 @@ the VMs' topology file are not modelled). Predicted on the
 `validate/published/h100_ib_nccl_tests.csv`; script:
 `validate/h100-nccl-tests.sh` (`make validate-h100`, which runs this set and
 the next). Error: predicted time / published time - 1.
+Where and why it misses (the 1-8 MiB band, cluster B's runs): docs/MODELS.md,
+"Against published InfiniBand runs (DGX-class H100 nodes)".
 EOF
 	section h100-node "One H100 node: allgather, reduce-scatter and allreduce" bytes "busbw (GB/s)" <<'EOF'
 nccl-tests `all_gather_perf`, `reduce_scatter_perf` and `all_reduce_perf` on
@@ -483,6 +497,8 @@ Predicted on the `dgx-h100` preset with the algorithm and protocol NCCL's
 cost model picks. Published: `validate/published/h100_node_nccl_tests.csv`;
 script: `validate/h100-nccl-tests.sh`. Error: predicted time / published
 time - 1.
+Where and why it misses (below 4 MiB, the host thread's floor): the same
+section of docs/MODELS.md, "One node".
 EOF
 fi
 if want b200; then
@@ -517,6 +533,8 @@ so the plot's x axis is the GPUs. Bandwidth as DeepEP's tests count it (NVLink
 `validate/published/deepep_normal.csv`; script: `validate/deepep-normal.sh`
 (`make validate-deepep`). Error: predicted bandwidth / published bandwidth -
 1 (positive: predicted faster).
+Per row, with the resource that binds: docs/MODELS.md, "DeepEP's normal
+kernels".
 EOF
 fi
 if want ref; then
@@ -555,6 +573,9 @@ message over the time (the all-to-all: its bytes per GPU), so the plot's
 x axis is the GPUs.
 Published: `validate/published/moe_published.csv`; script:
 `validate/moe-published.sh`. Error: predicted time / published time - 1.
+Why pplx-kernels' rows miss (a cost per queue pair on IBGDA, the proxy's
+per-request cost on IBRC): docs/MODELS.md, "pplx-kernels' internode
+kernels".
 The plot's y axis is logarithmic.
 EOF
 	ylog=0
