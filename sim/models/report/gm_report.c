@@ -29,8 +29,7 @@ static const char *geom(const gm_run *r, const char *key, uint64_t v, char *buf,
 		return buf;
 	}
 	/* sendrecv through NCCL: its p2p step (gm_run.c p2p_geometry) */
-	if (r->base.coll == GS_COLL_SENDRECV && r->host.kind == GM_BACKEND_NCCL &&
-	    !gc_config_is_set(r->cfg, key)) {
+	if (gm_run_nccl_p2p(r) && !gc_config_is_set(r->cfg, key)) {
 		g_strlcpy(buf, strcmp(key, "collective.buffer") ? "NCCL's p2p step" : "8 p2p steps", n);
 		return buf;
 	}

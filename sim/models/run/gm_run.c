@@ -84,6 +84,11 @@ bool gm_run_switch_reduced(gs_algo a)
 	return is_nvls(a) || is_collnet(a);
 }
 
+bool gm_run_nccl_p2p(const gm_run *r)
+{
+	return r->base.coll == GS_COLL_SENDRECV && r->host.kind == GM_BACKEND_NCCL;
+}
+
 /* The algorithms NCCL runs with its Simple protocol only: the
  * switch-reduced ones and PAT. */
 static bool simple_only(gs_algo a)
@@ -565,6 +570,16 @@ static int nccl_channels(gm_proto q, gs_algo algo, int nranks, uint64_t bytes, i
 
 static int comm_rpn(const gs_params *p);
 
+/* NCCL 2.29's point-to-point figures (p2p_geometry) */
+enum {
+	P2P_NET_CHUNK = 131072, /* src/init.cc P2P_NET_CHUNKSIZE */
+	P2P_NVL_CHUNK = 524288, /* P2P_NVL_CHUNKSIZE */
+	P2P_PCI_CHUNK = 131072, /* P2P_PCI_CHUNKSIZE */
+	P2P_CHANNEL_NET_GBS = 14, /* src/graph/paths.cc P2P_PER_CHANNEL_NET_BW */
+	P2P_PER_BATCH = 8,	  /* src/include/device.h NCCL_MAX_DEV_WORK_P2P_PER_BATCH */
+	P2P_STEPS = 8,		  /* NCCL_STEPS: a connection's buffer in steps */
+};
+
 static int pow2_up(int x)
 {
 	int y = 1;
@@ -600,28 +615,30 @@ static void p2p_geometry(const gm_run *r, gm_proto q, const gs_params *base, gt_
 	const int rpn = t->kind == GT_FLAT ? 1 : comm_rpn(base);
 	const bool across = n / rpn > 1;
 	const bool pcie = t->kind == GT_DGX && t->intra == GT_INTRA_PCIE;
-	uint64_t step = across ? 131072 * (t->cpu == GT_CPU_ARM && t->arch >= 4 ? 2u : 1u)
-			: t->kind == GT_DGX && !pcie ? 524288
-						     : 131072;
+	uint64_t step = across ? P2P_NET_CHUNK * (t->cpu == GT_CPU_ARM && t->arch >= 4 ? 2u : 1u)
+			: t->kind == GT_DGX && !pcie ? P2P_NVL_CHUNK
+						     : P2P_PCI_CHUNK;
 	const uint64_t buffer = gc_config_is_set(r->cfg, "collective.buffer") ? co->buffer_bytes
 									       : gm_proto_get(GM_PROTO_SIMPLE)->buffer;
-	if (step * 8 > buffer)
-		step = buffer / 8 > 0 ? buffer / 8 : 1;
+	if (step * P2P_STEPS > buffer)
+		step = buffer / P2P_STEPS > 0 ? buffer / P2P_STEPS : 1;
 	const int p2pn = pow2_up(p->nchannels > 0 ? p->nchannels : 1);
-	int per = INT32_MAX;
+	/* the least over the peers: NVLink peers never are on an NVSwitch
+	 * node, so start from the p2p channels */
+	int per = p2pn;
 	if (across) {
-		const double gbs = (t->kind == GT_FLAT ? t->link.bw_Bps : t->nic.bw_Bps) * 1e-9;
-		const int net = ((int)gbs + 13) / 14;
+		const int gbs = (int)((t->kind == GT_FLAT ? t->link.bw_Bps : t->nic.bw_Bps) * 1e-9);
+		const int net = (gbs + P2P_CHANNEL_NET_GBS - 1) / P2P_CHANNEL_NET_GBS;
 		per = net > 1 ? net : 1;
 	}
-	if (rpn > 1 && pcie)
-		per = per < 2 ? per : 2;
-	per = per == INT32_MAX ? p2pn : pow2_up(per);
+	if (rpn > 1 && pcie && per > 2)
+		per = 2;
+	per = pow2_up(per);
 	if (across)
-		while ((int64_t)per * ((n + 7) / 8) > p2pn && per > 1)
+		while ((int64_t)per * ((n + P2P_PER_BATCH - 1) / P2P_PER_BATCH) > p2pn && per > 1)
 			per /= 2;
-	else
-		per = per < p2pn ? per : p2pn;
+	else if (per > p2pn)
+		per = p2pn;
 	int nmin = per;
 	while ((int64_t)nmin * n > p2pn && nmin > 1)
 		nmin /= 2;
@@ -644,7 +661,7 @@ static void p2p_geometry(const gm_run *r, gm_proto q, const gs_params *base, gt_
 	 * topology rates channels at all (a GPU generation's, Simple; a
 	 * scenario's topology.channel_bandwidth is kept) */
 	if (across && q == GM_PROTO_SIMPLE && t->chan_bw_Bps <= 0 && t->chan_cap_Bps > 0)
-		t->chan_cap_Bps = 14e9;
+		t->chan_cap_Bps = P2P_CHANNEL_NET_GBS * 1e9;
 	if (t->chan_cap_Bps > 0)
 		t->chan_links = p->nchannels;
 	if (!gc_config_is_set(r->cfg, "collective.chunk"))
@@ -652,7 +669,7 @@ static void p2p_geometry(const gm_run *r, gm_proto q, const gs_params *base, gt_
 	if (!gc_config_is_set(r->cfg, "collective.slice"))
 		p->slice_bytes = p->chunk_bytes < step ? p->chunk_bytes : step;
 	if (!gc_config_is_set(r->cfg, "collective.buffer"))
-		co->buffer_bytes = 8 * step;
+		co->buffer_bytes = P2P_STEPS * step;
 }
 
 /* NCCL's tree step geometry (enqueue.cc, its chunk size by algorithm,
@@ -754,7 +771,7 @@ static void proto_setup(const gm_run *r, gm_proto q, const gs_params *base, uint
 	}
 	if (base->algo == GS_ALGO_TREE)
 		tree_geometry(r, q, gs_group_n(base) / rpn, rpn, p, co);
-	if (base->coll == GS_COLL_SENDRECV && r->host.kind == GM_BACKEND_NCCL)
+	if (gm_run_nccl_p2p(r))
 		p2p_geometry(r, q, base, t, p, co);
 	/* a transport pays its network messages' software steps itself: the
 	 * NIC link keeps its physical latency whatever the protocol */

@@ -115,6 +115,9 @@ bool gm_run_spans_nodes(const gs_params *p, const gt_topo *t);
 /* The switch-reduced allreduces (nvls, nvlstree, collnet, collnetchain):
  * Simple only, with NVLS's step geometry unless the scenario gives one. */
 bool gm_run_switch_reduced(gs_algo a);
+/* sendrecv through NCCL: it runs in NCCL's point-to-point geometry (its
+ * step, channels and per-channel rate; gm_run.c p2p_geometry) */
+bool gm_run_nccl_p2p(const gm_run *r);
 /* A MoE layer's nodes and GPUs per node on t (its group's shape). */
 void gm_run_moe_nodes(const gs_params *p, const gt_topo *t, int *nodes, int *per);
 
