@@ -497,6 +497,67 @@ gc_status gt_topo_check(gc_config *cfg, char **errmsg)
 	return GC_OK;
 }
 
+/* The channels NCCL's topology search gives one NVSwitch node (no
+ * network), from NVIDIA/nccl 2.19-2.30 (src/graph/search.cc,
+ * src/graph/connect.cc):
+ *  - ncclTopoCompute tries the speeds of the GPU generation's table from the
+ *    fastest one the GPU's NVLink total allows down, keeping the graph
+ *    whose channels x speed is largest (each channel takes its speed from
+ *    every GPU's links, so floor(total / speed) of them, at most 32 for a
+ *    ring), and stops once that reaches the total or the next speed is
+ *    below 0.49 of the kept one;
+ *  - ncclTopoDupChannels doubles them when the speed is at least 25 GB/s
+ *    (from Hopper on, not below 50 GB/s with more than 4 channels);
+ *  - ncclTopoPostset doubles them again (at most MAXCHANNELS, 64);
+ *  - the tree's search, whose total is n / (n - 1) times larger on a
+ *    switch, never finds fewer, and NCCL keeps the smaller of the two.
+ * On H100 (374 GB/s) that is 6 channels at 60 GB/s, 12, then 24 (NCCL's
+ * logs show 24 coll channels on one H100 node, 16 on one H800 with its 8
+ * links); on B200 (722 GB/s) 8 at 90, 16, then 32, whatever the node's GPU
+ * count. 0 for a GPU generation gcsim has no speed table for. */
+static int nccl_node_channels(int arch, double nvlink_GBps)
+{
+	static const double pre_hopper[] = {40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3};
+	static const double hopper[] = {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3};
+	static const double blackwell[] = {90, 80, 70, 60, 50, 40, 30, 24, 20, 19, 18};
+	const double *sp;
+	size_t ns;
+	if (arch >= 4) {
+		sp = blackwell;
+		ns = G_N_ELEMENTS(blackwell);
+	} else if (arch == 3) {
+		sp = hopper;
+		ns = G_N_ELEMENTS(hopper);
+	} else if (arch >= 1) {
+		sp = pre_hopper;
+		ns = G_N_ELEMENTS(pre_hopper);
+	} else {
+		return 0;
+	}
+	const int ring_max = 32; /* MAXCHANNELS / 2 for the ring's graph */
+	size_t i = 0;
+	while (sp[i] > nvlink_GBps && i + 1 < ns)
+		i++;
+	int n = 0;
+	double speed = 0;
+	for (;;) {
+		double c = floor(nvlink_GBps / sp[i]);
+		int k = c < ring_max ? (int)c : ring_max;
+		if (k * sp[i] > n * speed) {
+			n = k;
+			speed = sp[i];
+		}
+		if (n * speed >= nvlink_GBps || i + 1 >= ns || (n > 0 && sp[i + 1] / speed <= 0.49))
+			break;
+		i++;
+	}
+	if (n == 0)
+		return 0;
+	if (speed >= 25 && !(arch >= 3 && speed < 50 && n > 4))
+		n = 2 * n < ring_max ? 2 * n : ring_max;
+	return 2 * n < 64 ? 2 * n : 64;
+}
+
 static gt_link_spec spec(const gc_config *cfg, const char *prefix)
 {
 	char k1[64], k2[64];
@@ -594,6 +655,13 @@ gc_status gt_topo_from_config(const gc_config *cfg, gt_topo *t, char **errmsg)
 		 * than its NVLink ports carry */
 		t->default_channels = 2 * t->gpus_per_node < GT_MAX_CHANNELS ? 2 * t->gpus_per_node
 									   : GT_MAX_CHANNELS;
+		/* a communicator within one NVSwitch node has no NIC to cover:
+		 * NCCL's channels there come from its NVLink search alone
+		 * (nccl_node_channels) */
+		if (t->intra != GT_INTRA_PCIE && t->gpus_per_node > 1) {
+			int nc = nccl_node_channels(t->arch, t->nvlink.bw_Bps * 1e-9);
+			t->node_channels = nc < GT_MAX_CHANNELS ? nc : GT_MAX_CHANNELS;
+		}
 		t->sharp = gc_config_bool(cfg, "topology.fabric.sharp");
 		const char *fab = gc_config_str(cfg, "topology.fabric.kind");
 		t->fabric = strcmp(fab, "fat-tree") == 0 ? GT_FAB_FAT_TREE

@@ -97,6 +97,10 @@ typedef struct gt_topo {
 	int gpus_per_node;
 	int64_t launch_ps;
 	int default_channels;
+	/* NCCL's channels for a communicator within one node (its NVLink
+	 * search, gt_topo.c nccl_node_channels); 0: none known (no GPU
+	 * generation, PCIe nodes, flat) */
+	int node_channels;
 	gt_link_spec link;   /* flat */
 	gt_link_spec nvlink; /* dgx */
 	gt_link_spec pcie;   /* dgx */

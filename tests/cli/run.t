@@ -308,9 +308,10 @@ check "one-level groups are named in the table header" "grep -q '^# collective: 
 
 # Packet fidelity: the header names it, runs repeat byte for byte, and on
 # the shipped comparison the two fidelities meet at 1 GiB (within 0.2 %).
-# At 64 MiB the packets run ahead of the fluid model's lockstep: by more
-# than 5 % where a channel may take a whole free port (no GPU generation),
-# by less where it moves at most its CTA's rate (Hopper's 38.7 GB/s).
+# At 64 MiB the packets run ahead of the fluid model's lockstep by more
+# than 5 % where a channel may take a whole free port (no GPU generation:
+# 16 channels); with Hopper's 24 channels, each held to its CTA's 38.7
+# GB/s, the two stay within 2 %.
 shipped fidelity-flow-vs-packet "$T/fid.txt"
 "$G" run scenarios/fidelity-flow-vs-packet.yaml >"$T/fid2.txt"
 "$G" run scenarios/fidelity-flow-vs-packet.yaml --set topology.gpu_arch=none >"$T/fidn.txt"
@@ -318,8 +319,8 @@ check "packet fidelity: same scenario, byte-identical output" "cmp -s '$T/fid.tx
 fid_awk='$3 == 1073741824 { t[$1] = $4 } $3 == 67108864 { m[$1] = $4 }
   END { e = (t["packet"] - t["flow"]) / t["flow"]; if (e < 0) e = -e; r = m["packet"] / m["flow"];
         exit !(e < 0.002 && r >= lo && r < hi) }'
-check "flow and packet within 0.2% at 1 GiB, packet ahead by under 5% at 64 MiB" \
-  "awk -v lo=0.95 -v hi=1 '$fid_awk' '$T/fid.txt'"
+check "flow and packet within 0.2% at 1 GiB, within 2% at 64 MiB" \
+  "awk -v lo=0.98 -v hi=1.02 '$fid_awk' '$T/fid.txt'"
 check "without a channel rate: packet ahead by more than 5% at 64 MiB" \
   "awk -v lo=0 -v hi=0.95 '$fid_awk' '$T/fidn.txt'"
 "$G" run scenarios/dgx-h100-allreduce.yaml --fidelity packet --set collective.sizes=1MiB >"$T/pk.txt"
@@ -375,7 +376,7 @@ check "DP groups: ring 256 MiB equal at 1:1 and 2:1, 2x at 4:1; tree slower at 2
 # node (the same at every size), the DP phase grows with the nodes.
 shipped training-step-scaling "$T/step.txt"
 check "training step: TP 947 ms at every size; DP grows from 8 to 2048 nodes; the step is their sum" \
-  "awk '\$1 ~ /^[0-9]+\$/ { tp[\$1] = \$7; dp[\$1] = \$10; if (\$11 - \$7 - \$10 > 0.02 || \$7 - \$11 + \$10 > 0.02) bad = 1 } END { exit !(!bad && tp[1] == \"947.23\" && tp[2048] == tp[1] && dp[1] == 0 && dp[8] > 0 && dp[2048] > 10 * dp[8]) }' '$T/step.txt'"
+  "awk '\$1 ~ /^[0-9]+\$/ { tp[\$1] = \$7; dp[\$1] = \$10; if (\$11 - \$7 - \$10 > 0.02 || \$7 - \$11 + \$10 > 0.02) bad = 1 } END { exit !(!bad && tp[1] == \"947.24\" && tp[2048] == tp[1] && dp[1] == 0 && dp[8] > 0 && dp[2048] > 10 * dp[8]) }' '$T/step.txt'"
 # NCCL's model chooses the step's allreduce, allgather and reduce-scatter;
 # its MoE phases, which NCCL does not tune, keep gcsim's choice
 "$G" run scenarios/training-step-moe.yaml --set collective.algo=auto --set collective.protocol=auto \

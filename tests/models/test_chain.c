@@ -2,8 +2,10 @@
 /*
  * Broadcast and reduce (NCCL's ring: a chain from or to rank 0) on the
  * simulated cluster.
- *  - The closed form follows the flow run: exactly on one node, within 8 %
- *    across 2 and 8 DGX H100 nodes and 4 p5 nodes, 8 B to 1 GiB.
+ *  - The closed form follows the flow run: within 0.1 % on one node (to
+ *    the last digit where every channel's part is the same; where they
+ *    differ by an element, the flow's shorter parts end a few ns early),
+ *    within 8 % across 2 and 8 DGX H100 nodes and 4 p5 nodes, 8 B to 1 GiB.
  *  - On one node the chain's links all carry the whole buffer: 1 GiB
  *    reaches 90-100 % of the GPU's NVLink port.
  *  - A reduce moves what a broadcast moves, the other way.
@@ -43,7 +45,7 @@ static void test_closed_form(void)
 					       op, where[w][0], where[w][1] ? where[w][1] : "",
 					       (unsigned long long)f->pts[i].bytes, f->pts[i].time_us,
 					       a->pts[i].time_us, 100 * e);
-				g_assert_cmpfloat(fabs(e), <, (w == 0 ? 1e-6 : 0.08));
+				g_assert_cmpfloat(fabs(e), <, (w == 0 ? 1e-3 : 0.08));
 			}
 			gm_run_free(f);
 			gm_run_free(a);

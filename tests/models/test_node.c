@@ -7,7 +7,7 @@
  * closed form against the flow runs; and every refusal. NICs shared by several GPUs
  * (topology.nics_per_node): the routes through the group's NIC, the
  * network bandwidth of a node, the fabric's leaves and rails counted in
- * NICs, and the refusals.
+ * NICs, and the refusals. NCCL's channels on one NVSwitch node.
  */
 #include <glib.h>
 #include <math.h>
@@ -351,6 +351,51 @@ static void test_shared_nic_routes(void)
 		       "does not apply to topology kind flat");
 }
 
+/* The channels of a communicator within one NVSwitch node: NCCL's NVLink
+ * search (gt_topo.c nccl_node_channels), whatever the node's GPU count;
+ * across nodes two per NIC; without a GPU generation two per GPU. A 4-GPU
+ * B200 node's ring then reaches its NVLink port, where its GPUs' 8 channels
+ * of 68.7 GB/s stopped it at 549 GB/s. */
+static void test_node_channels(void)
+{
+	const char *yaml = "schema_version: 1\n"
+			   "topology: {preset: dgx-h100}\n"
+			   "collective: {op: allreduce, algo: ring, sizes: [8GiB]}\n";
+	struct {
+		const char *sets[3];
+		int channels;
+	} cases[] = {
+		{{NULL}, 24},					     /* 374 GB/s: 6 at 60, 12, 24 */
+		{{"topology.preset=dgx-a100", NULL}, 24},	     /* 240: 6 at 40, 12, 24 */
+		{{"topology.preset=dgx-b200", NULL}, 32},	     /* 722: 8 at 90, 16, 32 */
+		{{"topology.preset=dgx-b200", "topology.gpus_per_node=4", NULL}, 32},
+		{{"topology.nvlink.bandwidth=164.8GB/s", NULL}, 16}, /* H800's 8 links: 4 at 40 */
+		{{"topology.gpu_arch=none", NULL}, 16},		     /* no speed table */
+		{{"topology.nodes=2", NULL}, 16},		     /* two per NIC */
+		{{"topology.nodes=4", "collective.group.size=8", NULL}, 24}, /* TP groups */
+		{{"topology.nodes=4", "collective.group.stride=8", NULL}, 16}, /* DP groups */
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		gm_run *r = run_yaml(yaml, cases[i].sets);
+		g_test_message("%s %s: %d channels", cases[i].sets[0] ? cases[i].sets[0] : "dgx-h100",
+			       cases[i].sets[1] ? cases[i].sets[1] : "", r->base.nchannels);
+		g_assert_cmpint(r->base.nchannels, ==, cases[i].channels);
+		gm_run_free(r);
+	}
+	/* the 4-GPU B200 node: at the port with NCCL's 32, at 8 x 68.7 GB/s
+	 * with 8 */
+	const char *const b4[] = {"topology.preset=dgx-b200", "topology.gpus_per_node=4", NULL};
+	const char *const b4c8[] = {"topology.preset=dgx-b200", "topology.gpus_per_node=4",
+				    "collective.channels=8", NULL};
+	gm_run *a = run_yaml(yaml, b4), *b = run_yaml(yaml, b4c8);
+	g_test_message("4 B200s, 8 GiB: busbw %.1f GB/s with 32 channels, %.1f with 8",
+		       a->pts[0].busbw_GBps, b->pts[0].busbw_GBps);
+	g_assert_cmpfloat(a->pts[0].busbw_GBps, >, 0.98 * 722);
+	g_assert_cmpfloat(b->pts[0].busbw_GBps, <, 8 * 68.7);
+	gm_run_free(a);
+	gm_run_free(b);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -361,5 +406,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/pcie/refusals", test_refusals);
 	g_test_add_func("/pcie/nvlink-bridges", test_nvlink_bridges);
 	g_test_add_func("/node/shared-nics", test_shared_nic_routes);
+	g_test_add_func("/node/channels", test_node_channels);
 	return g_test_run();
 }

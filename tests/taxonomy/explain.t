@@ -184,7 +184,7 @@ check "the mode from --set completes such a study" "grep -q '^total: ' '$T/nomod
 "$G" explain --scenario scenarios/dgx-h100-allreduce.yaml --compare inter --format csv >"$T/base.csv"
 check "a run scenario under --compare is a parameter base" "[ \$(wc -l <'$T/base.csv') -eq 7 ]"
 bad "walk: rank out of range" "--rank 8: the run has ranks 0 to 7" explain --collective scenarios/dgx-h100-allreduce.yaml --bytes 1MiB --rank 8
-bad "walk: strand out of range" "--strand 16: each rank runs strands 0 to 15" explain --collective scenarios/dgx-h100-allreduce.yaml --strand 16
+bad "walk: strand out of range" "--strand 24: each rank runs strands 0 to 23" explain --collective scenarios/dgx-h100-allreduce.yaml --strand 24
 bad "walk: the closed form" "has no steps to walk" explain --collective scenarios/dgx-h100-allreduce.yaml --set sim.fidelity=analytical
 bad "walk: a training step" "is a training step" explain --collective scenarios/training-step-moe.yaml
 bad "walk: with --path" "--collective walks a run scenario" explain --collective scenarios/dgx-h100-allreduce.yaml --path inter:3

@@ -128,8 +128,9 @@
  *   channel (tau_h on its busiest link, plus its route's latency); the
  *   other slices follow at the pace of the busiest link when every hop
  *   carries one slice of every channel at once (tau_ss):
- *       T = launch + sum_h (tau_h + alpha_h) + (K - 1) tau_ss,
- *   K the slices of the largest channel part.
+ *       T = launch + sum_h (tau_h + alpha_h) + R tau_ss,
+ *   R the largest channel part's bytes after its first slice, in slices
+ *   (K - 1 for K whole slices; a partial last slice counts its share).
  *   pat (allgather, reduce-scatter): the same per round, with PAT's rounds
  *   (gs_pat_rounds): the distances 2^(D-1) .. 1 for the allgather (1 ..
  *   2^(D-1) for the reduce-scatter), each round's blocks one message train;
@@ -803,13 +804,15 @@ static void chain_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, doub
 	int *at = g_new(int, (size_t)N * (size_t)C), *ch = g_new(int, (size_t)N * (size_t)C);
 	double *slice = g_new(double, (size_t)C);
 	int nchains = 0;
-	uint64_t K = 0;
+	/* the slices after each channel's first, in first slices (its last
+	 * slice may be partial): the most of any channel */
+	double rest = -1;
 	for (int c = 0; c < C; c++) {
 		uint64_t P = (count / (uint64_t)C + ((uint64_t)c < count % (uint64_t)C)) * el;
 		slice[c] = (double)MIN(sb, P);
 		if (P == 0)
 			continue;
-		K = MAX(K, ceil_div(P, sb));
+		rest = fmax(rest, (double)(P - (uint64_t)slice[c]) / slice[c]);
 		for (int r = 0; r < N; r++)
 			if (next[(size_t)r * C + c] >= 0 && !fed[(size_t)r * C + c] &&
 			    (shared || gs_group_id(p, r) == 0)) {
@@ -864,8 +867,8 @@ static void chain_time(const gt_topo *topo, const gs_gen *gen, gm_net *net, doub
 		fill = fmax(fill, fin[k]);
 	g_free(fin);
 	double lat = all.lat, tss = load_time(&all) - lat;
-	if (K > 0)
-		*t += fill + (double)(K - 1) * tss;
+	if (rest >= 0)
+		*t += fill + rest * tss;
 	g_free(next);
 	g_free(fed);
 	g_free(at);

@@ -240,13 +240,27 @@ static uint64_t chain_slice(uint64_t slice, uint64_t buffer)
  * scenario's (or the protocol's, set as defaults before), NVLS's own
  * unless given, and for nvls every GPU behind the one switch (a flat
  * topology counts each GPU a node). */
+/* The channels p's communicators get on t unless the scenario gives them:
+ * NCCL's for one node (its NVLink search, gt_topo node_channels) when every
+ * member of each lies on one NVSwitch node, else the topology's (two per
+ * NIC). */
+static int comm_default_channels(const gt_topo *t, const gs_params *p)
+{
+	if (t->kind == GT_DGX && t->node_channels > 0) {
+		const int g = gs_group_n(p);
+		if (g > 1 && g <= t->gpus_per_node && gs_group_rpn(p) == g)
+			return t->node_channels;
+	}
+	return t->default_channels;
+}
+
 static void algo_layout(const gc_config *cfg, const gt_topo *t, gs_params *p)
 {
 	int64_t ch = gc_config_int(cfg, "collective.channels");
-	p->nchannels = ch > 0 ? (int)ch : t->default_channels;
+	p->ranks_per_node = t->gpus_per_node;
+	p->nchannels = ch > 0 ? (int)ch : comm_default_channels(t, p);
 	p->chunk_bytes = gc_config_bytes(cfg, "collective.chunk");
 	p->slice_bytes = gc_config_bytes(cfg, "collective.slice");
-	p->ranks_per_node = t->gpus_per_node;
 	p->ring_pairs = t->pcie_pairs;
 	/* dispatch/combine: concurrent senders per GPU (DeepEP issues every
 	 * token-expert message from its own warp; docs/MODELS.md gives the
@@ -421,6 +435,8 @@ static gc_status collective_from_config(gc_config *cfg, const gt_topo *t, gs_par
 	gc_status gst = groups_from_config(cfg, t, p, errmsg);
 	if (gst != GC_OK)
 		return gst;
+	/* the communicators are known now: their channels */
+	algo_layout(cfg, t, p);
 	if (gs_coll_is_moe(p->coll)) {
 		/* the experts spread over each expert-parallel group */
 		int ep = gs_group_n(p);
@@ -957,7 +973,8 @@ static gc_status tuner_setup(gm_run *r, bool step_phase, char **errmsg)
 	int rpn = r->topo.kind == GT_FLAT ? 1 : comm_rpn(&r->base);
 	const char *why = NULL;
 	if (!gm_tuner_init(&r->tuner, &r->topo, gs_group_n(&r->base), rpn,
-			   ch > 0 ? (int)ch : r->topo.default_channels, &model, &why))
+			   ch > 0 ? (int)ch : comm_default_channels(&r->topo, &r->base), &model,
+			   &why))
 		return gc_config_error(r->cfg, "collective.tuner", errmsg, "%s", why);
 	return GC_OK;
 }
