@@ -33,7 +33,7 @@ cat > "$scen" <<'EOF2'
 schema_version: 1
 name: B200 InfiniBand sendrecv (validate/published/b200_ib_sendrecv.csv)
 topology: {preset: dgx-b200, nodes: 2}
-collective: {op: sendrecv, sizes: [1MiB]}
+collective: {op: sendrecv, sizes: [1MiB], nccl_version: 2.29.7}
 EOF2
 groups > "$out/groups.txt"
 while read -r nodes sizes; do

@@ -509,8 +509,9 @@ to 256 MiB, from togethercomputer/together-nccl-tests
 (benchmarks/B200/sendrecv-p2p-scaling, run 3): every rank sends to the next
 and receives from the previous, so each node boundary is one InfiniBand hop
 and the rest NVLink. Predicted on the `dgx-b200` preset on its default,
-non-blocking fabric (the cluster's is not described), with NCCL's
-point-to-point geometry: 128 KiB steps, and channels by size up to a
+non-blocking fabric (the cluster's is not described), with NCCL 2.29.7's
+point-to-point geometry (`collective.nccl_version`): 128 KiB steps, and
+channels by size up to a
 per-peer count that NCCL halves as the ranks grow (4 on 2 and 4 nodes, 2 on
 8, 1 on 16), each moving at most the 14 GB/s NCCL counts on across the
 network; that per-peer count is what the falls at 8 and 16 nodes (26 and

@@ -159,10 +159,12 @@ check "the sizes NCCL's tuning gave fewer channels are named under the table, th
   "grep -q '^# fewer channels than the topology.s (NCCL.s tuning by size; collective.channels fixes them): 8 B on 1 of 16, 1048576 B on 10 of 16\$' '$T/ch3.txt' && ! grep -q '^# fewer channels' '$T/ch3f.txt' && grep -q '^ *1048576 ' '$T/ch3f.txt'"
 
 # sendrecv through NCCL in its point-to-point geometry (gm_run.c
-# p2p_geometry, NCCL 2.29): 128 KiB steps across nodes; channels by size up
-# to a per-peer count of ceil(50 GB/s / 14) = 4, halved while it times
+# p2p_geometry, NCCL 2.29 on): 128 KiB steps across nodes; channels by size
+# up to a per-peer count of ceil(50 GB/s / 14) = 4, halved while it times
 # ceil(ranks / 8) exceeds the 16 channels (2 on 8 nodes, 1 on 16); each
 # channel across the network at most 14 GB/s. A scenario's channels stay.
+# Releases 2.20-2.28 start a network peer from 2 channels, halved while 2 x
+# the ranks exceeds 4 x 16 (1 from 8 nodes); 2.19 keeps 2.
 cat >"$T/p2p.yaml" <<'EOF'
 schema_version: 1
 topology: {preset: dgx-b200, nodes: 2}
@@ -173,6 +175,18 @@ EOF
 "$G" run "$T/p2p.yaml" --set topology.nodes=16 >"$T/p2p16.txt" 2>&1
 "$G" run "$T/p2p.yaml" --set topology.nodes=16 --set collective.channels=16 >"$T/p2p16c.txt" 2>&1
 bw() { awk -v s="$2" '$1 == s { print $8 }' "$1"; }
+"$G" run "$T/p2p.yaml" --set collective.nccl_version=2.26.2 >"$T/p2p2v26.txt" 2>&1
+"$G" run "$T/p2p.yaml" --set collective.nccl_version=2.26.2 --set topology.nodes=8 >"$T/p2p8v26.txt" 2>&1
+"$G" run "$T/p2p.yaml" --set collective.nccl_version=2.19.3 --set topology.nodes=8 >"$T/p2p8v19.txt" 2>&1
+check "sendrecv under NCCL 2.26: 2 channels of 14 GB/s on 2 nodes, 1 on 8; under 2.19 2 on 8" \
+  "grep -q '268435456 B on 2 of 16' '$T/p2p2v26.txt' && awk -v b=\$(bw '$T/p2p2v26.txt' 268435456) 'BEGIN { exit !(b > 27 && b <= 28) }' && grep -q '268435456 B on 1 of 16' '$T/p2p8v26.txt' && grep -q '268435456 B on 2 of 16' '$T/p2p8v19.txt'"
+"$G" run "$T/p2p.yaml" --set collective.op=allreduce --set collective.nccl_version=2.26.2 >/dev/null 2>"$T/e"; rc=$?
+check "collective.nccl_version on an allreduce without NCCL's tuner: refused, naming both uses" \
+  "[ $rc -eq 2 ] && grep -q 'point-to-point channels across nodes' '$T/e'"
+printf 'schema_version: 1\ntopology: {preset: dgx-b200}\ncollective: {op: sendrecv, sizes: [1MiB], nccl_version: 2.26.2}\n' >"$T/p2p1.yaml"
+"$G" run "$T/p2p1.yaml" >/dev/null 2>"$T/e"; rc=$?
+check "collective.nccl_version on a sendrecv within one node: refused" \
+  "[ $rc -eq 2 ] && grep -q 'collective.nccl_version' '$T/e'"
 check "sendrecv: NCCL's p2p step in the header; 1 KiB on 1 channel, 256 KiB on 2, 1 MiB and 256 MiB on 4 (2 nodes)" \
   "grep -q 'chunk NCCL.s p2p step, slice NCCL.s p2p step, buffer 8 p2p steps\$' '$T/p2p2.txt' && grep -q '^# fewer channels than the topology.s (NCCL.s tuning by size; collective.channels fixes them): 1024 B on 1 of 16, 262144 B on 2 of 16, 1048576 B on 4 of 16, 268435456 B on 4 of 16\$' '$T/p2p2.txt'"
 check "sendrecv at 256 MiB: 2 channels on 8 nodes, 1 on 16, which moves 14 GB/s; the NIC's 50 GB/s binds on 2 nodes" \

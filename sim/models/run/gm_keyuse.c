@@ -17,7 +17,8 @@
  *  - collective.enqueue: a host thread with more than one operation to
  *    enqueue (collective.iters or collective.gpus_per_thread above 1);
  *  - collective.nccl_proto: collective.protocol auto's choice;
- *  - collective.nccl_version: NCCL's tuner (collective.tuner nccl);
+ *  - collective.nccl_version: NCCL's tuner (collective.tuner nccl), and
+ *    sendrecv through NCCL across nodes (its point-to-point channels);
  *  - topology.nic_path: NCCL's default for LL128 across nodes, consulted
  *    by collective.protocol auto (gm_run's ll128_default_refusal);
  *  - topology.fabric.sharp: nvls, collnet and collnetchain (and auto's
@@ -329,10 +330,12 @@ static const char *collective_unused(use *u, const char *key)
 			return u->buf;
 		}
 	}
-	if (!strcmp(key, "collective.nccl_version") && !r->tuner_nccl) {
+	if (!strcmp(key, "collective.nccl_version") && !r->tuner_nccl &&
+	    !(gm_run_nccl_p2p(r) && !u->no_net)) {
 		snprintf(u->buf, sizeof(u->buf),
 			 "it names the release of NCCL's cost model, which collective.tuner nccl "
-			 "chooses with, and this run's choices are gcsim's (%s, collective.tuner "
+			 "chooses with, and of NCCL's point-to-point channels across nodes "
+			 "(sendrecv), and this run's choices are gcsim's (%s, collective.tuner "
 			 "gcsim); leave it out, or give collective.tuner nccl",
 			 u->what);
 		return u->buf;

@@ -586,9 +586,11 @@ static int nccl_channels(gm_proto q, gs_algo algo, int nranks, uint64_t bytes, i
 
 static int comm_rpn(const gs_params *p);
 
-/* NCCL 2.29's point-to-point figures (p2p_geometry) */
+/* NCCL's point-to-point figures (p2p_geometry) */
 enum {
 	P2P_NET_CHUNK = 131072, /* src/init.cc P2P_NET_CHUNKSIZE */
+	P2P_NET_PEER = 2,	/* 2.19-2.28: channels a network peer starts from */
+	P2P_BW_RULE = 22900,	/* the release that counts them by bandwidth */
 	P2P_NVL_CHUNK = 524288, /* P2P_NVL_CHUNKSIZE */
 	P2P_PCI_CHUNK = 131072, /* P2P_PCI_CHUNKSIZE */
 	P2P_CHANNEL_NET_GBS = 14, /* src/graph/paths.cc P2P_PER_CHANNEL_NET_BW */
@@ -604,20 +606,24 @@ static int pow2_up(int x)
 	return y;
 }
 
-/* NCCL's point-to-point geometry for sendrecv (NCCL 2.29): the step
+/* NCCL's point-to-point geometry for sendrecv, as the release
+ * collective.nccl_version names runs it (r->nccl_ver): the step
  * (src/init.cc computeBuffSizes: P2P_NET_CHUNKSIZE 128 KiB across nodes,
- * twice that on Arm hosts with Blackwell; P2P_NVL_CHUNKSIZE 512 KiB on one
- * node of NVLink; P2P_PCI_CHUNKSIZE 128 KiB otherwise; at most an 8th of
- * the buffer), NCCL_STEPS = 8 of them a connection's buffer, and the
- * channels an operation is split over:
- *  - per peer (src/graph/paths.cc ncclTopoGetNchannels): across the
- *    network max(NICs, ceil(NIC GB/s / P2P_PER_CHANNEL_NET_BW 14)), a
- *    PCIe peer 2, an NVLink peer twice its links (never the least on an
- *    NVSwitch node); the least over the peers, rounded up to a power of 2;
- *  - ncclTopoComputeP2pChannels: across nodes halved while it times
- *    ceil(ranks / 8) (NCCL_MAX_DEV_WORK_P2P_PER_BATCH) exceeds the p2p
- *    channels (the communicator's, rounded up to a power of 2), on one
- *    node at most those;
+ * from 2.29 twice that on Arm hosts with Blackwell; P2P_NVL_CHUNKSIZE 512
+ * KiB on one node of NVLink; P2P_PCI_CHUNKSIZE 128 KiB otherwise; at most
+ * an 8th of the buffer), NCCL_STEPS = 8 of them a connection's buffer, and
+ * the channels an operation is split over:
+ *  - per peer (src/graph/paths.cc ncclTopoGetNchannels), across the
+ *    network: 2.19, NCCL_NCHANNELS_PER_NET_PEER's 2; 2.20-2.28, 2 halved
+ *    while it times the ranks exceeds 4 times the p2p channels, at least
+ *    the NICs the GPU needs (one); from 2.29, max(NICs, ceil(NIC GB/s /
+ *    P2P_PER_CHANNEL_NET_BW 14)). A PCIe peer 2, an NVLink peer twice its
+ *    links (never the least on an NVSwitch node); the least over the
+ *    peers, rounded up to a power of 2;
+ *  - ncclTopoComputeP2pChannels: from 2.29, across nodes halved while it
+ *    times ceil(ranks / 8) (NCCL_MAX_DEV_WORK_P2P_PER_BATCH) exceeds the
+ *    p2p channels (the communicator's, rounded up to a power of 2); at
+ *    most those otherwise;
  *  - src/enqueue.cc: an operation starts on nmin (that count, halved while
  *    it times the ranks exceeds the p2p channels), at most one per half
  *    step of its bytes across nodes (an 8th on one), and doubles while a
@@ -631,7 +637,8 @@ static void p2p_geometry(const gm_run *r, gm_proto q, const gs_params *base, gt_
 	const int rpn = t->kind == GT_FLAT ? 1 : comm_rpn(base);
 	const bool across = n / rpn > 1;
 	const bool pcie = t->kind == GT_DGX && t->intra == GT_INTRA_PCIE;
-	uint64_t step = across ? P2P_NET_CHUNK * (t->cpu == GT_CPU_ARM && t->arch >= 4 ? 2u : 1u)
+	const bool bw_rule = r->nccl_ver >= P2P_BW_RULE;
+	uint64_t step = across ? P2P_NET_CHUNK * (bw_rule && t->cpu == GT_CPU_ARM && t->arch >= 4 ? 2u : 1u)
 			: t->kind == GT_DGX && !pcie ? P2P_NVL_CHUNK
 						     : P2P_PCI_CHUNK;
 	const uint64_t buffer = gc_config_is_set(r->cfg, "collective.buffer") ? co->buffer_bytes
@@ -642,15 +649,20 @@ static void p2p_geometry(const gm_run *r, gm_proto q, const gs_params *base, gt_
 	/* the least over the peers: NVLink peers never are on an NVSwitch
 	 * node, so start from the p2p channels */
 	int per = p2pn;
-	if (across) {
+	if (across && bw_rule) {
 		const int gbs = (int)((t->kind == GT_FLAT ? t->link.bw_Bps : t->nic.bw_Bps) * 1e-9);
 		const int net = (gbs + P2P_CHANNEL_NET_GBS - 1) / P2P_CHANNEL_NET_GBS;
 		per = net > 1 ? net : 1;
+	} else if (across) {
+		per = P2P_NET_PEER;
+		if (r->nccl_ver >= 22000)
+			while ((int64_t)per * n > 4 * (int64_t)p2pn && per > 1)
+				per /= 2;
 	}
 	if (rpn > 1 && pcie && per > 2)
 		per = 2;
 	per = pow2_up(per);
-	if (across)
+	if (across && bw_rule)
 		while ((int64_t)per * ((n + P2P_PER_BATCH - 1) / P2P_PER_BATCH) > p2pn && per > 1)
 			per /= 2;
 	else if (per > p2pn)
@@ -953,6 +965,7 @@ static gc_status tuner_setup(gm_run *r, bool step_phase, char **errmsg)
 		g_free(bad);
 		return st;
 	}
+	r->nccl_ver = model.ver;
 	r->tuner_nccl = !strcmp(gc_config_str(r->cfg, "collective.tuner"), "nccl");
 	if (!r->tuner_nccl)
 		return GC_OK;

@@ -93,6 +93,9 @@ typedef struct gm_run {
 	 * algorithms) instead of gcsim's closed form */
 	bool tuner_nccl;
 	gm_tuner tuner;
+	/* collective.nccl_version as a number (2.29.7: 22907): the release
+	 * whose choices NCCL's model and its point-to-point geometry make */
+	int nccl_ver;
 	bool analytical;
 	gm_xport xport; /* transport.inter (kind none: no control path) */
 	gm_host host;	/* collective.backend (kind nccl: the GPUs run it) */

@@ -89,11 +89,13 @@ static const gc_param coll_params[] = {
 	 "fastest or not); either way gcsim then simulates the choice",
 	 "NVIDIA/nccl src/graph/tuning.cc (ncclTopoTuneModel, ncclTopoGetAlgoTime)"},
 	{"collective.nccl_version", GC_P_STRING, GM_NCCL_DEFAULT_VERSION, NULL, 1, 0,
-	 "the NCCL release whose cost model collective.tuner nccl chooses with: 2.M.P as NCCL "
+	 "the NCCL release whose cost model collective.tuner nccl chooses with, and whose "
+	 "point-to-point channels sendrecv across nodes runs on: 2.M.P as NCCL "
 	 "prints it, or 2.M (that series' newest); a patch gcsim does not list takes the model "
 	 "of the release before it. The model's constants (latencies per hop, per-channel and LL "
-	 "ceilings) and some of its rules (NVLS's bandwidth, ring LL's share, PAT) changed "
-	 "between releases; the simulation's own figures do not follow it",
+	 "ceilings) and some of its rules (NVLS's bandwidth, ring LL's share, PAT; the channels "
+	 "per network peer, by bandwidth from 2.29) changed between releases; the simulation's "
+	 "own figures do not follow it",
 	 "NVIDIA/nccl src/graph/tuning.cc of v2.19.1-1 .. v2.30.7-1 (docs/MODELS.md, \"NCCL's "
 	 "releases\")"},
 	{"collective.group.size", GC_P_INT, "0", NULL, 0, 1048576,
