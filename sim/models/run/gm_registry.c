@@ -96,8 +96,7 @@ static const gm_model_info models[] = {
 	 "2(n-1) steps, allgather and reduce-scatter n-1; broadcast and reduce a chain from or to "
 	 "rank 0 along each channel's ring, one step (slice) per message; channels as NCCL builds "
 	 "them: two per GPU across nodes (per NIC on DGX nodes), within one NVSwitch node its NVLink "
-	 "search's (24 on H100 "
-	 "and A100, 32 on B200)",
+	 "search's (24 on H100 and A100, 32 on B200)",
 	 "NVIDIA/nccl src/device/all_reduce.h (runRing), src/graph/search.cc (ncclTopoCompute, "
 	 "ncclTopoDupChannels), src/graph/connect.cc (ncclTopoPostset); Patarasuk & Yuan 2009",
 	 "collective.channels, collective.chunk, collective.slice"},

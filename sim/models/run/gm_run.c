@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <glib.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -236,14 +237,10 @@ static uint64_t chain_slice(uint64_t slice, uint64_t buffer)
 	return buffer / 8 > 0 && buffer / 8 < slice ? buffer / 8 : slice;
 }
 
-/* Channels, chunk, slice and ranks per node of p->algo on t: the
- * scenario's (or the protocol's, set as defaults before), NVLS's own
- * unless given, and for nvls every GPU behind the one switch (a flat
- * topology counts each GPU a node). */
 /* The channels p's communicators get on t unless the scenario gives them:
  * NCCL's for one node (its NVLink search, gt_topo node_channels) when every
  * member of each lies on one NVSwitch node, else the topology's (two per
- * NIC). */
+ * GPU). */
 static int comm_default_channels(const gt_topo *t, const gs_params *p)
 {
 	if (t->kind == GT_DGX && t->node_channels > 0) {
@@ -254,6 +251,10 @@ static int comm_default_channels(const gt_topo *t, const gs_params *p)
 	return t->default_channels;
 }
 
+/* Channels, chunk, slice and ranks per node of p->algo on t: the
+ * scenario's (or the protocol's, set as defaults before), NVLS's own
+ * unless given, and for nvls every GPU behind the one switch (a flat
+ * topology counts each GPU a node). */
 static void algo_layout(const gc_config *cfg, const gt_topo *t, gs_params *p)
 {
 	int64_t ch = gc_config_int(cfg, "collective.channels");
@@ -590,6 +591,7 @@ static int comm_rpn(const gs_params *p);
 enum {
 	P2P_NET_CHUNK = 131072, /* src/init.cc P2P_NET_CHUNKSIZE */
 	P2P_NET_PEER = 2,	/* 2.19-2.28: channels a network peer starts from */
+	P2P_SCALE_RULE = 22000, /* the release that halves them as the ranks grow */
 	P2P_BW_RULE = 22900,	/* the release that counts them by bandwidth */
 	P2P_NVL_CHUNK = 524288, /* P2P_NVL_CHUNKSIZE */
 	P2P_PCI_CHUNK = 131072, /* P2P_PCI_CHUNKSIZE */
@@ -637,7 +639,10 @@ static void p2p_geometry(const gm_run *r, gm_proto q, const gs_params *base, gt_
 	const int rpn = t->kind == GT_FLAT ? 1 : comm_rpn(base);
 	const bool across = n / rpn > 1;
 	const bool pcie = t->kind == GT_DGX && t->intra == GT_INTRA_PCIE;
-	const bool bw_rule = r->nccl_ver >= P2P_BW_RULE;
+	/* the release (tuner_setup reads it for every NCCL run; the newest
+	 * if none was read) */
+	const int ver = r->nccl_ver > 0 ? r->nccl_ver : INT_MAX;
+	const bool bw_rule = ver >= P2P_BW_RULE;
 	uint64_t step = across ? P2P_NET_CHUNK * (bw_rule && t->cpu == GT_CPU_ARM && t->arch >= 4 ? 2u : 1u)
 			: t->kind == GT_DGX && !pcie ? P2P_NVL_CHUNK
 						     : P2P_PCI_CHUNK;
@@ -655,7 +660,7 @@ static void p2p_geometry(const gm_run *r, gm_proto q, const gs_params *base, gt_
 		per = net > 1 ? net : 1;
 	} else if (across) {
 		per = P2P_NET_PEER;
-		if (r->nccl_ver >= 22000)
+		if (ver >= P2P_SCALE_RULE)
 			while ((int64_t)per * n > 4 * (int64_t)p2pn && per > 1)
 				per /= 2;
 	}
