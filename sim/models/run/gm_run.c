@@ -415,7 +415,6 @@ static gc_status collective_from_config(gc_config *cfg, const gt_topo *t, gs_par
 		snprintf(v, sizeof(v), "%lluB", (unsigned long long)q->buffer);
 		gc_config_set_default(cfg, "collective.buffer", v, origin);
 	}
-	algo_layout(cfg, t, p);
 	static const char *const moe_keys[] = {"moe.tokens", "moe.topk", "moe.experts",
 					       "moe.max_nodes", "moe.chunk"};
 	for (size_t i = 0; i < G_N_ELEMENTS(moe_keys); i++)
@@ -436,7 +435,7 @@ static gc_status collective_from_config(gc_config *cfg, const gt_topo *t, gs_par
 	gc_status gst = groups_from_config(cfg, t, p, errmsg);
 	if (gst != GC_OK)
 		return gst;
-	/* the communicators are known now: their channels */
+	/* channels, chunk, slice: the communicators decide the channels */
 	algo_layout(cfg, t, p);
 	if (gs_coll_is_moe(p->coll)) {
 		/* the experts spread over each expert-parallel group */
