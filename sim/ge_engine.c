@@ -45,13 +45,21 @@ uint32_t ge_entity_add(ge_engine *e, const ge_entity_ops *ops, void *self)
 	return id;
 }
 
-/* Double the heap (its keys: gc_heap_keys_renew). */
+ge_key *ge_heap_keys_grow(ge_key *hk, uint64_t old, uint64_t cap)
+{
+	hk = gc_heap_keys_renew(hk, old, cap + 3, sizeof(ge_key));
+	for (uint64_t i = old; i < cap + 3; i++)
+		hk[i] = GE_KEY_PAD;
+	return hk;
+}
+
+/* Double the heap. */
 static G_GNUC_NO_INLINE void heap_grow(ge_engine *e)
 {
 	const uint64_t old = e->capheap;
 	e->capheap = old ? old * 2 : 256;
 	e->heap = g_renew(ge_hent, e->heap, e->capheap);
-	e->hkey = gc_heap_keys_renew(e->hkey, old, e->capheap, sizeof(ge_key));
+	e->hkey = ge_heap_keys_grow(e->hkey, old, e->capheap);
 }
 
 static void sift_up(ge_engine *e, uint64_t i)
@@ -70,22 +78,6 @@ static void sift_up(ge_engine *e, uint64_t i)
 	e->heap[i] = x;
 }
 
-/* The smallest of the children c .. c + 3 (those below n) of a node: its
- * index, and its key in *bk. */
-static inline uint64_t min_child(const ge_key *hk, uint64_t c, uint64_t n, ge_key *bk)
-{
-	uint64_t best = c;
-	ge_key k = hk[c];
-	uint64_t end = c + 4 < n ? c + 4 : n;
-	for (uint64_t j = c + 1; j < end; j++) {
-		bool lt = hk[j] < k;
-		best = lt ? j : best;
-		k = lt ? hk[j] : k;
-	}
-	*bk = k;
-	return best;
-}
-
 /* Remove the root: move the hole down along the smallest children to a
  * leaf, then sift the last entry up from there (Floyd's bottom-up variant:
  * the last entry usually belongs near the bottom, so this saves most of the
@@ -94,6 +86,8 @@ static void heap_pop(ge_engine *e)
 {
 	ge_key *hk = e->hkey;
 	uint64_t n = --e->nheap;
+	const ge_key last = hk[n];
+	hk[n] = GE_KEY_PAD; /* the place is past the end now */
 	if (n == 0)
 		return;
 	uint64_t i = 0;
@@ -102,12 +96,12 @@ static void heap_pop(ge_engine *e)
 		if (c >= n)
 			break;
 		ge_key bk;
-		uint64_t best = min_child(hk, c, n, &bk);
+		uint64_t best = ge_heap_min4(hk, c, &bk);
 		hk[i] = bk;
 		e->heap[i] = e->heap[best];
 		i = best;
 	}
-	hk[i] = hk[n];
+	hk[i] = last;
 	e->heap[i] = e->heap[n];
 	sift_up(e, i);
 }
@@ -125,7 +119,7 @@ static void fill_hole(ge_engine *e, ge_key k, const ge_hent *x)
 		if (c >= n)
 			break;
 		ge_key bk;
-		uint64_t best = min_child(hk, c, n, &bk);
+		uint64_t best = ge_heap_min4(hk, c, &bk);
 		if (k <= bk)
 			break;
 		hk[i] = bk;
@@ -351,8 +345,10 @@ static inline bool pop_until(ge_engine *e, ge_time until, ge_event *out)
 		 * place (fill_hole) or the next pop (settle) */
 		if (from_open)
 			e->open_valid = false;
-		else if (e->nheap == 1)
+		else if (e->nheap == 1) {
 			e->nheap = 0;
+			e->hkey[0] = GE_KEY_PAD;
+		}
 		else
 			e->hole = true;
 	}

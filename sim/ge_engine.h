@@ -135,6 +135,34 @@ static inline ge_key ge_key_make(ge_time t, uint64_t seq)
 static inline ge_time ge_key_time(ge_key k) { return (ge_time)((uint64_t)(k >> 64) ^ UINT64_C(0x8000000000000000)); }
 static inline uint64_t ge_key_seq(ge_key k) { return (uint64_t)k; }
 
+/* The 4-ary heaps of keys (the engine's queue of buckets, the flow model's
+ * end times) keep GE_KEY_PAD, larger than any real key, in every place past
+ * their end, and three places past their capacity: a node then always has
+ * four children to compare, and ge_heap_min4 needs neither a bound nor a
+ * branch. */
+#define GE_KEY_PAD (~(ge_key)0)
+
+/* The smallest of the children c .. c + 3 of a heap's node: its index, and
+ * its key in *bk. Two pairs, then their winners; the last choice is made
+ * with masks, where the compiler would branch on a comparison that no
+ * predictor can guess. */
+static inline uint64_t ge_heap_min4(const ge_key *hk, uint64_t c, ge_key *bk)
+{
+	const ge_key k0 = hk[c], k1 = hk[c + 1], k2 = hk[c + 2], k3 = hk[c + 3];
+	const bool l01 = k1 < k0, l23 = k3 < k2;
+	const ge_key a = l01 ? k1 : k0, b = l23 ? k3 : k2;
+	const uint64_t ia = c + l01, ib = c + 2 + l23;
+	const uint64_t m = -(uint64_t)(b < a);
+	const ge_key mk = (ge_key)m << 64 | m;
+	*bk = a ^ ((a ^ b) & mk);
+	return ia ^ ((ia ^ ib) & m);
+}
+
+/* Grow (or allocate, hk NULL) a heap's keys from capacity old to cap,
+ * keeping the first old and padding the rest (gc_heap_keys_renew's layout;
+ * free with gc_heap_keys_free). */
+ge_key *ge_heap_keys_grow(ge_key *hk, uint64_t old, uint64_t cap);
+
 struct ge_engine {
 	ge_time now;
 	uint64_t seq;

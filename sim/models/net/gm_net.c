@@ -274,12 +274,11 @@ static void dheap_fix(gm_net *n, uint32_t i)
 		uint32_t c = 4 * i + 1;
 		if (c >= n->ndheap)
 			break;
-		uint32_t best = c, end = c + 4 < n->ndheap ? c + 4 : n->ndheap;
-		for (uint32_t j = c + 1; j < end; j++)
-			best = n->dkey[j] < n->dkey[best] ? j : best;
-		if (!(n->dkey[best] < k))
+		ge_key bk;
+		uint32_t best = (uint32_t)ge_heap_min4(n->dkey, c, &bk);
+		if (!(bk < k))
 			break;
-		dheap_place(n, i, n->dkey[best], n->dheap[best]);
+		dheap_place(n, i, bk, n->dheap[best]);
 		i = best;
 	}
 	dheap_place(n, i, k, fid);
@@ -289,8 +288,11 @@ static void dheap_remove(gm_net *n, uint32_t fid)
 {
 	uint32_t i = n->dpos[fid];
 	n->dpos[fid] = UINT32_MAX;
-	if (--n->ndheap != i) {
-		dheap_place(n, i, n->dkey[n->ndheap], n->dheap[n->ndheap]);
+	const uint32_t last = --n->ndheap;
+	const ge_key lk = n->dkey[last];
+	n->dkey[last] = GE_KEY_PAD; /* past the end now (ge_heap_min4) */
+	if (last != i) {
+		dheap_place(n, i, lk, n->dheap[last]);
 		dheap_fix(n, i);
 	}
 }
@@ -729,7 +731,7 @@ uint32_t gm_net_start_queued(gm_net *n, uint32_t queue, const uint32_t *route, i
 		n->dheap = g_renew(uint32_t, n->dheap, n->capflows);
 		n->dpos = g_renew(uint32_t, n->dpos, n->capflows);
 		memset(n->dpos + old, 0xff, (n->capflows - old) * sizeof(uint32_t));
-		n->dkey = gc_heap_keys_renew(n->dkey, old, n->capflows, sizeof(ge_key));
+		n->dkey = ge_heap_keys_grow(n->dkey, old, n->capflows);
 		if (n->pkt_bytes)
 			n->pf = g_renew(gm_pflow, n->pf, n->capflows);
 		if (n->track) {
