@@ -518,6 +518,11 @@ bad "--sweep does not combine with --links" "does not combine with --trace, --li
 bad "nvls across nodes without SHARP is refused at its key" "dgx-h100-nvls.yaml:[0-9]+:[0-9]+: .*nvls across nodes needs the network's switches to reduce" run scenarios/dgx-h100-nvls.yaml --set topology.nodes=2
 bad "dgx GPUs that are not whole nodes are refused at topology.gpus" "^--set: topology.gpus: 100 GPUs are not whole nodes of 72 \\(gpus_per_node\\)" run scenarios/blackwell-nvl72.yaml --set topology.gpus=100
 bad "dgx GPUs and nodes that disagree are refused" "^scenarios/blackwell-nvl72.yaml:[0-9]+:[0-9]+: topology.gpus: is 144 but nodes x gpus_per_node = 216" run scenarios/blackwell-nvl72.yaml --set topology.nodes=3
+# two NVL72 racks: the closed form's round of nvlstree's strands meets
+# ranks with no transfer on a link (sanitizer builds check the sort of none)
+printf 'schema_version: 1\ntopology: {preset: gb200-nvl72, nodes: 2}\ncollective: {op: allreduce, algo: nvlstree, sizes: [64MiB, 1GiB]}\nsim: {fidelity: analytical}\n' >"$T/nvl72x2.yaml"
+"$G" run "$T/nvl72x2.yaml" >"$T/nvl72x2.txt" 2>"$T/err"
+check "nvlstree over two NVL72 racks in the closed form" "[ \$? -eq 0 ] && [ ! -s '$T/err' ] && grep -q '^  1073741824 ' '$T/nvl72x2.txt'"
 bad "a preset with another topology kind is refused at its key" "^--set: topology.kind: preset p5 describes kind dgx, not 'flat'" run scenarios/ib-vs-efa.yaml --set topology.preset=p5 --set topology.kind=flat
 bad "MoE experts that do not spread over the GPUs are refused at their key" "moe-dispatch.yaml:[0-9]+:[0-9]+: moe.experts: 256 experts do not spread evenly over 12 GPUs" run scenarios/moe-dispatch.yaml --set sweep.key= --set sweep.values= --set topology.gpus=12
 bad "a MoE key on another collective is refused at its key" "moe-dispatch.yaml:[0-9]+:[0-9]+: moe.tokens: applies to collective.op dispatch or combine, not allreduce" run scenarios/moe-dispatch.yaml --set sweep.key= --set sweep.values= --set collective.op=allreduce --set collective.algo=ring

@@ -553,6 +553,8 @@ static double round_time(const gt_topo *topo, const gs_gen *g, const gm_net *net
 		}
 		mate_key *v = (mate_key *)keys->data;
 		uint32_t n = keys->len;
+		if (n == 0) /* a rank with no transfer on a link (qsort takes no NULL) */
+			continue;
 		mate_key *sorted = g_memdup2(v, sizeof(mate_key) * n);
 		qsort(sorted, n, sizeof(mate_key), cmp_key);
 		for (uint32_t i = 0; i < n; i++)
