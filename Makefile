@@ -9,6 +9,7 @@
 #   make bench      benchmarks (engine hold model, 1024/4096-GPU ring allreduce)
 #   make bench-peers  gcsim next to SimGrid's SMPI (ring allreduce, 64-1024 ranks)
 #   make fuzz       build the libFuzzer harness for the scenario loader (clang)
+#   make fuzz-cli   random command lines against the sanitizer build (RUNS, SEED)
 #   make validate   predict every published set in validate/published that has a
 #                   script, write docs/VALIDATION.md and its plots
 #   make install    install gcsim, its man page, bash completion and the scenarios
@@ -98,7 +99,7 @@ COMPLETION := $(BUILD)/gcsim.bash
 EMU_OBJS := $(patsubst tests/hw/emu/%.cc,$(BUILD)/obj/tests/hw/emu/%.o,$(wildcard tests/hw/emu/*.cc))
 EMU_BIN  := $(BUILD)/tests/hw/gcsim-emu
 
-.PHONY: all run test asan bench bench-peers fuzz deps clean install uninstall validate validate-p5 validate-b200 validate-deepep validate-h100 validate-ref validate-moe
+.PHONY: all run test asan bench bench-peers fuzz fuzz-cli deps clean install uninstall validate validate-p5 validate-b200 validate-deepep validate-h100 validate-ref validate-moe
 all: $(BIN) $(MAN) $(COMPLETION) $(TEST_BINS) $(BENCH_BINS) $(EMU_BIN)
 
 $(BUILD)/obj/%.o: %.c
@@ -245,6 +246,15 @@ fuzz:
 	  -fsanitize=fuzzer,address,undefined tests/fuzz/fuzz_scenario.c $(FUZZ_SRCS) \
 	  -o $(BUILD)/fuzz_scenario $(PKG_LIBS) -lm
 	@echo "run: $(BUILD)/fuzz_scenario -dict=tests/fuzz/scenario.dict CORPUS_DIR tests/fuzz/corpus/scenario"
+
+# Random command lines (scenarios under random --set overrides, explain's
+# options) against the sanitizer build: make fuzz-cli [RUNS=200] [SEED=1]
+RUNS ?= 200
+SEED ?= 1
+fuzz-cli: deps
+	@$(MAKE) --no-print-directory build/asan/gcsim BUILD=build/asan OPT=-O1 AR=ar \
+	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" CUDA=0 MPI=0
+	python3 tests/fuzz/cli_overrides.py build/asan/gcsim --runs $(RUNS) --seed $(SEED)
 
 # make install PREFIX=DIR [DESTDIR=STAGE]: the binary of $(BUILD) (built if
 # missing or out of date, as make does), the man page and bash completion
