@@ -348,9 +348,9 @@ static inline bool pop_until(ge_engine *e, ge_time until, ge_event *out)
 		else if (e->nheap == 1) {
 			e->nheap = 0;
 			e->hkey[0] = GE_KEY_PAD;
-		}
-		else
+		} else {
 			e->hole = true;
+		}
 	}
 	return true;
 }
