@@ -69,6 +69,61 @@ static void test_reserved_keys(void)
 	ge_engine_fini(&e);
 }
 
+/* Interleaved schedules and pops, the queue growing to thousands, draining
+ * to empty and growing again (the heap's padded places past its end are
+ * rewritten at every shrink and growth), each pop checked against a plain
+ * list of the pending (time, seq) pairs. */
+static void test_heap_interleaved(void)
+{
+	ge_engine e;
+	ge_engine_init(&e, 1);
+	gc_rng r;
+	gc_rng_seed(&r, 99, 0);
+	enum { CAP = 6000 };
+	static ge_time pt[CAP];
+	static uint64_t ps[CAP];
+	int np = 0;
+	uint64_t seq = 0, pops = 0;
+	for (int phase = 0; phase < 6; phase++) {
+		const int target = phase % 2 ? 0 : 1000 + phase * 800; /* grow, then drain */
+		for (int op = 0; op < 20000; op++) {
+			bool push = np == 0 || (np < target ? gc_rng_next(&r) % 4 != 0 : gc_rng_next(&r) % 4 == 0);
+			if (phase % 2 && np == 0)
+				break;
+			if (push && np < CAP) {
+				/* a spread of times, a tenth of them equal to now (one bucket) */
+				ge_time t = e.now + (gc_rng_next(&r) % 10 ? (ge_time)(gc_rng_next(&r) % 100000) : 0);
+				ge_schedule(&e, t, 0, 0, seq);
+				pt[np] = t;
+				ps[np++] = seq++;
+			} else if (np > 0) {
+				int best = 0;
+				for (int i = 1; i < np; i++)
+					if (pt[i] < pt[best] || (pt[i] == pt[best] && ps[i] < ps[best]))
+						best = i;
+				ge_event ev;
+				g_assert_true(ge_pop(&e, &ev));
+				g_assert_cmpint(ev.t, ==, pt[best]);
+				g_assert_cmpuint(ev.arg, ==, ps[best]);
+				e.now = ev.t;
+				pt[best] = pt[--np];
+				ps[best] = ps[np];
+				pops++;
+			}
+		}
+		if (phase % 2)
+			g_assert_cmpint(np, ==, 0);
+	}
+	ge_event ev;
+	while (np > 0) {
+		g_assert_true(ge_pop(&e, &ev));
+		np--;
+	}
+	g_assert_false(ge_pop(&e, &ev));
+	g_assert_cmpuint(pops, >, 20000);
+	ge_engine_fini(&e);
+}
+
 typedef struct counter {
 	uint32_t id;
 	int remaining;
@@ -209,6 +264,7 @@ int main(int argc, char **argv)
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/engine/heap-order", test_heap_order);
 	g_test_add_func("/engine/reserved-keys", test_reserved_keys);
+	g_test_add_func("/engine/heap-interleaved", test_heap_interleaved);
 	g_test_add_func("/engine/run-deterministic", test_run_deterministic);
 	g_test_add_func("/engine/error-stops-run", test_error_stops_run);
 	g_test_add_func("/engine/check-mode", test_check_mode);
