@@ -114,11 +114,8 @@ static void test_heap_interleaved(void)
 		if (phase % 2)
 			g_assert_cmpint(np, ==, 0);
 	}
+	/* the last phase drained it */
 	ge_event ev;
-	while (np > 0) {
-		g_assert_true(ge_pop(&e, &ev));
-		np--;
-	}
 	g_assert_false(ge_pop(&e, &ev));
 	g_assert_cmpuint(pops, >, 20000);
 	ge_engine_fini(&e);
